@@ -1,0 +1,129 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { SkillportServer, StartupError } from '@skillport/server';
+import { arg } from '../main.js';
+import type { ExitCode } from '../main.js';
+import { displayPath, formatProblem, paint, parsePositiveInt, parseSize } from '../output.js';
+
+interface ServeOptions {
+  http?: boolean;
+  port: number;
+  host: string;
+  allowedHost: string[];
+  prefix?: string;
+  strict?: boolean;
+  watch: boolean;
+  maxFiles: number;
+  maxBytes: number;
+  pageSize: number;
+  ttl: number;
+  cacheScope: 'public' | 'private';
+  cacheDir?: string;
+  cache: boolean;
+  fastPath: boolean;
+  quiet?: boolean;
+}
+
+export function registerServe(program: Command, exit: ExitCode): void {
+  program
+    .command('serve')
+    .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
+    .argument('<dirs...>', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
+    .option('--http', 'serve Streamable HTTP instead of stdio')
+    .option('-p, --port <port>', 'HTTP port', arg(parsePositiveInt('--port')), 3333)
+    .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
+    .option('--allowed-host <name...>', 'extra Host/Origin names to accept over HTTP (DNS-rebinding protection)', [])
+    .option('--prefix <path>', 'serve every skill under skill://<path>/')
+    .option('--strict', 'refuse to start when any skill breaks the spec, instead of serving leniently')
+    .option('--no-watch', 'do not watch the folders for changes')
+    .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
+    .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
+    .option('--page-size <n>', 'entries per skills/list and directory page', arg(parsePositiveInt('--page-size')), 100)
+    .option('--ttl <ms>', 'ttlMs clients may cache listings and files for (2026-07-28 clients)', arg((text) => {
+      const value = Number(text);
+      if (!Number.isInteger(value) || value < 0) throw new Error('--ttl must be a whole number of milliseconds');
+      return value;
+    }), 30_000)
+    .addOption(new Option('--cache-scope <scope>', 'cacheScope announced to clients').choices(['public', 'private']).default('public'))
+    .option('--cache-dir <dir>', 'where the digest cache lives (default: ~/.cache/skillport)')
+    .option('--no-cache', 'do not keep a digest cache between runs')
+    .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .option('-q, --quiet', 'print only errors on stderr')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  skillport serve ./skills                      stdio, for a client that starts the server itself
+  skillport serve --http ./skills               http://127.0.0.1:3333/mcp
+  skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
+
+Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
+    )
+    .action(async (dirs: string[], options: ServeOptions) => {
+      exit.set(await serve(dirs, options));
+    });
+}
+
+async function serve(dirs: string[], options: ServeOptions): Promise<number> {
+  const colors = paint(process.stderr);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  let server: SkillportServer;
+  try {
+    server = SkillportServer.open({
+      dirs,
+      ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+      limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+      strict: options.strict === true,
+      pageSize: options.pageSize,
+      cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
+      ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
+      onProblem: (problem) => {
+        if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
+      },
+      onChange: (changes) => {
+        if (options.quiet) return;
+        const parts = [
+          changes.added.length ? `${changes.added.length} added` : '',
+          changes.changed.length ? `${changes.changed.length} changed` : '',
+          changes.removed.length ? `${changes.removed.length} removed` : '',
+        ].filter(Boolean);
+        log(`skillport: reloaded: ${parts.join(', ')} (${server.catalog.snapshot.size} skills)`);
+      },
+    });
+  } catch (error) {
+    if (error instanceof StartupError) {
+      log(`skillport: ${colors.red('error')}: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+
+  const snapshot = server.catalog.snapshot;
+  const notServed = server.catalog.folderCount - snapshot.size;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${dirs.map(displayPath).join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  if (options.watch) server.watch();
+
+  let url = 'stdio';
+  if (options.http) {
+    try {
+      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath });
+      url = running.url;
+    } catch (error) {
+      log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+      await server.close();
+      return 1;
+    }
+  } else {
+    server.serveStdio();
+  }
+  if (!options.quiet) log(`skillport: serving ${summary} on ${url}${options.watch ? ' (watching for changes)' : ''}`);
+
+  return new Promise<number>((resolve) => {
+    const stop = () => {
+      void server.close().then(() => resolve(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (!options.http) process.stdin.once('end', stop);
+  });
+}

@@ -1,0 +1,109 @@
+import { basename, dirname, join, relative } from 'node:path';
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { discoverSkills, inspectSkillFolder, resolveLimits } from '@skillport/core';
+import type { FolderProblem } from '@skillport/core';
+import { arg } from '../main.js';
+import type { ExitCode } from '../main.js';
+import { paint, parsePositiveInt, parseSize } from '../output.js';
+
+interface ValidateOptions {
+  json?: boolean;
+  maxFiles: number;
+  maxBytes: number;
+}
+
+interface SkillReport {
+  path: string;
+  name?: string;
+  valid: boolean;
+  /** Would `serve` serve it (leniently)? */
+  servable: boolean;
+  problems: Array<{ severity: 'error' | 'warning'; message: string; file?: string }>;
+}
+
+export function registerValidate(program: Command, exit: ExitCode): void {
+  program
+    .command('validate')
+    .description('Check skills against the Agent Skills specification and the serving rules.')
+    .argument('<paths...>', 'a skill folder, its SKILL.md, or a folder holding skills at any depth')
+    .option('--json', 'print one JSON report on stdout')
+    .option('--max-files <n>', 'files per skill', arg(parsePositiveInt('--max-files')), 512)
+    .option('--max-bytes <size>', 'bytes per skill (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
+    .addHelpText(
+      'after',
+      `
+Messages follow the reference validator (skills-ref) where it has one. Exit 0 when every skill is valid,
+1 when any is not (or a path holds no skill), 2 on a usage error. Output per skill:
+  Valid skill: <path>
+  Validation failed for <path>:
+    - <problem>`,
+    )
+    .action((paths: string[], options: ValidateOptions) => {
+      exit.set(validate(paths, options));
+    });
+}
+
+function validate(paths: string[], options: ValidateOptions): number {
+  const limits = resolveLimits({ maxFiles: options.maxFiles, maxBytes: options.maxBytes });
+  const reports: SkillReport[] = [];
+  for (const given of paths) {
+    const target = skillTarget(given);
+    const found = discoverSkills(target);
+    if (found.skills.length === 0) {
+      const problems = found.problems.length > 0 ? found.problems : [{ severity: 'error' as const, message: 'Missing required file: SKILL.md', path: target }];
+      reports.push({ path: given, valid: false, servable: false, problems: problems.map((problem) => toReportProblem(problem, target)) });
+      continue;
+    }
+    for (const skill of found.skills) {
+      const inspection = inspectSkillFolder(skill.dir, { limits });
+      const shown = skill.segments.length === 0 ? given : join(target, ...skill.segments);
+      const report: SkillReport = {
+        path: shown,
+        valid: inspection.problems.length === 0,
+        servable: inspection.skill !== undefined,
+        problems: inspection.problems.map((problem) => toReportProblem(problem, skill.dir)),
+      };
+      if (inspection.skill) report.name = inspection.skill.name;
+      reports.push(report);
+    }
+  }
+
+  const allValid = reports.every((report) => report.valid);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ valid: allValid, skills: reports }, null, 2)}\n`);
+  } else {
+    const out = paint(process.stdout);
+    const err = paint(process.stderr);
+    for (const report of reports) {
+      if (report.valid) {
+        process.stdout.write(`${out.green('Valid skill')}: ${report.path}\n`);
+        continue;
+      }
+      const lines = report.problems.map((problem) => `  - ${problem.file ? `${problem.file}: ` : ''}${problem.message}${problem.severity === 'warning' ? err.dim(' (warning: served leniently)') : ''}`);
+      process.stderr.write(`${err.red('Validation failed for')} ${report.path}:\n${lines.join('\n')}\n`);
+    }
+    if (reports.length > 1) {
+      const failed = reports.filter((report) => !report.valid).length;
+      process.stderr.write(`${reports.length} skills checked: ${reports.length - failed} valid, ${failed} invalid\n`);
+    }
+  }
+  return allValid ? 0 : 1;
+}
+
+/** A SKILL.md path means its folder, as skills-ref does. */
+function skillTarget(path: string): string {
+  try {
+    if (statSync(path).isFile() && basename(path).toLowerCase() === 'skill.md') return dirname(path);
+  } catch {
+    // reported by discovery
+  }
+  return path;
+}
+
+function toReportProblem(problem: FolderProblem, skillDir: string): SkillReport['problems'][number] {
+  const rel = problem.path ? relative(skillDir, problem.path) : '';
+  // Frontmatter problems are about SKILL.md itself: skills-ref prints them bare.
+  const file = rel === '' || rel === 'SKILL.md' || rel.startsWith('..') ? undefined : rel;
+  return file === undefined ? { severity: problem.severity, message: problem.message } : { severity: problem.severity, message: problem.message, file };
+}

@@ -1,0 +1,1 @@
+export { main, buildProgram } from './main.js';

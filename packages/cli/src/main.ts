@@ -1,0 +1,51 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { SERVER_VERSION } from '@skillport/server';
+import { registerServe } from './commands/serve.js';
+import { registerValidate } from './commands/validate.js';
+
+/** Each command's action reports its exit code here; serving commands return only when they stop. */
+export interface ExitCode {
+  set(code: number): void;
+}
+
+/** Wraps a value parser so that commander reports its error as a usage error (exit 2). */
+export function arg<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    }
+  };
+}
+
+export function buildProgram(exit: ExitCode): Command {
+  const program = new Command('skillport')
+    .description('Serve Agent Skills to every agent over the Model Context Protocol (Skills extension, SEP-2640).')
+    .version(SERVER_VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerServe(program, exit);
+  registerValidate(program, exit);
+  return program;
+}
+
+/** Runs the CLI and resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = buildProgram({ set: (value) => (code = value) });
+  if (argv.length <= 2) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; usage errors exit 2, as most CLIs do.
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 0 : 2;
+    }
+    throw error;
+  }
+  return code;
+}

@@ -1,0 +1,96 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Stats } from 'node:fs';
+
+/**
+ * A persistent cache of file digests and parsed frontmatter, so a restart over an unchanged tree reads and hashes
+ * nothing. A file's digest is reused only while its size, mtime, ctime and inode are all unchanged (ctime moves
+ * on any write, even one that restores mtime). Parsed frontmatter is keyed by the SKILL.md digest, so it can never
+ * be stale. The cache is an optimisation only: a missing, corrupt or foreign file just means a cold start.
+ */
+type FileRow = [size: number, mtimeMs: number, ctimeMs: number, ino: number, digest: string];
+export type ParsedFrontmatter = { frontmatter: Record<string, unknown>; bodyLine: number } | { error: string };
+
+interface CacheFile {
+  format: 'skillport-digest-cache/1';
+  files: Record<string, FileRow>;
+  frontmatter: Record<string, ParsedFrontmatter>;
+}
+
+export class DigestCache {
+  #files = new Map<string, FileRow>();
+  #frontmatter = new Map<string, ParsedFrontmatter>();
+  #used = new Set<string>();
+  #usedFrontmatter = new Set<string>();
+  #dirty = false;
+  hits = 0;
+  misses = 0;
+
+  constructor(readonly path?: string) {
+    if (path === undefined) return;
+    try {
+      const data = JSON.parse(readFileSync(path, 'utf8')) as CacheFile;
+      if (data.format !== 'skillport-digest-cache/1') return;
+      for (const [key, row] of Object.entries(data.files)) if (Array.isArray(row) && row.length === 5) this.#files.set(key, row);
+      for (const [key, value] of Object.entries(data.frontmatter)) this.#frontmatter.set(key, value);
+    } catch {
+      // no cache yet, or unreadable: start cold
+    }
+  }
+
+  digestFor(path: string, stat: Stats): string | undefined {
+    const row = this.#files.get(path);
+    if (row && row[0] === stat.size && row[1] === stat.mtimeMs && row[2] === stat.ctimeMs && row[3] === stat.ino) {
+      this.#used.add(path);
+      this.hits++;
+      return row[4];
+    }
+    this.misses++;
+    return undefined;
+  }
+
+  remember(path: string, stat: Stats, digest: string): void {
+    // A file modified within the last second may be modified again within the same timestamp tick (coarse filesystems): don't trust it.
+    if (Date.now() - stat.mtimeMs < 1000) return;
+    this.#files.set(path, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, digest]);
+    this.#used.add(path);
+    this.#dirty = true;
+  }
+
+  frontmatterFor(digest: string): ParsedFrontmatter | undefined {
+    const value = this.#frontmatter.get(digest);
+    if (value !== undefined) this.#usedFrontmatter.add(digest);
+    return value;
+  }
+
+  rememberFrontmatter(digest: string, value: ParsedFrontmatter): void {
+    this.#frontmatter.set(digest, value);
+    this.#usedFrontmatter.add(digest);
+    this.#dirty = true;
+  }
+
+  /** Writes the cache (atomically: temp file + rename), keeping only entries used since it was loaded. */
+  save(): void {
+    if (this.path === undefined) return;
+    const pruned = this.#used.size !== this.#files.size || this.#usedFrontmatter.size !== this.#frontmatter.size;
+    if (!this.#dirty && !pruned) return;
+    const data: CacheFile = { format: 'skillport-digest-cache/1', files: {}, frontmatter: {} };
+    for (const key of this.#used) {
+      const row = this.#files.get(key);
+      if (row) data.files[key] = row;
+    }
+    for (const key of this.#usedFrontmatter) {
+      const value = this.#frontmatter.get(key);
+      if (value) data.frontmatter[key] = value;
+    }
+    try {
+      mkdirSync(dirname(this.path), { recursive: true });
+      const temp = `${this.path}.${process.pid}.tmp`;
+      writeFileSync(temp, JSON.stringify(data));
+      renameSync(temp, this.path);
+      this.#dirty = false;
+    } catch {
+      // a read-only cache location only costs speed
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { parseDocument } from 'yaml';
+
+/**
+ * SKILL.md = YAML frontmatter between `---` lines, then markdown. A UTF-8 BOM and CRLF line ends are accepted.
+ * The YAML is parsed as YAML 1.2 core schema (what the `yaml` package, the conformance suite and the SDK client
+ * use), with duplicate keys refused, aliases capped and the frontmatter size bounded before parsing, so no file
+ * can make the parser expand or recurse without bound.
+ */
+export interface ParsedSkillMarkdown {
+  frontmatter: Record<string, unknown>;
+  /** The markdown after the closing `---` line. */
+  body: string;
+  /** 1-based line of the first body line in the original file. */
+  bodyLine: number;
+}
+
+export class FrontmatterError extends Error {
+  override name = 'FrontmatterError';
+}
+
+const MAX_ALIASES = 100;
+
+export function splitFrontmatter(text: string, maxBytes: number): { yaml: string; body: string; bodyLine: number } {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  // Line-based, unlike a substring split: `---` inside a value does not end the block.
+  const firstBreak = source.indexOf('\n');
+  const firstLine = (firstBreak < 0 ? source : source.slice(0, firstBreak)).replace(/\r$/, '');
+  if (firstLine.trimEnd() !== '---') throw new FrontmatterError('SKILL.md must start with YAML frontmatter (---)');
+  let at = firstBreak + 1;
+  let line = 2;
+  while (firstBreak >= 0 && at <= source.length) {
+    const next = source.indexOf('\n', at);
+    const current = (next < 0 ? source.slice(at) : source.slice(at, next)).replace(/\r$/, '');
+    if (current.trimEnd() === '---' || current === '...') {
+      const yaml = source.slice(firstBreak + 1, at);
+      if (Buffer.byteLength(yaml) > maxBytes) throw new FrontmatterError(`SKILL.md frontmatter exceeds ${maxBytes} bytes`);
+      return { yaml, body: next < 0 ? '' : source.slice(next + 1), bodyLine: line + 1 };
+    }
+    if (at - firstBreak > maxBytes * 4 + 1024) break; // far past any acceptable size: stop scanning
+    if (next < 0) break;
+    at = next + 1;
+    line++;
+  }
+  if (source.length - firstBreak > maxBytes) throw new FrontmatterError(`SKILL.md frontmatter exceeds ${maxBytes} bytes (or is not closed with ---)`);
+  throw new FrontmatterError('SKILL.md frontmatter not properly closed with ---');
+}
+
+export function parseFrontmatterYaml(yaml: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    const doc = parseDocument(yaml, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
+    const problem = doc.errors[0];
+    if (problem !== undefined) throw new FrontmatterError(`Invalid YAML in frontmatter: ${oneLine(problem.message)}`);
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    if (error instanceof FrontmatterError) throw error;
+    // `yaml` throws for excessive aliases; a pathological document may also exhaust the stack.
+    const message = error instanceof RangeError ? 'nesting too deep' : oneLine(error instanceof Error ? error.message : String(error));
+    throw new FrontmatterError(`Invalid YAML in frontmatter: ${message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new FrontmatterError('SKILL.md frontmatter must be a YAML mapping');
+  }
+  const problem = jsonProblem(value, 0);
+  if (problem !== undefined) throw new FrontmatterError(`Invalid YAML in frontmatter: ${problem}`);
+  return value as Record<string, unknown>;
+}
+
+export function parseSkillMarkdown(text: string, maxFrontmatterBytes = 64 * 1024): ParsedSkillMarkdown {
+  const { yaml, body, bodyLine } = splitFrontmatter(text, maxFrontmatterBytes);
+  return { frontmatter: parseFrontmatterYaml(yaml), body, bodyLine };
+}
+
+/** Frontmatter travels as JSON in skill entries: it must survive JSON exactly (no NaN, Infinity, Map keys...). */
+function jsonProblem(value: unknown, depth: number): string | undefined {
+  if (depth > 64) return 'nesting too deep';
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${value} cannot be represented in JSON`;
+  if (typeof value === 'bigint') return 'integer too large';
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const problem = jsonProblem(item, depth + 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const item of Object.values(value)) {
+      const problem = jsonProblem(item, depth + 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  return `unsupported value (${Object.prototype.toString.call(value)})`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,68 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/**
+ * Reads a regular file without following a symlink in its last component and without ever blocking on a FIFO or
+ * device (O_NONBLOCK, then fstat). A file larger than `maxBytes` is refused before it is read.
+ */
+const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+export class UnreadableFileError extends Error {
+  override name = 'UnreadableFileError';
+}
+
+export function readRegularFileSync(path: string, maxBytes: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, FLAGS);
+  } catch (error) {
+    throw new UnreadableFileError(describeOpenError(error));
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnreadableFileError('not a regular file');
+    if (stat.size > maxBytes) throw new UnreadableFileError(`larger than ${maxBytes} bytes`);
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let offset = 0;
+    while (offset < stat.size) {
+      const read = readSync(fd, buffer, offset, stat.size - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return offset === stat.size ? buffer : buffer.subarray(0, offset);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> {
+  let handle;
+  try {
+    handle = await open(path, FLAGS);
+  } catch (error) {
+    throw new UnreadableFileError(describeOpenError(error));
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new UnreadableFileError('not a regular file');
+    if (stat.size > maxBytes) throw new UnreadableFileError(`larger than ${maxBytes} bytes`);
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let offset = 0;
+    while (offset < stat.size) {
+      const { bytesRead } = await handle.read(buffer, offset, stat.size - offset, offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+    }
+    return offset === stat.size ? buffer : buffer.subarray(0, offset);
+  } finally {
+    await handle.close();
+  }
+}
+
+function describeOpenError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ELOOP') return 'is a symbolic link';
+  if (code === 'ENOENT') return 'no longer exists';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}

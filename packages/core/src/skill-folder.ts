@@ -1,0 +1,231 @@
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
+import { basename, join, sep } from 'node:path';
+import { packageDigest, sha256Digest } from './digest.js';
+import type { DigestCache, ParsedFrontmatter } from './digest-cache.js';
+import { FrontmatterError, parseSkillMarkdown } from './frontmatter.js';
+import { UnreadableFileError, readRegularFileSync } from './fsread.js';
+import { DEFAULT_LIMITS, formatBytes } from './limits.js';
+import type { SkillLimits } from './limits.js';
+import { decodeText, mimeTypeFor } from './mime.js';
+import { checkFrontmatter } from './rules.js';
+import type { Problem } from './rules.js';
+
+/**
+ * Reads one skill folder into a verified manifest: every served file with its size and sha256 digest, the parsed
+ * frontmatter, and every problem found. Serving rules (docs/architecture.md, "Serving rules"):
+ *
+ * - Only regular files are served. A symlink whose target (resolved fully) is a regular file inside the same skill
+ *   folder is served at the link's path with the target's bytes; a symlink to a directory is not followed (no
+ *   cycles, no double listing); a symlink that leads outside the folder, and FIFOs, sockets and devices, are left
+ *   out, each with a warning. `.git` folders are not skill content and are skipped silently.
+ * - File names holding a backslash or bytes that are not UTF-8 are left out (they cannot round-trip as a URI).
+ * - Past the file-count or byte limit the skill is not served at all (error), and nothing is read or hashed.
+ */
+export interface SkillFileRecord {
+  /** `/`-separated path inside the skill folder (`SKILL.md`, `references/guide.md`). */
+  path: string;
+  size: number;
+  digest: string;
+  mimeType: string;
+  /** Absolute path of the bytes (the resolved target for an in-folder symlink). */
+  source: string;
+}
+
+export interface FolderProblem extends Problem {
+  /** The file or folder the problem is about. */
+  path: string;
+}
+
+export interface InspectedSkill {
+  dir: string;
+  folderName: string;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  /** Sorted by path (code-unit order). SKILL.md included. */
+  files: SkillFileRecord[];
+  totalBytes: number;
+  packageDigest: string;
+}
+
+export interface Inspection {
+  /** Present when the skill can be served (no error-level problem). */
+  skill?: InspectedSkill;
+  problems: FolderProblem[];
+}
+
+export interface InspectOptions {
+  limits?: SkillLimits;
+  cache?: DigestCache;
+}
+
+const SKIPPED_DIRS = new Set(['.git']);
+
+interface Candidate {
+  path: string;
+  source: string;
+  stat: Stats;
+}
+
+export function inspectSkillFolder(dir: string, options: InspectOptions = {}): Inspection {
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const problems: FolderProblem[] = [];
+  const folderName = basename(dir);
+  const fail = (message: string, path = dir): Inspection => {
+    problems.push({ severity: 'error', message, path });
+    return { problems };
+  };
+
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(dir);
+    if (!statSync(realRoot).isDirectory()) return fail(`Not a directory: ${dir}`);
+  } catch {
+    return fail(`Path does not exist: ${dir}`);
+  }
+
+  const candidates: Candidate[] = [];
+  let totalBytes = 0;
+  const stack: Array<{ rel: string; abs: string; depth: number }> = [{ rel: '', abs: realRoot, depth: 0 }];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(current.abs, { withFileTypes: true });
+    } catch (error) {
+      problems.push({ severity: 'warning', message: `folder could not be read (${errorText(error)}); its files are not served`, path: current.abs });
+      continue;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const rel = current.rel === '' ? entry.name : `${current.rel}/${entry.name}`;
+      const abs = join(current.abs, entry.name);
+      if (entry.isDirectory() && SKIPPED_DIRS.has(entry.name)) continue;
+      if (entry.name.includes('\\') || entry.name.includes('\uFFFD')) {
+        problems.push({ severity: 'warning', message: 'file name holds a backslash or bytes that are not UTF-8; not served', path: abs });
+        continue;
+      }
+      let stat: Stats;
+      try {
+        stat = lstatSync(abs);
+      } catch {
+        continue; // vanished while we looked
+      }
+      let source = abs;
+      if (stat.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(abs);
+          stat = statSync(target);
+        } catch {
+          problems.push({ severity: 'warning', message: 'broken symbolic link; not served', path: abs });
+          continue;
+        }
+        if (!target.startsWith(realRoot + sep)) {
+          problems.push({ severity: 'warning', message: 'symbolic link leads outside the skill folder; not served', path: abs });
+          continue;
+        }
+        if (stat.isDirectory()) {
+          problems.push({ severity: 'warning', message: 'symbolic link to a folder is not followed; its files are not served', path: abs });
+          continue;
+        }
+        source = target;
+      }
+      if (stat.isDirectory()) {
+        if (current.depth + 1 > limits.maxDepth) {
+          return fail(`folders nested deeper than ${limits.maxDepth} levels`, abs);
+        }
+        stack.push({ rel, abs, depth: current.depth + 1 });
+      } else if (stat.isFile()) {
+        candidates.push({ path: rel, source, stat });
+        totalBytes += stat.size;
+        if (candidates.length > limits.maxFiles) {
+          return fail(`skill has more than ${limits.maxFiles} files (the limit); not served`);
+        }
+        if (totalBytes > limits.maxBytes) {
+          return fail(`skill is larger than ${formatBytes(limits.maxBytes)} (the limit); not served`);
+        }
+      } else {
+        problems.push({ severity: 'warning', message: 'not a regular file (FIFO, socket or device); not served', path: abs });
+      }
+    }
+  }
+
+  const manifest = candidates.find((candidate) => candidate.path === 'SKILL.md');
+  if (manifest === undefined) return fail('Missing required file: SKILL.md');
+
+  const files: SkillFileRecord[] = [];
+  let manifestBytes: Buffer | undefined;
+  for (const candidate of candidates) {
+    let digest = options.cache?.digestFor(candidate.source, candidate.stat);
+    let size = candidate.stat.size;
+    if (digest === undefined) {
+      let bytes: Buffer;
+      try {
+        bytes = readRegularFileSync(candidate.source, limits.maxBytes);
+      } catch (error) {
+        if (candidate === manifest) return fail(`SKILL.md could not be read: ${errorText(error)}`, candidate.source);
+        problems.push({ severity: 'warning', message: `could not be read (${errorText(error)}); not served`, path: candidate.source });
+        continue;
+      }
+      digest = sha256Digest(bytes);
+      size = bytes.byteLength;
+      if (size === candidate.stat.size) options.cache?.remember(candidate.source, candidate.stat, digest);
+      if (candidate === manifest) manifestBytes = bytes;
+    }
+    files.push({ path: candidate.path, size, digest, mimeType: mimeTypeFor(candidate.path), source: candidate.source });
+  }
+  totalBytes = files.reduce((sum, file) => sum + file.size, 0);
+  if (totalBytes > limits.maxBytes) return fail(`skill is larger than ${formatBytes(limits.maxBytes)} (the limit); not served`);
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  const manifestRecord = files.find((file) => file.path === 'SKILL.md')!;
+  const parsed = parseManifest(manifestRecord, manifestBytes, limits, options.cache);
+  if ('error' in parsed) return fail(parsed.error, manifestRecord.source);
+
+  const verdict = checkFrontmatter(parsed.frontmatter, folderName);
+  for (const problem of verdict.problems) problems.push({ ...problem, path: manifestRecord.source });
+  if (problems.some((problem) => problem.severity === 'error')) return { problems };
+
+  return {
+    skill: {
+      dir,
+      folderName,
+      name: verdict.name!,
+      description: verdict.description!,
+      frontmatter: parsed.frontmatter,
+      files,
+      totalBytes,
+      packageDigest: packageDigest(files),
+    },
+    problems,
+  };
+}
+
+function parseManifest(record: SkillFileRecord, bytes: Buffer | undefined, limits: SkillLimits, cache?: DigestCache): ParsedFrontmatter {
+  const cached = cache?.frontmatterFor(record.digest);
+  if (cached !== undefined) return cached;
+  let result: ParsedFrontmatter;
+  try {
+    const data = bytes ?? readRegularFileSync(record.source, limits.maxBytes);
+    if (sha256Digest(data) !== record.digest) return { error: 'SKILL.md changed while it was being read' };
+    const text = decodeText(data);
+    if (text === undefined) {
+      result = { error: 'SKILL.md is not valid UTF-8 text' };
+    } else {
+      const { frontmatter, bodyLine } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
+      result = { frontmatter, bodyLine };
+    }
+  } catch (error) {
+    if (error instanceof FrontmatterError) result = { error: error.message };
+    else if (error instanceof UnreadableFileError) return { error: `SKILL.md could not be read: ${error.message}` };
+    else throw error;
+  }
+  cache?.rememberFrontmatter(record.digest, result);
+  return result;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { DigestCache, resolveLimits } from '@skillport/core';
+import type { FolderProblem, SkillLimits } from '@skillport/core';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import { ContentReader } from './catalog/content.js';
+import { normaliseRoot } from './catalog/folder-scan.js';
+import { LiveCatalog } from './catalog/live-catalog.js';
+import type { CatalogChanges } from './catalog/live-catalog.js';
+import { startHttpServer } from './http/http-server.js';
+import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+import { McpFactory } from './mcp/server-factory.js';
+import type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
+import { SkillsService } from './mcp/skills-service.js';
+import { SERVER_VERSION } from './version.js';
+
+export interface SkillportServerOptions {
+  /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
+  dirs: string[];
+  /** Everything goes under `skill://<prefix>/`. */
+  prefix?: string;
+  limits?: Partial<SkillLimits>;
+  /** Refuse to start when any skill has a problem (instead of serving leniently). */
+  strict?: boolean;
+  pageSize?: number;
+  cacheHint?: Partial<CacheHint>;
+  /** Where the persistent digest cache lives; `false` turns it off. Default: the user cache folder. */
+  cacheDir?: string | false;
+  /** Bytes of verified file content kept in memory (LRU by digest). */
+  contentCacheBytes?: number;
+  identity?: Partial<ServerIdentity>;
+  instructions?: string;
+  onProblem?: (problem: FolderProblem) => void;
+  onChange?: (changes: CatalogChanges) => void;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+  constructor(message: string, readonly problems: FolderProblem[] = []) {
+    super(message);
+  }
+}
+
+/**
+ * One skillport server: a live catalog over the given folders, the skills service over it, and the MCP factory;
+ * serve it over stdio, Streamable HTTP, or both.
+ */
+export class SkillportServer {
+  readonly catalog: LiveCatalog;
+  readonly service: SkillsService;
+  readonly factory: McpFactory;
+  readonly identity: ServerIdentity;
+  readonly cacheHint: CacheHint;
+  #http: RunningHttpServer[] = [];
+  #stdio: StdioServerHandle[] = [];
+
+  private constructor(options: SkillportServerOptions, catalog: LiveCatalog) {
+    this.catalog = catalog;
+    this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
+    this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 30_000, cacheScope: options.cacheHint?.cacheScope ?? 'public' };
+    this.service = new SkillsService({
+      snapshot: () => this.catalog.snapshot,
+      content: new ContentReader(options.contentCacheBytes ?? 32 * 1024 * 1024),
+      pageSize: options.pageSize ?? 100,
+      onStale: (source) => void this.catalog.reload([source]),
+    });
+    this.factory = new McpFactory({
+      service: this.service,
+      identity: this.identity,
+      cacheHint: this.cacheHint,
+      instructions: options.instructions ?? defaultInstructions(),
+    });
+    catalog.onChange((changes) => {
+      this.factory.notifyListChanged();
+      for (const http of this.#http) http.handler.notify.resourcesChanged();
+      options.onChange?.(changes);
+    });
+  }
+
+  static open(options: SkillportServerOptions): SkillportServer {
+    if (options.dirs.length === 0) throw new StartupError('no skill folders given');
+    const roots = options.dirs.map((dir) => normaliseRoot(dir, options.prefix));
+    const limits = resolveLimits(options.limits);
+    const cache = options.cacheDir === false ? new DigestCache() : new DigestCache(cacheFile(options.cacheDir, roots.map((root) => root.dir)));
+    const catalog = new LiveCatalog({ roots, limits, cache, ...(options.onProblem ? { onProblem: options.onProblem } : {}) });
+    const problems = catalog.problems;
+    const missing = problems.filter((problem) => problem.message.startsWith('Path does not exist') || problem.message.startsWith('Not a directory'));
+    if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
+    const conflicts = problems.filter((problem) => problem.message.startsWith('two skills at'));
+    if (conflicts.length > 0) throw new StartupError(`${conflicts.length} URI conflict(s): ${conflicts.map((c) => c.message).join('; ')}`, conflicts);
+    if (options.strict && problems.length > 0) {
+      throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
+    }
+    return new SkillportServer(options, catalog);
+  }
+
+  /** Starts watching the folders; changes are swapped in and announced. */
+  watch(): void {
+    this.catalog.watch();
+  }
+
+  serveStdio(): StdioServerHandle {
+    const handle = serveStdio(() => {
+      const server = this.factory.create();
+      this.factory.track(server);
+      return server;
+    }, { onerror: () => {} });
+    this.#stdio.push(handle);
+    return handle;
+  }
+
+  async serveHttp(options: Omit<HttpOptions, 'health'>): Promise<RunningHttpServer> {
+    const running = await startHttpServer(
+      this.factory,
+      { service: this.service, identity: this.identity, cacheHint: this.cacheHint },
+      { ...options, health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }) },
+    );
+    this.#http.push(running);
+    return running;
+  }
+
+  async close(): Promise<void> {
+    this.catalog.close();
+    await Promise.all([...this.#http.map((http) => http.close()), ...this.#stdio.map((stdio) => stdio.close())]);
+    this.#http = [];
+    this.#stdio = [];
+  }
+}
+
+function cacheFile(dir: string | undefined, roots: string[]): string {
+  const base = dir ?? join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+  const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);
+  return join(base, `digests-${key}.json`);
+}
+
+export function defaultInstructions(): string {
+  return [
+    'This server serves Agent Skills (folders of instructions, references and scripts) through the MCP Skills extension.',
+    'Call skills/list to see each skill (name, description, files with sha256 digests); read a skill\'s SKILL.md with resources/read when a task matches its description,',
+    'then read only the other files it points to, by their skill:// URIs. Verify each file against its listed digest.',
+  ].join(' ');
+}

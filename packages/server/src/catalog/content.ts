@@ -1,0 +1,48 @@
+import { readRegularFile, sha256Digest } from '@skillport/core';
+import type { CatalogFile } from './model.js';
+
+/** A file's bytes no longer match the digest the catalog published: the file changed since it was scanned. */
+export class StaleFileError extends Error {
+  override name = 'StaleFileError';
+  constructor(readonly file: CatalogFile) {
+    super(`${file.uri} changed since the catalog was built`);
+  }
+}
+
+/**
+ * Reads skill files and proves every byte served matches the published digest. Verified bytes are kept in a small
+ * LRU keyed by digest (never by path), so a hot file is served from memory and a cached copy can never disagree
+ * with the manifest that names it.
+ */
+export class ContentReader {
+  #cache = new Map<string, Buffer>();
+  #bytes = 0;
+
+  constructor(readonly cacheBytes = 32 * 1024 * 1024, readonly maxEntryBytes = 1024 * 1024) {}
+
+  async read(file: CatalogFile): Promise<Buffer> {
+    const cached = this.#cache.get(file.digest);
+    if (cached !== undefined) {
+      this.#cache.delete(file.digest);
+      this.#cache.set(file.digest, cached);
+      return cached;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readRegularFile(file.source, file.size);
+    } catch {
+      throw new StaleFileError(file);
+    }
+    if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) throw new StaleFileError(file);
+    if (bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
+      this.#cache.set(file.digest, bytes);
+      this.#bytes += bytes.byteLength;
+      while (this.#bytes > this.cacheBytes) {
+        const [oldest, value] = this.#cache.entries().next().value as [string, Buffer];
+        this.#cache.delete(oldest);
+        this.#bytes -= value.byteLength;
+      }
+    }
+    return bytes;
+  }
+}

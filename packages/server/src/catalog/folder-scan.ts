@@ -1,0 +1,171 @@
+import { resolve, sep } from 'node:path';
+import {
+  discoverSkills,
+  encodeSegment,
+  inspectSkillFolder,
+  joinSkillUri,
+  compareStrings,
+} from '@skillport/core';
+import type { DigestCache, FolderProblem, InspectedSkill, Inspection, SkillLimits } from '@skillport/core';
+import { META_PACKAGE_DIGEST } from './model.js';
+import type { CatalogFile, CatalogSkill, SkillEntry } from './model.js';
+
+/** A folder given to `serve`, and the URI prefix its skills go under. */
+export interface FolderRoot {
+  dir: string;
+  prefix: string[];
+}
+
+/** One skill folder found under a root, with what inspecting it found. */
+export interface ScannedFolder {
+  root: FolderRoot;
+  dir: string;
+  /** Folder names from the root to the skill. */
+  segments: string[];
+  inspection: Inspection;
+}
+
+export interface ScanOptions {
+  limits: SkillLimits;
+  cache?: DigestCache;
+}
+
+export function normaliseRoot(dir: string, prefix: string | undefined): FolderRoot {
+  const segments = (prefix ?? '').split('/').filter((segment) => segment !== '');
+  for (const segment of segments) {
+    if (segment === '.' || segment === '..' || segment.includes('\\')) throw new Error(`--prefix must be plain path segments (got ${JSON.stringify(prefix)})`);
+  }
+  return { dir: resolve(dir), prefix: segments };
+}
+
+/** Finds and inspects every skill under a root. */
+export function scanRoot(root: FolderRoot, options: ScanOptions): { folders: ScannedFolder[]; problems: FolderProblem[] } {
+  const discovery = discoverSkills(root.dir);
+  const folders = discovery.skills.map((found) => scanFolder(root, found.dir, found.segments, options));
+  return { folders, problems: discovery.problems };
+}
+
+export function scanFolder(root: FolderRoot, dir: string, segments: string[], options: ScanOptions): ScannedFolder {
+  const inspection = inspectSkillFolder(dir, { limits: options.limits, ...(options.cache ? { cache: options.cache } : {}) });
+  return { root, dir, segments, inspection };
+}
+
+/** Folder names from `root` down to `dir`, or undefined when `dir` is not inside `root`. */
+export function segmentsUnder(root: FolderRoot, dir: string): string[] | undefined {
+  if (dir === root.dir) return [];
+  if (!dir.startsWith(root.dir + sep)) return undefined;
+  return dir.slice(root.dir.length + 1).split(sep);
+}
+
+export interface Assembly {
+  skills: CatalogSkill[];
+  /** Problems of assembling (URI clashes, URIs that cannot be written), per skill folder. */
+  problems: FolderProblem[];
+}
+
+/**
+ * Gives every servable skill its URI. A skill's URI path mirrors where it sits under its root (after the prefix),
+ * and the last segment is its name. When a folder's name differs from the skill's name (a spec warning), the skill
+ * is served as `<parent>/<name>`; if that spot is taken by another skill, as `<parent>/<folder>/<name>`, so that
+ * both stay reachable. Two skills that still land on one URI are a conflict: the first root (then folder) wins.
+ */
+export function assemble(folders: readonly ScannedFolder[]): Assembly {
+  const problems: FolderProblem[] = [];
+  const servable = folders.filter((folder) => folder.inspection.skill !== undefined);
+  const natural = new Map<string, ScannedFolder>();
+  const renamed = new Set<ScannedFolder>();
+  const pathOf = new Map<ScannedFolder, string[]>();
+  for (const folder of servable) {
+    const skill = folder.inspection.skill!;
+    const parent = [...folder.root.prefix, ...folder.segments.slice(0, -1)];
+    const folderName = folder.segments.at(-1);
+    if (folderName === undefined || folderName.normalize('NFKC') === skill.name) {
+      pathOf.set(folder, [...parent, skill.name]);
+    } else {
+      pathOf.set(folder, [...parent, skill.name]);
+      renamed.add(folder);
+    }
+  }
+  const key = (segments: string[]) => segments.join('\u0000');
+  for (const folder of servable) if (!renamed.has(folder)) natural.set(key(pathOf.get(folder)!), folder);
+  const wanted = new Map<string, number>();
+  for (const folder of renamed) wanted.set(key(pathOf.get(folder)!), (wanted.get(key(pathOf.get(folder)!)) ?? 0) + 1);
+  for (const folder of renamed) {
+    const path = pathOf.get(folder)!;
+    if (natural.has(key(path)) || wanted.get(key(path))! > 1) {
+      const skill = folder.inspection.skill!;
+      pathOf.set(folder, [...folder.root.prefix, ...folder.segments, skill.name]);
+    }
+  }
+
+  const byUri = new Map<string, CatalogSkill>();
+  for (const folder of servable) {
+    const skill = toCatalogSkill(folder, pathOf.get(folder)!);
+    if (typeof skill === 'string') {
+      problems.push({ severity: 'error', message: skill, path: folder.dir });
+      continue;
+    }
+    const existing = byUri.get(skill.uri);
+    if (existing !== undefined) {
+      problems.push({
+        severity: 'error',
+        message: `two skills at ${skill.uri}: ${existing.origin.dir} and ${folder.dir}; serving the first (use --prefix to separate folders)`,
+        path: folder.dir,
+      });
+      continue;
+    }
+    byUri.set(skill.uri, skill);
+  }
+  return { skills: [...byUri.values()], problems };
+}
+
+function toCatalogSkill(folder: ScannedFolder, path: string[]): CatalogSkill | string {
+  const skill: InspectedSkill = folder.inspection.skill!;
+  const rootUri = joinSkillUri(path);
+  const uri = `${rootUri}/SKILL.md`;
+  if (!roundTrips(uri)) return `the folder path cannot be written as a skill:// URI (${uri}); serve it with --prefix`;
+  const files: CatalogFile[] = skill.files
+    .map((file) => ({
+      uri: `${rootUri}/${file.path.split('/').map(encodeSegment).join('/')}`,
+      path: file.path,
+      size: file.size,
+      digest: file.digest,
+      mimeType: file.mimeType,
+      source: file.source,
+    }))
+    .sort((a, b) => compareStrings(a.uri, b.uri));
+  const entry = deepFreeze({
+    uri,
+    frontmatter: skill.frontmatter as SkillEntry['frontmatter'],
+    resources: files.map((file) => ({ uri: file.uri, digest: file.digest, size: file.size })),
+    _meta: { [META_PACKAGE_DIGEST]: skill.packageDigest },
+  });
+  return {
+    uri,
+    rootUri,
+    name: skill.name,
+    description: skill.description,
+    frontmatter: skill.frontmatter,
+    files,
+    totalBytes: skill.totalBytes,
+    packageDigest: skill.packageDigest,
+    origin: { kind: 'folder', root: folder.root.dir, dir: folder.dir },
+    entry,
+  };
+}
+
+function roundTrips(uri: string): boolean {
+  try {
+    return new URL(uri).href === uri;
+  } catch {
+    return false;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

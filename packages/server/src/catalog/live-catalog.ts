@@ -1,0 +1,210 @@
+import { existsSync, watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { discoverSkills } from '@skillport/core';
+import type { FolderProblem } from '@skillport/core';
+import { CatalogSnapshot } from './snapshot.js';
+import { assemble, scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
+import type { FolderRoot, ScanOptions, ScannedFolder } from './folder-scan.js';
+
+export interface CatalogChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+export interface LiveCatalogOptions extends ScanOptions {
+  roots: FolderRoot[];
+  /** Called with every problem the first time it is seen (warnings and errors). */
+  onProblem?: (problem: FolderProblem) => void;
+  /** Debounce for file-system events, in ms. */
+  debounceMs?: number;
+}
+
+/**
+ * The catalog `serve` runs on: scans its folders once, then (when watching) rescans only the skill folders a
+ * file-system event touched, builds a new snapshot and swaps it in at once. Readers hold a snapshot for the whole of
+ * a request, so nobody ever sees a manifest from one scan with bytes from another.
+ */
+export class LiveCatalog {
+  #snapshot: CatalogSnapshot;
+  #folders = new Map<string, ScannedFolder>();
+  #assemblyProblems: FolderProblem[] = [];
+  #reported = new Set<string>();
+  #listeners = new Set<(changes: CatalogChanges, snapshot: CatalogSnapshot) => void>();
+  #watchers: FSWatcher[] = [];
+  #pending = new Set<string>();
+  #full = false;
+  #timer: NodeJS.Timeout | undefined;
+  #reloading: Promise<void> = Promise.resolve();
+  #generation = 0;
+
+  constructor(readonly options: LiveCatalogOptions) {
+    for (const root of options.roots) {
+      const { folders, problems } = scanRoot(root, options);
+      for (const problem of problems) this.#report(problem);
+      for (const folder of folders) this.#folders.set(folder.dir, folder);
+    }
+    this.#snapshot = this.#build();
+    options.cache?.save();
+  }
+
+  get snapshot(): CatalogSnapshot {
+    return this.#snapshot;
+  }
+
+  /** Every problem of the current catalog: per-folder problems and URI conflicts. */
+  get problems(): FolderProblem[] {
+    const problems: FolderProblem[] = [];
+    for (const folder of this.#folders.values()) problems.push(...folder.inspection.problems);
+    problems.push(...this.#assemblyProblems);
+    return problems;
+  }
+
+  /** Folders found with a SKILL.md (served or not). */
+  get folderCount(): number {
+    return this.#folders.size;
+  }
+
+  onChange(listener: (changes: CatalogChanges, snapshot: CatalogSnapshot) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Starts watching every root. Falls back to polling-free full rescans on events without a file name. */
+  watch(): void {
+    for (const root of this.options.roots) {
+      try {
+        const watcher = watch(root.dir, { recursive: true }, (_event, filename) => {
+          if (filename === null || filename === undefined) this.#full = true;
+          else this.#pending.add(join(root.dir, filename.toString()));
+          this.#schedule();
+        });
+        watcher.on('error', () => {
+          this.#full = true;
+          this.#schedule();
+        });
+        this.#watchers.push(watcher);
+      } catch (error) {
+        this.#report({ severity: 'warning', message: `cannot watch for changes (${(error as Error).message}); restart to pick up changes`, path: root.dir });
+      }
+    }
+  }
+
+  close(): void {
+    for (const watcher of this.#watchers) watcher.close();
+    this.#watchers = [];
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  /** Rescans everything now (or only what changed under `paths`) and swaps the result in. */
+  reload(paths?: string[]): Promise<void> {
+    if (paths === undefined) this.#full = true;
+    else for (const path of paths) this.#pending.add(path);
+    this.#reloading = this.#reloading.then(() => this.#apply());
+    return this.#reloading;
+  }
+
+  /** Resolves once every change seen so far has been applied. */
+  settled(): Promise<void> {
+    return this.#reloading;
+  }
+
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#reloading = this.#reloading.then(() => this.#apply());
+    }, this.options.debounceMs ?? 75);
+  }
+
+  #apply(): void {
+    const full = this.#full;
+    const paths = [...this.#pending];
+    this.#full = false;
+    this.#pending.clear();
+    if (!full && paths.length === 0) return;
+    try {
+      // A burst of events (a checkout, an unpacked archive) is cheaper to handle as one full rescan.
+      if (full || paths.length > 256) this.#rescanAll();
+      else this.#rescanPaths(paths);
+    } catch (error) {
+      this.#report({ severity: 'error', message: `rescan failed (${(error as Error).message}); still serving the previous catalog`, path: '' });
+      return;
+    }
+    const previous = this.#snapshot;
+    const next = this.#build();
+    const changes = diff(previous, next);
+    if (changes.added.length + changes.removed.length + changes.changed.length === 0) return;
+    this.#snapshot = next;
+    this.options.cache?.save();
+    for (const listener of this.#listeners) listener(changes, next);
+  }
+
+  #rescanAll(): void {
+    this.#folders.clear();
+    for (const root of this.options.roots) {
+      const { folders, problems } = scanRoot(root, this.options);
+      for (const problem of problems) this.#report(problem);
+      for (const folder of folders) this.#folders.set(folder.dir, folder);
+    }
+  }
+
+  /** Rescans the skill folders that hold a changed path, and looks for new skills below the nearest folder that still exists. */
+  #rescanPaths(paths: string[]): void {
+    const affected = new Set<string>();
+    const searchFrom = new Set<string>();
+    for (const path of paths) {
+      for (const dir of this.#folders.keys()) if (path === dir || path.startsWith(dir + sep) || dir.startsWith(path + sep)) affected.add(dir);
+      let existing = path;
+      while (!existsSync(existing) && existing !== dirname(existing)) existing = dirname(existing);
+      searchFrom.add(existing);
+    }
+    for (const dir of affected) {
+      const folder = this.#folders.get(dir)!;
+      if (!existsSync(join(dir, 'SKILL.md'))) this.#folders.delete(dir);
+      else this.#folders.set(dir, scanFolder(folder.root, dir, folder.segments, this.options));
+    }
+    for (const start of searchFrom) {
+      const root = this.options.roots.find((candidate) => segmentsUnder(candidate, start) !== undefined);
+      if (root === undefined) continue;
+      const base = segmentsUnder(root, start)!;
+      for (const found of discoverSkills(start).skills) {
+        if (this.#folders.has(found.dir) && !affected.has(found.dir)) continue;
+        if (affected.has(found.dir) && this.#folders.has(found.dir)) continue;
+        this.#folders.set(found.dir, scanFolder(root, found.dir, [...base, ...found.segments], this.options));
+      }
+    }
+  }
+
+  #build(): CatalogSnapshot {
+    const ordered = [...this.#folders.values()].sort((a, b) => {
+      const ra = this.options.roots.indexOf(a.root);
+      const rb = this.options.roots.indexOf(b.root);
+      return ra !== rb ? ra - rb : a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0;
+    });
+    for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
+    const { skills, problems } = assemble(ordered);
+    this.#assemblyProblems = problems;
+    for (const problem of problems) this.#report(problem);
+    return new CatalogSnapshot(skills, ++this.#generation);
+  }
+
+  #report(problem: FolderProblem): void {
+    const key = `${problem.severity}\u0000${problem.path}\u0000${problem.message}`;
+    if (this.#reported.has(key)) return;
+    this.#reported.add(key);
+    this.options.onProblem?.(problem);
+  }
+}
+
+function diff(previous: CatalogSnapshot, next: CatalogSnapshot): CatalogChanges {
+  const changes: CatalogChanges = { added: [], removed: [], changed: [] };
+  for (const skill of next.skills) {
+    const before = previous.skill(skill.uri);
+    if (before === undefined) changes.added.push(skill.uri);
+    else if (before.packageDigest !== skill.packageDigest || JSON.stringify(before.frontmatter) !== JSON.stringify(skill.frontmatter)) changes.changed.push(skill.uri);
+  }
+  for (const skill of previous.skills) if (next.skill(skill.uri) === undefined) changes.removed.push(skill.uri);
+  return changes;
+}

@@ -1,0 +1,46 @@
+import type { Skill } from '@modelcontextprotocol/server/ext/skills';
+
+/**
+ * The core catalog model. One immutable snapshot answers every read; changes build a new snapshot that is swapped
+ * in whole, so a request sees one consistent catalog from start to end.
+ *
+ * Designed for what comes after folders (see docs/architecture.md): a skill is identified by its URI, carries the
+ * digests that pin its exact bytes (per file and for the whole package), and says where its bytes come from
+ * (`origin`), so registry versions (immutable, digest-addressed), per-principal views (a filter over a snapshot)
+ * and very large catalogs (sorted arrays + maps, no per-request scans) fit without changing the callers.
+ */
+export interface CatalogFile {
+  /** Canonical `skill://` URI of the file. */
+  uri: string;
+  /** `/`-separated path inside the skill. */
+  path: string;
+  size: number;
+  /** `sha256:<hex>` of the raw bytes. */
+  digest: string;
+  mimeType: string;
+  /** Where the bytes live: an absolute file path for folder skills. */
+  source: string;
+}
+
+export type SkillOrigin = { kind: 'folder'; root: string; dir: string };
+
+/** The wire form of a skill (SEP-2640 Skill entry), as the SDK types it. Frozen: exactly what clients receive. */
+export type SkillEntry = Skill;
+
+export interface CatalogSkill {
+  /** URI of the SKILL.md (the skill's identity on this server). */
+  uri: string;
+  /** URI of the skill folder (no trailing slash). */
+  rootUri: string;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  /** Sorted by URI. SKILL.md included. */
+  files: readonly CatalogFile[];
+  totalBytes: number;
+  packageDigest: string;
+  origin: SkillOrigin;
+  entry: SkillEntry;
+}
+
+export const META_PACKAGE_DIGEST = 'dev.skillport/packageDigest';

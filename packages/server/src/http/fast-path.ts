@@ -1,0 +1,153 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SkillsService } from '../mcp/skills-service.js';
+import type { CacheHint, ServerIdentity } from '../mcp/server-factory.js';
+
+/**
+ * The HTTP fast path (ADR 0002). The SDK's `createMcpHandler` builds a server instance, Web Request/Response
+ * objects and zod-validated contexts for every request: about 2 ms of CPU, which caps it near 500 requests/s on
+ * this class of machine whatever the handler does. The four read-only methods that dominate traffic
+ * (`resources/read`, `skills/list`, `skills/get`, `resources/directory/read`) are answered here, from the same
+ * SkillsService the SDK path uses, when and only when the request is a plain, well-formed single request whose
+ * answer is a success. Anything else (other methods, batches, unusual headers or `_meta`, any error) goes to the
+ * SDK unchanged, so the SDK stays the one authority on protocol edge cases. A test compares both paths answer for
+ * answer.
+ */
+export const MODERN_VERSION = '2026-07-28';
+export const LEGACY_VERSIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26']);
+const HOT_METHODS = new Set(['resources/read', 'skills/list', 'skills/get', 'resources/directory/read']);
+const ENVELOPE_KEYS = new Set([
+  'io.modelcontextprotocol/protocolVersion',
+  'io.modelcontextprotocol/clientInfo',
+  'io.modelcontextprotocol/clientCapabilities',
+]);
+
+export interface FastPathContext {
+  service: SkillsService;
+  identity: ServerIdentity;
+  cacheHint: CacheHint;
+}
+
+type Era = 'modern' | 'legacy';
+
+interface HotRequest {
+  era: Era;
+  id: string | number;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** Decides whether a parsed body can take the fast path; undefined means "let the SDK answer". */
+export function classify(req: IncomingMessage, body: unknown): HotRequest | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const message = body as Record<string, unknown>;
+  const { jsonrpc, id, method, params } = message;
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || !HOT_METHODS.has(method)) return undefined;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) return undefined;
+  for (const key of Object.keys(message)) if (!['jsonrpc', 'id', 'method', 'params'].includes(key)) return undefined;
+  const p = params === undefined ? {} : params;
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) return undefined;
+  const args = p as Record<string, unknown>;
+  if (!paramsFit(method, args)) return undefined;
+
+  const accept = header(req, 'accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (header(req, 'mcp-session-id') !== undefined || header(req, 'last-event-id') !== undefined) return undefined;
+  const version = header(req, 'mcp-protocol-version');
+  const meta = args['_meta'];
+  if (version === MODERN_VERSION) {
+    if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
+    const envelope = meta as Record<string, unknown>;
+    if (envelope['io.modelcontextprotocol/protocolVersion'] !== MODERN_VERSION) return undefined;
+    for (const key of Object.keys(envelope)) if (!ENVELOPE_KEYS.has(key)) return undefined;
+    const info = envelope['io.modelcontextprotocol/clientInfo'];
+    const caps = envelope['io.modelcontextprotocol/clientCapabilities'];
+    if (!isPlainObject(info) || typeof info['name'] !== 'string' || typeof info['version'] !== 'string' || !isPlainObject(caps)) return undefined;
+    if (header(req, 'mcp-method') !== method) return undefined;
+    if (method === 'resources/read' && header(req, 'mcp-name') !== args['uri']) return undefined;
+    return { era: 'modern', id, method, params: args };
+  }
+  if (version !== undefined && LEGACY_VERSIONS.has(version)) {
+    if (meta !== undefined) return undefined;
+    if (header(req, 'mcp-method') !== undefined || header(req, 'mcp-name') !== undefined) return undefined;
+    return { era: 'legacy', id, method, params: args };
+  }
+  return undefined;
+}
+
+/** Answers a hot request, or returns false (nothing written) when the SDK should answer it. */
+export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
+  const result = await compute(ctx, hot);
+  if (result === undefined) return false;
+  const payload =
+    hot.era === 'modern'
+      ? { ...result, resultType: 'complete', ttlMs: ctx.cacheHint.ttlMs, cacheScope: ctx.cacheHint.cacheScope, _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity } }
+      : result;
+  const json = JSON.stringify({ result: payload, jsonrpc: '2.0', id: hot.id });
+  if (hot.era === 'modern') {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+    res.end(json);
+  } else {
+    const frame = `event: message\ndata: ${json}\n\n`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(frame) });
+    res.end(frame);
+  }
+  return true;
+}
+
+async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<string, unknown> | undefined> {
+  const { service } = ctx;
+  const cursor = hot.params['cursor'] as string | undefined;
+  const uri = hot.params['uri'] as string;
+  try {
+    switch (hot.method) {
+      case 'skills/list':
+        return service.listSkills(cursor);
+      case 'skills/get': {
+        const skill = service.getSkill(uri);
+        return skill === undefined || skill.uri !== uri ? undefined : { skill };
+      }
+      case 'resources/read': {
+        const content = await service.readFile(uri);
+        if (content === undefined) return undefined;
+        const item = 'text' in content
+          ? { uri, mimeType: content.mimeType, text: content.text }
+          : { uri, mimeType: content.mimeType, blob: Buffer.from(content.bytes).toString('base64') };
+        return { contents: [item] };
+      }
+      case 'resources/directory/read':
+        return service.readDirectory(uri, cursor);
+    }
+  } catch {
+    return undefined; // the SDK path produces the error answer
+  }
+  return undefined;
+}
+
+function paramsFit(method: string, params: Record<string, unknown>): boolean {
+  const allowed = method === 'skills/list' ? ['_meta', 'cursor'] : method === 'resources/directory/read' ? ['_meta', 'uri', 'cursor'] : ['_meta', 'uri'];
+  for (const key of Object.keys(params)) if (!allowed.includes(key)) return false;
+  if ('cursor' in params && typeof params['cursor'] !== 'string') return false;
+  if (method !== 'skills/list') {
+    const uri = params['uri'];
+    // Only URIs already in canonical form: anything the SDK might normalise differently is left to it.
+    if (typeof uri !== 'string' || !isCanonical(uri)) return false;
+  }
+  return true;
+}
+
+function isCanonical(uri: string): boolean {
+  try {
+    return new URL(uri).href === uri && !uri.includes('#') && !uri.includes('?');
+  } catch {
+    return false;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -1,0 +1,11 @@
+export { SkillportServer, StartupError, defaultInstructions } from './app.js';
+export type { SkillportServerOptions } from './app.js';
+export { LiveCatalog } from './catalog/live-catalog.js';
+export type { CatalogChanges } from './catalog/live-catalog.js';
+export { CatalogSnapshot } from './catalog/snapshot.js';
+export type { CatalogSkill, CatalogFile, SkillEntry, SkillOrigin } from './catalog/model.js';
+export { SkillsService } from './mcp/skills-service.js';
+export { McpFactory } from './mcp/server-factory.js';
+export type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
+export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+export { SERVER_VERSION } from './version.js';

@@ -1,0 +1,69 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import { createSkillSource } from './skills-source.js';
+import type { SkillsService } from './skills-service.js';
+
+export interface ServerIdentity {
+  name: string;
+  version: string;
+}
+
+export interface CacheHint {
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+}
+
+export interface McpFactoryOptions {
+  service: SkillsService;
+  identity: ServerIdentity;
+  cacheHint: CacheHint;
+  instructions?: string;
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * Builds the MCP server instances the SDK serves: one per stdio connection, one per HTTP request (the SDK's
+ * stateless model). The skills extension is built once and attached to each instance, so building an instance is
+ * only registration work. Connected instances are tracked (weakly) so that catalog changes reach them as
+ * `notifications/resources/list_changed`.
+ */
+export class McpFactory {
+  readonly extension: SkillsExtension;
+  readonly #live = new Set<WeakRef<McpServer>>();
+
+  constructor(readonly options: McpFactoryOptions) {
+    this.extension = new SkillsExtension({
+      source: createSkillSource(options.service),
+      cacheHint: options.cacheHint,
+      onWarning: (warning) => options.onWarning?.(`${warning.path}: ${warning.message}`),
+    });
+  }
+
+  create = (): McpServer => {
+    const server = new McpServer(
+      { name: this.options.identity.name, version: this.options.identity.version },
+      {
+        capabilities: { resources: { listChanged: true } },
+        ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+      },
+    );
+    this.extension.attach(server);
+    return server;
+  };
+
+  /** For long-lived connections (stdio): remember the instance so it hears about catalog changes. */
+  track(server: McpServer): void {
+    this.#live.add(new WeakRef(server));
+  }
+
+  notifyListChanged(): void {
+    for (const ref of this.#live) {
+      const server = ref.deref();
+      if (server === undefined) {
+        this.#live.delete(ref);
+        continue;
+      }
+      if (server.isConnected()) server.sendResourceListChanged();
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { canonicalSkillUri, decodeText } from '@skillport/core';
+import { ContentReader, StaleFileError } from '../catalog/content.js';
+import type { SkillEntry } from '../catalog/model.js';
+import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
+
+/**
+ * The Skills extension's read side, as plain functions over a catalog snapshot. The SDK's `SkillsExtension` calls
+ * it through a `SkillSource` (skills-source.ts) and the HTTP fast path calls it directly (http/fast-path.ts), so
+ * both answer from the same code.
+ */
+export type FileContent = { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string };
+
+export class InvalidCursorError extends Error {
+  override name = 'InvalidCursorError';
+}
+
+export interface SkillsServiceOptions {
+  /** The snapshot to answer from (later: the caller's view of it). */
+  snapshot: () => CatalogSnapshot;
+  content: ContentReader;
+  pageSize: number;
+  /** Told when a file's bytes no longer match its digest (so the catalog can rescan it). */
+  onStale?: (source: string) => void;
+}
+
+export class SkillsService {
+  constructor(readonly options: SkillsServiceOptions) {}
+
+  get snapshot(): CatalogSnapshot {
+    return this.options.snapshot();
+  }
+
+  listSkills(cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
+    const page = this.snapshot.page(decodeCursor(cursor), this.options.pageSize);
+    const skills = page.skills.map((skill) => skill.entry);
+    const last = page.skills.at(-1);
+    return page.more && last ? { skills, nextCursor: encodeCursor(last.uri) } : { skills };
+  }
+
+  getSkill(uri: string): SkillEntry | undefined {
+    const canonical = canonicalSkillUri(uri);
+    return canonical === undefined ? undefined : this.snapshot.skill(canonical)?.entry;
+  }
+
+  /** A listed file's content; undefined when no such file is served. Throws StaleFileError when its bytes changed. */
+  async readFile(uri: string): Promise<FileContent | undefined> {
+    const canonical = canonicalSkillUri(uri);
+    if (canonical === undefined) return undefined;
+    const found = this.snapshot.file(canonical);
+    if (found === undefined) return undefined;
+    let bytes: Buffer;
+    try {
+      bytes = await this.options.content.read(found.file);
+    } catch (error) {
+      if (error instanceof StaleFileError) this.options.onStale?.(found.file.source);
+      throw error;
+    }
+    const text = decodeText(bytes);
+    return text === undefined ? { bytes, mimeType: found.file.mimeType } : { text, mimeType: found.file.mimeType };
+  }
+
+  isDirectory(uri: string): boolean {
+    const canonical = canonicalSkillUri(uri);
+    return canonical !== undefined && this.snapshot.isDirectory(canonical);
+  }
+
+  readDirectory(uri: string, cursor: string | undefined): { resources: DirectoryChild[]; nextCursor?: string } | undefined {
+    const canonical = canonicalSkillUri(uri);
+    const children = canonical === undefined ? undefined : this.snapshot.directory(canonical);
+    if (children === undefined) return undefined;
+    const after = decodeCursor(cursor);
+    const start = after === undefined ? 0 : children.findIndex((child) => child.uri > after);
+    const from = start < 0 ? children.length : start;
+    const resources = children.slice(from, from + this.options.pageSize);
+    const more = from + this.options.pageSize < children.length;
+    return more ? { resources, nextCursor: encodeCursor(resources.at(-1)!.uri) } : { resources };
+  }
+
+  /** resources/list: each skill's SKILL.md, with its name and description (what clients show). */
+  listResources(): Array<{ uri: string; name: string; description: string; mimeType: string; size: number }> {
+    return this.snapshot.skills.map((skill) => ({
+      uri: skill.uri,
+      name: skill.name,
+      description: skill.description,
+      mimeType: 'text/markdown',
+      size: skill.files.find((file) => file.uri === skill.uri)?.size ?? 0,
+    }));
+  }
+}
+
+const CURSOR_PREFIX = 'after:';
+
+export function encodeCursor(uri: string): string {
+  return Buffer.from(CURSOR_PREFIX + uri).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const decoded = typeof cursor === 'string' && /^[A-Za-z0-9_-]*$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  if (!decoded.startsWith(CURSOR_PREFIX)) throw new InvalidCursorError(`Invalid cursor: ${String(cursor).slice(0, 80)}`);
+  return decoded.slice(CURSOR_PREFIX.length);
+}

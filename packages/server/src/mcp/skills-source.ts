@@ -1,0 +1,47 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import { StaleFileError } from '../catalog/content.js';
+import { InvalidCursorError } from './skills-service.js';
+import type { SkillsService } from './skills-service.js';
+
+/** Adapts the skills service to the SDK's `SkillSource`, turning our failures into the protocol's errors. */
+export function createSkillSource(service: SkillsService): SkillSource {
+  return {
+    async list({ cursor }) {
+      return guard(() => service.listSkills(cursor));
+    },
+    async get(uri) {
+      return service.getSkill(uri);
+    },
+    async read(uri) {
+      try {
+        const content = await service.readFile(uri);
+        if (content === undefined && service.isDirectory(uri)) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is a directory; read it with resources/directory/read`);
+        }
+        if (content === undefined) throw new ResourceNotFoundError(uri);
+        return content;
+      } catch (error) {
+        if (error instanceof StaleFileError) {
+          throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} changed on disk since it was listed; list the skill again`);
+        }
+        throw error;
+      }
+    },
+    async readDirectory(uri, { cursor }) {
+      return guard(() => service.readDirectory(uri, cursor));
+    },
+    async listResources() {
+      return service.listResources();
+    },
+  };
+}
+
+function guard<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    throw error;
+  }
+}
