@@ -50,3 +50,9 @@ export function parsePositiveInt(name: string) {
     return value;
   };
 }
+
+export function parsePort(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`--port must be 0-65535 (got ${JSON.stringify(text)})`);
+  return value;
+}

@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { SkillportServer, StartupError } from '@skillport/server';
 import { arg } from '../main.js';
 import type { ExitCode } from '../main.js';
-import { displayPath, formatProblem, paint, parsePositiveInt, parseSize } from '../output.js';
+import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 
 interface ServeOptions {
   http?: boolean;
@@ -30,7 +30,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('<dirs...>', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
     .option('--http', 'serve Streamable HTTP instead of stdio')
-    .option('-p, --port <port>', 'HTTP port', arg(parsePositiveInt('--port')), 3333)
+    .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
     .option('--allowed-host <name...>', 'extra Host/Origin names to accept over HTTP (DNS-rebinding protection)', [])
     .option('--prefix <path>', 'serve every skill under skill://<path>/')

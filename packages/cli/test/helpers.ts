@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The built CLI entry (tests run from packages/cli/dist/test). */
+export const CLI = resolve(here, '../src/bin.js');
+export const REPO = resolve(here, '../../../..');
+export const EXAMPLES = join(REPO, 'examples/skills');
+export const CORPUS = resolve(REPO, '../shared/corpus/skills');
+
+export type Era = 'legacy' | 'modern';
+
+export interface RunningServer {
+  url: string;
+  proc: ChildProcess;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `skillport serve --http --port 0 ...args` as a real process and waits for its URL. */
+export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--no-cache', ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 120 s:\n${stderr}`)), 120_000);
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = / on (http:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[1]!);
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    proc,
+    stderr: () => stderr,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (proc.exitCode !== null) return done();
+        proc.once('exit', () => done());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Runs the CLI to completion. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.on('exit', (code) => done({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+function clientOptions(era: Era) {
+  return era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {};
+}
+
+export async function connectHttp(url: string, era: Era): Promise<Client> {
+  const client = new Client({ name: 'skillport-test', version: '1.0.0' }, clientOptions(era));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** Starts `skillport serve ...args` over stdio under a real MCP client. */
+export async function connectStdio(args: string[], era: Era): Promise<{ client: Client; stderr(): string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--no-cache', ...args],
+    env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'skillport-test', version: '1.0.0' }, clientOptions(era));
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+export type TreeSpec = Record<string, string | Uint8Array | { symlink: string }>;
+
+/** Writes files (and symlinks) under a new temporary folder and returns its path. */
+export function makeTree(spec: TreeSpec, base = mkdtempSync(join(tmpdir(), 'skillport-test-'))): string {
+  for (const [path, content] of Object.entries(spec)) {
+    const full = join(base, path);
+    mkdirSync(dirname(full), { recursive: true });
+    if (typeof content === 'object' && 'symlink' in content) symlinkSync(content.symlink, full);
+    else writeFileSync(full, content);
+  }
+  return base;
+}
+
+export function skillMd(name: string, description = `Does ${name} things. Use when the user asks for ${name}.`, extra = '', body = `# ${name}\n\nInstructions for ${name}.\n`): string {
+  return `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n${body}`;
+}
+
+/** Polls `check` until it returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
