@@ -70,18 +70,20 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ c
   });
 }
 
-function clientOptions(era: Era) {
-  return era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {};
+export type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[1]>;
+
+function clientOptions(era: Era, extra: ClientOptions = {}): ClientOptions {
+  return era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...extra } : extra;
 }
 
-export async function connectHttp(url: string, era: Era): Promise<Client> {
-  const client = new Client({ name: 'skillport-test', version: '1.0.0' }, clientOptions(era));
+export async function connectHttp(url: string, era: Era, extra?: ClientOptions): Promise<Client> {
+  const client = new Client({ name: 'skillport-test', version: '1.0.0' }, clientOptions(era, extra));
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
 }
 
 /** Starts `skillport serve ...args` over stdio under a real MCP client. */
-export async function connectStdio(args: string[], era: Era): Promise<{ client: Client; stderr(): string }> {
+export async function connectStdio(args: string[], era: Era, extra?: ClientOptions): Promise<{ client: Client; stderr(): string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'serve', '--no-cache', ...args],
@@ -90,7 +92,7 @@ export async function connectStdio(args: string[], era: Era): Promise<{ client: 
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'skillport-test', version: '1.0.0' }, clientOptions(era));
+  const client = new Client({ name: 'skillport-test', version: '1.0.0' }, clientOptions(era, extra));
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }

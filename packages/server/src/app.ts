@@ -59,7 +59,7 @@ export class SkillportServer {
   private constructor(options: SkillportServerOptions, catalog: LiveCatalog) {
     this.catalog = catalog;
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
-    this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 30_000, cacheScope: options.cacheHint?.cacheScope ?? 'public' };
+    this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: options.cacheHint?.cacheScope ?? 'public' };
     this.service = new SkillsService({
       snapshot: () => this.catalog.snapshot,
       content: new ContentReader(options.contentCacheBytes ?? 32 * 1024 * 1024),

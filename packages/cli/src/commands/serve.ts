@@ -39,11 +39,11 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
     .option('--page-size <n>', 'entries per skills/list and directory page', arg(parsePositiveInt('--page-size')), 100)
-    .option('--ttl <ms>', 'ttlMs clients may cache listings and files for (2026-07-28 clients)', arg((text) => {
+    .option('--ttl <ms>', 'ttlMs: how long 2026-07-28 clients may cache listings and files', arg((text) => {
       const value = Number(text);
       if (!Number.isInteger(value) || value < 0) throw new Error('--ttl must be a whole number of milliseconds');
       return value;
-    }), 30_000)
+    }), 10_000)
     .addOption(new Option('--cache-scope <scope>', 'cacheScope announced to clients').choices(['public', 'private']).default('public'))
     .option('--cache-dir <dir>', 'where the digest cache lives (default: ~/.cache/skillport)')
     .option('--no-cache', 'do not keep a digest cache between runs')

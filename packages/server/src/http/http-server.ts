@@ -36,19 +36,23 @@ export async function startHttpServer(factory: McpFactory, fast: FastPathContext
   const handler = createMcpHandler(() => factory.create(), { onerror: () => {}, maxRequestBodySize: maxBody });
   const sdk = toNodeHandler(handler, { maxRequestBodySize: maxBody });
   const fastPath = options.fastPath ?? true;
+  const counters = { fastPath: 0, sdk: 0 };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = checkRequest(req, policy);
     if (refused) return sendJsonRpcError(res, refused.status, -32600, refused.message);
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' && req.method === 'GET') {
-      const body = JSON.stringify({ status: 'ok', ...options.health?.() });
+      const body = JSON.stringify({ status: 'ok', ...options.health?.(), requests: counters });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
       return;
     }
     if (path !== MCP_PATH) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
-    if (!fastPath || req.method !== 'POST' || !isJson(req)) return void (await sdk(req, res));
+    if (!fastPath || req.method !== 'POST' || !isJson(req)) {
+      counters.sdk++;
+      return void (await sdk(req, res));
+    }
     let body: unknown;
     try {
       const raw = await readBody(req, maxBody);
@@ -58,7 +62,11 @@ export async function startHttpServer(factory: McpFactory, fast: FastPathContext
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
     }
     const hot = classify(req, body);
-    if (hot && (await answer(fast, hot, res))) return;
+    if (hot && (await answer(fast, hot, res))) {
+      counters.fastPath++;
+      return;
+    }
+    counters.sdk++;
     await sdk(req, res, body);
   };
 
