@@ -1,4 +1,5 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import type { FolderProblem } from './skill-folder.js';
 
@@ -6,7 +7,8 @@ import type { FolderProblem } from './skill-folder.js';
  * Finds skill folders under a root: the root itself when it holds a SKILL.md, otherwise every folder below it that
  * does, at any depth (a folder of skills, or a tree such as one folder per source repository). A SKILL.md nested
  * inside a skill is one of the outer skill's files (as the extension says) and also a skill of its own.
- * Symlinked folders are followed once (cycles are cut by real path). `.git` and `node_modules` are skipped.
+ * Symlinked folders are followed once (cycles are cut by real path) until a skill folder is reached; below a
+ * skill folder, only real folders are searched. `.git` and `node_modules` are skipped.
  */
 export interface DiscoveredSkill {
   /** Absolute path of the skill folder (as reached, links not resolved). */
@@ -37,34 +39,43 @@ export function discoverSkills(root: string): Discovery {
     return { skills, problems };
   }
 
-  const visit = (dir: string, segments: string[]): void => {
-    let real: string;
-    try {
-      real = realpathSync(dir);
-    } catch {
-      return;
+  // Plain folders form a tree (no cycles); only a symlinked folder can loop back, so only those are resolved.
+  const visit = (dir: string, segments: string[], viaLink: boolean, insideSkill: boolean): void => {
+    if (viaLink || segments.length === 0) {
+      let real: string;
+      try {
+        real = realpathSync(dir);
+      } catch {
+        return;
+      }
+      if (seen.has(real)) return;
+      seen.add(real);
     }
-    if (seen.has(real)) return;
-    seen.add(real);
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       problems.push({ severity: 'warning', message: `folder could not be read: ${(error as Error).message}`, path: dir });
       return;
     }
     // A folder with a SKILL.md is a skill. Its sub-folders are still searched: published repositories nest
     // skills inside skills (the nested SKILL.md is then both a file of the outer skill and a skill of its own).
-    if (names.includes('SKILL.md') && isFile(join(dir, 'SKILL.md'))) skills.push({ dir, segments });
+    const manifest = entries.find((entry) => entry.name === 'SKILL.md');
+    const isSkill = manifest !== undefined && (manifest.isFile() || (manifest.isSymbolicLink() && isFile(join(dir, 'SKILL.md'))));
+    if (isSkill) skills.push({ dir, segments });
+    // Inside a skill, links to folders are never followed (skill-folder.ts leaves them out of the skill, and a
+    // nested skill reached through one would serve files from outside the folder).
+    const within = insideSkill || isSkill;
     if (segments.length >= MAX_DEPTH) return;
-    names.sort();
-    for (const name of names) {
-      if (SKIPPED.has(name)) continue;
-      const child = join(dir, name);
-      if (isDirectory(child)) visit(child, [...segments, name]);
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (SKIPPED.has(entry.name)) continue;
+      const child = join(dir, entry.name);
+      if (entry.isDirectory()) visit(child, [...segments, entry.name], viaLink, within);
+      else if (!within && entry.isSymbolicLink() && isDirectory(child)) visit(child, [...segments, entry.name], true, false);
     }
   };
-  visit(root, []);
+  visit(root, [], false, false);
   return { skills, problems };
 }
 

@@ -50,7 +50,11 @@ export function parseFrontmatterYaml(yaml: string): Record<string, unknown> {
   try {
     const doc = parseDocument(yaml, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
     const problem = doc.errors[0];
-    if (problem !== undefined) throw new FrontmatterError(`Invalid YAML in frontmatter: ${oneLine(problem.message)}`);
+    if (problem !== undefined) {
+      // The parser reports a stack overflow on pathological nesting as a parse error of its own.
+      const message = /call stack/i.test(problem.message) ? 'nesting too deep' : oneLine(problem.message);
+      throw new FrontmatterError(`Invalid YAML in frontmatter: ${message}`);
+    }
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (error) {
     if (error instanceof FrontmatterError) throw error;

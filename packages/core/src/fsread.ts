@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 
 /**
  * Reads a regular file without following a symlink in its last component and without ever blocking on a FIFO or
@@ -65,4 +66,40 @@ function describeOpenError(error: unknown): string {
   if (code === 'ENOENT') return 'no longer exists';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   return error instanceof Error ? error.message : String(error);
+}
+
+const CHUNK = 1024 * 1024;
+let scratch: Buffer | undefined;
+
+/**
+ * The sha256 digest and size of a regular file, read in chunks through one reused buffer (no per-file
+ * allocation, so scanning a large tree keeps a small, flat memory footprint). `expectedSize` comes from the
+ * caller's lstat: the file is read up to one byte past it, so a file that grew or shrank since is noticed as a
+ * size change without another stat. Same open flags as readRegularFileSync (no symlink, never blocks).
+ */
+export function hashRegularFileSync(path: string, expectedSize: number): { digest: string; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, FLAGS);
+  } catch (error) {
+    throw new UnreadableFileError(describeOpenError(error));
+  }
+  try {
+    scratch ??= Buffer.allocUnsafe(CHUNK);
+    const hash = createHash('sha256');
+    let size = 0;
+    const limit = expectedSize + 1;
+    while (size < limit) {
+      const read = readSync(fd, scratch, 0, Math.min(CHUNK, limit - size), size);
+      if (read === 0) break;
+      hash.update(scratch.subarray(0, read));
+      size += read;
+    }
+    return { digest: `sha256:${hash.digest('hex')}`, size };
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
+    throw new UnreadableFileError(describeOpenError(error));
+  } finally {
+    closeSync(fd);
+  }
 }

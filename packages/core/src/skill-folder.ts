@@ -4,7 +4,7 @@ import { basename, join, sep } from 'node:path';
 import { packageDigest, sha256Digest } from './digest.js';
 import type { DigestCache, ParsedFrontmatter } from './digest-cache.js';
 import { FrontmatterError, parseSkillMarkdown } from './frontmatter.js';
-import { UnreadableFileError, readRegularFileSync } from './fsread.js';
+import { UnreadableFileError, hashRegularFileSync, readRegularFileSync } from './fsread.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
@@ -161,18 +161,21 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
     let digest = options.cache?.digestFor(candidate.source, candidate.stat);
     let size = candidate.stat.size;
     if (digest === undefined) {
-      let bytes: Buffer;
       try {
-        bytes = readRegularFileSync(candidate.source, limits.maxBytes);
+        if (candidate === manifest) {
+          // SKILL.md is needed whole anyway (to parse it); other files are hashed in chunks.
+          manifestBytes = readRegularFileSync(candidate.source, limits.maxBytes);
+          digest = sha256Digest(manifestBytes);
+          size = manifestBytes.byteLength;
+        } else {
+          ({ digest, size } = hashRegularFileSync(candidate.source, candidate.stat.size));
+        }
       } catch (error) {
         if (candidate === manifest) return fail(`SKILL.md could not be read: ${errorText(error)}`, candidate.source);
         problems.push({ severity: 'warning', message: `could not be read (${errorText(error)}); not served`, path: candidate.source });
         continue;
       }
-      digest = sha256Digest(bytes);
-      size = bytes.byteLength;
       if (size === candidate.stat.size) options.cache?.remember(candidate.source, candidate.stat, digest);
-      if (candidate === manifest) manifestBytes = bytes;
     }
     files.push({ path: candidate.path, size, digest, mimeType: mimeTypeFor(candidate.path), source: candidate.source });
   }
@@ -215,7 +218,9 @@ function parseManifest(record: SkillFileRecord, bytes: Buffer | undefined, limit
       result = { error: 'SKILL.md is not valid UTF-8 text' };
     } else {
       const { frontmatter, bodyLine } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
-      result = { frontmatter, bodyLine };
+      // A JSON round trip flattens the parser's strings: V8 keeps sliced strings pointing into the whole SKILL.md
+      // text, and holding those for every skill of a large catalog would keep every SKILL.md in memory.
+      result = { frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>, bodyLine };
     }
   } catch (error) {
     if (error instanceof FrontmatterError) result = { error: error.message };

@@ -3,7 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DigestCache, resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { GuardedTransport } from './mcp/uri-guard.js';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
 import { normaliseRoot } from './catalog/folder-scan.js';
@@ -83,8 +84,15 @@ export class SkillportServer {
     if (options.dirs.length === 0) throw new StartupError('no skill folders given');
     const roots = options.dirs.map((dir) => normaliseRoot(dir, options.prefix));
     const limits = resolveLimits(options.limits);
-    const cache = options.cacheDir === false ? new DigestCache() : new DigestCache(cacheFile(options.cacheDir, roots.map((root) => root.dir)));
-    const catalog = new LiveCatalog({ roots, limits, cache, ...(options.onProblem ? { onProblem: options.onProblem } : {}) });
+    const files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
+    const cache = new DigestCache(files?.digests);
+    const catalog = new LiveCatalog({
+      roots,
+      limits,
+      cache,
+      ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
+      ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+    });
     const problems = catalog.problems;
     const missing = problems.filter((problem) => problem.message.startsWith('Path does not exist') || problem.message.startsWith('Not a directory'));
     if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
@@ -93,8 +101,14 @@ export class SkillportServer {
     if (options.strict && problems.length > 0) {
       throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
     }
-    return new SkillportServer(options, catalog);
+    const server = new SkillportServer(options, catalog);
+    // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
+    server.verified = catalog.verify();
+    return server;
   }
+
+  /** Resolves once the catalog has been checked against the disk (immediately after a cold scan). */
+  verified: Promise<void> = Promise.resolve();
 
   /** Starts watching the folders; changes are swapped in and announced. */
   watch(): void {
@@ -106,7 +120,7 @@ export class SkillportServer {
       const server = this.factory.create();
       this.factory.track(server);
       return server;
-    }, { onerror: () => {} });
+    }, { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport()) });
     this.#stdio.push(handle);
     return handle;
   }
@@ -129,10 +143,11 @@ export class SkillportServer {
   }
 }
 
-function cacheFile(dir: string | undefined, roots: string[]): string {
+/** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
+function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
   const base = dir ?? join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);
-  return join(base, `digests-${key}.json`);
+  return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`) };
 }
 
 export function defaultInstructions(): string {

@@ -3,7 +3,10 @@ import type { FSWatcher } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { discoverSkills } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
+import { Worker } from 'node:worker_threads';
 import { CatalogSnapshot } from './snapshot.js';
+import { loadCatalog, saveCatalog } from './persisted-catalog.js';
+import type { ScanRequest, ScanResult } from './scan-worker.js';
 import { assemble, scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScanOptions, ScannedFolder } from './folder-scan.js';
 
@@ -15,6 +18,10 @@ export interface CatalogChanges {
 
 export interface LiveCatalogOptions extends ScanOptions {
   roots: FolderRoot[];
+  /** Where the last catalog is kept (persisted-catalog.ts); restarts answer from it while a background scan checks. */
+  persistPath?: string;
+  /** The digest cache file, for the background scan (it runs in a worker with its own cache instance). */
+  digestCachePath?: string;
   /** Called with every problem the first time it is seen (warnings and errors). */
   onProblem?: (problem: FolderProblem) => void;
   /** Debounce for file-system events, in ms. */
@@ -39,14 +46,76 @@ export class LiveCatalog {
   #reloading: Promise<void> = Promise.resolve();
   #generation = 0;
 
+  #saveTimer: NodeJS.Timeout | undefined;
+  /** True when the catalog came from the persisted copy and the background check has not finished yet. */
+  unverified = false;
+
   constructor(readonly options: LiveCatalogOptions) {
-    for (const root of options.roots) {
-      const { folders, problems } = scanRoot(root, options);
-      for (const problem of problems) this.#report(problem);
-      for (const folder of folders) this.#folders.set(folder.dir, folder);
+    const restored = options.persistPath ? loadCatalog(options.persistPath, options.roots, options.limits) : undefined;
+    if (restored) {
+      for (const folder of restored) this.#folders.set(folder.dir, folder);
+      this.unverified = true;
+    } else {
+      this.#rescanAll();
     }
     this.#snapshot = this.#build();
-    options.cache?.save();
+    if (!restored) {
+      options.cache?.save();
+      this.#persist();
+    }
+  }
+
+  /**
+   * Checks a restored catalog against the disk in a worker thread and swaps in what changed. Resolves when done
+   * (at once when the catalog was scanned, not restored).
+   */
+  verify(): Promise<void> {
+    if (!this.unverified) return this.#reloading;
+    this.#reloading = this.#reloading.then(() => this.#verifyInWorker());
+    return this.#reloading;
+  }
+
+  async #verifyInWorker(): Promise<void> {
+    const request: ScanRequest = {
+      roots: this.options.roots,
+      limits: this.options.limits,
+      ...(this.options.digestCachePath ? { digestCachePath: this.options.digestCachePath } : {}),
+    };
+    let result: ScanResult;
+    try {
+      result = await new Promise<ScanResult>((resolve, reject) => {
+        const worker = new Worker(new URL('./scan-worker.js', import.meta.url), { workerData: request });
+        worker.once('message', (message: ScanResult) => resolve(message));
+        worker.once('error', reject);
+        worker.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`scan worker exited with ${code}`))));
+      });
+    } catch (error) {
+      // Fall back to scanning here: slower, but the catalog must not stay unverified.
+      this.#report({ severity: 'warning', message: `background scan failed (${(error as Error).message}); scanning in the foreground`, path: '' });
+      this.#rescanAll();
+      this.unverified = false;
+      this.#swap();
+      return;
+    }
+    for (const problem of result.problems) this.#report(problem);
+    this.#folders.clear();
+    for (const folder of result.folders) this.#folders.set(folder.dir, { ...folder, root: this.options.roots[folder.root]! });
+    this.unverified = false;
+    this.#swap();
+  }
+
+  #persist(): void {
+    if (!this.options.persistPath) return;
+    saveCatalog(this.options.persistPath, this.options.roots, this.options.limits, this.#folders.values());
+  }
+
+  #persistSoon(): void {
+    if (!this.options.persistPath || this.#saveTimer) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      this.#persist();
+    }, 1000);
+    this.#saveTimer.unref();
   }
 
   get snapshot(): CatalogSnapshot {
@@ -95,6 +164,11 @@ export class LiveCatalog {
     for (const watcher of this.#watchers) watcher.close();
     this.#watchers = [];
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#saveTimer) {
+      clearTimeout(this.#saveTimer);
+      this.#saveTimer = undefined;
+      this.#persist();
+    }
   }
 
   /** Rescans everything now (or only what changed under `paths`) and swaps the result in. */
@@ -132,12 +206,18 @@ export class LiveCatalog {
       this.#report({ severity: 'error', message: `rescan failed (${(error as Error).message}); still serving the previous catalog`, path: '' });
       return;
     }
+    this.#swap();
+  }
+
+  /** Builds a snapshot from the current folders and, when it differs, swaps it in and tells the listeners. */
+  #swap(): void {
     const previous = this.#snapshot;
     const next = this.#build();
     const changes = diff(previous, next);
     if (changes.added.length + changes.removed.length + changes.changed.length === 0) return;
     this.#snapshot = next;
     this.options.cache?.save();
+    this.#persistSoon();
     for (const listener of this.#listeners) listener(changes, next);
   }
 

@@ -6,6 +6,7 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { checkRequest, hostPolicy } from './guards.js';
 import { answer, classify } from './fast-path.js';
+import { refusal } from '../mcp/uri-guard.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 
@@ -49,7 +50,7 @@ export async function startHttpServer(factory: McpFactory, fast: FastPathContext
       return;
     }
     if (path !== MCP_PATH) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
-    if (!fastPath || req.method !== 'POST' || !isJson(req)) {
+    if (req.method !== 'POST' || !isJson(req)) {
       counters.sdk++;
       return void (await sdk(req, res));
     }
@@ -61,8 +62,10 @@ export async function startHttpServer(factory: McpFactory, fast: FastPathContext
     } catch {
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
     }
+    const refusedUri = refusal(body);
+    if (refusedUri) return sendJson(res, 200, refusedUri);
     const hot = classify(req, body);
-    if (hot && (await answer(fast, hot, res))) {
+    if (fastPath && hot && (await answer(fast, hot, res))) {
       counters.fastPath++;
       return;
     }
@@ -119,7 +122,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
 }
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
