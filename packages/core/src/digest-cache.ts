@@ -9,6 +9,10 @@ import type { Stats } from 'node:fs';
  * be stale. The cache is an optimisation only: a missing, corrupt or foreign file just means a cold start.
  */
 type FileRow = [size: number, mtimeMs: number, ctimeMs: number, ino: number, digest: string];
+export interface CacheEntries {
+  files: Array<[string, FileRow]>;
+  frontmatter: Array<[string, ParsedFrontmatter]>;
+}
 export type ParsedFrontmatter = { frontmatter: Record<string, unknown>; bodyLine: number } | { error: string };
 
 interface CacheFile {
@@ -26,8 +30,9 @@ export class DigestCache {
   hits = 0;
   misses = 0;
 
-  constructor(readonly path?: string) {
-    if (path === undefined) return;
+  /** `load: false` starts empty but still saves to `path` (to merge what worker threads found, then save). */
+  constructor(readonly path?: string, options: { load?: boolean } = {}) {
+    if (path === undefined || options.load === false) return;
     try {
       const data = JSON.parse(readFileSync(path, 'utf8')) as CacheFile;
       if (data.format !== 'skillport-digest-cache/1') return;
@@ -66,6 +71,34 @@ export class DigestCache {
   rememberFrontmatter(digest: string, value: ParsedFrontmatter): void {
     this.#frontmatter.set(digest, value);
     this.#usedFrontmatter.add(digest);
+    this.#dirty = true;
+  }
+
+  /** The entries used since loading: what a scan in a worker thread hands back to be merged and saved. */
+  exportUsed(): CacheEntries {
+    const files: Array<[string, FileRow]> = [];
+    for (const key of this.#used) {
+      const row = this.#files.get(key);
+      if (row) files.push([key, row]);
+    }
+    const frontmatter: Array<[string, ParsedFrontmatter]> = [];
+    for (const key of this.#usedFrontmatter) {
+      const value = this.#frontmatter.get(key);
+      if (value) frontmatter.push([key, value]);
+    }
+    return { files, frontmatter };
+  }
+
+  /** Takes in entries exported by another instance (they count as used). */
+  merge(entries: CacheEntries): void {
+    for (const [key, row] of entries.files) {
+      this.#files.set(key, row);
+      this.#used.add(key);
+    }
+    for (const [key, value] of entries.frontmatter) {
+      this.#frontmatter.set(key, value);
+      this.#usedFrontmatter.add(key);
+    }
     this.#dirty = true;
   }
 

@@ -103,3 +103,32 @@ export function hashRegularFileSync(path: string, expectedSize: number): { diges
     closeSync(fd);
   }
 }
+
+/**
+ * A file's bytes when it still has `expectedSize` bytes: three system calls (open, read, close), no fstat, no
+ * allocation beyond the result. A file that grew or shrank reads back with another length, which the caller
+ * treats as a change. For the serving hot path, where the size is already known from the manifest.
+ */
+export function readKnownFileSync(path: string, expectedSize: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, FLAGS);
+  } catch (error) {
+    throw new UnreadableFileError(describeOpenError(error));
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(expectedSize + 1);
+    let offset = 0;
+    while (offset < buffer.length) {
+      const read = readSync(fd, buffer, offset, buffer.length - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return buffer.subarray(0, offset);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
+    throw new UnreadableFileError(describeOpenError(error));
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DigestCache, resolveLimits } from '@skillport/core';
+import { resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { GuardedTransport } from './mcp/uri-guard.js';
@@ -32,6 +32,8 @@ export interface SkillportServerOptions {
   /** Bytes of verified file content kept in memory (LRU by digest). */
   contentCacheBytes?: number;
   identity?: Partial<ServerIdentity>;
+  /** Worker threads for full scans (0: scan on the main thread). Default 1. */
+  scanThreads?: number;
   instructions?: string;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
@@ -80,16 +82,15 @@ export class SkillportServer {
     });
   }
 
-  static open(options: SkillportServerOptions): SkillportServer {
+  static async open(options: SkillportServerOptions): Promise<SkillportServer> {
     if (options.dirs.length === 0) throw new StartupError('no skill folders given');
     const roots = options.dirs.map((dir) => normaliseRoot(dir, options.prefix));
     const limits = resolveLimits(options.limits);
     const files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
-    const cache = new DigestCache(files?.digests);
-    const catalog = new LiveCatalog({
+    const catalog = await LiveCatalog.open({
       roots,
       limits,
-      cache,
+      ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     });

@@ -69,7 +69,7 @@ async function serve(dirs: string[], options: ServeOptions): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;
   try {
-    server = SkillportServer.open({
+    server = await SkillportServer.open({
       dirs,
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
@@ -116,7 +116,8 @@ async function serve(dirs: string[], options: ServeOptions): Promise<number> {
   } else {
     server.serveStdio();
   }
-  if (!options.quiet) log(`skillport: serving ${summary} on ${url}${options.watch ? ' (watching for changes)' : ''}`);
+  const notes = [options.watch ? 'watching for changes' : '', server.catalog.unverified ? 'restored from the last run, checking the disk in the background' : ''].filter(Boolean);
+  if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
 
   return new Promise<number>((resolve) => {
     const stop = () => {

@@ -1,14 +1,13 @@
 import { existsSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { discoverSkills } from '@skillport/core';
-import type { FolderProblem } from '@skillport/core';
-import { Worker } from 'node:worker_threads';
+import { DigestCache, discoverSkills } from '@skillport/core';
+import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { CatalogSnapshot } from './snapshot.js';
 import { loadCatalog, saveCatalog } from './persisted-catalog.js';
-import type { ScanRequest, ScanResult } from './scan-worker.js';
+import { scanInWorkers } from './parallel-scan.js';
 import { assemble, scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
-import type { FolderRoot, ScanOptions, ScannedFolder } from './folder-scan.js';
+import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 
 export interface CatalogChanges {
   added: string[];
@@ -16,12 +15,15 @@ export interface CatalogChanges {
   changed: string[];
 }
 
-export interface LiveCatalogOptions extends ScanOptions {
+export interface LiveCatalogOptions {
   roots: FolderRoot[];
-  /** Where the last catalog is kept (persisted-catalog.ts); restarts answer from it while a background scan checks. */
-  persistPath?: string;
-  /** The digest cache file, for the background scan (it runs in a worker with its own cache instance). */
+  limits: SkillLimits;
+  /** The persistent digest cache file; scans reuse the digests of unchanged files. */
   digestCachePath?: string;
+  /** Where the last catalog is kept (persisted-catalog.ts): a restart answers from it while a background scan checks. */
+  persistPath?: string;
+  /** Worker threads for a full scan (0: scan on the calling thread). Default 1 (see parallel-scan.ts). */
+  scanThreads?: number;
   /** Called with every problem the first time it is seen (warnings and errors). */
   onProblem?: (problem: FolderProblem) => void;
   /** Debounce for file-system events, in ms. */
@@ -29,12 +31,13 @@ export interface LiveCatalogOptions extends ScanOptions {
 }
 
 /**
- * The catalog `serve` runs on: scans its folders once, then (when watching) rescans only the skill folders a
- * file-system event touched, builds a new snapshot and swaps it in at once. Readers hold a snapshot for the whole of
- * a request, so nobody ever sees a manifest from one scan with bytes from another.
+ * The catalog `serve` runs on. A full scan runs in worker threads (both cores, and the parser's garbage stays in
+ * the workers); after that, file-system events rescan only the skill folders they touched, on this thread. Each
+ * change builds a new snapshot that is swapped in at once: readers hold one snapshot for a whole request, so
+ * nobody sees a manifest from one scan with bytes from another.
  */
 export class LiveCatalog {
-  #snapshot: CatalogSnapshot;
+  #snapshot!: CatalogSnapshot;
   #folders = new Map<string, ScannedFolder>();
   #assemblyProblems: FolderProblem[] = [];
   #reported = new Set<string>();
@@ -43,79 +46,27 @@ export class LiveCatalog {
   #pending = new Set<string>();
   #full = false;
   #timer: NodeJS.Timeout | undefined;
+  #saveTimer: NodeJS.Timeout | undefined;
   #reloading: Promise<void> = Promise.resolve();
   #generation = 0;
-
-  #saveTimer: NodeJS.Timeout | undefined;
-  /** True when the catalog came from the persisted copy and the background check has not finished yet. */
+  /** True while the catalog is the persisted copy and the background check has not finished. */
   unverified = false;
 
-  constructor(readonly options: LiveCatalogOptions) {
+  private constructor(readonly options: LiveCatalogOptions) {}
+
+  /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
+  static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
+    const catalog = new LiveCatalog(options);
     const restored = options.persistPath ? loadCatalog(options.persistPath, options.roots, options.limits) : undefined;
     if (restored) {
-      for (const folder of restored) this.#folders.set(folder.dir, folder);
-      this.unverified = true;
+      for (const folder of restored) catalog.#folders.set(folder.dir, folder);
+      catalog.unverified = true;
     } else {
-      this.#rescanAll();
+      await catalog.#scanAll();
     }
-    this.#snapshot = this.#build();
-    if (!restored) {
-      options.cache?.save();
-      this.#persist();
-    }
-  }
-
-  /**
-   * Checks a restored catalog against the disk in a worker thread and swaps in what changed. Resolves when done
-   * (at once when the catalog was scanned, not restored).
-   */
-  verify(): Promise<void> {
-    if (!this.unverified) return this.#reloading;
-    this.#reloading = this.#reloading.then(() => this.#verifyInWorker());
-    return this.#reloading;
-  }
-
-  async #verifyInWorker(): Promise<void> {
-    const request: ScanRequest = {
-      roots: this.options.roots,
-      limits: this.options.limits,
-      ...(this.options.digestCachePath ? { digestCachePath: this.options.digestCachePath } : {}),
-    };
-    let result: ScanResult;
-    try {
-      result = await new Promise<ScanResult>((resolve, reject) => {
-        const worker = new Worker(new URL('./scan-worker.js', import.meta.url), { workerData: request });
-        worker.once('message', (message: ScanResult) => resolve(message));
-        worker.once('error', reject);
-        worker.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`scan worker exited with ${code}`))));
-      });
-    } catch (error) {
-      // Fall back to scanning here: slower, but the catalog must not stay unverified.
-      this.#report({ severity: 'warning', message: `background scan failed (${(error as Error).message}); scanning in the foreground`, path: '' });
-      this.#rescanAll();
-      this.unverified = false;
-      this.#swap();
-      return;
-    }
-    for (const problem of result.problems) this.#report(problem);
-    this.#folders.clear();
-    for (const folder of result.folders) this.#folders.set(folder.dir, { ...folder, root: this.options.roots[folder.root]! });
-    this.unverified = false;
-    this.#swap();
-  }
-
-  #persist(): void {
-    if (!this.options.persistPath) return;
-    saveCatalog(this.options.persistPath, this.options.roots, this.options.limits, this.#folders.values());
-  }
-
-  #persistSoon(): void {
-    if (!this.options.persistPath || this.#saveTimer) return;
-    this.#saveTimer = setTimeout(() => {
-      this.#saveTimer = undefined;
-      this.#persist();
-    }, 1000);
-    this.#saveTimer.unref();
+    catalog.#snapshot = catalog.#build();
+    if (!restored) catalog.#persistSoon();
+    return catalog;
   }
 
   get snapshot(): CatalogSnapshot {
@@ -140,7 +91,18 @@ export class LiveCatalog {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Starts watching every root. Falls back to polling-free full rescans on events without a file name. */
+  /** Checks a restored catalog against the disk (in a worker) and swaps in what changed; at once when scanned. */
+  verify(): Promise<void> {
+    if (!this.unverified) return this.#reloading;
+    this.#reloading = this.#reloading.then(async () => {
+      await this.#scanAll(1);
+      this.unverified = false;
+      this.#swap();
+    });
+    return this.#reloading;
+  }
+
+  /** Starts watching every root. An event without a file name, or a watcher error, means a full rescan. */
   watch(): void {
     for (const root of this.options.roots) {
       try {
@@ -192,7 +154,7 @@ export class LiveCatalog {
     }, this.options.debounceMs ?? 75);
   }
 
-  #apply(): void {
+  async #apply(): Promise<void> {
     const full = this.#full;
     const paths = [...this.#pending];
     this.#full = false;
@@ -200,7 +162,7 @@ export class LiveCatalog {
     if (!full && paths.length === 0) return;
     try {
       // A burst of events (a checkout, an unpacked archive) is cheaper to handle as one full rescan.
-      if (full || paths.length > 256) this.#rescanAll();
+      if (full || paths.length > 256) await this.#scanAll();
       else this.#rescanPaths(paths);
     } catch (error) {
       this.#report({ severity: 'error', message: `rescan failed (${(error as Error).message}); still serving the previous catalog`, path: '' });
@@ -216,18 +178,35 @@ export class LiveCatalog {
     const changes = diff(previous, next);
     if (changes.added.length + changes.removed.length + changes.changed.length === 0) return;
     this.#snapshot = next;
-    this.options.cache?.save();
     this.#persistSoon();
     for (const listener of this.#listeners) listener(changes, next);
   }
 
-  #rescanAll(): void {
-    this.#folders.clear();
-    for (const root of this.options.roots) {
-      const { folders, problems } = scanRoot(root, this.options);
-      for (const problem of problems) this.#report(problem);
-      for (const folder of folders) this.#folders.set(folder.dir, folder);
+  /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
+  async #scanAll(threads = this.options.scanThreads): Promise<void> {
+    const { roots, limits, digestCachePath } = this.options;
+    let folders: ScannedFolder[];
+    if (threads === 0) {
+      const cache = new DigestCache(digestCachePath);
+      folders = [];
+      for (const root of roots) {
+        const scan = scanRoot(root, { limits, cache });
+        for (const problem of scan.problems) this.#report(problem);
+        folders.push(...scan.folders);
+      }
+      cache.save();
+    } else {
+      const scan = await scanInWorkers(roots, limits, digestCachePath, threads);
+      for (const problem of scan.problems) this.#report(problem);
+      folders = scan.folders;
+      if (digestCachePath) {
+        const cache = new DigestCache(digestCachePath, { load: false });
+        for (const entries of scan.cache) cache.merge(entries);
+        cache.save();
+      }
     }
+    this.#folders.clear();
+    for (const folder of folders) this.#folders.set(folder.dir, folder);
   }
 
   /** Rescans the skill folders that hold a changed path, and looks for new skills below the nearest folder that still exists. */
@@ -240,19 +219,20 @@ export class LiveCatalog {
       while (!existsSync(existing) && existing !== dirname(existing)) existing = dirname(existing);
       searchFrom.add(existing);
     }
+    // Changed folders are few: they are hashed again without the persistent cache (which stays off this thread).
+    const options = { limits: this.options.limits };
     for (const dir of affected) {
       const folder = this.#folders.get(dir)!;
       if (!existsSync(join(dir, 'SKILL.md'))) this.#folders.delete(dir);
-      else this.#folders.set(dir, scanFolder(folder.root, dir, folder.segments, this.options));
+      else this.#folders.set(dir, scanFolder(folder.root, dir, folder.segments, options));
     }
     for (const start of searchFrom) {
       const root = this.options.roots.find((candidate) => segmentsUnder(candidate, start) !== undefined);
       if (root === undefined) continue;
       const base = segmentsUnder(root, start)!;
       for (const found of discoverSkills(start).skills) {
-        if (this.#folders.has(found.dir) && !affected.has(found.dir)) continue;
-        if (affected.has(found.dir) && this.#folders.has(found.dir)) continue;
-        this.#folders.set(found.dir, scanFolder(root, found.dir, [...base, ...found.segments], this.options));
+        if (this.#folders.has(found.dir)) continue;
+        this.#folders.set(found.dir, scanFolder(root, found.dir, [...base, ...found.segments], options));
       }
     }
   }
@@ -268,6 +248,20 @@ export class LiveCatalog {
     this.#assemblyProblems = problems;
     for (const problem of problems) this.#report(problem);
     return new CatalogSnapshot(skills, ++this.#generation);
+  }
+
+  #persist(): void {
+    if (this.options.persistPath) saveCatalog(this.options.persistPath, this.options.roots, this.options.limits, this.#folders.values());
+  }
+
+  /** Writes the catalog a moment later, off the path of whatever just happened (start-up, a reload). */
+  #persistSoon(): void {
+    if (!this.options.persistPath || this.#saveTimer) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      this.#persist();
+    }, 1000);
+    this.#saveTimer.unref();
   }
 
   #report(problem: FolderProblem): void {

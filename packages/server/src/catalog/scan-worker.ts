@@ -1,31 +1,47 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { DigestCache } from '@skillport/core';
-import type { FolderProblem, SkillLimits } from '@skillport/core';
-import { scanRoot } from './folder-scan.js';
+import { DigestCache, discoverSkills } from '@skillport/core';
+import type { CacheEntries, FolderProblem, SkillLimits } from '@skillport/core';
+import { scanFolder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 
 /**
- * Scans every root off the main thread (so a server answering from its persisted catalog keeps answering), with
- * the persistent digest cache, and posts the result back. See persisted-catalog.ts.
+ * One shard of a scan, off the main thread: every worker discovers the same (sorted) skill folders and inspects
+ * every `shards`-th one, so two workers use both cores without talking to each other. Results stream back in
+ * batches, so neither side ever holds a whole copy of the catalog in flight. The worker's heap (YAML parsing is
+ * garbage-heavy) is released when it exits, which keeps the server's steady memory low.
  */
 export interface ScanRequest {
   roots: FolderRoot[];
   limits: SkillLimits;
   digestCachePath?: string;
+  shard: number;
+  shards: number;
 }
 
-export interface ScanResult {
-  folders: Array<Omit<ScannedFolder, 'root'> & { root: number }>;
-  problems: FolderProblem[];
-}
+export type WireFolder = Omit<ScannedFolder, 'root'> & { root: number };
 
+export type ScanMessage =
+  | { kind: 'folders'; folders: WireFolder[]; problems: FolderProblem[] }
+  | { kind: 'done'; cache: CacheEntries };
+
+const BATCH = 200;
 const request = workerData as ScanRequest;
 const cache = new DigestCache(request.digestCachePath);
-const result: ScanResult = { folders: [], problems: [] };
+const post = (message: ScanMessage) => parentPort!.postMessage(message);
+
+let batch: WireFolder[] = [];
 request.roots.forEach((root, index) => {
-  const { folders, problems } = scanRoot(root, { limits: request.limits, cache });
-  result.problems.push(...problems);
-  for (const folder of folders) result.folders.push({ ...folder, root: index });
+  const discovery = discoverSkills(root.dir);
+  if (request.shard === 0 && discovery.problems.length > 0) post({ kind: 'folders', folders: [], problems: discovery.problems });
+  discovery.skills.forEach((found, position) => {
+    if (position % request.shards !== request.shard) return;
+    const folder = scanFolder(root, found.dir, found.segments, { limits: request.limits, cache });
+    batch.push({ ...folder, root: index });
+    if (batch.length >= BATCH) {
+      post({ kind: 'folders', folders: batch, problems: [] });
+      batch = [];
+    }
+  });
 });
-cache.save();
-parentPort?.postMessage(result);
+if (batch.length > 0) post({ kind: 'folders', folders: batch, problems: [] });
+post({ kind: 'done', cache: cache.exportUsed() });
