@@ -1,6 +1,14 @@
 #!/usr/bin/env node
 import { main } from './main.js';
 
+// `skillport --help | head` closes stdout early: that is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 main(process.argv).then(
   (code) => {
     process.exitCode = code;

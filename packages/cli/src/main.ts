@@ -1,7 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { SERVER_VERSION } from '@skillport/server';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
+
+/** The CLI's version (kept equal to the packages' versions; checked by a test). */
+export const VERSION = '0.1.0';
 
 /** Each command's action reports its exit code here; serving commands return only when they stop. */
 export interface ExitCode {
@@ -22,7 +24,7 @@ export function arg<T>(parse: (text: string) => T): (text: string) => T {
 export function buildProgram(exit: ExitCode): Command {
   const program = new Command('skillport')
     .description('Serve Agent Skills to every agent over the Model Context Protocol (Skills extension, SEP-2640).')
-    .version(SERVER_VERSION, '-V, --version')
+    .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerServe(program, exit);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { SkillportServer, StartupError } from '@skillport/server';
+import type { SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
 import type { ExitCode } from '../main.js';
 import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
@@ -65,6 +65,8 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
 }
 
 async function serve(dirs: string[], options: ServeOptions): Promise<number> {
+  // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
+  const { SkillportServer, StartupError } = await import('@skillport/server');
   const colors = paint(process.stderr);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;

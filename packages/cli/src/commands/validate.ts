@@ -1,4 +1,4 @@
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { discoverSkills, inspectSkillFolder, resolveLimits } from '@skillport/core';
@@ -104,6 +104,6 @@ function skillTarget(path: string): string {
 function toReportProblem(problem: FolderProblem, skillDir: string): SkillReport['problems'][number] {
   const rel = problem.path ? relative(skillDir, problem.path) : '';
   // Frontmatter problems are about SKILL.md itself: skills-ref prints them bare.
-  const file = rel === '' || rel === 'SKILL.md' || rel.startsWith('..') ? undefined : rel;
+  const file = rel === '' || rel === 'SKILL.md' || rel === '..' || rel.startsWith(`..${sep}`) ? undefined : rel;
   return file === undefined ? { severity: problem.severity, message: problem.message } : { severity: problem.severity, message: problem.message, file };
 }

@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CORPUS, makeTree, runCli, skillMd } from './helpers.js';
+
+/**
+ * `skillport validate`, run as a real process. Messages are the reference validator's (skills-ref) where it has
+ * one; warnings (served leniently) carry a suffix, shown here as NO_COLOR renders it (runCli sets NO_COLOR=1).
+ */
+const WARN = ' (warning: served leniently)';
+const ALLOWED_LIST = "['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name']";
+const DESCRIPTION = 'Does things. Use when asked.';
+
+type Run = Awaited<ReturnType<typeof runCli>>;
+
+const fm = (lines: string[]) => `---\n${lines.join('\n')}\n---\n\n# Body\n`;
+
+/** Invalid skills: folder name, SKILL.md text (undefined: no SKILL.md), the exact problem lines expected. */
+const INVALID: Array<{ folder: string; text: string | undefined; expected: Array<string | RegExp> }> = [
+  { folder: 'no-skill-md', text: undefined, expected: ['Missing required file: SKILL.md'] },
+  { folder: 'no-frontmatter', text: '# Just markdown\n', expected: ['SKILL.md must start with YAML frontmatter (---)'] },
+  { folder: 'unclosed', text: '---\nname: unclosed\ndescription: x\n', expected: ['SKILL.md frontmatter not properly closed with ---'] },
+  { folder: 'bad-yaml', text: fm(['name: [bad-yaml', `description: ${DESCRIPTION}`]), expected: [/^Invalid YAML in frontmatter: \S.*$/] },
+  { folder: 'duplicate-key', text: fm(['name: duplicate-key', 'name: duplicate-key', `description: ${DESCRIPTION}`]), expected: [/^Invalid YAML in frontmatter: \S.*$/] },
+  { folder: 'not-mapping', text: fm(['- name', '- description']), expected: ['SKILL.md frontmatter must be a YAML mapping'] },
+  {
+    folder: 'extra-fields',
+    text: fm(['name: extra-fields', `description: ${DESCRIPTION}`, 'foo: 1', 'bar: 2']),
+    expected: [`Unexpected fields in frontmatter: bar, foo. Only ${ALLOWED_LIST} are allowed.${WARN}`],
+  },
+  { folder: 'no-name', text: fm([`description: ${DESCRIPTION}`]), expected: ['Missing required field in frontmatter: name'] },
+  { folder: 'number-name', text: fm(['name: 123', `description: ${DESCRIPTION}`]), expected: ["Field 'name' must be a non-empty string"] },
+  { folder: 'empty-name', text: fm(['name: ""', `description: ${DESCRIPTION}`]), expected: ["Field 'name' must be a non-empty string"] },
+  { folder: 'a'.repeat(65), text: fm([`name: ${'a'.repeat(65)}`, `description: ${DESCRIPTION}`]), expected: [`Skill name '${'a'.repeat(65)}' exceeds 64 character limit (65 chars)`] },
+  { folder: 'Upper', text: fm(['name: Upper', `description: ${DESCRIPTION}`]), expected: ["Skill name 'Upper' must be lowercase"] },
+  { folder: '-leading', text: fm(['name: -leading', `description: ${DESCRIPTION}`]), expected: ['Skill name cannot start or end with a hyphen'] },
+  { folder: 'trailing-', text: fm(['name: trailing-', `description: ${DESCRIPTION}`]), expected: ['Skill name cannot start or end with a hyphen'] },
+  { folder: 'double--hyphen', text: fm(['name: double--hyphen', `description: ${DESCRIPTION}`]), expected: ['Skill name cannot contain consecutive hyphens'] },
+  {
+    folder: 'under_score',
+    text: fm(['name: under_score', `description: ${DESCRIPTION}`]),
+    expected: ["Skill name 'under_score' contains invalid characters. Only letters, digits, and hyphens are allowed."],
+  },
+  { folder: 'folder-name', text: fm(['name: skill-name', `description: ${DESCRIPTION}`]), expected: [`Directory name 'folder-name' must match skill name 'skill-name'${WARN}`] },
+  { folder: 'no-description', text: fm(['name: no-description']), expected: ['Missing required field in frontmatter: description'] },
+  { folder: 'number-description', text: fm(['name: number-description', 'description: 5']), expected: ["Field 'description' must be a non-empty string"] },
+  {
+    folder: 'long-description',
+    text: fm(['name: long-description', `description: ${'😀'.repeat(1025)}`]),
+    expected: ['Description exceeds 1024 character limit (1025 chars)'],
+  },
+  {
+    folder: 'number-compatibility',
+    text: fm(['name: number-compatibility', `description: ${DESCRIPTION}`, 'compatibility: 3']),
+    expected: ["Field 'compatibility' must be a string"],
+  },
+  {
+    folder: 'long-compatibility',
+    text: fm(['name: long-compatibility', `description: ${DESCRIPTION}`, `compatibility: ${'c'.repeat(501)}`]),
+    expected: ['Compatibility exceeds 500 character limit (501 chars)'],
+  },
+  { folder: 'café', text: fm(['name: café', `description: ${DESCRIPTION}`]), expected: [/^Skill name 'café' .*non-ASCII/] },
+  {
+    folder: 'Many_Problems',
+    text: fm(['name: Many_Problems', 'license: MIT', 'tags: [x]']),
+    expected: [
+      `Unexpected fields in frontmatter: tags. Only ${ALLOWED_LIST} are allowed.${WARN}`,
+      "Skill name 'Many_Problems' must be lowercase",
+      "Skill name 'Many_Problems' contains invalid characters. Only letters, digits, and hyphens are allowed.",
+      'Missing required field in frontmatter: description',
+    ],
+  },
+];
+
+/** Splits stderr into `Validation failed for <path>:` blocks (path -> problem lines without the `  - `). */
+function failureBlocks(stderr: string): Map<string, string[]> {
+  const blocks = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of stderr.split('\n')) {
+    const head = /^Validation failed for (.*):$/.exec(line);
+    if (head) {
+      assert.ok(!blocks.has(head[1]!), `two blocks for ${head[1]}`);
+      current = [];
+      blocks.set(head[1]!, current);
+    } else if (line.startsWith('  - ')) {
+      assert.ok(current, `problem line outside a block: ${line}`);
+      current.push(line.slice(4));
+    } else {
+      current = undefined;
+    }
+  }
+  return blocks;
+}
+
+function assertLines(actual: string[] | undefined, expected: Array<string | RegExp>, label: string): void {
+  assert.ok(actual, `no failure block for ${label}`);
+  assert.equal(actual.length, expected.length, `${label}: ${JSON.stringify(actual)}`);
+  expected.forEach((want, i) => {
+    if (typeof want === 'string') assert.equal(actual[i], want, label);
+    else assert.match(actual[i]!, want, label);
+  });
+}
+
+let base: string;
+const dirOf = (folder: string) => join(base, 'cases', folder);
+
+before(() => {
+  const spec: Record<string, string> = {
+    'valid/pdf/SKILL.md': skillMd('pdf'),
+    'valid/pdf/references/guide.md': '# Guide\n',
+    'valid/docx/SKILL.md': skillMd('docx', DESCRIPTION, 'license: MIT\ncompatibility: Python 3\nmetadata:\n  author: someone\nallowed-tools: Read Bash\n'),
+    'tree/a/one/SKILL.md': skillMd('one'),
+    'tree/a/one/examples/inner/SKILL.md': skillMd('inner'),
+    'tree/b/c/two/SKILL.md': skillMd('two'),
+    'tree/node_modules/skipped/SKILL.md': '# not a skill\n',
+    'tree/.git/skipped/SKILL.md': '# not a skill\n',
+    'tree/notes/readme.md': 'not a skill folder\n',
+    'cases/no-skill-md/readme.md': 'no SKILL.md here\n',
+  };
+  for (const item of INVALID) if (item.text !== undefined) spec[`cases/${item.folder}/SKILL.md`] = item.text;
+  base = makeTree(spec);
+});
+
+after(() => rmSync(base, { recursive: true, force: true }));
+
+describe('skillport validate', { concurrency: true }, () => {
+  test('a valid skill: exit 0 and exactly `Valid skill: <path>` on stdout', async () => {
+    const dir = join(base, 'valid', 'pdf');
+    const run = await runCli(['validate', dir]);
+    assert.deepEqual(run, { code: 0, stdout: `Valid skill: ${dir}\n`, stderr: '' });
+  });
+
+  describe('several paths in one run: every invalid case, a SKILL.md path and a nonexistent path', () => {
+    let run: Run;
+    let blocks: Map<string, string[]>;
+    const missing = () => join(base, 'does-not-exist');
+    const upperFile = () => join(dirOf('Upper'), 'SKILL.md');
+    before(async () => {
+      run = await runCli(['validate', join(base, 'valid', 'pdf'), ...INVALID.map((item) => dirOf(item.folder)), upperFile(), missing()]);
+      blocks = failureBlocks(run.stderr);
+    });
+
+    test('exit 1; the valid skill on stdout; one block per invalid path, in order, and a summary on stderr', () => {
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.stdout, `Valid skill: ${join(base, 'valid', 'pdf')}\n`);
+      const keys = [...blocks.keys()];
+      assert.deepEqual(keys.slice(0, INVALID.length), INVALID.map((item) => dirOf(item.folder)));
+      assert.equal(keys.length, INVALID.length + 2);
+      // A SKILL.md path stands for its folder (reported under the path as given, or its folder).
+      assert.ok([upperFile(), dirOf('Upper')].includes(keys[INVALID.length]!), keys[INVALID.length]);
+      assert.equal(keys[INVALID.length + 1], missing());
+      const total = INVALID.length + 3;
+      assert.ok(run.stderr.endsWith(`\n${total} skills checked: 1 valid, ${total - 1} invalid\n`), run.stderr);
+    });
+
+    for (const item of INVALID) {
+      test(`${item.folder.length > 20 ? `${item.folder.slice(0, 20)}…` : item.folder}: ${String(item.expected[0]).slice(0, 60)}`, () => {
+        assertLines(blocks.get(dirOf(item.folder)), item.expected, item.folder);
+      });
+    }
+
+    test('a SKILL.md path is validated as its folder', () => {
+      assertLines([...blocks.values()][INVALID.length], ["Skill name 'Upper' must be lowercase"], 'Upper/SKILL.md');
+    });
+
+    test('a nonexistent path: `Path does not exist: <path>`', () => {
+      assertLines(blocks.get(missing()), [`Path does not exist: ${missing()}`], 'missing path');
+    });
+  });
+
+  test('an error case alone exits 1, with exactly its block on stderr and nothing on stdout', async () => {
+    const dir = dirOf('Upper');
+    const run = await runCli(['validate', dir]);
+    assert.deepEqual(run, { code: 1, stdout: '', stderr: `Validation failed for ${dir}:\n  - Skill name 'Upper' must be lowercase\n` });
+  });
+
+  test('a warning-only case alone also exits 1 (skills-ref treats it as an error)', async () => {
+    const dir = dirOf('folder-name');
+    const run = await runCli(['validate', dir]);
+    assert.deepEqual(run, { code: 1, stdout: '', stderr: `Validation failed for ${dir}:\n  - Directory name 'folder-name' must match skill name 'skill-name'${WARN}\n` });
+  });
+
+  test('a nonexistent path alone exits 1 with a message', async () => {
+    const path = join(base, 'nope', 'pdf');
+    const run = await runCli(['validate', path]);
+    assert.deepEqual(run, { code: 1, stdout: '', stderr: `Validation failed for ${path}:\n  - Path does not exist: ${path}\n` });
+  });
+
+  test('a folder of skills is validated recursively (nested skills too; node_modules and .git skipped)', async () => {
+    const tree = join(base, 'tree');
+    const run = await runCli(['validate', tree]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      [join(tree, 'a', 'one'), join(tree, 'a', 'one', 'examples', 'inner'), join(tree, 'b', 'c', 'two')].map((path) => `Valid skill: ${path}\n`).join(''),
+    );
+    assert.equal(run.stderr, '3 skills checked: 3 valid, 0 invalid\n');
+  });
+
+  test('a SKILL.md file path means its folder', async () => {
+    const file = join(base, 'valid', 'pdf', 'SKILL.md');
+    const run = await runCli(['validate', file]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.ok([`Valid skill: ${file}\n`, `Valid skill: ${join(base, 'valid', 'pdf')}\n`].includes(run.stdout), run.stdout);
+  });
+
+  test('--json: one parseable report {valid, skills: [{path, name?, valid, servable, problems}]}', async () => {
+    const pdf = join(base, 'valid', 'pdf');
+    const renamed = dirOf('folder-name');
+    const upper = dirOf('Upper');
+    const missing = join(base, 'nope');
+    const run = await runCli(['validate', '--json', pdf, renamed, upper, missing]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr, '');
+    const report = JSON.parse(run.stdout) as unknown;
+    assert.deepEqual(report, {
+      valid: false,
+      skills: [
+        { path: pdf, name: 'pdf', valid: true, servable: true, problems: [] },
+        {
+          path: renamed,
+          name: 'skill-name',
+          valid: false,
+          servable: true,
+          problems: [{ severity: 'warning', message: "Directory name 'folder-name' must match skill name 'skill-name'" }],
+        },
+        { path: upper, valid: false, servable: false, problems: [{ severity: 'error', message: "Skill name 'Upper' must be lowercase" }] },
+        { path: missing, valid: false, servable: false, problems: [{ severity: 'error', message: `Path does not exist: ${missing}` }] },
+      ],
+    });
+  });
+
+  test('--help exits 0 for skillport, serve and validate', async () => {
+    const [top, serve, validate] = await Promise.all([runCli(['--help']), runCli(['serve', '--help']), runCli(['validate', '--help'])]);
+    assert.equal(top.code, 0, top.stderr);
+    assert.match(top.stdout, /Usage: skillport /);
+    assert.match(top.stdout, /\bvalidate\b/);
+    assert.match(top.stdout, /\bserve\b/);
+    assert.equal(serve.code, 0, serve.stderr);
+    assert.match(serve.stdout, /Usage: skillport serve /);
+    assert.equal(validate.code, 0, validate.stderr);
+    assert.match(validate.stdout, /Usage: skillport validate /);
+    assert.match(validate.stdout, /--json/);
+  });
+
+  test('usage errors exit 2: an unknown option, no path', async () => {
+    const [unknown, noPath] = await Promise.all([runCli(['validate', '--no-such-option', join(base, 'valid', 'pdf')]), runCli(['validate'])]);
+    for (const run of [unknown, noPath]) {
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stdout, '');
+    }
+    assert.match(unknown.stderr, /unknown option '--no-such-option'/);
+    assert.match(noPath.stderr, /missing required argument/);
+  });
+
+  test('the shared corpus: 725 skills, at least 600 valid', { skip: existsSync(CORPUS) ? false : `corpus not found at ${CORPUS}` }, async () => {
+    const run = await runCli(['validate', '--json', CORPUS]);
+    assert.equal(run.code, 1, 'the corpus holds invalid skills');
+    const report = JSON.parse(run.stdout) as { valid: boolean; skills: Array<{ path: string; valid: boolean; servable: boolean; name?: string }> };
+    assert.equal(report.valid, false);
+    assert.equal(report.skills.length, 725);
+    const valid = report.skills.filter((skill) => skill.valid).length;
+    assert.ok(valid >= 600, `only ${valid} valid`);
+    for (const skill of report.skills) {
+      if (skill.valid) assert.ok(skill.servable && typeof skill.name === 'string', skill.path);
+      assert.equal(skill.servable, typeof skill.name === 'string', skill.path);
+    }
+  });
+});

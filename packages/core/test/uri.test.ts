@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { canonicalSkillUri, compareStrings, encodeSegment, joinSkillUri, parseSkillUri } from '../src/index.js';
+
+describe('joinSkillUri: canonical encoding', () => {
+  const cases: Array<[segments: string[], uri: string]> = [
+    [['pdf', 'SKILL.md'], 'skill://pdf/SKILL.md'],
+    [['pdf', 'references', 'guide.md'], 'skill://pdf/references/guide.md'],
+    [['pdf', 'my notes.md'], 'skill://pdf/my%20notes.md'],
+    [['pdf', 'résumé.md'], 'skill://pdf/r%C3%A9sum%C3%A9.md'],
+    [['pdf', '数据.txt'], 'skill://pdf/%E6%95%B0%E6%8D%AE.txt'],
+    [['pdf', '😀.md'], 'skill://pdf/%F0%9F%98%80.md'],
+    [['pdf', '100%.md'], 'skill://pdf/100%25.md'],
+    [['pdf', '%41.md'], 'skill://pdf/%2541.md'],
+    [['pdf', 'a#b.md'], 'skill://pdf/a%23b.md'],
+    [['pdf', 'why?.md'], 'skill://pdf/why%3F.md'],
+    [['pdf', 'Q&A.md'], 'skill://pdf/Q&A.md'],
+    [['pdf', 'a"b<c>d`e{f}g^h.md'], 'skill://pdf/a%22b%3Cc%3Ed%60e%7Bf%7Dg%5Eh.md'],
+    [['pdf', "[x]:@!$'()*+,;=|~-_.md"], "skill://pdf/[x]:@!$'()*+,;=|~-_.md"],
+    [['pdf', 'tab\there'], 'skill://pdf/tab%09here'],
+    [['pdf', '...'], 'skill://pdf/...'],
+    [['pdf', '.hidden'], 'skill://pdf/.hidden'],
+  ];
+  for (const [segments, uri] of cases) {
+    test(`${JSON.stringify(segments)} -> ${uri}`, () => {
+      assert.equal(joinSkillUri(segments), uri);
+      assert.equal(new URL(uri).href, uri);
+      const parsed = parseSkillUri(uri);
+      assert.ok(typeof parsed !== 'string', `refused: ${String(parsed)}`);
+      assert.deepEqual(parsed.segments, segments);
+      assert.equal(parsed.canonical, uri);
+    });
+  }
+
+  test('`/` and `\\` inside a name, and whole-segment dots, are encoded (never path syntax)', () => {
+    assert.equal(encodeSegment('a/b'), 'a%2Fb');
+    assert.equal(encodeSegment('a\\b'), 'a%5Cb');
+    assert.equal(encodeSegment('.'), '%2E');
+    assert.equal(encodeSegment('..'), '%2E%2E');
+  });
+
+  test('every ASCII character and a sample of non-ASCII ones round-trip through new URL and parseSkillUri', () => {
+    const characters: string[] = [];
+    for (let code = 1; code < 0x80; code++) characters.push(String.fromCharCode(code));
+    characters.push('é', 'ß', '中', '😀', '\u00A0', '\u200B', '\u2028', '\uFEFF', 'e\u0301', '%2e', '%2F', '%%');
+    let checked = 0;
+    for (const character of characters) {
+      for (const segment of [`a${character}b`, character, `${character}${character}`]) {
+        if (segment.includes('/') || segment.includes('\\') || segment === '.' || segment === '..') continue; // not a file name
+        const uri = joinSkillUri(['skill', 'dir', segment]);
+        assert.equal(new URL(uri).href, uri, JSON.stringify(segment));
+        const parsed = parseSkillUri(uri);
+        assert.ok(typeof parsed !== 'string', `${JSON.stringify(segment)} refused as ${String(parsed)}`);
+        assert.deepEqual(parsed.segments, ['skill', 'dir', segment]);
+        assert.equal(parsed.canonical, uri);
+        checked++;
+      }
+    }
+    assert.ok(checked > 350, `only ${checked} segments checked`);
+  });
+});
+
+describe('parseSkillUri / canonicalSkillUri', () => {
+  test('other spellings of the same file normalise to the canonical one', () => {
+    assert.equal(canonicalSkillUri('skill://pdf/Q%26A.md'), 'skill://pdf/Q&A.md');
+    assert.equal(canonicalSkillUri('skill://pdf/Q&A.md'), 'skill://pdf/Q&A.md');
+    assert.equal(canonicalSkillUri('skill://pdf/Q%26A.md#top'), 'skill://pdf/Q&A.md');
+    assert.equal(canonicalSkillUri('skill://pdf/my notes.md'), 'skill://pdf/my%20notes.md');
+    assert.equal(canonicalSkillUri('skill://pdf/r%c3%a9sum%c3%a9.md'), 'skill://pdf/r%C3%A9sum%C3%A9.md');
+    assert.equal(canonicalSkillUri('skill://pdf/résumé.md'), 'skill://pdf/r%C3%A9sum%C3%A9.md');
+    assert.equal(canonicalSkillUri('skill://%70df/SKILL.md'), 'skill://pdf/SKILL.md');
+  });
+
+  test('a fragment is ignored, whatever it holds', () => {
+    assert.deepEqual(parseSkillUri('skill://pdf/SKILL.md#section'), { segments: ['pdf', 'SKILL.md'], canonical: 'skill://pdf/SKILL.md' });
+    assert.deepEqual(parseSkillUri('skill://pdf/SKILL.md#a?b/../c'), { segments: ['pdf', 'SKILL.md'], canonical: 'skill://pdf/SKILL.md' });
+    assert.deepEqual(parseSkillUri('skill://pdf/SKILL.md#'), { segments: ['pdf', 'SKILL.md'], canonical: 'skill://pdf/SKILL.md' });
+  });
+
+  test("traversal: '..', '.', encoded dots, encoded slash and backslash, backslash, NUL, empty segments", () => {
+    for (const uri of [
+      'skill://pdf/../etc/passwd',
+      'skill://pdf/%2e%2e/secret',
+      'skill://pdf/%2E%2E/secret',
+      'skill://pdf/.%2e/secret',
+      'skill://../pdf/SKILL.md',
+      'skill://pdf/./SKILL.md',
+      'skill://pdf/%2e/SKILL.md',
+      'skill://pdf/a%2Fb',
+      'skill://pdf/a%2fb',
+      'skill://pdf/..%2F..%2Fsecret',
+      'skill://pdf/a%5Cb',
+      'skill://pdf\\..\\secret',
+      'skill://pdf/a\\b',
+      'skill://pdf/a%00b',
+      'skill://pdf//SKILL.md',
+      'skill://pdf/SKILL.md/',
+      'skill:///pdf/SKILL.md',
+    ]) {
+      assert.equal(parseSkillUri(uri), 'traversal', uri);
+      assert.equal(canonicalSkillUri(uri), undefined, uri);
+    }
+  });
+
+  test("scheme: anything that is not skill://", () => {
+    for (const uri of ['http://pdf/SKILL.md', 'file:///etc/passwd', 'SKILL://pdf/SKILL.md', 'skill:pdf/SKILL.md', 'skills://pdf/SKILL.md', '', 'pdf/SKILL.md']) {
+      assert.equal(parseSkillUri(uri), 'scheme', uri);
+    }
+    assert.equal(parseSkillUri(42 as unknown as string), 'scheme');
+  });
+
+  test("query: a '?' before any fragment", () => {
+    for (const uri of ['skill://pdf/SKILL.md?x=1', 'skill://pdf/SKILL.md?', 'skill://pdf?/SKILL.md', 'skill://pdf/SKILL.md?a#b']) {
+      assert.equal(parseSkillUri(uri), 'query', uri);
+    }
+  });
+
+  test('syntax: an empty path and malformed percent-encoding', () => {
+    assert.equal(parseSkillUri('skill://'), 'syntax');
+    assert.equal(parseSkillUri('skill://#frag'), 'syntax');
+    assert.equal(parseSkillUri('skill://pdf/%zz.md'), 'syntax');
+    assert.equal(parseSkillUri('skill://pdf/%E9.md'), 'syntax'); // not UTF-8
+    assert.equal(parseSkillUri('skill://pdf/100%.md'), 'syntax');
+  });
+});
+
+describe('compareStrings', () => {
+  test('code-unit order', () => {
+    assert.deepEqual(['b', 'B', 'a', 'é', '😀', '\uFF5E', 'a/b', 'a-b'].sort(compareStrings), ['B', 'a', 'a-b', 'a/b', 'b', 'é', '😀', '\uFF5E']);
+    assert.equal(compareStrings('x', 'x'), 0);
+  });
+});
