@@ -32,7 +32,8 @@ export function skillDirs(root) {
 
 const marker = join(out, '.complete');
 if (existsSync(marker) && readFileSync(marker, 'utf8') === `${from}\n${count}\n`) {
-  process.stdout.write(`${out} (already generated)\n`);
+  process.stderr.write(`${out}: already generated\n`);
+  process.stdout.write(`${out}\n`);
   process.exit(0);
 }
 rmSync(out, { recursive: true, force: true });

@@ -19,6 +19,8 @@ const catalogs = option('catalogs', 'corpus,10000').split(',');
 const duration = Number(option('duration', '5'));
 const concurrency = Number(option('concurrency', '16'));
 const asJson = args.includes('--json');
+// --skip-sdk: measure skillport alone (for quick iterations; no ratios).
+const skipSdk = args.includes('--skip-sdk');
 const corpus = resolve(repo, '../shared/corpus/skills');
 const cli = join(repo, 'packages/cli/dist/src/bin.js');
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -125,15 +127,21 @@ for (const name of catalogs) {
   log(`\n== catalog: ${name} (${dir})`);
   const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-bench-cache-'));
   // Files both servers serve: the SDK's listing (skillport serves a superset).
-  log('sdk: starting (loadSkills + createMcpHandler)...');
-  const sdkProbe = await start('sdk', dir);
-  const { skills: sdkSkills } = await listAll(sdkProbe.url);
-  await stop(sdkProbe.proc);
-  const files = sdkSkills.flatMap((skill) => skill.resources.map((resource) => resource.uri));
-  log(`   ${sdkSkills.length} skills, ${files.length} files`);
+  log(skipSdk ? 'listing files (skillport)...' : 'sdk: starting (loadSkills + createMcpHandler)...');
+  const probeCache = mkdtempSync(join(tmpdir(), 'skillport-bench-probe-'));
+  const probe = await start(skipSdk ? 'skillport' : 'sdk', dir, probeCache);
+  const { skills: probeSkills } = await listAll(probe.url);
+  await stop(probe.proc);
+  rmSync(probeCache, { recursive: true, force: true });
+  const files = probeSkills.flatMap((skill) => skill.resources.map((resource) => resource.uri));
+  log(`   ${probeSkills.length} skills, ${files.length} files`);
 
-  log('sdk: measuring...');
-  const sdk = (await measure('sdk', dir, undefined, files)).result;
+  const none = { perSecond: NaN, failed: 0 };
+  let sdk = { readyMs: NaN, skills: NaN, peakRssMb: NaN, readModern: none, readLegacy: none, list: none };
+  if (!skipSdk) {
+    log('sdk: measuring...');
+    sdk = (await measure('sdk', dir, undefined, files)).result;
+  }
   log('skillport: measuring cold start (empty cache)...');
   const cold = (await measure('skillport', dir, cacheDir, files)).result;
   log('skillport: measuring warm restart...');

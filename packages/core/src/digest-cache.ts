@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { ChunkedFileWriter } from './chunked-writer.js';
 import type { Stats } from 'node:fs';
 
 /**
@@ -107,23 +107,30 @@ export class DigestCache {
     if (this.path === undefined) return;
     const pruned = this.#used.size !== this.#files.size || this.#usedFrontmatter.size !== this.#frontmatter.size;
     if (!this.#dirty && !pruned) return;
-    const data: CacheFile = { format: 'skillport-digest-cache/1', files: {}, frontmatter: {} };
-    for (const key of this.#used) {
-      const row = this.#files.get(key);
-      if (row) data.files[key] = row;
-    }
-    for (const key of this.#usedFrontmatter) {
-      const value = this.#frontmatter.get(key);
-      if (value) data.frontmatter[key] = value;
-    }
+    let writer: ChunkedFileWriter | undefined;
     try {
-      mkdirSync(dirname(this.path), { recursive: true });
-      const temp = `${this.path}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(data));
-      renameSync(temp, this.path);
+      writer = new ChunkedFileWriter(this.path);
+      writer.write('{"format":"skillport-digest-cache/1","files":{');
+      let first = true;
+      for (const key of this.#used) {
+        const row = this.#files.get(key);
+        if (!row) continue;
+        writer.write(`${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(row)}`);
+        first = false;
+      }
+      writer.write('},"frontmatter":{');
+      first = true;
+      for (const key of this.#usedFrontmatter) {
+        const value = this.#frontmatter.get(key);
+        if (!value) continue;
+        writer.write(`${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`);
+        first = false;
+      }
+      writer.write('}}');
+      writer.commit();
       this.#dirty = false;
     } catch {
-      // a read-only cache location only costs speed
+      writer?.abandon(); // a read-only cache location only costs speed
     }
   }
 }

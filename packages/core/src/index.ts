@@ -8,3 +8,4 @@ export * from './rules.js';
 export * from './fsread.js';
 export * from './skill-folder.js';
 export * from './discover.js';
+export * from './chunked-writer.js';

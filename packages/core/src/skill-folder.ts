@@ -28,8 +28,8 @@ export interface SkillFileRecord {
   size: number;
   digest: string;
   mimeType: string;
-  /** Absolute path of the bytes (the resolved target for an in-folder symlink). */
-  source: string;
+  /** For an in-folder symlink: the absolute path of its (resolved) target. Otherwise the bytes are at `realDir/path`. */
+  target?: string;
 }
 
 export interface FolderProblem extends Problem {
@@ -39,6 +39,8 @@ export interface FolderProblem extends Problem {
 
 export interface InspectedSkill {
   dir: string;
+  /** `dir` with every link resolved: where the files are read from. */
+  realDir: string;
   folderName: string;
   name: string;
   description: string;
@@ -177,23 +179,27 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
       }
       if (size === candidate.stat.size) options.cache?.remember(candidate.source, candidate.stat, digest);
     }
-    files.push({ path: candidate.path, size, digest, mimeType: mimeTypeFor(candidate.path), source: candidate.source });
+    const record: SkillFileRecord = { path: candidate.path, size, digest, mimeType: mimeTypeFor(candidate.path) };
+    if (candidate.source !== join(realRoot, candidate.path)) record.target = candidate.source;
+    files.push(record);
   }
   totalBytes = files.reduce((sum, file) => sum + file.size, 0);
   if (totalBytes > limits.maxBytes) return fail(`skill is larger than ${formatBytes(limits.maxBytes)} (the limit); not served`);
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const manifestRecord = files.find((file) => file.path === 'SKILL.md')!;
-  const parsed = parseManifest(manifestRecord, manifestBytes, limits, options.cache);
-  if ('error' in parsed) return fail(parsed.error, manifestRecord.source);
+  const parsed = parseManifest(manifestRecord, fileSource({ realDir: realRoot }, manifestRecord), manifestBytes, limits, options.cache);
+  const manifestSource = fileSource({ realDir: realRoot }, manifestRecord);
+  if ('error' in parsed) return fail(parsed.error, manifestSource);
 
   const verdict = checkFrontmatter(parsed.frontmatter, folderName);
-  for (const problem of verdict.problems) problems.push({ ...problem, path: manifestRecord.source });
+  for (const problem of verdict.problems) problems.push({ ...problem, path: manifestSource });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
 
   return {
     skill: {
       dir,
+      realDir: realRoot,
       folderName,
       name: verdict.name!,
       description: verdict.description!,
@@ -206,12 +212,17 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
   };
 }
 
-function parseManifest(record: SkillFileRecord, bytes: Buffer | undefined, limits: SkillLimits, cache?: DigestCache): ParsedFrontmatter {
+/** Where a file's bytes are read from. */
+export function fileSource(skill: { realDir: string }, file: { path: string; target?: string }): string {
+  return file.target ?? join(skill.realDir, ...file.path.split('/'));
+}
+
+function parseManifest(record: SkillFileRecord, source: string, bytes: Buffer | undefined, limits: SkillLimits, cache?: DigestCache): ParsedFrontmatter {
   const cached = cache?.frontmatterFor(record.digest);
   if (cached !== undefined) return cached;
   let result: ParsedFrontmatter;
   try {
-    const data = bytes ?? readRegularFileSync(record.source, limits.maxBytes);
+    const data = bytes ?? readRegularFileSync(source, limits.maxBytes);
     if (sha256Digest(data) !== record.digest) return { error: 'SKILL.md changed while it was being read' };
     const text = decodeText(data);
     if (text === undefined) {

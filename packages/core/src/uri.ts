@@ -14,6 +14,14 @@ export function encodeSegment(segment: string): string {
   return segment.replace(ENCODED_IN_SEGMENT, (char) => encodeURIComponent(char));
 }
 
+const PLAIN_PATH = /^[\w!$&'()*+,:;=@[\]|~-][\w!$&'()*+,.:;=@[\]|~-]*(?:\/[\w!$&'()*+,:;=@[\]|~-][\w!$&'()*+,.:;=@[\]|~-]*)*$/;
+
+/** A `/`-separated relative path, each segment encoded (the common all-plain path is returned as it is). */
+export function encodePath(path: string): string {
+  if (PLAIN_PATH.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..')) return path;
+  return path.split('/').map(encodeSegment).join('/');
+}
+
 /** `skill://` + encoded segments joined by `/`. Segments are decoded names (folder and file names). */
 export function joinSkillUri(segments: readonly string[]): string {
   return SKILL_SCHEME + segments.map(encodeSegment).join('/');

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { DigestCache, inspectSkillFolder, resolveLimits } from '../src/index.js';
+import { DigestCache, fileSource, inspectSkillFolder, resolveLimits } from '../src/index.js';
 import type { Inspection, InspectedSkill } from '../src/index.js';
 import { OLD_TIME, makeOld, makeTree, removeTrees, skillMd, sleepSync } from './helpers.js';
 
@@ -51,7 +51,7 @@ describe('inspectSkillFolder: the manifest', () => {
       const bytes = readFileSync(join(dir, file.path));
       assert.equal(file.digest, sha(bytes), file.path);
       assert.equal(file.size, bytes.byteLength, file.path);
-      assert.equal(file.source, join(real, file.path));
+      assert.equal(fileSource(skill, file), join(real, file.path));
     }
     assert.deepEqual(
       skill.files.map((file) => file.mimeType),
@@ -178,7 +178,7 @@ describe('inspectSkillFolder: symbolic links and special files', () => {
       const linked = skill.files.find((file) => file.path === path)!;
       assert.equal(linked.digest, sha('real content\n'), path);
       assert.equal(linked.size, realFile.size, path);
-      assert.equal(linked.source, join(real, 'real.md'), path);
+      assert.equal(linked.target, join(real, 'real.md'), path);
     }
     const warnings = inspection.problems.map((problem) => [problem.severity, problem.message, problem.path]).sort((a, b) => (a[2]! < b[2]! ? -1 : 1));
     assert.deepEqual(warnings, [

@@ -65,7 +65,7 @@ export class SkillportServer {
     this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: options.cacheHint?.cacheScope ?? 'public' };
     this.service = new SkillsService({
       snapshot: () => this.catalog.snapshot,
-      content: new ContentReader(options.contentCacheBytes ?? 32 * 1024 * 1024),
+      content: new ContentReader(options.contentCacheBytes ?? 16 * 1024 * 1024),
       pageSize: options.pageSize ?? 100,
       onStale: (source) => void this.catalog.reload([source]),
     });

@@ -4,7 +4,7 @@ import type { CatalogFile } from './model.js';
 /** A file's bytes no longer match the digest the catalog published: the file changed since it was scanned. */
 export class StaleFileError extends Error {
   override name = 'StaleFileError';
-  constructor(readonly file: CatalogFile) {
+  constructor(readonly file: CatalogFile, readonly source: string) {
     super(`${file.uri} changed since the catalog was built`);
   }
 }
@@ -20,9 +20,10 @@ export class ContentReader {
   #cache = new Map<string, Buffer>();
   #bytes = 0;
 
-  constructor(readonly cacheBytes = 32 * 1024 * 1024, readonly maxEntryBytes = 1024 * 1024) {}
+  constructor(readonly cacheBytes = 16 * 1024 * 1024, readonly maxEntryBytes = 256 * 1024) {}
 
-  async read(file: CatalogFile): Promise<Buffer> {
+  /** The verified bytes of `file`, read from `source` on a cache miss. */
+  async read(file: CatalogFile, source: string): Promise<Buffer> {
     const cached = this.#cache.get(file.digest);
     if (cached !== undefined) {
       this.#cache.delete(file.digest);
@@ -33,11 +34,11 @@ export class ContentReader {
     try {
       // Small files are read synchronously: three system calls cost less than the thread-pool round trips of
       // four asynchronous ones. Large files go through the thread pool so they never hold up other requests.
-      bytes = file.size <= SYNC_READ_MAX ? readKnownFileSync(file.source, file.size) : await readRegularFile(file.source, file.size);
+      bytes = file.size <= SYNC_READ_MAX ? readKnownFileSync(source, file.size) : await readRegularFile(source, file.size);
     } catch {
-      throw new StaleFileError(file);
+      throw new StaleFileError(file, source);
     }
-    if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) throw new StaleFileError(file);
+    if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) throw new StaleFileError(file, source);
     if (bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
       this.#cache.set(file.digest, bytes);
       this.#bytes += bytes.byteLength;

@@ -1,7 +1,7 @@
 import { resolve, sep } from 'node:path';
 import {
   discoverSkills,
-  encodeSegment,
+  encodePath,
   inspectSkillFolder,
   joinSkillUri,
   compareStrings,
@@ -125,14 +125,11 @@ function toCatalogSkill(folder: ScannedFolder, path: string[]): CatalogSkill | s
   const uri = `${rootUri}/SKILL.md`;
   if (!roundTrips(uri)) return `the folder path cannot be written as a skill:// URI (${uri}); serve it with --prefix`;
   const files: CatalogFile[] = skill.files
-    .map((file) => ({
-      uri: `${rootUri}/${file.path.split('/').map(encodeSegment).join('/')}`,
-      path: file.path,
-      size: file.size,
-      digest: file.digest,
-      mimeType: file.mimeType,
-      source: file.source,
-    }))
+    .map((file) => {
+      const entry: CatalogFile = { uri: `${rootUri}/${encodePath(file.path)}`, path: file.path, size: file.size, digest: file.digest, mimeType: file.mimeType };
+      if (file.target !== undefined) entry.target = file.target;
+      return entry;
+    })
     .sort((a, b) => compareStrings(a.uri, b.uri));
   const entry = deepFreeze({
     uri,
@@ -149,7 +146,7 @@ function toCatalogSkill(folder: ScannedFolder, path: string[]): CatalogSkill | s
     files,
     totalBytes: skill.totalBytes,
     packageDigest: skill.packageDigest,
-    origin: { kind: 'folder', root: folder.root.dir, dir: folder.dir },
+    origin: { kind: 'folder', root: folder.root.dir, dir: folder.dir, realDir: skill.realDir },
     entry,
   };
 }

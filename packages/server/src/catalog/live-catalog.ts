@@ -6,6 +6,7 @@ import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { CatalogSnapshot } from './snapshot.js';
 import { loadCatalog, saveCatalog } from './persisted-catalog.js';
 import { scanInWorkers } from './parallel-scan.js';
+import { StringPool, compactFolder } from './intern.js';
 import { assemble, scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 
@@ -49,6 +50,7 @@ export class LiveCatalog {
   #saveTimer: NodeJS.Timeout | undefined;
   #reloading: Promise<void> = Promise.resolve();
   #generation = 0;
+  #pool = new StringPool();
   /** True while the catalog is the persisted copy and the background check has not finished. */
   unverified = false;
 
@@ -59,7 +61,7 @@ export class LiveCatalog {
     const catalog = new LiveCatalog(options);
     const restored = options.persistPath ? loadCatalog(options.persistPath, options.roots, options.limits) : undefined;
     if (restored) {
-      for (const folder of restored) catalog.#folders.set(folder.dir, folder);
+      for (const folder of restored) catalog.#folders.set(folder.dir, compactFolder(folder, catalog.#pool));
       catalog.unverified = true;
     } else {
       await catalog.#scanAll();
@@ -206,7 +208,7 @@ export class LiveCatalog {
       }
     }
     this.#folders.clear();
-    for (const folder of folders) this.#folders.set(folder.dir, folder);
+    for (const folder of folders) this.#folders.set(folder.dir, compactFolder(folder, this.#pool));
   }
 
   /** Rescans the skill folders that hold a changed path, and looks for new skills below the nearest folder that still exists. */

@@ -18,11 +18,12 @@ export interface CatalogFile {
   /** `sha256:<hex>` of the raw bytes. */
   digest: string;
   mimeType: string;
-  /** Where the bytes live: an absolute file path for folder skills. */
-  source: string;
+  /** For an in-folder symlink: the absolute path of its target (otherwise the bytes are at `origin.realDir/path`). */
+  target?: string;
 }
 
-export type SkillOrigin = { kind: 'folder'; root: string; dir: string };
+/** Where a skill's bytes come from. Folder skills: `dir` as found, `realDir` with links resolved. */
+export type SkillOrigin = { kind: 'folder'; root: string; dir: string; realDir: string };
 
 /** The wire form of a skill (SEP-2640 Skill entry), as the SDK types it. Frozen: exactly what clients receive. */
 export type SkillEntry = Skill;

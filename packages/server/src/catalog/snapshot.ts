@@ -1,4 +1,4 @@
-import { DIRECTORY_MIME_TYPE, compareStrings, encodeSegment } from '@skillport/core';
+import { DIRECTORY_MIME_TYPE, compareStrings, encodePath } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from './model.js';
 
 export interface DirectoryChild {
@@ -109,5 +109,5 @@ export class CatalogSnapshot {
 
 /** URI of a folder inside a skill, from its decoded `/`-separated path. */
 export function folderUri(rootUri: string, path: string): string {
-  return `${rootUri}/${path.split('/').map(encodeSegment).join('/')}`;
+  return `${rootUri}/${encodePath(path)}`;
 }

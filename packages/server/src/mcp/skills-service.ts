@@ -1,4 +1,4 @@
-import { canonicalSkillUri, decodeText } from '@skillport/core';
+import { canonicalSkillUri, decodeText, fileSource } from '@skillport/core';
 import { ContentReader, StaleFileError } from '../catalog/content.js';
 import type { SkillEntry } from '../catalog/model.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
@@ -50,9 +50,9 @@ export class SkillsService {
     if (found === undefined) return undefined;
     let bytes: Buffer;
     try {
-      bytes = await this.options.content.read(found.file);
+      bytes = await this.options.content.read(found.file, fileSource(found.skill.origin, found.file));
     } catch (error) {
-      if (error instanceof StaleFileError) this.options.onStale?.(found.file.source);
+      if (error instanceof StaleFileError) this.options.onStale?.(error.source);
       throw error;
     }
     const text = decodeText(bytes);
