@@ -16,6 +16,7 @@ import { McpFactory } from './mcp/server-factory.js';
 import type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
 import { SkillsService } from './mcp/skills-service.js';
 import { SERVER_VERSION } from './version.js';
+import { collectGarbage } from './memory.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
@@ -103,8 +104,11 @@ export class SkillportServer {
       throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
     }
     const server = new SkillportServer(options, catalog);
+    collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
-    server.verified = catalog.verify();
+    server.verified = catalog.verify().then(() => {
+      if (catalog.restoredAtStart) collectGarbage();
+    });
     return server;
   }
 

@@ -53,6 +53,8 @@ export class LiveCatalog {
   #pool = new StringPool();
   /** True while the catalog is the persisted copy and the background check has not finished. */
   unverified = false;
+  /** True when the first snapshot came from the persisted catalog (ADR 0004). */
+  restoredAtStart = false;
 
   private constructor(readonly options: LiveCatalogOptions) {}
 
@@ -63,6 +65,7 @@ export class LiveCatalog {
     if (restored) {
       for (const folder of restored) catalog.#folders.set(folder.dir, compactFolder(folder, catalog.#pool));
       catalog.unverified = true;
+      catalog.restoredAtStart = true;
     } else {
       await catalog.#scanAll();
     }
