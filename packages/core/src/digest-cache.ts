@@ -13,7 +13,7 @@ export interface CacheEntries {
   files: Array<[string, FileRow]>;
   frontmatter: Array<[string, ParsedFrontmatter]>;
 }
-export type ParsedFrontmatter = { frontmatter: Record<string, unknown>; bodyLine: number } | { error: string };
+export type ParsedFrontmatter = { frontmatter: Record<string, unknown>; bodyLine: number; headings?: string[] } | { error: string };
 
 interface CacheFile {
   format: 'skillport-digest-cache/1';

@@ -9,3 +9,5 @@ export * from './fsread.js';
 export * from './skill-folder.js';
 export * from './discover.js';
 export * from './chunked-writer.js';
+export * from './search.js';
+export * from './sections.js';

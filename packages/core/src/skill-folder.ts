@@ -8,6 +8,7 @@ import { UnreadableFileError, hashRegularFileSync, readRegularFileSync } from '.
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
+import { markdownHeadings } from './search.js';
 import { checkFrontmatter } from './rules.js';
 import type { Problem } from './rules.js';
 
@@ -45,6 +46,8 @@ export interface InspectedSkill {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
+  /** The SKILL.md body's ATX headings (outside code fences), for search. */
+  headings: string[];
   /** Sorted by path (code-unit order). SKILL.md included. */
   files: SkillFileRecord[];
   totalBytes: number;
@@ -63,6 +66,8 @@ export interface InspectOptions {
 }
 
 const SKIPPED_DIRS = new Set(['.git']);
+/** Headings kept per skill for search: enough to describe it, bounded for hostile files. */
+const MAX_HEADINGS = 100;
 
 interface Candidate {
   path: string;
@@ -204,6 +209,7 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
       name: verdict.name!,
       description: verdict.description!,
       frontmatter: parsed.frontmatter,
+      headings: parsed.headings ?? [],
       files,
       totalBytes,
       packageDigest: packageDigest(files),
@@ -219,7 +225,7 @@ export function fileSource(skill: { realDir: string }, file: { path: string; tar
 
 function parseManifest(record: SkillFileRecord, source: string, bytes: Buffer | undefined, limits: SkillLimits, cache?: DigestCache): ParsedFrontmatter {
   const cached = cache?.frontmatterFor(record.digest);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined && ('error' in cached || cached.headings !== undefined)) return cached;
   let result: ParsedFrontmatter;
   try {
     const data = bytes ?? readRegularFileSync(source, limits.maxBytes);
@@ -228,10 +234,14 @@ function parseManifest(record: SkillFileRecord, source: string, bytes: Buffer | 
     if (text === undefined) {
       result = { error: 'SKILL.md is not valid UTF-8 text' };
     } else {
-      const { frontmatter, bodyLine } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
+      const { frontmatter, bodyLine, body } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
       // A JSON round trip flattens the parser's strings: V8 keeps sliced strings pointing into the whole SKILL.md
       // text, and holding those for every skill of a large catalog would keep every SKILL.md in memory.
-      result = { frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>, bodyLine };
+      result = {
+        frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>,
+        bodyLine,
+        headings: markdownHeadings(body).slice(0, MAX_HEADINGS).map((heading) => heading.slice(0, 200)),
+      };
     }
   } catch (error) {
     if (error instanceof FrontmatterError) result = { error: error.message };

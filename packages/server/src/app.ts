@@ -17,6 +17,8 @@ import type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
 import { SkillsService } from './mcp/skills-service.js';
 import { SERVER_VERSION } from './version.js';
 import { collectGarbage } from './memory.js';
+import { DEFAULT_TOOL_OPTIONS, buildInstructions } from './tools/tools.js';
+import type { ToolOptions } from './tools/tools.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
@@ -35,7 +37,14 @@ export interface SkillportServerOptions {
   identity?: Partial<ServerIdentity>;
   /** Worker threads for full scans (0: scan on the main thread). Default 1. */
   scanThreads?: number;
+  /** Replace the generated server instructions. */
   instructions?: string;
+  /** Add the compact `<available_skills>` catalog to the generated instructions. */
+  instructionsCatalog?: boolean;
+  /** The tool surface (`none`, `core`, `full`) and its limits. */
+  tools?: Partial<ToolOptions>;
+  /** Serve each skill as an MCP prompt (default true). */
+  prompts?: boolean;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
 }
@@ -57,10 +66,14 @@ export class SkillportServer {
   readonly factory: McpFactory;
   readonly identity: ServerIdentity;
   readonly cacheHint: CacheHint;
+  readonly tools: ToolOptions;
+  #instructions = '';
+  #options: SkillportServerOptions;
   #http: RunningHttpServer[] = [];
   #stdio: StdioServerHandle[] = [];
 
   private constructor(options: SkillportServerOptions, catalog: LiveCatalog) {
+    this.#options = options;
     this.catalog = catalog;
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
     this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: options.cacheHint?.cacheScope ?? 'public' };
@@ -70,16 +83,27 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
       onStale: (source) => void this.catalog.reload([source]),
     });
+    this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
+    const prompts = options.prompts ?? true;
     this.factory = new McpFactory({
       service: this.service,
       identity: this.identity,
       cacheHint: this.cacheHint,
-      instructions: options.instructions ?? defaultInstructions(),
+      instructions: () => this.#instructions,
+      tools: this.tools,
+      prompts,
+      pageSize: options.pageSize ?? 100,
     });
     catalog.onChange((changes) => {
-      this.factory.notifyListChanged();
-      for (const http of this.#http) http.handler.notify.resourcesChanged();
-      options.onChange?.(changes);
+      void this.#refreshInstructions().then(() => {
+        this.factory.notifyListChanged();
+        for (const http of this.#http) {
+          http.handler.notify.resourcesChanged();
+          if (this.tools.mode !== 'none') http.handler.notify.toolsChanged();
+          if (prompts) http.handler.notify.promptsChanged();
+        }
+        options.onChange?.(changes);
+      });
     });
   }
 
@@ -104,6 +128,7 @@ export class SkillportServer {
       throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
     }
     const server = new SkillportServer(options, catalog);
+    await server.#refreshInstructions();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
     server.verified = catalog.verify().then(() => {
@@ -114,6 +139,19 @@ export class SkillportServer {
 
   /** Resolves once the catalog has been checked against the disk (immediately after a cold scan). */
   verified: Promise<void> = Promise.resolve();
+
+  /** The server instructions follow the catalog (its size, the single-skill fast path, the optional catalog). */
+  async #refreshInstructions(): Promise<void> {
+    if (this.#options.instructions !== undefined) {
+      this.#instructions = this.#options.instructions;
+      return;
+    }
+    try {
+      this.#instructions = await buildInstructions(this.service, this.tools, this.#options.instructionsCatalog === true);
+    } catch {
+      this.#instructions = defaultInstructions();
+    }
+  }
 
   /** Starts watching the folders; changes are swapped in and announced. */
   watch(): void {

@@ -9,3 +9,5 @@ export { McpFactory } from './mcp/server-factory.js';
 export type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
 export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 export { SERVER_VERSION } from './version.js';
+export { DEFAULT_TOOL_OPTIONS } from './tools/tools.js';
+export type { ToolMode, ToolOptions } from './tools/tools.js';

@@ -22,6 +22,13 @@ interface ServeOptions {
   cache: boolean;
   fastPath: boolean;
   quiet?: boolean;
+  tools: 'none' | 'core' | 'full';
+  vision?: boolean;
+  catalogMax: number;
+  textMax: number;
+  binaryMax: number;
+  prompts: boolean;
+  instructionsCatalog?: boolean;
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
@@ -47,6 +54,13 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .addOption(new Option('--cache-scope <scope>', 'cacheScope announced to clients').choices(['public', 'private']).default('public'))
     .option('--cache-dir <dir>', 'where the digest cache lives (default: ~/.cache/skillport)')
     .option('--no-cache', 'do not keep a digest cache between runs')
+    .addOption(new Option('--tools <mode>', 'tool surface for clients that only call tools: none, core (list_skills, activate_skill, read_skill_resource) or full (+ outline and sections)').choices(['none', 'core', 'full']).default('core'))
+    .option('--vision', 'return images from read_skill_resource as MCP image content')
+    .option('--catalog-max <n>', 'put the catalog in activate_skill\'s description up to this many skills', arg(parsePositiveInt('--catalog-max')), 50)
+    .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
+    .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
+    .option('--no-prompts', 'do not offer skills as MCP prompts')
+    .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
     .option('-q, --quiet', 'print only errors on stderr')
     .addHelpText(
@@ -78,6 +92,9 @@ async function serve(dirs: string[], options: ServeOptions): Promise<number> {
       strict: options.strict === true,
       pageSize: options.pageSize,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
+      tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
+      prompts: options.prompts,
+      instructionsCatalog: options.instructionsCatalog === true,
       ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
       onProblem: (problem) => {
         if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));

@@ -143,6 +143,7 @@ function toCatalogSkill(folder: ScannedFolder, path: string[]): CatalogSkill | s
     name: skill.name,
     description: skill.description,
     frontmatter: skill.frontmatter,
+    headings: skill.headings,
     files,
     totalBytes: skill.totalBytes,
     packageDigest: skill.packageDigest,

@@ -36,6 +36,8 @@ export interface CatalogSkill {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
+  /** SKILL.md headings, for search. */
+  headings: readonly string[];
   /** Sorted by URI. SKILL.md included. */
   files: readonly CatalogFile[];
   totalBytes: number;

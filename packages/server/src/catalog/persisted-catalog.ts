@@ -13,13 +13,13 @@ import type { FolderRoot, ScannedFolder } from './folder-scan.js';
  * folders, other limits, unreadable) means a normal cold scan.
  *
  * Compact form, one folder per element: `[root, relDir, problems, skill | 0]`, where skill is
- * `[name, description, frontmatter, realDir, packageDigest, totalBytes, files]` and a file is
+ * `[name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings]` and a file is
  * `[path, size, digest]` or `[path, size, digest, target]`. Media types and folder names are derived again.
  */
-const FORMAT = 'skillport-catalog/2';
+const FORMAT = 'skillport-catalog/3';
 
 type PersistedFile = [path: string, size: number, digest: string, target?: string];
-type PersistedSkill = [name: string, description: string, frontmatter: Record<string, unknown>, realDir: string, packageDigest: string, totalBytes: number, files: PersistedFile[]];
+type PersistedSkill = [name: string, description: string, frontmatter: Record<string, unknown>, realDir: string, packageDigest: string, totalBytes: number, files: PersistedFile[], headings: string[]];
 type PersistedFolder = [root: number, relDir: string, problems: FolderProblem[], skill: PersistedSkill | 0];
 
 export function catalogKey(roots: readonly FolderRoot[], limits: SkillLimits): string {
@@ -44,7 +44,7 @@ export function loadCatalog(path: string, roots: readonly FolderRoot[], limits: 
   }
 }
 
-function restoreSkill(dir: string, [name, description, frontmatter, realDir, packageDigest, totalBytes, files]: PersistedSkill): InspectedSkill {
+function restoreSkill(dir: string, [name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings]: PersistedSkill): InspectedSkill {
   return {
     dir,
     realDir,
@@ -52,6 +52,7 @@ function restoreSkill(dir: string, [name, description, frontmatter, realDir, pac
     name,
     description,
     frontmatter,
+    headings: Array.isArray(headings) ? headings : [],
     packageDigest,
     totalBytes,
     files: files.map(([path, size, digest, target]) => {
@@ -76,7 +77,7 @@ export function saveCatalog(path: string, roots: readonly FolderRoot[], limits: 
         folder.inspection.problems,
         skill === undefined
           ? 0
-          : [skill.name, skill.description, skill.frontmatter, skill.realDir, skill.packageDigest, skill.totalBytes, skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target]))],
+          : [skill.name, skill.description, skill.frontmatter, skill.realDir, skill.packageDigest, skill.totalBytes, skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target])), skill.headings],
       ];
       writer.write(`${first ? '' : ','}${JSON.stringify(persisted)}`);
       first = false;

@@ -2,6 +2,9 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { createSkillSource } from './skills-source.js';
 import type { SkillsService } from './skills-service.js';
+import { registerTools } from '../tools/tools.js';
+import type { ToolOptions } from '../tools/tools.js';
+import { registerPrompts } from '../tools/prompts.js';
 
 export interface ServerIdentity {
   name: string;
@@ -17,7 +20,12 @@ export interface McpFactoryOptions {
   service: SkillsService;
   identity: ServerIdentity;
   cacheHint: CacheHint;
-  instructions?: string;
+  /** The current server instructions (they follow the catalog, so they are read at each creation). */
+  instructions: () => string;
+  tools: ToolOptions;
+  /** Serve every skill as an MCP prompt. */
+  prompts: boolean;
+  pageSize: number;
   onWarning?: (message: string) => void;
 }
 
@@ -40,14 +48,17 @@ export class McpFactory {
   }
 
   create = (): McpServer => {
+    const instructions = this.options.instructions();
     const server = new McpServer(
       { name: this.options.identity.name, version: this.options.identity.version },
       {
         capabilities: { resources: { listChanged: true } },
-        ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+        ...(instructions ? { instructions } : {}),
       },
     );
     this.extension.attach(server);
+    registerTools(server, this.options.service, this.options.tools);
+    if (this.options.prompts) registerPrompts(server, this.options.service, this.options.pageSize);
     return server;
   };
 
@@ -63,7 +74,11 @@ export class McpFactory {
         this.#live.delete(ref);
         continue;
       }
-      if (server.isConnected()) server.sendResourceListChanged();
+      if (!server.isConnected()) continue;
+      server.sendResourceListChanged();
+      // The tools carry the catalog in their descriptions, and prompts mirror the skills.
+      if (this.options.tools.mode !== 'none') server.sendToolListChanged();
+      if (this.options.prompts) void server.server.sendPromptListChanged().catch(() => {});
     }
   }
 }

@@ -1,0 +1,755 @@
+/**
+ * Ranked keyword search over skills: a request in the user's own words → the skills most likely to help, best
+ * first. No dependencies and no model: lexical matching only, with everything that does not depend on the query
+ * precomputed when the index is built (a query adds up precomputed posting values; it never scans the documents).
+ *
+ * Terms. Text is split into words at anything that is not a letter, combining mark or digit (Unicode-aware:
+ * `über-große` and `数据分析` are words), NFKC-normalised, lowercased, Latin diacritics folded (`diátaxis` →
+ * `diataxis`). Hyphenated names split at the hyphens like at any other punctuation. A word in camelCase or mixing
+ * letters and digits (`TimeZoneInfo`, `net8`) is indexed whole and also as its parts, each part counting half an
+ * occurrence (`timezoneinfo` + `time zone info`). A short stopword list is dropped (articles, pronouns,
+ * auxiliaries, contraction tails such as the `m` of `I'm`, conversational filler such as `really` or `something`),
+ * and every other word is reduced by `lightStem` (rules documented there). A query word the index does not know
+ * but that has parts is looked up by its parts.
+ *
+ * Score = coverage^0.5 · Σ over the distinct query terms of the term's best match + phrase bonus + name bonus.
+ *
+ * 1. BM25F over three fields: the name, the description and the headings (ATX headings of the SKILL.md body).
+ *    Per field f, tf_f = occurrences / (1 − b_f + b_f · len_f / avglen_f); the fields are combined before
+ *    saturation, tf = Σ w_f · tf_f, and a term scores idf · tf / (k1 + tf), with k1 = 1.2 and
+ *    idf = ln(1 + (N − df + 0.5) / (df + 0.5)) (df: documents holding the term in any field). Field weights:
+ *    name 3 (a word of the name says what the skill is), description 1, headings 0.3 (a heading says what the skill
+ *    also covers, and bodies are long and generic: "Overview", "Quick Start"); b = 0.3 for names (uniformly
+ *    short), 0.75 for the others.
+ * 2. Near matches, at a fraction of the exact score; a query term counts once per document, by its best match:
+ *    - prefix, ×0.5: an index term extending a query term of 4+ characters (`deploy` → `deployment`);
+ *    - truncation, ×0.5: an index term of 5+ characters that the query term extends by at most 4 characters
+ *      (`migration` → `migrat`, the stem of `migrate`);
+ *    - typo, ×0.4: for a query term of 5+ characters the index does not hold at all, the index terms one edit
+ *      away (an insertion, deletion, substitution, or swap of adjacent characters: `kuberntes` → `kubernetes`).
+ *      The vocabulary is bucketed by length and first character, and by length and second character; the seven
+ *      buckets that can hold a term one edit away are compared with an early-exit check, never the whole
+ *      vocabulary and never a full edit-distance table;
+ *    - compound, ×0.7: two adjacent query words that form one index term when joined (`web app` → `webapp`).
+ * 3. Coverage: the share of the query's weight (Σ idf of its terms) that the document matches at all. Its square
+ *    root scales the sum above, so a skill matching most of what was asked beats one that repeats a single word.
+ * 4. Phrase bonus: for each pair of adjacent query terms that also stand side by side (stopwords skipped on both
+ *    sides) in the description, 0.3 × the smaller of the two terms' scores in that document; in a heading, 0.15 ×.
+ * 5. Name bonus, with S = Σ idf of the query terms the index holds (about the most the term sum can reach): a query
+ *    equal to a skill's name (case, punctuation and separators ignored: `PDF` ↔ `pdf`, `slack gif creator` ↔
+ *    `slack-gif-creator`) adds S, so the skill the user named comes first; a query that is the start of a name at a
+ *    word boundary (`slack gif` → `slack-gif-creator`) adds S / 2.
+ *
+ * The weights were set before the recall benchmark (bench/search.mjs) was run, then adjusted on it where a change
+ * was more than noise: headings from 0.5 to 0.3, coverage added, the phrase bonus made proportional.
+ *
+ * Results: the documents with a positive score, by score (descending), then name, then id (code-unit order, not
+ * locale order), so the same documents and query always give the same list. A query is cut to 1,000 characters
+ * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
+ */
+export interface SearchDocument {
+  id: string;
+  name: string;
+  description: string;
+  headings: readonly string[];
+}
+
+export interface SearchHit {
+  id: string;
+  score: number;
+}
+
+// Ranking (see the comment at the top of the file).
+const FIELDS = 3; // name, description, headings
+const FIELD_WEIGHTS = [3, 1, 0.3];
+const FIELD_B = [0.3, 0.75, 0.75];
+const K1 = 1.2;
+const PART_WEIGHT = 0.5;
+const PREFIX_WEIGHT = 0.5;
+const TRUNCATION_WEIGHT = 0.5;
+const TYPO_WEIGHT = 0.4;
+const COMPOUND_WEIGHT = 0.7;
+const COVERAGE_EXPONENT = 0.5;
+const PHRASE_WEIGHT = 0.3;
+const HEADING_PHRASE_WEIGHT = 0.15;
+const EXACT_NAME_WEIGHT = 1;
+const NAME_PREFIX_WEIGHT = 0.5;
+const MIN_PREFIX_LENGTH = 4;
+const MIN_TRUNCATED_LENGTH = 5;
+const MAX_TRUNCATION = 4;
+const MIN_TYPO_LENGTH = 5;
+/** Near matches kept per query term and kind: a short prefix must not drag in half the vocabulary. */
+const MAX_EXPANSIONS = 64;
+// Stemming: agent nouns lose -er/-or only above this stem length (see lightStem).
+const MIN_AGENT_STEM = 5;
+// Bounds on work per query and on memory.
+const MAX_QUERY_CHARS = 1000;
+const MAX_QUERY_TERMS = 32;
+const DEFAULT_LIMIT = 10;
+const WORD_CACHE_LIMIT = 200_000;
+
+/** Words that carry no topic in a request or a description. Kept short: idf already discounts common words. */
+const STOPWORDS = new Set(
+  ('a an the and or nor but if then than so as of to in on at by for from with without into onto about over ' +
+    'is are was were be been being am do does did done doing have has had having can could should would will shall ' +
+    'may might must i me my mine myself we us our ours you your yours he him his she her it its they them their ' +
+    'this that these those there here what which who whom whose when where why how all any some each every ' +
+    'such own same other too very just also only not no yes please ' +
+    // conversational filler of requests ("I really need something that...")
+    'want wants need needs really actually something anything everything thing things stuff sure maybe ' +
+    // the tails of contractions once the apostrophe has split them: I'm, it's, don't, we're, I've, you'll, I'd
+    'm s t re ve ll d don doesn didn isn aren wasn weren won wouldn shouldn couldn').split(' '),
+);
+
+const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
+// Parts of one word: an acronym before a capitalised word (`XML` in `XMLHttp`), a capitalised or lowercase run,
+// an uppercase run, a digit run; letters of scripts without case stay together.
+const PART = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|[\p{L}\p{M}]+/gu;
+// A word may have parts only if a lowercase letter is followed by an uppercase one, or letters and digits meet.
+const HAS_PARTS = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|\p{L}\p{N}|\p{N}\p{L}/u;
+const ASCII = /^[\x00-\x7f]*$/;
+const LATIN_WITH_MARKS = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
+const COMBINING_MARKS = /\p{M}+/gu;
+
+/** Calls `visit` with every word of `text` (maximal runs of letters, combining marks and digits), in order. */
+function forEachWord(text: string, visit: (word: string) => void): void {
+  let start = -1;
+  const length = text.length;
+  for (let at = 0; at <= length; at++) {
+    let inWord = false;
+    let width = 1;
+    if (at < length) {
+      const code = text.charCodeAt(at);
+      if (code < 0x80) inWord = (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+      else {
+        const point = text.codePointAt(at)!;
+        width = point > 0xffff ? 2 : 1;
+        inWord = WORD_CHAR.test(String.fromCodePoint(point));
+      }
+    }
+    if (inWord) {
+      if (start < 0) start = at;
+    } else if (start >= 0) {
+      visit(text.slice(start, at));
+      start = -1;
+    }
+    at += width - 1;
+  }
+}
+
+function foldCase(word: string): string {
+  if (ASCII.test(word)) return word.toLowerCase();
+  const lower = word.normalize('NFKC').toLowerCase();
+  // Accents are folded on Latin words only: in other scripts a combining mark can be part of the letter itself.
+  return LATIN_WITH_MARKS.test(lower) ? lower.normalize('NFD').replace(COMBINING_MARKS, '').normalize('NFC') : lower;
+}
+
+const VOWEL = /[aeiouy]/;
+const DOUBLED = /([b-df-hj-km-np-rtv-z])\1$/; // a doubled consonant other than l and s: `runn` → `run`, `call` stays
+
+/**
+ * A light English stemmer: a few suffix rules for lowercase a-z words of 4+ letters (any other word is returned
+ * as it is). It conflates the inflections a request and a description most often disagree on and leaves the rest
+ * to the index's prefix and truncation matches. In order:
+ *
+ * 1. plurals and 3rd person: `-ies` → `-y` (`queries` → `query`), `-sses` → `-ss`, `-ches`/`-shes`/`-xes`/`-zes`
+ *    lose `-es` (`batches` → `batch`), otherwise a final `-s` goes unless the word ends in `-ss`, `-us` or `-is`
+ *    (`tests` → `test`; `class`, `status`, `analysis` stay);
+ * 2. one of: `-ied` → `-y`; `-ing`, or `-ed` but not `-eed` (`speed`, `need`), dropped when 3+ letters with a vowel
+ *    remain, and a doubled final consonant then undone (`running` → `run`, `debugged` → `debug`); `-ly` dropped
+ *    when 4+ letters remain (`weekly` → `week`);
+ * 3. agent nouns: `-er`/`-or` dropped when 5+ letters remain (`builder` → `build`, `scanner` → `scan`,
+ *    `monitoring` → `monitor` → `monit`; `poster`, `docker`, `server` are too short and stay);
+ * 4. a final silent `-e` dropped when 3+ letters remain, so `create`, `creates`, `created`, `creating` and
+ *    `creator` all become `creat`.
+ */
+export function lightStem(word: string): string {
+  if (word.length < 4 || !/^[a-z]+$/.test(word)) return word;
+  let stem = word;
+  if (stem.endsWith('ies') && stem.length > 4) stem = `${stem.slice(0, -3)}y`;
+  else if (stem.endsWith('sses')) stem = stem.slice(0, -2);
+  else if (/(?:ch|sh|x|z)es$/.test(stem)) stem = stem.slice(0, -2);
+  else if (stem.endsWith('s') && !/(?:ss|us|is)$/.test(stem)) stem = stem.slice(0, -1);
+
+  if (stem.endsWith('ied') && stem.length > 4) stem = `${stem.slice(0, -3)}y`;
+  else if (stem.endsWith('ing') && hasVowelStem(stem.slice(0, -3))) stem = undouble(stem.slice(0, -3));
+  else if (stem.endsWith('ed') && !stem.endsWith('eed') && hasVowelStem(stem.slice(0, -2))) stem = undouble(stem.slice(0, -2));
+  else if (stem.endsWith('ly') && stem.length - 2 >= 4) stem = stem.slice(0, -2);
+
+  if (/(?:er|or)$/.test(stem) && stem.length - 2 >= MIN_AGENT_STEM) stem = undouble(stem.slice(0, -2));
+  if (stem.endsWith('e') && stem.length - 1 >= 3) stem = stem.slice(0, -1);
+  return stem;
+}
+
+function hasVowelStem(stem: string): boolean {
+  return stem.length >= 3 && VOWEL.test(stem);
+}
+
+function undouble(stem: string): string {
+  return DOUBLED.test(stem) ? stem.slice(0, -1) : stem;
+}
+
+/** What one source word contributes: its term (undefined for a stopword) and, for a compound, its parts. */
+interface Analysis {
+  /** Lowercase, folded form, before stemming: for compounds and name keys. */
+  folded: string;
+  term: string | undefined;
+  /** Terms of the parts (stopwords dropped, the word's own term left out); undefined when the word has no parts. */
+  parts: string[] | undefined;
+  /** Term ids in the index that owns the analyzer (-1 until the index assigns one): saves a lookup per word. */
+  id: number;
+  partIds: number[] | undefined;
+}
+
+/** Turns words into terms. Words repeat endlessly across a catalog, so analyses are remembered (up to a bound). */
+class Analyzer {
+  private readonly cache = new Map<string, Analysis>();
+
+  analyze(word: string): Analysis {
+    let analysis = this.cache.get(word);
+    if (analysis !== undefined) return analysis;
+    const folded = foldCase(word);
+    const term = STOPWORDS.has(folded) ? undefined : lightStem(folded);
+    let parts: string[] | undefined;
+    if (HAS_PARTS.test(word)) {
+      parts = [];
+      for (const piece of word.match(PART) ?? []) {
+        const part = foldCase(piece);
+        const partTerm = STOPWORDS.has(part) ? undefined : lightStem(part);
+        if (partTerm !== undefined && partTerm !== term && !parts.includes(partTerm)) parts.push(partTerm);
+      }
+      if (parts.length === 0) parts = undefined;
+    }
+    analysis = { folded, term, parts, id: -1, partIds: undefined };
+    if (this.cache.size < WORD_CACHE_LIMIT) this.cache.set(word, analysis);
+    return analysis;
+  }
+}
+
+/**
+ * The index terms of a text, in order: each word's term (stopwords dropped), then its parts' terms when it is a
+ * compound. What the index stores for a field, and what a query is reduced to.
+ */
+export function searchTerms(text: string): string[] {
+  const analyzer = new Analyzer();
+  const terms: string[] = [];
+  forEachWord(String(text), (word) => {
+    const { term, parts } = analyzer.analyze(word);
+    if (term !== undefined) terms.push(term);
+    if (parts !== undefined) terms.push(...parts);
+  });
+  return terms;
+}
+
+/** Lowercase words joined by single spaces: `Slack_GIF-creator` and `slack gif creator` have the same key. */
+function nameKey(text: string): string {
+  const words: string[] = [];
+  forEachWord(text, (word) => words.push(foldCase(word)));
+  return words.join(' ');
+}
+
+/** At most one edit (insertion, deletion, substitution, or swap of two adjacent characters) turns `a` into `b`. */
+function withinOneEdit(a: string, b: string): boolean {
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === la && i === lb) return true;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // swap
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/**
+ * A growing list of 32-bit integers in a typed array: the build appends millions of values for a large catalog,
+ * several times faster than into plain arrays (no element-kind transitions, no boxing, compact copies).
+ */
+class IntList {
+  length = 0;
+  data: Int32Array;
+
+  /** `capacity`: the expected final length, when it can be estimated (saves the copies of repeated doubling). */
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(Math.max(16, Math.ceil(capacity)));
+  }
+
+  push(value: number): void {
+    if (this.length === this.data.length) this.grow(this.length + 1);
+    this.data[this.length++] = value;
+  }
+
+  /** Makes indexes up to `size - 1` writable (zero-filled), keeping the contents. */
+  grow(size: number): void {
+    if (size <= this.data.length) return;
+    const bigger = new Int32Array(Math.max(size, this.data.length * 2));
+    bigger.set(this.data);
+    this.data = bigger;
+  }
+
+  toArray(): Int32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+interface QueryTerm {
+  term: string;
+  /** Compounds found by joining query words count less than the words the user typed. */
+  weight: number;
+}
+
+export class SkillSearchIndex {
+  private readonly ids: string[];
+  private readonly names: string[];
+  private readonly analyzer = new Analyzer();
+  private readonly vocabulary = new Map<string, number>();
+  private readonly terms: string[] = [];
+  /** Postings of term t: documents `postingDocs[offsets[t] .. offsets[t + 1]]`, ascending, with their values. */
+  private readonly offsets: Int32Array;
+  private readonly postingDocs: Int32Array;
+  /** Per posting, the saturated BM25F value tf / (k1 + tf) (idf is applied at query time, per term). */
+  private readonly postingValues: Float64Array;
+  private readonly idf: Float64Array;
+  /** Per document, the description's terms in order (stopwords dropped), for the phrase bonus; same for headings, -1 between two. */
+  private readonly descriptionStarts: Int32Array;
+  private readonly descriptionTerms: Int32Array;
+  private readonly headingStarts: Int32Array;
+  private readonly headingTerms: Int32Array;
+  /** Every term, sorted (code-unit order), for prefix lookups by binary search. */
+  private readonly sortedTerms: string[];
+  /**
+   * Term ids (of 4+ characters) bucketed for the typo step by length and first character, and by length and second
+   * character (keys like `7:k`): every term one edit away from a query term sits in one of seven such buckets.
+   */
+  private readonly byFirst = new Map<string, number[]>();
+  private readonly bySecond = new Map<string, number[]>();
+  /** Compact name key (no spaces) → documents, for the exact-name bonus. */
+  private readonly exactNames = new Map<string, number[]>();
+  /** Name keys, sorted, with their documents: for the name-prefix bonus. */
+  private readonly sortedNameKeys: string[];
+  private readonly sortedNameDocs: number[];
+
+  constructor(documents: readonly SearchDocument[]) {
+    const count = documents.length;
+    this.ids = new Array<string>(count);
+    this.names = new Array<string>(count);
+    const lengths = [new Float64Array(count), new Float64Array(count), new Float64Array(count)];
+    const totals = [0, 0, 0];
+    // One pass over the documents collects (term, document, occurrences per field) rows, sorted into posting lists
+    // at the end. Counting within a document uses flat arrays indexed by term id, not a map per document. Counts are
+    // kept doubled (a part counts half) and packed 10 bits per field into one integer; saturation makes
+    // occurrences past 511 irrelevant anyway.
+    // Sizes estimated from the text: about one distinct term per 12 characters in the corpus, one word per 7.
+    let descriptionChars = 0;
+    let headingChars = 0;
+    for (const source of documents) {
+      descriptionChars += typeof source?.description === 'string' ? source.description.length : 0;
+      if (Array.isArray(source?.headings)) for (const heading of source.headings) headingChars += typeof heading === 'string' ? heading.length : 0;
+    }
+    const lastDoc = new IntList(); // per term: 1 + the last document that counted it
+    const counts = new IntList(); // per term: packed doubled occurrences in the current document
+    const touched: number[] = [];
+    const rowTerms = new IntList((descriptionChars + headingChars) / 10);
+    const rowDocs = new IntList(rowTerms.data.length);
+    const rowCounts = new IntList(rowTerms.data.length);
+    const descriptionStarts = new Int32Array(count + 1);
+    const descriptionTerms = new IntList(descriptionChars / 7);
+    const headingStarts = new Int32Array(count + 1);
+    const headingTerms = new IntList(headingChars / 7);
+
+    let doc = 0;
+    let field = 0;
+    let sequence: IntList | undefined;
+    const idOf = (term: string): number => {
+      let id = this.vocabulary.get(term);
+      if (id === undefined) {
+        id = this.terms.length;
+        this.vocabulary.set(term, id);
+        this.terms.push(term);
+        lastDoc.grow(id + 1);
+        counts.grow(id + 1);
+      }
+      return id;
+    };
+    const tally = (id: number, doubled: number): void => {
+      if (lastDoc.data[id] !== doc + 1) {
+        lastDoc.data[id] = doc + 1;
+        touched.push(id);
+      }
+      const packed = counts.data[id]!;
+      const shift = 10 * field;
+      if (((packed >>> shift) & 1023) + doubled <= 1023) counts.data[id] = packed + (doubled << shift);
+    };
+    const visit = (word: string): void => {
+      const analysis = this.analyzer.analyze(word);
+      lengths[field]![doc]!++;
+      if (analysis.term !== undefined) {
+        if (analysis.id < 0) analysis.id = idOf(analysis.term);
+        tally(analysis.id, 2);
+        sequence?.push(analysis.id);
+      }
+      if (analysis.parts !== undefined) {
+        analysis.partIds ??= analysis.parts.map(idOf);
+        for (const id of analysis.partIds) tally(id, 2 * PART_WEIGHT);
+      }
+    };
+
+    for (doc = 0; doc < count; doc++) {
+      const source = documents[doc];
+      this.ids[doc] = String(source?.id ?? '');
+      this.names[doc] = String(source?.name ?? '');
+      field = 0;
+      sequence = undefined;
+      forEachWord(this.names[doc]!, visit);
+      field = 1;
+      sequence = descriptionTerms;
+      forEachWord(String(source?.description ?? ''), visit);
+      descriptionStarts[doc + 1] = descriptionTerms.length;
+      field = 2;
+      sequence = headingTerms;
+      for (const heading of Array.isArray(source?.headings) ? source.headings : []) {
+        if (headingTerms.length > headingStarts[doc]!) headingTerms.push(-1);
+        forEachWord(String(heading), visit);
+      }
+      headingStarts[doc + 1] = headingTerms.length;
+      for (let f = 0; f < FIELDS; f++) totals[f]! += lengths[f]![doc]!;
+
+      for (const id of touched) {
+        rowTerms.push(id);
+        rowDocs.push(doc);
+        rowCounts.push(counts.data[id]!);
+        counts.data[id] = 0;
+      }
+      touched.length = 0;
+      const key = nameKey(this.names[doc]!);
+      if (key !== '') {
+        const compact = key.replace(/ /g, '');
+        const same = this.exactNames.get(compact);
+        if (same === undefined) this.exactNames.set(compact, [doc]);
+        else same.push(doc);
+      }
+    }
+
+    // Sort the rows into posting lists (a counting sort by term keeps each list's documents ascending).
+    const termCount = this.terms.length;
+    const rows = rowTerms.length;
+    this.offsets = new Int32Array(termCount + 1);
+    for (let row = 0; row < rows; row++) this.offsets[rowTerms.data[row]! + 1]!++;
+    for (let id = 0; id < termCount; id++) this.offsets[id + 1]! += this.offsets[id]!;
+    const cursor = this.offsets.slice(0, termCount);
+    this.postingDocs = new Int32Array(rows);
+    this.postingValues = new Float64Array(rows);
+    const average = totals.map((total) => (count > 0 && total > 0 ? total / count : 1));
+    for (let row = 0; row < rows; row++) {
+      const owner = rowDocs.data[row]!;
+      const packed = rowCounts.data[row]!;
+      let tf = 0;
+      for (let f = 0; f < FIELDS; f++) {
+        const occurrences = ((packed >>> (10 * f)) & 1023) / 2;
+        if (occurrences > 0) tf += (FIELD_WEIGHTS[f]! * occurrences) / (1 - FIELD_B[f]! + (FIELD_B[f]! * lengths[f]![owner]!) / average[f]!);
+      }
+      const slot = cursor[rowTerms.data[row]!]!++;
+      this.postingDocs[slot] = owner;
+      this.postingValues[slot] = tf / (K1 + tf);
+    }
+    this.idf = new Float64Array(termCount);
+    for (let id = 0; id < termCount; id++) {
+      const df = this.offsets[id + 1]! - this.offsets[id]!;
+      this.idf[id] = Math.log(1 + (count - df + 0.5) / (df + 0.5));
+      const term = this.terms[id]!;
+      if (term.length >= MIN_TYPO_LENGTH - 1) {
+        addTo(this.byFirst, `${term.length}:${term[0]}`, id);
+        addTo(this.bySecond, `${term.length}:${term[1]}`, id);
+      }
+    }
+    this.descriptionStarts = descriptionStarts;
+    this.descriptionTerms = descriptionTerms.toArray();
+    this.headingStarts = headingStarts;
+    this.headingTerms = headingTerms.toArray();
+    this.sortedTerms = [...this.terms].sort(compareText);
+    const names = this.names
+      .map((name, index): [string, number] => [nameKey(name), index])
+      .filter(([key]) => key !== '')
+      .sort((a, b) => compareText(a[0], b[0]) || a[1] - b[1]);
+    this.sortedNameKeys = names.map(([key]) => key);
+    this.sortedNameDocs = names.map(([, index]) => index);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  search(query: string, limit: number = DEFAULT_LIMIT): SearchHit[] {
+    const wanted = typeof limit === 'number' && !Number.isNaN(limit) ? Math.max(0, Math.floor(Math.min(limit, this.ids.length))) : DEFAULT_LIMIT;
+    const text = typeof query === 'string' ? query.slice(0, MAX_QUERY_CHARS) : '';
+    if (wanted === 0) return [];
+    const { terms, sequence } = this.queryTerms(text);
+    if (terms.length === 0) return [];
+
+    const count = this.ids.length;
+    const scores = new Float64Array(count);
+    const best = new Float64Array(count);
+    const touched: number[] = [];
+    const hit: number[] = [];
+    const covered = new Float64Array(count);
+    let idfSum = 0;
+    let importanceSum = 0;
+    for (const { term, weight } of terms) {
+      const own = this.vocabulary.get(term);
+      if (weight === 1 && own !== undefined) idfSum += this.idf[own]!;
+      const expansions = this.expansions(term);
+      // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
+      let importance = own !== undefined ? this.idf[own]! : 0;
+      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf[id]!);
+      if (weight === 1) importanceSum += importance;
+      for (const [id, factor] of expansions) {
+        const scale = this.idf[id]! * factor * weight;
+        for (let at = this.offsets[id]!, end = this.offsets[id + 1]!; at < end; at++) {
+          const doc = this.postingDocs[at]!;
+          const value = scale * this.postingValues[at]!;
+          if (best[doc] === 0) hit.push(doc);
+          if (value > best[doc]!) best[doc] = value;
+        }
+      }
+      for (const doc of hit) {
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc]! += best[doc]!;
+        if (weight === 1) covered[doc]! += importance;
+        best[doc] = 0;
+      }
+      hit.length = 0;
+    }
+    if (COVERAGE_EXPONENT > 0 && importanceSum > 0) {
+      for (const doc of touched) scores[doc]! *= Math.pow(covered[doc]! / importanceSum, COVERAGE_EXPONENT);
+    }
+    this.addPhraseBonus(sequence, scores);
+    this.addNameBonus(text, idfSum, scores, touched);
+    return this.top(scores, touched, wanted);
+  }
+
+  /** The distinct query terms (plus compounds of adjacent words), and the typed terms in order for phrases. */
+  private queryTerms(text: string): { terms: QueryTerm[]; sequence: string[] } {
+    const terms: QueryTerm[] = [];
+    const sequence: string[] = [];
+    const seen = new Set<string>();
+    const add = (term: string, weight: number): void => {
+      if (terms.length < MAX_QUERY_TERMS && !seen.has(term)) {
+        seen.add(term);
+        terms.push({ term, weight });
+      }
+    };
+    let previous: string | undefined; // the previous word (folded), when it was a term on its own
+    forEachWord(text, (word) => {
+      if (sequence.length >= MAX_QUERY_TERMS) return;
+      const { folded, term, parts } = this.analyzer.analyze(word);
+      if (term === undefined) {
+        previous = undefined;
+        return;
+      }
+      // A compound the catalog never spells that way (`dotNetCore`) is looked up by its parts.
+      const byParts = parts !== undefined && !this.vocabulary.has(term);
+      for (const stem of byParts ? parts : [term]) {
+        sequence.push(stem);
+        add(stem, 1);
+      }
+      if (previous !== undefined && !byParts) {
+        const joined = lightStem(previous + folded);
+        if (this.vocabulary.has(joined)) add(joined, COMPOUND_WEIGHT);
+      }
+      previous = byParts ? undefined : folded;
+    });
+    return { terms, sequence };
+  }
+
+  /** The index terms that stand for a query term, with their weights (the term itself, if indexed, at 1). */
+  private expansions(term: string): Array<[number, number]> {
+    const found: Array<[number, number]> = [];
+    const exact = this.vocabulary.get(term);
+    if (exact !== undefined) found.push([exact, 1]);
+    if (term.length >= MIN_PREFIX_LENGTH) {
+      let at = lowerBound(this.sortedTerms, term);
+      if (this.sortedTerms[at] === term) at++;
+      for (const end = Math.min(this.sortedTerms.length, at + MAX_EXPANSIONS); at < end; at++) {
+        const candidate = this.sortedTerms[at]!;
+        if (!candidate.startsWith(term)) break;
+        found.push([this.vocabulary.get(candidate)!, PREFIX_WEIGHT]);
+      }
+    }
+    for (let length = Math.max(MIN_TRUNCATED_LENGTH, term.length - MAX_TRUNCATION); length < term.length; length++) {
+      const head = this.vocabulary.get(term.slice(0, length));
+      if (head !== undefined) found.push([head, TRUNCATION_WEIGHT]);
+    }
+    if (exact === undefined && term.length >= MIN_TYPO_LENGTH) {
+      const length = term.length;
+      const [first, second] = [term[0], term[1]];
+      // An edit after the first character keeps it: same first character, length ±1. An edit at the first
+      // character: deleting it leaves `second` first (length − 1); swapping the first two puts `second` first;
+      // replacing it keeps `second` second; inserting before it puts `first` second (length + 1).
+      const buckets = [
+        this.byFirst.get(`${length - 1}:${first}`),
+        this.byFirst.get(`${length}:${first}`),
+        this.byFirst.get(`${length + 1}:${first}`),
+        this.byFirst.get(`${length - 1}:${second}`),
+        this.byFirst.get(`${length}:${second}`),
+        this.bySecond.get(`${length}:${second}`),
+        this.bySecond.get(`${length + 1}:${first}`),
+      ];
+      let taken = 0;
+      for (const bucket of buckets) {
+        for (const id of bucket ?? []) {
+          if (taken >= MAX_EXPANSIONS) break;
+          if (withinOneEdit(term, this.terms[id]!) && !found.some(([other]) => other === id)) {
+            found.push([id, TYPO_WEIGHT]);
+            taken++;
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  private addPhraseBonus(sequence: string[], scores: Float64Array): void {
+    for (let at = 0; at + 1 < sequence.length; at++) {
+      const first = this.vocabulary.get(sequence[at]!);
+      const second = this.vocabulary.get(sequence[at + 1]!);
+      if (first === undefined || second === undefined || first === second) continue;
+      // Walk the shorter posting list: the pair can only stand together where both terms occur.
+      const id = this.offsets[first + 1]! - this.offsets[first]! <= this.offsets[second + 1]! - this.offsets[second]! ? first : second;
+      for (let p = this.offsets[id]!, end = this.offsets[id + 1]!; p < end; p++) {
+        const doc = this.postingDocs[p]!;
+        const inDescription = adjacent(this.descriptionTerms, this.descriptionStarts[doc]!, this.descriptionStarts[doc + 1]!, first, second);
+        const inHeading = !inDescription && adjacent(this.headingTerms, this.headingStarts[doc]!, this.headingStarts[doc + 1]!, first, second);
+        if (!inDescription && !inHeading) continue;
+        // In proportion to what the two words already earn in this document: a phrase of strong words counts.
+        const pair = Math.min(this.contribution(first, doc), this.contribution(second, doc));
+        scores[doc]! += (inDescription ? PHRASE_WEIGHT : HEADING_PHRASE_WEIGHT) * pair;
+      }
+    }
+  }
+
+  /** The BM25F score of one term in one document (postings are sorted by document: binary search). */
+  private contribution(id: number, doc: number): number {
+    let low = this.offsets[id]!;
+    let high = this.offsets[id + 1]!;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.postingDocs[middle]! < doc) low = middle + 1;
+      else high = middle;
+    }
+    return this.postingDocs[low] === doc && low < this.offsets[id + 1]! ? this.idf[id]! * this.postingValues[low]! : 0;
+  }
+
+  private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: number[]): void {
+    const key = nameKey(text);
+    if (key === '' || idfSum === 0) return;
+    const add = (doc: number, bonus: number): void => {
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc]! += bonus;
+    };
+    for (const doc of this.exactNames.get(key.replace(/ /g, '')) ?? []) add(doc, EXACT_NAME_WEIGHT * idfSum);
+    const prefix = `${key} `;
+    for (let at = lowerBound(this.sortedNameKeys, prefix); at < this.sortedNameKeys.length; at++) {
+      if (!this.sortedNameKeys[at]!.startsWith(prefix)) break;
+      add(this.sortedNameDocs[at]!, NAME_PREFIX_WEIGHT * idfSum);
+    }
+  }
+
+  /** The `limit` best of the touched documents, by insertion into a short sorted list. */
+  private top(scores: Float64Array, touched: number[], limit: number): SearchHit[] {
+    const ranked: number[] = [];
+    for (const doc of touched) {
+      if (!(scores[doc]! > 0)) continue;
+      if (ranked.length === limit && !this.before(doc, ranked[limit - 1]!, scores)) continue;
+      let at = ranked.length === limit ? limit - 1 : ranked.length;
+      while (at > 0 && this.before(doc, ranked[at - 1]!, scores)) {
+        ranked[at] = ranked[at - 1]!;
+        at--;
+      }
+      ranked[at] = doc;
+    }
+    return ranked.map((doc) => ({ id: this.ids[doc]!, score: scores[doc]! }));
+  }
+
+  /** Ranking order: higher score first, then name, then id, then position in the input. */
+  private before(a: number, b: number, scores: Float64Array): boolean {
+    if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
+    return (compareText(this.names[a]!, this.names[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
+  }
+}
+
+function addTo(map: Map<string, number[]>, key: string, id: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [id]);
+  else list.push(id);
+}
+
+/** Whether `first` is directly followed by `second` in `terms[start .. end]`. */
+function adjacent(terms: Int32Array, start: number, end: number, first: number, second: number): boolean {
+  for (let at = start; at + 1 < end; at++) if (terms[at] === first && terms[at + 1] === second) return true;
+  return false;
+}
+
+/** Code-unit order: the same on every machine and in every locale, unlike localeCompare. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The first index whose value is not below `value`. */
+function lowerBound(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const ATX = /^ {0,3}#{1,6}(?:[ \t]+(.*))?$/;
+
+/**
+ * The text of every ATX heading (`#` to `######` at the start of a line, up to 3 spaces in) of a markdown body,
+ * in order, leaving out fenced code blocks (``` or ~~~, 3+ long, with or without an info string, closed by a
+ * fence of the same character at least as long; an unclosed fence runs to the end). Setext headings (text
+ * underlined with === or ---) are not read: in SKILL.md bodies a `---` line is far more often a rule. The
+ * closing #s, emphasis markers, backticks and link syntax are stripped (`## Use \`gh\` **first** ##` →
+ * `Use gh first`); empty headings are skipped.
+ */
+export function markdownHeadings(body: string): string[] {
+  const headings: string[] = [];
+  let fence: { marker: string; length: number } | undefined;
+  for (const line of String(body).split(/\r\n|\r|\n/)) {
+    const fenceLine = FENCE.exec(line);
+    if (fence !== undefined) {
+      const [, run = '', rest = ''] = fenceLine ?? [];
+      if (run[0] === fence.marker && run.length >= fence.length && rest.trim() === '') fence = undefined;
+      continue;
+    }
+    if (fenceLine !== null) {
+      const [, run = '', info = ''] = fenceLine;
+      // A backtick fence's info string cannot hold a backtick (``` `x` ``` is inline code, not a fence).
+      if (!(run[0] === '`' && info.includes('`'))) {
+        fence = { marker: run[0]!, length: run.length };
+        continue;
+      }
+    }
+    const heading = ATX.exec(line);
+    if (heading === null) continue;
+    const content = (heading[1] ?? '').replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
+    const text = stripInlineMarkdown(content);
+    if (text !== '') headings.push(text);
+  }
+  return headings;
+}
+
+function stripInlineMarkdown(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])/g, '$1')
+    .replace(/\\([!-/:-@[-`{-~])|\*+|~~|`+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, (_, escaped: string | undefined) => escaped ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

@@ -1,0 +1,42 @@
+import { parseSkillMarkdown } from '@skillport/core';
+import type { CatalogSkill } from '../catalog/model.js';
+import type { SkillsService } from '../mcp/skills-service.js';
+import { escapeXml, formatSize } from './catalog-text.js';
+
+/**
+ * What a model receives when a skill is activated (by the tool, a prompt, or the single-skill fast path): the
+ * SKILL.md instructions wrapped in `<skill_content>` with the skill's identity and package digest, then the list of
+ * its other files (paths and sizes, never contents) and how to read them. The bytes come through the verifying
+ * reader, so what the model sees is exactly what the digest names.
+ */
+export async function skillBody(service: SkillsService, skill: CatalogSkill): Promise<string> {
+  const content = await service.readFile(skill.uri);
+  if (content === undefined || !('text' in content)) throw new Error(`${skill.uri} is not readable as text`);
+  try {
+    return parseSkillMarkdown(content.text).body;
+  } catch {
+    return content.text;
+  }
+}
+
+export function wrapSkill(skill: CatalogSkill, body: string): string {
+  // A body must not be able to close its own wrapper and speak outside it.
+  const safe = body.replace(/<\/skill_content/gi, '<\\/skill_content').trim();
+  return `<skill_content name="${escapeXml(skill.name)}" uri="${escapeXml(skill.uri)}" digest="${skill.packageDigest}">\n${safe}\n</skill_content>`;
+}
+
+export function resourceList(skill: CatalogSkill, readTool = 'read_skill_resource'): string {
+  const others = skill.files.filter((file) => file.uri !== skill.uri);
+  if (others.length === 0) return 'This skill has no other files.';
+  const lines = others.map((file) => `${file.path} (${formatSize(file.size)}, ${file.mimeType})`);
+  return [
+    `<skill_resources count="${others.length}">`,
+    ...lines,
+    '</skill_resources>',
+    `Read a file only when the instructions call for it: ${readTool} {"uri": "${skill.uri}", "path": "<path above>"}.`,
+  ].join('\n');
+}
+
+export async function activatedContent(service: SkillsService, skill: CatalogSkill, readTool?: string): Promise<string> {
+  return `${wrapSkill(skill, await skillBody(service, skill))}\n\n${resourceList(skill, readTool)}`;
+}

@@ -1,0 +1,22 @@
+import type { CatalogSkill } from '../catalog/model.js';
+
+/**
+ * The compact catalog a model reads (the Agent Skills client guide's `<available_skills>` form), with XML
+ * escaping so a description cannot close the element or inject markup.
+ */
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!);
+}
+
+export function availableSkillsXml(skills: readonly CatalogSkill[]): string {
+  const items = skills.map(
+    (skill) => `<skill><name>${escapeXml(skill.name)}</name><description>${escapeXml(skill.description)}</description><location>${escapeXml(skill.uri)}</location></skill>`,
+  );
+  return `<available_skills>\n${items.join('\n')}\n</available_skills>`;
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

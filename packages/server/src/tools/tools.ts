@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CatalogSkill } from '../catalog/model.js';
+import type { CatalogSnapshot } from '../catalog/snapshot.js';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '../mcp/skills-service.js';
+import type { SkillsService } from '../mcp/skills-service.js';
+import { activatedContent, skillBody } from './activation.js';
+import { availableSkillsXml } from './catalog-text.js';
+import { fail, readSkillResource } from './read-resource.js';
+import type { ReadOptions, ToolResult } from './read-resource.js';
+import { resolveSkill } from './resolve.js';
+import { searchIndex } from './search.js';
+import { outlineTools } from './outline.js';
+
+/**
+ * The tool surface, for clients that only call tools (most of them today). `core`: list_skills, activate_skill,
+ * read_skill_resource; `full` adds get_skill_outline and get_skill_section. Names and parameters are a contract:
+ * agents and scripts rely on them (README, "Tools").
+ */
+export type ToolMode = 'none' | 'core' | 'full';
+
+export interface ToolOptions extends ReadOptions {
+  mode: ToolMode;
+  /** Up to this many skills, the catalog is written into activate_skill's description (no search turn needed). */
+  catalogInDescriptionMax: number;
+  /** A lone skill whose SKILL.md is at most this many bytes is inlined in the instructions (single-skill fast path). */
+  inlineSkillMaxBytes: number;
+}
+
+export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
+  mode: 'core',
+  catalogInDescriptionMax: 50,
+  inlineSkillMaxBytes: 20_000,
+  textMax: 256 * 1024,
+  binaryMax: 64 * 1024,
+  vision: false,
+};
+
+/** The single-skill fast path applies: one skill, small enough to sit in the instructions. */
+export function inlinedSkill(snapshot: CatalogSnapshot, options: ToolOptions): CatalogSkill | undefined {
+  if (snapshot.size !== 1) return undefined;
+  const skill = snapshot.skills[0]!;
+  const manifest = skill.files.find((file) => file.uri === skill.uri);
+  return manifest !== undefined && manifest.size <= options.inlineSkillMaxBytes ? skill : undefined;
+}
+
+const skillRef = {
+  name: z.string().max(256).optional().describe('The skill\'s name, as listed.'),
+  uri: z.string().max(4096).optional().describe('The skill\'s URI (skill://…/SKILL.md); use it when several skills share a name.'),
+};
+
+const ok = (text: string, structured?: Record<string, unknown>): ToolResult =>
+  structured === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], structuredContent: structured };
+
+export function registerTools(server: McpServer, service: SkillsService, options: ToolOptions): void {
+  if (options.mode === 'none') return;
+  const snapshot = service.snapshot;
+  const inlined = inlinedSkill(snapshot, options);
+  const annotations = { readOnlyHint: true, openWorldHint: false };
+
+  if (inlined === undefined) {
+    server.registerTool(
+      'list_skills',
+      {
+        title: 'List or search skills',
+        description:
+          'List the skills this server offers, or search them. Without a query: the whole catalog, a page at a time (pass nextCursor back as cursor). ' +
+          'With a query (the task in your own words): the best matches first, ranked over names, descriptions and section headings. ' +
+          'Then load the one that fits with activate_skill.',
+        inputSchema: z.object({
+          query: z.string().max(2000).optional().describe('What the user wants done, in plain words.'),
+          limit: z.number().int().min(1).max(200).optional().describe('How many entries (default 10 with a query, 50 without).'),
+          cursor: z.string().max(4096).optional().describe('nextCursor from the previous page.'),
+        }),
+        annotations,
+      },
+      async (args) => listSkills(service.snapshot, args),
+    );
+
+    const small = snapshot.size <= options.catalogInDescriptionMax;
+    server.registerTool(
+      'activate_skill',
+      {
+        title: 'Activate a skill',
+        description: small
+          ? `Load a skill's full instructions when the user's task matches its description, then follow them. Available skills:\n${availableSkillsXml(snapshot.skills)}`
+          : `Load a skill's full instructions when the user's task matches its description, then follow them. This server has ${snapshot.size} skills: find the right one with list_skills {"query": "<the task>"} first.`,
+        inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version, for registry skills; folder skills have one version.') }),
+        annotations,
+      },
+      async (args) => {
+        const found = resolveSkill(service.snapshot, args);
+        if ('error' in found) return fail(found.error);
+        if (args.version !== undefined && args.version !== '' && args.version !== 'latest') {
+          return fail(`Error: Skill '${found.skill.name}' is served from a folder and has no version '${args.version}'; call again without a version.`);
+        }
+        return ok(await activatedContent(service, found.skill));
+      },
+    );
+  }
+
+  if (inlined === undefined || inlined.files.length > 1) {
+    server.registerTool(
+      'read_skill_resource',
+      {
+        title: 'Read a file of a skill',
+        description:
+          'Read one file of a skill (a reference, script or asset listed when the skill was activated), by its path inside the skill folder. ' +
+          'Text comes back as text; binary files as a JSON envelope (base64 up to a size limit). Large text files are read in parts with offset and length.',
+        inputSchema: z.object({
+          ...skillRef,
+          path: z.string().max(4096).describe('The file\'s path inside the skill folder, as listed, e.g. "references/guide.md".'),
+          digest: z.string().max(100).optional().describe('The digest the skill was activated with; the read is refused if the skill has changed since.'),
+          offset: z.number().int().min(0).optional().describe('For large text files: first byte to return.'),
+          length: z.number().int().min(1).optional().describe('For large text files: how many bytes.'),
+        }),
+        annotations,
+      },
+      async (args) => {
+        const found = resolveSkill(service.snapshot, inlined && !args.name && !args.uri ? { uri: inlined.uri } : args);
+        if ('error' in found) return fail(found.error);
+        return readSkillResource(service, found.skill, args, options);
+      },
+    );
+  }
+
+  if (options.mode === 'full' && inlined === undefined) outlineTools(server, service, skillRef, annotations);
+}
+
+function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): ToolResult {
+  const entry = (skill: CatalogSkill) => ({ name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest });
+  const query = args.query?.trim();
+  if (query) {
+    const limit = args.limit ?? 10;
+    const hits = searchIndex(snapshot).search(query, limit);
+    const skills = hits.map((hit) => ({ ...entry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)) }));
+    const result = { query, skills, total: snapshot.size };
+    return ok(skills.length === 0 ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.` : JSON.stringify(result), result);
+  }
+  let after: string | undefined;
+  try {
+    after = decodeCursor(args.cursor === '' ? undefined : args.cursor);
+  } catch (error) {
+    if (error instanceof InvalidCursorError) return fail('Error: That cursor is not valid; call list_skills without a cursor to start again.');
+    throw error;
+  }
+  const page = snapshot.page(after, args.limit ?? 50);
+  const result: Record<string, unknown> = { skills: page.skills.map(entry), total: snapshot.size };
+  const last = page.skills.at(-1);
+  if (page.more && last) result['nextCursor'] = encodeCursor(last.uri);
+  return ok(JSON.stringify(result), result);
+}
+
+/** Server instructions: a short usage guide, the catalog when asked, and the whole skill on the single-skill path. */
+export async function buildInstructions(service: SkillsService, options: ToolOptions, withCatalog: boolean): Promise<string> {
+  const snapshot = service.snapshot;
+  const inlined = options.mode === 'none' ? undefined : inlinedSkill(snapshot, options);
+  if (inlined) {
+    const body = await skillBody(service, inlined).catch(() => undefined);
+    if (body !== undefined) {
+      const files = inlined.files.length > 1 ? ' Its other files are read with read_skill_resource {"path": "<path>"}.' : '';
+      return `This server provides one skill, "${inlined.name}": ${inlined.description}\nFollow it when the task matches.${files}\n\n${await activatedContent(service, inlined)}`;
+    }
+  }
+  const lines = [
+    `This server offers ${snapshot.size} Agent Skill${snapshot.size === 1 ? '' : 's'}: folders of instructions with optional references, scripts and assets.`,
+  ];
+  if (options.mode !== 'none') {
+    lines.push(
+      'When a task matches a skill, call activate_skill with its name to load the instructions, then follow them.',
+      snapshot.size > options.catalogInDescriptionMax ? 'To find a skill, call list_skills with the task in your own words.' : 'The skills are listed in the activate_skill tool.',
+      'Read a skill\'s other files with read_skill_resource only when its instructions call for them.',
+    );
+  }
+  lines.push('Clients of the MCP Skills extension can also use skills/list and read skill:// resources; every file is listed with its sha256 digest.');
+  if (withCatalog && snapshot.size > 0) lines.push('', availableSkillsXml(snapshot.skills.slice(0, Math.max(options.catalogInDescriptionMax, 200))));
+  return lines.join('\n');
+}
