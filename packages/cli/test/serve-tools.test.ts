@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -197,4 +198,37 @@ describe('single-skill fast path and --tools none (stdio)', () => {
     assert.equal(caps?.tools, undefined);
     await client.close();
   });
+});
+
+describe('draft-era discovery index (a client like Agent Framework\'s MCP skills source)', () => {
+  for (const era of ['legacy', 'modern'] as const satisfies readonly Era[]) {
+    test(`reads skill://index.json, loads each skill by url, reads siblings by relative path (${era})`, async () => {
+      const server = await startHttp([EXAMPLES]);
+      try {
+        const client = await connectHttp(server.url, era);
+        const listed = (await client.listResources()).resources.map((resource) => resource.uri);
+        assert.ok(listed.includes('skill://index.json'));
+        const raw = await client.readResource({ uri: 'skill://index.json' });
+        const index = JSON.parse((raw.contents[0] as { text: string }).text) as { $schema: string; skills: Array<{ name: string; type: string; description: string; url: string; digest: string }> };
+        assert.equal(index.$schema, 'https://schemas.agentskills.io/discovery/0.2.0/schema.json');
+        assert.equal(index.skills.length, 6);
+        for (const entry of index.skills) {
+          assert.equal(entry.type, 'skill-md');
+          assert.ok(entry.description.length > 0);
+          const manifest = await client.readResource({ uri: entry.url });
+          const text = (manifest.contents[0] as { text: string }).text;
+          assert.equal(entry.digest, `sha256:${createHash('sha256').update(text).digest('hex')}`);
+          // Relative links in SKILL.md resolve against its URL; every linked file of the examples is readable.
+          const links = [...text.matchAll(/\]\(((?:references|scripts|assets)\/[^)#\s]+)\)/g)].map((match) => match[1]!);
+          for (const link of links) {
+            const sibling = await client.readResource({ uri: new URL(link, entry.url).href });
+            assert.ok(sibling.contents.length === 1, link);
+          }
+        }
+        await client.close();
+      } finally {
+        await server.stop();
+      }
+    });
+  }
 });

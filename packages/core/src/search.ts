@@ -330,6 +330,7 @@ export class SkillSearchIndex {
   /** Name keys, sorted, with their documents: for the name-prefix bonus. */
   private readonly sortedNameKeys: string[];
   private readonly sortedNameDocs: number[];
+  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array } | undefined;
 
   constructor(documents: readonly SearchDocument[]) {
     const count = documents.length;
@@ -488,12 +489,10 @@ export class SkillSearchIndex {
     const { terms, sequence } = this.queryTerms(text);
     if (terms.length === 0) return [];
 
-    const count = this.ids.length;
-    const scores = new Float64Array(count);
-    const best = new Float64Array(count);
+    // Per-document accumulators, allocated once and left all-zero after each query (only touched slots are reset).
+    const { scores, best, covered } = (this.scratch ??= { scores: new Float64Array(this.ids.length), best: new Float64Array(this.ids.length), covered: new Float64Array(this.ids.length) });
     const touched: number[] = [];
     const hit: number[] = [];
-    const covered = new Float64Array(count);
     let idfSum = 0;
     let importanceSum = 0;
     for (const { term, weight } of terms) {
@@ -526,7 +525,9 @@ export class SkillSearchIndex {
     }
     this.addPhraseBonus(sequence, scores);
     this.addNameBonus(text, idfSum, scores, touched);
-    return this.top(scores, touched, wanted);
+    const results = this.top(scores, touched, wanted);
+    for (const doc of touched) scores[doc] = covered[doc] = 0;
+    return results;
   }
 
   /** The distinct query terms (plus compounds of adjacent words), and the typed terms in order for phrases. */
@@ -611,10 +612,12 @@ export class SkillSearchIndex {
   }
 
   private addPhraseBonus(sequence: string[], scores: Float64Array): void {
+    const pairs = new Set<string>();
     for (let at = 0; at + 1 < sequence.length; at++) {
       const first = this.vocabulary.get(sequence[at]!);
       const second = this.vocabulary.get(sequence[at + 1]!);
-      if (first === undefined || second === undefined || first === second) continue;
+      if (first === undefined || second === undefined || first === second || pairs.has(`${first} ${second}`)) continue;
+      pairs.add(`${first} ${second}`);
       // Walk the shorter posting list: the pair can only stand together where both terms occur.
       const id = this.offsets[first + 1]! - this.offsets[first]! <= this.offsets[second + 1]! - this.offsets[second]! ? first : second;
       for (let p = this.offsets[id]!, end = this.offsets[id + 1]!; p < end; p++) {

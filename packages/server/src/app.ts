@@ -45,6 +45,8 @@ export interface SkillportServerOptions {
   tools?: Partial<ToolOptions>;
   /** Serve each skill as an MCP prompt (default true). */
   prompts?: boolean;
+  /** Serve the draft-era discovery index `skill://index.json` (default true). */
+  index?: boolean;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
 }
@@ -92,6 +94,7 @@ export class SkillportServer {
       instructions: () => this.#instructions,
       tools: this.tools,
       prompts,
+      index: options.index ?? true,
       pageSize: options.pageSize ?? 100,
     });
     catalog.onChange((changes) => {

@@ -28,6 +28,7 @@ interface ServeOptions {
   textMax: number;
   binaryMax: number;
   prompts: boolean;
+  index: boolean;
   instructionsCatalog?: boolean;
 }
 
@@ -60,6 +61,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
     .option('--no-prompts', 'do not offer skills as MCP prompts')
+    .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
     .option('-q, --quiet', 'print only errors on stderr')
@@ -94,6 +96,7 @@ async function serve(dirs: string[], options: ServeOptions): Promise<number> {
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
       prompts: options.prompts,
+      index: options.index,
       instructionsCatalog: options.instructionsCatalog === true,
       ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
       onProblem: (problem) => {

@@ -5,6 +5,7 @@ import type { SkillsService } from './skills-service.js';
 import { registerTools } from '../tools/tools.js';
 import type { ToolOptions } from '../tools/tools.js';
 import { registerPrompts } from '../tools/prompts.js';
+import { registerIndex } from '../tools/index-json.js';
 
 export interface ServerIdentity {
   name: string;
@@ -25,6 +26,8 @@ export interface McpFactoryOptions {
   tools: ToolOptions;
   /** Serve every skill as an MCP prompt. */
   prompts: boolean;
+  /** Serve the draft-era `skill://index.json`. */
+  index: boolean;
   pageSize: number;
   onWarning?: (message: string) => void;
 }
@@ -57,6 +60,7 @@ export class McpFactory {
       },
     );
     this.extension.attach(server);
+    if (this.options.index) registerIndex(server, this.options.service);
     registerTools(server, this.options.service, this.options.tools);
     if (this.options.prompts) registerPrompts(server, this.options.service, this.options.pageSize);
     return server;
