@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
+import { ConfigError, loadConfig } from '../config.js';
 import type { ExitCode } from '../main.js';
 import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 
@@ -30,13 +31,15 @@ interface ServeOptions {
   prompts: boolean;
   index: boolean;
   instructionsCatalog?: boolean;
+  config?: string;
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
   program
     .command('serve')
     .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
-    .argument('<dirs...>', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
+    .argument('[dirs...]', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
+    .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
@@ -75,12 +78,34 @@ Examples:
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
-    .action(async (dirs: string[], options: ServeOptions) => {
-      exit.set(await serve(dirs, options));
+    .action(async (dirs: string[], options: ServeOptions, command: Command) => {
+      let identity: { name?: string; instructions?: string } = {};
+      if (options.config !== undefined) {
+        try {
+          const config = loadConfig(options.config, (message) => process.stderr.write(`skillport: warning: ${message}\n`));
+          // The file fills in whatever the command line did not set.
+          for (const [key, value] of Object.entries(config.options)) {
+            if (command.getOptionValueSource(key) !== 'cli') (options as unknown as Record<string, unknown>)[key] = value;
+          }
+          dirs = [...config.dirs, ...dirs];
+          identity = { ...(config.name !== undefined ? { name: config.name } : {}), ...(config.instructions !== undefined ? { instructions: config.instructions } : {}) };
+        } catch (error) {
+          if (!(error instanceof ConfigError)) throw error;
+          process.stderr.write(`skillport: error: ${error.message}\n`);
+          exit.set(1);
+          return;
+        }
+      }
+      if (dirs.length === 0) {
+        process.stderr.write('skillport: error: give at least one skill folder (or a --config file that names some)\n');
+        exit.set(2);
+        return;
+      }
+      exit.set(await serve(dirs, options, identity));
     });
 }
 
-async function serve(dirs: string[], options: ServeOptions): Promise<number> {
+async function serve(dirs: string[], options: ServeOptions, identity: { name?: string; instructions?: string }): Promise<number> {
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
   const { SkillportServer, StartupError } = await import('@skillport/server');
   const colors = paint(process.stderr);
@@ -97,6 +122,8 @@ async function serve(dirs: string[], options: ServeOptions): Promise<number> {
       tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
       prompts: options.prompts,
       index: options.index,
+      ...(identity.name !== undefined ? { identity: { name: identity.name } } : {}),
+      ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
       ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
       onProblem: (problem) => {

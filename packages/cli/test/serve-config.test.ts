@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { EXAMPLES, connectHttp, makeTree, runCli, skillMd, startHttp } from './helpers.js';
+
+describe('serve --config', () => {
+  test('an agentskills-mcp-server server.json works as it is, with ${VAR} substitution', async () => {
+    const dir = makeTree({ 'skills/incident-response/SKILL.md': skillMd('incident-response'), 'skills/other/SKILL.md': skillMd('other') });
+    const config = join(dir, 'server.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        name: 'Skills of ${TEAM_NAME}',
+        instructions: 'Use the incident skill when paged. Token: ${NOT_SET_ANYWHERE}',
+        skills: [{ id: 'incident-response', provider: 'fs', options: { root: './skills' } }],
+      }),
+    );
+    const server = await startHttp(['--config', config], { TEAM_NAME: 'ops' });
+    try {
+      assert.match(server.stderr(), /\$\{NOT_SET_ANYWHERE\} is not set; using an empty string/);
+      const client = await connectHttp(server.url, 'legacy');
+      assert.equal(client.getServerVersion()?.name, 'Skills of ops');
+      assert.equal(client.getInstructions(), 'Use the incident skill when paged. Token: ');
+      const listing = await new SkillsClient(client).list();
+      assert.deepEqual(listing.skills.map((skill) => skill.uri), ['skill://incident-response/SKILL.md']);
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a YAML config of serve options; command-line flags win', async () => {
+    const dir = makeTree({});
+    const config = join(dir, 'skillport.yaml');
+    writeFileSync(config, `dirs:\n  - ${EXAMPLES}\ntools: full\nprefix: from-file\npageSize: 2\n`);
+    const server = await startHttp(['--config', config, '--prefix', 'from-flag']);
+    try {
+      const client = await connectHttp(server.url, 'modern');
+      const listing = await new SkillsClient(client).list();
+      assert.equal(listing.skills.length, 6);
+      assert.ok(listing.skills.every((skill) => skill.uri.startsWith('skill://from-flag/')));
+      const tools = (await client.listTools()).tools.map((tool) => tool.name);
+      assert.ok(tools.includes('get_skill_outline'));
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('clear errors: unsupported provider, unknown setting, unreadable file', async () => {
+    const dir = makeTree({});
+    const http = join(dir, 'http.json');
+    writeFileSync(http, JSON.stringify({ name: 'x', skills: [{ id: 'a', provider: 'http', options: { base_url: 'https://example.com' } }] }));
+    const one = await runCli(['serve', '--config', http]);
+    assert.equal(one.code, 1);
+    assert.match(one.stderr, /"http" provider is not supported yet/);
+    const unknown = join(dir, 'unknown.yaml');
+    writeFileSync(unknown, 'dirs: [.]\nportt: 3\n');
+    const two = await runCli(['serve', '--config', unknown]);
+    assert.equal(two.code, 1);
+    assert.match(two.stderr, /unknown setting "portt"/);
+    const three = await runCli(['serve', '--config', join(dir, 'missing.json')]);
+    assert.equal(three.code, 1);
+    assert.match(three.stderr, /cannot read config/);
+    const none = await runCli(['serve']);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /give at least one skill folder/);
+  });
+});

@@ -1,0 +1,302 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { SkillSearchIndex, lightStem, markdownHeadings, searchTerms } from '../src/index.js';
+import type { SearchDocument } from '../src/index.js';
+
+function doc(id: string, description: string, headings: string[] = [], name = id): SearchDocument {
+  return { id, name, description, headings };
+}
+
+const ids = (hits: Array<{ id: string }>) => hits.map((hit) => hit.id);
+
+describe('tokenisation', () => {
+  test('lowercase words split at punctuation, hyphens included', () => {
+    assert.deepEqual(searchTerms('Slack-GIF, pdf/docx!'), ['slack', 'gif', 'pdf', 'docx']);
+  });
+
+  test('camelCase and letter-digit compounds are kept whole and also split into their parts', () => {
+    assert.deepEqual(searchTerms('TimeZoneInfo'), ['timezoneinfo', 'tim', 'zon', 'info']);
+    assert.deepEqual(searchTerms('XMLHttpRequest'), ['xmlhttprequest', 'xml', 'http', 'request']);
+    assert.deepEqual(searchTerms('net8'), ['net8', 'net', '8']);
+    assert.deepEqual(searchTerms('iOS'), ['ios', 'os']); // the part `i` is a stopword
+  });
+
+  test('Unicode letters and digits make words; Latin accents are folded; other scripts stay whole', () => {
+    assert.deepEqual(searchTerms('Über-große Daten, 数据分析 ٣٤'), ['uber', 'große', 'daten', '数据分析', '٣٤']);
+    assert.deepEqual(searchTerms('Diátaxis café'), ['diataxis', 'caf']);
+    assert.deepEqual(searchTerms('ｆｕｌｌ ｗｉｄｔｈ'), ['full', 'width']); // NFKC
+  });
+
+  test('stopwords and contraction tails are dropped', () => {
+    assert.deepEqual(searchTerms("I'm sure it's the one we don't want"), ['one']);
+    assert.deepEqual(searchTerms('the of and to a'), []);
+    assert.deepEqual(searchTerms('  --- !!! ...  '), []);
+  });
+});
+
+describe('lightStem', () => {
+  const cases: Array<[string, string]> = [
+    ['tests', 'test'],
+    ['queries', 'query'],
+    ['batches', 'batch'],
+    ['classes', 'class'],
+    ['class', 'class'],
+    ['status', 'status'],
+    ['analysis', 'analysis'],
+    ['running', 'run'],
+    ['debugged', 'debug'],
+    ['testing', 'test'],
+    ['weekly', 'week'],
+    ['applied', 'apply'],
+    ['builder', 'build'],
+    ['scanners', 'scan'],
+    ['speed', 'speed'],
+    ['poster', 'poster'],
+    ['docker', 'docker'],
+    ['string', 'string'], // no vowel before -ing
+    ['go', 'go'],
+    ['net8', 'net8'], // not a-z only
+  ];
+  for (const [word, stem] of cases) test(`${word} → ${stem}`, () => assert.equal(lightStem(word), stem));
+
+  test('the inflections of one verb meet in one stem', () => {
+    for (const word of ['create', 'creates', 'created', 'creating', 'creator', 'creators']) assert.equal(lightStem(word), 'creat', word);
+    for (const word of ['monitor', 'monitors', 'monitoring', 'monitored']) assert.equal(lightStem(word), 'monit', word);
+  });
+});
+
+describe('markdownHeadings', () => {
+  test('ATX headings of every level, with closing #s and inline markup stripped', () => {
+    const body = [
+      '# Title',
+      'text',
+      '## Use `gh` **first** and _then_ [the docs](https://example.com) ##',
+      '### C# tips',
+      '#### Four ####   ',
+      '##### *Five*',
+      '###### Six',
+      '####### seven is not a heading',
+      '#hashtag is not a heading',
+      '   # three spaces in',
+      '    # four spaces in is code',
+      '## snake_case_name stays',
+      '## ~~old~~ new \\*literal\\*',
+      '#',
+      '##   ##',
+    ].join('\n');
+    assert.deepEqual(markdownHeadings(body), ['Title', 'Use gh first and then the docs', 'C# tips', 'Four', 'Five', 'Six', 'three spaces in', 'snake_case_name stays', 'old new *literal*']);
+  });
+
+  test('headings inside fenced code blocks are ignored (``` and ~~~, with info strings)', () => {
+    const body = [
+      '# Before',
+      '```bash title="x"',
+      '# a shell comment',
+      '```',
+      '## Between',
+      '~~~python',
+      '# a python comment',
+      '```',
+      '# still inside: a ``` line does not close a ~~~ fence',
+      '~~~',
+      '## After tilde',
+      '````md',
+      '```',
+      '# inside: a shorter fence does not close a longer one',
+      '````',
+      '## Last',
+      '```',
+      '# unclosed fence runs to the end',
+    ].join('\n');
+    assert.deepEqual(markdownHeadings(body), ['Before', 'Between', 'After tilde', 'Last']);
+  });
+
+  test('an inline code span is not a fence', () => {
+    assert.deepEqual(markdownHeadings('``` `not a fence` ```\n# Real'), ['Real']);
+  });
+
+  test('setext headings are not read', () => {
+    assert.deepEqual(markdownHeadings('Title\n=====\n\nSub\n---\n\n## Atx'), ['Atx']);
+  });
+
+  test('CRLF and CR line ends', () => {
+    assert.deepEqual(markdownHeadings('# One\r\ntext\r\n## Two\r### Three'), ['One', 'Two', 'Three']);
+  });
+
+  test('empty body', () => {
+    assert.deepEqual(markdownHeadings(''), []);
+  });
+});
+
+describe('SkillSearchIndex', () => {
+  const catalog: SearchDocument[] = [
+    doc('pdf', 'Read, merge and split PDF files.', ['Merging PDFs', 'Rotating pages']),
+    doc('pdf-forms', 'Fill PDF forms. Works on any PDF: PDF forms, PDF fields, PDF checkboxes.'),
+    doc('docx', 'Create and edit Word documents, including PDF export.'),
+    doc('slack-gif-creator', 'Animated GIFs sized for Slack emoji.'),
+    doc('slack-notify', 'Post messages to Slack channels; Slack GIF previews are supported.'),
+    doc('k8s', 'Generate Kubernetes manifests for deployments and services.'),
+    doc('ci', 'Runs tests in a continuous integration pipeline.'),
+    doc('webapp-testing', 'Drive a local web application in a browser.'),
+    doc('vue-tests', 'Write unit tests for Vue components; each unit gets a test.'),
+    doc('bash-tests', 'Write a unit test for bash scripts.'),
+  ];
+  const index = new SkillSearchIndex(catalog);
+
+  test('size counts the documents', () => {
+    assert.equal(index.size, catalog.length);
+    assert.equal(new SkillSearchIndex([]).size, 0);
+  });
+
+  test('a query naming a skill puts that skill first, in any case or spelling of separators', () => {
+    assert.equal(index.search('pdf')[0]?.id, 'pdf');
+    assert.equal(index.search('PDF')[0]?.id, 'pdf');
+    assert.equal(index.search('slack gif creator')[0]?.id, 'slack-gif-creator');
+    assert.equal(index.search('Slack_GIF_Creator')[0]?.id, 'slack-gif-creator');
+  });
+
+  test('a query that starts a name boosts that name', () => {
+    assert.equal(index.search('slack gif')[0]?.id, 'slack-gif-creator');
+    const forms = index.search('pdf');
+    assert.ok(ids(forms).indexOf('pdf-forms') < ids(forms).indexOf('docx'));
+  });
+
+  test('inflections match through the stemmer', () => {
+    assert.equal(index.search('testing pipelines')[0]?.id, 'ci');
+    assert.equal(index.search('merged pdf')[0]?.id, 'pdf');
+  });
+
+  test('a prefix matches longer index terms', () => {
+    assert.equal(index.search('deploy')[0]?.id, 'k8s');
+  });
+
+  test('typos of one edit are tolerated on terms of 5+ characters', () => {
+    for (const typo of ['kuberntes', 'kubernetse', 'ukbernetes', 'rubernetes', 'ubernetes', 'kkubernetes']) {
+      assert.equal(index.search(typo)[0]?.id, 'k8s', typo);
+    }
+    assert.deepEqual(index.search('kbrnetes'), []); // two edits
+    assert.deepEqual(index.search('slak'), []); // too short to be corrected
+  });
+
+  test('a typo match counts less than an exact match', () => {
+    const both = new SkillSearchIndex([doc('exact', 'grafana dashboards'), doc('typo', 'grafna dashboards')]);
+    assert.deepEqual(ids(both.search('grafana dashboards')), ['exact', 'typo']);
+  });
+
+  test('two query words forming one indexed word match it', () => {
+    assert.equal(index.search('web app testing')[0]?.id, 'webapp-testing');
+  });
+
+  test('adjacent query words standing together in a description rank higher', () => {
+    const pair = new SkillSearchIndex([doc('apart', 'A test runner; unit conversions too.'), doc('together', 'A unit test runner; conversions too.')]);
+    assert.deepEqual(ids(pair.search('unit test')), ['together', 'apart']);
+  });
+
+  test('a skill matching every word of the query beats one repeating a single word', () => {
+    assert.equal(index.search('unit tests for bash scripts')[0]?.id, 'bash-tests');
+  });
+
+  test('queries without a usable term find nothing', () => {
+    for (const query of ['', '   ', '!!!', '---', 'the of and', "I'm", '?', '\u0000\u0001', '🙂🙂']) {
+      assert.deepEqual(index.search(query), [], JSON.stringify(query));
+    }
+    assert.deepEqual(index.search('zebra'), []); // no match at all
+  });
+
+  test('never throws, whatever the string', () => {
+    const strange = [
+      '.*+?^${}()|[]\\',
+      '(?<=a)(?!b)\\1 [^a-z] \\p{L}',
+      'a'.repeat(2_000_000),
+      'pdf '.repeat(100_000),
+      '\uD800 lone \uDFFF surrogates',
+      'e\u0301\u0301\u0301 combining',
+      'مرحبا עולם',
+      'constructor __proto__ toString hasOwnProperty',
+      Array.from({ length: 500 }, (_, at) => `word${at}`).join(' '),
+    ];
+    for (const query of strange) assert.doesNotThrow(() => index.search(query), query.slice(0, 40));
+    // From JavaScript, anything may come in.
+    assert.deepEqual(index.search(undefined as unknown as string), []);
+    assert.deepEqual(index.search(42 as unknown as string), []);
+  });
+
+  test('huge queries stay fast (cut to 1,000 characters)', () => {
+    const started = performance.now();
+    index.search('kubernetes '.repeat(500_000));
+    assert.ok(performance.now() - started < 1000);
+  });
+
+  test('odd documents are indexed without throwing', () => {
+    const odd = [
+      { id: 'a', name: '', description: '', headings: [] },
+      { id: 'b', name: 'x', description: 'only stopwords: the of and', headings: ['', '#', '```'] },
+      { id: 'c', name: 'proto', description: 'constructor __proto__ toString', headings: [] },
+    ] as SearchDocument[];
+    const oddIndex = new SkillSearchIndex(odd);
+    assert.equal(oddIndex.size, 3);
+    assert.deepEqual(ids(oddIndex.search('constructor')), ['c']);
+  });
+
+  test('limit: default 10, fractions round down, zero or negative give nothing', () => {
+    const many = new SkillSearchIndex(Array.from({ length: 25 }, (_, at) => doc(`s${String(at).padStart(2, '0')}`, 'report generator')));
+    assert.equal(many.search('report').length, 10);
+    assert.equal(many.search('report', 3).length, 3);
+    assert.equal(many.search('report', 2.7).length, 2);
+    assert.equal(many.search('report', 100).length, 25);
+    assert.equal(many.search('report', Number.POSITIVE_INFINITY).length, 25);
+    assert.equal(many.search('report', Number.NaN).length, 10);
+    assert.deepEqual(many.search('report', 0), []);
+    assert.deepEqual(many.search('report', -5), []);
+  });
+
+  test('ties are broken by name, then id, whatever the input order', () => {
+    const docs = [doc('3', 'same words here', [], 'beta'), doc('2', 'same words here', [], 'alpha'), doc('1', 'same words here', [], 'beta')];
+    const expected = ['2', '1', '3'];
+    assert.deepEqual(ids(new SkillSearchIndex(docs).search('words')), expected);
+    assert.deepEqual(ids(new SkillSearchIndex([...docs].reverse()).search('words')), expected);
+  });
+
+  test('the same documents and query always give the same results', () => {
+    const again = new SkillSearchIndex(catalog);
+    for (const query of ['pdf', 'slack gif', 'unit tests for bash scripts', 'kuberntes', 'web app testing']) {
+      assert.deepEqual(again.search(query), index.search(query), query);
+      assert.deepEqual(index.search(query), index.search(query), query);
+    }
+  });
+
+  test('scores are positive and sorted', () => {
+    const hits = index.search('pdf forms export');
+    assert.ok(hits.length > 1);
+    for (let at = 0; at < hits.length; at++) {
+      assert.ok(hits[at]!.score > 0);
+      if (at > 0) assert.ok(hits[at - 1]!.score >= hits[at]!.score);
+    }
+  });
+
+  test('headings are searched, at a lower weight than the description', () => {
+    const headed = new SkillSearchIndex([doc('in-heading', 'Document tools.', ['Rotating pages']), doc('in-description', 'Rotating pages of documents.')]);
+    assert.deepEqual(ids(headed.search('rotate pages')), ['in-description', 'in-heading']);
+  });
+
+  test('builds 10,000 documents well under a second and answers in a few milliseconds', () => {
+    const words = ['deploy', 'kubernetes', 'pdf', 'report', 'testing', 'python', 'react', 'security', 'database', 'design', 'review', 'migrate'];
+    const docs = Array.from({ length: 10_000 }, (_, at) =>
+      doc(
+        `skill-${at}`,
+        `Helps ${words[at % 12]} and ${words[(at * 7) % 12]} work for team ${at}. Use when the user asks about ${words[(at * 5) % 12]} ${at % 97}.`,
+        [`Overview ${at % 13}`, `Using ${words[(at * 3) % 12]}`],
+        `${words[at % 12]}-${words[(at * 11) % 12]}-${at}`,
+      ),
+    );
+    const started = performance.now();
+    const big = new SkillSearchIndex(docs);
+    const built = performance.now() - started;
+    assert.ok(built < 2000, `build took ${built.toFixed(0)} ms`); // generous: shared CI machines are slow
+    big.search('warm up');
+    const queryStarted = performance.now();
+    for (let run = 0; run < 20; run++) big.search('migrate the python database and review security');
+    const perQuery = (performance.now() - queryStarted) / 20;
+    assert.ok(perQuery < 50, `a query took ${perQuery.toFixed(2)} ms`);
+  });
+});
