@@ -34,5 +34,10 @@ for (const pkg of readdirSync(join(root, 'packages'))) {
 }
 const filter = process.argv.slice(2);
 const selected = filter.length > 0 ? files.filter((file) => filter.some((part) => file.includes(part))) : files;
+if (selected.length === 0) {
+  // node --test with no files would fall back to searching the whole tree (bench data included).
+  process.stderr.write(`no test file matches ${filter.join(', ')}\n`);
+  process.exit(1);
+}
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...selected.sort()], { stdio: 'inherit', cwd: root });
 process.exit(result.status ?? 1);

@@ -11,6 +11,7 @@ import { parse } from 'yaml';
  */
 export interface ServeConfig {
   dirs: string[];
+  templates: Array<{ uriTemplate: string; dir: string; description?: string }>;
   name?: string;
   instructions?: string;
   /** Any other serve option, by its camelCase name (port, host, tools, prefix, strict, ttl, ...). */
@@ -47,7 +48,15 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     return isAbsolute(value) ? value : join(base, value);
   };
 
-  const result: ServeConfig = { dirs: [], options: {} };
+  const result: ServeConfig = { dirs: [], templates: [], options: {} };
+  if (config['templates'] !== undefined) {
+    if (!Array.isArray(config['templates'])) throw new ConfigError(`config ${path}: templates must be a list of {uri, dir, description?}`);
+    config['templates'].forEach((entry: unknown, index: number) => {
+      const template = (entry ?? {}) as { uri?: unknown; dir?: unknown; description?: unknown };
+      if (typeof template.uri !== 'string') throw new ConfigError(`config ${path}: templates[${index}].uri must be a URI template such as skill://docs/{product}/SKILL.md`);
+      result.templates.push({ uriTemplate: template.uri, dir: at(template.dir, `templates[${index}].dir`), ...(typeof template.description === 'string' ? { description: template.description } : {}) });
+    });
+  }
   if (config['name'] !== undefined) result.name = String(config['name']);
   if (config['instructions'] !== undefined) result.instructions = String(config['instructions']);
 
@@ -73,7 +82,7 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     dirs.forEach((dir, index) => result.dirs.push(at(dir, `dirs[${index}]`)));
   }
   for (const [key, value] of Object.entries(config)) {
-    if (['name', 'instructions', 'skills', 'dirs', 'folders', '$schema'].includes(key)) continue;
+    if (['name', 'instructions', 'skills', 'dirs', 'folders', 'templates', '$schema'].includes(key)) continue;
     if (!OPTION_KEYS.has(key)) throw new ConfigError(`config ${path}: unknown setting "${key}" (settings are the serve options in camelCase, e.g. port, tools, prefix)`);
     result.options[key] = key === 'cacheDir' ? at(value, key) : value;
   }

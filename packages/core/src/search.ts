@@ -34,7 +34,7 @@
  * 3. Coverage: the share of the query's weight (Σ idf of its terms) that the document matches at all. Its square
  *    root scales the sum above, so a skill matching most of what was asked beats one that repeats a single word.
  * 4. Phrase bonus: for each pair of adjacent query terms that also stand side by side (stopwords skipped on both
- *    sides) in the description, 0.3 × the smaller of the two terms' scores in that document; in a heading, 0.15 ×.
+ *    sides) in the description, 0.3 × the smaller of the two terms' scores in that document.
  * 5. Name bonus, with S = Σ idf of the query terms the index holds (about the most the term sum can reach): a query
  *    equal to a skill's name (case, punctuation and separators ignored: `PDF` ↔ `pdf`, `slack gif creator` ↔
  *    `slack-gif-creator`) adds S, so the skill the user named comes first; a query that is the start of a name at a
@@ -71,7 +71,6 @@ const TYPO_WEIGHT = 0.4;
 const COMPOUND_WEIGHT = 0.7;
 const COVERAGE_EXPONENT = 0.5;
 const PHRASE_WEIGHT = 0.3;
-const HEADING_PHRASE_WEIGHT = 0.15;
 const EXACT_NAME_WEIGHT = 1;
 const NAME_PREFIX_WEIGHT = 0.5;
 const MIN_PREFIX_LENGTH = 4;
@@ -312,11 +311,9 @@ export class SkillSearchIndex {
   /** Per posting, the saturated BM25F value tf / (k1 + tf) (idf is applied at query time, per term). */
   private readonly postingValues: Float64Array;
   private readonly idf: Float64Array;
-  /** Per document, the description's terms in order (stopwords dropped), for the phrase bonus; same for headings, -1 between two. */
+  /** The description's terms in order (stopwords dropped), per document, for the phrase bonus. */
   private readonly descriptionStarts: Int32Array;
   private readonly descriptionTerms: Int32Array;
-  private readonly headingStarts: Int32Array;
-  private readonly headingTerms: Int32Array;
   /** Every term, sorted (code-unit order), for prefix lookups by binary search. */
   private readonly sortedTerms: string[];
   /**
@@ -342,7 +339,8 @@ export class SkillSearchIndex {
     // at the end. Counting within a document uses flat arrays indexed by term id, not a map per document. Counts are
     // kept doubled (a part counts half) and packed 10 bits per field into one integer; saturation makes
     // occurrences past 511 irrelevant anyway.
-    // Sizes estimated from the text: about one distinct term per 12 characters in the corpus, one word per 7.
+    // Sizes estimated from the text: in the corpus, about one (term, document) pair per 12 characters, and one
+    // word per 7 characters of description.
     let descriptionChars = 0;
     let headingChars = 0;
     for (const source of documents) {
@@ -352,13 +350,11 @@ export class SkillSearchIndex {
     const lastDoc = new IntList(); // per term: 1 + the last document that counted it
     const counts = new IntList(); // per term: packed doubled occurrences in the current document
     const touched: number[] = [];
-    const rowTerms = new IntList((descriptionChars + headingChars) / 10);
+    const rowTerms = new IntList((descriptionChars + headingChars) / 12);
     const rowDocs = new IntList(rowTerms.data.length);
     const rowCounts = new IntList(rowTerms.data.length);
     const descriptionStarts = new Int32Array(count + 1);
     const descriptionTerms = new IntList(descriptionChars / 7);
-    const headingStarts = new Int32Array(count + 1);
-    const headingTerms = new IntList(headingChars / 7);
 
     let doc = 0;
     let field = 0;
@@ -409,12 +405,8 @@ export class SkillSearchIndex {
       forEachWord(String(source?.description ?? ''), visit);
       descriptionStarts[doc + 1] = descriptionTerms.length;
       field = 2;
-      sequence = headingTerms;
-      for (const heading of Array.isArray(source?.headings) ? source.headings : []) {
-        if (headingTerms.length > headingStarts[doc]!) headingTerms.push(-1);
-        forEachWord(String(heading), visit);
-      }
-      headingStarts[doc + 1] = headingTerms.length;
+      sequence = undefined;
+      if (Array.isArray(source?.headings)) for (const heading of source.headings) forEachWord(String(heading), visit);
       for (let f = 0; f < FIELDS; f++) totals[f]! += lengths[f]![doc]!;
 
       for (const id of touched) {
@@ -467,9 +459,7 @@ export class SkillSearchIndex {
     }
     this.descriptionStarts = descriptionStarts;
     this.descriptionTerms = descriptionTerms.toArray();
-    this.headingStarts = headingStarts;
-    this.headingTerms = headingTerms.toArray();
-    this.sortedTerms = [...this.terms].sort(compareText);
+    this.sortedTerms = [...this.terms].sort(); // the default order is code-unit order, and native
     const names = this.names
       .map((name, index): [string, number] => [nameKey(name), index])
       .filter(([key]) => key !== '')
@@ -622,12 +612,9 @@ export class SkillSearchIndex {
       const id = this.offsets[first + 1]! - this.offsets[first]! <= this.offsets[second + 1]! - this.offsets[second]! ? first : second;
       for (let p = this.offsets[id]!, end = this.offsets[id + 1]!; p < end; p++) {
         const doc = this.postingDocs[p]!;
-        const inDescription = adjacent(this.descriptionTerms, this.descriptionStarts[doc]!, this.descriptionStarts[doc + 1]!, first, second);
-        const inHeading = !inDescription && adjacent(this.headingTerms, this.headingStarts[doc]!, this.headingStarts[doc + 1]!, first, second);
-        if (!inDescription && !inHeading) continue;
+        if (!adjacent(this.descriptionTerms, this.descriptionStarts[doc]!, this.descriptionStarts[doc + 1]!, first, second)) continue;
         // In proportion to what the two words already earn in this document: a phrase of strong words counts.
-        const pair = Math.min(this.contribution(first, doc), this.contribution(second, doc));
-        scores[doc]! += (inDescription ? PHRASE_WEIGHT : HEADING_PHRASE_WEIGHT) * pair;
+        scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc), this.contribution(second, doc));
       }
     }
   }

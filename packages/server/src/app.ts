@@ -19,6 +19,8 @@ import { SERVER_VERSION } from './version.js';
 import { collectGarbage } from './memory.js';
 import { DEFAULT_TOOL_OPTIONS, buildInstructions } from './tools/tools.js';
 import type { ToolOptions } from './tools/tools.js';
+import { parseTemplate } from './tools/templates.js';
+import type { TemplateFamily } from './tools/templates.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
@@ -47,6 +49,8 @@ export interface SkillportServerOptions {
   prompts?: boolean;
   /** Serve the draft-era discovery index `skill://index.json` (default true). */
   index?: boolean;
+  /** Template skill families: `{uriTemplate: 'skill://docs/{product}/SKILL.md', dir, description?}`. */
+  templates?: Array<{ uriTemplate: string; dir: string; description?: string }>;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
 }
@@ -74,7 +78,7 @@ export class SkillportServer {
   #http: RunningHttpServer[] = [];
   #stdio: StdioServerHandle[] = [];
 
-  private constructor(options: SkillportServerOptions, catalog: LiveCatalog) {
+  private constructor(options: SkillportServerOptions, catalog: LiveCatalog, templates: TemplateFamily[]) {
     this.#options = options;
     this.catalog = catalog;
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
@@ -95,6 +99,7 @@ export class SkillportServer {
       tools: this.tools,
       prompts,
       index: options.index ?? true,
+      templates,
       pageSize: options.pageSize ?? 100,
     });
     catalog.onChange((changes) => {
@@ -111,8 +116,15 @@ export class SkillportServer {
   }
 
   static async open(options: SkillportServerOptions): Promise<SkillportServer> {
-    if (options.dirs.length === 0) throw new StartupError('no skill folders given');
-    const roots = options.dirs.map((dir) => normaliseRoot(dir, options.prefix));
+    let families: TemplateFamily[];
+    try {
+      families = (options.templates ?? []).map((template) => parseTemplate(template.uriTemplate, template.dir, template.description));
+    } catch (error) {
+      throw new StartupError((error as Error).message);
+    }
+    if (options.dirs.length === 0 && families.length === 0) throw new StartupError('no skill folders given');
+    // A template family's folder is served like any other, under the template's fixed segments.
+    const roots = [...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)), ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/')))];
     const limits = resolveLimits(options.limits);
     const files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
     const catalog = await LiveCatalog.open({
@@ -130,7 +142,7 @@ export class SkillportServer {
     if (options.strict && problems.length > 0) {
       throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
     }
-    const server = new SkillportServer(options, catalog);
+    const server = new SkillportServer(options, catalog, families);
     await server.#refreshInstructions();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).

@@ -32,6 +32,7 @@ interface ServeOptions {
   index: boolean;
   instructionsCatalog?: boolean;
   config?: string;
+  template: string[];
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
@@ -39,6 +40,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .command('serve')
     .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[dirs...]', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
+    .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
@@ -80,6 +82,16 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
     )
     .action(async (dirs: string[], options: ServeOptions, command: Command) => {
       let identity: { name?: string; instructions?: string } = {};
+      const templates: Array<{ uriTemplate: string; dir: string; description?: string }> = [];
+      for (const spec of options.template) {
+        const at = spec.lastIndexOf('=');
+        if (at <= 0) {
+          process.stderr.write(`skillport: error: --template takes URI=DIR (got ${JSON.stringify(spec)})\n`);
+          exit.set(2);
+          return;
+        }
+        templates.push({ uriTemplate: spec.slice(0, at), dir: spec.slice(at + 1) });
+      }
       if (options.config !== undefined) {
         try {
           const config = loadConfig(options.config, (message) => process.stderr.write(`skillport: warning: ${message}\n`));
@@ -88,6 +100,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
             if (command.getOptionValueSource(key) !== 'cli') (options as unknown as Record<string, unknown>)[key] = value;
           }
           dirs = [...config.dirs, ...dirs];
+          templates.push(...config.templates);
           identity = { ...(config.name !== undefined ? { name: config.name } : {}), ...(config.instructions !== undefined ? { instructions: config.instructions } : {}) };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
@@ -96,16 +109,16 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           return;
         }
       }
-      if (dirs.length === 0) {
+      if (dirs.length === 0 && templates.length === 0) {
         process.stderr.write('skillport: error: give at least one skill folder (or a --config file that names some)\n');
         exit.set(2);
         return;
       }
-      exit.set(await serve(dirs, options, identity));
+      exit.set(await serve(dirs, options, identity, templates));
     });
 }
 
-async function serve(dirs: string[], options: ServeOptions, identity: { name?: string; instructions?: string }): Promise<number> {
+async function serve(dirs: string[], options: ServeOptions, identity: { name?: string; instructions?: string }, templates: Array<{ uriTemplate: string; dir: string; description?: string }>): Promise<number> {
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
   const { SkillportServer, StartupError } = await import('@skillport/server');
   const colors = paint(process.stderr);
@@ -122,6 +135,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
       prompts: options.prompts,
       index: options.index,
+      templates,
       ...(identity.name !== undefined ? { identity: { name: identity.name } } : {}),
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,

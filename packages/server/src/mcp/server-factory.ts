@@ -6,6 +6,8 @@ import { registerTools } from '../tools/tools.js';
 import type { ToolOptions } from '../tools/tools.js';
 import { registerPrompts } from '../tools/prompts.js';
 import { registerIndex } from '../tools/index-json.js';
+import { registerTemplates } from '../tools/templates.js';
+import type { TemplateFamily } from '../tools/templates.js';
 
 export interface ServerIdentity {
   name: string;
@@ -28,6 +30,8 @@ export interface McpFactoryOptions {
   prompts: boolean;
   /** Serve the draft-era `skill://index.json`. */
   index: boolean;
+  /** Template skill families (tools/templates.ts). */
+  templates: readonly TemplateFamily[];
   pageSize: number;
   onWarning?: (message: string) => void;
 }
@@ -60,7 +64,8 @@ export class McpFactory {
       },
     );
     this.extension.attach(server);
-    if (this.options.index) registerIndex(server, this.options.service);
+    if (this.options.index) registerIndex(server, this.options.service, this.options.templates);
+    if (this.options.templates.length > 0) registerTemplates(server, this.options.service, this.options.templates);
     registerTools(server, this.options.service, this.options.tools);
     if (this.options.prompts) registerPrompts(server, this.options.service, this.options.pageSize);
     return server;
