@@ -339,7 +339,8 @@ describe('serve: two folders with the same skill URI', () => {
           });
           await assert.rejects(client.readResource({ uri: 'skill://dup/SKILL.md' }), (error: { code?: number }) => typeof error.code === 'number');
           const resources = await client.listResources();
-          assert.deepEqual(resources.resources.map((resource) => resource.uri).sort(), ['skill://acme/tools/dup/SKILL.md', 'skill://acme/tools/solo/SKILL.md']);
+          // Every skill moves under the prefix; the draft-era index stays at its well-known skill://index.json.
+          assert.deepEqual(resources.resources.map((resource) => resource.uri).sort(), ['skill://acme/tools/dup/SKILL.md', 'skill://acme/tools/solo/SKILL.md', 'skill://index.json']);
         } finally {
           await client.close();
         }

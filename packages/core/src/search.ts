@@ -40,8 +40,9 @@
  *    `slack-gif-creator`) adds S, so the skill the user named comes first; a query that is the start of a name at a
  *    word boundary (`slack gif` → `slack-gif-creator`) adds S / 2.
  *
- * The weights were set before the recall benchmark (bench/search.mjs) was run, then adjusted on it where a change
- * was more than noise: headings from 0.5 to 0.3, coverage added, the phrase bonus made proportional.
+ * The values were chosen before the recall benchmark (bench/search.mjs) existed, then revised on it: headings
+ * lowered from 0.5 to 0.3, the coverage factor added, and the phrase bonus made proportional (a flat bonus of
+ * (idf₁ + idf₂) / 4 lost more queries than it won). Other values moved its recall by a query or two at most.
  *
  * Results: the documents with a positive score, by score (descending), then name, then id (code-unit order, not
  * locale order), so the same documents and query always give the same list. A query is cut to 1,000 characters
@@ -204,7 +205,8 @@ interface Analysis {
 class Analyzer {
   private readonly cache = new Map<string, Analysis>();
 
-  analyze(word: string): Analysis {
+  /** `remember`: false for query words, so that a stream of queries cannot fill the cache with one-off words. */
+  analyze(word: string, remember = true): Analysis {
     let analysis = this.cache.get(word);
     if (analysis !== undefined) return analysis;
     const folded = foldCase(word);
@@ -220,7 +222,7 @@ class Analyzer {
       if (parts.length === 0) parts = undefined;
     }
     analysis = { folded, term, parts, id: -1, partIds: undefined };
-    if (this.cache.size < WORD_CACHE_LIMIT) this.cache.set(word, analysis);
+    if (remember && this.cache.size < WORD_CACHE_LIMIT) this.cache.set(word, analysis);
     return analysis;
   }
 }
@@ -534,7 +536,7 @@ export class SkillSearchIndex {
     let previous: string | undefined; // the previous word (folded), when it was a term on its own
     forEachWord(text, (word) => {
       if (sequence.length >= MAX_QUERY_TERMS) return;
-      const { folded, term, parts } = this.analyzer.analyze(word);
+      const { folded, term, parts } = this.analyzer.analyze(word, false);
       if (term === undefined) {
         previous = undefined;
         return;
