@@ -107,33 +107,31 @@ const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
 const PART = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|[\p{L}\p{M}]+/gu;
 // A word may have parts only if a lowercase letter is followed by an uppercase one, or letters and digits meet.
 const HAS_PARTS = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|\p{L}\p{N}|\p{N}\p{L}/u;
+const HAS_DIGIT = /\p{N}/u;
 const ASCII = /^[\x00-\x7f]*$/;
 const LATIN_WITH_MARKS = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
 const COMBINING_MARKS = /\p{M}+/gu;
 
-/** Calls `visit` with every word of `text` (maximal runs of letters, combining marks and digits), in order. */
+/** How many code units the word character at `text[at]` takes (1, or 2 for a surrogate pair), or 0 for none. */
+function wordCharWidth(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  if (code < 0x80) return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) ? 1 : 0;
+  const point = text.codePointAt(at)!;
+  return WORD_CHAR.test(String.fromCodePoint(point)) ? (point > 0xffff ? 2 : 1) : 0;
+}
+
+/** Calls `visit` with every word of `text` (a maximal run of letters, combining marks and digits), in order. */
 function forEachWord(text: string, visit: (word: string) => void): void {
   let start = -1;
-  const length = text.length;
-  for (let at = 0; at <= length; at++) {
-    let inWord = false;
-    let width = 1;
-    if (at < length) {
-      const code = text.charCodeAt(at);
-      if (code < 0x80) inWord = (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
-      else {
-        const point = text.codePointAt(at)!;
-        width = point > 0xffff ? 2 : 1;
-        inWord = WORD_CHAR.test(String.fromCodePoint(point));
-      }
-    }
-    if (inWord) {
+  for (let at = 0, length = text.length; at <= length; at++) {
+    const width = at < length ? wordCharWidth(text, at) : 0;
+    if (width > 0) {
       if (start < 0) start = at;
+      at += width - 1;
     } else if (start >= 0) {
       visit(text.slice(start, at));
       start = -1;
     }
-    at += width - 1;
   }
 }
 
@@ -208,23 +206,29 @@ class Analyzer {
   /** `remember`: false for query words, so that a stream of queries cannot fill the cache with one-off words. */
   analyze(word: string, remember = true): Analysis {
     let analysis = this.cache.get(word);
-    if (analysis !== undefined) return analysis;
-    const folded = foldCase(word);
-    const term = STOPWORDS.has(folded) ? undefined : lightStem(folded);
-    let parts: string[] | undefined;
-    if (HAS_PARTS.test(word)) {
-      parts = [];
-      for (const piece of word.match(PART) ?? []) {
-        const part = foldCase(piece);
-        const partTerm = STOPWORDS.has(part) ? undefined : lightStem(part);
-        if (partTerm !== undefined && partTerm !== term && !parts.includes(partTerm)) parts.push(partTerm);
-      }
-      if (parts.length === 0) parts = undefined;
+    if (analysis === undefined) {
+      analysis = analyzeWord(word);
+      if (remember && this.cache.size < WORD_CACHE_LIMIT) this.cache.set(word, analysis);
     }
-    analysis = { folded, term, parts, id: -1, partIds: undefined };
-    if (remember && this.cache.size < WORD_CACHE_LIMIT) this.cache.set(word, analysis);
     return analysis;
   }
+}
+
+function analyzeWord(word: string): Analysis {
+  const folded = foldCase(word);
+  const term = STOPWORDS.has(folded) ? undefined : lightStem(folded);
+  let parts: string[] | undefined;
+  // Parts need an uppercase letter (then the word differs from its folded form) or a digit: most words skip the test.
+  if ((folded !== word || HAS_DIGIT.test(word)) && HAS_PARTS.test(word)) {
+    parts = [];
+    for (const piece of word.match(PART) ?? []) {
+      const part = foldCase(piece);
+      const partTerm = STOPWORDS.has(part) ? undefined : lightStem(part);
+      if (partTerm !== undefined && partTerm !== term && !parts.includes(partTerm)) parts.push(partTerm);
+    }
+    if (parts.length === 0) parts = undefined;
+  }
+  return { folded, term, parts, id: -1, partIds: undefined };
 }
 
 /**
@@ -295,6 +299,89 @@ class IntList {
   }
 }
 
+/**
+ * Collects an index's postings, one document at a time, as (term, document, occurrences per field) rows; they are
+ * sorted into posting lists at the end. Occurrences within a document are counted in flat arrays indexed by term
+ * id (no map per document), doubled (a compound's part counts half) and packed 10 bits per field into one integer:
+ * BM25 saturation makes occurrences past 511 irrelevant anyway.
+ */
+class PostingsBuilder {
+  readonly vocabulary = new Map<string, number>();
+  readonly terms: string[] = [];
+  readonly rowTerms: IntList;
+  readonly rowDocs: IntList;
+  readonly rowCounts: IntList;
+  private readonly lastDoc = new IntList(); // per term: 1 + the last document that counted it
+  private readonly counts = new IntList(); // per term: packed doubled occurrences in the current document
+  private readonly touched: number[] = [];
+  private doc = 0;
+
+  constructor(
+    private readonly analyzer: Analyzer,
+    expectedRows: number,
+  ) {
+    this.rowTerms = new IntList(expectedRows);
+    this.rowDocs = new IntList(expectedRows);
+    this.rowCounts = new IntList(expectedRows);
+  }
+
+  /**
+   * Counts the words of `text` into `field` of the current document, appends their terms to `sequence` if given,
+   * and returns the number of words.
+   */
+  addText(text: string, field: number, sequence: IntList | undefined): number {
+    const shift = 10 * field;
+    let words = 0;
+    forEachWord(text, (word) => {
+      words++;
+      const analysis = this.analyzer.analyze(word);
+      if (analysis.term !== undefined) {
+        if (analysis.id < 0) analysis.id = this.idOf(analysis.term);
+        this.count(analysis.id, 2, shift);
+        sequence?.push(analysis.id);
+      }
+      if (analysis.parts !== undefined) {
+        analysis.partIds ??= analysis.parts.map((part) => this.idOf(part));
+        for (const id of analysis.partIds) this.count(id, 2 * PART_WEIGHT, shift);
+      }
+    });
+    return words;
+  }
+
+  /** Turns the current document's counts into rows and moves on to the next document. */
+  endDocument(): void {
+    for (const id of this.touched) {
+      this.rowTerms.push(id);
+      this.rowDocs.push(this.doc);
+      this.rowCounts.push(this.counts.data[id]!);
+      this.counts.data[id] = 0;
+    }
+    this.touched.length = 0;
+    this.doc++;
+  }
+
+  private idOf(term: string): number {
+    let id = this.vocabulary.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.vocabulary.set(term, id);
+      this.terms.push(term);
+      this.lastDoc.grow(id + 1);
+      this.counts.grow(id + 1);
+    }
+    return id;
+  }
+
+  private count(id: number, doubled: number, shift: number): void {
+    if (this.lastDoc.data[id] !== this.doc + 1) {
+      this.lastDoc.data[id] = this.doc + 1;
+      this.touched.push(id);
+    }
+    const packed = this.counts.data[id]!;
+    if (((packed >>> shift) & 1023) + doubled <= 1023) this.counts.data[id] = packed + (doubled << shift);
+  }
+}
+
 interface QueryTerm {
   term: string;
   /** Compounds found by joining query words count less than the words the user typed. */
@@ -305,8 +392,8 @@ export class SkillSearchIndex {
   private readonly ids: string[];
   private readonly names: string[];
   private readonly analyzer = new Analyzer();
-  private readonly vocabulary = new Map<string, number>();
-  private readonly terms: string[] = [];
+  private readonly vocabulary: Map<string, number>;
+  private readonly terms: string[];
   /** Postings of term t: documents `postingDocs[offsets[t] .. offsets[t + 1]]`, ascending, with their values. */
   private readonly offsets: Int32Array;
   private readonly postingDocs: Int32Array;
@@ -316,8 +403,8 @@ export class SkillSearchIndex {
   /** The description's terms in order (stopwords dropped), per document, for the phrase bonus. */
   private readonly descriptionStarts: Int32Array;
   private readonly descriptionTerms: Int32Array;
-  /** Every term, sorted (code-unit order), for prefix lookups by binary search. */
-  private readonly sortedTerms: string[];
+  /** Term ids by their first 4 characters (terms of 5+ characters), for the prefix step. */
+  private readonly byPrefix = new Map<string, number[]>();
   /**
    * Term ids (of 4+ characters) bucketed for the typo step by length and first character, and by length and second
    * character (keys like `7:k`): every term one edit away from a query term sits in one of seven such buckets.
@@ -336,11 +423,6 @@ export class SkillSearchIndex {
     this.ids = new Array<string>(count);
     this.names = new Array<string>(count);
     const lengths = [new Float64Array(count), new Float64Array(count), new Float64Array(count)];
-    const totals = [0, 0, 0];
-    // One pass over the documents collects (term, document, occurrences per field) rows, sorted into posting lists
-    // at the end. Counting within a document uses flat arrays indexed by term id, not a map per document. Counts are
-    // kept doubled (a part counts half) and packed 10 bits per field into one integer; saturation makes
-    // occurrences past 511 irrelevant anyway.
     // Sizes estimated from the text: in the corpus, about one (term, document) pair per 12 characters, and one
     // word per 7 characters of description.
     let descriptionChars = 0;
@@ -349,83 +431,26 @@ export class SkillSearchIndex {
       descriptionChars += typeof source?.description === 'string' ? source.description.length : 0;
       if (Array.isArray(source?.headings)) for (const heading of source.headings) headingChars += typeof heading === 'string' ? heading.length : 0;
     }
-    const lastDoc = new IntList(); // per term: 1 + the last document that counted it
-    const counts = new IntList(); // per term: packed doubled occurrences in the current document
-    const touched: number[] = [];
-    const rowTerms = new IntList((descriptionChars + headingChars) / 12);
-    const rowDocs = new IntList(rowTerms.data.length);
-    const rowCounts = new IntList(rowTerms.data.length);
+    const builder = new PostingsBuilder(this.analyzer, (descriptionChars + headingChars) / 12);
     const descriptionStarts = new Int32Array(count + 1);
     const descriptionTerms = new IntList(descriptionChars / 7);
-
-    let doc = 0;
-    let field = 0;
-    let sequence: IntList | undefined;
-    const idOf = (term: string): number => {
-      let id = this.vocabulary.get(term);
-      if (id === undefined) {
-        id = this.terms.length;
-        this.vocabulary.set(term, id);
-        this.terms.push(term);
-        lastDoc.grow(id + 1);
-        counts.grow(id + 1);
-      }
-      return id;
-    };
-    const tally = (id: number, doubled: number): void => {
-      if (lastDoc.data[id] !== doc + 1) {
-        lastDoc.data[id] = doc + 1;
-        touched.push(id);
-      }
-      const packed = counts.data[id]!;
-      const shift = 10 * field;
-      if (((packed >>> shift) & 1023) + doubled <= 1023) counts.data[id] = packed + (doubled << shift);
-    };
-    const visit = (word: string): void => {
-      const analysis = this.analyzer.analyze(word);
-      lengths[field]![doc]!++;
-      if (analysis.term !== undefined) {
-        if (analysis.id < 0) analysis.id = idOf(analysis.term);
-        tally(analysis.id, 2);
-        sequence?.push(analysis.id);
-      }
-      if (analysis.parts !== undefined) {
-        analysis.partIds ??= analysis.parts.map(idOf);
-        for (const id of analysis.partIds) tally(id, 2 * PART_WEIGHT);
-      }
-    };
-
-    for (doc = 0; doc < count; doc++) {
+    for (let doc = 0; doc < count; doc++) {
       const source = documents[doc];
       this.ids[doc] = String(source?.id ?? '');
       this.names[doc] = String(source?.name ?? '');
-      field = 0;
-      sequence = undefined;
-      forEachWord(this.names[doc]!, visit);
-      field = 1;
-      sequence = descriptionTerms;
-      forEachWord(String(source?.description ?? ''), visit);
+      lengths[0]![doc] = builder.addText(this.names[doc]!, 0, undefined);
+      lengths[1]![doc] = builder.addText(String(source?.description ?? ''), 1, descriptionTerms);
       descriptionStarts[doc + 1] = descriptionTerms.length;
-      field = 2;
-      sequence = undefined;
-      if (Array.isArray(source?.headings)) for (const heading of source.headings) forEachWord(String(heading), visit);
-      for (let f = 0; f < FIELDS; f++) totals[f]! += lengths[f]![doc]!;
-
-      for (const id of touched) {
-        rowTerms.push(id);
-        rowDocs.push(doc);
-        rowCounts.push(counts.data[id]!);
-        counts.data[id] = 0;
-      }
-      touched.length = 0;
+      let headingWords = 0;
+      if (Array.isArray(source?.headings)) for (const heading of source.headings) headingWords += builder.addText(String(heading), 2, undefined);
+      lengths[2]![doc] = headingWords;
+      builder.endDocument();
       const key = nameKey(this.names[doc]!);
-      if (key !== '') {
-        const compact = key.replace(/ /g, '');
-        const same = this.exactNames.get(compact);
-        if (same === undefined) this.exactNames.set(compact, [doc]);
-        else same.push(doc);
-      }
+      if (key !== '') addTo(this.exactNames, key.replace(/ /g, ''), doc);
     }
+    this.vocabulary = builder.vocabulary;
+    this.terms = builder.terms;
+    const { rowTerms, rowDocs, rowCounts } = builder;
 
     // Sort the rows into posting lists (a counting sort by term keeps each list's documents ascending).
     const termCount = this.terms.length;
@@ -436,7 +461,11 @@ export class SkillSearchIndex {
     const cursor = this.offsets.slice(0, termCount);
     this.postingDocs = new Int32Array(rows);
     this.postingValues = new Float64Array(rows);
-    const average = totals.map((total) => (count > 0 && total > 0 ? total / count : 1));
+    const average = lengths.map((perDoc) => {
+      let total = 0;
+      for (const length of perDoc) total += length;
+      return count > 0 && total > 0 ? total / count : 1;
+    });
     for (let row = 0; row < rows; row++) {
       const owner = rowDocs.data[row]!;
       const packed = rowCounts.data[row]!;
@@ -454,6 +483,7 @@ export class SkillSearchIndex {
       const df = this.offsets[id + 1]! - this.offsets[id]!;
       this.idf[id] = Math.log(1 + (count - df + 0.5) / (df + 0.5));
       const term = this.terms[id]!;
+      if (term.length > MIN_PREFIX_LENGTH) addTo(this.byPrefix, term.slice(0, MIN_PREFIX_LENGTH), id);
       if (term.length >= MIN_TYPO_LENGTH - 1) {
         addTo(this.byFirst, `${term.length}:${term[0]}`, id);
         addTo(this.bySecond, `${term.length}:${term[1]}`, id);
@@ -461,7 +491,6 @@ export class SkillSearchIndex {
     }
     this.descriptionStarts = descriptionStarts;
     this.descriptionTerms = descriptionTerms.toArray();
-    this.sortedTerms = [...this.terms].sort(); // the default order is code-unit order, and native
     const names = this.names
       .map((name, index): [string, number] => [nameKey(name), index])
       .filter(([key]) => key !== '')
@@ -482,7 +511,9 @@ export class SkillSearchIndex {
     if (terms.length === 0) return [];
 
     // Per-document accumulators, allocated once and left all-zero after each query (only touched slots are reset).
-    const { scores, best, covered } = (this.scratch ??= { scores: new Float64Array(this.ids.length), best: new Float64Array(this.ids.length), covered: new Float64Array(this.ids.length) });
+    const count = this.ids.length;
+    this.scratch ??= { scores: new Float64Array(count), best: new Float64Array(count), covered: new Float64Array(count) };
+    const { scores, best, covered } = this.scratch;
     const touched: number[] = [];
     const hit: number[] = [];
     let idfSum = 0;
@@ -562,12 +593,14 @@ export class SkillSearchIndex {
     const exact = this.vocabulary.get(term);
     if (exact !== undefined) found.push([exact, 1]);
     if (term.length >= MIN_PREFIX_LENGTH) {
-      let at = lowerBound(this.sortedTerms, term);
-      if (this.sortedTerms[at] === term) at++;
-      for (const end = Math.min(this.sortedTerms.length, at + MAX_EXPANSIONS); at < end; at++) {
-        const candidate = this.sortedTerms[at]!;
-        if (!candidate.startsWith(term)) break;
-        found.push([this.vocabulary.get(candidate)!, PREFIX_WEIGHT]);
+      let taken = 0;
+      for (const id of this.byPrefix.get(term.slice(0, MIN_PREFIX_LENGTH)) ?? []) {
+        if (taken >= MAX_EXPANSIONS) break;
+        const candidate = this.terms[id]!;
+        if (candidate.length > term.length && candidate.startsWith(term)) {
+          found.push([id, PREFIX_WEIGHT]);
+          taken++;
+        }
       }
     }
     for (let length = Math.max(MIN_TRUNCATED_LENGTH, term.length - MAX_TRUNCATION); length < term.length; length++) {

@@ -279,7 +279,7 @@ describe('SkillSearchIndex', () => {
     assert.deepEqual(ids(headed.search('rotate pages')), ['in-description', 'in-heading']);
   });
 
-  test('builds 10,000 documents well under a second and answers in a few milliseconds', () => {
+  test('builds 10,000 documents and answers queries quickly (bounds generous for shared CI machines)', () => {
     const words = ['deploy', 'kubernetes', 'pdf', 'report', 'testing', 'python', 'react', 'security', 'database', 'design', 'review', 'migrate'];
     const docs = Array.from({ length: 10_000 }, (_, at) =>
       doc(
@@ -292,7 +292,7 @@ describe('SkillSearchIndex', () => {
     const started = performance.now();
     const big = new SkillSearchIndex(docs);
     const built = performance.now() - started;
-    assert.ok(built < 2000, `build took ${built.toFixed(0)} ms`); // generous: shared CI machines are slow
+    assert.ok(built < 2000, `build took ${built.toFixed(0)} ms`);
     big.search('warm up');
     const queryStarted = performance.now();
     for (let run = 0; run < 20; run++) big.search('migrate the python database and review security');
