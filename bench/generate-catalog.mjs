@@ -5,12 +5,11 @@
 // Usage: node bench/generate-catalog.mjs [--count 10000] [--from ../shared/corpus/skills] [--out bench/.data/catalog-10000]
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { options } from './args.mjs';
 
+const flags = options();
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? args[at + 1] : fallback;
-};
+const option = (name, fallback) => flags.value(name, fallback);
 const repo = resolve(import.meta.dirname, '..');
 const from = resolve(option('from', join(repo, '../shared/corpus/skills')));
 const count = Number(option('count', '10000'));

@@ -11,13 +11,12 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SkillSearchIndex, discoverSkills, inspectSkillFolder, markdownHeadings, parseSkillMarkdown } from '../packages/core/dist/src/index.js';
+import { options } from './args.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
+const flags = options();
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? args[at + 1] : fallback;
-};
+const option = (name, fallback) => flags.value(name, fallback);
 const corpus = resolve(option('corpus', join(repo, '../shared/corpus/skills')));
 const asJson = args.includes('--json');
 const queries = JSON.parse(readFileSync(join(repo, 'bench/search-queries.json'), 'utf8'));

@@ -8,13 +8,12 @@ import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { options } from './args.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
+const flags = options();
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? args[at + 1] : fallback;
-};
+const option = (name, fallback) => flags.value(name, fallback);
 const catalogs = option('catalogs', 'corpus,10000').split(',');
 const duration = Number(option('duration', '5'));
 const concurrency = Number(option('concurrency', '16'));

@@ -11,3 +11,4 @@ export * from './discover.js';
 export * from './chunked-writer.js';
 export * from './search.js';
 export * from './sections.js';
+export * from './text.js';

@@ -13,6 +13,7 @@
  * only on the sequence of headings, never on the text between them, so editing one section leaves the other
  * sections' keys alone and the same body always gives the same keys.
  */
+import { editDistance } from './text.js';
 export interface SkillSection {
   /** Stable, readable id: lowercase ASCII slugs of the heading path joined by `/` (`preamble` for text before the first heading). */
   key: string;
@@ -447,7 +448,7 @@ export function suggestSections(outline: SkillOutline, key: string): string[] {
       return;
     }
     const leaf = section.key.slice(section.key.lastIndexOf('/') + 1);
-    const score = Math.min(distance(wanted, section.key, limit), distance(wanted, leaf, limit), distance(title, normalizeTitle(section.title), limit));
+    const score = Math.min(editDistance(wanted, section.key, limit), editDistance(wanted, leaf, limit), editDistance(title, normalizeTitle(section.title), limit));
     if (score <= limit) scored.push({ key: section.key, score, order });
   });
   scored.sort((a, b) => a.score - b.score || a.order - b.order);
@@ -462,22 +463,3 @@ function normalizeTitle(title: string): string {
   return title.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-/** Levenshtein distance, or `limit + 1` as soon as it must exceed `limit` (so a long list of keys stays cheap). */
-function distance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  const s = a.slice(0, 128);
-  const t = b.slice(0, 128);
-  let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= s.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= t.length; j++) {
-      const value = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
-      row.push(value);
-      if (value < best) best = value;
-    }
-    if (best > limit) return limit + 1;
-    previous = row;
-  }
-  return previous[t.length]!;
-}

@@ -1,4 +1,4 @@
-import { canonicalSkillUri } from '@skillport/core';
+import { canonicalSkillUri, editDistance } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 
@@ -55,22 +55,4 @@ export function closestNames(snapshot: CatalogSnapshot, wanted: string, count: n
   }
   scored.sort((a, b) => a.score - b.score || (a.name < b.name ? -1 : 1));
   return scored.slice(0, count).map((item) => item.name);
-}
-
-/** Levenshtein distance, giving up (returning max + 1) past `max`. */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      current.push(value);
-      if (value < best) best = value;
-    }
-    if (best > max) return max + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
 }

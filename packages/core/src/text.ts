@@ -1,0 +1,22 @@
+/**
+ * Levenshtein distance between two strings (compared on their first 128 characters), or `limit + 1` as soon as it
+ * must exceed `limit`, so ranking "did you mean" candidates over a long list stays cheap.
+ */
+export function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  const s = a.slice(0, 128);
+  const t = b.slice(0, 128);
+  let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= s.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= t.length; j++) {
+      const value = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
+      row.push(value);
+      if (value < best) best = value;
+    }
+    if (best > limit) return limit + 1;
+    previous = row;
+  }
+  return previous[t.length]!;
+}
