@@ -124,6 +124,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   const colors = paint(process.stderr);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;
+  if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
   try {
     server = await SkillportServer.open({
       dirs,
