@@ -19,31 +19,39 @@ describe('hot reload', () => {
       const { client } = await connectStdio([dir], era, {
         listChanged: { resources: { onChanged: () => void notified++ } },
       });
-      const skills = new SkillsClient(client);
-      assert.deepEqual(await names(skills), ['alpha']);
+      try {
+        const skills = new SkillsClient(client);
+        assert.deepEqual(await names(skills), ['alpha']);
 
-      // Add a skill: written elsewhere, then moved in (how editors and installers land files).
-      const staging = makeTree({ 'beta/SKILL.md': skillMd('beta') });
-      const started = Date.now();
-      renameSync(join(staging, 'beta'), join(dir, 'beta'));
-      await eventually(async () => ((await names(skills)).includes('beta') ? true : undefined), 5000, 'beta to appear');
-      const latency = Date.now() - started;
-      assert.ok(latency < 5000);
-      await eventually(async () => (notified > 0 ? true : undefined), 5000, 'list_changed notification');
+        // Add a skill: written elsewhere, then moved in (how editors and installers land files).
+        const staging = makeTree({ 'beta/SKILL.md': skillMd('beta') });
+        const started = Date.now();
+        renameSync(join(staging, 'beta'), join(dir, 'beta'));
+        await eventually(async () => ((await names(skills)).includes('beta') ? true : undefined), 5000, 'beta to appear');
+        const latency = Date.now() - started;
+        assert.ok(latency < 5000);
+        await eventually(async () => (notified > 0 ? true : undefined), 5000, 'list_changed notification');
+        // The catalog in activate_skill's description follows too, on this long-lived connection.
+        await eventually(async () => {
+          const activate = (await client.listTools()).tools.find((tool) => tool.name === 'activate_skill');
+          return activate?.description?.includes('<name>beta</name>') ? true : undefined;
+        }, 5000, 'activate_skill description to list beta');
 
-      // Change a file: the new digest is listed and the new bytes verify.
-      writeFileSync(join(dir, 'alpha/notes.md'), 'v2, longer\n');
-      const changed = await eventually(async () => {
-        const alpha = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'alpha')!;
-        const file = await skills.read(alpha, 'notes.md');
-        return Buffer.from(file.bytes).toString() === 'v2, longer\n' ? file : undefined;
-      }, 5000, 'notes.md to change');
-      assert.equal(changed.verified, true);
+        // Change a file: the new digest is listed and the new bytes verify.
+        writeFileSync(join(dir, 'alpha/notes.md'), 'v2, longer\n');
+        const changed = await eventually(async () => {
+          const alpha = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'alpha')!;
+          const file = await skills.read(alpha, 'notes.md');
+          return Buffer.from(file.bytes).toString() === 'v2, longer\n' ? file : undefined;
+        }, 5000, 'notes.md to change');
+        assert.equal(changed.verified, true);
 
-      // Remove a skill.
-      rmSync(join(dir, 'beta'), { recursive: true });
-      await eventually(async () => ((await names(skills)).includes('beta') ? undefined : true), 5000, 'beta to go');
-      await client.close();
+        // Remove a skill.
+        rmSync(join(dir, 'beta'), { recursive: true });
+        await eventually(async () => ((await names(skills)).includes('beta') ? undefined : true), 5000, 'beta to go');
+      } finally {
+        await client.close();
+      }
     });
   }
 

@@ -45,6 +45,7 @@ export interface McpFactoryOptions {
 export class McpFactory {
   readonly extension: SkillsExtension;
   readonly #live = new Set<WeakRef<McpServer>>();
+  readonly #refreshTools = new WeakMap<McpServer, () => void>();
 
   constructor(readonly options: McpFactoryOptions) {
     this.extension = new SkillsExtension({
@@ -66,7 +67,7 @@ export class McpFactory {
     this.extension.attach(server);
     if (this.options.index) registerIndex(server, this.options.service, this.options.templates);
     if (this.options.templates.length > 0) registerTemplates(server, this.options.service, this.options.templates);
-    registerTools(server, this.options.service, this.options.tools);
+    this.#refreshTools.set(server, registerTools(server, this.options.service, this.options.tools));
     if (this.options.prompts) registerPrompts(server, this.options.service, this.options.pageSize);
     return server;
   };
@@ -86,6 +87,7 @@ export class McpFactory {
       if (!server.isConnected()) continue;
       server.sendResourceListChanged();
       // The tools carry the catalog in their descriptions, and prompts mirror the skills.
+      this.#refreshTools.get(server)?.();
       if (this.options.tools.mode !== 'none') server.sendToolListChanged();
       if (this.options.prompts) void server.server.sendPromptListChanged().catch(() => {});
     }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { findSection, outlineSkill, suggestSections } from '@skillport/core';
 import type { SkillOutline } from '@skillport/core';
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { skillBody, wrapSkill } from './activation.js';
@@ -26,8 +26,8 @@ async function outlineOf(service: SkillsService, skill: CatalogSkill): Promise<S
   return outline;
 }
 
-export function outlineTools(server: McpServer, service: SkillsService, skillRef: Record<string, z.ZodOptional<z.ZodString>>, annotations: Record<string, boolean>): void {
-  server.registerTool(
+export function outlineTools(server: McpServer, service: SkillsService, skillRef: Record<string, z.ZodOptional<z.ZodString>>, annotations: Record<string, boolean>): RegisteredTool[] {
+  const outline = server.registerTool(
     'get_skill_outline',
     {
       title: 'Outline a skill',
@@ -54,7 +54,7 @@ export function outlineTools(server: McpServer, service: SkillsService, skillRef
     },
   );
 
-  server.registerTool(
+  const section = server.registerTool(
     'get_skill_section',
     {
       title: 'Read one section of a skill',
@@ -74,4 +74,5 @@ export function outlineTools(server: McpServer, service: SkillsService, skillRef
       return { content: [{ type: 'text', text: wrapSkill(found.skill, section.text).replace('<skill_content ', `<skill_content section="${section.key}" `) }] };
     },
   );
+  return [outline, section];
 }

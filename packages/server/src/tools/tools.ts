@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../mcp/skills-service.js';
@@ -52,79 +52,98 @@ const skillRef = {
 const ok = (text: string, structured?: Record<string, unknown>): ToolResult =>
   structured === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], structuredContent: structured };
 
-export function registerTools(server: McpServer, service: SkillsService, options: ToolOptions): void {
-  if (options.mode === 'none') return;
-  const snapshot = service.snapshot;
-  const inlined = inlinedSkill(snapshot, options);
+function describeActivate(snapshot: CatalogSnapshot, options: ToolOptions): string {
+  return snapshot.size <= options.catalogInDescriptionMax
+    ? `Load a skill's full instructions when the user's task matches its description, then follow them. Available skills:\n${availableSkillsXml(snapshot.skills)}`
+    : `Load a skill's full instructions when the user's task matches its description, then follow them. This server has ${snapshot.size} skills: find the right one with list_skills {"query": "<the task>"} first.`;
+}
+
+/**
+ * Registers the tools on one server instance. Returns a refresh function for long-lived instances (stdio): the
+ * catalog in activate_skill's description follows the catalog when it changes.
+ */
+export function registerTools(server: McpServer, service: SkillsService, options: ToolOptions): () => void {
+  if (options.mode === 'none') return () => {};
   const annotations = { readOnlyHint: true, openWorldHint: false };
+  // Every tool is registered once; which ones are offered follows the catalog (apply, below), so a long-lived
+  // connection moves in and out of the single-skill fast path as skills come and go.
+  const search = server.registerTool(
+    'list_skills',
+    {
+      title: 'List or search skills',
+      description:
+        'List the skills this server offers, or search them. Without a query: the whole catalog, a page at a time (pass nextCursor back as cursor). ' +
+        'With a query (the task in your own words): the best matches first, ranked over names, descriptions and section headings. ' +
+        'Then load the one that fits with activate_skill.',
+      inputSchema: z.object({
+        query: z.string().max(2000).optional().describe('What the user wants done, in plain words.'),
+        limit: z.number().int().min(1).max(200).optional().describe('How many entries (default 10 with a query, 50 without).'),
+        cursor: z.string().max(4096).optional().describe('nextCursor from the previous page.'),
+      }),
+      annotations,
+    },
+    async (args) => listSkills(service.snapshot, args),
+  );
 
-  if (inlined === undefined) {
-    server.registerTool(
-      'list_skills',
-      {
-        title: 'List or search skills',
-        description:
-          'List the skills this server offers, or search them. Without a query: the whole catalog, a page at a time (pass nextCursor back as cursor). ' +
-          'With a query (the task in your own words): the best matches first, ranked over names, descriptions and section headings. ' +
-          'Then load the one that fits with activate_skill.',
-        inputSchema: z.object({
-          query: z.string().max(2000).optional().describe('What the user wants done, in plain words.'),
-          limit: z.number().int().min(1).max(200).optional().describe('How many entries (default 10 with a query, 50 without).'),
-          cursor: z.string().max(4096).optional().describe('nextCursor from the previous page.'),
-        }),
-        annotations,
-      },
-      async (args) => listSkills(service.snapshot, args),
-    );
+  const activate = server.registerTool(
+    'activate_skill',
+    {
+      title: 'Activate a skill',
+      description: describeActivate(service.snapshot, options),
+      inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version, for registry skills; folder skills have one version.') }),
+      annotations,
+    },
+    async (args) => {
+      const found = resolveSkill(service.snapshot, args);
+      if ('error' in found) return fail(found.error);
+      if (args.version !== undefined && args.version !== '' && args.version !== 'latest') {
+        return fail(`Error: Skill '${found.skill.name}' is served from a folder and has no version '${args.version}'; call again without a version.`);
+      }
+      return ok(await activatedContent(service, found.skill));
+    },
+  );
 
-    const small = snapshot.size <= options.catalogInDescriptionMax;
-    server.registerTool(
-      'activate_skill',
-      {
-        title: 'Activate a skill',
-        description: small
-          ? `Load a skill's full instructions when the user's task matches its description, then follow them. Available skills:\n${availableSkillsXml(snapshot.skills)}`
-          : `Load a skill's full instructions when the user's task matches its description, then follow them. This server has ${snapshot.size} skills: find the right one with list_skills {"query": "<the task>"} first.`,
-        inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version, for registry skills; folder skills have one version.') }),
-        annotations,
-      },
-      async (args) => {
-        const found = resolveSkill(service.snapshot, args);
-        if ('error' in found) return fail(found.error);
-        if (args.version !== undefined && args.version !== '' && args.version !== 'latest') {
-          return fail(`Error: Skill '${found.skill.name}' is served from a folder and has no version '${args.version}'; call again without a version.`);
-        }
-        return ok(await activatedContent(service, found.skill));
-      },
-    );
-  }
+  const read = server.registerTool(
+    'read_skill_resource',
+    {
+      title: 'Read a file of a skill',
+      description:
+        'Read one file of a skill (a reference, script or asset listed when the skill was activated), by its path inside the skill folder. ' +
+        'Text comes back as text; binary files as a JSON envelope (base64 up to a size limit). Large text files are read in parts with offset and length.',
+      inputSchema: z.object({
+        ...skillRef,
+        path: z.string().max(4096).describe('The file\'s path inside the skill folder, as listed, e.g. "references/guide.md".'),
+        digest: z.string().max(100).optional().describe('The digest the skill was activated with; the read is refused if the skill has changed since.'),
+        offset: z.number().int().min(0).optional().describe('For large text files: first byte to return.'),
+        length: z.number().int().min(1).optional().describe('For large text files: how many bytes.'),
+      }),
+      annotations,
+    },
+    async (args) => {
+      const snapshot = service.snapshot;
+      const lone = inlinedSkill(snapshot, options);
+      const found = resolveSkill(snapshot, lone && !args.name && !args.uri ? { uri: lone.uri } : args);
+      if ('error' in found) return fail(found.error);
+      return readSkillResource(service, found.skill, args, options);
+    },
+  );
 
-  if (inlined === undefined || inlined.files.length > 1) {
-    server.registerTool(
-      'read_skill_resource',
-      {
-        title: 'Read a file of a skill',
-        description:
-          'Read one file of a skill (a reference, script or asset listed when the skill was activated), by its path inside the skill folder. ' +
-          'Text comes back as text; binary files as a JSON envelope (base64 up to a size limit). Large text files are read in parts with offset and length.',
-        inputSchema: z.object({
-          ...skillRef,
-          path: z.string().max(4096).describe('The file\'s path inside the skill folder, as listed, e.g. "references/guide.md".'),
-          digest: z.string().max(100).optional().describe('The digest the skill was activated with; the read is refused if the skill has changed since.'),
-          offset: z.number().int().min(0).optional().describe('For large text files: first byte to return.'),
-          length: z.number().int().min(1).optional().describe('For large text files: how many bytes.'),
-        }),
-        annotations,
-      },
-      async (args) => {
-        const found = resolveSkill(service.snapshot, inlined && !args.name && !args.uri ? { uri: inlined.uri } : args);
-        if ('error' in found) return fail(found.error);
-        return readSkillResource(service, found.skill, args, options);
-      },
-    );
-  }
+  const outline = options.mode === 'full' ? outlineTools(server, service, skillRef, annotations) : [];
 
-  if (options.mode === 'full' && inlined === undefined) outlineTools(server, service, skillRef, annotations);
+  const apply = () => {
+    const inlined = inlinedSkill(service.snapshot, options);
+    setEnabled(search, inlined === undefined);
+    setEnabled(activate, inlined === undefined);
+    for (const tool of outline) setEnabled(tool, inlined === undefined);
+    setEnabled(read, inlined === undefined || inlined.files.length > 1);
+    if (activate.description !== describeActivate(service.snapshot, options)) activate.update({ description: describeActivate(service.snapshot, options) });
+  };
+  apply();
+  return apply;
+}
+
+function setEnabled(tool: RegisteredTool, enabled: boolean): void {
+  if (tool.enabled !== enabled) tool.update({ enabled });
 }
 
 function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): ToolResult {
