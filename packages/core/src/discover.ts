@@ -60,8 +60,9 @@ export function discoverSkills(root: string): Discovery {
     }
     // A folder with a SKILL.md is a skill. Its sub-folders are still searched: published repositories nest
     // skills inside skills (the nested SKILL.md is then both a file of the outer skill and a skill of its own).
-    const manifest = entries.find((entry) => entry.name === 'SKILL.md');
-    const isSkill = manifest !== undefined && (manifest.isFile() || (manifest.isSymbolicLink() && isFile(join(dir, 'SKILL.md'))));
+    // `skill.md` counts when there is no `SKILL.md`, as the reference validator accepts it (served as SKILL.md).
+    const manifest = entries.find((entry) => entry.name === 'SKILL.md') ?? entries.find((entry) => entry.name === 'skill.md');
+    const isSkill = manifest !== undefined && (manifest.isFile() || (manifest.isSymbolicLink() && isFile(join(dir, manifest.name))));
     if (isSkill) skills.push({ dir, segments });
     // Inside a skill, links to folders are never followed (skill-folder.ts leaves them out of the skill, and a
     // nested skill reached through one would serve files from outside the folder).

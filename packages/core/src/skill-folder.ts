@@ -159,8 +159,14 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
     }
   }
 
-  const manifest = candidates.find((candidate) => candidate.path === 'SKILL.md');
-  if (manifest === undefined) return fail('Missing required file: SKILL.md');
+  let manifest = candidates.find((candidate) => candidate.path === 'SKILL.md');
+  if (manifest === undefined) {
+    // A lowercase skill.md (accepted by the reference validator) is served as the skill's SKILL.md.
+    manifest = candidates.find((candidate) => candidate.path === 'skill.md');
+    if (manifest === undefined) return fail('Missing required file: SKILL.md');
+    problems.push({ severity: 'warning', message: 'the manifest is named skill.md; it is served as SKILL.md (rename it to SKILL.md)', path: manifest.source });
+    manifest.path = 'SKILL.md';
+  }
 
   const files: SkillFileRecord[] = [];
   let manifestBytes: Buffer | undefined;
