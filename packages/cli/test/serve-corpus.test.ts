@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { CORPUS, connectHttp, connectStdio, startHttp } from './helpers.js';
@@ -83,4 +83,3 @@ describe('the real-skills corpus', { skip: existsSync(CORPUS) ? false : `no corp
   });
 });
 
-void dirname;

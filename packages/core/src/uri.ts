@@ -18,7 +18,8 @@ const PLAIN_PATH = /^[\w!$&'()*+,:;=@[\]|~-][\w!$&'()*+,.:;=@[\]|~-]*(?:\/[\w!$&
 
 /** A `/`-separated relative path, each segment encoded (the common all-plain path is returned as it is). */
 export function encodePath(path: string): string {
-  if (PLAIN_PATH.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..')) return path;
+  // PLAIN_PATH lets no segment start with a dot, so `.` and `..` always take the encoding branch.
+  if (PLAIN_PATH.test(path)) return path;
   return path.split('/').map(encodeSegment).join('/');
 }
 

@@ -72,30 +72,25 @@ export interface Assembly {
 export function assemble(folders: readonly ScannedFolder[]): Assembly {
   const problems: FolderProblem[] = [];
   const servable = folders.filter((folder) => folder.inspection.skill !== undefined);
-  const natural = new Map<string, ScannedFolder>();
-  const renamed = new Set<ScannedFolder>();
+  const key = (segments: string[]) => segments.join('\u0000');
   const pathOf = new Map<ScannedFolder, string[]>();
+  const renamed: ScannedFolder[] = [];
+  const taken = new Set<string>(); // paths of skills whose folder is named like the skill
+  const wanted = new Map<string, number>(); // how many renamed skills want each path
   for (const folder of servable) {
     const skill = folder.inspection.skill!;
-    const parent = [...folder.root.prefix, ...folder.segments.slice(0, -1)];
     const folderName = folder.segments.at(-1);
-    if (folderName === undefined || folderName.normalize('NFKC') === skill.name) {
-      pathOf.set(folder, [...parent, skill.name]);
-    } else {
-      pathOf.set(folder, [...parent, skill.name]);
-      renamed.add(folder);
+    const path = [...folder.root.prefix, ...folder.segments.slice(0, -1), skill.name];
+    pathOf.set(folder, path);
+    if (folderName === undefined || folderName.normalize('NFKC') === skill.name) taken.add(key(path));
+    else {
+      renamed.push(folder);
+      wanted.set(key(path), (wanted.get(key(path)) ?? 0) + 1);
     }
   }
-  const key = (segments: string[]) => segments.join('\u0000');
-  for (const folder of servable) if (!renamed.has(folder)) natural.set(key(pathOf.get(folder)!), folder);
-  const wanted = new Map<string, number>();
-  for (const folder of renamed) wanted.set(key(pathOf.get(folder)!), (wanted.get(key(pathOf.get(folder)!)) ?? 0) + 1);
   for (const folder of renamed) {
-    const path = pathOf.get(folder)!;
-    if (natural.has(key(path)) || wanted.get(key(path))! > 1) {
-      const skill = folder.inspection.skill!;
-      pathOf.set(folder, [...folder.root.prefix, ...folder.segments, skill.name]);
-    }
+    const path = key(pathOf.get(folder)!);
+    if (taken.has(path) || wanted.get(path)! > 1) pathOf.set(folder, [...folder.root.prefix, ...folder.segments, folder.inspection.skill!.name]);
   }
 
   const byUri = new Map<string, CatalogSkill>();

@@ -282,7 +282,8 @@ function diff(previous: CatalogSnapshot, next: CatalogSnapshot): CatalogChanges 
   for (const skill of next.skills) {
     const before = previous.skill(skill.uri);
     if (before === undefined) changes.added.push(skill.uri);
-    else if (before.packageDigest !== skill.packageDigest || JSON.stringify(before.frontmatter) !== JSON.stringify(skill.frontmatter)) changes.changed.push(skill.uri);
+    // The package digest covers SKILL.md, so it also covers the frontmatter parsed from it.
+    else if (before.packageDigest !== skill.packageDigest) changes.changed.push(skill.uri);
   }
   for (const skill of previous.skills) if (next.skill(skill.uri) === undefined) changes.removed.push(skill.uri);
   return changes;
