@@ -13,7 +13,7 @@ import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
 import { startHttpServer } from './http/http-server.js';
-import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+import type { HttpOptions, HttpRoute, RunningHttpServer } from './http/http-server.js';
 import { McpFactory } from './mcp/server-factory.js';
 import type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
 import { SkillsService } from './mcp/skills-service.js';
@@ -55,6 +55,10 @@ export interface SkillportServerOptions {
   templates?: Array<{ uriTemplate: string; dir: string; description?: string }>;
   /** Skills from elsewhere (a registry, archives, a remote host), served beside the folders' (folders win a URI clash). */
   providers?: SkillProvider[];
+  /** Extra HTTP routes beside /mcp (a registry's /api/v1), mounted by serveHttp. */
+  routes?: HttpRoute[];
+  /** Extra JSON for GET /healthz. */
+  health?: () => Record<string, unknown>;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
 }
@@ -197,7 +201,11 @@ export class SkillportServer {
     const running = await startHttpServer(
       this.factory,
       { service: this.service, identity: this.identity, cacheHint: this.cacheHint },
-      { ...options, health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }) },
+      {
+        ...options,
+        ...(this.#options.routes ? { routes: [...(options.routes ?? []), ...this.#options.routes] } : {}),
+        health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation, ...this.#options.health?.() }),
+      },
     );
     this.#http.push(running);
     return running;

@@ -7,11 +7,13 @@ export type { CatalogSkill, CatalogFile, SkillEntry, SkillOrigin } from './catal
 export { SkillsService } from './mcp/skills-service.js';
 export { McpFactory } from './mcp/server-factory.js';
 export type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
-export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+export type { HttpOptions, HttpRoute, RunningHttpServer } from './http/http-server.js';
 export { SERVER_VERSION } from './version.js';
 export { DEFAULT_TOOL_OPTIONS } from './tools/tools.js';
 export type { ToolMode, ToolOptions } from './tools/tools.js';
 export { CompositeCatalog } from './catalog/composite-catalog.js';
-export type { SkillProvider } from './catalog/composite-catalog.js';
+export type { SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
 export { buildCatalogSkill } from './catalog/catalog-skill.js';
 export type { BlobSource, FolderOrigin, StoredOrigin } from './catalog/model.js';
+export { META_PACKAGE_DIGEST } from './catalog/model.js';
+export { META_PROVENANCE, META_VERSION } from './tools/versions.js';

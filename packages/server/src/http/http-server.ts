@@ -20,6 +20,18 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Extra JSON for GET /healthz. */
   health?: () => Record<string, unknown>;
+  /** Extra HTTP routes beside /mcp (a registry's /api/v1), each owning a path prefix; Host/Origin are checked first. */
+  routes?: readonly HttpRoute[];
+}
+
+/**
+ * A group of HTTP routes mounted beside MCP: every request whose path starts with `prefix` goes to `handle`, after
+ * the same Host and Origin checks as /mcp. The handler answers the request itself (it owns its body and errors).
+ */
+export interface HttpRoute {
+  /** Path prefix, e.g. `/api/v1/`. */
+  prefix: string;
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
 
 export interface RunningHttpServer {
@@ -42,13 +54,15 @@ export async function startHttpServer(factory: McpFactory, fast: FastPathContext
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = checkRequest(req, policy);
     if (refused) return sendJsonRpcError(res, refused.status, -32600, refused.message);
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/healthz' && req.method === 'GET') {
       const body = JSON.stringify({ status: 'ok', ...options.health?.(), requests: counters });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
       return;
     }
+    const route = options.routes?.find((candidate) => path.startsWith(candidate.prefix) || path === candidate.prefix.replace(/\/$/, ''));
+    if (route !== undefined) return route.handle(req, res, path);
     if (path !== MCP_PATH) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
     if (req.method !== 'POST' || !isJson(req)) {
       counters.sdk++;

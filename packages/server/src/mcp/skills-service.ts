@@ -14,6 +14,11 @@ export class InvalidCursorError extends Error {
   override name = 'InvalidCursorError';
 }
 
+/** The skill holding a URI is refused by its provider (a revoked registry version); the message says why. */
+export class RefusedSkillError extends Error {
+  override name = 'RefusedSkillError';
+}
+
 export interface SkillsServiceOptions {
   /** The snapshot to answer from (later: the caller's view of it). */
   snapshot: () => CatalogSnapshot;
@@ -46,8 +51,13 @@ export class SkillsService {
   async readFile(uri: string): Promise<FileContent | undefined> {
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) return undefined;
-    const found = this.snapshot.file(canonical);
-    if (found === undefined) return undefined;
+    const snapshot = this.snapshot;
+    const found = snapshot.file(canonical);
+    if (found === undefined) {
+      const refused = snapshot.refusal(canonical);
+      if (refused !== undefined) throw new RefusedSkillError(refused);
+      return undefined;
+    }
     let bytes: Buffer;
     try {
       bytes = await this.options.content.read(found.file, found.skill.origin);
@@ -57,6 +67,12 @@ export class SkillsService {
     }
     const text = decodeText(bytes);
     return text === undefined ? { bytes, mimeType: found.file.mimeType } : { text, mimeType: found.file.mimeType };
+  }
+
+  /** Why the skill holding `uri` is refused (a revoked version), or undefined. */
+  refusal(uri: string): string | undefined {
+    const canonical = canonicalSkillUri(uri);
+    return canonical === undefined ? undefined : this.snapshot.refusal(canonical);
   }
 
   isDirectory(uri: string): boolean {

@@ -11,6 +11,7 @@ import type { ReadOptions, ToolResult } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
 import { searchIndex } from './search.js';
 import { outlineTools } from './outline.js';
+import { SessionPins, chooseVersion, pinExact, versionOf } from './versions.js';
 
 /**
  * The tool surface, for clients that only call tools (most of them today). `core`: list_skills, activate_skill,
@@ -64,6 +65,8 @@ function describeActivate(snapshot: CatalogSnapshot, options: ToolOptions): stri
  */
 export function registerTools(server: McpServer, service: SkillsService, options: ToolOptions): () => void {
   if (options.mode === 'none') return () => {};
+  // One server instance per stdio connection: what this session activated stays pinned (tools/versions.ts).
+  const pins = new SessionPins();
   const annotations = { readOnlyHint: true, openWorldHint: false };
   // Every tool is registered once; which ones are offered follows the catalog (apply, below), so a long-lived
   // connection moves in and out of the single-skill fast path as skills come and go.
@@ -90,16 +93,18 @@ export function registerTools(server: McpServer, service: SkillsService, options
     {
       title: 'Activate a skill',
       description: describeActivate(service.snapshot, options),
-      inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version, for registry skills; folder skills have one version.') }),
+      inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version or tag, for registry skills (default: the one listed; a session keeps the version it activated). Folder skills have one version.') }),
       annotations,
     },
     async (args) => {
-      const found = resolveSkill(service.snapshot, args);
+      const snapshot = service.snapshot;
+      const found = resolveSkill(snapshot, args);
       if ('error' in found) return fail(found.error);
-      if (args.version !== undefined && args.version !== '' && args.version !== 'latest') {
-        return fail(`Error: Skill '${found.skill.name}' is served from a folder and has no version '${args.version}'; call again without a version.`);
-      }
-      return ok(await activatedContent(service, found.skill));
+      const chosen = chooseVersion(snapshot, found.skill, { version: args.version }, pins);
+      if ('error' in chosen) return fail(chosen.error);
+      const text = await activatedContent(service, pinExact(snapshot, found.skill, chosen.skill, pins));
+      const newer = chosen.pinnedFrom !== undefined ? versionOf(chosen.pinnedFrom) : undefined;
+      return ok(newer === undefined ? text : `${text}\n\n(This session keeps version ${versionOf(chosen.skill)}, which it activated earlier; ${newer} is now current: activate with {"version": "${newer}"} to switch.)`);
     },
   );
 
@@ -112,6 +117,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
         'Text comes back as text; binary files as a JSON envelope (base64 up to a size limit). Large text files are read in parts with offset and length.',
       inputSchema: z.object({
         ...skillRef,
+        version: z.string().max(256).optional().describe('For registry skills: the version activated (default: the one this session activated, else the one listed).'),
         path: z.string().max(4096).describe('The file\'s path inside the skill folder, as listed, e.g. "references/guide.md".'),
         digest: z.string().max(100).optional().describe('The digest the skill was activated with; the read is refused if the skill has changed since.'),
         offset: z.number().int().min(0).optional().describe('For large text files: first byte to return.'),
@@ -124,7 +130,9 @@ export function registerTools(server: McpServer, service: SkillsService, options
       const lone = inlinedSkill(snapshot, options);
       const found = resolveSkill(snapshot, lone && !args.name && !args.uri ? { uri: lone.uri } : args);
       if ('error' in found) return fail(found.error);
-      return readSkillResource(service, found.skill, args, options);
+      const chosen = chooseVersion(snapshot, found.skill, { version: args.version, digest: args.digest }, pins);
+      if ('error' in chosen) return fail(chosen.error);
+      return readSkillResource(service, chosen.skill, args, options);
     },
   );
 
@@ -147,7 +155,10 @@ function setEnabled(tool: RegisteredTool, enabled: boolean): void {
 }
 
 function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): ToolResult {
-  const entry = (skill: CatalogSkill) => ({ name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest });
+  const entry = (skill: CatalogSkill) => {
+    const version = versionOf(skill);
+    return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
+  };
   const query = args.query?.trim();
   if (query) {
     const limit = args.limit ?? 10;
