@@ -33,6 +33,10 @@ interface ServeOptions {
   instructionsCatalog?: boolean;
   config?: string;
   template: string[];
+  data?: string;
+  trustedKeys?: string;
+  requireSignatures?: boolean;
+  registryTag?: string;
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
@@ -69,6 +73,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .option('--data <dir>', 'serve the registry kept in DIR (created when missing) beside any folders; with --http, also its /api/v1')
+    .option('--trusted-keys <file>', 'registry: public keys (PEM) whose signatures are trusted')
+    .option('--require-signatures', 'registry: refuse to publish or serve versions no trusted key signed')
+    .option('--registry-tag <tag>', 'registry: the tag whose version is listed (default latest)')
     .option('-q, --quiet', 'print only errors on stderr')
     .addHelpText(
       'after',
@@ -77,6 +85,7 @@ Examples:
   skillport serve ./skills                      stdio, for a client that starts the server itself
   skillport serve --http ./skills               http://127.0.0.1:3333/mcp
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
+  SKILLPORT_PUBLISH_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
@@ -109,8 +118,8 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           return;
         }
       }
-      if (dirs.length === 0 && templates.length === 0) {
-        process.stderr.write('skillport: error: give at least one skill folder (or a --config file that names some)\n');
+      if (dirs.length === 0 && templates.length === 0 && options.data === undefined) {
+        process.stderr.write('skillport: error: give at least one skill folder, --data DIR for a registry, or a --config file that names some\n');
         exit.set(2);
         return;
       }
@@ -124,10 +133,29 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   const colors = paint(process.stderr);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;
-  if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
+  let registry: import('./registry/serve-registry.js').ServedRegistry | undefined;
+  if (options.data !== undefined) {
+    const { serveRegistry } = await import('./registry/serve-registry.js');
+    try {
+      registry = await serveRegistry({
+        data: options.data,
+        limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+        ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+        ...(options.trustedKeys !== undefined ? { trustedKeys: options.trustedKeys } : {}),
+        ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
+        requireSignatures: options.requireSignatures === true,
+        onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+      });
+    } catch (error) {
+      log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
+      return 1;
+    }
+  }
+  if (!options.quiet && dirs.length + templates.length > 0) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
   try {
     server = await SkillportServer.open({
       dirs,
+      ...(registry ? { providers: registry.providers, routes: registry.routes, health: registry.health } : {}),
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
@@ -155,6 +183,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       },
     });
   } catch (error) {
+    await registry?.close();
     if (error instanceof StartupError) {
       log(`skillport: ${colors.red('error')}: ${error.message}`);
       return 1;
@@ -163,8 +192,9 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   }
 
   const snapshot = server.catalog.snapshot;
-  const notServed = server.catalog.live.folderCount - snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${dirs.map(displayPath).join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
+  const sources = [...dirs.map(displayPath), ...(registry ? [registry.summary()] : [])];
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${sources.join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   if (options.watch) server.watch();
 
   let url = 'stdio';
@@ -175,6 +205,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       await server.close();
+      await registry?.close();
       return 1;
     }
   } else {
@@ -185,7 +216,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
 
   return new Promise<number>((resolve) => {
     const stop = () => {
-      void server.close().then(() => resolve(0));
+      void server.close().then(() => registry?.close()).then(() => resolve(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
