@@ -109,8 +109,8 @@ export function readSkillArchive(bytes: Uint8Array, limits: SkillLimits = DEFAUL
         failure = `archive holds more than ${limits.maxFiles} files (the limit)`;
         return void entry.resume();
       }
-      total += entry.size;
-      if (total > limits.maxBytes + 1024 * 1024) {
+      if (path !== ARCHIVE_MANIFEST && path !== `./${ARCHIVE_MANIFEST}`) total += entry.size;
+      if (total > limits.maxBytes) {
         failure = `archive holds more than ${formatBytes(limits.maxBytes)} of files (the limit)`;
         return void entry.resume();
       }
@@ -153,6 +153,8 @@ function assemble(entries: Array<{ path: string; bytes: Buffer }>, limits: Skill
   }
   const seen = new Set<string>();
   for (const file of inner) {
+    const reason = unsafePathReason(file.path);
+    if (reason !== undefined) throw new ArchiveError(`unsafe path in archive ${JSON.stringify(file.path.slice(0, 200))}: ${reason}`);
     if (seen.has(file.path)) throw new ArchiveError(`archive holds ${file.path} twice`);
     seen.add(file.path);
   }
