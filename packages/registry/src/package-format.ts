@@ -62,7 +62,7 @@ export function packSkillArchive(manifest: ArchiveManifest, files: readonly Skil
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const file of sorted) add(`${manifest.name}/${file.path}`, file.bytes);
   blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks), { level: 9 });
+  return gzipSync(Buffer.concat(blocks));
 }
 
 export interface ReadArchive {

@@ -139,6 +139,7 @@ export class RegistryService {
       tags,
     );
     if (result.status !== 'created') return this.#sameOrConflict(result.version, digest);
+    await this.options.pause?.('after-commit');
     this.#changed();
     return { status: 'created', version: result.version, tags: await this.store.tags(skill.name) };
   }

@@ -1,6 +1,6 @@
 /**
  * Test-only pause points for crash tests: with `SKILLPORT_TEST_PAUSE_AT=<point>` in the server's environment
- * (`before-commit`, or `after-blob-N`), a publish that reaches that point prints `skillport: test pause at <point>`
+ * (`after-blob-N`, `before-commit`, `after-commit`), a publish that reaches that point prints `skillport: test pause at <point>`
  * on stderr and waits forever, so a test can SIGKILL the process exactly there. Without the variable this returns
  * undefined and the service never calls a hook: inert in normal runs.
  */

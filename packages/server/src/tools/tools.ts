@@ -41,6 +41,8 @@ export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
 export function inlinedSkill(snapshot: CatalogSnapshot, options: ToolOptions): CatalogSkill | undefined {
   if (snapshot.size !== 1) return undefined;
   const skill = snapshot.skills[0]!;
+  // A versioned skill (registry) is activated through the tool, so the session can pin the version it got.
+  if (versionOf(skill) !== undefined) return undefined;
   const manifest = skill.files.find((file) => file.uri === skill.uri);
   return manifest !== undefined && manifest.size <= options.inlineSkillMaxBytes ? skill : undefined;
 }
