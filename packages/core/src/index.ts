@@ -14,3 +14,4 @@ export * from './sections.js';
 export * from './text.js';
 export * from './skill-files.js';
 export * from './archive.js';
+export * from './discovery-index.js';

@@ -215,8 +215,13 @@ export class SkillportServer {
 }
 
 /** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
+/** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
+export function defaultCacheDir(): string {
+  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+}
+
 function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
-  const base = dir ?? join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+  const base = dir ?? defaultCacheDir();
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);
   return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`) };
 }

@@ -1,4 +1,4 @@
-export { SkillportServer, StartupError, defaultInstructions } from './app.js';
+export { SkillportServer, StartupError, defaultCacheDir, defaultInstructions } from './app.js';
 export type { SkillportServerOptions } from './app.js';
 export { LiveCatalog } from './catalog/live-catalog.js';
 export type { CatalogChanges } from './catalog/live-catalog.js';
@@ -18,3 +18,5 @@ export type { BlobSource, FolderOrigin, StoredOrigin } from './catalog/model.js'
 export { ArchiveProvider } from './providers/archive-provider.js';
 export type { ArchiveProviderOptions } from './providers/archive-provider.js';
 export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';
+export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
+export type { HttpProviderOptions } from './providers/http-provider.js';

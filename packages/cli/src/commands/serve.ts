@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_LIMITS } from '@skillport/core';
@@ -5,9 +6,10 @@ import type { FolderProblem } from '@skillport/core';
 import type { SkillProvider, SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
+import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../main.js';
 import { splitSources } from '../sources.js';
-import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
+import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 
 interface ServeOptions {
   http?: boolean;
@@ -37,6 +39,7 @@ interface ServeOptions {
   instructionsCatalog?: boolean;
   config?: string;
   template: string[];
+  remote: string[];
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
@@ -45,6 +48,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
     .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
+    .option('--remote <url...>', 'a static HTTP host publishing an Agent Skills discovery index (headers, tokens and timeouts: use --config)', [])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
@@ -89,6 +93,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
     .action(async (dirs: string[], options: ServeOptions, command: Command) => {
       let identity: { name?: string; instructions?: string } = {};
       const templates: Array<{ uriTemplate: string; dir: string; description?: string }> = [];
+      const remotes: RemoteSpec[] = options.remote.map((url) => ({ url }));
       for (const spec of options.template) {
         const at = spec.lastIndexOf('=');
         if (at <= 0) {
@@ -107,6 +112,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           }
           dirs = [...config.dirs, ...dirs];
           templates.push(...config.templates);
+          remotes.unshift(...config.remotes);
           identity = { ...(config.name !== undefined ? { name: config.name } : {}), ...(config.instructions !== undefined ? { instructions: config.instructions } : {}) };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
@@ -115,22 +121,29 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           return;
         }
       }
-      if (dirs.length === 0 && templates.length === 0) {
+      if (dirs.length === 0 && templates.length === 0 && remotes.length === 0) {
         process.stderr.write('skillport: error: give at least one skill folder (or a --config file that names some)\n');
         exit.set(2);
         return;
       }
-      exit.set(await serve(dirs, options, identity, templates));
+      exit.set(await serve(dirs, options, identity, templates, remotes));
     });
 }
 
-async function serve(dirs: string[], options: ServeOptions, identity: { name?: string; instructions?: string }, templates: Array<{ uriTemplate: string; dir: string; description?: string }>): Promise<number> {
+async function serve(
+  dirs: string[],
+  options: ServeOptions,
+  identity: { name?: string; instructions?: string },
+  templates: Array<{ uriTemplate: string; dir: string; description?: string }>,
+  remotes: RemoteSpec[],
+): Promise<number> {
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
   const { SkillportServer, StartupError } = await import('@skillport/server');
   const colors = paint(process.stderr);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;
-  if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
+  const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
+  if (!options.quiet) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
   const onProblem = (problem: FolderProblem) => {
     if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
   };
@@ -144,6 +157,31 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       return 1;
     }
     providers.push(archives);
+  }
+  if (remotes.length > 0) {
+    const { HttpProvider, defaultCacheDir } = await import('@skillport/server');
+    for (const remote of remotes) {
+      let provider;
+      try {
+        provider = await HttpProvider.open({
+          ...remote,
+          ...(remote.prefix === undefined && options.prefix !== undefined ? { prefix: options.prefix } : {}),
+          limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+          ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(), 'blobs') } : {}),
+          onProblem,
+        });
+      } catch (error) {
+        log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
+        for (const opened of providers) await opened.close?.();
+        return 1;
+      }
+      providers.push(provider);
+      if (options.strict === true && provider.startupProblems.length > 0) {
+        log(`skillport: ${colors.red('error')}: --strict: ${provider.startupProblems.length} problem(s) with ${provider.label}`);
+        for (const opened of providers) await opened.close?.();
+        return 1;
+      }
+    }
   }
   try {
     server = await SkillportServer.open({
@@ -185,7 +223,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
 
   const snapshot = server.catalog.snapshot;
   const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${dirs.map(displayPath).join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${sourceNames.join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   if (options.watch) {
     server.watch();
     for (const provider of providers) provider.watch?.();
