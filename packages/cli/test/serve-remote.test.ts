@@ -250,6 +250,31 @@ describe('a hostile or failing host', () => {
     assert.match(strict.stderr, /--strict: 1 problem\(s\) with http:\/\/127\.0\.0\.1/);
   });
 
+  test('a slow host does not hold up the start: its skills are published (and announced) when they arrive', async () => {
+    const host = await startStaticHost();
+    hosts.push(host);
+    const late = skillMd('late-one');
+    host.routes.set('/late.md', late);
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    host.routes.set('/index.json', (_req, res) => {
+      void released.then(() => res.writeHead(200).end(index([{ name: 'late-one', type: 'skill-md', url: 'late.md', bytes: late }])));
+    });
+    const problems: string[] = [];
+    const provider = await HttpProvider.open({ url: `${host.origin}/index.json`, startupWaitMs: 200, timeoutMs: 60_000, onProblem: (problem) => problems.push(problem.message) });
+    try {
+      assert.deepEqual(provider.skills(), []);
+      assert.match(problems.join('\n'), /still loading after 0 s; starting without its skills/);
+      let announced = 0;
+      provider.onChange(() => announced++);
+      release();
+      await eventually(async () => (provider.skills().length === 1 ? true : undefined), 15_000, 'the late skill');
+      assert.equal(announced, 1);
+    } finally {
+      provider.close();
+    }
+  });
+
   test('fetched artifacts are cached by digest on disk: a restart does not fetch them again, a damaged cache file is refetched', async () => {
     const host = await startStaticHost();
     hosts.push(host);

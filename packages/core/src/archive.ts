@@ -224,7 +224,8 @@ class EntryCollector {
     if (path.length > this.limits.maxPathLength) refuse(`entry path longer than ${this.limits.maxPathLength} characters`);
     const reason = unsafePathReason(path.endsWith('/') ? path.slice(0, -1) : path);
     if (reason !== undefined) refuse(`unsafe entry path ${JSON.stringify(rawPath.slice(0, 200))}: ${reason}`);
-    if (path === '__MACOSX/' || path.startsWith('__MACOSX/')) {
+    // macOS metadata: `__MACOSX/` (zips made by Finder) and `._name` AppleDouble files (tars made by bsdtar).
+    if (path === '__MACOSX/' || path.startsWith('__MACOSX/') || /(^|\/)\._[^/]+$/.test(path)) {
       this.skippedMacJunk = true;
       return undefined;
     }
@@ -251,7 +252,7 @@ class EntryCollector {
 
   finish(): Omit<ArchiveContents, 'format'> {
     const problems: SkillFileProblem[] = [];
-    if (this.skippedMacJunk) problems.push({ severity: 'warning', message: 'skipped the macOS metadata folder __MACOSX/ in the archive', path: '__MACOSX' });
+    if (this.skippedMacJunk) problems.push({ severity: 'warning', message: 'skipped macOS metadata in the archive (__MACOSX/, ._ files)', path: '' });
     const { files, folderName } = stripTopFolder(this.files, this.seen);
     return { files, folderName, problems };
   }
@@ -338,6 +339,8 @@ const S_IFDIR = 0o040000;
 const S_IFLNK = 0o120000;
 /** Host systems whose "version made by" means the upper external attributes hold a Unix mode. */
 const UNIX_HOSTS = new Set([3, 19]); // Unix, OS X
+/** Hosts whose tools (old .NET, PowerShell's Compress-Archive) wrote `\` as the separator, against the format. */
+const DOS_HOSTS = new Set([0, 11, 14]); // MS-DOS/FAT, NTFS, VFAT
 
 function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -361,8 +364,11 @@ function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> {
       zip.on('entry', (entry: yauzl.Entry) => {
         try {
           collector.countEntry();
-          const rawName = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
-          const kind = zipEntryKind(entry);
+          const decoded = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+          // Such a name means a folder separator; the path checks then apply to the result (`..\\x` is refused).
+          const rawName = DOS_HOSTS.has(entry.versionMadeBy >> 8) ? decoded.replaceAll('\\', '/') : decoded;
+          const found = zipEntryKind(entry);
+          const kind = found === 'file' && rawName.endsWith('/') ? 'folder' : found;
           if (kind !== 'file' && kind !== 'folder') refuse(`${kind} entry ${JSON.stringify(rawName.slice(0, 200))} refused (a skill archive holds regular files and folders only)`);
           const path = collector.entryPath(kind === 'folder' && !rawName.endsWith('/') ? `${rawName}/` : rawName);
           if (path === undefined) return zip.readEntry();

@@ -134,7 +134,10 @@ test('zip: path tricks, symlinks and encrypted entries are refused', async () =>
   assert.match(await refusal(makeZip([good, { path: '../../.bashrc', content: 'evil' }])), /unsafe entry path "\.\.\/\.\.\/\.bashrc": '\.\.' segment/);
   assert.match(await refusal(makeZip([good, { path: '/tmp/x', content: 'evil' }])), /absolute path/);
   assert.match(await refusal(makeZip([good, { path: 'C:/x', content: 'evil' }])), /drive-letter/);
-  assert.match(await refusal(makeZip([good, { path: 'a\\..\\..\\x', content: 'evil' }])), /backslash/);
+  // Made on Windows (host 0): a backslash is a separator (old .NET wrote them), so `..\..\x` is a '..' path.
+  assert.match(await refusal(makeZip([good, { path: 'a\\..\\..\\x', content: 'evil' }])), /'\.\.' segment/);
+  // Made on Unix: a backslash is part of a name, which a skill path may not hold.
+  assert.match(await refusal(makeZip([good, { path: 'a\\b', content: 'x', unixMode: 0o100644 }])), /backslash/);
   assert.match(await refusal(makeZip([good, { path: 'link', content: '/etc/passwd', unixMode: 0o120777, method: 'store' }])), /^symbolic link entry "link" refused/);
   assert.match(await refusal(makeZip([good, { path: 'dev', content: '', unixMode: 0o20644 }])), /^special file/);
   assert.match(await refusal(makeZip([good, { path: 'secret.txt', content: 'x', flags: 0x1 }])), /^encrypted entry "secret.txt" refused/);
@@ -205,11 +208,19 @@ test('an archive larger than the archive limit is refused before it is read', as
   await assert.rejects(readSkillArchive(archive, { limits: { maxEntries: 0 } }), /archive limit maxEntries must be a positive integer/);
 });
 
-test('macOS __MACOSX/ junk is skipped with a warning and does not hide the top folder', async () => {
+test('macOS metadata (__MACOSX/, ._ files) is skipped with a warning and does not hide the top folder', async () => {
   const result = await readSkillArchive(makeZip([{ path: 'pdf/SKILL.md', content: skillMd('pdf') }, { path: '__MACOSX/pdf/._SKILL.md', content: 'junk' }]));
   assert.equal(result.folderName, 'pdf');
   assert.deepEqual(paths(result.files), ['SKILL.md']);
   assert.deepEqual(result.problems.map((problem) => problem.severity), ['warning']);
+  const tar = await readSkillArchive(makeTarGz([{ path: './._SKILL.md', content: 'junk' }, { path: './SKILL.md', content: skillMd('x') }, { path: './a/._b.md', content: 'junk' }, { path: './a/b.md', content: 'b' }]));
+  assert.deepEqual(paths(tar.files), ['SKILL.md', 'a/b.md']);
+});
+
+test('a zip made on Windows with backslash separators reads as folders', async () => {
+  const result = await readSkillArchive(makeZip([{ path: 'win-skill\\SKILL.md', content: skillMd('win-skill') }, { path: 'win-skill\\references\\a.md', content: '# A\n' }]));
+  assert.equal(result.folderName, 'win-skill');
+  assert.deepEqual(paths(result.files), ['SKILL.md', 'references/a.md']);
 });
 
 test('several top folders or files at the root are kept as they are; the skill rules then apply', async () => {

@@ -43,10 +43,15 @@ export interface HttpProviderOptions {
   cacheDir?: string;
   /** Parallel artifact fetches. */
   concurrency?: number;
+  /**
+   * How long open() waits for the first load (ms). Past it the server starts without these skills, and they are
+   * published (and announced) when they arrive: a slow host must not keep a stdio client waiting for the server.
+   */
+  startupWaitMs?: number;
   onProblem?: (problem: FolderProblem) => void;
 }
 
-export const HTTP_DEFAULTS = { timeoutMs: 15_000, retries: 3, backoffMs: 500, refreshMs: 300_000, maxIndexBytes: 1024 * 1024, concurrency: 4 } as const;
+export const HTTP_DEFAULTS = { timeoutMs: 15_000, retries: 3, backoffMs: 500, refreshMs: 300_000, maxIndexBytes: 1024 * 1024, concurrency: 4, startupWaitMs: 20_000 } as const;
 
 interface EntryState {
   digest: string;
@@ -108,8 +113,11 @@ export class HttpProvider extends ProviderBase {
   /** Fetches the index and its skills. Network trouble is reported, not thrown: the server starts without them. */
   static async open(options: HttpProviderOptions): Promise<HttpProvider> {
     const provider = new HttpProvider(options);
-    await provider.refresh();
-    provider.#starting = false;
+    const first = provider.refresh().finally(() => (provider.#starting = false));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([first.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.startupWaitMs ?? HTTP_DEFAULTS.startupWaitMs)))]);
+    clearTimeout(timer);
+    if (!waited) provider.#report('warning', `still loading after ${Math.round((options.startupWaitMs ?? HTTP_DEFAULTS.startupWaitMs) / 1000)} s; starting without its skills, which will be announced when they arrive`, displayUrl(options.url));
     return provider;
   }
 
