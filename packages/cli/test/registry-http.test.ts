@@ -178,7 +178,7 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.equal((await call('DELETE', '/api/v1/skills')).status, 405);
     assert.equal((await call('GET', '/api/v1/skills/..%2F..%2Fetc')).status, 404);
     assert.equal((await call('GET', '/api/v1/skills/%E0%A4%A')).status, 400);
-    assert.match((await call('POST', '/api/v1/skills', 'not a gzip')).body.error!.message, /not a gzip-compressed archive/);
+    assert.match((await call('POST', '/api/v1/skills', 'not a gzip')).body.error!.message, /not a skill archive/);
     assert.equal((await call('PUT', '/api/v1/skills/pdf-tools/tags/beta', '{oops')).status, 400);
     assert.equal((await call('POST', '/api/v1/skills/pdf-tools/versions/1.2.0/review', JSON.stringify({ status: 'maybe' }))).status, 400);
     const big = await call('POST', '/api/v1/skills', Buffer.alloc(21 * 1024 * 1024));

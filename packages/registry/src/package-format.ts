@@ -1,7 +1,6 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
-import { Header, Parser, Pax } from 'tar';
-import type { ReadEntry } from 'tar';
-import { DIGEST_PATTERN, DEFAULT_LIMITS, formatBytes, packageDigest, sha256Digest, unsafePathReason } from '@skillport/core';
+import { gzipSync } from 'node:zlib';
+import { Header, Pax } from 'tar';
+import { DIGEST_PATTERN, DEFAULT_LIMITS, formatBytes, packageDigest, readSkillArchive, sha256Digest, unsafePathReason } from '@skillport/core';
 import type { SkillFileEntry, SkillLimits } from '@skillport/core';
 import type { Provenance, SignatureRecord, StoredFile } from './model.js';
 import { isSignatureRecord } from './signing.js';
@@ -14,9 +13,8 @@ import { isSignatureRecord } from './signing.js';
  *   <name>/references/...
  *
  * Written deterministically (sorted entries, mode 0644, uid/gid 0, mtime 0), so the same skill packs to the same
- * bytes. Reading is defensive: gzip output is capped (bombs), only regular files and folders are accepted (no links,
- * devices or FIFOs), every path is checked (absolute, `..`, backslashes, control characters), entry count and total
- * size are capped, and the manifest must agree with the files it describes.
+ * bytes. Reading uses core's safe archive reader (bombs, links, devices, path tricks, entry and size caps), then the
+ * manifest must agree with the files it describes.
  */
 export const ARCHIVE_FORMAT = 'skillport.skill/1';
 export const ARCHIVE_MANIFEST = 'skillport.json';
@@ -74,56 +72,30 @@ export interface ReadArchive {
   folderName?: string;
 }
 
-/** Reads `.skill` (or plain tar.gz) bytes defensively; throws ArchiveError with a one-line reason. */
-export function readSkillArchive(bytes: Uint8Array, limits: SkillLimits = DEFAULT_LIMITS): ReadArchive {
-  if (bytes.byteLength < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new ArchiveError('not a gzip-compressed archive (a .skill file is a tar.gz)');
-  // Room for every file's header and padding, plus pax records and the manifest: anything past it is a bomb.
-  const maxTar = limits.maxBytes + (limits.maxFiles + 16) * 3 * 512 + 1024 * 1024;
-  let tar: Buffer;
-  try {
-    tar = gunzipSync(bytes, { maxOutputLength: maxTar });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || /too large|maxOutputLength/i.test((error as Error).message)) {
-      throw new ArchiveError(`archive expands past ${formatBytes(maxTar)} (the limit for a ${formatBytes(limits.maxBytes)} skill)`);
-    }
-    throw new ArchiveError(`archive is not valid gzip (${(error as Error).message})`);
-  }
-  const entries: Array<{ path: string; bytes: Buffer }> = [];
-  let failure: string | undefined;
-  let total = 0;
-  const parser = new Parser({
-    strict: true,
-    onwarn: (_code: string, message: string | Error) => {
-      failure ??= `archive is malformed (${typeof message === 'string' ? message : message.message})`;
+/**
+ * Reads `.skill` bytes (or a plain tar.gz / zip of a skill folder) with core's safe archive reader (zip-slip, links,
+ * devices, duplicates, entry count, bombs capped while inflating), then checks the manifest against the files.
+ * Throws ArchiveError with a one-line reason.
+ */
+export async function readSkillPackage(bytes: Uint8Array, limits: SkillLimits = DEFAULT_LIMITS): Promise<ReadArchive> {
+  const contents = await readSkillArchive(bytes, {
+    limits: {
+      // Room for the manifest (up to a few hundred bytes per file) beside the skill's own bytes.
+      maxArchiveBytes: limits.maxBytes + MANIFEST_ROOM,
+      maxUncompressedBytes: limits.maxBytes + MANIFEST_ROOM,
+      maxEntries: 2 * limits.maxFiles + 8,
     },
-    onReadEntry: (entry: ReadEntry) => {
-      const path = String(entry.path);
-      if (failure !== undefined) return void entry.resume();
-      if (entry.type === 'Directory') return void entry.resume();
-      if (entry.type !== 'File' && entry.type !== 'OldFile' && entry.type !== 'ContiguousFile') {
-        failure = `archive entry ${JSON.stringify(path.slice(0, 200))} is a ${entry.type === 'SymbolicLink' || entry.type === 'Link' ? 'link' : entry.type}; only regular files are allowed`;
-        return void entry.resume();
-      }
-      if (entries.length >= limits.maxFiles + 1) {
-        failure = `archive holds more than ${limits.maxFiles} files (the limit)`;
-        return void entry.resume();
-      }
-      if (path !== ARCHIVE_MANIFEST && path !== `./${ARCHIVE_MANIFEST}`) total += entry.size;
-      if (total > limits.maxBytes) {
-        failure = `archive holds more than ${formatBytes(limits.maxBytes)} of files (the limit)`;
-        return void entry.resume();
-      }
-      const chunks: Buffer[] = [];
-      entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-      entry.on('end', () => entries.push({ path, bytes: Buffer.concat(chunks) }));
-    },
-  } as ConstructorParameters<typeof Parser>[0]);
-  parser.on('error', (error: Error) => (failure ??= `archive is malformed (${error.message})`));
-  parser.end(tar);
-  if (failure !== undefined) throw new ArchiveError(failure);
-  return assemble(entries, limits);
+  });
+  const refused = contents.problems.find((problem) => problem.severity === 'error');
+  if (refused !== undefined) throw new ArchiveError(refused.message);
+  const entries = contents.folderName === undefined ? contents.files : contents.files.map((file) => ({ path: `${contents.folderName}/${file.path}`, bytes: file.bytes }));
+  if (entries.length > limits.maxFiles + 1) throw new ArchiveError(`archive holds more than ${limits.maxFiles} files (the limit)`);
+  const total = entries.reduce((sum, entry) => sum + (entry.path === ARCHIVE_MANIFEST ? 0 : entry.bytes.byteLength), 0);
+  if (total > limits.maxBytes) throw new ArchiveError(`archive holds more than ${formatBytes(limits.maxBytes)} of files (the limit)`);
+  return assemble(entries.map((entry) => ({ path: entry.path, bytes: Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength) })), limits);
 }
+
+const MANIFEST_ROOM = 1024 * 1024;
 
 function assemble(entries: Array<{ path: string; bytes: Buffer }>, limits: SkillLimits): ReadArchive {
   let manifest: ArchiveManifest | undefined;

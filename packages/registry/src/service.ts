@@ -2,7 +2,7 @@ import semver from 'semver';
 import type { KeyObject } from 'node:crypto';
 import { DEFAULT_LIMITS, inspectSkillFiles, packageDigest } from '@skillport/core';
 import type { SkillFileEntry, SkillLimits } from '@skillport/core';
-import { ArchiveError, readSkillArchive } from './package-format.js';
+import { ArchiveError, readSkillPackage } from './package-format.js';
 import { LATEST, REVIEW_STATUSES, RegistryError } from './model.js';
 import type { Provenance, ReviewStatus, SignatureRecord, TagRecord, VersionRecord } from './model.js';
 import { checkSignature } from './signing.js';
@@ -74,7 +74,7 @@ export class RegistryService {
     if (request.archive !== undefined) {
       let archive;
       try {
-        archive = readSkillArchive(request.archive, this.limits);
+        archive = await readSkillPackage(request.archive, this.limits);
       } catch (error) {
         if (error instanceof ArchiveError) throw new RegistryError(400, 'bad_archive', error.message);
         throw error;

@@ -1,4 +1,4 @@
-export { SkillportServer, StartupError, defaultInstructions } from './app.js';
+export { SkillportServer, StartupError, defaultCacheDir, defaultInstructions } from './app.js';
 export type { SkillportServerOptions } from './app.js';
 export { LiveCatalog } from './catalog/live-catalog.js';
 export type { CatalogChanges } from './catalog/live-catalog.js';
@@ -17,3 +17,8 @@ export { buildCatalogSkill } from './catalog/catalog-skill.js';
 export type { BlobSource, FolderOrigin, StoredOrigin } from './catalog/model.js';
 export { META_PACKAGE_DIGEST } from './catalog/model.js';
 export { META_PROVENANCE, META_VERSION } from './tools/versions.js';
+export { ArchiveProvider } from './providers/archive-provider.js';
+export type { ArchiveProviderOptions } from './providers/archive-provider.js';
+export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';
+export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
+export type { HttpProviderOptions } from './providers/http-provider.js';

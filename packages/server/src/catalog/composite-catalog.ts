@@ -27,6 +27,8 @@ export interface SkillProvider {
    * the provider's skill of the same name): by version or tag, or by package digest. Undefined: it has none.
    */
   version?(skillUri: string, selector: VersionSelector): SkillLookup | undefined;
+  /** Starts following its source for changes (when the server is told to watch). */
+  watch?(): void;
   close?(): void | Promise<void>;
 }
 

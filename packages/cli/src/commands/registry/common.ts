@@ -92,7 +92,7 @@ export async function loadPackage(path: string, options: { version?: string; pro
   } else {
     let read;
     try {
-      read = registry.readSkillArchive(readFileSync(path), limits);
+      read = await registry.readSkillPackage(readFileSync(path), limits);
     } catch (error) {
       if (error instanceof registry.ArchiveError) throw new CommandError(`${basename(path)}: ${error.message}`);
       throw error;

@@ -45,7 +45,7 @@ export function registerKeys(program: Command, exit: ExitCode): void {
         }
         let read;
         try {
-          read = registry.readSkillArchive(readFileSync(file));
+          read = await registry.readSkillPackage(readFileSync(file));
         } catch (error) {
           if (error instanceof registry.ArchiveError) throw new CommandError(`${file}: ${error.message}`);
           throw new CommandError(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
