@@ -149,16 +149,19 @@ export class RegistryProvider implements SkillProvider {
     }
     // A skill of ours whose tag names nothing served any more: say why rather than "not found".
     const byVersion = this.#versions.get(rest[0]!);
-    if (byVersion !== undefined && rest.length >= 2 && rest[1] === 'SKILL.md') {
+    if (byVersion !== undefined && rest.length === 2 && rest[1] === 'SKILL.md') {
       return { refused: `every version of '${rest[0]}' is yanked or revoked; nothing is tagged ${this.#tag}. Ask for an exact version: ${[...byVersion.keys()].slice(-5).join(', ')}` };
     }
     return undefined;
   }
 
   version(skillUri: string, selector: VersionSelector): SkillLookup | undefined {
+    // Ours: the listed URI (<prefix>/<name>/SKILL.md, also when a folder won it) or an exact one.
     const rest = this.#segments(skillUri);
-    if (rest === undefined || rest.length < 1) return undefined;
-    const name = rest.length >= 3 && isVersion(rest[0]!) ? rest[1]! : rest[0]!;
+    let name: string;
+    if (rest?.length === 2 && rest[1] === 'SKILL.md') name = rest[0]!;
+    else if (rest?.length === 3 && rest[2] === 'SKILL.md' && isVersion(rest[0]!)) name = rest[1]!;
+    else return undefined;
     const byVersion = this.#versions.get(name);
     if (byVersion === undefined) return undefined;
     if (selector.version !== undefined) {

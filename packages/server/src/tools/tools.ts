@@ -121,7 +121,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
         ...skillRef,
         version: z.string().max(256).optional().describe('For registry skills: the version activated (default: the one this session activated, else the one listed).'),
         path: z.string().max(4096).describe('The file\'s path inside the skill folder, as listed, e.g. "references/guide.md".'),
-        digest: z.string().max(100).optional().describe('The digest the skill was activated with; the read is refused if the skill has changed since.'),
+        digest: z.string().max(100).optional().describe('The digest the skill was activated with: a registry skill reads the version with that digest; a folder skill refuses the read if it has changed since.'),
         offset: z.number().int().min(0).optional().describe('For large text files: first byte to return.'),
         length: z.number().int().min(1).optional().describe('For large text files: how many bytes.'),
       }),
