@@ -48,7 +48,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
     .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
-    .option('--remote <url...>', 'a static HTTP host publishing an Agent Skills discovery index (headers, tokens and timeouts: use --config)', [])
+    .option('--remote <url>', 'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)', (url: string, all: string[]) => [...all, url], [] as string[])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
@@ -87,6 +87,7 @@ Examples:
   skillport serve --http ./skills               http://127.0.0.1:3333/mcp
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
   skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
+  skillport serve --remote https://example.com  the skills example.com publishes (/.well-known/agent-skills/)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
