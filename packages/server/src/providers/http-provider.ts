@@ -123,7 +123,10 @@ export class HttpProvider extends ProviderBase {
 
   /** Fetches the index again and whatever changed in it; one refresh at a time. */
   refresh(): Promise<void> {
-    this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
+    // A refresh runs from a timer: whatever goes wrong is reported, never left to crash the server.
+    this.#refreshing ??= this.#refresh()
+      .catch((error: unknown) => this.#report('error', `refresh failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`, displayUrl(this.#options.url)))
+      .finally(() => (this.#refreshing = undefined));
     return this.#refreshing;
   }
 
