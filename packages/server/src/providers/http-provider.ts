@@ -238,6 +238,9 @@ export class HttpProvider extends ProviderBase {
     if (inspected.skill.name !== entry.name) {
       this.#report('warning', `the index calls it ${entry.name} but its SKILL.md says ${inspected.skill.name}; served as ${inspected.skill.name}`, where);
     }
+    if (inspected.skill.description !== entry.description) {
+      this.#report('warning', `${entry.name}: the index's description differs from its SKILL.md's; the SKILL.md's is served`, where);
+    }
     const packed = entry.type === 'archive' && inspected.format !== undefined && inspected.skill.folderName === undefined ? { bytes, format: inspected.format, digest: entry.digest } : undefined;
     const built = storedCatalogSkill(inspected.skill, inspected.files, [...this.#prefix, inspected.skill.name], `http:${where}`, packed);
     if (typeof built === 'string') {
