@@ -1,14 +1,13 @@
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_LIMITS } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
-import type { SkillProvider, SkillportServer } from '@skillport/server';
+import type { SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../main.js';
-import { splitSources } from '../sources.js';
+import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 
 interface ServeOptions {
@@ -148,42 +147,12 @@ async function serve(
   const onProblem = (problem: FolderProblem) => {
     if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
   };
-  const sources = splitSources(dirs);
-  const providers: SkillProvider[] = [];
-  if (sources.archives.length > 0) {
-    const { ArchiveProvider } = await import('@skillport/server');
-    const archives = await ArchiveProvider.open({ archives: sources.archives, ...(options.prefix !== undefined ? { prefix: options.prefix } : {}), limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes }, onProblem });
-    if (options.strict === true && archives.startupProblems.length > 0) {
-      log(`skillport: ${colors.red('error')}: --strict: ${archives.startupProblems.length} problem(s) in the skill archives`);
-      return 1;
-    }
-    providers.push(archives);
+  const sources = await openSources(dirs, remotes, { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } }, onProblem);
+  if (typeof sources === 'string') {
+    log(`skillport: ${colors.red('error')}: ${sources}`);
+    return 1;
   }
-  if (remotes.length > 0) {
-    const { HttpProvider, defaultCacheDir } = await import('@skillport/server');
-    for (const remote of remotes) {
-      let provider;
-      try {
-        provider = await HttpProvider.open({
-          ...remote,
-          ...(remote.prefix === undefined && options.prefix !== undefined ? { prefix: options.prefix } : {}),
-          limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
-          ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(), 'blobs') } : {}),
-          onProblem,
-        });
-      } catch (error) {
-        log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
-        for (const opened of providers) await opened.close?.();
-        return 1;
-      }
-      providers.push(provider);
-      if (options.strict === true && provider.startupProblems.length > 0) {
-        log(`skillport: ${colors.red('error')}: --strict: ${provider.startupProblems.length} problem(s) with ${provider.label}`);
-        for (const opened of providers) await opened.close?.();
-        return 1;
-      }
-    }
-  }
+  const { providers } = sources;
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
