@@ -279,8 +279,19 @@ describe('SkillSearchIndex', () => {
     assert.deepEqual(ids(headed.search('rotate pages')), ['in-description', 'in-heading']);
   });
 
-  // Speed is measured by bench/search.mjs (build and query times printed), never asserted here: the machine is shared.
-  test('builds 10,000 documents and answers queries over them', () => {
+  test('the body is searched, below every other field, and only its opening', () => {
+    const index = new SkillSearchIndex([
+      { ...doc('in-body', 'Handles medical imaging files.'), body: 'Remove patient names before sharing the scans (anonymize).' },
+      doc('in-description', 'Anonymize datasets before sharing them.'),
+      { ...doc('late-in-body', 'Another skill.'), body: `${'filler words here. '.repeat(400)} xylophone` },
+    ]);
+    assert.deepEqual(ids(index.search('anonymize')), ['in-description', 'in-body']);
+    assert.deepEqual(ids(index.search('strip patient names from scans')), ['in-body']);
+    assert.deepEqual(ids(index.search('xylophone')), []);
+  });
+
+  // Speed is measured by bench/search.mjs, not asserted here: this checks that a large index answers correctly.
+  test('a 10,000-document index finds the one document a query names', () => {
     const words = ['deploy', 'kubernetes', 'pdf', 'report', 'testing', 'python', 'react', 'security', 'database', 'design', 'review', 'migrate'];
     const docs = Array.from({ length: 10_000 }, (_, at) =>
       doc(
@@ -290,12 +301,9 @@ describe('SkillSearchIndex', () => {
         `${words[at % 12]}-${words[(at * 11) % 12]}-${at}`,
       ),
     );
+    docs[4321] = { ...docs[4321]!, body: 'Rotate the zanzibar credentials every quarter.' };
     const big = new SkillSearchIndex(docs);
-    const hits = big.search('migrate the python database and review security');
-    assert.equal(hits.length, 10);
-    // The best hits carry several of the query's words in their names.
-    const top = docs.find((candidate) => candidate.id === hits[0]!.id)!;
-    assert.ok(['migrate', 'python', 'database', 'review', 'security'].filter((word) => top.name.includes(word)).length >= 2, top.name);
-    assert.deepEqual(big.search('team 4242').map((hit) => hit.id).includes('skill-4242'), true);
+    assert.equal(big.search('zanzibar credentials')[0]?.id, 'skill-4321');
+    assert.equal(big.search('team 777')[0]?.id, 'skill-777');
   });
 });
