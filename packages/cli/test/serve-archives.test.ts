@@ -110,13 +110,17 @@ describe('serve skill archives', () => {
   }
 
   test('over stdio too', async () => {
-    const { skill, zip } = fixtures();
+    const { skill, zip, zipped } = fixtures();
     const { client } = await connectStdio([skill, zip], 'modern');
     try {
       const listing = await new SkillsClient(client).list();
       assert.equal(listing.skills.length, 2);
       const read = await client.readResource({ uri: 'skill://csv-cleaner/assets/logo.png' });
       assert.equal(Buffer.from((read.contents[0] as { blob: string }).blob, 'base64')[1], 0x50);
+      // The archive itself, through the SDK's resources/read (no HTTP fast path here).
+      const packed = await client.readResource({ uri: 'skill://csv-cleaner.zip' });
+      assert.equal(sha256(Buffer.from((packed.contents[0] as { blob: string }).blob, 'base64')), sha256(zipped));
+      await assert.rejects(client.readResource({ uri: 'skill://pdf-tools.tar.gz' }), /not found/i);
     } finally {
       await client.close();
     }

@@ -96,6 +96,16 @@ describe('serve skills from a static HTTP host (discovery index)', () => {
     }
   });
 
+  test('--remote on the command line, beside a folder', async () => {
+    const folder = makeTree({ 'local/SKILL.md': skillMd('local') });
+    const server = await startHttp(['--remote', host.url, folder]);
+    try {
+      assert.deepEqual(await uris(server.url), ['skill://guide-md/SKILL.md', 'skill://local/SKILL.md', 'skill://packed-tgz/SKILL.md', 'skill://wrapped-zip/SKILL.md']);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('agentskills-mcp-server server.json: an http provider with base_url and id serves that skill', async () => {
     const dir = makeTree({});
     const config = join(dir, 'server.json');

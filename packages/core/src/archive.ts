@@ -100,7 +100,7 @@ export function resolveArchiveLimits(partial?: Partial<ArchiveLimits>): ArchiveL
 
 /**
  * Reads a skill archive from bytes or a file path. Never throws for bad input: every refusal is an error-level
- * problem with a one-line message (and no files). Throws only for a programming error (bad limits).
+ * problem with a one-line message (and no files). Throws only for bad limits (a programming error).
  */
 export async function readSkillArchive(source: Uint8Array | string, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
   const limits = resolveArchiveLimits(options.limits);
@@ -115,8 +115,9 @@ export async function readSkillArchive(source: Uint8Array | string, options: Rea
     else await readTar(format === 'tar.gz' ? await inflateGzip(bytes, limits) : bytes, collector);
     return { format, ...collector.finish() };
   } catch (error) {
-    if (error instanceof ArchiveRefused) return { format, files: [], problems: [{ severity: 'error', message: error.message, path: '' }] };
-    throw error;
+    // Anything a parser throws on its own is still about the input: a refusal, never a crash.
+    const message = error instanceof ArchiveRefused ? error.message : `truncated or corrupt archive: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
+    return { format, files: [], problems: [{ severity: 'error', message, path: '' }] };
   }
 }
 

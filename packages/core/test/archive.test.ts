@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { archiveFormatOf, discoverSkills, inspectSkillArchive, inspectSkillFolder, isSkillArchiveName, readSkillArchive } from '../src/index.js';
+import { archiveFormatOf, discoverSkills, inspectSkillArchive, inspectSkillFolder, isSkillArchiveName, readSkillArchive, unsafePathReason } from '../src/index.js';
 import { makeOverlappingZipBomb, makeTar, makeTarGz, makeZip, paxPath } from './archive-builders.js';
 import { makeTree, removeTrees, skillMd } from './helpers.js';
 
@@ -240,4 +240,45 @@ test('an empty top folder or an archive of folders only is not a skill', async (
   const inspected = await inspectSkillArchive(makeTarGz([{ path: 'a/', type: '5' }, { path: 'a/b/', type: '5' }]));
   assert.equal(inspected.skill, undefined);
   assert.match(inspected.problems[0]!.message, /Missing required file: SKILL.md/);
+});
+
+test('mutated archives never throw: each is read or refused with one line', async () => {
+  // A small deterministic generator (xorshift), so a failure can be replayed.
+  let state = 0x9e3779b9;
+  const random = (below: number) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % below;
+  };
+  const files = [{ path: 'fuzz/SKILL.md', content: skillMd('fuzz') }, { path: 'fuzz/references/a.md', content: '# A\n'.repeat(50) }, { path: 'fuzz/b.bin', content: Buffer.from(Array.from({ length: 700 }, (_, i) => i % 256)) }];
+  const seeds = [makeTarGz(files), makeTar(files), makeZip(files), makeZip(files.map((file) => ({ ...file, method: 'store' as const })))];
+  let read = 0;
+  let refused = 0;
+  for (let round = 0; round < 400; round++) {
+    const bytes = Buffer.from(seeds[round % seeds.length]!);
+    const kind = random(3);
+    let mutated: Buffer;
+    if (kind === 0) {
+      for (let flips = 1 + random(8); flips > 0; flips--) bytes[random(bytes.length)] = random(256);
+      mutated = bytes;
+    } else if (kind === 1) {
+      mutated = bytes.subarray(0, random(bytes.length));
+    } else {
+      const at = random(bytes.length);
+      mutated = Buffer.concat([bytes.subarray(0, at), Buffer.from(Array.from({ length: 1 + random(64) }, () => random(256))), bytes.subarray(at)]);
+    }
+    const result = await readSkillArchive(mutated);
+    const errors = result.problems.filter((problem) => problem.severity === 'error');
+    if (errors.length > 0) {
+      refused++;
+      assert.equal(errors.length, 1);
+      assert.deepEqual(result.files, []);
+      assert.ok(!errors[0]!.message.includes('\n'));
+    } else {
+      read++;
+      for (const file of result.files) assert.equal(unsafePathReason(file.path), undefined, file.path);
+    }
+  }
+  assert.ok(refused > 100, `refused ${refused}, read ${read}`);
 });

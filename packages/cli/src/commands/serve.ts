@@ -1,14 +1,13 @@
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_LIMITS } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
-import type { SkillProvider, SkillportServer } from '@skillport/server';
+import type { SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../main.js';
-import { splitSources } from '../sources.js';
+import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 
 interface ServeOptions {
@@ -52,7 +51,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
     .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
-    .option('--remote <url...>', 'a static HTTP host publishing an Agent Skills discovery index (headers, tokens and timeouts: use --config)', [])
+    .option('--remote <url>', 'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)', (url: string, all: string[]) => [...all, url], [] as string[])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
@@ -96,6 +95,7 @@ Examples:
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
   SKILLPORT_PUBLISH_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
   skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
+  skillport serve --remote https://example.com  the skills example.com publishes (/.well-known/agent-skills/)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
@@ -174,45 +174,14 @@ async function serve(
   const onProblem = (problem: FolderProblem) => {
     if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
   };
-  const sources = splitSources(dirs);
-  const providers: SkillProvider[] = [];
-  if (registry) providers.push(...registry.providers);
-  if (sources.archives.length > 0) {
-    const { ArchiveProvider } = await import('@skillport/server');
-    const archives = await ArchiveProvider.open({ archives: sources.archives, ...(options.prefix !== undefined ? { prefix: options.prefix } : {}), limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes }, onProblem });
-    if (options.strict === true && archives.startupProblems.length > 0) {
-      log(`skillport: ${colors.red('error')}: --strict: ${archives.startupProblems.length} problem(s) in the skill archives`);
-      return 1;
-    }
-    providers.push(archives);
+  const sources = await openSources(dirs, remotes, { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } }, onProblem);
+  if (typeof sources === 'string') {
+    log(`skillport: ${colors.red('error')}: ${sources}`);
+    await registry?.close();
+    return 1;
   }
-  if (remotes.length > 0) {
-    const { HttpProvider, defaultCacheDir } = await import('@skillport/server');
-    for (const remote of remotes) {
-      let provider;
-      try {
-        provider = await HttpProvider.open({
-          ...remote,
-          ...(remote.prefix === undefined && options.prefix !== undefined ? { prefix: options.prefix } : {}),
-          limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
-          ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(), 'blobs') } : {}),
-          onProblem,
-        });
-      } catch (error) {
-        log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
-        for (const opened of providers) await opened.close?.();
-        await registry?.close();
-        return 1;
-      }
-      providers.push(provider);
-      if (options.strict === true && provider.startupProblems.length > 0) {
-        log(`skillport: ${colors.red('error')}: --strict: ${provider.startupProblems.length} problem(s) with ${provider.label}`);
-        for (const opened of providers) await opened.close?.();
-        await registry?.close();
-        return 1;
-      }
-    }
-  }
+  // The registry's provider first: a URI clash between providers goes to the earlier one.
+  const providers = [...(registry?.providers ?? []), ...sources.providers];
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,

@@ -81,6 +81,9 @@ export class ArchiveProvider extends ProviderBase {
       const states = this.#states.filter((state) => wanted === undefined || wanted.has(state.path));
       await Promise.all(states.map((state) => this.#load(state, (problem) => this.#report(problem))));
       if (!this.#closed) this.#publishAll();
+    }).catch((error: unknown) => {
+      // Runs from a watcher: reported, never left to crash the server (nor to block the next reload).
+      this.#report({ severity: 'error', message: `reload failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`, path: [...(wanted ?? [])].join(', ') });
     });
     return this.#loading;
   }

@@ -106,7 +106,7 @@ function fetchOnce(url: URL, maxBytes: number, policy: FetchPolicy, extraHeaders
   }
   const shown = displayUrl(target);
   const deadline = AbortSignal.timeout(policy.timeoutMs);
-  const signal = policy.signal ? AbortSignal.any([deadline, policy.signal]) : deadline;
+  const signal = policy.signal ? anySignal(deadline, policy.signal) : deadline;
   const request = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : undefined;
   if (request === undefined) return Promise.reject(new FetchError(`${shown}: only http and https URLs can be fetched`, false));
   return new Promise((resolve, reject) => {
@@ -174,6 +174,17 @@ function fetchOnce(url: URL, maxBytes: number, policy: FetchPolicy, extraHeaders
     });
     req.end();
   });
+}
+
+/** AbortSignal.any (Node >= 20.3), or the same by hand on older 20.x. */
+function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (a.aborted || b.aborted) abort();
+  a.addEventListener('abort', abort, { once: true });
+  b.addEventListener('abort', abort, { once: true });
+  return controller.signal;
 }
 
 function retryAfter(header: string | undefined): number | undefined {

@@ -123,7 +123,10 @@ export class HttpProvider extends ProviderBase {
 
   /** Fetches the index again and whatever changed in it; one refresh at a time. */
   refresh(): Promise<void> {
-    this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
+    // A refresh runs from a timer: whatever goes wrong is reported, never left to crash the server.
+    this.#refreshing ??= this.#refresh()
+      .catch((error: unknown) => this.#report('error', `refresh failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`, displayUrl(this.#options.url)))
+      .finally(() => (this.#refreshing = undefined));
     return this.#refreshing;
   }
 
@@ -234,6 +237,9 @@ export class HttpProvider extends ProviderBase {
     if (!inspected.skill) return undefined;
     if (inspected.skill.name !== entry.name) {
       this.#report('warning', `the index calls it ${entry.name} but its SKILL.md says ${inspected.skill.name}; served as ${inspected.skill.name}`, where);
+    }
+    if (inspected.skill.description !== entry.description) {
+      this.#report('warning', `${entry.name}: the index's description differs from its SKILL.md's; the SKILL.md's is served`, where);
     }
     const packed = entry.type === 'archive' && inspected.format !== undefined && inspected.skill.folderName === undefined ? { bytes, format: inspected.format, digest: entry.digest } : undefined;
     const built = storedCatalogSkill(inspected.skill, inspected.files, [...this.#prefix, inspected.skill.name], `http:${where}`, packed);
