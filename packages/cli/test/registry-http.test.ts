@@ -98,6 +98,12 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.equal((oldEntry.skill._meta as Record<string, unknown>)['dev.skillport/version'], '1.2.0');
     const unlisted = (await skills.list()).skills.filter((s) => s.uri.includes('1.2.0'));
     assert.deepEqual(unlisted, [], 'exact versions are not listed');
+    // Folders of an exact version are directory resources like a listed skill's.
+    const root = await skills.readDirectory('skill://1.2.0/pdf-tools');
+    assert.deepEqual(root.resources.map((r) => [r.uri, r.mimeType]), [['skill://1.2.0/pdf-tools/SKILL.md', 'text/markdown'], ['skill://1.2.0/pdf-tools/references', 'inode/directory']]);
+    const references = await skills.readDirectory('skill://1.2.0/pdf-tools/references');
+    assert.deepEqual(references.resources.map((r) => r.uri), ['skill://1.2.0/pdf-tools/references/guide.md']);
+    await assert.rejects(skills.readDirectory('skill://1.2.0/pdf-tools/nope'));
 
     const activated = await callText(client, 'activate_skill', { name: 'pdf-tools', version: '1.2.0' });
     assert.equal(activated.isError, false, activated.text);
