@@ -33,6 +33,8 @@ export interface McpSourceOptions {
   mode?: SourceMode;
   /** Largest file read (default 16 MiB, the extension's per-skill limit). */
   maxFileBytes?: number;
+  /** How long a listing stays fresh when the server gives no `ttlMs` (2025-11-25 servers); default 30 s. */
+  defaultTtlMs?: number;
   /** Never connect: answer from the cache only. */
   offline?: boolean;
   connect?: ConnectOptions;
@@ -195,6 +197,7 @@ export class McpSkillSource implements SkillSource {
     }
     listing ??= { mode: 'none', ...base };
     const now = Date.now();
+    ttlMs ??= this.options.defaultTtlMs ?? 30_000;
     this.adopt(listing, now, ttlMs);
     this.options.cache?.putListing(this.id, { fetchedAt: now, ...(ttlMs !== undefined ? { ttlMs } : {}), ...(cacheScope ? { cacheScope } : {}), value: listing });
     return listing;
