@@ -66,6 +66,12 @@ export interface ConnectOptions {
   clientVersion?: string;
   /** Extra environment for a stdio server. */
   env?: Record<string, string>;
+  /**
+   * Protocol era: `auto` probes for 2026-07-28 (which carries `ttlMs`/`cacheScope`) and falls back to the
+   * 2025-11-25 handshake; `legacy` skips the probe; a version string pins it. Default: `auto` over HTTP, `legacy`
+   * over stdio (the SDK's stdio probe starts the server process twice).
+   */
+  protocol?: 'auto' | 'legacy' | string;
   /** Where a stdio server's stderr goes (default: ignored). */
   stderr?: 'inherit' | 'ignore' | 'pipe';
 }
@@ -73,7 +79,11 @@ export interface ConnectOptions {
 /** Connects a real MCP client (the SDK's) to a server spec. */
 export async function connectServer(spec: ServerSpec | string, options: ConnectOptions = {}): Promise<Client> {
   const server = typeof spec === 'string' ? parseServerSpec(spec) : spec;
-  const client = new Client({ name: options.clientName ?? 'skillport-client', version: options.clientVersion ?? '0.1.0' });
+  const protocol = options.protocol ?? (server.kind === 'http' ? 'auto' : 'legacy');
+  const client = new Client(
+    { name: options.clientName ?? 'skillport-client', version: options.clientVersion ?? '0.1.0' },
+    { versionNegotiation: { mode: protocol === 'auto' || protocol === 'legacy' ? protocol : { pin: protocol } } },
+  );
   try {
     if (server.kind === 'http') {
       await client.connect(new StreamableHTTPClientTransport(server.url));
