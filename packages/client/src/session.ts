@@ -132,7 +132,7 @@ export class SkillSession {
     if (exact) return exact;
     const byName = skills.filter((skill) => skill.name === name);
     if (byName.length === 1) return byName[0]!;
-    if (byName.length > 1) throw new SkillError('not-found', `Skill '${printable(name)}' is served by several origins; use one of: ${byName.map((skill) => skill.id).join(', ')}`);
+    if (byName.length > 1) throw new SkillError('not-found', `Skill '${printable(name)}' is served by several origins; use one of: ${byName.map((skill) => skill.id).sort().join(', ')}`);
     const close = skills.filter((skill) => skill.id.includes(name) || name.includes(skill.name)).slice(0, 5);
     throw new SkillError('not-found', `Skill '${printable(name)}' not found.${close.length ? ` Did you mean: ${close.map((skill) => skill.id).join(', ')}?` : ' Use a name from <available_skills>.'}`);
   }
