@@ -307,13 +307,17 @@ async function installSkill(source: McpSkillSource, skill: SkillDescriptor, targ
 
 function run<A extends unknown[]>(exit: ExitCode, action: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
   return async (...args: A) => {
+    let code = 1;
     try {
       lib ??= await import('@skillport/client');
-      exit.set(await action(...args));
+      code = await action(...args);
     } catch (error) {
-      process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${lib.describeError(error)}\n`);
-      exit.set(1);
+      process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${lib ? lib.describeError(error) : String(error)}\n`);
     }
+    exit.set(code);
+    // One-shot commands: idle keep-alive sockets of the HTTP client would hold the process for seconds.
+    await new Promise<void>((done) => process.stdout.write('', () => done()));
+    process.exit(code);
   };
 }
 
