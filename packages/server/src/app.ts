@@ -51,6 +51,8 @@ export interface SkillportServerOptions {
   prompts?: boolean;
   /** Serve the draft-era discovery index `skill://index.json` (default true). */
   index?: boolean;
+  /** List skills that came as archives as `archive` entries in that index (default true; ADR 0010). */
+  indexArchives?: boolean;
   /** Template skill families: `{uriTemplate: 'skill://docs/{product}/SKILL.md', dir, description?}`. */
   templates?: Array<{ uriTemplate: string; dir: string; description?: string }>;
   /** Skills from elsewhere (a registry, archives, a remote host), served beside the folders' (folders win a URI clash). */
@@ -107,6 +109,7 @@ export class SkillportServer {
       tools: this.tools,
       prompts,
       index: options.index ?? true,
+      indexArchives: options.indexArchives ?? true,
       templates,
       pageSize: options.pageSize ?? 100,
     });

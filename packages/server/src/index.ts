@@ -15,3 +15,6 @@ export { CompositeCatalog } from './catalog/composite-catalog.js';
 export type { SkillProvider } from './catalog/composite-catalog.js';
 export { buildCatalogSkill } from './catalog/catalog-skill.js';
 export type { BlobSource, FolderOrigin, StoredOrigin } from './catalog/model.js';
+export { ArchiveProvider } from './providers/archive-provider.js';
+export type { ArchiveProviderOptions } from './providers/archive-provider.js';
+export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';

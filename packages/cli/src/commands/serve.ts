@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { SkillportServer } from '@skillport/server';
+import { DEFAULT_LIMITS } from '@skillport/core';
+import type { FolderProblem } from '@skillport/core';
+import type { SkillProvider, SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { ExitCode } from '../main.js';
+import { splitSources } from '../sources.js';
 import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 
 interface ServeOptions {
@@ -30,6 +33,7 @@ interface ServeOptions {
   binaryMax: number;
   prompts: boolean;
   index: boolean;
+  indexArchives: boolean;
   instructionsCatalog?: boolean;
   config?: string;
   template: string[];
@@ -38,8 +42,8 @@ interface ServeOptions {
 export function registerServe(program: Command, exit: ExitCode): void {
   program
     .command('serve')
-    .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
-    .argument('[dirs...]', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
+    .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
+    .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
     .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
@@ -67,6 +71,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
     .option('--no-prompts', 'do not offer skills as MCP prompts')
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
+    .option('--no-index-archives', 'list skills from archives as skill-md entries in skill://index.json, not as archive entries')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
     .option('-q, --quiet', 'print only errors on stderr')
@@ -77,6 +82,7 @@ Examples:
   skillport serve ./skills                      stdio, for a client that starts the server itself
   skillport serve --http ./skills               http://127.0.0.1:3333/mcp
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
+  skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
@@ -125,9 +131,24 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;
   if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
+  const onProblem = (problem: FolderProblem) => {
+    if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
+  };
+  const sources = splitSources(dirs);
+  const providers: SkillProvider[] = [];
+  if (sources.archives.length > 0) {
+    const { ArchiveProvider } = await import('@skillport/server');
+    const archives = await ArchiveProvider.open({ archives: sources.archives, ...(options.prefix !== undefined ? { prefix: options.prefix } : {}), limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes }, onProblem });
+    if (options.strict === true && archives.startupProblems.length > 0) {
+      log(`skillport: ${colors.red('error')}: --strict: ${archives.startupProblems.length} problem(s) in the skill archives`);
+      return 1;
+    }
+    providers.push(archives);
+  }
   try {
     server = await SkillportServer.open({
-      dirs,
+      dirs: sources.folders,
+      providers,
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
@@ -136,14 +157,13 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
       prompts: options.prompts,
       index: options.index,
+      indexArchives: options.indexArchives,
       templates,
       ...(identity.name !== undefined ? { identity: { name: identity.name } } : {}),
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
       ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
-      onProblem: (problem) => {
-        if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
-      },
+      onProblem,
       onChange: (changes) => {
         if (options.quiet) return;
         const parts = [
@@ -157,15 +177,19 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   } catch (error) {
     if (error instanceof StartupError) {
       log(`skillport: ${colors.red('error')}: ${error.message}`);
+      for (const provider of providers) await provider.close?.();
       return 1;
     }
     throw error;
   }
 
   const snapshot = server.catalog.snapshot;
-  const notServed = server.catalog.live.folderCount - snapshot.size;
+  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
   const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${dirs.map(displayPath).join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
-  if (options.watch) server.watch();
+  if (options.watch) {
+    server.watch();
+    for (const provider of providers) provider.watch?.();
+  }
 
   let url = 'stdio';
   if (options.http) {

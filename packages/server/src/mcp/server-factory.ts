@@ -30,6 +30,8 @@ export interface McpFactoryOptions {
   prompts: boolean;
   /** Serve the draft-era `skill://index.json`. */
   index: boolean;
+  /** In it, list skills that came as archives as `archive` entries (default true; ADR 0010). */
+  indexArchives?: boolean;
   /** Template skill families (tools/templates.ts). */
   templates: readonly TemplateFamily[];
   pageSize: number;
@@ -65,7 +67,7 @@ export class McpFactory {
       },
     );
     this.extension.attach(server);
-    if (this.options.index) registerIndex(server, this.options.service, this.options.templates);
+    if (this.options.index) registerIndex(server, this.options.service, this.options.templates, { archives: this.options.indexArchives !== false });
     if (this.options.templates.length > 0) registerTemplates(server, this.options.service, this.options.templates);
     this.#refreshTools.set(server, registerTools(server, this.options.service, this.options.tools));
     if (this.options.prompts) registerPrompts(server, this.options.service, this.options.pageSize);
