@@ -37,6 +37,11 @@ export interface SkillDescriptor {
   /** One digest for the whole file set, when known (skillport servers, folders). */
   packageDigest?: string;
   verification: Verification;
+  /**
+   * A draft-era `archive` entry: the whole skill is one blob at `uri` (checked against `digest` when the index gives
+   * one), unpacked in memory with core's safe archive reader when the skill is loaded; `uri` above is the archive's.
+   */
+  archive?: { uri: string; digest?: string };
 }
 
 /** Bytes read and checked. */

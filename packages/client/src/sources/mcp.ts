@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillVerificationError, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
-import { DIGEST_PATTERN, canonicalSkillUri, decodeText, encodePath, parseSkillUri } from '@skillport/core';
+import { DIGEST_PATTERN, canonicalSkillUri, decodeText, encodePath, inspectSkillFiles, parseSkillUri, readSkillArchive } from '@skillport/core';
 import type { SkillCache } from '../cache.js';
 import { connectServer, defaultOrigin, parseServerSpec } from '../connect.js';
 import type { ConnectOptions, ServerSpec } from '../connect.js';
@@ -69,6 +69,8 @@ export class McpSkillSource implements SkillSource {
   private stale = false;
   /** Raw extension entries by SKILL.md URI (listed ones and those reached by skills/get). */
   private readonly rawEntries = new Map<string, Skill>();
+  /** Unpacked draft-era archives, by archive URI. */
+  private readonly archives = new Map<string, { files: SkillFileEntry[]; bytes: Map<string, Uint8Array>; digest?: string }>();
   /** Files reported by activate_skill on tool-only servers, by skill URI. */
   private readonly toolManifests = new Map<string, SkillFileEntry[]>();
 
@@ -249,6 +251,19 @@ export class McpSkillSource implements SkillSource {
     if (listing.mode === 'extension') return (listing.entries ?? []).flatMap((entry) => this.describeEntry(entry) ?? []);
     if (listing.mode === 'index') {
       return (listing.index ?? []).flatMap((entry): SkillDescriptor[] => {
+        if (entry.type === 'archive' && entry.name) {
+          return [
+            {
+              origin: this.origin,
+              uri: entry.url,
+              name: entry.name,
+              description: entry.description,
+              frontmatter: { name: entry.name, description: entry.description },
+              verification: entry.digest ? 'digest' : 'none',
+              archive: { uri: entry.url, ...(entry.digest ? { digest: entry.digest } : {}) },
+            },
+          ];
+        }
         if (entry.type !== 'skill-md' || !entry.name) return [];
         const files: SkillFileEntry[] | undefined = entry.digest ? [{ path: 'SKILL.md', uri: entry.url, digest: entry.digest }] : undefined;
         return [
@@ -303,7 +318,40 @@ export class McpSkillSource implements SkillSource {
     this.own(skill);
     const mode = this.listing?.mode ?? (await this.currentListing()).mode;
     if (mode === 'tools') return this.loadViaTools(skill);
+    if (skill.archive) {
+      const unpacked = await this.unpack(skill);
+      return finishLoad(skill, await this.readFile(skill, 'SKILL.md'), unpacked.files);
+    }
     return finishLoad(skill, await this.readFile(skill, 'SKILL.md'));
+  }
+
+  /**
+   * A draft-era archive: one blob, checked against the index digest (then cached by it), unpacked in memory by
+   * core's safe reader (zip-slip, links, bombs and oversize refused) and inspected with the server's skill rules.
+   */
+  private async unpack(skill: SkillDescriptor): Promise<{ files: SkillFileEntry[]; bytes: Map<string, Uint8Array> }> {
+    const archive = skill.archive!;
+    const known = this.archives.get(archive.uri);
+    if (known && known.digest === archive.digest) return known;
+    let blob = archive.digest ? this.options.cache?.getBlob(archive.digest) : undefined;
+    if (!blob) {
+      blob = await this.readResourceBytes(archive.uri);
+      if (archive.digest) {
+        checkBytes({ uri: archive.uri, digest: archive.digest }, blob);
+        this.options.cache?.putBlob(archive.digest, blob);
+      }
+    }
+    const contents = await readSkillArchive(blob);
+    const refusal = contents.problems.find((problem) => problem.severity === 'error');
+    if (refusal || contents.files.length === 0) throw new SkillError('invalid', `${archive.uri}: ${refusal?.message ?? 'empty archive'}: refused`);
+    const inspected = inspectSkillFiles(contents.files, contents.folderName ? { folderName: contents.folderName } : {});
+    const manifest = inspected.skill;
+    if (!manifest) throw new SkillError('invalid', `${archive.uri}: ${inspected.problems.find((problem) => problem.severity === 'error')?.message ?? 'not a valid skill'}: refused`);
+    const files: SkillFileEntry[] = manifest.files.map((file) => ({ path: file.path, uri: `${archive.uri}!/${encodePath(file.path)}`, digest: file.digest, size: file.size, mimeType: file.mimeType }));
+    const bytes = new Map(contents.files.map((file) => [file.path, file.bytes]));
+    const result = { files, bytes, ...(archive.digest ? { digest: archive.digest } : {}) };
+    this.archives.set(archive.uri, result);
+    return result;
   }
 
   async readFile(skill: SkillDescriptor, path: string): Promise<VerifiedFile> {
@@ -311,6 +359,14 @@ export class McpSkillSource implements SkillSource {
     const clean = checkRelativePath(path);
     const mode = this.listing?.mode ?? (await this.currentListing()).mode;
     if (mode === 'tools') return this.readViaTools(skill, clean);
+    if (skill.archive) {
+      const unpacked = await this.unpack(skill);
+      const listed = unpacked.files.find((file) => file.path === clean);
+      const bytes = unpacked.bytes.get(clean);
+      if (!listed || !bytes) throw new VerificationError('unlisted', skill.uri, `'${printable(path)}' is not a file of skill '${skill.name}'${listedHint({ ...skill, files: unpacked.files })}`);
+      checkBytes(listed, bytes);
+      return this.file(listed.uri, clean, bytes, skill.archive.digest !== undefined, 'cache', listed.mimeType);
+    }
     const entry = skill.files?.find((file) => file.path === clean);
     if (skill.verification === 'digest' && !entry) {
       throw new VerificationError('unlisted', `${skill.uri}`, `'${printable(path)}' is not a file of skill '${skill.name}'${listedHint(skill)}`);
