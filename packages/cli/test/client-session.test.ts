@@ -235,6 +235,19 @@ describe('template skills in a session', () => {
       const bad = await later.requestTemplateInput(docs);
       await assert.rejects(later.answer(bad.id, '../etc'), /not a valid value/);
       await set.close();
+
+      // A draft-era client finds the same families as mcp-resource-template entries of skill://index.json.
+      const draft = new SkillSet([new McpSkillSource(server.url, { origin: 'draft', mode: 'index' })]);
+      const draftSession = draft.session();
+      const draftTemplates = await draftSession.templates();
+      assert.deepEqual(draftTemplates.map((template) => template.uriTemplate).sort(), ['skill://api/{product}/{version}/SKILL.md', 'skill://docs/{product}/SKILL.md']);
+      const widgets = await draftSession.resolveTemplate(draftTemplates.find((template) => template.variables.length === 1)!, (request) => request.values.find((value) => value === 'widgets'));
+      assert.equal(widgets?.uri, 'skill://docs/widgets/SKILL.md');
+      const text = await callSkillTool(await skillTools(draftSession), 'load_skill', { name: widgets!.id });
+      // This server also lists the family's skills in its index (with digests): the resolved URI is that listed,
+      // verified skill, not an unverified copy.
+      assert.match(text, /^<skill_content name="widgets" origin="draft" uri="skill:\/\/docs\/widgets\/SKILL\.md">\n# widgets/);
+      await draft.close();
     } finally {
       await server.stop();
     }
