@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FolderSkillSource, McpSkillSource, SkillError, SkillSet, VerificationError, skillTools } from '@skillport/client';
-import { CLI, EXAMPLES, makeTree, skillMd, startHttp } from './helpers.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, EXAMPLES, eventually, makeTree, skillMd, startHttp } from './helpers.js';
 import type { RunningServer } from './helpers.js';
 import { startProxy } from './proxy.js';
 import type { Proxy } from './proxy.js';
@@ -84,6 +86,25 @@ describe('client sources', () => {
       assert.match(loaded.body, /release notes/i);
     } finally {
       await mcp.close();
+    }
+  });
+
+  test('watch: a server announcing changed resources makes the next listing ask again (stdio and HTTP)', async () => {
+    for (const kind of ['stdio', 'http'] as const) {
+      const dir = makeTree({ 'first/SKILL.md': skillMd('first') });
+      const live = kind === 'http' ? await startHttp([dir]) : undefined;
+      let changes = 0;
+      const mcp = new McpSkillSource(live ? live.url : `stdio:${process.execPath} ${CLI} serve --no-cache ${dir}`, { watch: true, onChange: () => changes++, defaultTtlMs: 600_000 });
+      try {
+        assert.deepEqual((await mcp.list()).map((skill) => skill.name), ['first']);
+        mkdirSync(join(dir, 'second'));
+        writeFileSync(join(dir, 'second/SKILL.md'), skillMd('second'));
+        await eventually(async () => (changes > 0 ? true : undefined), 30_000, `${kind}: list_changed`);
+        assert.deepEqual((await mcp.list()).map((skill) => skill.name).sort(), ['first', 'second'], kind);
+      } finally {
+        await mcp.close();
+        await live?.stop();
+      }
     }
   });
 

@@ -72,6 +72,8 @@ export interface ConnectOptions {
    * over stdio (the SDK's stdio probe starts the server process twice).
    */
   protocol?: 'auto' | 'legacy' | string;
+  /** Called when the server announces that its resources (hence its skills) changed. */
+  onResourcesChanged?: () => void;
   /** Where a stdio server's stderr goes (default: ignored). */
   stderr?: 'inherit' | 'ignore' | 'pipe';
 }
@@ -82,7 +84,12 @@ export async function connectServer(spec: ServerSpec | string, options: ConnectO
   const protocol = options.protocol ?? (server.kind === 'http' ? 'auto' : 'legacy');
   const client = new Client(
     { name: options.clientName ?? 'skillport-client', version: options.clientVersion ?? '0.1.0' },
-    { versionNegotiation: { mode: protocol === 'auto' || protocol === 'legacy' ? protocol : { pin: protocol } } },
+    {
+      versionNegotiation: { mode: protocol === 'auto' || protocol === 'legacy' ? protocol : { pin: protocol } },
+      ...(options.onResourcesChanged
+        ? { listChanged: { resources: { autoRefresh: false, debounceMs: 100, onChanged: () => options.onResourcesChanged?.() } } }
+        : {}),
+    },
   );
   try {
     if (server.kind === 'http') {

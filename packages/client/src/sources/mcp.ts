@@ -35,6 +35,12 @@ export interface McpSourceOptions {
   maxFileBytes?: number;
   /** How long a listing stays fresh when the server gives no `ttlMs` (2025-11-25 servers); default 30 s. */
   defaultTtlMs?: number;
+  /**
+   * Follow the server's `notifications/resources/list_changed`: the listing is marked stale (the next `list`, and
+   * `SkillSet.refresh()`, ask again) and `onChange` is called. Default false.
+   */
+  watch?: boolean;
+  onChange?: () => void;
   /** Never connect: answer from the cache only. */
   offline?: boolean;
   connect?: ConnectOptions;
@@ -108,7 +114,14 @@ export class McpSkillSource implements SkillSource {
     if (this.options.offline) return Promise.reject(new SkillError('unavailable', `${this.origin} is offline and the cache does not hold what was asked; connect once to fill it`));
     if (!this.client) {
       const server = this.server;
-      const pending = typeof server === 'object' && 'connect' in server ? server.connect() : connectServer(server as ServerSpec, this.options.connect);
+      const onResourcesChanged = () => {
+        this.invalidate();
+        this.options.onChange?.();
+      };
+      const pending =
+        typeof server === 'object' && 'connect' in server
+          ? server.connect()
+          : connectServer(server as ServerSpec, { ...this.options.connect, ...(this.options.watch ? { onResourcesChanged } : {}) });
       this.client = pending.then((client) => {
         this.skills = new SkillsClient(client, { skipInvalid: true });
         return client;
@@ -434,7 +447,7 @@ export class McpSkillSource implements SkillSource {
     const client = await this.connection();
     this.count('tools/call');
     const result = await client.callTool({ name: 'activate_skill', arguments: { uri: skill.uri } });
-    const text = toolText(result);
+    const text = this.boundedText(toolText(result), skill.uri);
     if (result.isError) throw new SkillError('unavailable', `${this.origin}: ${text.replace(/^Error:\s*/, '')}`);
     const activation = parseActivation(text);
     if (!activation) throw new SkillError('invalid', `${this.origin}: activate_skill returned no <skill_content> for '${skill.name}'`);
@@ -466,7 +479,7 @@ export class McpSkillSource implements SkillSource {
     const client = await this.connection();
     this.count('tools/call');
     const result = await client.callTool({ name: 'read_skill_resource', arguments: { uri: skill.uri, path, ...(skill.packageDigest ? { digest: skill.packageDigest } : {}) } });
-    const text = toolText(result);
+    const text = this.boundedText(toolText(result), entry.uri);
     if (result.isError) throw new SkillError('unavailable', `${this.origin}: ${text.replace(/^Error:\s*/, '')}`);
     let bytes: Uint8Array = Buffer.from(text, 'utf8');
     if (text.startsWith('{"name":')) {
@@ -582,6 +595,13 @@ export class McpSkillSource implements SkillSource {
     // Draft-era: the resolved SKILL.md is read as a plain resource (no digest to check it against).
     const name = values[template.variables.at(-1)!]!;
     return { origin: this.origin, uri, name, description: template.description, frontmatter: { name }, verification: 'none' };
+  }
+
+  /** Tool results carry no size to check first: refuse one past the file limit rather than hand it on. */
+  private boundedText(text: string, uri: string): string {
+    const maxBytes = this.options.maxFileBytes ?? DEFAULT_MAX_FILE;
+    if (Buffer.byteLength(text) > maxBytes) throw new SkillError('too-large', `${this.origin} returned more than ${maxBytes} bytes for ${uri}: refused`);
+    return text;
   }
 
   private own(skill: SkillDescriptor): void {
