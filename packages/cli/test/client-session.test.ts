@@ -161,6 +161,23 @@ describe('client sessions', () => {
     await set.close();
   });
 
+  test('large text in parts with offset, binaries as a base64 envelope', async () => {
+    const set = new SkillSet([new FolderSkillSource(EXAMPLES)]);
+    const session = set.session({ maxTextBytes: 5000, maxBinaryBytes: 100_000 });
+    const tools = await skillTools(session);
+    const first = await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py' });
+    assert.match(first, /\[bytes 0-5000 of 12498; read the rest with offset 5000\]\n<\/skill_resource>$/);
+    const last = await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: 10000 });
+    assert.match(last, /\[bytes 10000-12498 of 12498; end of file\]/);
+    assert.match(await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: 99999 }), /^Error: offset 99999 is past the end/);
+    assert.match(await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: -1 }), /^Error: 'offset' must be a non-negative integer/);
+    const logo = await callSkillTool(tools, 'read_skill_resource', { name: 'release-notes', path: 'assets/logo.png' });
+    const envelope = JSON.parse(logo.split('\n')[1]!) as { mediaType: string; encoding: string; data: string; size: number };
+    assert.equal(envelope.mediaType, 'image/png');
+    assert.equal(envelope.encoding, 'base64');
+    assert.equal(Buffer.from(envelope.data, 'base64').byteLength, envelope.size);
+  });
+
   test('adapters: OpenAI functions, plain JSON schema, Vercel AI SDK tools', async () => {
     const set = setOf();
     const session = set.session({ directReferences: true });
