@@ -151,8 +151,10 @@ export class SkillSession {
   }
 
   private activation(skill: CatalogSkill, loaded: LoadedSkill): ActiveSkill {
-    const pinned: SkillDescriptor = { ...skill, files: skill.files ?? (loaded.resources.length ? [{ path: 'SKILL.md', uri: skill.uri }, ...loaded.resources] : undefined) };
-    delete (pinned as Partial<CatalogSkill>).id;
+    const { id: _id, ...descriptor } = skill;
+    // Sources that only learn a skill's files when loading it (tools, archives) pin what the load reported.
+    const files = skill.files ?? (loaded.resources.length ? [{ path: 'SKILL.md', uri: skill.uri }, ...loaded.resources] : undefined);
+    const pinned: SkillDescriptor = { ...descriptor, ...(files ? { files } : {}) };
     const tools = allowedTools(loaded.frontmatter);
     const approved = tools.length > 0 && this.options.approveAllowedTools?.(pinned, tools) === true;
     const digest = pinned.packageDigest ? ` digest="${pinned.packageDigest}"` : '';
@@ -186,8 +188,9 @@ export class SkillSession {
   /** One file of an activated (or activatable) skill, checked against the digests pinned at activation. */
   async readResource(name: string, path: string, offset = 0): Promise<{ file: VerifiedFile; content: string }> {
     const skill = await this.find(name);
-    const active = this.active.get(skillKey(skill)) ?? (await this.activate(name), this.active.get(skillKey(skill))!);
-    const pinned = active.skill;
+    // Reading a file is acting on the skill: activate it first (pinning its digests) if the model has not.
+    if (!this.active.has(skillKey(skill))) await this.activate(name);
+    const pinned = this.active.get(skillKey(skill))!.skill;
     const file = await this.sourceOf(skill).readFile(pinned, path);
     const entry = pinned.files?.find((candidate) => candidate.path === file.path);
     if (entry?.digest) {

@@ -20,6 +20,8 @@ export interface SkillSetOptions {
    * - `digest`: skills with the same package digest (the same bytes) are shown once, the first source winning.
    */
   dedupe?: 'none' | 'name' | 'digest';
+  /** A source that fails to list rejects `skills()` instead of being reported and left out. */
+  failOnSourceError?: boolean;
   onWarning?: WarningHandler;
 }
 
@@ -59,6 +61,7 @@ export class SkillSet {
     const listed = await Promise.all(
       this.sources.map((source) =>
         source.list().catch((error: unknown) => {
+          if (this.options.failOnSourceError) throw error;
           this.options.onWarning?.(`${source.origin}: ${describeError(error)}`);
           return [] as SkillDescriptor[];
         }),

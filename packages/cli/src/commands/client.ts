@@ -146,11 +146,7 @@ function open(server: string, options: ClientOptions): { set: SkillSet; source: 
   });
   if (options.offline && !cache) throw fail('invalid', '--offline needs --cache-dir');
   // A single source: a failed listing is an error here, not a warning.
-  const set = new lib.SkillSet([source], {
-    onWarning: (message) => {
-      throw fail('unavailable', message);
-    },
-  });
+  const set = new lib.SkillSet([source], { failOnSourceError: true });
   return { set, source };
 }
 
