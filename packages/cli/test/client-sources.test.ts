@@ -129,6 +129,33 @@ describe('client sources', () => {
     }
   });
 
+  test('detection: without the extension the index is used, without both the tools', async () => {
+    const hideExtension: NonNullable<Proxy['tamper']> = (method, _params, result) => {
+      if (method !== 'initialize' && method !== 'server/discover') return result;
+      const capabilities = { ...(result['capabilities'] as Record<string, unknown>) };
+      delete capabilities['extensions'];
+      return { ...result, capabilities };
+    };
+    const noIndex = await startHttp(['--no-index', EXAMPLES]);
+    const bare = await startProxy(noIndex.url, hideExtension);
+    proxy.tamper = hideExtension;
+    try {
+      const viaIndex = new McpSkillSource(proxy.url);
+      assert.equal((await viaIndex.list()).length, 6);
+      assert.equal(viaIndex.mode, 'index');
+      await viaIndex.close();
+      const viaTools = new McpSkillSource(bare.url);
+      assert.equal((await viaTools.list()).length, 6);
+      assert.equal(viaTools.mode, 'tools');
+      assert.equal(bare.counts['skills/list'] ?? 0, 0);
+      await viaTools.close();
+    } finally {
+      proxy.tamper = undefined;
+      await bare.stop();
+      await noIndex.stop();
+    }
+  });
+
   test("tool-only servers: list_skills, activate_skill, read_skill_resource; unlisted files refused", async () => {
     proxy.reset();
     const mcp = new McpSkillSource(proxy.url, { origin: 'tools', mode: 'tools' });
