@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillVerificationError, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
-import { DIGEST_PATTERN, canonicalSkillUri, decodeText, encodePath, inspectSkillFiles, parseSkillUri, readSkillArchive } from '@skillport/core';
+import { DIGEST_PATTERN, canonicalSkillUri, decodeText, encodePath, parseSkillUri } from '@skillport/core';
 import type { SkillCache } from '../cache.js';
 import { connectServer, defaultOrigin, parseServerSpec } from '../connect.js';
 import type { ConnectOptions, ServerSpec } from '../connect.js';
@@ -9,9 +9,12 @@ import { SkillError, VerificationError, describeError } from '../errors.js';
 import type { LoadedSkill, SkillDescriptor, SkillFileEntry, SkillTemplate, VerifiedFile } from '../model.js';
 import { checkBytes, checkRelativePath, printable } from '../verify.js';
 import { listedHint } from './folder.js';
+import { unpackSkillArchive } from './archive.js';
 import { finishLoad } from './load.js';
 import type { SkillSource, WarningHandler } from './source.js';
-import { parseActivation, parseIndex, templateVariables, toolListingPage } from './wire-shapes.js';
+import { activateViaTool, listSkillsViaTools, readViaTool } from './tool-protocol.js';
+import type { ToolCaller } from './tool-protocol.js';
+import { parseIndex, templateVariables } from './wire-shapes.js';
 import type { IndexEntry, ToolListedSkill } from './wire-shapes.js';
 
 /**
@@ -207,7 +210,7 @@ export class McpSkillSource implements SkillSource {
       if (index) listing = { mode: 'index', index, ...base };
     }
     if (!listing && (mode === undefined || mode === 'tools')) {
-      const tools = await this.listViaTools(client, mode === 'tools');
+      const tools = await listSkillsViaTools(this.caller(client), mode === 'tools');
       if (tools) listing = { mode: 'tools', tools, ...base };
     }
     listing ??= { mode: 'none', ...base };
@@ -233,31 +236,6 @@ export class McpSkillSource implements SkillSource {
       if (required) throw new SkillError('unavailable', `${this.origin}: cannot read ${INDEX_URI}: ${describeError(error)}`);
       return undefined;
     }
-  }
-
-  private async listViaTools(client: Client, required: boolean): Promise<ToolListedSkill[] | undefined> {
-    if (!client.getServerCapabilities()?.tools) {
-      if (required) throw new SkillError('unavailable', `${this.origin} offers no tools`);
-      return undefined;
-    }
-    this.count('tools/list');
-    const names = new Set((await client.listTools()).tools.map((tool) => tool.name));
-    if (!names.has('list_skills') || !names.has('activate_skill')) {
-      if (required) throw new SkillError('unavailable', `${this.origin} does not offer list_skills and activate_skill`);
-      return undefined;
-    }
-    const skills: ToolListedSkill[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 1000; page++) {
-      this.count('tools/call');
-      const result = await client.callTool({ name: 'list_skills', arguments: cursor ? { cursor, limit: 100 } : { limit: 100 } });
-      const parsed = toolListingPage(result);
-      if ('error' in parsed) throw new SkillError('invalid', `${this.origin}: list_skills: ${parsed.error}`);
-      skills.push(...parsed.skills);
-      cursor = parsed.nextCursor;
-      if (!cursor) break;
-    }
-    return skills;
   }
 
   private describe(listing: Listing): SkillDescriptor[] {
@@ -338,10 +316,7 @@ export class McpSkillSource implements SkillSource {
     return finishLoad(skill, await this.readFile(skill, 'SKILL.md'));
   }
 
-  /**
-   * A draft-era archive: one blob, checked against the index digest (then cached by it), unpacked in memory by
-   * core's safe reader (zip-slip, links, bombs and oversize refused) and inspected with the server's skill rules.
-   */
+  /** A draft-era archive: one blob, checked against the index digest (then cached by it), unpacked in memory. */
   private async unpack(skill: SkillDescriptor): Promise<{ files: SkillFileEntry[]; bytes: Map<string, Uint8Array> }> {
     const archive = skill.archive!;
     const known = this.archives.get(archive.uri);
@@ -354,15 +329,7 @@ export class McpSkillSource implements SkillSource {
         this.options.cache?.putBlob(archive.digest, blob);
       }
     }
-    const contents = await readSkillArchive(blob);
-    const refusal = contents.problems.find((problem) => problem.severity === 'error');
-    if (refusal || contents.files.length === 0) throw new SkillError('invalid', `${archive.uri}: ${refusal?.message ?? 'empty archive'}: refused`);
-    const inspected = inspectSkillFiles(contents.files, contents.folderName ? { folderName: contents.folderName } : {});
-    const manifest = inspected.skill;
-    if (!manifest) throw new SkillError('invalid', `${archive.uri}: ${inspected.problems.find((problem) => problem.severity === 'error')?.message ?? 'not a valid skill'}: refused`);
-    const files: SkillFileEntry[] = manifest.files.map((file) => ({ path: file.path, uri: `${archive.uri}!/${encodePath(file.path)}`, digest: file.digest, size: file.size, mimeType: file.mimeType }));
-    const bytes = new Map(contents.files.map((file) => [file.path, file.bytes]));
-    const result = { files, bytes, ...(archive.digest ? { digest: archive.digest } : {}) };
+    const result = { ...(await unpackSkillArchive(archive.uri, blob)), ...(archive.digest ? { digest: archive.digest } : {}) };
     this.archives.set(archive.uri, result);
     return result;
   }
@@ -443,14 +410,12 @@ export class McpSkillSource implements SkillSource {
     return bytes;
   }
 
+  private caller(client: Client): ToolCaller {
+    return { client, origin: this.origin, maxBytes: this.options.maxFileBytes ?? DEFAULT_MAX_FILE, count: (method) => this.count(method) };
+  }
+
   private async loadViaTools(skill: SkillDescriptor): Promise<LoadedSkill> {
-    const client = await this.connection();
-    this.count('tools/call');
-    const result = await client.callTool({ name: 'activate_skill', arguments: { uri: skill.uri } });
-    const text = this.boundedText(toolText(result), skill.uri);
-    if (result.isError) throw new SkillError('unavailable', `${this.origin}: ${text.replace(/^Error:\s*/, '')}`);
-    const activation = parseActivation(text);
-    if (!activation) throw new SkillError('invalid', `${this.origin}: activate_skill returned no <skill_content> for '${skill.name}'`);
+    const activation = await activateViaTool(this.caller(await this.connection()), skill.uri);
     if (activation.name !== undefined && activation.name !== skill.name) {
       throw new VerificationError('frontmatter', skill.uri, `${skill.uri} activated as '${activation.name}' but was listed as '${skill.name}': refused`);
     }
@@ -459,7 +424,7 @@ export class McpSkillSource implements SkillSource {
       throw new VerificationError('digest', skill.uri, `${skill.uri} changed since it was listed (${skill.packageDigest.slice(0, 19)}… listed, ${activation.digest.slice(0, 19)}… activated): list the skills again`);
     }
     const base = skill.uri.slice(0, skill.uri.length - 'SKILL.md'.length);
-    const resources = activation.files.map((file) => ({ path: file.path, uri: base + encodePath(file.path), size: file.size }));
+    const resources = activation.files.map((file) => ({ path: file.path, uri: base + encodePath(file.path) }));
     this.toolManifests.set(skill.uri, resources);
     const bytes = Buffer.from(activation.body, 'utf8');
     return {
@@ -476,20 +441,7 @@ export class McpSkillSource implements SkillSource {
     const listed = this.toolManifests.get(skill.uri) ?? [];
     const entry = listed.find((file) => file.path === path);
     if (!entry) throw new VerificationError('unlisted', skill.uri, `'${printable(path)}' is not a file of skill '${skill.name}'${listedHint({ ...skill, files: listed })}`);
-    const client = await this.connection();
-    this.count('tools/call');
-    const result = await client.callTool({ name: 'read_skill_resource', arguments: { uri: skill.uri, path, ...(skill.packageDigest ? { digest: skill.packageDigest } : {}) } });
-    const text = this.boundedText(toolText(result), entry.uri);
-    if (result.isError) throw new SkillError('unavailable', `${this.origin}: ${text.replace(/^Error:\s*/, '')}`);
-    let bytes: Uint8Array = Buffer.from(text, 'utf8');
-    if (text.startsWith('{"name":')) {
-      try {
-        const envelope = JSON.parse(text) as { data?: string; encoding?: string };
-        if (envelope.encoding === 'base64' && typeof envelope.data === 'string') bytes = Buffer.from(envelope.data, 'base64');
-      } catch {
-        // plain text that happens to look like JSON
-      }
-    }
+    const bytes = await readViaTool(this.caller(await this.connection()), skill.uri, path, skill.packageDigest);
     return this.file(entry.uri, path, bytes, false, 'network');
   }
 
@@ -597,13 +549,6 @@ export class McpSkillSource implements SkillSource {
     return { origin: this.origin, uri, name, description: template.description, frontmatter: { name }, verification: 'none' };
   }
 
-  /** Tool results carry no size to check first: refuse one past the file limit rather than hand it on. */
-  private boundedText(text: string, uri: string): string {
-    const maxBytes = this.options.maxFileBytes ?? DEFAULT_MAX_FILE;
-    if (Buffer.byteLength(text) > maxBytes) throw new SkillError('too-large', `${this.origin} returned more than ${maxBytes} bytes for ${uri}: refused`);
-    return text;
-  }
-
   private own(skill: SkillDescriptor): void {
     if (skill.origin !== this.origin) throw new SkillError('origin', `skill '${skill.name}' belongs to ${skill.origin}, not ${this.origin}: refused`);
   }
@@ -631,12 +576,4 @@ export function pathInside(base: string, uri: string): string | undefined {
     segments.push(decoded);
   }
   return segments.join('/');
-}
-
-function toolText(result: { content?: unknown }): string {
-  const content = Array.isArray(result.content) ? (result.content as Array<{ type?: string; text?: string }>) : [];
-  return content
-    .filter((item) => item.type === 'text' && typeof item.text === 'string')
-    .map((item) => item.text!)
-    .join('\n');
 }
