@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
 
@@ -29,6 +30,7 @@ export function buildProgram(exit: ExitCode): Command {
     .exitOverride();
   registerServe(program, exit);
   registerValidate(program, exit);
+  registerClientCommands(program, exit);
   return program;
 }
 
