@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
 import { registerPack, registerPublish } from './commands/registry/publish.js';
@@ -40,6 +41,7 @@ export function buildProgram(exit: ExitCode): Command {
   registerManage(program, exit);
   registerKeys(program, exit);
   registerStore(program, exit);
+  registerClientCommands(program, exit);
   return program;
 }
 
