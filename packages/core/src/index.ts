@@ -12,3 +12,4 @@ export * from './chunked-writer.js';
 export * from './search.js';
 export * from './sections.js';
 export * from './text.js';
+export * from './skill-files.js';

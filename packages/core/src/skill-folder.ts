@@ -38,11 +38,8 @@ export interface FolderProblem extends Problem {
   path: string;
 }
 
-export interface InspectedSkill {
-  dir: string;
-  /** `dir` with every link resolved: where the files are read from. */
-  realDir: string;
-  folderName: string;
+/** A skill's verified manifest, wherever its bytes live (a folder, an archive, a registry's blob store). */
+export interface SkillManifest {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
@@ -52,6 +49,14 @@ export interface InspectedSkill {
   files: SkillFileRecord[];
   totalBytes: number;
   packageDigest: string;
+}
+
+/** A skill found in a folder on disk. */
+export interface InspectedSkill extends SkillManifest {
+  dir: string;
+  /** `dir` with every link resolved: where the files are read from. */
+  realDir: string;
+  folderName: string;
 }
 
 export interface Inspection {
@@ -232,30 +237,36 @@ export function fileSource(skill: { realDir: string }, file: { path: string; tar
 function parseManifest(record: SkillFileRecord, source: string, bytes: Buffer | undefined, limits: SkillLimits, cache?: DigestCache): ParsedFrontmatter {
   const cached = cache?.frontmatterFor(record.digest);
   if (cached !== undefined && ('error' in cached || cached.headings !== undefined)) return cached;
-  let result: ParsedFrontmatter;
+  let data: Buffer;
   try {
-    const data = bytes ?? readRegularFileSync(source, limits.maxBytes);
-    if (sha256Digest(data) !== record.digest) return { error: 'SKILL.md changed while it was being read' };
-    const text = decodeText(data);
-    if (text === undefined) {
-      result = { error: 'SKILL.md is not valid UTF-8 text' };
-    } else {
-      const { frontmatter, bodyLine, body } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
-      // A JSON round trip flattens the parser's strings: V8 keeps sliced strings pointing into the whole SKILL.md
-      // text, and holding those for every skill of a large catalog would keep every SKILL.md in memory.
-      result = {
-        frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>,
-        bodyLine,
-        headings: markdownHeadings(body).slice(0, MAX_HEADINGS).map((heading) => heading.slice(0, 200)),
-      };
-    }
+    data = bytes ?? readRegularFileSync(source, limits.maxBytes);
   } catch (error) {
-    if (error instanceof FrontmatterError) result = { error: error.message };
-    else if (error instanceof UnreadableFileError) return { error: `SKILL.md could not be read: ${error.message}` };
-    else throw error;
+    if (error instanceof UnreadableFileError) return { error: `SKILL.md could not be read: ${error.message}` };
+    throw error;
   }
+  if (sha256Digest(data) !== record.digest) return { error: 'SKILL.md changed while it was being read' };
+  const result = parseManifestBytes(data, limits);
   cache?.rememberFrontmatter(record.digest, result);
   return result;
+}
+
+/** Parses a SKILL.md's bytes: frontmatter, the line the body starts on, and the body's headings (for search). */
+export function parseManifestBytes(data: Buffer, limits: SkillLimits): ParsedFrontmatter {
+  const text = decodeText(data);
+  if (text === undefined) return { error: 'SKILL.md is not valid UTF-8 text' };
+  try {
+    const { frontmatter, bodyLine, body } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
+    // A JSON round trip flattens the parser's strings: V8 keeps sliced strings pointing into the whole SKILL.md
+    // text, and holding those for every skill of a large catalog would keep every SKILL.md in memory.
+    return {
+      frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>,
+      bodyLine,
+      headings: markdownHeadings(body).slice(0, MAX_HEADINGS).map((heading) => heading.slice(0, 200)),
+    };
+  } catch (error) {
+    if (error instanceof FrontmatterError) return { error: error.message };
+    throw error;
+  }
 }
 
 function errorText(error: unknown): string {

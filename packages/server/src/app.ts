@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -8,6 +8,8 @@ import { GuardedTransport } from './mcp/uri-guard.js';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
 import { normaliseRoot } from './catalog/folder-scan.js';
+import { CompositeCatalog } from './catalog/composite-catalog.js';
+import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
 import { startHttpServer } from './http/http-server.js';
@@ -51,6 +53,8 @@ export interface SkillportServerOptions {
   index?: boolean;
   /** Template skill families: `{uriTemplate: 'skill://docs/{product}/SKILL.md', dir, description?}`. */
   templates?: Array<{ uriTemplate: string; dir: string; description?: string }>;
+  /** Skills from elsewhere (a registry, archives, a remote host), served beside the folders' (folders win a URI clash). */
+  providers?: SkillProvider[];
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
 }
@@ -67,7 +71,8 @@ export class StartupError extends Error {
  * serve it over stdio, Streamable HTTP, or both.
  */
 export class SkillportServer {
-  readonly catalog: LiveCatalog;
+  /** Everything served: the folders' live catalog merged with the providers'. */
+  readonly catalog: CompositeCatalog;
   readonly service: SkillsService;
   readonly factory: McpFactory;
   readonly identity: ServerIdentity;
@@ -78,7 +83,7 @@ export class SkillportServer {
   #http: RunningHttpServer[] = [];
   #stdio: StdioServerHandle[] = [];
 
-  private constructor(options: SkillportServerOptions, catalog: LiveCatalog, templates: TemplateFamily[]) {
+  private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[]) {
     this.#options = options;
     this.catalog = catalog;
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
@@ -87,7 +92,10 @@ export class SkillportServer {
       snapshot: () => this.catalog.snapshot,
       content: new ContentReader(options.contentCacheBytes ?? 16 * 1024 * 1024),
       pageSize: options.pageSize ?? 100,
-      onStale: (source) => void this.catalog.reload([source]),
+      // Only a folder file is rescanned; a stored origin's bytes never change under the same digest.
+      onStale: (source) => {
+        if (isAbsolute(source)) void this.catalog.live.reload([source]);
+      },
     });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;
@@ -122,19 +130,20 @@ export class SkillportServer {
     } catch (error) {
       throw new StartupError((error as Error).message);
     }
-    if (options.dirs.length === 0 && families.length === 0) throw new StartupError('no skill folders given');
+    const providers = options.providers ?? [];
+    if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
     // A template family's folder is served like any other, under the template's fixed segments.
     const roots = [...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)), ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/')))];
     const limits = resolveLimits(options.limits);
     const files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
-    const catalog = await LiveCatalog.open({
+    const live = await LiveCatalog.open({
       roots,
       limits,
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     });
-    const problems = catalog.problems;
+    const problems = live.problems;
     const missing = problems.filter((problem) => problem.message.startsWith('Path does not exist') || problem.message.startsWith('Not a directory'));
     if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
     const conflicts = problems.filter((problem) => problem.message.startsWith('two skills at'));
@@ -142,12 +151,13 @@ export class SkillportServer {
     if (options.strict && problems.length > 0) {
       throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
     }
+    const catalog = new CompositeCatalog(live, providers, options.onProblem);
     const server = new SkillportServer(options, catalog, families);
     await server.#refreshInstructions();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
-    server.verified = catalog.verify().then(() => {
-      if (catalog.restoredAtStart) collectGarbage();
+    server.verified = live.verify().then(() => {
+      if (live.restoredAtStart) collectGarbage();
     });
     return server;
   }
@@ -170,7 +180,7 @@ export class SkillportServer {
 
   /** Starts watching the folders; changes are swapped in and announced. */
   watch(): void {
-    this.catalog.watch();
+    this.catalog.live.watch();
   }
 
   serveStdio(): StdioServerHandle {
@@ -194,7 +204,7 @@ export class SkillportServer {
   }
 
   async close(): Promise<void> {
-    this.catalog.close();
+    await this.catalog.close();
     await Promise.all([...this.#http.map((http) => http.close()), ...this.#stdio.map((stdio) => stdio.close())]);
     this.#http = [];
     this.#stdio = [];

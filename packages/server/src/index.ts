@@ -11,3 +11,7 @@ export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 export { SERVER_VERSION } from './version.js';
 export { DEFAULT_TOOL_OPTIONS } from './tools/tools.js';
 export type { ToolMode, ToolOptions } from './tools/tools.js';
+export { CompositeCatalog } from './catalog/composite-catalog.js';
+export type { SkillProvider } from './catalog/composite-catalog.js';
+export { buildCatalogSkill } from './catalog/catalog-skill.js';
+export type { BlobSource, FolderOrigin, StoredOrigin } from './catalog/model.js';

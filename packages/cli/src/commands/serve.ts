@@ -163,7 +163,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   }
 
   const snapshot = server.catalog.snapshot;
-  const notServed = server.catalog.folderCount - snapshot.size;
+  const notServed = server.catalog.live.folderCount - snapshot.size;
   const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${dirs.map(displayPath).join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   if (options.watch) server.watch();
 
@@ -180,7 +180,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   } else {
     server.serveStdio();
   }
-  const notes = [options.watch ? 'watching for changes' : '', server.catalog.unverified ? 'restored from the last run, checking the disk in the background' : ''].filter(Boolean);
+  const notes = [options.watch ? 'watching for changes' : '', server.catalog.live.unverified ? 'restored from the last run, checking the disk in the background' : ''].filter(Boolean);
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
 
   return new Promise<number>((resolve) => {

@@ -1,5 +1,5 @@
-import { readKnownFileSync, readRegularFile, sha256Digest } from '@skillport/core';
-import type { CatalogFile } from './model.js';
+import { fileSource, readKnownFileSync, readRegularFile, sha256Digest } from '@skillport/core';
+import type { CatalogFile, SkillOrigin } from './model.js';
 
 /** A file's bytes no longer match the digest the catalog published: the file changed since it was scanned. */
 export class StaleFileError extends Error {
@@ -22,8 +22,8 @@ export class ContentReader {
 
   constructor(readonly cacheBytes = 16 * 1024 * 1024, readonly maxEntryBytes = 256 * 1024) {}
 
-  /** The verified bytes of `file`, read from `source` on a cache miss. */
-  async read(file: CatalogFile, source: string): Promise<Buffer> {
+  /** The verified bytes of `file`, read from its skill's origin on a cache miss. */
+  async read(file: CatalogFile, origin: SkillOrigin): Promise<Buffer> {
     const cached = this.#cache.get(file.digest);
     if (cached !== undefined) {
       this.#cache.delete(file.digest);
@@ -31,10 +31,16 @@ export class ContentReader {
       return cached;
     }
     let bytes: Buffer;
+    const source = origin.kind === 'folder' ? fileSource(origin, file) : origin.source;
     try {
-      // Small files are read synchronously: three system calls cost less than the thread-pool round trips of
-      // four asynchronous ones. Large files go through the thread pool so they never hold up other requests.
-      bytes = file.size <= SYNC_READ_MAX ? readKnownFileSync(source, file.size) : await readRegularFile(source, file.size);
+      if (origin.kind === 'stored') {
+        const stored = await origin.blobs.read(file.digest, file.size);
+        bytes = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+      } else {
+        // Small files are read synchronously: three system calls cost less than the thread-pool round trips of
+        // four asynchronous ones. Large files go through the thread pool so they never hold up other requests.
+        bytes = file.size <= SYNC_READ_MAX ? readKnownFileSync(source, file.size) : await readRegularFile(source, file.size);
+      }
     } catch {
       throw new StaleFileError(file, source);
     }

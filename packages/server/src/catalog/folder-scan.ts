@@ -1,14 +1,8 @@
 import { resolve, sep } from 'node:path';
-import {
-  discoverSkills,
-  encodePath,
-  inspectSkillFolder,
-  joinSkillUri,
-  compareStrings,
-} from '@skillport/core';
+import { discoverSkills, inspectSkillFolder } from '@skillport/core';
 import type { DigestCache, FolderProblem, InspectedSkill, Inspection, SkillLimits } from '@skillport/core';
-import { META_PACKAGE_DIGEST } from './model.js';
-import type { CatalogFile, CatalogSkill, SkillEntry } from './model.js';
+import { buildCatalogSkill } from './catalog-skill.js';
+import type { CatalogSkill } from './model.js';
 
 /** A folder given to `serve`, and the URI prefix its skills go under. */
 export interface FolderRoot {
@@ -104,7 +98,7 @@ export function assemble(folders: readonly ScannedFolder[]): Assembly {
     if (existing !== undefined) {
       problems.push({
         severity: 'error',
-        message: `two skills at ${skill.uri}: ${existing.origin.dir} and ${folder.dir}; serving the first (use --prefix to separate folders)`,
+        message: `two skills at ${skill.uri}: ${originText(existing)} and ${folder.dir}; serving the first (use --prefix to separate folders)`,
         path: folder.dir,
       });
       continue;
@@ -116,49 +110,11 @@ export function assemble(folders: readonly ScannedFolder[]): Assembly {
 
 function toCatalogSkill(folder: ScannedFolder, path: string[]): CatalogSkill | string {
   const skill: InspectedSkill = folder.inspection.skill!;
-  const rootUri = joinSkillUri(path);
-  const uri = `${rootUri}/SKILL.md`;
-  if (!roundTrips(uri)) return `the folder path cannot be written as a skill:// URI (${uri}); serve it with --prefix`;
-  const files: CatalogFile[] = skill.files
-    .map((file) => {
-      const entry: CatalogFile = { uri: `${rootUri}/${encodePath(file.path)}`, path: file.path, size: file.size, digest: file.digest, mimeType: file.mimeType };
-      if (file.target !== undefined) entry.target = file.target;
-      return entry;
-    })
-    .sort((a, b) => compareStrings(a.uri, b.uri));
-  const entry = deepFreeze({
-    uri,
-    frontmatter: skill.frontmatter as SkillEntry['frontmatter'],
-    resources: files.map((file) => ({ uri: file.uri, digest: file.digest, size: file.size })),
-    _meta: { [META_PACKAGE_DIGEST]: skill.packageDigest },
-  });
-  return {
-    uri,
-    rootUri,
-    name: skill.name,
-    description: skill.description,
-    frontmatter: skill.frontmatter,
-    headings: skill.headings,
-    files,
-    totalBytes: skill.totalBytes,
-    packageDigest: skill.packageDigest,
-    origin: { kind: 'folder', root: folder.root.dir, dir: folder.dir, realDir: skill.realDir },
-    entry,
-  };
+  const built = buildCatalogSkill(skill, path, { kind: 'folder', root: folder.root.dir, dir: folder.dir, realDir: skill.realDir });
+  return typeof built === 'string' ? `${built}; serve it with --prefix` : built;
 }
 
-function roundTrips(uri: string): boolean {
-  try {
-    return new URL(uri).href === uri;
-  } catch {
-    return false;
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
+/** Where a skill comes from, for messages: its folder, or its store's source. */
+export function originText(skill: CatalogSkill): string {
+  return skill.origin.kind === 'folder' ? skill.origin.dir : skill.origin.source;
 }

@@ -277,7 +277,7 @@ export class LiveCatalog {
   }
 }
 
-function diff(previous: CatalogSnapshot, next: CatalogSnapshot): CatalogChanges {
+export function diff(previous: CatalogSnapshot, next: CatalogSnapshot): CatalogChanges {
   const changes: CatalogChanges = { added: [], removed: [], changed: [] };
   for (const skill of next.skills) {
     const before = previous.skill(skill.uri);

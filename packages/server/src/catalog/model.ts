@@ -23,7 +23,30 @@ export interface CatalogFile {
 }
 
 /** Where a skill's bytes come from. Folder skills: `dir` as found, `realDir` with links resolved. */
-export type SkillOrigin = { kind: 'folder'; root: string; dir: string; realDir: string };
+export type SkillOrigin = FolderOrigin | StoredOrigin;
+
+export interface FolderOrigin {
+  kind: 'folder';
+  root: string;
+  dir: string;
+  realDir: string;
+}
+
+/**
+ * A skill whose bytes are held by a content-addressed store (a registry's blobs, an unpacked archive, files fetched
+ * over HTTP): each file is asked for by its digest and checked against it before it is served.
+ */
+export interface StoredOrigin {
+  kind: 'stored';
+  /** Where the skill came from, for messages and provenance (`registry`, `archive:/path/x.skill`, `https://...`). */
+  source: string;
+  blobs: BlobSource;
+}
+
+export interface BlobSource {
+  /** The bytes stored under `digest` (`sha256:<hex>`), expected to be `size` bytes long. */
+  read(digest: string, size: number): Promise<Uint8Array>;
+}
 
 /** The wire form of a skill (SEP-2640 Skill entry), as the SDK types it. Frozen: exactly what clients receive. */
 export type SkillEntry = Skill;

@@ -1,4 +1,4 @@
-import { canonicalSkillUri, decodeText, fileSource } from '@skillport/core';
+import { canonicalSkillUri, decodeText } from '@skillport/core';
 import { ContentReader, StaleFileError } from '../catalog/content.js';
 import type { SkillEntry } from '../catalog/model.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
@@ -19,7 +19,7 @@ export interface SkillsServiceOptions {
   snapshot: () => CatalogSnapshot;
   content: ContentReader;
   pageSize: number;
-  /** Told when a file's bytes no longer match its digest (so the catalog can rescan it). */
+  /** Told when a file's bytes no longer match its digest (so the catalog can rescan it): a path, or a stored origin's source. */
   onStale?: (source: string) => void;
 }
 
@@ -50,7 +50,7 @@ export class SkillsService {
     if (found === undefined) return undefined;
     let bytes: Buffer;
     try {
-      bytes = await this.options.content.read(found.file, fileSource(found.skill.origin, found.file));
+      bytes = await this.options.content.read(found.file, found.skill.origin);
     } catch (error) {
       if (error instanceof StaleFileError) this.options.onStale?.(error.source);
       throw error;

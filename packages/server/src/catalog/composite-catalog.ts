@@ -1,0 +1,95 @@
+import type { FolderProblem } from '@skillport/core';
+import { originText } from './folder-scan.js';
+import { diff } from './live-catalog.js';
+import type { CatalogChanges, LiveCatalog } from './live-catalog.js';
+import type { CatalogSkill } from './model.js';
+import { CatalogSnapshot } from './snapshot.js';
+
+/**
+ * A source of skills other than the served folders: a registry, archives, a remote HTTP host. It hands over finished
+ * catalog skills (URIs assigned, origins that can read their bytes) and says when they change.
+ */
+export interface SkillProvider {
+  /** Short label for messages (`registry`, `archives`, `https://host`). */
+  readonly label: string;
+  /** The skills it serves now. */
+  skills(): readonly CatalogSkill[];
+  /** Called after its skills changed. Returns a function that unsubscribes. */
+  onChange(listener: () => void): () => void;
+  close?(): void | Promise<void>;
+}
+
+type Listener = (changes: CatalogChanges, snapshot: CatalogSnapshot) => void;
+
+/**
+ * The served catalog: the live folder catalog merged with every provider into one immutable snapshot, rebuilt
+ * whenever any part changes. With no providers it is the folder catalog's own snapshot (no copy, no cost).
+ *
+ * Two skills at one URI: the folders win, then the providers in the order given; the loser is reported once
+ * (not served), so every URI names exactly one skill.
+ */
+export class CompositeCatalog {
+  #snapshot: CatalogSnapshot;
+  #listeners = new Set<Listener>();
+  #unsubscribe: Array<() => void> = [];
+  #generation = 0;
+  #reported = new Set<string>();
+
+  constructor(readonly live: LiveCatalog, readonly providers: readonly SkillProvider[], readonly onProblem: (problem: FolderProblem) => void = () => {}) {
+    this.#snapshot = this.#build();
+    this.#unsubscribe.push(live.onChange(() => this.#rebuild()));
+    for (const provider of providers) this.#unsubscribe.push(provider.onChange(() => this.#rebuild()));
+  }
+
+  get snapshot(): CatalogSnapshot {
+    return this.#snapshot;
+  }
+
+  onChange(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#unsubscribe = [];
+    this.live.close();
+    await Promise.all(this.providers.map((provider) => provider.close?.()));
+  }
+
+  #rebuild(): void {
+    const previous = this.#snapshot;
+    const next = this.#build();
+    const changes = diff(previous, next);
+    if (changes.added.length + changes.removed.length + changes.changed.length === 0 && next.size === previous.size) return;
+    this.#snapshot = next;
+    for (const listener of this.#listeners) listener(changes, next);
+  }
+
+  #build(): CatalogSnapshot {
+    if (this.providers.length === 0) return this.live.snapshot;
+    const byUri = new Map<string, CatalogSkill>();
+    for (const skill of this.live.snapshot.skills) byUri.set(skill.uri, skill);
+    for (const provider of this.providers) {
+      let skills: readonly CatalogSkill[];
+      try {
+        skills = provider.skills();
+      } catch (error) {
+        this.#reportOnce(`${provider.label}: could not list skills (${(error as Error).message}); its skills are not served`, provider.label);
+        continue;
+      }
+      for (const skill of skills) {
+        const existing = byUri.get(skill.uri);
+        if (existing === undefined) byUri.set(skill.uri, skill);
+        else this.#reportOnce(`two skills at ${skill.uri}: ${originText(existing)} and ${originText(skill)}; serving the first`, originText(skill));
+      }
+    }
+    return new CatalogSnapshot([...byUri.values()], ++this.#generation);
+  }
+
+  #reportOnce(message: string, path: string): void {
+    if (this.#reported.has(message)) return;
+    this.#reported.add(message);
+    this.onProblem({ severity: 'error', message, path });
+  }
+}
