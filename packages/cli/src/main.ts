@@ -1,6 +1,8 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
+import { registerToken } from './commands/token.js';
+import { registerAudit } from './commands/audit.js';
 
 /** The CLI's version (kept equal to the packages' versions; checked by a test). */
 export const VERSION = '0.1.0';
@@ -29,6 +31,8 @@ export function buildProgram(exit: ExitCode): Command {
     .exitOverride();
   registerServe(program, exit);
   registerValidate(program, exit);
+  registerToken(program, exit);
+  registerAudit(program, exit);
   return program;
 }
 

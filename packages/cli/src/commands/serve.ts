@@ -5,8 +5,10 @@ import { arg } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { ExitCode } from '../main.js';
 import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
+import { accessOptions, addAccessOptions } from './access-options.js';
+import type { AccessFlags } from './access-options.js';
 
-interface ServeOptions {
+interface ServeOptions extends AccessFlags {
   http?: boolean;
   port: number;
   host: string;
@@ -36,7 +38,7 @@ interface ServeOptions {
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
-  program
+  const serve_ = program
     .command('serve')
     .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[dirs...]', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
@@ -69,7 +71,8 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
-    .option('-q, --quiet', 'print only errors on stderr')
+    .option('-q, --quiet', 'print only errors on stderr');
+  addAccessOptions(serve_)
     .addHelpText(
       'after',
       `
@@ -124,6 +127,13 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   const colors = paint(process.stderr);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;
+  let access;
+  try {
+    access = await accessOptions(options, (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`));
+  } catch (error) {
+    log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
+    return 2;
+  }
   if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
   try {
     server = await SkillportServer.open({
@@ -137,6 +147,10 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       prompts: options.prompts,
       index: options.index,
       templates,
+      access,
+      onAccessChange: (what) => {
+        if (!options.quiet) log(`skillport: ${what === 'policy' ? 'policy reloaded' : 'tokens changed'}: sessions whose view changed were told`);
+      },
       ...(identity.name !== undefined ? { identity: { name: identity.name } } : {}),
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
