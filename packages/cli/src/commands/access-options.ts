@@ -32,8 +32,8 @@ export function addAccessOptions(command: Command): Command {
     .option('--principal <spec>', 'who stdio clients (and HTTP with --auth none) are, e.g. "user:alice org:acme project:web agent:ci"')
     .option('--jwks <url>', 'with --auth jwt: the issuer\'s JWKS URL')
     .option('--jwt-key <file>', 'with --auth jwt: a public key file instead of --jwks (PEM, JWK or JWKS)')
-    .option('--jwt-issuer <iss...>', 'with --auth jwt: accepted issuer(s) (iss)')
-    .option('--jwt-audience <aud...>', 'with --auth jwt: accepted audience(s) (aud)')
+    .option('--jwt-issuer <iss>', 'with --auth jwt: an accepted issuer (iss); repeat for several', collect)
+    .option('--jwt-audience <aud>', 'with --auth jwt: an accepted audience (aud); repeat for several', collect)
     .option('--resource-url <url>', 'public URL of the MCP endpoint, for OAuth protected resource metadata (default: from the Host header)');
 }
 
@@ -69,6 +69,11 @@ export async function accessOptions(flags: AccessFlags, warn: (message: string) 
       : {}),
     onWarning: warn,
   };
+}
+
+/** Repeatable options (not variadic: a variadic option would swallow the folders that follow it). */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function one(values: string[] | string): string | string[] {
