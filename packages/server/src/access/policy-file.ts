@@ -10,13 +10,17 @@ import type { PolicyDocument } from './policy.js';
  * file + rename), then applied at once without waiting for the watcher.
  */
 export class PolicyFile {
+  /** The text of the policy in force. */
   #text: string;
+  /** The text last read from the file (a broken one is reported once, not at every poll). */
+  #seen: string;
   #policy: PolicyDocument;
   #listeners: Array<(policy: PolicyDocument) => void> = [];
   #watching = false;
 
   constructor(readonly path: string, readonly onError: (message: string) => void = () => {}) {
     this.#text = readFileSync(path, 'utf8');
+    this.#seen = this.#text;
     this.#policy = parsePolicy(this.#text, basename(path));
   }
 
@@ -48,13 +52,14 @@ export class PolicyFile {
       this.onError(`policy ${this.path}: cannot read it (${(error as Error).message}); keeping the policy in force`);
       return false;
     }
+    if (text === this.#seen) return false;
+    this.#seen = text;
     if (text === this.#text) return false;
     try {
       this.#apply(text, parsePolicy(text, basename(this.path)));
       return true;
     } catch (error) {
       this.onError(`${(error as Error).message}; keeping the policy in force`);
-      this.#text = text; // reported once, not at every poll
       return false;
     }
   }
@@ -71,6 +76,7 @@ export class PolicyFile {
 
   #apply(text: string, policy: PolicyDocument): void {
     this.#text = text;
+    this.#seen = text;
     this.#policy = policy;
     for (const listener of this.#listeners) listener(policy);
   }
