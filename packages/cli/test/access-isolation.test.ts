@@ -173,7 +173,7 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
       const response = await fetch(url.replace(/\/mcp$/, path), { headers: { authorization: `Bearer ${token}` } });
       return { status: response.status, body: await response.json() };
     };
-    await ask('GET /api/v1/skills', () => api('/api/v1/skills'));
+    await ask('GET /api/v1/catalog', () => api('/api/v1/catalog'));
     await ask('GET /api/v1/me', () => api('/api/v1/me'));
     return answers;
   }

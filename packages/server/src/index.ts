@@ -25,3 +25,4 @@ export { parsePolicy, PolicyError } from './access/policy.js';
 export type { PolicyDocument } from './access/policy.js';
 export { parseSince } from './access/admin-api.js';
 export type { JwtOptions, ClaimMapping } from './access/jwt.js';
+export { attachPrincipal, principalOf } from './access/http-auth.js';

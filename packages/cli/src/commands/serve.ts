@@ -80,6 +80,8 @@ Examples:
   skillport serve ./skills                      stdio, for a client that starts the server itself
   skillport serve --http ./skills               http://127.0.0.1:3333/mcp
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
+  skillport serve --http --auth tokens --data ./data --policy policy.yaml ./skills
+                                                tokens from skillport token create; who sees what: docs/security.md
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
@@ -134,6 +136,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
     log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
     return 2;
   }
+  if (!options.http && options.auth !== 'none') log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
   if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
   try {
     server = await SkillportServer.open({

@@ -12,7 +12,7 @@ import { sendForbidden } from './http-auth.js';
  * | method and path | scope | answers |
  * |---|---|---|
  * | `GET /api/v1/me` | read | the caller's principal (user, orgs, projects, agent, scopes) and how many skills it sees |
- * | `GET /api/v1/skills` | read | the skills the caller sees (name, description, uri, digest) |
+ * | `GET /api/v1/catalog` | read | the skills the caller sees (folders and registry alike) (name, description, uri, digest) |
  * | `GET /api/v1/admin/policy` | admin | the policy file's text (YAML) |
  * | `PUT /api/v1/admin/policy` | admin | replaces the policy (checked first; written atomically; in force at once) |
  * | `GET /api/v1/admin/audit?since=&user=&skill=&limit=` | admin | audit events, oldest first |
@@ -34,7 +34,7 @@ export async function handleAccessApi(access: AccessControl, scoped: Scoped, req
     json(res, 200, { ...describePrincipal(principal), skills: scoped.service.snapshot.size });
     return true;
   }
-  if (path === '/api/v1/skills') {
+  if (path === '/api/v1/catalog') {
     if (!methodIs(req, res, 'GET') || !need('read')) return true;
     const snapshot = scoped.service.snapshot;
     json(res, 200, { skills: snapshot.skills.map((skill) => ({ name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest })) });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessControl } from './access-control.js';
 import { SCOPES } from './principal.js';
-import type { Scope } from './principal.js';
+import type { Principal, Scope } from './principal.js';
 
 /**
  * What MCP clients expect of a protected server (MCP authorization; RFC 6750 and RFC 9728): a request without
@@ -56,4 +56,16 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   const body = JSON.stringify(value);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
   res.end(body);
+}
+
+const principals = new WeakMap<IncomingMessage, Principal>();
+
+/** Remembers who sent a request (set once it is authenticated), for routes mounted beside MCP (the registry API). */
+export function attachPrincipal(req: IncomingMessage, principal: Principal): void {
+  principals.set(req, principal);
+}
+
+/** Who sent an authenticated request; undefined before authentication. */
+export function principalOf(req: IncomingMessage): Principal | undefined {
+  return principals.get(req);
 }

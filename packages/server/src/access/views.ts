@@ -99,8 +99,24 @@ export class ViewCache {
 
   /** Whether one skill is visible to the principal (and through which subject kind's rank). */
   rankOf(snapshot: CatalogSnapshot, skill: CatalogSkill, subjects: ReadonlySet<string>): number | undefined {
+    return this.#rank(this.#compile(snapshot).matches.get(skill.uri) ?? [], subjects);
+  }
+
+  /**
+   * Whether a skill of this name at this URI is visible to the principal, for skills no snapshot lists (an exact
+   * registry version asked for by URI or version, a registry API read): the rules are matched on the spot.
+   */
+  allows(principal: Principal, name: string, uri: string): boolean {
+    if (this.open) return true;
+    const matching: number[] = [];
+    this.#policy.rules.forEach((rule, index) => {
+      if (this.#regexps[index]!.some((re) => re.test(name)) || rule.uris.some((prefix) => uri.startsWith(prefix))) matching.push(index);
+    });
+    return this.#rank(matching, new Set(subjectsOf(principal))) !== undefined;
+  }
+
+  #rank(matching: readonly number[], subjects: ReadonlySet<string>): number | undefined {
     const policy = this.#policy;
-    const matching = this.#compile(snapshot).matches.get(skill.uri) ?? [];
     if (matching.length === 0) return policy.default === 'public' ? policy.precedence.indexOf('public') : undefined;
     let rank: number | undefined;
     for (const index of matching) {

@@ -6,7 +6,7 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AccessControl } from '../access/access-control.js';
 import { handleAccessApi } from '../access/admin-api.js';
-import { METADATA_PATH, protectedResourceMetadata, sendForbidden, sendUnauthorized } from '../access/http-auth.js';
+import { METADATA_PATH, attachPrincipal, protectedResourceMetadata, sendForbidden, sendUnauthorized } from '../access/http-auth.js';
 import { hasScope, principalKey } from '../access/principal.js';
 import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../access/scoped.js';
@@ -110,6 +110,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     const auth = await access.authenticate(req);
     if (!('principal' in auth)) return sendUnauthorized(access, req, res, auth.error, auth.description);
     const principal = auth.principal;
+    attachPrincipal(req, principal);
     if (path === '/metrics') {
       if (req.method !== 'GET') return sendJsonRpcError(res, 405, -32600, 'Method not allowed; use GET');
       if (access.auth !== 'none' && !hasScope(principal, 'admin')) return sendForbidden(access, req, res, 'admin');
