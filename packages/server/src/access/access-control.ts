@@ -87,7 +87,7 @@ export class AccessControl {
       try {
         store = AccessStore.open(options.dataDir);
       } catch (error) {
-        throw new AccessConfigError(`cannot open the access store in ${options.dataDir}: ${(error as Error).message}`);
+        throw new AccessConfigError(`cannot open the access store: ${(error as Error).message}`);
       }
     }
     let policyFile: PolicyFile | undefined;
@@ -97,7 +97,8 @@ export class AccessControl {
       } catch (error) {
         store?.close();
         const message = (error as Error).message;
-        throw new AccessConfigError(message.startsWith('ENOENT') ? `--policy ${options.policyFile}: no such file` : message);
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new AccessConfigError(code === 'ENOENT' ? `--policy ${options.policyFile}: no such file` : code !== undefined ? `--policy ${options.policyFile}: ${message}` : message);
       }
     }
     return new AccessControl(options, store, policyFile, jwt);

@@ -36,15 +36,29 @@ export function subjectsOf(principal: Principal): string[] {
   return subjects;
 }
 
+// Principals are immutable once made: their keys are computed once (a service asks for its view at every lookup).
+const viewKeys = new WeakMap<Principal, string>();
+const principalKeys = new WeakMap<Principal, string>();
+
 /** A stable key for what the principal may see (its subjects): views are cached by it. */
 export function viewKey(principal: Principal): string {
-  return [...new Set(subjectsOf(principal))].sort().join('\n');
+  let key = viewKeys.get(principal);
+  if (key === undefined) {
+    key = [...new Set(subjectsOf(principal))].sort().join('\n');
+    viewKeys.set(principal, key);
+  }
+  return key;
 }
 
 /** A stable key for the whole principal (subjects, scopes, token): per-principal server state is kept by it. */
 export function principalKey(principal: Principal): string {
-  const scopes = [...principal.scopes].sort().join(',');
-  return createHash('sha256').update(`${principal.via}\n${principal.tokenId ?? ''}\n${scopes}\n${viewKey(principal)}`).digest('base64url').slice(0, 22);
+  let key = principalKeys.get(principal);
+  if (key === undefined) {
+    const scopes = [...principal.scopes].sort().join(',');
+    key = createHash('sha256').update(`${principal.via}\n${principal.tokenId ?? ''}\n${scopes}\n${viewKey(principal)}`).digest('base64url').slice(0, 22);
+    principalKeys.set(principal, key);
+  }
+  return key;
 }
 
 /** `admin` implies every scope, `publish` implies `read`. */

@@ -73,6 +73,7 @@ export class AccessStore {
   readonly #byId: Statement<[string], Record<string, unknown>>;
   readonly #insertAudit: Statement<unknown[]>;
   readonly #dataVersion: Statement<[], { data_version: number }>;
+  readonly #principals = new Map<string, { row: string; principal: Principal }>();
 
   private constructor(readonly path: string) {
     this.db = new Database(path, { timeout: 5000 });
@@ -89,7 +90,12 @@ export class AccessStore {
   /** Opens (creating when missing) `DIR/access.db`. */
   static open(dataDir: string): AccessStore {
     mkdirSync(dataDir, { recursive: true });
-    return new AccessStore(join(dataDir, ACCESS_DB));
+    const path = join(dataDir, ACCESS_DB);
+    try {
+      return new AccessStore(path);
+    } catch (error) {
+      throw new Error(`${path}: ${(error as Error).message}`);
+    }
   }
 
   #migrate(): void {
@@ -187,17 +193,22 @@ export class AccessStore {
     const record = toRecord(row);
     if (record.revokedAt !== undefined) return { error: 'revoked' };
     if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now) return { error: 'expired' };
-    return {
-      principal: {
-        via: 'token',
-        tokenId: record.id,
-        user: record.user,
-        orgs: record.orgs,
-        projects: record.projects,
-        ...(record.agent !== undefined ? { agent: record.agent } : {}),
-        scopes: new Set(record.scopes),
-      },
+    // The same token gives the same principal object while its record is unchanged, so per-principal state
+    // (keys, views, handlers) is found without recomputing anything.
+    const cached = this.#principals.get(record.id);
+    if (cached !== undefined && cached.row === row['hash'] + JSON.stringify(record)) return { principal: cached.principal };
+    const principal: Principal = {
+      via: 'token',
+      tokenId: record.id,
+      user: record.user,
+      orgs: record.orgs,
+      projects: record.projects,
+      ...(record.agent !== undefined ? { agent: record.agent } : {}),
+      scopes: new Set(record.scopes),
     };
+    if (this.#principals.size >= 10_000) this.#principals.clear();
+    this.#principals.set(record.id, { row: row['hash'] + JSON.stringify(record), principal });
+    return { principal };
   }
 
   appendAudit(events: readonly AuditEvent[]): void {
