@@ -3,6 +3,10 @@ import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
 import { registerToken } from './commands/token.js';
 import { registerAudit } from './commands/audit.js';
+import { registerPack, registerPublish } from './commands/registry/publish.js';
+import { registerManage } from './commands/registry/manage.js';
+import { registerKeys } from './commands/registry/keys.js';
+import { registerStore } from './commands/registry/store.js';
 
 /** The CLI's version (kept equal to the packages' versions; checked by a test). */
 export const VERSION = '0.1.0';
@@ -28,11 +32,18 @@ export function buildProgram(exit: ExitCode): Command {
     .description('Serve Agent Skills to every agent over the Model Context Protocol (Skills extension, SEP-2640).')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
+    // Program options only before the command name, so commands may have their own --version (publish, pack).
+    .enablePositionalOptions()
     .exitOverride();
   registerServe(program, exit);
   registerValidate(program, exit);
   registerToken(program, exit);
   registerAudit(program, exit);
+  registerPack(program, exit);
+  registerPublish(program, exit);
+  registerManage(program, exit);
+  registerKeys(program, exit);
+  registerStore(program, exit);
   return program;
 }
 

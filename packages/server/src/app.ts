@@ -13,7 +13,7 @@ import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
 import { startHttpServer } from './http/http-server.js';
-import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+import type { HttpOptions, HttpRoute, RunningHttpServer } from './http/http-server.js';
 import { McpFactory } from './mcp/server-factory.js';
 import type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
 import { SkillsService } from './mcp/skills-service.js';
@@ -56,12 +56,18 @@ export interface SkillportServerOptions {
   prompts?: boolean;
   /** Serve the draft-era discovery index `skill://index.json` (default true). */
   index?: boolean;
+  /** List skills that came as archives as `archive` entries in that index (default true; ADR 0010). */
+  indexArchives?: boolean;
   /** Template skill families: `{uriTemplate: 'skill://docs/{product}/SKILL.md', dir, description?}`. */
   templates?: Array<{ uriTemplate: string; dir: string; description?: string }>;
   /** Skills from elsewhere (a registry, archives, a remote host), served beside the folders' (folders win a URI clash). */
   providers?: SkillProvider[];
   /** Identity, visibility and audit (docs/security.md): auth mode, data folder, policy, stdio principal. */
   access?: AccessOptions;
+  /** Extra HTTP routes beside /mcp (a registry's /api/v1), mounted by serveHttp. */
+  routes?: HttpRoute[];
+  /** Extra JSON for GET /healthz. */
+  health?: () => Record<string, unknown>;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
   /** Told after a policy edit or a token change took effect. */
@@ -122,6 +128,7 @@ export class SkillportServer {
       tools: this.tools,
       prompts,
       index: options.index ?? true,
+      indexArchives: options.indexArchives ?? true,
       templates,
       pageSize: options.pageSize ?? 100,
     });
@@ -254,7 +261,11 @@ export class SkillportServer {
     const running = await startHttpServer(
       this.factory,
       { identity: this.identity, cacheHint: this.cacheHint },
-      { ...options, health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }) },
+      {
+        ...options,
+        ...(this.#options.routes ? { routes: [...(options.routes ?? []), ...this.#options.routes] } : {}),
+        health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation, ...this.#options.health?.() }),
+      },
       { access: this.access, scoped: (principal) => this.scopes.for(principal) },
     );
     this.#http.push(running);
@@ -271,8 +282,13 @@ export class SkillportServer {
 }
 
 /** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
+/** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
+export function defaultCacheDir(): string {
+  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+}
+
 function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
-  const base = dir ?? join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+  const base = dir ?? defaultCacheDir();
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);
   return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`) };
 }

@@ -27,7 +27,6 @@ export const ACCESS_PATH_KEYS = ['data', 'policy', 'jwtKey'];
 export function addAccessOptions(command: Command): Command {
   return command
     .addOption(new Option('--auth <mode>', 'who may connect over HTTP: none, tokens (skillport token create) or jwt').choices(['none', 'tokens', 'jwt']).default('none'))
-    .option('--data <dir>', 'data folder: access.db (tokens, audit log) is kept here (created when missing)')
     .option('--policy <file>', 'visibility policy (YAML): who sees which skills; reloaded when it changes')
     .option('--principal <spec>', 'who stdio clients (and HTTP with --auth none) are, e.g. "user:alice org:acme project:web agent:ci"')
     .option('--jwks <url>', 'with --auth jwt: the issuer\'s JWKS URL')

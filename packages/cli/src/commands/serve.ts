@@ -1,10 +1,15 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { SkillportServer } from '@skillport/server';
+import { DEFAULT_LIMITS } from '@skillport/core';
+import type { FolderProblem } from '@skillport/core';
+import type { SkillProvider, SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
+import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../main.js';
-import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
+import { splitSources } from '../sources.js';
+import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
 import type { AccessFlags } from './access-options.js';
 
@@ -32,17 +37,24 @@ interface ServeOptions extends AccessFlags {
   binaryMax: number;
   prompts: boolean;
   index: boolean;
+  indexArchives: boolean;
   instructionsCatalog?: boolean;
   config?: string;
   template: string[];
+  data?: string;
+  trustedKeys?: string;
+  requireSignatures?: boolean;
+  registryTag?: string;
+  remote: string[];
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
   const serve_ = program
     .command('serve')
-    .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
-    .argument('[dirs...]', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
+    .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
+    .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
     .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
+    .option('--remote <url...>', 'a static HTTP host publishing an Agent Skills discovery index (headers, tokens and timeouts: use --config)', [])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
@@ -69,8 +81,13 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
     .option('--no-prompts', 'do not offer skills as MCP prompts')
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
+    .option('--no-index-archives', 'list skills from archives as skill-md entries in skill://index.json, not as archive entries')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .option('--data <dir>', 'serve the registry kept in DIR (created when missing) beside any folders; with --http, also its /api/v1')
+    .option('--trusted-keys <file>', 'registry: public keys (PEM) whose signatures are trusted')
+    .option('--require-signatures', 'registry: refuse to publish or serve versions no trusted key signed')
+    .option('--registry-tag <tag>', 'registry: the tag whose version is listed (default latest)')
     .option('-q, --quiet', 'print only errors on stderr');
   addAccessOptions(serve_)
     .addHelpText(
@@ -82,12 +99,15 @@ Examples:
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
   skillport serve --http --auth tokens --data ./data --policy policy.yaml ./skills
                                                 tokens from skillport token create; who sees what: docs/security.md
+  SKILLPORT_PUBLISH_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
+  skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
     .action(async (dirs: string[], options: ServeOptions, command: Command) => {
       let identity: { name?: string; instructions?: string } = {};
       const templates: Array<{ uriTemplate: string; dir: string; description?: string }> = [];
+      const remotes: RemoteSpec[] = options.remote.map((url) => ({ url }));
       for (const spec of options.template) {
         const at = spec.lastIndexOf('=');
         if (at <= 0) {
@@ -106,6 +126,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           }
           dirs = [...config.dirs, ...dirs];
           templates.push(...config.templates);
+          remotes.unshift(...config.remotes);
           identity = { ...(config.name !== undefined ? { name: config.name } : {}), ...(config.instructions !== undefined ? { instructions: config.instructions } : {}) };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
@@ -114,16 +135,22 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           return;
         }
       }
-      if (dirs.length === 0 && templates.length === 0) {
-        process.stderr.write('skillport: error: give at least one skill folder (or a --config file that names some)\n');
+      if (dirs.length === 0 && templates.length === 0 && remotes.length === 0 && options.data === undefined) {
+        process.stderr.write('skillport: error: give at least one skill folder, --data DIR for a registry, or a --config file that names some\n');
         exit.set(2);
         return;
       }
-      exit.set(await serve(dirs, options, identity, templates));
+      exit.set(await serve(dirs, options, identity, templates, remotes));
     });
 }
 
-async function serve(dirs: string[], options: ServeOptions, identity: { name?: string; instructions?: string }, templates: Array<{ uriTemplate: string; dir: string; description?: string }>): Promise<number> {
+async function serve(
+  dirs: string[],
+  options: ServeOptions,
+  identity: { name?: string; instructions?: string },
+  templates: Array<{ uriTemplate: string; dir: string; description?: string }>,
+  remotes: RemoteSpec[],
+): Promise<number> {
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
   const { SkillportServer, StartupError } = await import('@skillport/server');
   const colors = paint(process.stderr);
@@ -137,10 +164,77 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
     return 2;
   }
   if (!options.http && options.auth !== 'none') log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
-  if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
+  let registry: import('./registry/serve-registry.js').ServedRegistry | undefined;
+  let canSee: (req: import('node:http').IncomingMessage, name: string) => boolean = () => false;
+  if (options.data !== undefined) {
+    const { serveRegistry } = await import('./registry/serve-registry.js');
+    try {
+      registry = await serveRegistry({
+        data: options.data,
+        limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+        ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+        ...(options.trustedKeys !== undefined ? { trustedKeys: options.trustedKeys } : {}),
+        ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
+        requireSignatures: options.requireSignatures === true,
+        onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+        scoped: options.auth !== 'none',
+        // Bound after the server opens: the registry API shows a caller only the names its view allows.
+        canSee: (req, name) => canSee(req, name),
+      });
+    } catch (error) {
+      log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
+      return 1;
+    }
+  }
+  const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
+  if (!options.quiet && sourceNames.length > 0) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
+  const onProblem = (problem: FolderProblem) => {
+    if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
+  };
+  const sources = splitSources(dirs);
+  const providers: SkillProvider[] = [];
+  if (registry) providers.push(...registry.providers);
+  if (sources.archives.length > 0) {
+    const { ArchiveProvider } = await import('@skillport/server');
+    const archives = await ArchiveProvider.open({ archives: sources.archives, ...(options.prefix !== undefined ? { prefix: options.prefix } : {}), limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes }, onProblem });
+    if (options.strict === true && archives.startupProblems.length > 0) {
+      log(`skillport: ${colors.red('error')}: --strict: ${archives.startupProblems.length} problem(s) in the skill archives`);
+      return 1;
+    }
+    providers.push(archives);
+  }
+  if (remotes.length > 0) {
+    const { HttpProvider, defaultCacheDir } = await import('@skillport/server');
+    for (const remote of remotes) {
+      let provider;
+      try {
+        provider = await HttpProvider.open({
+          ...remote,
+          ...(remote.prefix === undefined && options.prefix !== undefined ? { prefix: options.prefix } : {}),
+          limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+          ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(), 'blobs') } : {}),
+          onProblem,
+        });
+      } catch (error) {
+        log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
+        for (const opened of providers) await opened.close?.();
+        await registry?.close();
+        return 1;
+      }
+      providers.push(provider);
+      if (options.strict === true && provider.startupProblems.length > 0) {
+        log(`skillport: ${colors.red('error')}: --strict: ${provider.startupProblems.length} problem(s) with ${provider.label}`);
+        for (const opened of providers) await opened.close?.();
+        await registry?.close();
+        return 1;
+      }
+    }
+  }
   try {
     server = await SkillportServer.open({
-      dirs,
+      dirs: sources.folders,
+      providers,
+      ...(registry ? { routes: registry.routes, health: registry.health } : {}),
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
@@ -149,6 +243,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
       prompts: options.prompts,
       index: options.index,
+      indexArchives: options.indexArchives,
       templates,
       access,
       onAccessChange: (what) => {
@@ -158,9 +253,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
       ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
-      onProblem: (problem) => {
-        if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
-      },
+      onProblem,
       onChange: (changes) => {
         if (options.quiet) return;
         const parts = [
@@ -172,17 +265,31 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       },
     });
   } catch (error) {
+    await registry?.close();
     if (error instanceof StartupError) {
       log(`skillport: ${colors.red('error')}: ${error.message}`);
+      for (const provider of providers) await provider.close?.();
       return 1;
     }
     throw error;
   }
 
+  {
+    const { principalOf } = await import('@skillport/server');
+    const opened = server;
+    const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
+    canSee = (req, name) => {
+      const principal = principalOf(req);
+      return principal !== undefined && opened.access.views.allows(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`);
+    };
+  }
   const snapshot = server.catalog.snapshot;
-  const notServed = server.catalog.live.folderCount - snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${dirs.map(displayPath).join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
-  if (options.watch) server.watch();
+  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  if (options.watch) {
+    server.watch();
+    for (const provider of providers) provider.watch?.();
+  }
 
   let url = 'stdio';
   if (options.http) {
@@ -192,6 +299,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       await server.close();
+      await registry?.close();
       return 1;
     }
   } else {
@@ -202,7 +310,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
 
   return new Promise<number>((resolve) => {
     const stop = () => {
-      void server.close().then(() => resolve(0));
+      void server.close().then(() => registry?.close()).then(() => resolve(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { canonicalSkillUri } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import { CatalogSnapshot } from '../catalog/snapshot.js';
+import type { UnlistedResolver } from '../catalog/snapshot.js';
 import { OPEN_POLICY, globToRegExp } from './policy.js';
 import type { PolicyDocument } from './policy.js';
 import { subjectsOf, viewKey } from './principal.js';
@@ -23,8 +24,8 @@ export class ViewSnapshot extends CatalogSnapshot {
   readonly #rank: ReadonlyMap<string, number>;
   session: SessionCatalog | undefined;
 
-  constructor(skills: CatalogSkill[], generation: number, rank: ReadonlyMap<string, number>) {
-    super(skills, generation);
+  constructor(skills: CatalogSkill[], generation: number, rank: ReadonlyMap<string, number>, unlisted?: UnlistedResolver) {
+    super(skills, generation, unlisted);
     this.#rank = rank;
   }
 
@@ -174,7 +175,23 @@ export class ViewCache {
       visible.push(skill);
       ranks.set(skill.uri, rank);
     }
-    const view = new ViewSnapshot(visible, snapshot.generation, ranks);
+    let view: ViewSnapshot | undefined;
+    const base = snapshot.unlisted;
+    const unlisted: UnlistedResolver | undefined = base && {
+      // An unlisted skill (an exact registry version) is reachable when the principal sees a listed skill of the same
+      // name from the same source, and the policy allows its name and URI; a refusal (a revoked version) is shown
+      // only when the principal sees a skill of that source whose name is a segment of the URI. Otherwise: not found.
+      lookup: (uri) => {
+        const found = base.lookup(uri);
+        if (found === undefined || view === undefined) return undefined;
+        if ('skill' in found) return sameSource(view, found.skill) && this.allows(principal, found.skill.name, found.skill.uri) ? found : undefined;
+        const segments = uri.slice('skill://'.length).split('/').map((segment) => safeDecode(segment));
+        return segments.some((segment) => view!.allNamed(segment).some((skill) => skill.origin.kind === 'stored')) ? found : undefined;
+      },
+      // Other versions of a skill the principal sees (same name, same source): the caller already holds its URI.
+      version: (skillUri, selector) => (view !== undefined && view.skill(skillUri) !== undefined ? base.version(skillUri, selector) : undefined),
+    };
+    view = new ViewSnapshot(visible, snapshot.generation, ranks, unlisted);
     const sessions = this.#policy.sessions.filter((session) => subjects.has(session.for));
     if (sessions.length > 0) {
       const pick = (refs: string[], taken: Set<string>): CatalogSkill[] => {
@@ -194,6 +211,19 @@ export class ViewCache {
       view.session = { required, pinned };
     }
     return view;
+  }
+}
+
+function sameSource(view: ViewSnapshot, skill: CatalogSkill): boolean {
+  const origin = skill.origin;
+  return view.allNamed(skill.name).some((listed) => listed.origin.kind === origin.kind && (origin.kind !== 'stored' || (listed.origin.kind === 'stored' && listed.origin.source === origin.source)));
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

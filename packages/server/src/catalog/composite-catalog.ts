@@ -4,6 +4,7 @@ import { diff } from './live-catalog.js';
 import type { CatalogChanges, LiveCatalog } from './live-catalog.js';
 import type { CatalogSkill } from './model.js';
 import { CatalogSnapshot } from './snapshot.js';
+import type { UnlistedResolver } from './snapshot.js';
 
 /**
  * A source of skills other than the served folders: a registry, archives, a remote HTTP host. It hands over finished
@@ -16,7 +17,29 @@ export interface SkillProvider {
   skills(): readonly CatalogSkill[];
   /** Called after its skills changed. Returns a function that unsubscribes. */
   onChange(listener: () => void): () => void;
+  /**
+   * A skill it serves without listing it (an exact registry version, say), found by the URI of any of its files or
+   * folders; or why that skill is refused (a revoked version). Undefined: not one of its URIs.
+   */
+  lookup?(uri: string): SkillLookup | undefined;
+  /**
+   * Another version of the skill served at `skillUri` (listed or not, by this provider or, for a URI a folder won,
+   * the provider's skill of the same name): by version or tag, or by package digest. Undefined: it has none.
+   */
+  version?(skillUri: string, selector: VersionSelector): SkillLookup | undefined;
+  /** Starts following its source for changes (when the server is told to watch). */
+  watch?(): void;
   close?(): void | Promise<void>;
+}
+
+/** A skill found by a provider, or the one-line reason it is refused. */
+export type SkillLookup = { skill: CatalogSkill } | { refused: string };
+
+export interface VersionSelector {
+  /** An exact version or a tag. */
+  version?: string;
+  /** A package digest (`sha256:<hex>`). */
+  digest?: string;
 }
 
 type Listener = (changes: CatalogChanges, snapshot: CatalogSnapshot) => void;
@@ -61,7 +84,9 @@ export class CompositeCatalog {
     const previous = this.#snapshot;
     const next = this.#build();
     const changes = diff(previous, next);
-    if (changes.added.length + changes.removed.length + changes.changed.length === 0 && next.size === previous.size) return;
+    // Same bytes can come with new metadata (a provider's _meta: tags, review status), so identity counts too.
+    const same = next.size === previous.size && next.skills.every((skill, index) => skill === previous.skills[index]);
+    if (changes.added.length + changes.removed.length + changes.changed.length === 0 && same) return;
     this.#snapshot = next;
     for (const listener of this.#listeners) listener(changes, next);
   }
@@ -84,7 +109,8 @@ export class CompositeCatalog {
         else this.#reportOnce(`two skills at ${skill.uri}: ${originText(existing)} and ${originText(skill)}; serving the first`, originText(skill));
       }
     }
-    return new CatalogSnapshot([...byUri.values()], ++this.#generation);
+    const resolvers = this.providers.filter((provider) => provider.lookup !== undefined || provider.version !== undefined);
+    return new CatalogSnapshot([...byUri.values()], ++this.#generation, resolvers.length === 0 ? undefined : providerResolver(resolvers));
   }
 
   #reportOnce(message: string, path: string): void {
@@ -92,4 +118,23 @@ export class CompositeCatalog {
     this.#reported.add(message);
     this.onProblem({ severity: 'error', message, path });
   }
+}
+
+/** Asks each provider in turn for unlisted skills and versions; the first answer wins. */
+function providerResolver(providers: readonly SkillProvider[]): UnlistedResolver {
+  const first = (ask: (provider: SkillProvider) => SkillLookup | undefined): SkillLookup | undefined => {
+    for (const provider of providers) {
+      try {
+        const found = ask(provider);
+        if (found !== undefined) return found;
+      } catch {
+        // A failing provider must not take the others down; its skills are simply not found.
+      }
+    }
+    return undefined;
+  };
+  return {
+    lookup: (uri) => first((provider) => provider.lookup?.(uri)),
+    version: (skillUri, selector) => first((provider) => provider.version?.(skillUri, selector)),
+  };
 }

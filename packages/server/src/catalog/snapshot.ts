@@ -14,6 +14,15 @@ interface DirectoryRef {
   path: string;
 }
 
+/** Skills served but not listed (exact registry versions), asked for by URI; see SkillProvider.lookup/version. */
+export interface UnlistedResolver {
+  lookup(uri: string): { skill: CatalogSkill } | { refused: string } | undefined;
+  version(skillUri: string, selector: { version?: string; digest?: string }): { skill: CatalogSkill } | { refused: string } | undefined;
+}
+
+/** One-skill snapshots of unlisted skills, so their files and folders are looked up exactly like listed ones. */
+const single = new WeakMap<CatalogSkill, CatalogSnapshot>();
+
 /**
  * An immutable catalog: every lookup is a map hit or a binary search, whatever the catalog size.
  * Directory listings are derived on demand from the skill's file list (no per-directory arrays kept in memory).
@@ -25,7 +34,7 @@ export class CatalogSnapshot {
   readonly #files = new Map<string, { skill: CatalogSkill; file: CatalogFile }>();
   readonly #dirs = new Map<string, DirectoryRef>();
 
-  constructor(skills: CatalogSkill[], readonly generation: number) {
+  constructor(skills: CatalogSkill[], readonly generation: number, readonly unlisted?: UnlistedResolver) {
     this.skills = Object.freeze([...skills].sort((a, b) => compareStrings(a.uri, b.uri)));
     for (const skill of this.skills) {
       this.#byUri.set(skill.uri, skill);
@@ -53,7 +62,30 @@ export class CatalogSnapshot {
   }
 
   skill(uri: string): CatalogSkill | undefined {
-    return this.#byUri.get(uri);
+    return this.#byUri.get(uri) ?? this.#unlistedSkill(uri)?.skill(uri);
+  }
+
+  /** Why the skill holding `uri` is refused (a revoked version), when it is; undefined otherwise. */
+  refusal(uri: string): string | undefined {
+    if (this.#byUri.has(uri) || this.#files.has(uri) || this.#dirs.has(uri)) return undefined;
+    const found = this.unlisted?.lookup(uri);
+    return found !== undefined && 'refused' in found ? found.refused : undefined;
+  }
+
+  /** Another version of the skill at `skillUri` (by version, tag or package digest), through the providers. */
+  version(skillUri: string, selector: { version?: string; digest?: string }): { skill: CatalogSkill } | { refused: string } | undefined {
+    return this.unlisted?.version(skillUri, selector);
+  }
+
+  #unlistedSkill(uri: string): CatalogSnapshot | undefined {
+    const found = this.unlisted?.lookup(uri);
+    if (found === undefined || !('skill' in found)) return undefined;
+    let view = single.get(found.skill);
+    if (view === undefined) {
+      view = new CatalogSnapshot([found.skill], this.generation);
+      single.set(found.skill, view);
+    }
+    return view;
   }
 
   named(name: string): readonly CatalogSkill[] {
@@ -61,17 +93,17 @@ export class CatalogSnapshot {
   }
 
   file(uri: string): { skill: CatalogSkill; file: CatalogFile } | undefined {
-    return this.#files.get(uri);
+    return this.#files.get(uri) ?? (this.unlisted ? this.#unlistedSkill(uri)?.file(uri) : undefined);
   }
 
   isDirectory(uri: string): boolean {
-    return this.#dirs.has(uri);
+    return this.#dirs.has(uri) || (this.unlisted !== undefined && this.#unlistedSkill(uri)?.isDirectory(uri) === true);
   }
 
   /** Direct children of a directory resource, sorted by URI; undefined when `uri` is not a directory. */
   directory(uri: string): DirectoryChild[] | undefined {
     const ref = this.#dirs.get(uri);
-    if (ref === undefined) return undefined;
+    if (ref === undefined) return this.unlisted ? this.#unlistedSkill(uri)?.directory(uri) : undefined;
     const prefix = ref.path === '' ? '' : `${ref.path}/`;
     const children = new Map<string, DirectoryChild>();
     for (const file of ref.skill.files) {

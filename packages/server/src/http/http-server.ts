@@ -26,6 +26,18 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Extra JSON for GET /healthz (left out when access is restricted: global figures are not for everyone). */
   health?: () => Record<string, unknown>;
+  /** Extra HTTP routes beside /mcp (a registry's /api/v1), each owning a path prefix; Host/Origin are checked first. */
+  routes?: readonly HttpRoute[];
+}
+
+/**
+ * A group of HTTP routes mounted beside MCP: every request whose path starts with `prefix` goes to `handle`, after
+ * the same Host and Origin checks as /mcp. The handler answers the request itself (it owns its body and errors).
+ */
+export interface HttpRoute {
+  /** Path prefix, e.g. `/api/v1/`. */
+  prefix: string;
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
 
 /** Identity on HTTP: who is asking (access), and what a principal is served through (scoped). */
@@ -103,8 +115,9 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     if ((path === METADATA_PATH || path === `${METADATA_PATH}${MCP_PATH}`) && req.method === 'GET') {
       return sendJson(res, 200, protectedResourceMetadata(access, req));
     }
+    const route = options.routes?.find((candidate) => path.startsWith(candidate.prefix) || path === candidate.prefix.replace(/\/$/, ''));
     const isApi = path.startsWith('/api/v1/');
-    if (path !== MCP_PATH && path !== '/metrics' && !isApi) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
+    if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
 
     // Who is asking: every route below answers for one principal.
     const auth = await access.authenticate(req);
@@ -123,6 +136,10 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     const entry = handlerFor(principal);
     if (isApi) {
       if (await handleAccessApi(access, entry.scoped, req, res, path, new URLSearchParams(search))) return;
+    }
+    // Routes mounted beside MCP (the registry's API) run after authentication: principalOf(req) says who asks.
+    if (route !== undefined) return route.handle(req, res, path);
+    if (isApi) {
       return sendJson(res, 404, { error: `Not found: ${path}` });
     }
     const { sdk } = entry;

@@ -1,4 +1,5 @@
 import { canonicalSkillUri, decodeText } from '@skillport/core';
+import { artifactAt } from '../catalog/artifacts.js';
 import { ContentReader, StaleFileError } from '../catalog/content.js';
 import type { SkillEntry } from '../catalog/model.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
@@ -13,6 +14,11 @@ export type FileContent = { text: string; mimeType: string } | { bytes: Uint8Arr
 
 export class InvalidCursorError extends Error {
   override name = 'InvalidCursorError';
+}
+
+/** The skill holding a URI is refused by its provider (a revoked registry version); the message says why. */
+export class RefusedSkillError extends Error {
+  override name = 'RefusedSkillError';
 }
 
 export interface SkillsServiceOptions {
@@ -70,8 +76,14 @@ export class SkillsService {
   async readFile(uri: string): Promise<FileContent | undefined> {
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) return undefined;
-    const found = this.snapshot.file(canonical);
-    if (found === undefined) return undefined;
+    const snapshot = this.snapshot;
+    // Not a skill's file: maybe a skill's packed form (an archive served as it came, ADR 0010).
+    const found = snapshot.file(canonical) ?? artifactAt(snapshot, canonical);
+    if (found === undefined) {
+      const refused = snapshot.refusal(canonical);
+      if (refused !== undefined) throw new RefusedSkillError(refused);
+      return undefined;
+    }
     let bytes: Buffer;
     try {
       bytes = await this.options.content.read(found.file, found.skill.origin);
@@ -79,8 +91,15 @@ export class SkillsService {
       if (error instanceof StaleFileError) this.options.onStale?.(error.source);
       throw error;
     }
+    if (found.file === found.skill.artifact) return { bytes, mimeType: found.file.mimeType };
     const text = decodeText(bytes);
     return text === undefined ? { bytes, mimeType: found.file.mimeType } : { text, mimeType: found.file.mimeType };
+  }
+
+  /** Why the skill holding `uri` is refused (a revoked version), or undefined. */
+  refusal(uri: string): string | undefined {
+    const canonical = canonicalSkillUri(uri);
+    return canonical === undefined ? undefined : this.snapshot.refusal(canonical);
   }
 
   isDirectory(uri: string): boolean {

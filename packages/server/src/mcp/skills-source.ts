@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { StaleFileError } from '../catalog/content.js';
-import { InvalidCursorError } from './skills-service.js';
+import { InvalidCursorError, RefusedSkillError } from './skills-service.js';
 import type { SkillsService } from './skills-service.js';
 
 /** Adapts the skills service to the SDK's `SkillSource`, turning our failures into the protocol's errors. */
@@ -11,7 +11,10 @@ export function createSkillSource(service: SkillsService): SkillSource {
       return guard(() => service.listSkills(cursor));
     },
     async get(uri) {
-      return service.getSkill(uri);
+      const skill = service.getSkill(uri);
+      const refused = skill === undefined ? service.refusal(uri) : undefined;
+      if (refused !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused);
+      return skill;
     },
     async read(uri) {
       try {
@@ -26,6 +29,7 @@ export function createSkillSource(service: SkillsService): SkillSource {
         service.recordRead(uri, 'ok');
         return content;
       } catch (error) {
+        if (error instanceof RefusedSkillError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
         if (error instanceof StaleFileError) {
           service.recordRead(uri, 'stale');
           throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} changed on disk since it was listed; list the skill again`);

@@ -2,6 +2,7 @@ import { parseSkillMarkdown } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { escapeXml, formatSize } from './catalog-text.js';
+import { META_PROVENANCE, versionOf } from './versions.js';
 
 /**
  * What a model receives when a skill is activated (by the tool, a prompt, or the single-skill fast path): the
@@ -22,7 +23,26 @@ export async function skillBody(service: SkillsService, skill: CatalogSkill): Pr
 export function wrapSkill(skill: CatalogSkill, body: string): string {
   // A body must not be able to close its own wrapper and speak outside it.
   const safe = body.replace(/<\/skill_content/gi, '<\\/skill_content').trim();
-  return `<skill_content name="${escapeXml(skill.name)}" uri="${escapeXml(skill.uri)}" digest="${skill.packageDigest}">\n${safe}\n</skill_content>`;
+  const version = versionOf(skill);
+  const versionAttr = version !== undefined ? ` version="${escapeXml(version)}"` : '';
+  const provenance = provenanceText(skill);
+  return `<skill_content name="${escapeXml(skill.name)}" uri="${escapeXml(skill.uri)}" digest="${skill.packageDigest}"${versionAttr}>\n${safe}\n</skill_content>${provenance ? `\n<skill_provenance>${escapeXml(provenance)}</skill_provenance>` : ''}`;
+}
+
+/** One line from a provider's provenance `_meta` (registry versions): who published, signatures, source, review. */
+export function provenanceText(skill: CatalogSkill): string | undefined {
+  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const provenance = meta?.[META_PROVENANCE];
+  if (provenance === null || typeof provenance !== 'object') return undefined;
+  const p = provenance as Record<string, unknown>;
+  const parts: string[] = [];
+  if (typeof p['publishedAt'] === 'string') parts.push(`published ${p['publishedAt']}${typeof p['publisher'] === 'string' ? ` by ${p['publisher']}` : ''}`);
+  const signatures = Array.isArray(p['signatures']) ? (p['signatures'] as Array<Record<string, unknown>>) : [];
+  parts.push(signatures.length === 0 ? 'unsigned' : `signed by ${signatures.map((s) => `${String(s['keyId'])} (${s['trusted'] === true ? 'trusted' : 'not a trusted key'})`).join(', ')}`);
+  if (typeof p['repository'] === 'string') parts.push(`source ${p['repository']}${typeof p['commit'] === 'string' ? ` at ${p['commit']}` : ''}`);
+  if (typeof p['review'] === 'string') parts.push(`review: ${p['review']}`);
+  if (typeof p['yankedAt'] === 'string') parts.push(`yanked ${p['yankedAt']} (kept readable for sessions pinned to it)`);
+  return parts.join('; ');
 }
 
 export function resourceList(skill: CatalogSkill, readTool = 'read_skill_resource'): string {

@@ -12,6 +12,8 @@ export function resolveSkill(snapshot: CatalogSnapshot, args: { name?: string | 
   if (args.uri !== undefined && args.uri !== '') {
     const canonical = canonicalSkillUri(args.uri);
     const skill = canonical === undefined ? undefined : snapshot.skill(canonical) ?? snapshot.skill(`${canonical.replace(/\/$/, '')}/SKILL.md`);
+    const refused = skill === undefined && canonical !== undefined ? snapshot.refusal(canonical) : undefined;
+    if (refused !== undefined) return { error: `Error: ${refused}` };
     if (skill === undefined) return { error: `Error: No skill is served at '${args.uri}'.${hint(snapshot, lastName(args.uri))}` };
     return { skill };
   }

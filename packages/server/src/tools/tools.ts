@@ -13,6 +13,7 @@ import { searchIndex } from './search.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
+import { SessionPins, chooseVersion, pinExact, versionOf } from './versions.js';
 
 /**
  * The tool surface, for clients that only call tools (most of them today). `core`: list_skills, activate_skill,
@@ -42,6 +43,8 @@ export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
 export function inlinedSkill(snapshot: CatalogSnapshot, options: ToolOptions): CatalogSkill | undefined {
   if (snapshot.size !== 1) return undefined;
   const skill = snapshot.skills[0]!;
+  // A versioned skill (registry) is activated through the tool, so the session can pin the version it got.
+  if (versionOf(skill) !== undefined) return undefined;
   const manifest = skill.files.find((file) => file.uri === skill.uri);
   return manifest !== undefined && manifest.size <= options.inlineSkillMaxBytes ? skill : undefined;
 }
@@ -72,6 +75,8 @@ function describeActivate(snapshot: CatalogSnapshot, options: ToolOptions): stri
  */
 export function registerTools(server: McpServer, service: SkillsService, options: ToolOptions): () => void {
   if (options.mode === 'none') return () => {};
+  // One server instance per stdio connection: what this session activated stays pinned (tools/versions.ts).
+  const pins = new SessionPins();
   const annotations = { readOnlyHint: true, openWorldHint: false };
   // Every tool is registered once; which ones are offered follows the catalog (apply, below), so a long-lived
   // connection moves in and out of the single-skill fast path as skills come and go.
@@ -98,20 +103,27 @@ export function registerTools(server: McpServer, service: SkillsService, options
     {
       title: 'Activate a skill',
       description: describeActivate(service.snapshot, options),
-      inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version, for registry skills; folder skills have one version.') }),
+      inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version or tag, for registry skills (default: the one listed; a session keeps the version it activated). Folder skills have one version.') }),
       annotations,
     },
     async (args) => {
-      const found = resolveSkill(service.snapshot, args);
+      const snapshot = service.snapshot;
+      const found = resolveSkill(snapshot, args);
       if ('error' in found) {
         service.record({ action: 'activate', surface: 'activate_skill', requested: args.uri || args.name, outcome: 'not_found' });
         return fail(found.error);
       }
-      if (args.version !== undefined && args.version !== '' && args.version !== 'latest') {
-        service.record({ action: 'activate', surface: 'activate_skill', skill: found.skill, file: 'SKILL.md', outcome: 'no_such_version', detail: args.version });
-        return fail(`Error: Skill '${found.skill.name}' is served from a folder and has no version '${args.version}'; call again without a version.`);
+      const chosen = chooseVersion(snapshot, found.skill, { version: args.version }, pins);
+      if ('error' in chosen) {
+        service.record({ action: 'activate', surface: 'activate_skill', skill: found.skill, file: 'SKILL.md', outcome: 'refused', detail: chosen.error });
+        return fail(chosen.error);
       }
-      return audited(service, { action: 'activate', surface: 'activate_skill', skill: found.skill, file: 'SKILL.md' }, async () => ok(await activatedContent(service, found.skill)));
+      const skill = pinExact(snapshot, found.skill, chosen.skill, pins);
+      return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () => {
+        const text = await activatedContent(service, skill);
+        const newer = chosen.pinnedFrom !== undefined ? versionOf(chosen.pinnedFrom) : undefined;
+        return ok(newer === undefined ? text : `${text}\n\n(This session keeps version ${versionOf(chosen.skill)}, which it activated earlier; ${newer} is now current: activate with {"version": "${newer}"} to switch.)`);
+      });
     },
   );
 
@@ -124,6 +136,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
         'Text comes back as text; binary files as a JSON envelope (base64 up to a size limit). Large text files are read in parts with offset and length.',
       inputSchema: z.object({
         ...skillRef,
+        version: z.string().max(256).optional().describe('For registry skills: the version activated (default: the one this session activated, else the one listed).'),
         path: z.string().max(4096).describe('The file\'s path inside the skill folder, as listed, e.g. "references/guide.md".'),
         digest: z.string().max(100).optional().describe('The digest the skill was activated with; the read is refused if the skill has changed since.'),
         offset: z.number().int().min(0).optional().describe('For large text files: first byte to return.'),
@@ -139,7 +152,12 @@ export function registerTools(server: McpServer, service: SkillsService, options
         service.record({ action: 'read', surface: 'read_skill_resource', requested: args.uri || args.name, file: args.path, outcome: 'not_found' });
         return fail(found.error);
       }
-      return audited(service, { action: 'read', surface: 'read_skill_resource', skill: found.skill, file: args.path }, () => readSkillResource(service, found.skill, args, options));
+      const chosen = chooseVersion(snapshot, found.skill, { version: args.version, digest: args.digest }, pins);
+      if ('error' in chosen) {
+        service.record({ action: 'read', surface: 'read_skill_resource', skill: found.skill, file: args.path, outcome: 'refused', detail: chosen.error });
+        return fail(chosen.error);
+      }
+      return audited(service, { action: 'read', surface: 'read_skill_resource', skill: chosen.skill, file: args.path }, () => readSkillResource(service, chosen.skill, args, options));
     },
   );
 
@@ -162,7 +180,10 @@ function setEnabled(tool: RegisteredTool, enabled: boolean): void {
 }
 
 function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): ToolResult {
-  const entry = (skill: CatalogSkill) => ({ name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest });
+  const entry = (skill: CatalogSkill) => {
+    const version = versionOf(skill);
+    return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
+  };
   const query = args.query?.trim();
   const session = sessionCatalog(snapshot);
   if (!query && session !== undefined) {

@@ -1,0 +1,166 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
+import type { SkillFileEntry } from '@skillport/core';
+import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/registry/client';
+
+/** Failures a registry command reports as one line (exit 1), or as a usage error (exit 2). */
+export class CommandError extends Error {
+  override name = 'CommandError';
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+/** `name@version` -> parts; a usage error otherwise. */
+export function parseRef(text: string): { name: string; version: string } {
+  const at = text.lastIndexOf('@');
+  if (at <= 0 || at === text.length - 1) throw new CommandError(`expected NAME@VERSION (e.g. pdf-tools@1.2.0), got ${JSON.stringify(text)}`, 2);
+  return { name: text.slice(0, at), version: text.slice(at + 1) };
+}
+
+export interface TargetOptions {
+  registry?: string;
+  token?: string;
+  data?: string;
+}
+
+/** Where a command acts: a server (`--registry URL`, token from --token or SKILLPORT_TOKEN) or a local store (`--data DIR`). */
+export type Target = { kind: 'http'; client: RegistryClient } | { kind: 'local'; dir: string };
+
+export async function target(options: TargetOptions): Promise<Target> {
+  if (options.registry !== undefined && options.data !== undefined) throw new CommandError('give either --registry URL or --data DIR, not both', 2);
+  if (options.data !== undefined) return { kind: 'local', dir: options.data };
+  const registry = options.registry ?? process.env['SKILLPORT_REGISTRY'];
+  if (registry === undefined || registry === '') throw new CommandError('give the registry: --registry URL (or SKILLPORT_REGISTRY), or --data DIR for a local store', 2);
+  const { RegistryClient, ApiError } = await import('@skillport/registry/client');
+  const token = options.token ?? process.env['SKILLPORT_TOKEN'];
+  try {
+    return { kind: 'http', client: new RegistryClient({ registry, ...(token ? { token } : {}) }) };
+  } catch (error) {
+    if (error instanceof ApiError) throw new CommandError(error.message, 2);
+    throw error;
+  }
+}
+
+/** Runs `work` against a local store in DIR (opened and closed around it). */
+export async function withLocal<T>(dir: string, work: (registry: import('@skillport/registry').OpenRegistry) => Promise<T>): Promise<T> {
+  const { openRegistry } = await import('@skillport/registry');
+  const registry = await openRegistry({ dir, pollMs: 0, env: {} });
+  try {
+    return await work(registry);
+  } finally {
+    await registry.close();
+  }
+}
+
+export interface LoadedPackage {
+  name: string;
+  files: SkillFileEntry[];
+  manifest: ArchiveManifest;
+}
+
+/**
+ * A skill to pack or publish, from a folder (inspected with validate's rules: any problem refuses it, since
+ * publishing is strict) or from a .skill / tar.gz file (read with the archive reader's protections).
+ */
+export async function loadPackage(path: string, options: { version?: string; provenance?: Provenance; maxFiles?: number; maxBytes?: number }): Promise<LoadedPackage> {
+  const registry = await import('@skillport/registry/client');
+  const limits = resolveLimits({ ...(options.maxFiles ? { maxFiles: options.maxFiles } : {}), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) });
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    throw new CommandError(`${path}: no such file or folder`);
+  }
+  let name: string;
+  let files: SkillFileEntry[];
+  let fromArchive: ArchiveManifest | undefined;
+  if (stat.isDirectory()) {
+    const inspection = inspectSkillFolder(path, { limits });
+    if (inspection.skill === undefined || inspection.problems.length > 0) {
+      const lines = inspection.problems.map((problem) => `  - ${problem.message}`).join('\n');
+      throw new CommandError(`${path} does not validate (publishing is strict; run skillport validate):\n${lines}`);
+    }
+    const skill = inspection.skill;
+    name = skill.name;
+    files = skill.files.map((file) => {
+      const bytes = readFileSync(file.target ?? join(skill.realDir, file.path));
+      if (sha256Digest(bytes) !== file.digest) throw new CommandError(`${join(path, file.path)} changed while it was being packed; try again`);
+      return { path: file.path, bytes };
+    });
+  } else {
+    let read;
+    try {
+      read = await registry.readSkillPackage(readFileSync(path), limits);
+    } catch (error) {
+      if (error instanceof registry.ArchiveError) throw new CommandError(`${basename(path)}: ${error.message}`);
+      throw error;
+    }
+    files = read.files;
+    fromArchive = read.manifest;
+    name = read.manifest?.name ?? read.folderName ?? basename(path).replace(/(\.skill|\.tar\.gz|\.tgz)$/, '');
+  }
+  const version = options.version ?? fromArchive?.version;
+  const provenance = { ...fromArchive?.provenance, ...options.provenance };
+  const manifest = registry.manifestFor(name, files, { ...(version !== undefined ? { version } : {}), provenance, signatures: fromArchive?.signatures ?? [] });
+  return { name, files, manifest };
+}
+
+/** Adds a signature by the private key in `keyFile` over the package digest. */
+export async function sign(pkg: LoadedPackage, keyFile: string): Promise<void> {
+  const { signDigest } = await import('@skillport/registry/client');
+  let pem: string;
+  try {
+    pem = readFileSync(keyFile, 'utf8');
+  } catch (error) {
+    throw new CommandError(`cannot read the signing key ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let signature;
+  try {
+    signature = signDigest(pkg.manifest.packageDigest, pem);
+  } catch (error) {
+    throw new CommandError(`${keyFile}: ${(error as Error).message}`);
+  }
+  pkg.manifest.signatures = [...(pkg.manifest.signatures ?? []).filter((s) => s.keyId !== signature.keyId), signature];
+}
+
+/** Provenance from flags, else from the CI environment (GitHub Actions, GitLab CI) when it says. */
+export function provenanceFrom(options: { sourceRepo?: string; sourceCommit?: string }, env: NodeJS.ProcessEnv = process.env): Provenance {
+  const provenance: Provenance = {};
+  const repo = options.sourceRepo
+    ?? (env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL'] ?? 'https://github.com'}/${env['GITHUB_REPOSITORY']}` : undefined)
+    ?? env['CI_PROJECT_URL'];
+  const commit = options.sourceCommit ?? env['GITHUB_SHA'] ?? env['CI_COMMIT_SHA'];
+  if (repo) provenance.repository = repo;
+  if (commit) provenance.commit = commit;
+  return provenance;
+}
+
+/** Prints the result: JSON on stdout with --json, else the given lines. */
+export function report(json: boolean | undefined, value: unknown, lines: string[]): void {
+  if (json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  else for (const line of lines) process.stdout.write(`${line}\n`);
+}
+
+/** Turns registry failures into one line and an exit code (1; 2 for usage errors). */
+export async function run(exit: { set(code: number): void }, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+    exit.set(0);
+  } catch (error) {
+    const { ApiError, RegistryError } = await import('@skillport/registry/client').then((m) => ({ ApiError: m.ApiError, RegistryError: m.RegistryError }));
+    if (error instanceof CommandError) {
+      process.stderr.write(`skillport: error: ${error.message}\n`);
+      exit.set(error.exitCode);
+    } else if (error instanceof ApiError) {
+      process.stderr.write(`skillport: error: ${error.message}${error.status ? ` (HTTP ${error.status})` : ''}\n`);
+      exit.set(1);
+    } else if (error instanceof RegistryError) {
+      process.stderr.write(`skillport: error: ${error.message}\n`);
+      exit.set(1);
+    } else {
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * Who may change the registry. One small interface so the identity work (scoped tokens, principals) can replace the
+ * shared publish token without touching the routes: the routes ask before reading a request body.
+ */
+export type WriteAction = 'publish' | 'tag' | 'yank' | 'revoke' | 'review';
+
+export type WriteDecision = { ok: true; principal: string } | { ok: false; status: 401 | 403 | 503; message: string };
+
+export interface WriteAuthorizer {
+  authorizeWrite(request: IncomingMessage, action: WriteAction, target: { name?: string }): Promise<WriteDecision>;
+}
+
+/**
+ * Until identities exist: every write needs `Authorization: Bearer <token>` equal to the server's
+ * `SKILLPORT_PUBLISH_TOKEN`. Without that variable the server refuses every write, so a registry is never writable
+ * by accident.
+ */
+export class PublishTokenAuthorizer implements WriteAuthorizer {
+  readonly #hash: Buffer | undefined;
+
+  constructor(token: string | undefined) {
+    this.#hash = token === undefined || token === '' ? undefined : digest(token);
+  }
+
+  async authorizeWrite(request: IncomingMessage): Promise<WriteDecision> {
+    if (this.#hash === undefined) {
+      return { ok: false, status: 503, message: 'this registry is read-only: the server was started without SKILLPORT_PUBLISH_TOKEN, so it refuses every write (set it in the server\'s environment and send it as a Bearer token)' };
+    }
+    const header = request.headers['authorization'];
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (match === null) return { ok: false, status: 401, message: 'writes need Authorization: Bearer <token> (the server\'s SKILLPORT_PUBLISH_TOKEN; skillport takes it from --token or SKILLPORT_TOKEN)' };
+    // Hashes of equal length, compared in constant time: the token's length and prefix leak nothing.
+    if (!timingSafeEqual(digest(match[1]!), this.#hash)) return { ok: false, status: 403, message: 'the token is not valid for this registry' };
+    return { ok: true, principal: 'publish-token' };
+  }
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}

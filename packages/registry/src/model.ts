@@ -1,0 +1,81 @@
+/**
+ * The registry's records. A version is a skill's files frozen under a semver version: each file by sha256, the
+ * package digest over them (core's `packageDigest`, canonical form in docs/api.md), who signed it and where it
+ * came from. Versions are never changed once published, except for their status (yanked, revoked, review).
+ */
+export interface StoredFile {
+  /** `/`-separated path inside the skill. */
+  path: string;
+  size: number;
+  /** `sha256:<hex>` of the bytes (the blob's address). */
+  digest: string;
+}
+
+/** Everything needed to serve a version without reading its blobs. */
+export interface StoredManifest {
+  description: string;
+  frontmatter: Record<string, unknown>;
+  headings: string[];
+  /** Sorted by path. SKILL.md included. */
+  files: StoredFile[];
+  totalBytes: number;
+}
+
+export interface SignatureRecord {
+  algorithm: 'ed25519';
+  /** `ed25519:` + the first 32 hex characters of sha256 over the raw 32-byte public key. */
+  keyId: string;
+  /** The public key, SPKI PEM, so anyone can check the signature without asking the registry. */
+  publicKey: string;
+  /** base64 Ed25519 signature over the UTF-8 bytes of the package digest string (`sha256:<hex>`). */
+  signature: string;
+}
+
+export interface Provenance {
+  /** Source repository URL, when the publisher gave one. */
+  repository?: string;
+  /** Source commit, when given. */
+  commit?: string;
+}
+
+export type ReviewStatus = 'unreviewed' | 'approved' | 'rejected';
+export const REVIEW_STATUSES: readonly ReviewStatus[] = ['unreviewed', 'approved', 'rejected'];
+
+export interface VersionRecord {
+  name: string;
+  version: string;
+  packageDigest: string;
+  manifest: StoredManifest;
+  /** ISO 8601, set by the registry. */
+  publishedAt: string;
+  /** Who published it, as the write authoriser named them (`token` until identities exist). */
+  publisher: string;
+  signatures: SignatureRecord[];
+  provenance: Provenance;
+  review: ReviewStatus;
+  /** Set when yanked: gone from catalogs and tags, still readable by exact version or digest. */
+  yankedAt?: string;
+  /** Set when revoked: refused everywhere, with the reason. */
+  revoked?: { at: string; reason: string };
+  /** Store revision of the last change to this record (for incremental refreshes). */
+  revision: number;
+}
+
+/** What a publish hands the store, once every blob is stored. */
+export type NewVersion = Omit<VersionRecord, 'revision' | 'yankedAt' | 'revoked'>;
+
+export interface TagRecord {
+  name: string;
+  tag: string;
+  version: string;
+}
+
+export const LATEST = 'latest';
+
+/** A refusal with the HTTP status it maps to and one line for the caller. */
+export class RegistryError extends Error {
+  override name = 'RegistryError';
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}

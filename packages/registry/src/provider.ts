@@ -1,0 +1,269 @@
+import type { KeyObject } from 'node:crypto';
+import semver from 'semver';
+import { mimeTypeFor, parseSkillUri } from '@skillport/core';
+import type { SkillManifest } from '@skillport/core';
+import { META_PROVENANCE, META_VERSION, buildCatalogSkill } from '@skillport/server';
+import type { BlobSource, CatalogSkill, SkillLookup, SkillProvider, StoredOrigin, VersionSelector } from '@skillport/server';
+import { LATEST } from './model.js';
+import type { VersionRecord } from './model.js';
+import type { RegistryStore } from './store.js';
+
+/**
+ * Serves published versions into the catalog (docs/api.md, "Versions as URIs"):
+ *
+ * - the version the served tag names (`latest` by default) is listed at `skill://[<prefix>/]<name>/SKILL.md`;
+ * - every version is reachable, unlisted, at `skill://[<prefix>/]<version>/<name>/SKILL.md` (a version always holds a
+ *   dot and a skill name never does, so the two forms cannot collide), and through `version()` by version, tag or
+ *   package digest: that is how tools resolve `version` and how sessions stay pinned;
+ * - yanked versions leave tags and the listing but stay readable at their exact URI; revoked versions are refused
+ *   everywhere with their reason; with `requireSignatures`, so are versions no trusted key signed.
+ *
+ * It keeps every version's metadata in memory (a manifest per version, no file bytes) and follows the store by its
+ * revision: at once after a change made through this process's service, and by polling for changes made by others.
+ */
+export const META_TAGS = 'dev.skillport/tags';
+export const META_VERSION_URI = 'dev.skillport/versionUri';
+
+export interface RegistryProviderOptions {
+  store: RegistryStore;
+  /** Serve under `skill://<prefix>/`. */
+  prefix?: string;
+  /** The tag whose version is listed (default `latest`). */
+  tag?: string;
+  trustedKeys?: ReadonlyMap<string, KeyObject>;
+  requireSignatures?: boolean;
+  /** How often to look for changes made by other processes, in ms (0: never). Default 1000. */
+  pollMs?: number;
+  onProblem?: (message: string) => void;
+}
+
+export class RegistryProvider implements SkillProvider {
+  readonly label = 'registry';
+  readonly #store: RegistryStore;
+  readonly #prefix: string[];
+  readonly #tag: string;
+  readonly #origin: StoredOrigin;
+  #versions = new Map<string, Map<string, VersionRecord>>();
+  #tags = new Map<string, Map<string, string>>();
+  #revision = -1;
+  #listed: CatalogSkill[] = [];
+  #built = new Map<string, { key: string; skill: CatalogSkill }>();
+  #listeners = new Set<() => void>();
+  #refreshing: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #reported = new Set<string>();
+
+  private constructor(readonly options: RegistryProviderOptions) {
+    this.#store = options.store;
+    this.#prefix = (options.prefix ?? '').split('/').filter((segment) => segment !== '');
+    this.#tag = options.tag ?? LATEST;
+    const blobs: BlobSource = { read: (digest, size) => this.#store.readBlob(digest, size) };
+    this.#origin = { kind: 'stored', source: `registry ${this.#store.location}`, blobs };
+  }
+
+  static async open(options: RegistryProviderOptions): Promise<RegistryProvider> {
+    const provider = new RegistryProvider(options);
+    await provider.refresh();
+    const pollMs = options.pollMs ?? 1000;
+    if (pollMs > 0) {
+      provider.#timer = setInterval(() => void provider.#poll(), pollMs);
+      provider.#timer.unref();
+    }
+    return provider;
+  }
+
+  skills(): readonly CatalogSkill[] {
+    return this.#listed;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Reads what changed in the store since the last refresh; announces it when anything did. Serialised. */
+  refresh(): Promise<void> {
+    this.#refreshing = this.#refreshing.then(() => this.#refresh()).catch((error: unknown) => {
+      this.#report(`registry: could not read the store (${(error as Error).message}); serving what was read before`);
+    });
+    return this.#refreshing;
+  }
+
+  async #poll(): Promise<void> {
+    try {
+      if ((await this.#store.revision()) !== this.#revision) await this.refresh();
+    } catch {
+      // The store is busy or gone for a moment; the next poll tries again.
+    }
+  }
+
+  async #refresh(): Promise<void> {
+    const changes = await this.#store.changesSince(this.#revision);
+    if (changes.revision === this.#revision) return;
+    for (const record of changes.versions) {
+      let byVersion = this.#versions.get(record.name);
+      if (byVersion === undefined) this.#versions.set(record.name, (byVersion = new Map()));
+      byVersion.set(record.version, record);
+    }
+    const tags = new Map<string, Map<string, string>>();
+    for (const tag of changes.tags) {
+      let byTag = tags.get(tag.name);
+      if (byTag === undefined) tags.set(tag.name, (byTag = new Map()));
+      byTag.set(tag.tag, tag.version);
+    }
+    this.#tags = tags;
+    this.#revision = changes.revision;
+    this.#listed = this.#buildListed();
+    for (const listener of this.#listeners) listener();
+  }
+
+  #buildListed(): CatalogSkill[] {
+    const listed: CatalogSkill[] = [];
+    for (const [name, byTag] of this.#tags) {
+      const version = byTag.get(this.#tag);
+      const record = version === undefined ? undefined : this.#versions.get(name)?.get(version);
+      if (record === undefined || this.#refusal(record) !== undefined) {
+        if (record !== undefined) this.#report(`registry: ${name}@${record.version} (tag ${this.#tag}) is not served: ${this.#refusal(record)}`);
+        continue;
+      }
+      const tagsOn = [...byTag].filter(([, v]) => v === record.version).map(([tag]) => tag).sort();
+      const skill = this.#build(record, [...this.#prefix, name], { [META_TAGS]: tagsOn, [META_VERSION_URI]: this.exactUri(name, record.version) });
+      if (skill !== undefined) listed.push(skill);
+    }
+    return listed;
+  }
+
+  /** The URI of a version's SKILL.md. */
+  exactUri(name: string, version: string): string {
+    const skill = this.#buildExact(this.#versions.get(name)?.get(version));
+    return skill?.uri ?? '';
+  }
+
+  lookup(uri: string): SkillLookup | undefined {
+    const rest = this.#segments(uri);
+    if (rest === undefined || rest.length < 1) return undefined;
+    if (rest.length >= 2 && isVersion(rest[0]!)) {
+      const record = this.#versions.get(rest[1]!)?.get(rest[0]!);
+      if (record === undefined) return undefined;
+      return this.#answer(record);
+    }
+    // A skill of ours whose tag names nothing served any more: say why rather than "not found".
+    const byVersion = this.#versions.get(rest[0]!);
+    if (byVersion !== undefined && rest.length >= 2 && rest[1] === 'SKILL.md') {
+      return { refused: `every version of '${rest[0]}' is yanked or revoked; nothing is tagged ${this.#tag}. Ask for an exact version: ${[...byVersion.keys()].slice(-5).join(', ')}` };
+    }
+    return undefined;
+  }
+
+  version(skillUri: string, selector: VersionSelector): SkillLookup | undefined {
+    const rest = this.#segments(skillUri);
+    if (rest === undefined || rest.length < 1) return undefined;
+    const name = rest.length >= 3 && isVersion(rest[0]!) ? rest[1]! : rest[0]!;
+    const byVersion = this.#versions.get(name);
+    if (byVersion === undefined) return undefined;
+    if (selector.version !== undefined) {
+      const wanted = selector.version.trim();
+      const version = this.#tags.get(name)?.get(wanted) ?? wanted;
+      const record = byVersion.get(version);
+      if (record === undefined) {
+        const live = [...byVersion.values()].filter((r) => r.revoked === undefined && r.yankedAt === undefined).map((r) => r.version).sort(semver.compare);
+        const tags = [...(this.#tags.get(name) ?? [])].map(([tag, v]) => `${tag} -> ${v}`).join(', ');
+        return { refused: `Skill '${name}' has no version or tag '${wanted.slice(0, 100)}'. Versions: ${live.slice(-10).join(', ') || 'none served'}${tags ? `; tags: ${tags}` : ''}.` };
+      }
+      return this.#answer(record);
+    }
+    if (selector.digest !== undefined) {
+      const matches = [...byVersion.values()].filter((record) => record.packageDigest === selector.digest);
+      if (matches.length === 0) return undefined;
+      const tagged = this.#tags.get(name)?.get(this.#tag);
+      const record = matches.find((r) => r.version === tagged) ?? matches.sort((a, b) => semver.compare(a.version, b.version)).at(-1)!;
+      return this.#answer(record);
+    }
+    return undefined;
+  }
+
+  #answer(record: VersionRecord): SkillLookup {
+    const refused = this.#refusal(record);
+    if (refused !== undefined) return { refused: `${record.name}@${record.version} ${refused}` };
+    const skill = this.#buildExact(record);
+    return skill === undefined ? { refused: `${record.name}@${record.version} cannot be served under a skill:// URI` } : { skill };
+  }
+
+  /** Why a version is not served, or undefined. */
+  #refusal(record: VersionRecord): string | undefined {
+    if (record.revoked !== undefined) return `was revoked on ${record.revoked.at}: ${record.revoked.reason}`;
+    if (this.options.requireSignatures && !record.signatures.some((signature) => this.options.trustedKeys?.has(signature.keyId))) {
+      return 'is not signed by a trusted key, and this server requires signatures';
+    }
+    return undefined;
+  }
+
+  #buildExact(record: VersionRecord | undefined): CatalogSkill | undefined {
+    if (record === undefined) return undefined;
+    return this.#build(record, [...this.#prefix, record.version, record.name], {});
+  }
+
+  /** Builds (or reuses, while the record and its tags are unchanged) the catalog skill of a version at `path`. */
+  #build(record: VersionRecord, path: string[], extra: Record<string, unknown>): CatalogSkill | undefined {
+    const id = path.join('/');
+    const key = `${record.revision}|${JSON.stringify(extra)}`;
+    const cached = this.#built.get(id);
+    if (cached !== undefined && cached.key === key) return cached.skill;
+    const manifest: SkillManifest = {
+      name: record.name,
+      description: record.manifest.description,
+      frontmatter: record.manifest.frontmatter,
+      headings: record.manifest.headings,
+      files: record.manifest.files.map((file) => ({ ...file, mimeType: mimeTypeFor(file.path) })),
+      totalBytes: record.manifest.totalBytes,
+      packageDigest: record.packageDigest,
+    };
+    const provenance: Record<string, unknown> = {
+      publishedAt: record.publishedAt,
+      publisher: record.publisher,
+      signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: this.options.trustedKeys?.has(signature.keyId) === true })),
+      review: record.review,
+      ...record.provenance,
+    };
+    if (record.yankedAt !== undefined) provenance['yankedAt'] = record.yankedAt;
+    const built = buildCatalogSkill(manifest, path, this.#origin, { [META_VERSION]: record.version, [META_PROVENANCE]: provenance, ...extra });
+    if (typeof built === 'string') {
+      this.#report(`registry: ${record.name}@${record.version}: ${built}`);
+      return undefined;
+    }
+    this.#built.set(id, { key, skill: built });
+    return built;
+  }
+
+  /** Path segments after the prefix, decoded; undefined when the URI is not under it. */
+  #segments(uri: string): string[] | undefined {
+    const parsed = parseSkillUri(uri);
+    if (typeof parsed === 'string') return undefined;
+    const segments = parsed.segments;
+    for (let i = 0; i < this.#prefix.length; i++) if (segments[i] !== this.#prefix[i]) return undefined;
+    return segments.slice(this.#prefix.length);
+  }
+
+  #report(message: string): void {
+    if (this.#reported.has(message)) return;
+    this.#reported.add(message);
+    this.options.onProblem?.(message);
+  }
+
+  /** Registry figures for /healthz. */
+  stats(): { names: number; versions: number; revision: number } {
+    let versions = 0;
+    for (const byVersion of this.#versions.values()) versions += byVersion.size;
+    return { names: this.#versions.size, versions, revision: this.#revision };
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#listeners.clear();
+  }
+}
+
+function isVersion(segment: string): boolean {
+  return segment.includes('.') && semver.valid(segment) === segment;
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import type { SkillLimits } from '@skillport/core';
+import type { HttpRoute } from '@skillport/server';
+import { PublishTokenAuthorizer } from './auth.js';
+import type { WriteAuthorizer } from './auth.js';
+import { registryRoutes } from './http-api.js';
+import { RegistryProvider } from './provider.js';
+import { RegistryService } from './service.js';
+import { parseTrustedKeys } from './signing.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { RegistryStore } from './store.js';
+import { pauseHookFromEnv } from './test-hooks.js';
+
+/**
+ * Everything `skillport serve --data DIR` needs, wired together: the store in DIR, the service, the catalog
+ * provider and the /api/v1 routes.
+ */
+export interface OpenRegistryOptions {
+  dir: string;
+  limits?: SkillLimits;
+  prefix?: string;
+  tag?: string;
+  trustedKeysFile?: string;
+  requireSignatures?: boolean;
+  /** Default: the shared token from SKILLPORT_PUBLISH_TOKEN. */
+  authorizer?: WriteAuthorizer;
+  /** Whether a request's caller may see a skill name (the server's visibility policy); default every name. */
+  canSee?: (req: import('node:http').IncomingMessage, name: string) => boolean;
+  env?: NodeJS.ProcessEnv;
+  pollMs?: number;
+  onProblem?: (message: string) => void;
+}
+
+export interface OpenRegistry {
+  store: RegistryStore;
+  service: RegistryService;
+  provider: RegistryProvider;
+  routes: HttpRoute;
+  close(): Promise<void>;
+}
+
+export function loadTrustedKeys(file: string): Map<string, KeyObject> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read --trusted-keys ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const keys = parseTrustedKeys(text);
+  if (keys.size === 0) throw new Error(`--trusted-keys ${file} holds no PEM public key (-----BEGIN PUBLIC KEY-----)`);
+  return keys;
+}
+
+export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRegistry> {
+  const env = options.env ?? process.env;
+  const trustedKeys = options.trustedKeysFile !== undefined ? loadTrustedKeys(options.trustedKeysFile) : new Map<string, KeyObject>();
+  if (options.requireSignatures && trustedKeys.size === 0) throw new Error('--require-signatures needs --trusted-keys FILE (the public keys whose signatures count)');
+  const store = SqliteStore.open(options.dir);
+  const pause = pauseHookFromEnv(env);
+  const service = new RegistryService({
+    store,
+    ...(options.limits ? { limits: options.limits } : {}),
+    trustedKeys,
+    requireSignatures: options.requireSignatures === true,
+    ...(pause ? { pause } : {}),
+  });
+  const provider = await RegistryProvider.open({
+    store,
+    ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+    ...(options.tag !== undefined ? { tag: options.tag } : {}),
+    trustedKeys,
+    requireSignatures: options.requireSignatures === true,
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+  });
+  const routes = registryRoutes({
+    service,
+    provider,
+    authorizer: options.authorizer ?? new PublishTokenAuthorizer(env['SKILLPORT_PUBLISH_TOKEN']),
+    ...(options.canSee ? { canSee: options.canSee } : {}),
+  });
+  return {
+    store,
+    service,
+    provider,
+    routes,
+    async close() {
+      provider.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,273 @@
+import semver from 'semver';
+import type { KeyObject } from 'node:crypto';
+import { DEFAULT_LIMITS, inspectSkillFiles, packageDigest } from '@skillport/core';
+import type { SkillFileEntry, SkillLimits } from '@skillport/core';
+import { ArchiveError, readSkillPackage } from './package-format.js';
+import { LATEST, REVIEW_STATUSES, RegistryError } from './model.js';
+import type { Provenance, ReviewStatus, SignatureRecord, TagRecord, VersionRecord } from './model.js';
+import { checkSignature } from './signing.js';
+import { badTagReason, printable } from './store.js';
+import type { RegistryStore } from './store.js';
+
+/**
+ * The registry's rules, over any store: what may be published (strict validation, semver, immutability, signatures),
+ * how tags move, and how versions are withdrawn. HTTP routes and the CLI's local commands both call it.
+ */
+export interface RegistryServiceOptions {
+  store: RegistryStore;
+  limits?: SkillLimits;
+  /** Public keys whose signatures count as trusted, by key id. */
+  trustedKeys?: ReadonlyMap<string, KeyObject>;
+  /** Refuse to publish (and to serve) versions that no trusted key signed. */
+  requireSignatures?: boolean;
+  now?: () => Date;
+  /** Test-only pause points (see test-hooks.ts); inert unless set. */
+  pause?: (point: string) => Promise<void>;
+}
+
+export interface PublishRequest {
+  /** A `.skill` archive (or a plain tar.gz of a skill folder). */
+  archive?: Uint8Array;
+  /** Or the files themselves (paths relative to the skill folder). */
+  files?: SkillFileEntry[];
+  /** The folder the files came from, checked against the skill's name as `validate` does. */
+  folderName?: string;
+  /** The version; else the archive manifest's, else the frontmatter's `metadata.version`. */
+  version?: string;
+  /** Tags to point at the new version. Default: `latest` (see `tagsForPublish`). */
+  tags?: string[];
+  publisher: string;
+  provenance?: Provenance;
+  signatures?: SignatureRecord[];
+}
+
+export interface PublishResult {
+  /** `created`, or `exists` when the same bytes were already published under this version (nothing changed). */
+  status: 'created' | 'exists';
+  version: VersionRecord;
+  tags: TagRecord[];
+}
+
+export class RegistryService {
+  readonly store: RegistryStore;
+  readonly limits: SkillLimits;
+  #listeners = new Set<() => void>();
+
+  constructor(readonly options: RegistryServiceOptions) {
+    this.store = options.store;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+  }
+
+  /** Called after every change this service commits (the provider refreshes at once instead of at its next poll). */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    let files = request.files;
+    let folderName = request.folderName;
+    let manifestVersion: string | undefined;
+    let manifestName: string | undefined;
+    let provenance: Provenance = {};
+    const signatures: SignatureRecord[] = [...(request.signatures ?? [])];
+    if (request.archive !== undefined) {
+      let archive;
+      try {
+        archive = await readSkillPackage(request.archive, this.limits);
+      } catch (error) {
+        if (error instanceof ArchiveError) throw new RegistryError(400, 'bad_archive', error.message);
+        throw error;
+      }
+      files = archive.files;
+      folderName ??= archive.folderName;
+      manifestVersion = archive.manifest?.version;
+      manifestName = archive.manifest?.name;
+      provenance = { ...archive.manifest?.provenance };
+      signatures.push(...(archive.manifest?.signatures ?? []));
+    }
+    if (files === undefined) throw new RegistryError(400, 'no_content', 'nothing to publish: give a .skill archive');
+    provenance = cleanProvenance({ ...provenance, ...request.provenance });
+
+    const inspected = inspectSkillFiles(files, { limits: this.limits, ...(folderName !== undefined ? { folderName } : {}) });
+    if (inspected.skill === undefined || inspected.problems.length > 0) {
+      const lines = inspected.problems.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
+      throw new RegistryError(422, 'invalid_skill', `the skill does not validate (publishing is strict: fix every problem \`skillport validate\` reports): ${lines.join('; ')}`);
+    }
+    const skill = inspected.skill;
+    if (manifestName !== undefined && manifestName !== skill.name) throw new RegistryError(400, 'name_mismatch', `the archive manifest names '${printable(manifestName)}' but SKILL.md names '${skill.name}'`);
+    const version = this.#chooseVersion(request.version, manifestVersion, skill.frontmatter);
+    const digest = skill.packageDigest;
+
+    const checked = this.#checkSignatures(digest, signatures);
+    if (this.options.requireSignatures && checked.trusted.length === 0) {
+      throw new RegistryError(403, 'signature_required', `this registry requires a signature by a trusted key (--require-signatures); ${signatures.length === 0 ? 'the package is not signed (publish --sign KEYFILE)' : `it is signed only by untrusted keys: ${signatures.map((s) => s.keyId).join(', ')}`}`);
+    }
+
+    const existing = await this.store.getVersion(skill.name, version);
+    if (existing !== undefined) return this.#sameOrConflict(existing, digest);
+
+    const tags = await this.#tagsForPublish(skill.name, version, request.tags);
+    const bytesByDigest = new Map(files.map((file) => [file.path === 'skill.md' && !files!.some((f) => f.path === 'SKILL.md') ? 'SKILL.md' : file.path, file.bytes]));
+    let written = 0;
+    for (const file of skill.files) {
+      const bytes = bytesByDigest.get(file.path);
+      if (bytes === undefined) throw new RegistryError(500, 'internal', `lost the bytes of ${file.path}`);
+      if (!(await this.store.hasBlob(file.digest))) await this.store.putBlob(file.digest, bytes);
+      written++;
+      await this.options.pause?.(`after-blob-${written}`);
+    }
+    await this.options.pause?.('before-commit');
+    const result = await this.store.commitVersion(
+      {
+        name: skill.name,
+        version,
+        packageDigest: digest,
+        manifest: {
+          description: skill.description,
+          frontmatter: skill.frontmatter,
+          headings: skill.headings,
+          files: skill.files.map((file) => ({ path: file.path, size: file.size, digest: file.digest })),
+          totalBytes: skill.totalBytes,
+        },
+        publishedAt: (this.options.now?.() ?? new Date()).toISOString(),
+        publisher: request.publisher,
+        signatures: checked.valid,
+        provenance,
+        review: 'unreviewed',
+      },
+      tags,
+    );
+    if (result.status !== 'created') return this.#sameOrConflict(result.version, digest);
+    await this.options.pause?.('after-commit');
+    this.#changed();
+    return { status: 'created', version: result.version, tags: await this.store.tags(skill.name) };
+  }
+
+  async #sameOrConflict(existing: VersionRecord, digest: string): Promise<PublishResult> {
+    if (existing.packageDigest !== digest) {
+      throw new RegistryError(409, 'version_exists', `${existing.name}@${existing.version} is already published with other bytes (${existing.packageDigest}); versions never change: publish a new version`);
+    }
+    return { status: 'exists', version: existing, tags: await this.store.tags(existing.name) };
+  }
+
+  #chooseVersion(given: string | undefined, fromManifest: string | undefined, frontmatter: Record<string, unknown>): string {
+    const metadata = frontmatter['metadata'];
+    const fromFrontmatter = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>)['version'] : undefined;
+    const candidate = given ?? fromManifest ?? (typeof fromFrontmatter === 'string' ? fromFrontmatter : undefined);
+    if (candidate === undefined) throw new RegistryError(400, 'version_required', 'no version: give one (publish --version 1.0.0) or set metadata.version in SKILL.md');
+    if (candidate.length > 128 || semver.valid(candidate) !== candidate) {
+      throw new RegistryError(400, 'bad_version', `'${printable(candidate)}' is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.2.0 or 2.0.0-beta.1)`);
+    }
+    return candidate;
+  }
+
+  /**
+   * Tags for a new version: those given, else `latest`; a prerelease moves `latest` only when asked. The first
+   * version of a skill always gets `latest`, so every skill is served.
+   */
+  async #tagsForPublish(name: string, version: string, given: string[] | undefined): Promise<string[]> {
+    const tags = new Set<string>();
+    for (const tag of given ?? []) {
+      const bad = badTagReason(tag);
+      if (bad) throw new RegistryError(400, 'bad_tag', bad);
+      tags.add(tag);
+    }
+    if (given === undefined || given.length === 0) {
+      if (semver.prerelease(version) === null) tags.add(LATEST);
+    }
+    if (!tags.has(LATEST) && !(await this.store.tags(name)).some((tag) => tag.tag === LATEST)) tags.add(LATEST);
+    return [...tags];
+  }
+
+  #checkSignatures(digest: string, signatures: readonly SignatureRecord[]): { valid: SignatureRecord[]; trusted: SignatureRecord[] } {
+    const valid: SignatureRecord[] = [];
+    const seen = new Set<string>();
+    for (const signature of signatures) {
+      const verdict = checkSignature(digest, signature);
+      if (!verdict.valid) throw new RegistryError(400, 'bad_signature', verdict.reason);
+      if (seen.has(signature.keyId)) continue;
+      seen.add(signature.keyId);
+      valid.push(signature);
+    }
+    return { valid, trusted: valid.filter((signature) => this.isTrusted(signature)) };
+  }
+
+  isTrusted(signature: SignatureRecord): boolean {
+    return this.options.trustedKeys?.has(signature.keyId) === true;
+  }
+
+  async versions(name: string): Promise<{ name: string; tags: Record<string, string>; versions: VersionRecord[] }> {
+    const versions = await this.store.listVersions(name);
+    if (versions.length === 0) throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(name)}' is published here`);
+    const tags = Object.fromEntries((await this.store.tags(name)).map((tag) => [tag.tag, tag.version]));
+    return { name, tags, versions };
+  }
+
+  async version(name: string, version: string): Promise<VersionRecord> {
+    const record = await this.store.getVersion(name, version);
+    if (record === undefined) throw new RegistryError(404, 'version_not_found', `${printable(name)}@${printable(version)} is not published here`);
+    return record;
+  }
+
+  async tag(name: string, version: string, tag: string): Promise<TagRecord[]> {
+    const bad = badTagReason(tag);
+    if (bad) throw new RegistryError(400, 'bad_tag', bad);
+    await this.version(name, version);
+    await this.store.setTag(name, tag, version);
+    this.#changed();
+    return this.store.tags(name);
+  }
+
+  async untag(name: string, tag: string): Promise<TagRecord[]> {
+    if (tag === LATEST) throw new RegistryError(400, 'bad_tag', `'latest' cannot be removed; point it at another version, or yank the version it names`);
+    if (!(await this.store.removeTag(name, tag))) throw new RegistryError(404, 'tag_not_found', `${printable(name)} has no tag '${printable(tag)}'`);
+    this.#changed();
+    return this.store.tags(name);
+  }
+
+  async yank(name: string, version: string): Promise<VersionRecord> {
+    const record = await this.version(name, version);
+    if (record.revoked) throw new RegistryError(409, 'version_revoked', `${name}@${version} is already revoked`);
+    const result = await this.store.yank(name, version, this.#now());
+    this.#changed();
+    return result;
+  }
+
+  async revoke(name: string, version: string, reason: string): Promise<VersionRecord> {
+    const text = reason.trim();
+    if (text === '' || text.length > 500) throw new RegistryError(400, 'reason_required', 'give a reason (1-500 characters): it is shown to everyone who asks for the version');
+    await this.version(name, version);
+    const result = await this.store.revoke(name, version, text, this.#now());
+    this.#changed();
+    return result;
+  }
+
+  async review(name: string, version: string, status: string): Promise<VersionRecord> {
+    if (!REVIEW_STATUSES.includes(status as ReviewStatus)) throw new RegistryError(400, 'bad_review', `review status must be one of ${REVIEW_STATUSES.join(', ')}`);
+    await this.version(name, version);
+    const result = await this.store.setReview(name, version, status as ReviewStatus);
+    this.#changed();
+    return result;
+  }
+
+  #now(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+function cleanProvenance(provenance: Provenance): Provenance {
+  const clean: Provenance = {};
+  if (typeof provenance.repository === 'string' && provenance.repository.trim() !== '') clean.repository = provenance.repository.trim().slice(0, 1000);
+  if (typeof provenance.commit === 'string' && provenance.commit.trim() !== '') clean.commit = provenance.commit.trim().slice(0, 200);
+  return clean;
+}
+
+/** Recomputes a version's package digest from its manifest (used by verify and check). */
+export function recomputeDigest(record: Pick<VersionRecord, 'manifest'>): string {
+  return packageDigest(record.manifest.files);
+}

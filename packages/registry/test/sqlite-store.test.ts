@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { SqliteStore } from '../src/sqlite-store.js';
+import { storeContract } from './store-contract.js';
+import { files, newVersion } from './fixtures.js';
+
+const fresh = () => mkdtempSync(join(tmpdir(), 'skillport-store-'));
+
+storeContract('SQLite + blob files', {
+  async open() {
+    const dir = fresh();
+    return { store: SqliteStore.open(dir), reopen: async () => SqliteStore.open(dir), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+});
+
+test('SQLite store: WAL journal, blobs laid out by digest, no temporary files left after a write', async () => {
+  const dir = fresh();
+  const store = SqliteStore.open(dir);
+  try {
+    const { record, blobs } = newVersion('layout', '1.0.0', files('layout', { 'a.md': 'A' }));
+    for (const [digest, bytes] of blobs) await store.putBlob(digest, bytes);
+    await store.commitVersion(record, ['latest']);
+    assert.ok(existsSync(join(dir, 'registry.db-wal')) || existsSync(join(dir, 'registry.db')));
+    const hex = blobs[0]![0].slice(7);
+    assert.ok(existsSync(join(dir, 'blobs', 'sha256', hex.slice(0, 2), hex)));
+    assert.deepEqual(readdirSync(join(dir, 'blobs', 'tmp')), []);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite store: check finds a missing, a truncated and a corrupted blob, and leftover temporary files', async () => {
+  const dir = fresh();
+  const store = SqliteStore.open(dir);
+  try {
+    const content = files('broken', { 'a.md': 'AAAA', 'b.md': 'BBBB', 'c.md': 'CCCC' });
+    const { record, blobs } = newVersion('broken', '1.0.0', content);
+    for (const [digest, bytes] of blobs) await store.putBlob(digest, bytes);
+    await store.commitVersion(record, ['latest']);
+    const path = (digest: string) => join(dir, 'blobs', 'sha256', digest.slice(7, 9), digest.slice(7));
+    const [a, b, c] = record.manifest.files.filter((f) => f.path !== 'SKILL.md').map((f) => f.digest);
+    rmSync(path(a!));
+    writeFileSync(path(b!), 'BB');
+    writeFileSync(path(c!), 'XXXX');
+    writeFileSync(join(dir, 'blobs', 'tmp', 'leftover'), 'partial');
+    const quick = await store.check();
+    assert.equal(quick.consistent, false);
+    assert.equal(quick.problems.length, 2, quick.problems.join('\n'));
+    assert.ok(quick.problems.some((p) => p.includes(`${a} is missing`)));
+    assert.ok(quick.problems.some((p) => p.includes(`${b} is 2 bytes`)));
+    const full = await store.check({ verifyBlobs: true });
+    assert.ok(full.problems.some((p) => p.includes(`${c} does not match its digest`)));
+    assert.equal(full.tempFiles.length, 1);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
