@@ -4,7 +4,7 @@ import type { AccessOptions, Principal } from '@skillport/server';
 
 /**
  * The serve options for identity, visibility and audit (docs/security.md), kept apart from serve.ts so that the
- * command's own options stay readable. `--data` is shared with the registry (its store lives in the same folder).
+ * command's own options stay readable. `--data` is serve's own (the registry's store and access.db share the folder).
  */
 export interface AccessFlags {
   auth: 'none' | 'tokens' | 'jwt';
