@@ -90,7 +90,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
       }),
       annotations,
     },
-    async (args) => listSkills(service.snapshot, args),
+    async (args) => listSkills(service, service.snapshot, args),
   );
 
   const activate = server.registerTool(
@@ -161,7 +161,7 @@ function setEnabled(tool: RegisteredTool, enabled: boolean): void {
   if (tool.enabled !== enabled) tool.update({ enabled });
 }
 
-function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): ToolResult {
+async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ToolResult> {
   const entry = (skill: CatalogSkill) => ({ name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest });
   const query = args.query?.trim();
   const session = sessionCatalog(snapshot);
@@ -173,7 +173,7 @@ function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefine
   }
   if (query) {
     const limit = args.limit ?? 10;
-    const hits = searchIndex(snapshot).search(query, limit);
+    const hits = (await searchIndex(snapshot, service)).search(query, limit);
     const skills = hits.map((hit) => ({ ...entry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)) }));
     const result = { query, skills, total: snapshot.size };
     return ok(skills.length === 0 ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.` : JSON.stringify(result), result);
