@@ -19,7 +19,9 @@ const args = process.argv.slice(2);
 const option = (name, fallback) => flags.value(name, fallback);
 const corpus = resolve(option('corpus', join(repo, '../shared/corpus/skills')));
 const asJson = args.includes('--json');
-const queries = JSON.parse(readFileSync(join(repo, 'bench/search-queries.json'), 'utf8'));
+// --queries FILE: another query set, e.g. bench/search-queries-heldout.json (written blind to the ranking code).
+const queryFile = resolve(repo, option('queries', 'bench/search-queries.json'));
+const queries = JSON.parse(readFileSync(queryFile, 'utf8'));
 
 // --- corpus -------------------------------------------------------------------------------------------------------
 function loadCorpus(root) {
@@ -45,7 +47,7 @@ function loadCorpus(root) {
     if (inspected === undefined) lenient.push(id);
     const name = inspected?.name ?? String(parsed.frontmatter.name ?? segments.at(-1));
     const description = inspected?.description ?? String(parsed.frontmatter.description ?? '');
-    docs.push({ id, name, description, headings: markdownHeadings(parsed.body) });
+    docs.push({ id, name, description, headings: markdownHeadings(parsed.body), body: parsed.body });
   }
   return { docs, lenient };
 }
@@ -138,7 +140,7 @@ function scaledCatalog(docs, count) {
   for (let copy = 0; out.length < count; copy++) {
     for (const doc of docs) {
       if (out.length >= count) break;
-      out.push({ id: `copy${copy}/${doc.id}`, name: doc.name, description: vary(doc.description, copy), headings: doc.headings.map((heading) => vary(heading, copy)) });
+      out.push({ id: `copy${copy}/${doc.id}`, name: doc.name, description: vary(doc.description, copy), headings: doc.headings.map((heading) => vary(heading, copy)), body: vary(doc.body, copy) });
     }
   }
   return out;
@@ -149,7 +151,7 @@ const { docs, lenient } = loadCorpus(corpus);
 const ids = new Set(docs.map((doc) => doc.id));
 const unknown = queries.flatMap(({ expected }) => expected.filter((id) => !ids.has(id)));
 if (unknown.length > 0) {
-  process.stderr.write(`bench/search-queries.json names skills that are not in the corpus: ${unknown.join(', ')}\n`);
+  process.stderr.write(`${queryFile} names skills that are not in the corpus: ${unknown.join(', ')}\n`);
   process.exit(1);
 }
 

@@ -111,6 +111,8 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
       ['this postgres query takes forever', 'sql-query-optimization'],
       ['write up what went wrong in last night\'s outage', 'incident-postmortem'],
       ['help me word my commit', 'git-commit-messages'],
+      // Words found only in the opening of a SKILL.md body (the index reads bodies when it is built).
+      ['how many blanks before the bigquery load', 'csv-data-cleaning'],
     ];
     for (const [query, expected] of cases) {
       const found = (await call(client, 'list_skills', { query })).structured as { skills: Array<{ name: string }> };

@@ -14,13 +14,15 @@
  *
  * Score = coverage^0.5 · Σ over the distinct query terms of the term's best match + phrase bonus + name bonus.
  *
- * 1. BM25F over three fields: the name, the description and the headings (ATX headings of the SKILL.md body).
+ * 1. BM25F over four fields: the name, the description, the headings (ATX headings of the SKILL.md body) and the
+ *    opening of the body (its first BODY_CHARS characters).
  *    Per field f, tf_f = occurrences / (1 − b_f + b_f · len_f / avglen_f); the fields are combined before
  *    saturation, tf = Σ w_f · tf_f, and a term scores idf · tf / (k1 + tf), with k1 = 1.2 and
  *    idf = ln(1 + (N − df + 0.5) / (df + 0.5)) (df: documents holding the term in any field). Field weights:
  *    name 3 (a word of the name says what the skill is), description 1, headings 0.3 (a heading says what the skill
- *    also covers, and bodies are long and generic: "Overview", "Quick Start"); b = 0.3 for names (uniformly
- *    short), 0.75 for the others.
+ *    also covers, and bodies are long and generic: "Overview", "Quick Start"), body 0.05 (many words, most of them
+ *    incidental, but the words users describe their problem with are often only there); b = 0.3 for names
+ *    (uniformly short), 0.75 for the others.
  * 2. Near matches, at a fraction of the exact score; a query term counts once per document, by its best match:
  *    - prefix, ×0.5: an index term extending a query term of 4+ characters (`deploy` → `deployment`);
  *    - truncation, ×0.5: an index term of 5+ characters that the query term extends by at most 4 characters
@@ -43,6 +45,8 @@
  * The values were chosen before the recall benchmark (bench/search.mjs) existed, then revised on it: headings
  * lowered from 0.5 to 0.3, the coverage factor added, and the phrase bonus made proportional (a flat bonus of
  * (idf₁ + idf₂) / 4 lost more queries than it won). Other values moved its recall by a query or two at most.
+ * The body field came from a second query set written blind to this code (bench/search-queries-heldout.json):
+ * without it, recall@5 there was 90.0%, with it 95.3% (whole bodies: 96.0%, at several times the indexing cost).
  *
  * Results: the documents with a positive score, by score (descending), then name, then id (code-unit order, not
  * locale order), so the same documents and query always give the same list. A query is cut to 1,000 characters
@@ -53,6 +57,8 @@ export interface SearchDocument {
   name: string;
   description: string;
   headings: readonly string[];
+  /** The SKILL.md body (after the frontmatter); its first BODY_CHARS characters are indexed. Optional. */
+  body?: string;
 }
 
 export interface SearchHit {
@@ -61,9 +67,14 @@ export interface SearchHit {
 }
 
 // Ranking (see the comment at the top of the file).
-const FIELDS = 3; // name, description, headings
-const FIELD_WEIGHTS = [3, 1, 0.3];
-const FIELD_B = [0.3, 0.75, 0.75];
+const FIELDS = 4; // name, description, headings, body
+const FIELD_WEIGHTS = [3, 1, 0.3, 0.05];
+const FIELD_B = [0.3, 0.75, 0.75, 0.75];
+/** Characters of a body indexed: its opening, where a skill says what it does (and a bound on index work). */
+export const BODY_CHARS = 3000;
+/** Bits per field in a packed count (FIELDS × FIELD_BITS ≤ 32). */
+const FIELD_BITS = 8;
+const FIELD_MAX = (1 << FIELD_BITS) - 1;
 const K1 = 1.2;
 const PART_WEIGHT = 0.5;
 const PREFIX_WEIGHT = 0.5;
@@ -302,8 +313,8 @@ class IntList {
 /**
  * Collects an index's postings, one document at a time, as (term, document, occurrences per field) rows; they are
  * sorted into posting lists at the end. Occurrences within a document are counted in flat arrays indexed by term
- * id (no map per document), doubled (a compound's part counts half) and packed 10 bits per field into one integer:
- * BM25 saturation makes occurrences past 511 irrelevant anyway.
+ * id (no map per document), doubled (a compound's part counts half) and packed 8 bits per field into one integer:
+ * BM25 saturation makes occurrences past 127 irrelevant anyway.
  */
 class PostingsBuilder {
   readonly vocabulary = new Map<string, number>();
@@ -330,7 +341,7 @@ class PostingsBuilder {
    * and returns the number of words.
    */
   addText(text: string, field: number, sequence: IntList | undefined): number {
-    const shift = 10 * field;
+    const shift = FIELD_BITS * field;
     let words = 0;
     forEachWord(text, (word) => {
       words++;
@@ -378,7 +389,7 @@ class PostingsBuilder {
       this.touched.push(id);
     }
     const packed = this.counts.data[id]!;
-    if (((packed >>> shift) & 1023) + doubled <= 1023) this.counts.data[id] = packed + (doubled << shift);
+    if (((packed >>> shift) & FIELD_MAX) + doubled <= FIELD_MAX) this.counts.data[id] = packed + doubled * 2 ** shift;
   }
 }
 
@@ -422,7 +433,7 @@ export class SkillSearchIndex {
     const count = documents.length;
     this.ids = new Array<string>(count);
     this.names = new Array<string>(count);
-    const lengths = [new Float64Array(count), new Float64Array(count), new Float64Array(count)];
+    const lengths = [new Float64Array(count), new Float64Array(count), new Float64Array(count), new Float64Array(count)];
     // Sizes estimated from the text: in the corpus, about one (term, document) pair per 12 characters, and one
     // word per 7 characters of description.
     let descriptionChars = 0;
@@ -444,6 +455,7 @@ export class SkillSearchIndex {
       let headingWords = 0;
       if (Array.isArray(source?.headings)) for (const heading of source.headings) headingWords += builder.addText(String(heading), 2, undefined);
       lengths[2]![doc] = headingWords;
+      lengths[3]![doc] = typeof source?.body === 'string' ? builder.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
       builder.endDocument();
       const key = nameKey(this.names[doc]!);
       if (key !== '') addTo(this.exactNames, key.replace(/ /g, ''), doc);
@@ -471,7 +483,7 @@ export class SkillSearchIndex {
       const packed = rowCounts.data[row]!;
       let tf = 0;
       for (let f = 0; f < FIELDS; f++) {
-        const occurrences = ((packed >>> (10 * f)) & 1023) / 2;
+        const occurrences = ((packed >>> (FIELD_BITS * f)) & FIELD_MAX) / 2;
         if (occurrences > 0) tf += (FIELD_WEIGHTS[f]! * occurrences) / (1 - FIELD_B[f]! + (FIELD_B[f]! * lengths[f]![owner]!) / average[f]!);
       }
       const slot = cursor[rowTerms.data[row]!]!++;

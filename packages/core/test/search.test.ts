@@ -279,7 +279,19 @@ describe('SkillSearchIndex', () => {
     assert.deepEqual(ids(headed.search('rotate pages')), ['in-description', 'in-heading']);
   });
 
-  test('builds 10,000 documents and answers queries quickly (bounds generous for shared CI machines)', () => {
+  test('the body is searched, below every other field, and only its opening', () => {
+    const index = new SkillSearchIndex([
+      { ...doc('in-body', 'Handles medical imaging files.'), body: 'Remove patient names before sharing the scans (anonymize).' },
+      doc('in-description', 'Anonymize datasets before sharing them.'),
+      { ...doc('late-in-body', 'Another skill.'), body: `${'filler words here. '.repeat(400)} xylophone` },
+    ]);
+    assert.deepEqual(ids(index.search('anonymize')), ['in-description', 'in-body']);
+    assert.deepEqual(ids(index.search('strip patient names from scans')), ['in-body']);
+    assert.deepEqual(ids(index.search('xylophone')), []);
+  });
+
+  // Speed is measured by bench/search.mjs, not asserted here: this checks that a large index answers correctly.
+  test('a 10,000-document index finds the one document a query names', () => {
     const words = ['deploy', 'kubernetes', 'pdf', 'report', 'testing', 'python', 'react', 'security', 'database', 'design', 'review', 'migrate'];
     const docs = Array.from({ length: 10_000 }, (_, at) =>
       doc(
@@ -289,14 +301,9 @@ describe('SkillSearchIndex', () => {
         `${words[at % 12]}-${words[(at * 11) % 12]}-${at}`,
       ),
     );
-    const started = performance.now();
+    docs[4321] = { ...docs[4321]!, body: 'Rotate the zanzibar credentials every quarter.' };
     const big = new SkillSearchIndex(docs);
-    const built = performance.now() - started;
-    assert.ok(built < 2000, `build took ${built.toFixed(0)} ms`);
-    big.search('warm up');
-    const queryStarted = performance.now();
-    for (let run = 0; run < 20; run++) big.search('migrate the python database and review security');
-    const perQuery = (performance.now() - queryStarted) / 20;
-    assert.ok(perQuery < 50, `a query took ${perQuery.toFixed(2)} ms`);
+    assert.equal(big.search('zanzibar credentials')[0]?.id, 'skill-4321');
+    assert.equal(big.search('team 777')[0]?.id, 'skill-777');
   });
 });

@@ -22,8 +22,11 @@ export class ContentReader {
 
   constructor(readonly cacheBytes = 16 * 1024 * 1024, readonly maxEntryBytes = 256 * 1024) {}
 
-  /** The verified bytes of `file`, read from its skill's origin on a cache miss. */
-  async read(file: CatalogFile, origin: SkillOrigin): Promise<Buffer> {
+  /**
+   * The verified bytes of `file`, read from its skill's origin on a cache miss. `remember: false` for bulk reads
+   * (building a search index) that must not push the hot files out of the cache.
+   */
+  async read(file: CatalogFile, origin: SkillOrigin, remember = true): Promise<Buffer> {
     const cached = this.#cache.get(file.digest);
     if (cached !== undefined) {
       this.#cache.delete(file.digest);
@@ -45,7 +48,7 @@ export class ContentReader {
       throw new StaleFileError(file, source);
     }
     if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) throw new StaleFileError(file, source);
-    if (bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
+    if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
       this.#cache.set(file.digest, bytes);
       this.#bytes += bytes.byteLength;
       while (this.#bytes > this.cacheBytes) {

@@ -95,7 +95,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
       }),
       annotations,
     },
-    async (args) => listSkills(service.snapshot, args),
+    async (args) => listSkills(service, service.snapshot, args),
   );
 
   const activate = server.registerTool(
@@ -179,7 +179,7 @@ function setEnabled(tool: RegisteredTool, enabled: boolean): void {
   if (tool.enabled !== enabled) tool.update({ enabled });
 }
 
-function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): ToolResult {
+async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ToolResult> {
   const entry = (skill: CatalogSkill) => {
     const version = versionOf(skill);
     return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
@@ -194,7 +194,7 @@ function listSkills(snapshot: CatalogSnapshot, args: { query?: string | undefine
   }
   if (query) {
     const limit = args.limit ?? 10;
-    const hits = searchIndex(snapshot).search(query, limit);
+    const hits = (await searchIndex(snapshot, service)).search(query, limit);
     const skills = hits.map((hit) => ({ ...entry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)) }));
     const result = { query, skills, total: snapshot.size };
     return ok(skills.length === 0 ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.` : JSON.stringify(result), result);
