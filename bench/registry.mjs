@@ -7,7 +7,7 @@
 // 2. Read throughput: resources/read of the same files, at random, from `serve DIR` (folder) and from
 //    `serve --data DIR` (the registry just filled), and of the registry's exact-version URIs (unlisted, resolved
 //    through the provider), 16 clients, both protocol eras (bench/load.mjs).
-// Usage: node bench/registry.mjs [--count 200] [--concurrency 4] [--duration 5] [--clients 16] [--json]
+// Usage: node bench/registry.mjs [--count 200] [--concurrency 4] [--duration 5] [--rounds 3] [--clients 16] [--json]
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, cpSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,16 +136,31 @@ await stop(registry.proc);
 log('baseline: the same files into a folder, fsync per file...');
 const copy = durableCopy();
 
-// --- 2. reads
-log('reads from the folder...');
+// --- 2. reads: both servers up at once, measured in alternating rounds (this machine is shared: alternating and
+// taking the median keeps both sides under the same conditions)
+const rounds = Number(flags.value('rounds', '3'));
+log('starting the folder server and the registry server...');
 const folderServer = await start([flat]);
-const folder = { readyMs: folderServer.readyMs, modern: load(folderServer.url, 'modern', tagged), legacy: load(folderServer.url, 'legacy', tagged) };
-folder.peakRssMb = peakRss(folderServer.proc);
-await stop(folderServer.proc);
-log('reads from the registry...');
 const registryServer = await start(['--data', data]);
-const fromRegistry = { readyMs: registryServer.readyMs, modern: load(registryServer.url, 'modern', tagged), legacy: load(registryServer.url, 'legacy', tagged), exact: load(registryServer.url, 'modern', exact) };
-fromRegistry.peakRssMb = peakRss(registryServer.proc);
+const samples = { folderModern: [], folderLegacy: [], registryModern: [], registryLegacy: [], exact: [], failed: 0 };
+for (let round = 1; round <= rounds; round++) {
+  log(`reads, round ${round} of ${rounds}...`);
+  for (const [key, url, era, targets] of [
+    ['folderModern', folderServer.url, 'modern', tagged],
+    ['registryModern', registryServer.url, 'modern', tagged],
+    ['folderLegacy', folderServer.url, 'legacy', tagged],
+    ['registryLegacy', registryServer.url, 'legacy', tagged],
+    ['exact', registryServer.url, 'modern', exact],
+  ]) {
+    const result = load(url, era, targets);
+    samples[key].push(result.perSecond);
+    samples.failed += result.failed;
+  }
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const folder = { readyMs: folderServer.readyMs, modern: { perSecond: median(samples.folderModern) }, legacy: { perSecond: median(samples.folderLegacy) }, peakRssMb: peakRss(folderServer.proc) };
+const fromRegistry = { readyMs: registryServer.readyMs, modern: { perSecond: median(samples.registryModern) }, legacy: { perSecond: median(samples.registryLegacy) }, exact: { perSecond: median(samples.exact) }, peakRssMb: peakRss(registryServer.proc) };
+await stop(folderServer.proc);
 await stop(registryServer.proc);
 const check = spawnSync(process.execPath, [cli, 'store', 'check', '--data', data, '--json'], { encoding: 'utf8' });
 const report = JSON.parse(check.stdout);
@@ -153,7 +168,7 @@ rmSync(data, { recursive: true, force: true });
 rmSync(flat, { recursive: true, force: true });
 
 const ratio = (a, b) => (b === 0 ? 'n/a' : (a / b).toFixed(2));
-const result = { skills: chosen.length, files: tagged.length, mib: totalBytes / 1048576, publishers, first, again, copy, folder, registry: fromRegistry, storeConsistent: report.consistent };
+const result = { skills: chosen.length, files: tagged.length, mib: totalBytes / 1048576, publishers, first, again, copy, folder, registry: fromRegistry, samples, storeConsistent: report.consistent };
 if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
   process.stdout.write(`\n### Publish: ${chosen.length} corpus skills (${(totalBytes / 1048576).toFixed(1)} MiB, ${tagged.length} files), ${publishers} concurrent publishers\n\n`);
@@ -163,13 +178,13 @@ else {
   process.stdout.write(`| publishes per s (same bytes again: no-op) | ${again.perSecond.toFixed(1)} | | ${ratio(again.perSecond, copy.perSecond)} |\n`);
   process.stdout.write(`| HTTP statuses | ${JSON.stringify(first.statuses)} then ${JSON.stringify(again.statuses)} | | |\n`);
   process.stdout.write(`| store check after | ${report.consistent ? 'consistent' : 'INCONSISTENT'}, ${report.orphanBlobs.length} orphans | | |\n`);
-  process.stdout.write(`\n### Reads: the same ${tagged.length} files at random, ${clients} clients, ${duration} s each\n\n`);
+  process.stdout.write(`\n### Reads: the same ${tagged.length} files at random, ${clients} clients, median of ${rounds} alternating rounds of ${duration} s\n\n`);
   process.stdout.write('| measure | folder | registry | ratio |\n|---|---:|---:|---:|\n');
   process.stdout.write(`| ready, ms | ${folder.readyMs.toFixed(0)} | ${fromRegistry.readyMs.toFixed(0)} | ${ratio(fromRegistry.readyMs, folder.readyMs)} |\n`);
   process.stdout.write(`| resources/read per s (2026-07-28) | ${folder.modern.perSecond.toFixed(0)} | ${fromRegistry.modern.perSecond.toFixed(0)} | ${ratio(fromRegistry.modern.perSecond, folder.modern.perSecond)} |\n`);
   process.stdout.write(`| resources/read per s (2025-11-25) | ${folder.legacy.perSecond.toFixed(0)} | ${fromRegistry.legacy.perSecond.toFixed(0)} | ${ratio(fromRegistry.legacy.perSecond, folder.legacy.perSecond)} |\n`);
   process.stdout.write(`| exact-version URIs per s (2026-07-28) | | ${fromRegistry.exact.perSecond.toFixed(0)} | ${ratio(fromRegistry.exact.perSecond, folder.modern.perSecond)} |\n`);
   process.stdout.write(`| peak RSS, MB | ${folder.peakRssMb.toFixed(0)} | ${fromRegistry.peakRssMb.toFixed(0)} | ${ratio(fromRegistry.peakRssMb, folder.peakRssMb)} |\n`);
-  process.stdout.write(`| failed requests | ${folder.modern.failed + folder.legacy.failed} | ${fromRegistry.modern.failed + fromRegistry.legacy.failed + fromRegistry.exact.failed} | |\n`);
+  process.stdout.write(`| failed requests (all rounds) | ${samples.failed} | | |\n`);
 }
 void readdirSync;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DIGEST_PATTERN, sha256Digest } from '@skillport/core';
 
@@ -30,28 +31,30 @@ export class BlobDirectory {
     return existsSync(this.pathOf(digest));
   }
 
-  /** Writes the blob durably unless a complete copy is already there. */
-  put(digest: string, bytes: Uint8Array): void {
+  /**
+   * Writes the blob durably unless a complete copy is already there. Asynchronous (the thread pool), so the blobs
+   * of one publish are written and fsynced side by side rather than one after another.
+   */
+  async put(digest: string, bytes: Uint8Array): Promise<void> {
     if (sha256Digest(bytes) !== digest) throw new Error(`blob bytes do not match ${digest}`);
     const target = this.pathOf(digest);
     try {
-      if (statSync(target).size === bytes.byteLength) return;
+      if ((await stat(target)).size === bytes.byteLength) return;
     } catch {
       // not there yet
     }
     const folder = join(target, '..');
-    mkdirSync(folder, { recursive: true });
+    await mkdir(folder, { recursive: true });
     const temp = join(this.#tmp, `${digest.slice(7, 23)}-${randomBytes(6).toString('hex')}`);
-    const fd = openSync(temp, 'wx', 0o644);
+    const handle = await open(temp, 'wx', 0o644);
     try {
-      let offset = 0;
-      while (offset < bytes.byteLength) offset += writeSync(fd, bytes, offset, bytes.byteLength - offset);
-      fsyncSync(fd);
+      await handle.writeFile(bytes);
+      await handle.sync();
     } finally {
-      closeSync(fd);
+      await handle.close();
     }
-    renameSync(temp, target);
-    syncFolder(folder);
+    await rename(temp, target);
+    await syncFolder(folder);
   }
 
   async read(digest: string, size: number): Promise<Uint8Array> {
@@ -92,15 +95,15 @@ function safeReaddir(dir: string): string[] {
   }
 }
 
-function syncFolder(folder: string): void {
-  let fd: number | undefined;
+async function syncFolder(folder: string): Promise<void> {
+  let handle: FileHandle | undefined;
   try {
-    fd = openSync(folder, 'r');
-    fsyncSync(fd);
+    handle = await open(folder, 'r');
+    await handle.sync();
   } catch {
     // Some file systems cannot fsync a folder; the rename is still atomic.
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    await handle?.close();
   }
 }
 

@@ -48,6 +48,9 @@ export interface PublishResult {
   tags: TagRecord[];
 }
 
+/** Blob writes in flight at once during a publish. */
+const BLOB_WRITERS = 8;
+
 export class RegistryService {
   readonly store: RegistryStore;
   readonly limits: SkillLimits;
@@ -108,15 +111,19 @@ export class RegistryService {
     if (existing !== undefined) return this.#sameOrConflict(existing, digest);
 
     const tags = await this.#tagsForPublish(skill.name, version, request.tags);
-    const bytesByDigest = new Map(files.map((file) => [file.path === 'skill.md' && !files!.some((f) => f.path === 'SKILL.md') ? 'SKILL.md' : file.path, file.bytes]));
+    const bytesByPath = new Map(files.map((file) => [file.path, file.bytes]));
+    // Blobs go to the store side by side (each is fsynced; in parallel the disk can group them), before the commit.
     let written = 0;
-    for (const file of skill.files) {
-      const bytes = bytesByDigest.get(file.path);
-      if (bytes === undefined) throw new RegistryError(500, 'internal', `lost the bytes of ${file.path}`);
-      if (!(await this.store.hasBlob(file.digest))) await this.store.putBlob(file.digest, bytes);
-      written++;
-      await this.options.pause?.(`after-blob-${written}`);
-    }
+    const queue = [...skill.files];
+    const writer = async () => {
+      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+        const bytes = bytesByPath.get(file.path);
+        if (bytes === undefined) throw new RegistryError(500, 'internal', `lost the bytes of ${file.path}`);
+        if (!(await this.store.hasBlob(file.digest))) await this.store.putBlob(file.digest, bytes);
+        await this.options.pause?.(`after-blob-${++written}`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BLOB_WRITERS, queue.length) }, writer));
     await this.options.pause?.('before-commit');
     const result = await this.store.commitVersion(
       {

@@ -131,8 +131,8 @@ export class SqliteStore implements RegistryStore {
     };
   }
 
-  async putBlob(digest: string, bytes: Uint8Array): Promise<void> {
-    this.blobs.put(digest, bytes);
+  putBlob(digest: string, bytes: Uint8Array): Promise<void> {
+    return this.blobs.put(digest, bytes);
   }
 
   async hasBlob(digest: string): Promise<boolean> {

@@ -159,6 +159,11 @@ export async function run(exit: { set(code: number): void }, work: () => Promise
     } else if (error instanceof RegistryError) {
       process.stderr.write(`skillport: error: ${error.message}\n`);
       exit.set(1);
+    } else if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined) {
+      // A file system failure (a missing folder for -o, no permission, a full disk): one line, not a stack.
+      const failure = error as NodeJS.ErrnoException;
+      process.stderr.write(`skillport: error: ${failure.path ? `${failure.path}: ` : ''}${failure.code} (${failure.syscall})\n`);
+      exit.set(1);
     } else {
       throw error;
     }

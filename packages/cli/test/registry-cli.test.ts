@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { makeTree, runCli, skillMd } from './helpers.js';
+import { publish, releaseFolder, storeDir } from './registry-helpers.js';
+
+describe('registry commands: help, usage errors, exit codes', () => {
+  test('every registry command has --help (exit 0)', async () => {
+    for (const command of [['pack'], ['publish'], ['versions'], ['tag'], ['yank'], ['revoke'], ['review'], ['keygen'], ['verify'], ['store', 'check']]) {
+      const result = await runCli([...command, '--help']);
+      assert.equal(result.code, 0, `${command.join(' ')}: ${result.stderr}`);
+      assert.match(result.stdout, /Usage: skillport/);
+    }
+  });
+
+  test('usage errors exit 2 with one line', async () => {
+    assert.equal((await runCli(['yank', 'no-version', '--registry', 'http://127.0.0.1:9'])).code, 2);
+    assert.equal((await runCli(['versions', 'x'], { SKILLPORT_REGISTRY: '' })).code, 2);
+    assert.equal((await runCli(['versions', 'x', '--registry', 'ftp://host'])).code, 2);
+    assert.equal((await runCli(['versions', 'x', '--registry', 'http://a', '--data', '/tmp/x'])).code, 2);
+    assert.equal((await runCli(['revoke', 'x@1.0.0', '--registry', 'http://a'])).code, 2, 'missing --reason');
+  });
+
+  test('keygen writes a private key (mode 600) and a public key, and will not overwrite without --force', async () => {
+    const dir = makeTree({});
+    const key = join(dir, 'signing.key');
+    const made = await runCli(['keygen', '-o', key, '--json']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(JSON.parse(made.stdout).keyId, /^ed25519:[0-9a-f]{32}$/);
+    assert.equal(statSync(key).mode & 0o777, 0o600);
+    assert.match(readFileSync(`${key}.pub`, 'utf8'), /BEGIN PUBLIC KEY/);
+    const again = await runCli(['keygen', '-o', key]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /exists; use --force/);
+    assert.equal((await runCli(['keygen', '-o', key, '--force'])).code, 0);
+  });
+
+  test('pack: deterministic bytes, strict validation, clear errors', async () => {
+    const folder = releaseFolder('packed', '1.0.0');
+    const out = makeTree({});
+    const a = join(out, 'a.skill');
+    const b = join(out, 'b.skill');
+    assert.equal((await runCli(['pack', folder, '--version', '1.0.0', '-o', a])).code, 0);
+    assert.equal((await runCli(['pack', folder, '--version', '1.0.0', '-o', b])).code, 0);
+    assert.deepEqual(readFileSync(a), readFileSync(b));
+    const exists = await runCli(['pack', folder, '-o', a]);
+    assert.equal(exists.code, 1);
+    assert.match(exists.stderr, /exists; use --force/);
+    const invalid = makeTree({ 'Bad Skill/SKILL.md': '---\nname: Bad Skill\n---\n' });
+    const refused = await runCli(['pack', join(invalid, 'Bad Skill'), '-o', join(out, 'c.skill')]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /does not validate \(publishing is strict/);
+    const missing = await runCli(['pack', join(out, 'nope')]);
+    assert.match(missing.stderr, /no such file or folder/);
+    const keyless = await runCli(['pack', folder, '--sign', join(out, 'no.key'), '-o', join(out, 'd.skill')]);
+    assert.match(keyless.stderr, /cannot read the signing key .*ENOENT/);
+    const notKey = join(out, 'bad.key');
+    writeFileSync(notKey, 'not a key');
+    assert.match((await runCli(['pack', folder, '--sign', notKey, '-o', join(out, 'e.skill')])).stderr, /not a private key/);
+  });
+
+  test('publish from a .skill file and into a local store; versions --json; store check exit 1 when a blob is lost', async () => {
+    const data = storeDir();
+    const folder = releaseFolder('local-skill', '1.0.0', { 'assets/data.txt': 'payload' });
+    const out = join(makeTree({}), 'local-skill.skill');
+    assert.equal((await runCli(['pack', folder, '--version', '2.0.0', '-o', out])).code, 0);
+    const published = await publish([out, '--data', data]);
+    assert.equal(published.code, 0, published.stderr);
+    assert.equal(published.json?.['version'], '2.0.0', 'the version recorded in the archive');
+    const versions = await runCli(['versions', 'local-skill', '--data', data, '--json']);
+    assert.deepEqual(JSON.parse(versions.stdout).tags, { latest: '2.0.0' });
+    const ok = await runCli(['store', 'check', '--data', data]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    const digest = (published.json?.['files'] as Array<{ path: string; digest: string }>).find((f) => f.path === 'assets/data.txt')!.digest.slice(7);
+    rmSync(join(data, 'blobs', 'sha256', digest.slice(0, 2), digest));
+    const broken = await runCli(['store', 'check', '--data', data, '--json']);
+    assert.equal(broken.code, 1);
+    const report = JSON.parse(broken.stdout) as { consistent: boolean; problems: string[] };
+    assert.equal(report.consistent, false);
+    assert.match(report.problems.join('\n'), /is missing/);
+    assert.match(broken.stderr, /is inconsistent \(1 problem\(s\)\)/);
+  });
+
+  test('a strict-validation refusal from the registry lists the problems', async () => {
+    const data = storeDir();
+    const base = makeTree({ 'odd-fields/SKILL.md': skillMd('odd-fields', undefined, 'colour: blue\n') });
+    const refused = await publish([join(base, 'odd-fields'), '--data', data, '--version', '1.0.0']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /does not validate/);
+  });
+});
