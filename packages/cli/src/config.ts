@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { ACCESS_CONFIG_KEYS, ACCESS_PATH_KEYS } from './commands/access-options.js';
 
 /**
  * `skillport serve --config FILE`: the same settings as the command line, in JSON or YAML; command-line flags win
@@ -41,6 +42,7 @@ export class ConfigError extends Error {
 const OPTION_KEYS = new Set([
   'http', 'port', 'host', 'allowedHost', 'prefix', 'strict', 'watch', 'maxFiles', 'maxBytes', 'pageSize', 'ttl', 'cacheScope',
   'cacheDir', 'cache', 'fastPath', 'quiet', 'tools', 'vision', 'catalogMax', 'textMax', 'binaryMax', 'prompts', 'index', 'instructionsCatalog',
+  ...ACCESS_CONFIG_KEYS,
 ]);
 
 export function loadConfig(path: string, warn: (message: string) => void): ServeConfig {
@@ -112,7 +114,7 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
   for (const [key, value] of Object.entries(config)) {
     if (['name', 'instructions', 'skills', 'dirs', 'folders', 'templates', 'remotes', '$schema'].includes(key)) continue;
     if (!OPTION_KEYS.has(key)) throw new ConfigError(`config ${path}: unknown setting "${key}" (settings are the serve options in camelCase, e.g. port, tools, prefix)`);
-    result.options[key] = key === 'cacheDir' ? at(value, key) : value;
+    result.options[key] = key === 'cacheDir' || ACCESS_PATH_KEYS.includes(key) ? at(value, key) : value;
   }
   return result;
 }

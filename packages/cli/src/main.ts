@@ -2,6 +2,8 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
+import { registerToken } from './commands/token.js';
+import { registerAudit } from './commands/audit.js';
 import { registerPack, registerPublish } from './commands/registry/publish.js';
 import { registerManage } from './commands/registry/manage.js';
 import { registerKeys } from './commands/registry/keys.js';
@@ -36,6 +38,8 @@ export function buildProgram(exit: ExitCode): Command {
     .exitOverride();
   registerServe(program, exit);
   registerValidate(program, exit);
+  registerToken(program, exit);
+  registerAudit(program, exit);
   registerPack(program, exit);
   registerPublish(program, exit);
   registerManage(program, exit);

@@ -7,6 +7,7 @@ import { ARCHIVE_MEDIA_TYPE, manifestFor, packSkillArchive } from './package-for
 import type { RegistryProvider } from './provider.js';
 import type { RegistryService } from './service.js';
 import type { WriteAction, WriteAuthorizer } from './auth.js';
+import { printable } from './store.js';
 
 /**
  * The registry's JSON API under /api/v1/ (docs/api.md). Reads are open to whoever reaches the server (like MCP);
@@ -20,6 +21,11 @@ export interface ApiOptions {
   authorizer: WriteAuthorizer;
   /** Largest request body accepted (a compressed .skill archive). */
   maxUploadBytes?: number;
+  /**
+   * Whether the caller may see the skill of this name (the server's visibility policy, docs/security.md). A name it
+   * may not see answers exactly like a name that is not published; lists leave it out. Default: every name.
+   */
+  canSee?: (req: IncomingMessage, name: string) => boolean;
 }
 
 type Params = Record<string, string>;
@@ -35,8 +41,9 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
     routes.push({ method, pattern, keys, handler, ...(action ? { action } : {}) });
   };
 
-  route('GET', '/api/v1/skills', async (_req, res) => {
-    const names = await service.store.listNames();
+  const canSee = options.canSee ?? (() => true);
+  route('GET', '/api/v1/skills', async (req, res) => {
+    const names = (await service.store.listNames()).filter((name) => canSee(req, name));
     const skills = [];
     for (const name of names) {
       const tags = Object.fromEntries((await service.store.tags(name)).map((tag) => [tag.tag, tag.version]));
@@ -143,6 +150,12 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
             throw new RegistryError(400, 'bad_request', `bad percent-encoding in ${key}`);
           }
           params[key] = value;
+        }
+        // A hidden name answers like an unpublished one, on reads and writes alike.
+        if (params['name'] !== undefined && !canSee(req, params['name'])) {
+          req.resume();
+          if (params['version'] !== undefined) throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
+          throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
         }
         if (found.action !== undefined) {
           const decision = await options.authorizer.authorizeWrite(req, found.action, params['name'] !== undefined ? { name: params['name'] } : {});

@@ -25,6 +25,8 @@ export interface OpenRegistryOptions {
   requireSignatures?: boolean;
   /** Default: the shared token from SKILLPORT_PUBLISH_TOKEN. */
   authorizer?: WriteAuthorizer;
+  /** Whether a request's caller may see a skill name (the server's visibility policy); default every name. */
+  canSee?: (req: import('node:http').IncomingMessage, name: string) => boolean;
   env?: NodeJS.ProcessEnv;
   pollMs?: number;
   onProblem?: (message: string) => void;
@@ -72,7 +74,12 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
     ...(options.onProblem ? { onProblem: options.onProblem } : {}),
   });
-  const routes = registryRoutes({ service, provider, authorizer: options.authorizer ?? new PublishTokenAuthorizer(env['SKILLPORT_PUBLISH_TOKEN']) });
+  const routes = registryRoutes({
+    service,
+    provider,
+    authorizer: options.authorizer ?? new PublishTokenAuthorizer(env['SKILLPORT_PUBLISH_TOKEN']),
+    ...(options.canSee ? { canSee: options.canSee } : {}),
+  });
   return {
     store,
     service,

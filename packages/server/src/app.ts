@@ -19,6 +19,11 @@ import type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
 import { SkillsService } from './mcp/skills-service.js';
 import { SERVER_VERSION } from './version.js';
 import { collectGarbage } from './memory.js';
+import { AccessConfigError, AccessControl } from './access/access-control.js';
+import type { AccessOptions } from './access/access-control.js';
+import { ScopedServices, viewChanged } from './access/scoped.js';
+import type { Scoped } from './access/scoped.js';
+import type { CatalogSnapshot } from './catalog/snapshot.js';
 import { DEFAULT_TOOL_OPTIONS, buildInstructions } from './tools/tools.js';
 import type { ToolOptions } from './tools/tools.js';
 import { parseTemplate } from './tools/templates.js';
@@ -57,12 +62,16 @@ export interface SkillportServerOptions {
   templates?: Array<{ uriTemplate: string; dir: string; description?: string }>;
   /** Skills from elsewhere (a registry, archives, a remote host), served beside the folders' (folders win a URI clash). */
   providers?: SkillProvider[];
+  /** Identity, visibility and audit (docs/security.md): auth mode, data folder, policy, stdio principal. */
+  access?: AccessOptions;
   /** Extra HTTP routes beside /mcp (a registry's /api/v1), mounted by serveHttp. */
   routes?: HttpRoute[];
   /** Extra JSON for GET /healthz. */
   health?: () => Record<string, unknown>;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
+  /** Told after a policy edit or a token change took effect. */
+  onAccessChange?: (what: 'policy' | 'tokens') => void;
 }
 
 export class StartupError extends Error {
@@ -84,32 +93,38 @@ export class SkillportServer {
   readonly identity: ServerIdentity;
   readonly cacheHint: CacheHint;
   readonly tools: ToolOptions;
-  #instructions = '';
+  /** Who may see what, and the audit trail. */
+  readonly access: AccessControl;
+  /** Per-principal services (views of the catalog). */
+  readonly scopes: ScopedServices;
+  #instructions = new WeakMap<CatalogSnapshot, Promise<string>>();
   #options: SkillportServerOptions;
   #http: RunningHttpServer[] = [];
   #stdio: StdioServerHandle[] = [];
 
-  private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[]) {
+  private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[], access: AccessControl) {
     this.#options = options;
     this.catalog = catalog;
+    this.access = access;
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
-    this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: options.cacheHint?.cacheScope ?? 'public' };
-    this.service = new SkillsService({
-      snapshot: () => this.catalog.snapshot,
-      content: new ContentReader(options.contentCacheBytes ?? 16 * 1024 * 1024),
-      pageSize: options.pageSize ?? 100,
-      // Only a folder file is rescanned; a stored origin's bytes never change under the same digest.
-      onStale: (source) => {
-        if (isAbsolute(source)) void this.catalog.live.reload([source]);
-      },
-    });
+    // Answers differ by caller once access is restricted: no shared cache may keep one caller's answer for another.
+    this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: access.restricted ? 'private' : options.cacheHint?.cacheScope ?? 'public' };
+    const content = new ContentReader(options.contentCacheBytes ?? 16 * 1024 * 1024);
+    // Only a folder file is rescanned; a stored origin's bytes never change under the same digest.
+    const onStale = (source: string) => {
+      if (isAbsolute(source)) void this.catalog.live.reload([source]);
+    };
+    /** The whole catalog, unfiltered: for the server's own use (health), never for answering a caller. */
+    this.service = new SkillsService({ snapshot: () => this.catalog.snapshot, content, pageSize: options.pageSize ?? 100, onStale });
+    this.scopes = new ScopedServices({ catalog: () => this.catalog.snapshot, access, content, pageSize: options.pageSize ?? 100, cacheHint: this.cacheHint, onStale });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;
     this.factory = new McpFactory({
-      service: this.service,
+      scoped: (principal) => this.scopes.for(principal),
+      principal: access.configured,
       identity: this.identity,
       cacheHint: this.cacheHint,
-      instructions: () => this.#instructions,
+      instructions: (service) => this.#instructionsFor(service),
       tools: this.tools,
       prompts,
       index: options.index ?? true,
@@ -118,16 +133,48 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
     });
     catalog.onChange((changes) => {
-      void this.#refreshInstructions().then(() => {
-        this.factory.notifyListChanged();
-        for (const http of this.#http) {
-          http.handler.notify.resourcesChanged();
-          if (this.tools.mode !== 'none') http.handler.notify.toolsChanged();
-          if (prompts) http.handler.notify.promptsChanged();
-        }
-        options.onChange?.(changes);
-      });
+      this.#announce();
+      options.onChange?.(changes);
     });
+    access.onChange((what) => {
+      if (what === 'tokens') this.#dropRevoked();
+      this.#announce();
+      options.onAccessChange?.(what);
+    });
+  }
+
+  /**
+   * Tells the sessions whose view changed (a catalog change, a policy edit) that their lists changed, and no one
+   * else: a session must not learn from a notification that something it cannot see has changed.
+   */
+  #announce(): void {
+    const live = new Set<Scoped>(this.factory.liveScopes());
+    for (const http of this.#http) for (const entry of http.handlers()) live.add(entry.scoped);
+    const affected = new Set<Scoped>();
+    for (const scoped of live) if (viewChanged(scoped, this.access)) affected.add(scoped);
+    if (affected.size === 0) return;
+    this.factory.notifyListChanged((scoped) => affected.has(scoped));
+    for (const http of this.#http) {
+      for (const entry of http.handlers()) {
+        if (!affected.has(entry.scoped)) continue;
+        entry.handler.notify.resourcesChanged();
+        if (this.tools.mode !== 'none') entry.handler.notify.toolsChanged();
+        if (this.#options.prompts ?? true) entry.handler.notify.promptsChanged();
+      }
+    }
+  }
+
+  /** A revoked (or expired) token's open streams are told their lists changed, then closed: its next request gets 401. */
+  #dropRevoked(): void {
+    for (const http of this.#http) {
+      for (const entry of http.handlers()) {
+        if (this.access.stillValid(entry.scoped.principal)) continue;
+        entry.handler.notify.resourcesChanged();
+        entry.handler.notify.toolsChanged();
+        this.scopes.drop(entry.key);
+        setTimeout(() => void http.drop(entry.key), 100).unref();
+      }
+    }
   }
 
   static async open(options: SkillportServerOptions): Promise<SkillportServer> {
@@ -136,6 +183,14 @@ export class SkillportServer {
       families = (options.templates ?? []).map((template) => parseTemplate(template.uriTemplate, template.dir, template.description));
     } catch (error) {
       throw new StartupError((error as Error).message);
+    }
+    let access: AccessControl;
+    try {
+      // Checked before the scan: a bad --auth/--policy/--data should not cost a long scan first.
+      access = AccessControl.open(options.access);
+    } catch (error) {
+      if (error instanceof AccessConfigError) throw new StartupError(error.message);
+      throw error;
     }
     const providers = options.providers ?? [];
     if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
@@ -159,8 +214,8 @@ export class SkillportServer {
       throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
     }
     const catalog = new CompositeCatalog(live, providers, options.onProblem);
-    const server = new SkillportServer(options, catalog, families);
-    await server.#refreshInstructions();
+    const server = new SkillportServer(options, catalog, families, access);
+    access.watch();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
     server.verified = live.verify().then(() => {
@@ -172,17 +227,19 @@ export class SkillportServer {
   /** Resolves once the catalog has been checked against the disk (immediately after a cold scan). */
   verified: Promise<void> = Promise.resolve();
 
-  /** The server instructions follow the catalog (its size, the single-skill fast path, the optional catalog). */
-  async #refreshInstructions(): Promise<void> {
-    if (this.#options.instructions !== undefined) {
-      this.#instructions = this.#options.instructions;
-      return;
+  /**
+   * The server instructions follow what the caller sees (its view's size, the single-skill fast path, the optional
+   * catalog): built once per view and kept while the view is.
+   */
+  #instructionsFor(service: SkillsService): Promise<string> {
+    if (this.#options.instructions !== undefined) return Promise.resolve(this.#options.instructions);
+    const view = service.snapshot;
+    let instructions = this.#instructions.get(view);
+    if (instructions === undefined) {
+      instructions = buildInstructions(service, this.tools, this.#options.instructionsCatalog === true).catch(() => defaultInstructions());
+      this.#instructions.set(view, instructions);
     }
-    try {
-      this.#instructions = await buildInstructions(this.service, this.tools, this.#options.instructionsCatalog === true);
-    } catch {
-      this.#instructions = defaultInstructions();
-    }
+    return instructions;
   }
 
   /** Starts watching the folders; changes are swapped in and announced. */
@@ -191,8 +248,8 @@ export class SkillportServer {
   }
 
   serveStdio(): StdioServerHandle {
-    const handle = serveStdio(() => {
-      const server = this.factory.create();
+    const handle = serveStdio(async () => {
+      const server = await this.factory.create();
       this.factory.track(server);
       return server;
     }, { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport()) });
@@ -203,12 +260,13 @@ export class SkillportServer {
   async serveHttp(options: Omit<HttpOptions, 'health'>): Promise<RunningHttpServer> {
     const running = await startHttpServer(
       this.factory,
-      { service: this.service, identity: this.identity, cacheHint: this.cacheHint },
+      { identity: this.identity, cacheHint: this.cacheHint },
       {
         ...options,
         ...(this.#options.routes ? { routes: [...(options.routes ?? []), ...this.#options.routes] } : {}),
         health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation, ...this.#options.health?.() }),
       },
+      { access: this.access, scoped: (principal) => this.scopes.for(principal) },
     );
     this.#http.push(running);
     return running;
@@ -219,6 +277,7 @@ export class SkillportServer {
     await Promise.all([...this.#http.map((http) => http.close()), ...this.#stdio.map((stdio) => stdio.close())]);
     this.#http = [];
     this.#stdio = [];
+    this.access.close();
   }
 }
 

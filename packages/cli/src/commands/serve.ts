@@ -9,8 +9,10 @@ import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../main.js';
 import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
+import { accessOptions, addAccessOptions } from './access-options.js';
+import type { AccessFlags } from './access-options.js';
 
-interface ServeOptions {
+interface ServeOptions extends AccessFlags {
   http?: boolean;
   port: number;
   host: string;
@@ -46,7 +48,7 @@ interface ServeOptions {
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
-  program
+  const serve_ = program
     .command('serve')
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
@@ -85,7 +87,8 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--trusted-keys <file>', 'registry: public keys (PEM) whose signatures are trusted')
     .option('--require-signatures', 'registry: refuse to publish or serve versions no trusted key signed')
     .option('--registry-tag <tag>', 'registry: the tag whose version is listed (default latest)')
-    .option('-q, --quiet', 'print only errors on stderr')
+    .option('-q, --quiet', 'print only errors on stderr');
+  addAccessOptions(serve_)
     .addHelpText(
       'after',
       `
@@ -93,6 +96,8 @@ Examples:
   skillport serve ./skills                      stdio, for a client that starts the server itself
   skillport serve --http ./skills               http://127.0.0.1:3333/mcp
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
+  skillport serve --http --auth tokens --data ./data --policy policy.yaml ./skills
+                                                tokens from skillport token create; who sees what: docs/security.md
   SKILLPORT_PUBLISH_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
   skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
   skillport serve --remote https://example.com  the skills example.com publishes (/.well-known/agent-skills/)
@@ -151,7 +156,16 @@ async function serve(
   const colors = paint(process.stderr);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let server: SkillportServer;
+  let access;
+  try {
+    access = await accessOptions(options, (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`));
+  } catch (error) {
+    log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
+    return 2;
+  }
+  if (!options.http && options.auth !== 'none') log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
   let registry: import('./registry/serve-registry.js').ServedRegistry | undefined;
+  let canSee: (req: import('node:http').IncomingMessage, name: string) => boolean = () => false;
   if (options.data !== undefined) {
     const { serveRegistry } = await import('./registry/serve-registry.js');
     try {
@@ -163,6 +177,9 @@ async function serve(
         ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
         requireSignatures: options.requireSignatures === true,
         onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+        scoped: options.auth !== 'none',
+        // Bound after the server opens: the registry API shows a caller only the names its view allows.
+        canSee: (req, name) => canSee(req, name),
       });
     } catch (error) {
       log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
@@ -197,6 +214,10 @@ async function serve(
       index: options.index,
       indexArchives: options.indexArchives,
       templates,
+      access,
+      onAccessChange: (what) => {
+        if (!options.quiet) log(`skillport: ${what === 'policy' ? 'policy reloaded' : 'tokens changed'}: sessions whose view changed were told`);
+      },
       ...(identity.name !== undefined ? { identity: { name: identity.name } } : {}),
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
@@ -222,6 +243,15 @@ async function serve(
     throw error;
   }
 
+  {
+    const { principalOf } = await import('@skillport/server');
+    const opened = server;
+    const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
+    canSee = (req, name) => {
+      const principal = principalOf(req);
+      return principal !== undefined && opened.access.views.allows(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`);
+    };
+  }
   const snapshot = server.catalog.snapshot;
   const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
   const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;

@@ -8,7 +8,8 @@ import type { CacheHint, ServerIdentity } from '../mcp/server-factory.js';
  * this class of machine whatever the handler does. The four read-only methods that dominate traffic
  * (`resources/read`, `skills/list`, `skills/get`, `resources/directory/read`) are answered here, from the same
  * SkillsService the SDK path uses, when and only when the request is a plain, well-formed single request whose
- * answer is a success. Anything else (other methods, batches, unusual headers or `_meta`, any error) goes to the
+ * answer is a success. It answers from the caller's own service (its view of the catalog, its audit trail), so it
+ * sees exactly what the SDK path would for that principal. Anything else (other methods, batches, unusual headers or `_meta`, any error) goes to the
  * SDK unchanged, so the SDK stays the one authority on protocol edge cases. A test compares both paths answer for
  * answer.
  */
@@ -109,6 +110,7 @@ async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<st
       case 'resources/read': {
         const content = await service.readFile(uri);
         if (content === undefined) return undefined;
+        service.recordRead(uri, 'ok');
         const item = 'text' in content
           ? { uri, mimeType: content.mimeType, text: content.text }
           : { uri, mimeType: content.mimeType, blob: Buffer.from(content.bytes).toString('base64') };

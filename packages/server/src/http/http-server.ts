@@ -1,9 +1,15 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AccessControl } from '../access/access-control.js';
+import { handleAccessApi } from '../access/admin-api.js';
+import { METADATA_PATH, attachPrincipal, protectedResourceMetadata, sendForbidden, sendUnauthorized } from '../access/http-auth.js';
+import { hasScope, principalKey } from '../access/principal.js';
+import type { Principal } from '../access/principal.js';
+import type { Scoped } from '../access/scoped.js';
 import { checkRequest, hostPolicy } from './guards.js';
 import { answer, classify } from './fast-path.js';
 import { refusal } from '../mcp/uri-guard.js';
@@ -18,7 +24,7 @@ export interface HttpOptions {
   /** Answer hot read-only methods without the SDK's per-request instance (ADR 0002). Default on. */
   fastPath?: boolean;
   maxBodyBytes?: number;
-  /** Extra JSON for GET /healthz. */
+  /** Extra JSON for GET /healthz (left out when access is restricted: global figures are not for everyone). */
   health?: () => Record<string, unknown>;
   /** Extra HTTP routes beside /mcp (a registry's /api/v1), each owning a path prefix; Host/Origin are checked first. */
   routes?: readonly HttpRoute[];
@@ -34,36 +40,112 @@ export interface HttpRoute {
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
 
+/** Identity on HTTP: who is asking (access), and what a principal is served through (scoped). */
+export interface HttpAccess {
+  access: AccessControl;
+  scoped: (principal: Principal) => Scoped;
+}
+
+/** The SDK handler of one principal: its own change-event bus, so list_changed reaches only its streams. */
+export interface PrincipalHandler {
+  key: string;
+  scoped: Scoped;
+  handler: McpHttpHandler;
+  bus: InMemoryServerEventBus;
+  sdk: ReturnType<typeof toNodeHandler>;
+  lastUsed: number;
+}
+
 export interface RunningHttpServer {
   url: string;
   server: Server;
-  handler: McpHttpHandler;
+  /** The SDK handlers in use, one per principal (for change notifications). */
+  handlers(): PrincipalHandler[];
+  /** Closes one principal's handler (its open streams end): after its token was revoked. */
+  drop(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
 const MCP_PATH = '/mcp';
+/** Idle principal handlers (no open stream, unused this long) are closed once there are more than MAX_HANDLERS. */
+const MAX_HANDLERS = 1000;
+const IDLE_MS = 60_000;
 
-export async function startHttpServer(factory: McpFactory, fast: FastPathContext, options: HttpOptions): Promise<RunningHttpServer> {
+export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathContext, 'service'>, options: HttpOptions, identity: HttpAccess): Promise<RunningHttpServer> {
   const policy = hostPolicy(options.host, options.allowedHosts);
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const handler = createMcpHandler(() => factory.create(), { onerror: () => {}, maxRequestBodySize: maxBody });
-  const sdk = toNodeHandler(handler, { maxRequestBodySize: maxBody });
+  const { access } = identity;
+  const handlers = new Map<string, PrincipalHandler>();
+  const handlerFor = (principal: Principal): PrincipalHandler => {
+    const key = principalKey(principal);
+    let entry = handlers.get(key);
+    if (entry === undefined) {
+      if (handlers.size >= MAX_HANDLERS) sweep();
+      const scoped = identity.scoped(principal);
+      const bus = new InMemoryServerEventBus();
+      const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus });
+      entry = { key, scoped, handler, bus, sdk: toNodeHandler(handler, { maxRequestBodySize: maxBody }), lastUsed: Date.now() };
+      handlers.set(key, entry);
+    }
+    entry.lastUsed = Date.now();
+    return entry;
+  };
+  const sweep = () => {
+    const now = Date.now();
+    for (const [key, entry] of handlers) {
+      if (entry.bus.listenerCount === 0 && now - entry.lastUsed > IDLE_MS) {
+        handlers.delete(key);
+        void entry.handler.close();
+      }
+    }
+  };
   const fastPath = options.fastPath ?? true;
   const counters = { fastPath: 0, sdk: 0 };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = checkRequest(req, policy);
     if (refused) return sendJsonRpcError(res, refused.status, -32600, refused.message);
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const [path = '/', search = ''] = (req.url ?? '/').split('?');
     if (path === '/healthz' && req.method === 'GET') {
-      const body = JSON.stringify({ status: 'ok', ...options.health?.(), requests: counters });
+      const body = JSON.stringify(access.restricted ? { status: 'ok' } : { status: 'ok', ...options.health?.(), requests: counters });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
       return;
     }
+    if ((path === METADATA_PATH || path === `${METADATA_PATH}${MCP_PATH}`) && req.method === 'GET') {
+      return sendJson(res, 200, protectedResourceMetadata(access, req));
+    }
     const route = options.routes?.find((candidate) => path.startsWith(candidate.prefix) || path === candidate.prefix.replace(/\/$/, ''));
+    const isApi = path.startsWith('/api/v1/');
+    if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
+
+    // Who is asking: every route below answers for one principal.
+    const auth = await access.authenticate(req);
+    if (!('principal' in auth)) return sendUnauthorized(access, req, res, auth.error, auth.description);
+    const principal = auth.principal;
+    attachPrincipal(req, principal);
+    if (path === '/metrics') {
+      if (req.method !== 'GET') return sendJsonRpcError(res, 405, -32600, 'Method not allowed; use GET');
+      if (access.auth !== 'none' && !hasScope(principal, 'admin')) return sendForbidden(access, req, res, 'admin');
+      const text = access.metrics.render();
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    if (!hasScope(principal, 'read')) return sendForbidden(access, req, res, 'read');
+    const entry = handlerFor(principal);
+    if (isApi) {
+      if (await handleAccessApi(access, entry.scoped, req, res, path, new URLSearchParams(search))) return;
+    }
+    // Routes mounted beside MCP (the registry's API) run after authentication: principalOf(req) says who asks.
     if (route !== undefined) return route.handle(req, res, path);
-    if (path !== MCP_PATH) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
+    if (isApi) {
+      return sendJson(res, 404, { error: `Not found: ${path}` });
+    }
+    const { sdk } = entry;
+    const started = process.hrtime.bigint();
+    let method: string | undefined;
+    res.once('finish', () => access.metrics.observe(method, Number(process.hrtime.bigint() - started) / 1e9));
     if (req.method !== 'POST' || !isJson(req)) {
       counters.sdk++;
       return void (await sdk(req, res));
@@ -74,12 +156,17 @@ export async function startHttpServer(factory: McpFactory, fast: FastPathContext
       if (raw === undefined) return sendJsonRpcError(res, 413, -32600, `Request body larger than ${maxBody} bytes`);
       body = JSON.parse(raw);
     } catch {
+      access.metrics.error('bad_request');
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
     }
+    if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string') method = (body as { method: string }).method;
     const refusedUri = refusal(body);
-    if (refusedUri) return sendJson(res, 200, refusedUri);
+    if (refusedUri) {
+      access.metrics.error('bad_request');
+      return sendJson(res, 200, refusedUri);
+    }
     const hot = classify(req, body);
-    if (fastPath && hot && (await answer(fast, hot, res))) {
+    if (fastPath && hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
       counters.fastPath++;
       return;
     }
@@ -106,9 +193,16 @@ export async function startHttpServer(factory: McpFactory, fast: FastPathContext
   return {
     url: `http://${hostForUrl}:${address.port}${MCP_PATH}`,
     server,
-    handler,
+    handlers: () => [...handlers.values()],
+    async drop(key) {
+      const entry = handlers.get(key);
+      if (entry === undefined) return;
+      handlers.delete(key);
+      await entry.handler.close();
+    },
     async close() {
-      await handler.close();
+      await Promise.all([...handlers.values()].map((entry) => entry.handler.close()));
+      handlers.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

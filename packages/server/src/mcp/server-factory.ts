@@ -1,6 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
-import { createSkillSource } from './skills-source.js';
 import type { SkillsService } from './skills-service.js';
 import { registerTools } from '../tools/tools.js';
 import type { ToolOptions } from '../tools/tools.js';
@@ -8,6 +6,8 @@ import { registerPrompts } from '../tools/prompts.js';
 import { registerIndex } from '../tools/index-json.js';
 import { registerTemplates } from '../tools/templates.js';
 import type { TemplateFamily } from '../tools/templates.js';
+import type { Principal } from '../access/principal.js';
+import type { Scoped } from '../access/scoped.js';
 
 export interface ServerIdentity {
   name: string;
@@ -20,11 +20,14 @@ export interface CacheHint {
 }
 
 export interface McpFactoryOptions {
-  service: SkillsService;
+  /** What a principal is served through (its view, its service, its extension instance): access/scoped.ts. */
+  scoped: (principal: Principal) => Scoped;
+  /** The principal of connections that carry no identity of their own (stdio, HTTP with --auth none). */
+  principal: Principal;
   identity: ServerIdentity;
   cacheHint: CacheHint;
-  /** The current server instructions (they follow the catalog, so they are read at each creation). */
-  instructions: () => string;
+  /** The server instructions for a principal's service (they follow its view of the catalog). */
+  instructions: (service: SkillsService) => Promise<string>;
   tools: ToolOptions;
   /** Serve every skill as an MCP prompt. */
   prompts: boolean;
@@ -35,30 +38,26 @@ export interface McpFactoryOptions {
   /** Template skill families (tools/templates.ts). */
   templates: readonly TemplateFamily[];
   pageSize: number;
-  onWarning?: (message: string) => void;
 }
 
 /**
  * Builds the MCP server instances the SDK serves: one per stdio connection, one per HTTP request (the SDK's
- * stateless model). The skills extension is built once and attached to each instance, so building an instance is
- * only registration work. Connected instances are tracked (weakly) so that catalog changes reach them as
- * `notifications/resources/list_changed`.
+ * stateless model), each for one principal: everything registered on it answers from that principal's service,
+ * so from its view of the catalog. The skills extension is built once per principal and attached to each
+ * instance, so building an instance is only registration work. Connected instances are tracked (weakly) so that
+ * changes to what their principal sees reach them as list_changed notifications.
  */
 export class McpFactory {
-  readonly extension: SkillsExtension;
   readonly #live = new Set<WeakRef<McpServer>>();
   readonly #refreshTools = new WeakMap<McpServer, () => void>();
+  readonly #scopes = new WeakMap<McpServer, Scoped>();
 
-  constructor(readonly options: McpFactoryOptions) {
-    this.extension = new SkillsExtension({
-      source: createSkillSource(options.service),
-      cacheHint: options.cacheHint,
-      onWarning: (warning) => options.onWarning?.(`${warning.path}: ${warning.message}`),
-    });
-  }
+  constructor(readonly options: McpFactoryOptions) {}
 
-  create = (): McpServer => {
-    const instructions = this.options.instructions();
+  create = async (principal: Principal = this.options.principal): Promise<McpServer> => {
+    const scoped = this.options.scoped(principal);
+    const service = scoped.service;
+    const instructions = await this.options.instructions(service);
     const server = new McpServer(
       { name: this.options.identity.name, version: this.options.identity.version },
       {
@@ -66,11 +65,12 @@ export class McpFactory {
         ...(instructions ? { instructions } : {}),
       },
     );
-    this.extension.attach(server);
-    if (this.options.index) registerIndex(server, this.options.service, this.options.templates, { archives: this.options.indexArchives !== false });
-    if (this.options.templates.length > 0) registerTemplates(server, this.options.service, this.options.templates);
-    this.#refreshTools.set(server, registerTools(server, this.options.service, this.options.tools));
-    if (this.options.prompts) registerPrompts(server, this.options.service, this.options.pageSize);
+    scoped.extension.attach(server);
+    if (this.options.index) registerIndex(server, service, this.options.templates, { archives: this.options.indexArchives !== false });
+    if (this.options.templates.length > 0) registerTemplates(server, service, this.options.templates);
+    this.#refreshTools.set(server, registerTools(server, service, this.options.tools));
+    if (this.options.prompts) registerPrompts(server, service, this.options.pageSize);
+    this.#scopes.set(server, scoped);
     return server;
   };
 
@@ -79,7 +79,8 @@ export class McpFactory {
     this.#live.add(new WeakRef(server));
   }
 
-  notifyListChanged(): void {
+  /** Tells connected instances that their lists changed: all of them, or those whose principal `affected` names. */
+  notifyListChanged(affected?: (scoped: Scoped) => boolean): void {
     for (const ref of this.#live) {
       const server = ref.deref();
       if (server === undefined) {
@@ -87,11 +88,24 @@ export class McpFactory {
         continue;
       }
       if (!server.isConnected()) continue;
+      const scoped = this.#scopes.get(server);
+      if (affected !== undefined && (scoped === undefined || !affected(scoped))) continue;
       server.sendResourceListChanged();
       // The tools carry the catalog in their descriptions, and prompts mirror the skills.
       this.#refreshTools.get(server)?.();
       if (this.options.tools.mode !== 'none') server.sendToolListChanged();
       if (this.options.prompts) void server.server.sendPromptListChanged().catch(() => {});
     }
+  }
+
+  /** The live (tracked, connected) instances' principals. */
+  liveScopes(): Scoped[] {
+    const out = new Set<Scoped>();
+    for (const ref of this.#live) {
+      const server = ref.deref();
+      const scoped = server === undefined ? undefined : this.#scopes.get(server);
+      if (server?.isConnected() && scoped !== undefined) out.add(scoped);
+    }
+    return [...out];
   }
 }

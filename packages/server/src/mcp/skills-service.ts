@@ -3,6 +3,7 @@ import { artifactAt } from '../catalog/artifacts.js';
 import { ContentReader, StaleFileError } from '../catalog/content.js';
 import type { SkillEntry } from '../catalog/model.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
+import type { AuditInput } from '../access/audit.js';
 
 /**
  * The Skills extension's read side, as plain functions over a catalog snapshot. The SDK's `SkillsExtension` calls
@@ -27,6 +28,8 @@ export interface SkillsServiceOptions {
   pageSize: number;
   /** Told when a file's bytes no longer match its digest (so the catalog can rescan it): a path, or a stored origin's source. */
   onStale?: (source: string) => void;
+  /** Where activations and file reads are recorded (the caller's audit trail, access/audit.ts). */
+  audit?: (input: AuditInput) => void;
 }
 
 export class SkillsService {
@@ -34,6 +37,27 @@ export class SkillsService {
 
   get snapshot(): CatalogSnapshot {
     return this.options.snapshot();
+  }
+
+  /** Records an activation or a file read (each surface calls it once per request it answers). */
+  record(input: AuditInput): void {
+    this.options.audit?.(input);
+  }
+
+  /**
+   * Records a resources/read (from the SDK path or the HTTP fast path): reading a SKILL.md is the extension's way
+   * of activating a skill, any other file is a read.
+   */
+  recordRead(uri: string, outcome: string, surface = 'resources/read'): void {
+    if (this.options.audit === undefined) return;
+    const canonical = canonicalSkillUri(uri);
+    const found = canonical === undefined ? undefined : this.snapshot.file(canonical);
+    if (found === undefined) {
+      this.record({ action: 'read', surface, requested: uri, outcome });
+      return;
+    }
+    const activation = found.file.uri === found.skill.uri;
+    this.record({ action: activation ? 'activate' : 'read', surface, skill: found.skill, file: found.file.path, outcome });
   }
 
   listSkills(cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {

@@ -22,11 +22,16 @@ export function createSkillSource(service: SkillsService): SkillSource {
         if (content === undefined && service.isDirectory(uri)) {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is a directory; read it with resources/directory/read`);
         }
-        if (content === undefined) throw new ResourceNotFoundError(uri);
+        if (content === undefined) {
+          service.recordRead(uri, 'not_found');
+          throw new ResourceNotFoundError(uri);
+        }
+        service.recordRead(uri, 'ok');
         return content;
       } catch (error) {
         if (error instanceof RefusedSkillError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
         if (error instanceof StaleFileError) {
+          service.recordRead(uri, 'stale');
           throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} changed on disk since it was listed; list the skill again`);
         }
         throw error;

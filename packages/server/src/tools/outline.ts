@@ -7,6 +7,7 @@ import type { SkillsService } from '../mcp/skills-service.js';
 import { skillBody, wrapSkill } from './activation.js';
 import { fail } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
+import { audited } from './audited.js';
 
 /**
  * `full` mode: a big skill read a part at a time. The outline lists each section (by ATX heading, outside code
@@ -37,7 +38,11 @@ export function outlineTools(server: McpServer, service: SkillsService, skillRef
     },
     async (args) => {
       const found = resolveSkill(service.snapshot, args);
-      if ('error' in found) return fail(found.error);
+      if ('error' in found) {
+        service.record({ action: 'read', surface: 'get_skill_outline', requested: (args as { uri?: string; name?: string }).uri || (args as { name?: string }).name, outcome: 'not_found' });
+        return fail(found.error);
+      }
+      return audited(service, { action: 'read', surface: 'get_skill_outline', skill: found.skill, file: 'SKILL.md' }, async () => {
       const outline = await outlineOf(service, found.skill);
       const lines = outline.sections.map((section) => `${'  '.repeat(Math.max(0, section.level - 1))}${section.key}  "${section.title}"  ${section.tokens} tokens`);
       const text = [`${found.skill.name} (${found.skill.uri}): ${outline.advice}`, ...lines].join('\n');
@@ -51,6 +56,7 @@ export function outlineTools(server: McpServer, service: SkillsService, skillRef
           sections: outline.sections.map(({ key, title, level, tokens }) => ({ key, title, level, tokens })),
         },
       };
+      });
     },
   );
 
@@ -64,7 +70,11 @@ export function outlineTools(server: McpServer, service: SkillsService, skillRef
     },
     async (args) => {
       const found = resolveSkill(service.snapshot, args as { name?: string; uri?: string });
-      if ('error' in found) return fail(found.error);
+      if ('error' in found) {
+        service.record({ action: 'read', surface: 'get_skill_section', requested: (args as { uri?: string }).uri || (args as { name?: string }).name, outcome: 'not_found' });
+        return fail(found.error);
+      }
+      return audited(service, { action: 'read', surface: 'get_skill_section', skill: found.skill, file: `SKILL.md#${args.key}` }, async () => {
       const outline = await outlineOf(service, found.skill);
       const section = findSection(outline, args.key);
       if (section === undefined) {
@@ -72,6 +82,7 @@ export function outlineTools(server: McpServer, service: SkillsService, skillRef
         return fail(`Error: Skill '${found.skill.name}' has no section '${args.key}'.${close.length ? ` Did you mean: ${close.join(', ')}?` : ' Call get_skill_outline for the keys.'}`);
       }
       return { content: [{ type: 'text', text: wrapSkill(found.skill, section.text).replace('<skill_content ', `<skill_content section="${section.key}" `) }] };
+      });
     },
   );
   return [outline, section];

@@ -13,7 +13,10 @@ import { activatedContent } from './activation.js';
  * handlers and paged, so a 10,000-skill catalog costs nothing per request until prompts are asked for.
  */
 export function promptName(snapshot: CatalogSnapshot, skill: CatalogSkill): string {
-  return snapshot.named(skill.name).length === 1 ? skill.name : skill.rootUri.slice('skill://'.length);
+  // Under a visibility policy, a name shared by several skills means the best-ranked one (views.ts): that one keeps
+  // the bare name, the others are named by their URI path, so prompt names stay unique.
+  const named = snapshot.named(skill.name);
+  return named.length === 1 && named[0] === skill ? skill.name : skill.rootUri.slice('skill://'.length);
 }
 
 function skillForPrompt(snapshot: CatalogSnapshot, name: string): CatalogSkill | undefined {
@@ -40,10 +43,21 @@ export function registerPrompts(server: McpServer, service: SkillsService, pageS
   });
   low.setRequestHandler('prompts/get', async (request) => {
     const skill = skillForPrompt(service.snapshot, request.params.name);
-    if (skill === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
+    if (skill === undefined) {
+      service.record({ action: 'activate', surface: 'prompts/get', requested: request.params.name, outcome: 'not_found' });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
+    }
+    let text: string;
+    try {
+      text = await activatedContent(service, skill);
+    } catch (error) {
+      service.record({ action: 'activate', surface: 'prompts/get', skill, file: 'SKILL.md', outcome: 'error', detail: (error as Error).message });
+      throw error;
+    }
+    service.record({ action: 'activate', surface: 'prompts/get', skill, file: 'SKILL.md', outcome: 'ok' });
     return {
       description: skill.description,
-      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Use the "${skill.name}" skill for this task.\n\n${await activatedContent(service, skill)}` } }],
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Use the "${skill.name}" skill for this task.\n\n${text}` } }],
     };
   });
 }

@@ -11,6 +11,8 @@ import type { ReadOptions, ToolResult } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
 import { searchIndex } from './search.js';
 import { outlineTools } from './outline.js';
+import { sessionCatalog } from '../access/views.js';
+import { audited } from './audited.js';
 import { SessionPins, chooseVersion, pinExact, versionOf } from './versions.js';
 
 /**
@@ -56,6 +58,12 @@ const ok = (text: string, structured?: Record<string, unknown>): ToolResult =>
   structured === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], structuredContent: structured };
 
 function describeActivate(snapshot: CatalogSnapshot, options: ToolOptions): string {
+  const session = sessionCatalog(snapshot);
+  if (session !== undefined) {
+    // A session catalog (a project's or an agent's pinned and required skills) is what the model starts from.
+    const skills = [...session.required, ...session.pinned].slice(0, Math.max(options.catalogInDescriptionMax, 1));
+    return `Load a skill's full instructions when the user's task matches its description, then follow them.${session.required.length ? ` Required for this session: ${session.required.map((skill) => skill.name).join(', ')}.` : ''} Skills for this session:\n${availableSkillsXml(skills)}${snapshot.size > skills.length ? `\nFind others among the ${snapshot.size} you can use with list_skills {"query": "<the task>"}.` : ''}`;
+  }
   return snapshot.size <= options.catalogInDescriptionMax
     ? `Load a skill's full instructions when the user's task matches its description, then follow them. Available skills:\n${availableSkillsXml(snapshot.skills)}`
     : `Load a skill's full instructions when the user's task matches its description, then follow them. This server has ${snapshot.size} skills: find the right one with list_skills {"query": "<the task>"} first.`;
@@ -77,7 +85,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
     {
       title: 'List or search skills',
       description:
-        'List the skills this server offers, or search them. Without a query: the whole catalog, a page at a time (pass nextCursor back as cursor). ' +
+        'List the skills this server offers, or search them. Without a query: this session\'s skills when it has a session catalog, else the whole catalog, a page at a time (pass nextCursor back as cursor). ' +
         'With a query (the task in your own words): the best matches first, ranked over names, descriptions and section headings. ' +
         'Then load the one that fits with activate_skill.',
       inputSchema: z.object({
@@ -101,12 +109,21 @@ export function registerTools(server: McpServer, service: SkillsService, options
     async (args) => {
       const snapshot = service.snapshot;
       const found = resolveSkill(snapshot, args);
-      if ('error' in found) return fail(found.error);
+      if ('error' in found) {
+        service.record({ action: 'activate', surface: 'activate_skill', requested: args.uri || args.name, outcome: 'not_found' });
+        return fail(found.error);
+      }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version }, pins);
-      if ('error' in chosen) return fail(chosen.error);
-      const text = await activatedContent(service, pinExact(snapshot, found.skill, chosen.skill, pins));
-      const newer = chosen.pinnedFrom !== undefined ? versionOf(chosen.pinnedFrom) : undefined;
-      return ok(newer === undefined ? text : `${text}\n\n(This session keeps version ${versionOf(chosen.skill)}, which it activated earlier; ${newer} is now current: activate with {"version": "${newer}"} to switch.)`);
+      if ('error' in chosen) {
+        service.record({ action: 'activate', surface: 'activate_skill', skill: found.skill, file: 'SKILL.md', outcome: 'refused', detail: chosen.error });
+        return fail(chosen.error);
+      }
+      const skill = pinExact(snapshot, found.skill, chosen.skill, pins);
+      return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () => {
+        const text = await activatedContent(service, skill);
+        const newer = chosen.pinnedFrom !== undefined ? versionOf(chosen.pinnedFrom) : undefined;
+        return ok(newer === undefined ? text : `${text}\n\n(This session keeps version ${versionOf(chosen.skill)}, which it activated earlier; ${newer} is now current: activate with {"version": "${newer}"} to switch.)`);
+      });
     },
   );
 
@@ -131,10 +148,16 @@ export function registerTools(server: McpServer, service: SkillsService, options
       const snapshot = service.snapshot;
       const lone = inlinedSkill(snapshot, options);
       const found = resolveSkill(snapshot, lone && !args.name && !args.uri ? { uri: lone.uri } : args);
-      if ('error' in found) return fail(found.error);
+      if ('error' in found) {
+        service.record({ action: 'read', surface: 'read_skill_resource', requested: args.uri || args.name, file: args.path, outcome: 'not_found' });
+        return fail(found.error);
+      }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version, digest: args.digest }, pins);
-      if ('error' in chosen) return fail(chosen.error);
-      return readSkillResource(service, chosen.skill, args, options);
+      if ('error' in chosen) {
+        service.record({ action: 'read', surface: 'read_skill_resource', skill: found.skill, file: args.path, outcome: 'refused', detail: chosen.error });
+        return fail(chosen.error);
+      }
+      return audited(service, { action: 'read', surface: 'read_skill_resource', skill: chosen.skill, file: args.path }, () => readSkillResource(service, chosen.skill, args, options));
     },
   );
 
@@ -162,6 +185,13 @@ async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, arg
     return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
   };
   const query = args.query?.trim();
+  const session = sessionCatalog(snapshot);
+  if (!query && session !== undefined) {
+    // Without a query: the session catalog (required first, then pinned); a query searches everything visible.
+    const skills = [...session.required.map((skill) => ({ ...entry(skill), required: true })), ...session.pinned.map((skill) => ({ ...entry(skill), pinned: true }))];
+    const result = { skills, total: skills.length, session: true, searchable: snapshot.size };
+    return ok(JSON.stringify(result), result);
+  }
   if (query) {
     const limit = args.limit ?? 10;
     const hits = (await searchIndex(snapshot, service)).search(query, limit);
@@ -197,6 +227,10 @@ export async function buildInstructions(service: SkillsService, options: ToolOpt
   const lines = [
     `This server offers ${snapshot.size} Agent Skill${snapshot.size === 1 ? '' : 's'}: folders of instructions with optional references, scripts and assets.`,
   ];
+  const session = sessionCatalog(snapshot);
+  if (session !== undefined && session.required.length > 0 && options.mode !== 'none') {
+    lines.push(`This session requires these skills: activate each before starting work: ${session.required.map((skill) => skill.name).join(', ')}.`);
+  }
   if (options.mode !== 'none') {
     lines.push(
       'When a task matches a skill, call activate_skill with its name to load the instructions, then follow them.',

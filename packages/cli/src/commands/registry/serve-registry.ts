@@ -1,5 +1,6 @@
 import type { SkillLimits } from '@skillport/core';
-import type { HttpRoute, SkillProvider } from '@skillport/server';
+import type { IncomingMessage } from 'node:http';
+import type { HttpRoute, Principal, SkillProvider } from '@skillport/server';
 
 /** The registry part of `serve --data DIR`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
 export interface ServeRegistryOptions {
@@ -10,6 +11,13 @@ export interface ServeRegistryOptions {
   prefix?: string;
   limits: Partial<SkillLimits>;
   onProblem: (message: string) => void;
+  /**
+   * With `--auth tokens|jwt`: writes need the caller's scopes (publish; admin for revoke and review) instead of
+   * SKILLPORT_PUBLISH_TOKEN. With `--auth none` the shared publish token stays (docs/security.md).
+   */
+  scoped?: boolean;
+  /** Whether the caller of a request may see a skill name (bound once the server exists). */
+  canSee?: (req: IncomingMessage, name: string) => boolean;
 }
 
 export interface ServedRegistry {
@@ -23,6 +31,16 @@ export interface ServedRegistry {
 export async function serveRegistry(options: ServeRegistryOptions): Promise<ServedRegistry> {
   // Loaded only when --data is given: the store's native SQLite module is not needed to serve folders.
   const { openRegistry } = await import('@skillport/registry');
+  const { hasScope, principalOf } = await import('@skillport/server');
+  const scopeAuthorizer = {
+    async authorizeWrite(req: IncomingMessage, action: 'publish' | 'tag' | 'yank' | 'revoke' | 'review') {
+      const principal: Principal | undefined = principalOf(req);
+      if (principal === undefined) return { ok: false as const, status: 401 as const, message: 'writes need Authorization: Bearer <token>' };
+      const needed = action === 'revoke' || action === 'review' ? 'admin' : 'publish';
+      if (!hasScope(principal, needed)) return { ok: false as const, status: 403 as const, message: `${action} needs a token with the ${needed} scope` };
+      return { ok: true as const, principal: principal.user ?? principal.agent ?? 'anonymous' };
+    },
+  };
   const { resolveLimits } = await import('@skillport/core');
   const registry = await openRegistry({
     dir: options.data,
@@ -32,15 +50,17 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
     ...(options.trustedKeys !== undefined ? { trustedKeysFile: options.trustedKeys } : {}),
     requireSignatures: options.requireSignatures === true,
     onProblem: options.onProblem,
+    ...(options.scoped ? { authorizer: scopeAuthorizer } : {}),
+    ...(options.canSee ? { canSee: options.canSee } : {}),
   });
-  const writable = (process.env['SKILLPORT_PUBLISH_TOKEN'] ?? '') !== '';
+  const writable = options.scoped === true || (process.env['SKILLPORT_PUBLISH_TOKEN'] ?? '') !== '';
   return {
     providers: [registry.provider],
     routes: [registry.routes],
     health: () => ({ registry: { ...registry.provider.stats(), writable } }),
     summary: () => {
       const stats = registry.provider.stats();
-      return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
+      return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
     },
     close: () => registry.close(),
   };

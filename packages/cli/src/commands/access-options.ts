@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { AccessOptions, Principal } from '@skillport/server';
+
+/**
+ * The serve options for identity, visibility and audit (docs/security.md), kept apart from serve.ts so that the
+ * command's own options stay readable. `--data` is serve's own (the registry's store and access.db share the folder).
+ */
+export interface AccessFlags {
+  auth: 'none' | 'tokens' | 'jwt';
+  data?: string;
+  policy?: string;
+  jwks?: string;
+  jwtKey?: string;
+  jwtIssuer?: string[];
+  jwtAudience?: string[];
+  /** From a config file: claim names (`{orgs: "groups"}`). */
+  jwtClaims?: Record<string, string>;
+  principal?: string | Record<string, unknown>;
+  resourceUrl?: string;
+}
+
+export const ACCESS_CONFIG_KEYS = ['auth', 'data', 'policy', 'jwks', 'jwtKey', 'jwtIssuer', 'jwtAudience', 'jwtClaims', 'principal', 'resourceUrl'];
+/** Config keys holding paths, resolved against the config file's folder. */
+export const ACCESS_PATH_KEYS = ['data', 'policy', 'jwtKey'];
+
+export function addAccessOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--auth <mode>', 'who may connect over HTTP: none, tokens (skillport token create) or jwt').choices(['none', 'tokens', 'jwt']).default('none'))
+    .option('--policy <file>', 'visibility policy (YAML): who sees which skills; reloaded when it changes')
+    .option('--principal <spec>', 'who stdio clients (and HTTP with --auth none) are, e.g. "user:alice org:acme project:web agent:ci"')
+    .option('--jwks <url>', 'with --auth jwt: the issuer\'s JWKS URL')
+    .option('--jwt-key <file>', 'with --auth jwt: a public key file instead of --jwks (PEM, JWK or JWKS)')
+    .option('--jwt-issuer <iss>', 'with --auth jwt: an accepted issuer (iss); repeat for several', collect)
+    .option('--jwt-audience <aud>', 'with --auth jwt: an accepted audience (aud); repeat for several', collect)
+    .option('--resource-url <url>', 'public URL of the MCP endpoint, for OAuth protected resource metadata (default: from the Host header)');
+}
+
+/** The server's access options from the flags; throws an Error with one line on a bad value. */
+export async function accessOptions(flags: AccessFlags, warn: (message: string) => void): Promise<AccessOptions> {
+  const { parsePrincipalSpec } = await import('@skillport/server');
+  let principal: Principal | undefined;
+  if (typeof flags.principal === 'string') principal = parsePrincipalSpec(flags.principal);
+  else if (flags.principal !== undefined) principal = parsePrincipalSpec(principalFromObject(flags.principal));
+  if (flags.resourceUrl !== undefined) {
+    try {
+      new URL(flags.resourceUrl);
+    } catch {
+      throw new Error(`--resource-url ${flags.resourceUrl}: not a URL`);
+    }
+  }
+  return {
+    auth: flags.auth,
+    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
+    ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
+    ...(principal !== undefined ? { principal } : {}),
+    ...(flags.resourceUrl !== undefined ? { resourceUrl: flags.resourceUrl } : {}),
+    ...(flags.jwks !== undefined || flags.jwtKey !== undefined || flags.jwtIssuer !== undefined
+      ? {
+          jwt: {
+            ...(flags.jwks !== undefined ? { jwksUrl: flags.jwks } : {}),
+            ...(flags.jwtKey !== undefined ? { keyFile: flags.jwtKey } : {}),
+            issuer: one(flags.jwtIssuer ?? []),
+            audience: one(flags.jwtAudience ?? []),
+            ...(flags.jwtClaims !== undefined ? { claims: flags.jwtClaims } : {}),
+          },
+        }
+      : {}),
+    onWarning: warn,
+  };
+}
+
+/** Repeatable options (not variadic: a variadic option would swallow the folders that follow it). */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function one(values: string[] | string): string | string[] {
+  const list = Array.isArray(values) ? values : [values];
+  return list.length === 1 ? list[0]! : list;
+}
+
+/** A config file's `principal: {user, orgs, projects, agent, scopes}` as a spec string. */
+function principalFromObject(value: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const add = (kind: string, item: unknown) => {
+    const items = Array.isArray(item) ? item : item === undefined ? [] : [item];
+    for (const entry of items) {
+      if (typeof entry !== 'string') throw new Error(`principal.${kind} must be a string or a list of strings`);
+      parts.push(`${kind}:${entry}`);
+    }
+  };
+  for (const key of Object.keys(value)) if (!['user', 'orgs', 'projects', 'agent', 'scopes'].includes(key)) throw new Error(`principal: unknown key "${key}" (user, orgs, projects, agent, scopes)`);
+  add('user', value['user']);
+  add('org', value['orgs']);
+  add('project', value['projects']);
+  add('agent', value['agent']);
+  add('scope', value['scopes']);
+  return parts.join(' ');
+}

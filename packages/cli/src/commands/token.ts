@@ -1,0 +1,155 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { ExitCode } from '../main.js';
+import { arg } from '../main.js';
+import { paint } from '../output.js';
+
+/**
+ * `skillport token create|list|revoke --data DIR`: API tokens for `serve --auth tokens`. A token is printed once,
+ * when it is created; only its sha256 is stored. The server looks tokens up at every request, so a new token works
+ * and a revoked one stops working at once, without a restart.
+ */
+interface CreateOptions {
+  data: string;
+  user: string;
+  org: string[];
+  project: string[];
+  agent?: string;
+  scope: string[];
+  description?: string;
+  expires?: Date;
+  json?: boolean;
+}
+
+export function registerToken(program: Command, exit: ExitCode): void {
+  const token = program
+    .command('token')
+    .description('Create, list and revoke API tokens for serve --auth tokens (kept in DIR/access.db).')
+    .addHelpText('after', `
+Examples:
+  skillport token create --data ./data --user alice --org acme --scope read
+  skillport token create --data ./data --user ci --agent release-bot --scope publish
+  skillport token list --data ./data
+  skillport token revoke --data ./data 3f2a9c1b7d4e`);
+
+  token
+    .command('create')
+    .description('create a token and print it (once: only its hash is kept)')
+    .requiredOption('--data <dir>', 'the server\'s data folder')
+    .requiredOption('--user <name>', 'the user the token stands for')
+    .option('--org <name...>', 'organisations the user belongs to', [])
+    .option('--project <name...>', 'projects the token is for', [])
+    .option('--agent <name>', 'the agent the token is for')
+    .addOption(new Option('--scope <scope...>', 'what it may do: read (MCP and reading the API), publish (registry writes), admin (policy, audit, metrics; implies the others)').choices(['read', 'publish', 'admin']).default(['read']))
+    .option('--description <text>', 'a note shown by token list')
+    .option('--expires <when>', 'expiry: a time (ISO 8601) or a span from now (30d, 12h)', arg(parseExpiry))
+    .option('--json', 'print the token and its record as JSON')
+    .action(async (options: CreateOptions) => {
+      const { AccessStore } = await import('@skillport/server');
+      let store;
+      try {
+        store = AccessStore.open(options.data);
+        const { token: secret, record } = store.createToken({
+          user: options.user,
+          orgs: options.org,
+          projects: options.project,
+          ...(options.agent !== undefined ? { agent: options.agent } : {}),
+          scopes: options.scope as Array<'read' | 'publish' | 'admin'>,
+          ...(options.description !== undefined ? { description: options.description } : {}),
+          ...(options.expires !== undefined ? { expiresAt: options.expires } : {}),
+        });
+        if (options.json) process.stdout.write(`${JSON.stringify({ token: secret, ...record }, null, 2)}\n`);
+        else {
+          process.stdout.write(`${secret}\n`);
+          process.stderr.write(`skillport: token ${record.id} for ${describe(record)}; it is shown only now: keep it secret\n`);
+        }
+        exit.set(0);
+      } catch (error) {
+        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
+        exit.set(1);
+      } finally {
+        store?.close();
+      }
+    });
+
+  token
+    .command('list')
+    .description('list tokens (ids, who, scopes, state; never the tokens)')
+    .requiredOption('--data <dir>', 'the server\'s data folder')
+    .option('--json', 'print JSON')
+    .action(async (options: { data: string; json?: boolean }) => {
+      const { AccessStore } = await import('@skillport/server');
+      let store;
+      try {
+        store = AccessStore.open(options.data);
+        const tokens = store.listTokens();
+        if (options.json) process.stdout.write(`${JSON.stringify({ tokens }, null, 2)}\n`);
+        else if (tokens.length === 0) process.stderr.write('skillport: no tokens yet (skillport token create --data DIR --user NAME)\n');
+        else {
+          const colors = paint(process.stdout);
+          for (const record of tokens) {
+            const state = record.revokedAt ? colors.red(`revoked ${record.revokedAt}`) : record.expiresAt && Date.parse(record.expiresAt) <= Date.now() ? colors.yellow(`expired ${record.expiresAt}`) : colors.green('active');
+            process.stdout.write(`${record.id}  ${describe(record)}  ${state}  created ${record.createdAt}${record.expiresAt && !record.revokedAt ? `  expires ${record.expiresAt}` : ''}${record.description ? `  ${record.description}` : ''}\n`);
+          }
+        }
+        exit.set(0);
+      } catch (error) {
+        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
+        exit.set(1);
+      } finally {
+        store?.close();
+      }
+    });
+
+  token
+    .command('revoke')
+    .description('revoke a token by its id (from token list); takes effect at once, also on a running server')
+    .argument('<id>', 'the token id (12 hex characters), or the whole token')
+    .requiredOption('--data <dir>', 'the server\'s data folder')
+    .action(async (id: string, options: { data: string }) => {
+      const { AccessStore } = await import('@skillport/server');
+      const match = /^(?:skp_)?([0-9a-f]{12})(?:_.*)?$/.exec(id.trim());
+      if (!match) {
+        process.stderr.write(`skillport: error: "${id.slice(0, 40)}" is not a token id (12 hex characters, as token list shows)\n`);
+        exit.set(2);
+        return;
+      }
+      let store;
+      try {
+        store = AccessStore.open(options.data);
+        const record = store.token(match[1]!);
+        if (record === undefined) {
+          process.stderr.write(`skillport: error: no token ${match[1]} in ${options.data}\n`);
+          exit.set(1);
+        } else if (!store.revokeToken(record.id)) {
+          process.stderr.write(`skillport: token ${record.id} was already revoked (${record.revokedAt})\n`);
+          exit.set(0);
+        } else {
+          process.stderr.write(`skillport: revoked token ${record.id} (${describe(record)})\n`);
+          exit.set(0);
+        }
+      } catch (error) {
+        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
+        exit.set(1);
+      } finally {
+        store?.close();
+      }
+    });
+}
+
+function describe(record: { user: string; orgs: string[]; projects: string[]; agent?: string; scopes: string[] }): string {
+  const parts = [`user:${record.user}`, ...record.orgs.map((org) => `org:${org}`), ...record.projects.map((project) => `project:${project}`)];
+  if (record.agent !== undefined) parts.push(`agent:${record.agent}`);
+  return `${parts.join(' ')} [${record.scopes.join(', ')}]`;
+}
+
+function parseExpiry(text: string): Date {
+  const span = /^(\d{1,6})([mhdw])$/.exec(text.trim());
+  if (span) {
+    const unit = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[span[2] as 'm' | 'h' | 'd' | 'w'];
+    return new Date(Date.now() + Number(span[1]) * unit);
+  }
+  const time = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time)) throw new Error(`--expires: "${text}" is not a time (ISO 8601) or a span (30d, 12h)`);
+  return new Date(time);
+}
