@@ -16,7 +16,7 @@ export class InvalidCursorError extends Error {
 }
 
 export interface SkillsServiceOptions {
-  /** The snapshot to answer from (later: the caller's view of it). */
+  /** The snapshot to answer from: the caller's view of the catalog (access/scoped.ts), or the whole catalog. */
   snapshot: () => CatalogSnapshot;
   content: ContentReader;
   pageSize: number;
