@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every compiled test file with node:test, after making sure the test-only tools are installed:
 // the official MCP conformance CLI and a Node 22 to run it (it needs Node >= 22), both from the npm registry,
-// into .tools/ (ignored by git). Set SKILLPORT_SKIP_CONFORMANCE=1 to leave them out.
+// into .tools/ (ignored by git). Set SKILLPORT_SKIP_CONFORMANCE=1 to leave them out, SKILLPORT_INSPECTOR=1 to add the
+// MCP Inspector (skipped otherwise).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,6 +10,9 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const tools = join(root, '.tools');
 const CONFORMANCE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
+// The MCP Inspector (its CLI mode is tested in packages/cli/test/inspector.test.ts) is about 110 MB with a web UI,
+// so it is installed only on request: SKILLPORT_INSPECTOR=1. Its own prefix, so the install above is left alone.
+const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 
 if (process.env.SKILLPORT_SKIP_CONFORMANCE !== '1') {
   const ready = existsSync(join(tools, 'node_modules/.bin/conformance')) && existsSync(join(tools, 'node_modules/node/bin/node'));
@@ -18,6 +22,19 @@ if (process.env.SKILLPORT_SKIP_CONFORMANCE !== '1') {
   }
   process.env.SKILLPORT_CONFORMANCE_NODE = join(tools, 'node_modules/node/bin/node');
   process.env.SKILLPORT_CONFORMANCE_CLI = join(tools, 'node_modules/.bin/conformance');
+}
+
+if (process.env.SKILLPORT_INSPECTOR === '1') {
+  const prefix = join(tools, 'inspector');
+  // It needs Node >= 22.19: the Node 22 installed for the conformance CLI, or its own.
+  const sharedNode = join(tools, 'node_modules/node/bin/node');
+  const packages = existsSync(sharedNode) ? [INSPECTOR] : [INSPECTOR, 'node@22'];
+  if (!existsSync(join(prefix, 'node_modules/@modelcontextprotocol/inspector/package.json'))) {
+    process.stderr.write(`test setup: installing ${packages.join(' and ')} into .tools/inspector/\n`);
+    execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { stdio: 'inherit' });
+  }
+  process.env.SKILLPORT_INSPECTOR_CLI = join(prefix, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+  process.env.SKILLPORT_INSPECTOR_NODE = existsSync(sharedNode) ? sharedNode : join(prefix, 'node_modules/node/bin/node');
 }
 
 const files = [];

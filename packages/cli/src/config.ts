@@ -11,12 +11,28 @@ import { ACCESS_CONFIG_KEYS, ACCESS_PATH_KEYS } from './commands/access-options.
  * Relative paths are resolved against the file's folder.
  */
 export interface ServeConfig {
+  /** Folders and archive files. */
   dirs: string[];
+  /** Static HTTP hosts with a discovery index (http-provider.ts in the server). */
+  remotes: RemoteSpec[];
   templates: Array<{ uriTemplate: string; dir: string; description?: string }>;
   name?: string;
   instructions?: string;
   /** Any other serve option, by its camelCase name (port, host, tools, prefix, strict, ttl, ...). */
   options: Record<string, unknown>;
+}
+
+/** One remote source: `remotes: [{url, headers?, params?, skills?, allowHosts?, prefix?, timeout?, retries?, refresh?}]`. */
+export interface RemoteSpec {
+  url: string;
+  headers?: Record<string, string>;
+  params?: Record<string, string>;
+  only?: string[];
+  allowHosts?: string[];
+  prefix?: string;
+  timeoutMs?: number;
+  retries?: number;
+  refreshMs?: number;
 }
 
 export class ConfigError extends Error {
@@ -50,7 +66,7 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     return isAbsolute(value) ? value : join(base, value);
   };
 
-  const result: ServeConfig = { dirs: [], templates: [], options: {} };
+  const result: ServeConfig = { dirs: [], remotes: [], templates: [], options: {} };
   if (config['templates'] !== undefined) {
     if (!Array.isArray(config['templates'])) throw new ConfigError(`config ${path}: templates must be a list of {uri, dir, description?}`);
     config['templates'].forEach((entry: unknown, index: number) => {
@@ -72,7 +88,15 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
         const own = typeof skill.id === 'string' && skill.id !== '' ? join(root, skill.id) : undefined;
         result.dirs.push(own !== undefined && existsSync(join(own, 'SKILL.md')) ? own : root);
       } else if (skill.provider === 'http') {
-        throw new ConfigError(`config ${path}: ${where}: the "http" provider is not supported yet; serve those skills from a folder (provider "fs")`);
+        // agentskills-mcp-server fetches <base_url>/<id>/SKILL.md and files by name; skillport needs the host's
+        // discovery index to list and verify files, and looks for it under base_url (indexCandidates).
+        const options = skill.options ?? {};
+        const url = options['base_url'] ?? options['url'];
+        if (typeof url !== 'string' || url === '') throw new ConfigError(`config ${path}: ${where}.options.base_url must be the host's URL`);
+        const id = typeof skill.id === 'string' && skill.id !== '' ? skill.id : undefined;
+        const same = result.remotes.find((remote) => remote.url === url && remote.only !== undefined);
+        if (same && id !== undefined) same.only!.push(id);
+        else result.remotes.push({ url, ...stringMap(options['headers'], `${where}.options.headers`, path, 'headers'), ...stringMap(options['params'], `${where}.options.params`, path, 'params'), ...(id !== undefined ? { only: [id] } : {}) });
       } else {
         throw new ConfigError(`config ${path}: ${where}: provider must be "fs" or "http" (got ${JSON.stringify(skill.provider)})`);
       }
@@ -83,12 +107,61 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     if (!Array.isArray(dirs)) throw new ConfigError(`config ${path}: dirs must be a list of folders`);
     dirs.forEach((dir, index) => result.dirs.push(at(dir, `dirs[${index}]`)));
   }
+  if (config['remotes'] !== undefined) {
+    if (!Array.isArray(config['remotes'])) throw new ConfigError(`config ${path}: remotes must be a list of {url, headers?, params?, skills?, allowHosts?, prefix?, timeout?, retries?, refresh?}`);
+    config['remotes'].forEach((entry: unknown, index: number) => result.remotes.push(remoteSpec(entry, `remotes[${index}]`, path)));
+  }
   for (const [key, value] of Object.entries(config)) {
-    if (['name', 'instructions', 'skills', 'dirs', 'folders', 'templates', '$schema'].includes(key)) continue;
+    if (['name', 'instructions', 'skills', 'dirs', 'folders', 'templates', 'remotes', '$schema'].includes(key)) continue;
     if (!OPTION_KEYS.has(key)) throw new ConfigError(`config ${path}: unknown setting "${key}" (settings are the serve options in camelCase, e.g. port, tools, prefix)`);
     result.options[key] = key === 'cacheDir' || ACCESS_PATH_KEYS.includes(key) ? at(value, key) : value;
   }
   return result;
+}
+
+const REMOTE_KEYS = new Set(['url', 'headers', 'params', 'skills', 'allowHosts', 'prefix', 'timeout', 'retries', 'refresh']);
+
+function remoteSpec(entry: unknown, where: string, path: string): RemoteSpec {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new ConfigError(`config ${path}: ${where} must be an object with a url`);
+  const remote = entry as Record<string, unknown>;
+  for (const key of Object.keys(remote)) if (!REMOTE_KEYS.has(key)) throw new ConfigError(`config ${path}: ${where}: unknown setting "${key}" (use ${[...REMOTE_KEYS].join(', ')})`);
+  if (typeof remote['url'] !== 'string' || !/^https?:\/\//.test(remote['url'])) throw new ConfigError(`config ${path}: ${where}.url must be an http(s) URL`);
+  const list = (key: string): string[] | undefined => {
+    const value = remote[key];
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw new ConfigError(`config ${path}: ${where}.${key} must be a list of strings`);
+    return value as string[];
+  };
+  const only = list('skills');
+  const allowHosts = list('allowHosts');
+  const spec: RemoteSpec = { url: remote['url'], ...stringMap(remote['headers'], `${where}.headers`, path, 'headers'), ...stringMap(remote['params'], `${where}.params`, path, 'params') };
+  if (only) spec.only = only;
+  if (allowHosts) spec.allowHosts = allowHosts;
+  if (remote['prefix'] !== undefined) spec.prefix = String(remote['prefix']);
+  if (remote['timeout'] !== undefined) spec.timeoutMs = duration(remote['timeout'], `${where}.timeout`, path);
+  if (remote['refresh'] !== undefined) spec.refreshMs = duration(remote['refresh'], `${where}.refresh`, path);
+  if (remote['retries'] !== undefined) {
+    if (!Number.isInteger(remote['retries']) || (remote['retries'] as number) < 0 || (remote['retries'] as number) > 10) throw new ConfigError(`config ${path}: ${where}.retries must be a whole number from 0 to 10`);
+    spec.retries = remote['retries'] as number;
+  }
+  return spec;
+}
+
+function stringMap<K extends 'headers' | 'params'>(value: unknown, where: string, path: string, key: K): Partial<Record<K, Record<string, string>>> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.values(value).some((item) => typeof item !== 'string')) {
+    throw new ConfigError(`config ${path}: ${where} must be a map of names to strings`);
+  }
+  return { [key]: value as Record<string, string> } as Partial<Record<K, Record<string, string>>>;
+}
+
+/** 1500, "1500ms", "30s", "5m", "1h" -> milliseconds. */
+function duration(value: unknown, where: string, path: string): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  const match = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value) : null;
+  if (!match) throw new ConfigError(`config ${path}: ${where} must be a duration such as 1500, "30s" or "5m"`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(match[1]) * unit);
 }
 
 function substitute(value: unknown, warn: (message: string) => void): unknown {

@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
 import { registerToken } from './commands/token.js';
@@ -33,6 +34,7 @@ export function buildProgram(exit: ExitCode): Command {
   registerValidate(program, exit);
   registerToken(program, exit);
   registerAudit(program, exit);
+  registerClientCommands(program, exit);
   return program;
 }
 

@@ -29,6 +29,16 @@ export function displayPath(path: string): string {
   return rel === '' ? '.' : rel.startsWith('..') ? path : rel;
 }
 
+/** A URL as messages show it: origin and path, never the query string or user info (they may carry secrets). */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
 export function formatProblem(problem: FolderProblem, colors: Paint): string {
   const label = problem.severity === 'error' ? colors.red('error') : colors.yellow('warning');
   const where = problem.path ? `${displayPath(problem.path)}: ` : '';

@@ -49,13 +49,23 @@ describe('serve --config', () => {
     }
   });
 
-  test('clear errors: unsupported provider, unknown setting, unreadable file', async () => {
+  test('clear errors: bad provider settings, unknown setting, unreadable file', async () => {
     const dir = makeTree({});
     const http = join(dir, 'http.json');
-    writeFileSync(http, JSON.stringify({ name: 'x', skills: [{ id: 'a', provider: 'http', options: { base_url: 'https://example.com' } }] }));
+    writeFileSync(http, JSON.stringify({ name: 'x', skills: [{ id: 'a', provider: 'http', options: { headers: { A: 'b' } } }] }));
     const one = await runCli(['serve', '--config', http]);
     assert.equal(one.code, 1);
-    assert.match(one.stderr, /"http" provider is not supported yet/);
+    assert.match(one.stderr, /skills\[0\] \(a\)\.options\.base_url must be the host's URL/);
+    const ftp = join(dir, 'ftp.json');
+    writeFileSync(ftp, JSON.stringify({ name: 'x', skills: [{ id: 'a', provider: 'ftp' }] }));
+    const four = await runCli(['serve', '--config', ftp]);
+    assert.equal(four.code, 1);
+    assert.match(four.stderr, /provider must be "fs" or "http" \(got "ftp"\)/);
+    const remote = join(dir, 'remote.yaml');
+    writeFileSync(remote, 'remotes:\n  - url: https://example.com\n    timeout: soon\n');
+    const five = await runCli(['serve', '--config', remote]);
+    assert.equal(five.code, 1);
+    assert.match(five.stderr, /remotes\[0\]\.timeout must be a duration such as 1500, "30s" or "5m"/);
     const unknown = join(dir, 'unknown.yaml');
     writeFileSync(unknown, 'dirs: [.]\nportt: 3\n');
     const two = await runCli(['serve', '--config', unknown]);

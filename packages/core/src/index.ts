@@ -13,3 +13,5 @@ export * from './search.js';
 export * from './sections.js';
 export * from './text.js';
 export * from './skill-files.js';
+export * from './archive.js';
+export * from './discovery-index.js';

@@ -56,6 +56,8 @@ export interface SkillportServerOptions {
   prompts?: boolean;
   /** Serve the draft-era discovery index `skill://index.json` (default true). */
   index?: boolean;
+  /** List skills that came as archives as `archive` entries in that index (default true; ADR 0010). */
+  indexArchives?: boolean;
   /** Template skill families: `{uriTemplate: 'skill://docs/{product}/SKILL.md', dir, description?}`. */
   templates?: Array<{ uriTemplate: string; dir: string; description?: string }>;
   /** Skills from elsewhere (a registry, archives, a remote host), served beside the folders' (folders win a URI clash). */
@@ -122,6 +124,7 @@ export class SkillportServer {
       tools: this.tools,
       prompts,
       index: options.index ?? true,
+      indexArchives: options.indexArchives ?? true,
       templates,
       pageSize: options.pageSize ?? 100,
     });
@@ -271,8 +274,13 @@ export class SkillportServer {
 }
 
 /** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
+/** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
+export function defaultCacheDir(): string {
+  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+}
+
 function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
-  const base = dir ?? join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+  const base = dir ?? defaultCacheDir();
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);
   return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`) };
 }

@@ -1,4 +1,4 @@
-export { SkillportServer, StartupError, defaultInstructions } from './app.js';
+export { SkillportServer, StartupError, defaultCacheDir, defaultInstructions } from './app.js';
 export type { SkillportServerOptions } from './app.js';
 export { LiveCatalog } from './catalog/live-catalog.js';
 export type { CatalogChanges } from './catalog/live-catalog.js';
@@ -26,3 +26,8 @@ export type { PolicyDocument } from './access/policy.js';
 export { parseSince } from './access/admin-api.js';
 export type { JwtOptions, ClaimMapping } from './access/jwt.js';
 export { attachPrincipal, principalOf } from './access/http-auth.js';
+export { ArchiveProvider } from './providers/archive-provider.js';
+export type { ArchiveProviderOptions } from './providers/archive-provider.js';
+export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';
+export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
+export type { HttpProviderOptions } from './providers/http-provider.js';

@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { DEFAULT_LIMITS } from '@skillport/core';
+import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
 import { arg } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
+import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../main.js';
-import { displayPath, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
+import { openSources } from '../sources.js';
+import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
 import type { AccessFlags } from './access-options.js';
 
@@ -32,17 +36,20 @@ interface ServeOptions extends AccessFlags {
   binaryMax: number;
   prompts: boolean;
   index: boolean;
+  indexArchives: boolean;
   instructionsCatalog?: boolean;
   config?: string;
   template: string[];
+  remote: string[];
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
   const serve_ = program
     .command('serve')
-    .description('Serve skill folders over MCP: stdio by default, Streamable HTTP with --http.')
-    .argument('[dirs...]', 'skill folders: one skill, a folder of skills, or a tree of them (several merge)')
+    .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
+    .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
     .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
+    .option('--remote <url>', 'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)', (url: string, all: string[]) => [...all, url], [] as string[])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
@@ -69,6 +76,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
     .option('--no-prompts', 'do not offer skills as MCP prompts')
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
+    .option('--no-index-archives', 'list skills from archives as skill-md entries in skill://index.json, not as archive entries')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
     .option('-q, --quiet', 'print only errors on stderr');
@@ -82,12 +90,15 @@ Examples:
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
   skillport serve --http --auth tokens --data ./data --policy policy.yaml ./skills
                                                 tokens from skillport token create; who sees what: docs/security.md
+  skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
+  skillport serve --remote https://example.com  the skills example.com publishes (/.well-known/agent-skills/)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
     .action(async (dirs: string[], options: ServeOptions, command: Command) => {
       let identity: { name?: string; instructions?: string } = {};
       const templates: Array<{ uriTemplate: string; dir: string; description?: string }> = [];
+      const remotes: RemoteSpec[] = options.remote.map((url) => ({ url }));
       for (const spec of options.template) {
         const at = spec.lastIndexOf('=');
         if (at <= 0) {
@@ -106,6 +117,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           }
           dirs = [...config.dirs, ...dirs];
           templates.push(...config.templates);
+          remotes.unshift(...config.remotes);
           identity = { ...(config.name !== undefined ? { name: config.name } : {}), ...(config.instructions !== undefined ? { instructions: config.instructions } : {}) };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
@@ -114,16 +126,22 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           return;
         }
       }
-      if (dirs.length === 0 && templates.length === 0) {
+      if (dirs.length === 0 && templates.length === 0 && remotes.length === 0) {
         process.stderr.write('skillport: error: give at least one skill folder (or a --config file that names some)\n');
         exit.set(2);
         return;
       }
-      exit.set(await serve(dirs, options, identity, templates));
+      exit.set(await serve(dirs, options, identity, templates, remotes));
     });
 }
 
-async function serve(dirs: string[], options: ServeOptions, identity: { name?: string; instructions?: string }, templates: Array<{ uriTemplate: string; dir: string; description?: string }>): Promise<number> {
+async function serve(
+  dirs: string[],
+  options: ServeOptions,
+  identity: { name?: string; instructions?: string },
+  templates: Array<{ uriTemplate: string; dir: string; description?: string }>,
+  remotes: RemoteSpec[],
+): Promise<number> {
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
   const { SkillportServer, StartupError } = await import('@skillport/server');
   const colors = paint(process.stderr);
@@ -137,10 +155,21 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
     return 2;
   }
   if (!options.http && options.auth !== 'none') log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
-  if (!options.quiet) log(`skillport: scanning ${[...dirs, ...templates.map((template) => template.dir)].map(displayPath).join(', ')}…`);
+  const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
+  if (!options.quiet) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
+  const onProblem = (problem: FolderProblem) => {
+    if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
+  };
+  const sources = await openSources(dirs, remotes, { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } }, onProblem);
+  if (typeof sources === 'string') {
+    log(`skillport: ${colors.red('error')}: ${sources}`);
+    return 1;
+  }
+  const { providers } = sources;
   try {
     server = await SkillportServer.open({
-      dirs,
+      dirs: sources.folders,
+      providers,
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
@@ -149,6 +178,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
       prompts: options.prompts,
       index: options.index,
+      indexArchives: options.indexArchives,
       templates,
       access,
       onAccessChange: (what) => {
@@ -158,9 +188,7 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
       ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
-      onProblem: (problem) => {
-        if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
-      },
+      onProblem,
       onChange: (changes) => {
         if (options.quiet) return;
         const parts = [
@@ -174,15 +202,19 @@ async function serve(dirs: string[], options: ServeOptions, identity: { name?: s
   } catch (error) {
     if (error instanceof StartupError) {
       log(`skillport: ${colors.red('error')}: ${error.message}`);
+      for (const provider of providers) await provider.close?.();
       return 1;
     }
     throw error;
   }
 
   const snapshot = server.catalog.snapshot;
-  const notServed = server.catalog.live.folderCount - snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${dirs.map(displayPath).join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
-  if (options.watch) server.watch();
+  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${sourceNames.join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  if (options.watch) {
+    server.watch();
+    for (const provider of providers) provider.watch?.();
+  }
 
   let url = 'stdio';
   if (options.http) {

@@ -1,8 +1,8 @@
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { discoverSkills, inspectSkillFolder, resolveLimits } from '@skillport/core';
-import type { FolderProblem } from '@skillport/core';
+import { discoverSkills, inspectSkillArchive, inspectSkillFolder, resolveLimits } from '@skillport/core';
+import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { arg } from '../main.js';
 import type { ExitCode } from '../main.js';
 import { paint, parsePositiveInt, parseSize } from '../output.js';
@@ -26,7 +26,7 @@ export function registerValidate(program: Command, exit: ExitCode): void {
   program
     .command('validate')
     .description('Check skills against the Agent Skills specification and the serving rules.')
-    .argument('<paths...>', 'a skill folder, its SKILL.md, or a folder holding skills at any depth')
+    .argument('<paths...>', 'a skill folder, its SKILL.md, a folder holding skills at any depth, or a skill archive (.skill, .zip, .tar.gz)')
     .option('--json', 'print one JSON report on stdout')
     .option('--max-files <n>', 'files per skill', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
@@ -39,15 +39,19 @@ Messages follow the reference validator (skills-ref) where it has one. Exit 0 wh
   Validation failed for <path>:
     - <problem>`,
     )
-    .action((paths: string[], options: ValidateOptions) => {
-      exit.set(validate(paths, options));
+    .action(async (paths: string[], options: ValidateOptions) => {
+      exit.set(await validate(paths, options));
     });
 }
 
-function validate(paths: string[], options: ValidateOptions): number {
+async function validate(paths: string[], options: ValidateOptions): Promise<number> {
   const limits = resolveLimits({ maxFiles: options.maxFiles, maxBytes: options.maxBytes });
   const reports: SkillReport[] = [];
   for (const given of paths) {
+    if (isArchive(given)) {
+      reports.push(await validateArchive(given, limits));
+      continue;
+    }
     const target = skillTarget(given);
     const found = discoverSkills(target);
     if (found.skills.length === 0) {
@@ -89,6 +93,29 @@ function validate(paths: string[], options: ValidateOptions): number {
     }
   }
   return allValid ? 0 : 1;
+}
+
+/** A regular file other than a SKILL.md is taken for an archive (its format is read from its bytes). */
+function isArchive(path: string): boolean {
+  try {
+    return statSync(path).isFile() && basename(path).toLowerCase() !== 'skill.md';
+  } catch {
+    return false;
+  }
+}
+
+/** The same checks `serve` makes of an archive: the archive's safety (ADR 0010), then the skill rules. */
+async function validateArchive(path: string, limits: SkillLimits): Promise<SkillReport> {
+  const inspected = await inspectSkillArchive(path, { limits: { maxArchiveBytes: limits.maxBytes, maxUncompressedBytes: limits.maxBytes, maxEntries: Math.max(1024, 2 * limits.maxFiles) }, skillLimits: limits });
+  const report: SkillReport = {
+    path,
+    valid: inspected.problems.length === 0,
+    servable: inspected.skill !== undefined,
+    // Inside an archive, a problem's path is the file it is about (SKILL.md problems are printed bare).
+    problems: inspected.problems.map((problem) => (problem.path && problem.path !== 'SKILL.md' ? { severity: problem.severity, message: problem.message, file: problem.path } : { severity: problem.severity, message: problem.message })),
+  };
+  if (inspected.skill) report.name = inspected.skill.name;
+  return report;
 }
 
 /** A SKILL.md path means its folder, as skills-ref does. */

@@ -16,6 +16,8 @@ export interface SkillProvider {
   skills(): readonly CatalogSkill[];
   /** Called after its skills changed. Returns a function that unsubscribes. */
   onChange(listener: () => void): () => void;
+  /** Starts following its source for changes (when the server is told to watch). */
+  watch?(): void;
   close?(): void | Promise<void>;
 }
 

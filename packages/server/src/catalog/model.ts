@@ -67,6 +67,11 @@ export interface CatalogSkill {
   packageDigest: string;
   origin: SkillOrigin;
   entry: SkillEntry;
+  /**
+   * The skill's packed form, when it came as an archive whose bytes can be served as they are (readable at this
+   * URI through the origin, by digest): what the draft-era index lists as an `archive` entry (ADR 0010).
+   */
+  artifact?: CatalogFile;
 }
 
 export const META_PACKAGE_DIGEST = 'dev.skillport/packageDigest';

@@ -33,6 +33,8 @@ export interface McpFactoryOptions {
   prompts: boolean;
   /** Serve the draft-era `skill://index.json`. */
   index: boolean;
+  /** In it, list skills that came as archives as `archive` entries (default true; ADR 0010). */
+  indexArchives?: boolean;
   /** Template skill families (tools/templates.ts). */
   templates: readonly TemplateFamily[];
   pageSize: number;
@@ -64,7 +66,7 @@ export class McpFactory {
       },
     );
     scoped.extension.attach(server);
-    if (this.options.index) registerIndex(server, service, this.options.templates);
+    if (this.options.index) registerIndex(server, service, this.options.templates, { archives: this.options.indexArchives !== false });
     if (this.options.templates.length > 0) registerTemplates(server, service, this.options.templates);
     this.#refreshTools.set(server, registerTools(server, service, this.options.tools));
     if (this.options.prompts) registerPrompts(server, service, this.options.pageSize);

@@ -1,4 +1,5 @@
 import { canonicalSkillUri, decodeText } from '@skillport/core';
+import { artifactAt } from '../catalog/artifacts.js';
 import { ContentReader, StaleFileError } from '../catalog/content.js';
 import type { SkillEntry } from '../catalog/model.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
@@ -70,7 +71,9 @@ export class SkillsService {
   async readFile(uri: string): Promise<FileContent | undefined> {
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) return undefined;
-    const found = this.snapshot.file(canonical);
+    const snapshot = this.snapshot;
+    // Not a skill's file: maybe a skill's packed form (an archive served as it came, ADR 0010).
+    const found = snapshot.file(canonical) ?? artifactAt(snapshot, canonical);
     if (found === undefined) return undefined;
     let bytes: Buffer;
     try {
@@ -79,6 +82,7 @@ export class SkillsService {
       if (error instanceof StaleFileError) this.options.onStale?.(error.source);
       throw error;
     }
+    if (found.file === found.skill.artifact) return { bytes, mimeType: found.file.mimeType };
     const text = decodeText(bytes);
     return text === undefined ? { bytes, mimeType: found.file.mimeType } : { text, mimeType: found.file.mimeType };
   }

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { makeTarGz, makeZip } from './archives.js';
+import { makeTree, runCli, skillMd } from './helpers.js';
+
+test('validate checks skill archives: safety first, then the skill rules; --json says what serve would do', async () => {
+  const dir = makeTree({
+    'good.skill': makeZip([{ path: 'good/SKILL.md', content: skillMd('good') }, { path: 'good/references/a.md', content: '# A\n' }]),
+    'renamed.tgz': makeTarGz([{ path: 'other-name/SKILL.md', content: skillMd('renamed') }]),
+    'slip.zip': makeZip([{ path: 'SKILL.md', content: skillMd('slip') }, { path: '../evil', content: 'x' }]),
+    'nodesc.zip': makeZip([{ path: 'SKILL.md', content: '---\nname: nodesc\n---\n\n# x\n' }]),
+  });
+  const good = await runCli(['validate', join(dir, 'good.skill')]);
+  assert.equal(good.code, 0, good.stderr);
+  assert.match(good.stdout, /Valid skill: .*good\.skill/);
+  const bad = await runCli(['validate', join(dir, 'renamed.tgz'), join(dir, 'slip.zip'), join(dir, 'nodesc.zip')]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /renamed\.tgz:\n {2}- Directory name 'other-name' must match skill name 'renamed' \(warning: served leniently\)/);
+  assert.match(bad.stderr, /slip\.zip:\n {2}- unsafe entry path "\.\.\/evil": '\.\.' segment in path/);
+  assert.match(bad.stderr, /nodesc\.zip:\n {2}- Missing required field in frontmatter: description/);
+  const json = await runCli(['validate', '--json', join(dir, 'good.skill'), join(dir, 'renamed.tgz'), join(dir, 'slip.zip')]);
+  const report = JSON.parse(json.stdout) as { valid: boolean; skills: Array<{ name?: string; valid: boolean; servable: boolean }> };
+  assert.equal(report.valid, false);
+  assert.deepEqual(report.skills.map((skill) => [skill.name, skill.valid, skill.servable]), [['good', true, true], ['renamed', false, true], [undefined, false, false]]);
+});

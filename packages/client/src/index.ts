@@ -1,0 +1,16 @@
+export * from './model.js';
+export * from './errors.js';
+export * from './verify.js';
+export * from './cache.js';
+export * from './connect.js';
+export * from './catalog.js';
+export * from './skill-set.js';
+export * from './session.js';
+export * from './tools.js';
+export * from './open.js';
+export * from './sources/source.js';
+export * from './sources/folder.js';
+export * from './sources/mcp.js';
+export { parseIndex, parseActivation, templateVariables } from './sources/wire-shapes.js';
+export type { IndexEntry } from './sources/wire-shapes.js';
+export * from './adapters/openai.js';
