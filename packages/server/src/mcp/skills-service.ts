@@ -22,7 +22,7 @@ export class RefusedSkillError extends Error {
 }
 
 export interface SkillsServiceOptions {
-  /** The snapshot to answer from (later: the caller's view of it). */
+  /** The snapshot to answer from: the caller's view of the catalog (access/scoped.ts), or the whole catalog. */
   snapshot: () => CatalogSnapshot;
   content: ContentReader;
   pageSize: number;
