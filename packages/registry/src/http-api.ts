@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBodyLimited } from '@skillport/server';
 import type { HttpRoute } from '@skillport/server';
 import { blobFiles } from './read-version.js';
 import { RegistryError } from './model.js';
@@ -206,17 +207,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.resume();
     return Promise.reject(new RegistryError(413, 'too_large', `the upload is ${declared} bytes; this registry takes at most ${limit}`));
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) over = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => (over ? reject(new RegistryError(413, 'too_large', `the upload is larger than ${limit} bytes (the limit)`)) : resolve(Buffer.concat(chunks))));
-    req.on('error', reject);
+  return readBodyLimited(req, limit).then((body) => {
+    if (body === undefined) throw new RegistryError(413, 'too_large', `the upload is larger than ${limit} bytes (the limit)`);
+    return body;
   });
 }
 

@@ -34,3 +34,4 @@ export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/store
 export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
 export type { HttpProviderOptions } from './providers/http-provider.js';
 export { hasScope } from './access/principal.js';
+export { readBodyLimited } from './http/body.js';

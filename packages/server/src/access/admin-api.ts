@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBodyLimited } from '../http/body.js';
 import type { AccessControl } from './access-control.js';
 import { PolicyError } from './policy.js';
 import { hasScope, subjectsOf } from './principal.js';
@@ -51,7 +52,7 @@ export async function handleAccessApi(access: AccessControl, scoped: Scoped, req
     if (req.method === 'PUT') {
       if (!need('admin')) return true;
       if (access.policyFile === undefined) return error(res, 409, 'The server was started without --policy FILE; start it with one to edit the policy');
-      const body = await readBody(req, MAX_POLICY_BYTES);
+      const body = (await readBodyLimited(req, MAX_POLICY_BYTES))?.toString('utf8');
       if (body === undefined) return error(res, 413, `The policy is larger than ${MAX_POLICY_BYTES} bytes`);
       try {
         const policy = access.policyFile.write(body);
@@ -140,17 +141,3 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(body);
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) over = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { readBodyLimited } from './body.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/server';
@@ -152,7 +153,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     }
     let body: unknown;
     try {
-      const raw = await readBody(req, maxBody);
+      const raw = (await readBodyLimited(req, maxBody))?.toString('utf8');
       if (raw === undefined) return sendJsonRpcError(res, 413, -32600, `Request body larger than ${maxBody} bytes`);
       body = JSON.parse(raw);
     } catch {
@@ -214,20 +215,6 @@ function isJson(req: IncomingMessage): boolean {
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) over = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
