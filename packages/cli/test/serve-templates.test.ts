@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { connectHttp, makeTree, skillMd, startHttp } from './helpers.js';
+import { EXAMPLES, connectHttp, makeTree, skillMd, startHttp } from './helpers.js';
 import type { TreeSpec } from './helpers.js';
 
 describe('template skills resolved through completion', () => {
@@ -49,6 +49,20 @@ describe('template skills resolved through completion', () => {
         assert.ok(index.skills.some((entry) => entry.type === 'mcp-resource-template' && entry.url === 'skill://api/{product}/{version}/SKILL.md'));
         await client.close();
       }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('--template takes one URI=DIR: a folder written after it is served as a source, not taken as a template', async () => {
+    const dir = makeTree({ 'docs/gizmo/SKILL.md': skillMd('gizmo') });
+    const server = await startHttp(['--template', `skill://docs/{product}/SKILL.md=${dir}/docs`, EXAMPLES]);
+    try {
+      const client = await connectHttp(server.url, 'legacy');
+      const names = (await new SkillsClient(client).list()).skills.map((skill) => skill.frontmatter.name);
+      assert.ok(names.includes('gizmo'), names.join(', '));
+      assert.ok(names.includes('csv-data-cleaning'), names.join(', '));
+      await client.close();
     } finally {
       await server.stop();
     }

@@ -52,7 +52,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .command('serve')
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
-    .option('--template <uri=dir...>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder)', [])
+    .option('--template <uri=dir>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder); repeatable', (spec: string, all: string[]) => [...all, spec], [] as string[])
     .option('--remote <url>', 'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)', (url: string, all: string[]) => [...all, url], [] as string[])
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
