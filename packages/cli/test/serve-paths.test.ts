@@ -342,6 +342,34 @@ describe('serve: file names, URI spellings, path tricks and symlinks over Stream
       assert.match(text, /"error"/, text);
     }
   });
+
+  test('a lone surrogate in a URI, and path tricks inside a batch, are refused with an answer', async () => {
+    const post = async (body: unknown) => {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, text: await response.text() };
+    };
+    const lone = await post({ jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri: 'skill://names/\ud800.md' } });
+    assert.equal(lone.status, 200, lone.text);
+    assert.deepEqual((JSON.parse(lone.text) as { id: number; error: { code: number } }).error.code, -32602);
+    const batch = await post([
+      { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'skill://names/refs/../SKILL.md' } },
+      { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'skill://other/SKILL.md' } },
+    ]);
+    const answers = JSON.parse(batch.text) as Array<{ id: number; error?: { code: number }; result?: unknown }>;
+    assert.ok(Array.isArray(answers), batch.text);
+    assert.equal(answers.find((answer) => answer.id === 1)?.error?.code, -32602, batch.text);
+    assert.ok(answers.every((answer) => answer.result === undefined), batch.text);
+    const { client, stderr } = await connectStdio([ROOT], 'legacy');
+    try {
+      await assert.rejects(client.readResource({ uri: 'skill://names/\ud800.md' }), (error: { code?: number }) => error.code === -32602, stderr());
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('serve: file names and path tricks over stdio', () => {

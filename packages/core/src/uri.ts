@@ -60,10 +60,14 @@ export function parseSkillUri(uri: string): ParsedSkillUri | UriRefusal {
       return 'syntax';
     }
     if (decoded === '' || decoded === '.' || decoded === '..' || /[/\\\0]/.test(decoded)) return 'traversal';
+    // A lone UTF-16 surrogate (possible in a JSON string) names no file and cannot be percent-encoded.
+    if (LONE_SURROGATE.test(decoded)) return 'syntax';
     segments.push(decoded);
   }
   return { segments, canonical: joinSkillUri(segments) };
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The canonical spelling of a skill URI, or undefined when it is refused. */
 export function canonicalSkillUri(uri: string): string | undefined {

@@ -13,7 +13,7 @@ import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../access/scoped.js';
 import { checkRequest, hostPolicy } from './guards.js';
 import { answer, classify } from './fast-path.js';
-import { refusal } from '../mcp/uri-guard.js';
+import { batchRefusal, refusal } from '../mcp/uri-guard.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 
@@ -161,7 +161,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
     }
     if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string') method = (body as { method: string }).method;
-    const refusedUri = refusal(body);
+    const refusedUri = refusal(body) ?? batchRefusal(body);
     if (refusedUri) {
       access.metrics.error('bad_request');
       return sendJson(res, 200, refusedUri);

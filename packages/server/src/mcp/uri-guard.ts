@@ -26,6 +26,23 @@ export function refusal(message: unknown): JsonRpcErrorResponse | undefined {
   return { jsonrpc: '2.0', id, error: { code: -32602, message: `Resource not found: ${uri}`, data: { uri } } };
 }
 
+/**
+ * For a JSON-RPC batch (an array; the 2025-era SDK accepts them): when any request in it would be refused, the whole
+ * batch is answered here, each refused read with its refusal and every other request with an error, so no path
+ * trick can reach the SDK inside a batch. Undefined when the body is not a batch or nothing in it is refused.
+ */
+export function batchRefusal(body: unknown): JsonRpcErrorResponse[] | undefined {
+  if (!Array.isArray(body)) return undefined;
+  const refused = body.map((item) => refusal(item));
+  if (refused.every((item) => item === undefined)) return undefined;
+  return body.flatMap((item, at): JsonRpcErrorResponse[] => {
+    if (refused[at]) return [refused[at]!];
+    const id = (item as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return [];
+    return [{ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: the batch holds a refused resources/read; send it without that request' } }];
+  });
+}
+
 /** A transport that answers refused reads itself and passes everything else through untouched. */
 export class GuardedTransport implements Transport {
   onclose?: () => void;
