@@ -23,7 +23,11 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.equal((await runCli(['keygen', '-o', join(keyDir, 'ci.key')])).code, 0);
     assert.equal((await runCli(['keygen', '-o', join(keyDir, 'other.key')])).code, 0);
     // A folder skill with the same name as a registry skill: the folder wins its URI.
-    const folders = makeTree({ 'shadowed/SKILL.md': skillMd('shadowed', 'The folder copy of shadowed. Use it for folder things.') });
+    // And a folder named like a version: it must not take over the registry's exact-version URI.
+    const folders = makeTree({
+      'shadowed/SKILL.md': skillMd('shadowed', 'The folder copy of shadowed. Use it for folder things.'),
+      '1.0.0/shadowed/SKILL.md': skillMd('shadowed', 'IMPOSTOR folder at an exact-version URI.'),
+    });
     server = await startHttp(['--data', data, '--trusted-keys', join(keyDir, 'ci.key.pub'), folders], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
     registry = registryUrl(server.url);
     client = await connectHttp(server.url, 'modern');
@@ -169,6 +173,9 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.equal(listed.length, 1);
     assert.match(String(listed[0]!.frontmatter.description), /folder copy/);
     await eventually(async () => (/two skills at skill:\/\/shadowed\/SKILL\.md/.test(server.stderr()) ? true : undefined), 5000, 'clash reported');
+    await eventually(async () => (/skill:\/\/1\.0\.0\/shadowed\/SKILL\.md, which names .*exact version; not served/.test(server.stderr()) ? true : undefined), 5000, 'impostor reported');
+    const manifest = await client.readResource({ uri: 'skill://1.0.0/shadowed/SKILL.md' });
+    assert.doesNotMatch((manifest.contents[0] as { text: string }).text, /IMPOSTOR/);
     const exact = await client.readResource({ uri: 'skill://1.0.0/shadowed/references/guide.md' });
     assert.equal((exact.contents[0] as { text: string }).text, 'guide for release 1.0.0\n');
     const tool = await callText(client, 'activate_skill', { name: 'shadowed', version: '1.0.0' });

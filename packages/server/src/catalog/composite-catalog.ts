@@ -110,7 +110,19 @@ export class CompositeCatalog {
       }
     }
     const resolvers = this.providers.filter((provider) => provider.lookup !== undefined || provider.version !== undefined);
-    return new CatalogSnapshot([...byUri.values()], ++this.#generation, resolvers.length === 0 ? undefined : providerResolver(resolvers));
+    const resolver = resolvers.length === 0 ? undefined : providerResolver(resolvers);
+    if (resolver !== undefined) {
+      // A URI a provider answers for an unlisted skill of its own (a registry's exact version) is that provider's:
+      // a listed skill at the same spot (a folder named like a version) would shadow it, so it is not served.
+      for (const [uri, skill] of byUri) {
+        const claimed = resolver.lookup(uri);
+        if (claimed !== undefined && 'skill' in claimed && claimed.skill !== skill) {
+          byUri.delete(uri);
+          this.#reportOnce(`${originText(skill)} is served at ${uri}, which names ${originText(claimed.skill)}'s exact version; not served (use --prefix)`, originText(skill));
+        }
+      }
+    }
+    return new CatalogSnapshot([...byUri.values()], ++this.#generation, resolver);
   }
 
   #reportOnce(message: string, path: string): void {
