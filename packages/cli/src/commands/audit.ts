@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { ExitCode } from '../main.js';
 import { arg } from '../main.js';
 import { parsePositiveInt } from '../output.js';
+import { withAccessStore } from './access-store.js';
 
 /**
  * `skillport audit --data DIR [--since T] [--user U] [--skill S] [--json]`: the audit log a server kept in
@@ -32,7 +33,7 @@ Examples:
   skillport audit --data ./data --since 1h
   skillport audit --data ./data --user alice --skill pdf --json`)
     .action(async (options: AuditOptions) => {
-      const { AccessStore, ACCESS_DB, parseSince } = await import('@skillport/server');
+      const { ACCESS_DB, parseSince } = await import('@skillport/server');
       const { existsSync } = await import('node:fs');
       const { join } = await import('node:path');
       if (!existsSync(join(options.data, ACCESS_DB))) {
@@ -49,9 +50,7 @@ Examples:
           return;
         }
       }
-      let store;
-      try {
-        store = AccessStore.open(options.data);
+      await withAccessStore(options.data, exit, (store) => {
         const events = store.queryAudit({ ...(since !== undefined ? { since } : {}), ...(options.user !== undefined ? { user: options.user } : {}), ...(options.skill !== undefined ? { skill: options.skill } : {}), limit: options.limit });
         if (options.json) process.stdout.write(`${JSON.stringify({ events }, null, 2)}\n`);
         else if (events.length === 0) process.stderr.write('skillport: no matching events\n');
@@ -61,12 +60,6 @@ Examples:
             process.stdout.write(`${event.time}  ${event.principal}  ${event.action}  ${what}  ${event.outcome}  via ${event.surface}${event.digest ? `  ${event.digest.slice(0, 19)}…` : ''}\n`);
           }
         }
-        exit.set(0);
-      } catch (error) {
-        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
-        exit.set(1);
-      } finally {
-        store?.close();
-      }
+      });
     });
 }

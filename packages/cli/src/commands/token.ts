@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import type { ExitCode } from '../main.js';
 import { arg } from '../main.js';
 import { paint } from '../output.js';
+import { withAccessStore } from './access-store.js';
 
 /**
  * `skillport token create|list|revoke --data DIR`: API tokens for `serve --auth tokens`. A token is printed once,
@@ -45,10 +46,7 @@ Examples:
     .option('--expires <when>', 'expiry: a time (ISO 8601) or a span from now (30d, 12h)', arg(parseExpiry))
     .option('--json', 'print the token and its record as JSON')
     .action(async (options: CreateOptions) => {
-      const { AccessStore } = await import('@skillport/server');
-      let store;
-      try {
-        store = AccessStore.open(options.data);
+      await withAccessStore(options.data, exit, (store) => {
         const { token: secret, record } = store.createToken({
           user: options.user,
           orgs: options.org,
@@ -63,13 +61,7 @@ Examples:
           process.stdout.write(`${secret}\n`);
           process.stderr.write(`skillport: token ${record.id} for ${describe(record)}; it is shown only now: keep it secret\n`);
         }
-        exit.set(0);
-      } catch (error) {
-        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
-        exit.set(1);
-      } finally {
-        store?.close();
-      }
+      });
     });
 
   token
@@ -78,10 +70,7 @@ Examples:
     .requiredOption('--data <dir>', 'the server\'s data folder')
     .option('--json', 'print JSON')
     .action(async (options: { data: string; json?: boolean }) => {
-      const { AccessStore } = await import('@skillport/server');
-      let store;
-      try {
-        store = AccessStore.open(options.data);
+      await withAccessStore(options.data, exit, (store) => {
         const tokens = store.listTokens();
         if (options.json) process.stdout.write(`${JSON.stringify({ tokens }, null, 2)}\n`);
         else if (tokens.length === 0) process.stderr.write('skillport: no tokens yet (skillport token create --data DIR --user NAME)\n');
@@ -92,13 +81,7 @@ Examples:
             process.stdout.write(`${record.id}  ${describe(record)}  ${state}  created ${record.createdAt}${record.expiresAt && !record.revokedAt ? `  expires ${record.expiresAt}` : ''}${record.description ? `  ${record.description}` : ''}\n`);
           }
         }
-        exit.set(0);
-      } catch (error) {
-        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
-        exit.set(1);
-      } finally {
-        store?.close();
-      }
+      });
     });
 
   token
@@ -107,33 +90,22 @@ Examples:
     .argument('<id>', 'the token id (12 hex characters), or the whole token')
     .requiredOption('--data <dir>', 'the server\'s data folder')
     .action(async (id: string, options: { data: string }) => {
-      const { AccessStore } = await import('@skillport/server');
       const match = /^(?:skp_)?([0-9a-f]{12})(?:_.*)?$/.exec(id.trim());
       if (!match) {
         process.stderr.write(`skillport: error: "${id.slice(0, 40)}" is not a token id (12 hex characters, as token list shows)\n`);
         exit.set(2);
         return;
       }
-      let store;
-      try {
-        store = AccessStore.open(options.data);
+      await withAccessStore(options.data, exit, (store) => {
         const record = store.token(match[1]!);
         if (record === undefined) {
           process.stderr.write(`skillport: error: no token ${match[1]} in ${options.data}\n`);
-          exit.set(1);
-        } else if (!store.revokeToken(record.id)) {
-          process.stderr.write(`skillport: token ${record.id} was already revoked (${record.revokedAt})\n`);
-          exit.set(0);
-        } else {
-          process.stderr.write(`skillport: revoked token ${record.id} (${describe(record)})\n`);
-          exit.set(0);
+          return 1;
         }
-      } catch (error) {
-        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
-        exit.set(1);
-      } finally {
-        store?.close();
-      }
+        if (!store.revokeToken(record.id)) process.stderr.write(`skillport: token ${record.id} was already revoked (${record.revokedAt})\n`);
+        else process.stderr.write(`skillport: revoked token ${record.id} (${describe(record)})\n`);
+        return 0;
+      });
     });
 }
 
