@@ -1,10 +1,10 @@
-import { packageDigest, sha256Digest } from './digest.js';
+import { sha256Digest } from './digest.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { mimeTypeFor } from './mime.js';
 import { checkFrontmatter } from './rules.js';
 import type { Problem } from './rules.js';
-import { parseManifestBytes } from './skill-folder.js';
+import { parseManifestBytes, skillManifest } from './skill-folder.js';
 import type { SkillFileRecord, SkillManifest } from './skill-folder.js';
 
 /**
@@ -101,17 +101,5 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
   const verdict = checkFrontmatter(parsed.frontmatter, options.folderName);
   for (const problem of verdict.problems) problems.push({ ...problem, path: 'SKILL.md' });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
-  return {
-    skill: {
-      folderName: options.folderName,
-      name: verdict.name!,
-      description: verdict.description!,
-      frontmatter: parsed.frontmatter,
-      headings: parsed.headings ?? [],
-      files,
-      totalBytes,
-      packageDigest: packageDigest(files),
-    },
-    problems,
-  };
+  return { skill: { folderName: options.folderName, ...skillManifest(verdict, parsed, files, totalBytes) }, problems };
 }

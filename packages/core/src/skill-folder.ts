@@ -212,20 +212,19 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
   for (const problem of verdict.problems) problems.push({ ...problem, path: manifestSource });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
 
+  return { skill: { dir, realDir: realRoot, folderName, ...skillManifest(verdict, parsed, files, totalBytes) }, problems };
+}
+
+/** The manifest of a skill that passed the rules: one place for folders and in-memory skills. */
+export function skillManifest(verdict: { name?: string; description?: string }, parsed: { frontmatter: Record<string, unknown>; headings?: string[] }, files: SkillFileRecord[], totalBytes: number): SkillManifest {
   return {
-    skill: {
-      dir,
-      realDir: realRoot,
-      folderName,
-      name: verdict.name!,
-      description: verdict.description!,
-      frontmatter: parsed.frontmatter,
-      headings: parsed.headings ?? [],
-      files,
-      totalBytes,
-      packageDigest: packageDigest(files),
-    },
-    problems,
+    name: verdict.name!,
+    description: verdict.description!,
+    frontmatter: parsed.frontmatter,
+    headings: parsed.headings ?? [],
+    files,
+    totalBytes,
+    packageDigest: packageDigest(files),
   };
 }
 
