@@ -242,32 +242,14 @@ export class McpSkillSource implements SkillSource {
     if (listing.mode === 'extension') return (listing.entries ?? []).flatMap((entry) => this.describeEntry(entry) ?? []);
     if (listing.mode === 'index') {
       return (listing.index ?? []).flatMap((entry): SkillDescriptor[] => {
-        if (entry.type === 'archive' && entry.name) {
-          return [
-            {
-              origin: this.origin,
-              uri: entry.url,
-              name: entry.name,
-              description: entry.description,
-              frontmatter: { name: entry.name, description: entry.description },
-              verification: entry.digest ? 'digest' : 'none',
-              archive: { uri: entry.url, ...(entry.digest ? { digest: entry.digest } : {}) },
-            },
-          ];
+        if (!entry.name || (entry.type !== 'archive' && entry.type !== 'skill-md')) return [];
+        // What a draft index says of a skill: its name and description, and where to load it.
+        const base = { origin: this.origin, uri: entry.url, name: entry.name, description: entry.description, frontmatter: { name: entry.name, description: entry.description } };
+        if (entry.type === 'archive') {
+          return [{ ...base, verification: entry.digest ? 'digest' : 'none', archive: { uri: entry.url, ...(entry.digest ? { digest: entry.digest } : {}) } }];
         }
-        if (entry.type !== 'skill-md' || !entry.name) return [];
         const files: SkillFileEntry[] | undefined = entry.digest ? [{ path: 'SKILL.md', uri: entry.url, digest: entry.digest }] : undefined;
-        return [
-          {
-            origin: this.origin,
-            uri: entry.url,
-            name: entry.name,
-            description: entry.description,
-            frontmatter: { name: entry.name, description: entry.description },
-            ...(files ? { files } : {}),
-            verification: entry.digest ? 'skill-md' : 'none',
-          },
-        ];
+        return [{ ...base, ...(files ? { files } : {}), verification: entry.digest ? 'skill-md' : 'none' }];
       });
     }
     if (listing.mode === 'tools') {
