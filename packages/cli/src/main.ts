@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
@@ -12,21 +12,10 @@ import { registerStore } from './commands/registry/store.js';
 /** The CLI's version (kept equal to the packages' versions; checked by a test). */
 export const VERSION = '0.1.0';
 
-/** Each command's action reports its exit code here; serving commands return only when they stop. */
-export interface ExitCode {
-  set(code: number): void;
-}
-
-/** Wraps a value parser so that commander reports its error as a usage error (exit 2). */
-export function arg<T>(parse: (text: string) => T): (text: string) => T {
-  return (text) => {
-    try {
-      return parse(text);
-    } catch (error) {
-      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-    }
-  };
-}
+// The command kit lives in kit.ts (commands import it from there, not from here: no import cycle).
+export { arg, CliError } from './kit.js';
+export type { ExitCode } from './kit.js';
+import type { ExitCode } from './kit.js';
 
 export function buildProgram(exit: ExitCode): Command {
   const program = new Command('skillport')

@@ -11,3 +11,4 @@ export * from './read-version.js';
 export * from './test-hooks.js';
 export * from './api-client.js';
 export * from './registry.js';
+export * from './plugin.js';

@@ -1,5 +1,5 @@
 import type { AccessStore } from '@skillport/server';
-import type { ExitCode } from '../main.js';
+import type { ExitCode } from '../kit.js';
 
 /**
  * Opens DIR/access.db for one command, runs `work` on it and closes it: the exit code is what `work` returns (0 by

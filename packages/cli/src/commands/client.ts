@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CatalogSkill, McpSkillSource, SkillDescriptor, SkillSet } from '@skillport/client';
-import type { ExitCode } from '../main.js';
+import type { ExitCode } from '../kit.js';
+import { action } from '../kit.js';
 import { paint } from '../output.js';
 
 /**
@@ -301,20 +302,16 @@ async function installSkill(source: McpSkillSource, skill: SkillDescriptor, targ
   return files.length;
 }
 
-function run<A extends unknown[]>(exit: ExitCode, action: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    let code = 1;
-    try {
+/** The kit's action wrapper, with the client library loaded first and its errors described in one line. */
+function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+  return action(
+    exit,
+    async (...args: A) => {
       lib ??= await import('@skillport/client');
-      code = await action(...args);
-    } catch (error) {
-      process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${lib ? lib.describeError(error) : String(error)}\n`);
-    }
-    exit.set(code);
-    // One-shot commands: idle keep-alive sockets of the HTTP client would hold the process for seconds.
-    await new Promise<void>((done) => process.stdout.write('', () => done()));
-    process.exit(code);
-  };
+      return work(...args);
+    },
+    (error) => (lib ? lib.describeError(error) : String(error)),
+  );
 }
 
 function print(line: string): void {

@@ -3,10 +3,10 @@ import { Option } from 'commander';
 import { DEFAULT_LIMITS } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
-import { arg } from '../main.js';
+import { arg } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
-import type { ExitCode } from '../main.js';
+import type { ExitCode } from '../kit.js';
 import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
@@ -164,27 +164,21 @@ async function serve(
     return 2;
   }
   if (!options.http && options.auth !== 'none') log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
-  let registry: import('./registry/serve-registry.js').ServedRegistry | undefined;
-  let canSee: (req: import('node:http').IncomingMessage, name: string) => boolean = () => false;
+  // Loaded only when --data is given: the registry's store is a native SQLite module, not needed to serve folders.
+  const plugins = [];
   if (options.data !== undefined) {
-    const { serveRegistry } = await import('./registry/serve-registry.js');
-    try {
-      registry = await serveRegistry({
+    const { registryPlugin } = await import('@skillport/registry');
+    plugins.push(
+      registryPlugin({
         data: options.data,
-        limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+        limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
         ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
         ...(options.trustedKeys !== undefined ? { trustedKeys: options.trustedKeys } : {}),
         ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
         requireSignatures: options.requireSignatures === true,
         onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
-        scoped: options.auth !== 'none',
-        // Bound after the server opens: the registry API shows a caller only the names its view allows.
-        canSee: (req, name) => canSee(req, name),
-      });
-    } catch (error) {
-      log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
-      return 1;
-    }
+      }),
+    );
   }
   const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
   if (!options.quiet && sourceNames.length > 0) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
@@ -194,16 +188,14 @@ async function serve(
   const sources = await openSources(dirs, remotes, { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } }, onProblem);
   if (typeof sources === 'string') {
     log(`skillport: ${colors.red('error')}: ${sources}`);
-    await registry?.close();
     return 1;
   }
-  // The registry's provider first: a URI clash between providers goes to the earlier one.
-  const providers = [...(registry?.providers ?? []), ...sources.providers];
+  const providers = sources.providers;
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
-      ...(registry ? { routes: registry.routes, health: registry.health } : {}),
+      plugins,
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
@@ -234,7 +226,6 @@ async function serve(
       },
     });
   } catch (error) {
-    await registry?.close();
     if (error instanceof StartupError) {
       log(`skillport: ${colors.red('error')}: ${error.message}`);
       for (const provider of providers) await provider.close?.();
@@ -243,18 +234,9 @@ async function serve(
     throw error;
   }
 
-  {
-    const { principalOf } = await import('@skillport/server');
-    const opened = server;
-    const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
-    canSee = (req, name) => {
-      const principal = principalOf(req);
-      return principal !== undefined && opened.access.views.allows(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`);
-    };
-  }
   const snapshot = server.catalog.snapshot;
   const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...server.summaries()].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   if (options.watch) {
     server.watch();
     for (const provider of providers) provider.watch?.();
@@ -268,7 +250,6 @@ async function serve(
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       await server.close();
-      await registry?.close();
       return 1;
     }
   } else {
@@ -279,7 +260,7 @@ async function serve(
 
   return new Promise<number>((resolve) => {
     const stop = () => {
-      void server.close().then(() => registry?.close()).then(() => resolve(0));
+      void server.close().then(() => resolve(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -1,62 +1,29 @@
 import type { IncomingMessage } from 'node:http';
+import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 
 /**
- * DNS-rebinding protection for the HTTP endpoint: the Host header must name this server (a loopback name when
- * bound to loopback, or a host the operator allowed), and a browser's Origin, when sent, must be one of those
- * hosts too. Both are checked before anything else reads the request.
+ * DNS-rebinding protection for every HTTP request, /mcp and the router alike, with the SDK's validators: the Host
+ * header must name this server (a loopback name, the address it is bound to, or a host the operator allowed), and a
+ * browser's Origin, when sent, must be one of those hosts too (`null` and unparsable origins are refused). Both are
+ * checked before anything else reads the request.
  */
-export interface HostPolicy {
-  hosts: Set<string>;
-  origins: Set<string>;
-}
+export type GuardFailure = { status: 403; code: string; message: string };
 
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-export function hostPolicy(bindHost: string, extraHosts: readonly string[] = []): HostPolicy {
-  const hosts = new Set<string>(LOOPBACK_NAMES);
-  if (!isLoopback(bindHost) && bindHost !== '0.0.0.0' && bindHost !== '::') hosts.add(bindHost.toLowerCase());
-  for (const host of extraHosts) hosts.add(host.toLowerCase());
-  return { hosts, origins: new Set(hosts) };
-}
-
-/** The hostname part of a Host header value (`[::1]:3333` -> `[::1]`, `Example.com:80` -> `example.com`). */
-export function hostnameOf(value: string): string | undefined {
-  const trimmed = value.trim().toLowerCase();
-  if (trimmed === '') return undefined;
-  if (trimmed.startsWith('[')) {
-    const end = trimmed.indexOf(']');
-    return end < 0 ? undefined : trimmed.slice(0, end + 1);
+/** The hostnames Host and Origin may name (lowercase; IPv6 in brackets, as the SDK compares them). */
+export function allowedHostnames(bindHost: string, extraHosts: readonly string[] = []): string[] {
+  const hosts = new Set(localhostAllowedHostnames());
+  const named = [...(bindHost === '0.0.0.0' || bindHost === '::' ? [] : [bindHost]), ...extraHosts];
+  for (const host of named) {
+    const lower = host.toLowerCase();
+    hosts.add(lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower);
   }
-  const colon = trimmed.indexOf(':');
-  const name = colon < 0 ? trimmed : trimmed.slice(0, colon);
-  return /^[a-z0-9.-]+$/.test(name) ? name : undefined;
+  return [...hosts];
 }
 
-export type GuardFailure = { status: 403 | 421; message: string };
-
-export function checkRequest(req: IncomingMessage, policy: HostPolicy): GuardFailure | undefined {
-  const host = req.headers.host;
-  const hostname = typeof host === 'string' ? hostnameOf(host) : undefined;
-  if (hostname === undefined || !policy.hosts.has(hostname)) {
-    return { status: 403, message: `Invalid Host header: ${JSON.stringify(host ?? '')}` };
-  }
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== 'null') {
-    let originHost: string | undefined;
-    try {
-      originHost = hostnameOf(new URL(origin).host);
-    } catch {
-      originHost = undefined;
-    }
-    if (originHost === undefined || !policy.origins.has(originHost)) {
-      return { status: 403, message: `Invalid Origin header: ${JSON.stringify(origin)}` };
-    }
-  } else if (origin === 'null') {
-    return { status: 403, message: 'Invalid Origin header: "null"' };
-  }
+export function checkRequest(req: IncomingMessage, hostnames: string[]): GuardFailure | undefined {
+  const host = validateHostHeader(req.headers.host, hostnames);
+  if (!host.ok) return { status: 403, code: host.errorCode, message: host.message };
+  const origin = validateOriginHeader(req.headers.origin, hostnames);
+  if (!origin.ok) return { status: 403, code: origin.errorCode, message: origin.message };
   return undefined;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ExitCode } from '../../main.js';
+import type { ExitCode } from '../../kit.js';
 import { CommandError, parseRef, report, run, target, withLocal } from './common.js';
 import type { TargetOptions } from './common.js';
 

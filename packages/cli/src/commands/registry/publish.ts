@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ExitCode } from '../../main.js';
+import type { ExitCode } from '../../kit.js';
 import { displayPath } from '../../output.js';
 import { CommandError, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
 

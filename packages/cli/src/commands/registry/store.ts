@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { ExitCode } from '../../main.js';
+import type { ExitCode } from '../../kit.js';
 import { displayPath, paint } from '../../output.js';
 import { CommandError, run } from './common.js';
 
