@@ -227,7 +227,9 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     const choices = (versions ?? []).filter((version) => !version.revoked).map((version) => version.version);
     const from = query.get('from') ?? choices[1] ?? '';
     const to = query.get('to') ?? choices[0] ?? '';
-    const resolve = (version: string) => (version === '' ? undefined : view.version(skill.uri, { version }));
+    // A version the registry never had is a 404; a revoked one is refused (410) with its reason.
+    const known = new Set((versions ?? []).map((version) => version.version));
+    const resolve = (version: string) => (version === '' || !known.has(version) ? undefined : view.version(skill.uri, { version }));
     const a = resolve(from);
     const b = resolve(to);
     for (const [found, version] of [[a, from], [b, to]] as const) {
