@@ -12,3 +12,6 @@ export * from './test-hooks.js';
 export * from './api-client.js';
 export * from './registry.js';
 export * from './plugin.js';
+export * from './store-open.js';
+export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
+export type { MigrationReport } from './postgres-schema.js';

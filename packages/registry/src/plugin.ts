@@ -2,6 +2,7 @@ import type { SkillLimits } from '@skillport/core';
 import type { ServerPlugin } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
 import { openRegistry } from './registry.js';
+import type { OpenRegistry } from './registry.js';
 
 /**
  * The registry of `serve --data DIR` as a server plugin: the store's skills join the catalog, /api/v1/skills… is
@@ -19,9 +20,63 @@ export interface RegistryPluginOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function registryPlugin(options: RegistryPluginOptions): ServerPlugin {
+/** A skill's published versions as the web catalog's skill page shows them (structurally its VersionHistory). */
+export interface RegistryVersionHistory {
+  /** Newest first; undefined when nothing is published under that name (or before the plugin is set up). */
+  versions(name: string): Promise<RegistryVersionInfo[] | undefined>;
+}
+
+export interface RegistryVersionInfo {
+  version: string;
+  packageDigest: string;
+  publishedAt: string;
+  publisher: string;
+  tags: string[];
+  yankedAt?: string;
+  revoked?: { at: string; reason: string };
+  signatures: Array<{ keyId: string; trusted: boolean }>;
+  repository?: string;
+  commit?: string;
+  review: string;
+}
+
+export interface RegistryPlugin extends ServerPlugin {
+  /** Published versions, for the web catalog's skill pages (answers once the server has set the plugin up). */
+  history: RegistryVersionHistory;
+}
+
+export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
+  let opened: OpenRegistry | undefined;
   return {
     name: 'registry',
+    history: {
+      async versions(name) {
+        if (opened === undefined) return undefined;
+        const { service } = opened;
+        let found;
+        try {
+          found = await service.versions(name);
+        } catch {
+          return undefined;
+        }
+        const tagsOf = new Map<string, string[]>();
+        for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
+        // The store lists them in publish order: newest first reads best.
+        return [...found.versions].reverse().map((record) => ({
+          version: record.version,
+          packageDigest: record.packageDigest,
+          publishedAt: record.publishedAt,
+          publisher: record.publisher,
+          tags: tagsOf.get(record.version) ?? [],
+          ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
+          ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
+          signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: service.isTrusted(signature) })),
+          ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
+          ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
+          review: record.review,
+        }));
+      },
+    },
     async setup(context) {
       const env = options.env ?? process.env;
       const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
@@ -38,6 +93,7 @@ export function registryPlugin(options: RegistryPluginOptions): ServerPlugin {
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
         canSee: (principal, name) => context.canSee(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`),
       });
+      opened = registry;
       const writable = context.authenticated || (env['SKILLPORT_PUBLISH_TOKEN'] ?? '') !== '';
       return {
         providers: [registry.provider],

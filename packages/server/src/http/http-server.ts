@@ -14,7 +14,9 @@ import { allowedHostnames, checkRequest } from './guards.js';
 import { forbidden, unauthorized } from './oauth.js';
 import type { Answer } from './oauth.js';
 import { createRouter, nodeListener } from './router.js';
-import type { HttpRoutes } from './routes.js';
+import type { HttpRoutes, WebRoute } from './routes.js';
+
+export type { WebRoute } from './routes.js';
 import { answer, classify } from './fast-path.js';
 import { batchRefusal, refusal } from '../mcp/uri-guard.js';
 import type { FastPathContext } from './fast-path.js';
@@ -32,6 +34,8 @@ export interface HttpOptions {
   health?: () => Record<string, unknown>;
   /** Routes beside /mcp (a registry's /api/v1, a web catalog at /), mounted on the router (http/router.ts). */
   routes?: readonly HttpRoutes[];
+  /** Pages for people (the web catalog) on paths outside /mcp, /metrics and /api/: asked before authentication. */
+  web?: WebRoute;
 }
 
 /** Identity on HTTP: who is asking (access), and what a principal is served through (scoped). */
@@ -102,6 +106,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       scoped: identity.scoped,
       health: () => ({ ...options.health?.(), requests: counters }),
       routes: options.routes ?? [],
+      ...(options.web ? { web: options.web } : {}),
     }),
   );
 

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { AccessControl } from '../access/access-control.js';
 import { hasScope } from '../access/principal.js';
 import type { Principal, Scope } from '../access/principal.js';
-import type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKit } from './routes.js';
+import type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKit, WebRoute } from './routes.js';
 import type { Scoped } from '../mcp/scoped.js';
 import { readBodyLimited } from './body.js';
 import { HttpError, errorBody, methodNotAllowed } from './errors.js';
@@ -18,7 +19,8 @@ import type { Answer } from './oauth.js';
  * `/mcp` stays on plain node:http (ADR 0002, http/http-server.ts); this router gets every other request after the
  * same Host and Origin checks.
  *
- * Order of a request here: public routes (`/healthz`, the RFC 9728 metadata) → authentication (401) → `/metrics`
+ * Order of a request here: public routes (`/healthz`, the RFC 9728 metadata) → the web catalog's pages (they sign
+ * browsers in themselves) → authentication (401) → `/metrics`
  * (admin scope once access is restricted) → the `read` scope (403) → the routes. Errors thrown as `HttpError` become
  * `{"error": {"code", "message"}}`; anything else is a 500 with the same shape and no detail.
  */
@@ -29,6 +31,8 @@ export interface RouterOptions {
   /** The JSON of GET /healthz beyond `status` (left out when access is restricted). */
   health: () => Record<string, unknown>;
   routes: readonly HttpRoutes[];
+  /** The web catalog: pages for people, asked before authentication (it signs browsers in itself). */
+  web?: WebRoute;
 }
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -51,6 +55,15 @@ export function createRouter(options: RouterOptions): HttpApp {
 
   app.get('/healthz', (c) => c.json(access.restricted ? { status: 'ok' } : { status: 'ok', ...options.health() }));
   for (const path of [METADATA_PATH, `${METADATA_PATH}${MCP_PATH}`]) app.get(path, (c) => c.json(protectedResourceMetadata(access, c.env.incoming)));
+
+  const web = options.web;
+  if (web !== undefined) {
+    app.use('*', async (c, next) => {
+      const [path = '/', search = ''] = (c.env.incoming.url ?? '/').split('?');
+      if (path === '/metrics' || path.startsWith('/api/') || !(await web.handle(c.env.incoming, c.env.outgoing, path, search))) return next();
+      return RESPONSE_ALREADY_SENT;
+    });
+  }
 
   // Who is asking: every route below answers for one principal.
   app.use('*', async (c, next) => {

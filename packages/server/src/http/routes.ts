@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { Principal, Scope } from '../access/principal.js';
@@ -29,3 +30,12 @@ export interface RouteKit {
  */
 export type HttpRoutes = (app: HttpApp, kit: RouteKit) => void;
 
+
+/**
+ * The web catalog's entry (packages/web): asked by the router for every request outside /mcp, /metrics and /api/
+ * that no public route answered, before bearer authentication, since a browser signs in with a cookie. It writes
+ * the answer itself and says true, or false to leave the request to the routes (then 404).
+ */
+export interface WebRoute {
+  handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<boolean>;
+}
