@@ -1,6 +1,7 @@
 import type { SkillLimits } from '@skillport/core';
 import type { IncomingMessage } from 'node:http';
 import type { HttpRoute, Principal, SkillProvider } from '@skillport/server';
+import { versionHistory } from './web-history.js';
 
 /** The registry part of `serve --data DIR`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
 export interface ServeRegistryOptions {
@@ -25,6 +26,8 @@ export interface ServedRegistry {
   routes: HttpRoute[];
   health: () => Record<string, unknown>;
   summary: () => string;
+  /** Published versions for the web catalog's skill pages. */
+  history: import('@skillport/web').VersionHistory;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
       const stats = registry.provider.stats();
       return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
     },
+    history: versionHistory(registry.service),
     close: () => registry.close(),
   };
 }
