@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
@@ -7,7 +8,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import { GuardedTransport } from './mcp/uri-guard.js';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
-import { normaliseRoot } from './catalog/folder-scan.js';
+import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';
 import { CompositeCatalog } from './catalog/composite-catalog.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
@@ -196,8 +197,18 @@ export class SkillportServer {
     if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
     // A template family's folder is served like any other, under the template's fixed segments.
     const roots = [...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)), ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/')))];
+    // Decided from the disk before anything else (and before a persisted catalog could answer for a missing folder).
+    const missing = roots.map((root) => rootProblem(root.dir)).filter((problem) => problem !== undefined);
+    if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
     const limits = resolveLimits(options.limits);
-    const files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
+    let files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
+    const cacheDir = typeof options.cacheDir === 'string' ? options.cacheDir : defaultCacheDir();
+    const unusable = files === undefined ? undefined : cacheDirProblem(cacheDir);
+    if (unusable !== undefined) {
+      // A cache only buys speed: without a usable folder the server serves on without one (said once).
+      options.onProblem?.({ severity: 'warning', message: unusable, path: cacheDir });
+      files = undefined;
+    }
     const live = await LiveCatalog.open({
       roots,
       limits,
@@ -206,9 +217,7 @@ export class SkillportServer {
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     });
     const problems = live.problems;
-    const missing = problems.filter((problem) => problem.message.startsWith('Path does not exist') || problem.message.startsWith('Not a directory'));
-    if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
-    const conflicts = problems.filter((problem) => problem.message.startsWith('two skills at'));
+    const conflicts = problems.filter((problem) => problem.code === 'uri-conflict');
     if (conflicts.length > 0) throw new StartupError(`${conflicts.length} URI conflict(s): ${conflicts.map((c) => c.message).join('; ')}`, conflicts);
     if (options.strict && problems.length > 0) {
       throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
@@ -285,6 +294,23 @@ export class SkillportServer {
 /** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
 export function defaultCacheDir(): string {
   return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+}
+
+/**
+ * Why a cache folder cannot be used (cannot be created or written: a read-only home, a path under a file), as one
+ * line; undefined when it can. Checked by writing, as permissions alone do not tell (root, read-only mounts).
+ */
+export function cacheDirProblem(dir: string): string | undefined {
+  const probe = join(dir, `.probe-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `cache folder ${dir} cannot be used (${code ?? (error as Error).message}); serving without a cache (set --cache-dir, or --no-cache)`;
+  }
 }
 
 function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
