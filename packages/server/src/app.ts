@@ -216,24 +216,40 @@ export class SkillportServer {
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     });
-    const problems = live.problems;
-    const conflicts = problems.filter((problem) => problem.code === 'uri-conflict');
-    if (conflicts.length > 0) throw new StartupError(`${conflicts.length} URI conflict(s): ${conflicts.map((c) => c.message).join('; ')}`, conflicts);
-    if (options.strict && problems.length > 0) {
-      throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
-    }
+    // The persisted catalog may speed a start, never change what it decides (ADR 0004): every start-up decision is
+    // made on what the disk holds. A restored catalog that would fail, or any restored catalog under --strict, is
+    // checked before anything is served; otherwise it answers at once and the decision is made again once the disk
+    // has been read (`verified`, which rejects with the StartupError a cold start would have thrown).
+    const verifying = async () => {
+      try {
+        await live.verify();
+      } catch (error) {
+        throw new StartupError(`checking the skill folders failed: ${(error as Error).message}`);
+      }
+    };
+    if (live.restoredAtStart && (options.strict || startupError(live.problems, options.strict) !== undefined)) await verifying();
+    const failure = startupError(live.problems, options.strict);
+    if (failure !== undefined) throw failure;
     const catalog = new CompositeCatalog(live, providers, options.onProblem);
     const server = new SkillportServer(options, catalog, families, access);
     access.watch();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
-    server.verified = live.verify().then(() => {
-      if (live.restoredAtStart) collectGarbage();
-    });
+    if (live.unverified) {
+      server.verified = verifying().then(() => {
+        collectGarbage();
+        const late = startupError(live.problems, options.strict);
+        if (late !== undefined) throw late;
+      });
+      server.verified.catch(() => {}); // the caller decides (serve exits); never an unhandled rejection
+    }
     return server;
   }
 
-  /** Resolves once the catalog has been checked against the disk (immediately after a cold scan). */
+  /**
+   * Resolves once the catalog has been checked against the disk (at once after a cold scan); rejects with a
+   * StartupError when the disk shows what would have stopped a cold start (a URI conflict, a problem under --strict).
+   */
   verified: Promise<void> = Promise.resolve();
 
   /**
@@ -290,7 +306,14 @@ export class SkillportServer {
   }
 }
 
-/** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
+/** What stops a start: URI conflicts between folders, and under --strict any problem. */
+function startupError(problems: FolderProblem[], strict: boolean | undefined): StartupError | undefined {
+  const conflicts = problems.filter((problem) => problem.code === 'uri-conflict');
+  if (conflicts.length > 0) return new StartupError(`${conflicts.length} URI conflict(s): ${conflicts.map((c) => c.message).join('; ')}`, conflicts);
+  if (strict && problems.length > 0) return new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
+  return undefined;
+}
+
 /** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
 export function defaultCacheDir(): string {
   return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
@@ -313,6 +336,7 @@ export function cacheDirProblem(dir: string): string | undefined {
   }
 }
 
+/** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
 function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
   const base = dir ?? defaultCacheDir();
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);

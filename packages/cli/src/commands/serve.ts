@@ -264,9 +264,6 @@ async function serve(
       return principal !== undefined && opened.access.views.allows(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`);
     };
   }
-  const snapshot = server.catalog.snapshot;
-  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   if (options.watch) {
     server.watch();
     for (const provider of providers) provider.watch?.();
@@ -286,7 +283,22 @@ async function serve(
   } else {
     server.serveStdio();
   }
-  const notes = [accessSummary(options), options.watch ? 'watching for changes' : '', server.catalog.live.unverified ? 'restored from the last run, checking the disk in the background' : ''].filter(Boolean);
+  // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
+  // the disk holds, as after a cold start (ADR 0004).
+  const restored = server.catalog.live.restoredAtStart;
+  try {
+    await server.verified;
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    log(`skillport: ${colors.red('error')}: ${error.message}`);
+    await server.close();
+    await registry?.close();
+    return 1;
+  }
+  const snapshot = server.catalog.snapshot;
+  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  const notes = [accessSummary(options), options.watch ? 'watching for changes' : '', restored ? 'started from the last run\'s catalog, checked against the disk' : ''].filter(Boolean);
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
 
   return new Promise<number>((resolve) => {

@@ -291,10 +291,11 @@ export class LiveCatalog {
       const rb = this.options.roots.indexOf(b.root);
       return ra !== rb ? ra - rb : a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0;
     });
-    for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
+    // A restored catalog's problems are the last run's: only what the disk shows is reported (after `verify`).
+    if (!this.unverified) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
     const { skills, problems } = assemble(ordered);
     this.#assemblyProblems = problems;
-    for (const problem of problems) this.#report(problem);
+    if (!this.unverified) for (const problem of problems) this.#report(problem);
     return new CatalogSnapshot(skills, ++this.#generation);
   }
 
