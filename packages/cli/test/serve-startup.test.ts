@@ -196,7 +196,8 @@ describe('options never swallow the sources after them', () => {
     const bad = await runCli(['token', 'create', '--data', data, '--user', 'bob', '--scope', 'root']);
     assert.equal(bad.code, 2);
     const skill = makeTree({ 'alpha/SKILL.md': skillMd('alpha', undefined, 'metadata:\n  version: 1.0.0\n') });
-    const published = await runCli(['publish', '--data', data, '--tag', 'beta', '--tag', 'stable', '--json', join(skill, 'alpha')]);
+    // The folder right after --tag: a variadic --tag would take it as a tag.
+    const published = await runCli(['publish', '--data', data, '--json', '--tag', 'beta', '--tag', 'stable', join(skill, 'alpha')]);
     assert.equal(published.code, 0, published.stderr);
     const tags = Object.keys((JSON.parse(published.stdout) as { tags: Record<string, string> }).tags);
     assert.ok(tags.includes('beta') && tags.includes('stable'), tags.join());
