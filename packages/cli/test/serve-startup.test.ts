@@ -85,7 +85,7 @@ describe('start-up reads the disk, not the persisted catalog', () => {
     assert.match(first.stderr, /Missing required field in frontmatter: description/);
     assert.match(first.stderr, /serving 0 skills/);
     await first.stop(); // persists the catalog (with alpha's problem) on the way out
-    assert.ok(readdirSync(cacheDir).some((name) => name.startsWith('catalog-')), 'a persisted catalog to restart from');
+    assert.ok(readdirSync(cacheDir).some((name) => name.startsWith('catalog-')), `a persisted catalog to restart from, in ${readdirSync(cacheDir).join()}:\n${first.stderr}`);
 
     writeFileSync(join(dir, 'alpha/SKILL.md'), skillMd('alpha'));
 
