@@ -2,7 +2,7 @@ import type { SkillLimits } from '@skillport/core';
 import type { IncomingMessage } from 'node:http';
 import type { HttpRoute, Principal, SkillProvider } from '@skillport/server';
 
-/** The registry part of `serve --data DIR`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
+/** The registry part of `serve --data DIR|postgres://…`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
 export interface ServeRegistryOptions {
   data: string;
   trustedKeys?: string;
@@ -24,13 +24,16 @@ export interface ServedRegistry {
   providers: SkillProvider[];
   routes: HttpRoute[];
   health: () => Record<string, unknown>;
+  /** For /readyz: caught up with the store (with PostgreSQL, the database every replica shares). */
+  ready: () => Promise<{ ready: boolean; reason?: string }>;
   summary: () => string;
   close(): Promise<void>;
 }
 
 export async function serveRegistry(options: ServeRegistryOptions): Promise<ServedRegistry> {
   // Loaded only when --data is given: the store's native SQLite module is not needed to serve folders.
-  const { openRegistry } = await import('@skillport/registry');
+  const { openRegistry, redactUrl, isPostgresUrl } = await import('@skillport/registry');
+  const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
   const { hasScope, principalOf } = await import('@skillport/server');
   const scopeAuthorizer = {
     async authorizeWrite(req: IncomingMessage, action: 'publish' | 'tag' | 'yank' | 'revoke' | 'review') {
@@ -58,9 +61,10 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
     providers: [registry.provider],
     routes: [registry.routes],
     health: () => ({ registry: { ...registry.provider.stats(), writable } }),
+    ready: () => registry.provider.readiness(),
     summary: () => {
       const stats = registry.provider.stats();
-      return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
+      return `registry ${where} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
     },
     close: () => registry.close(),
   };
