@@ -28,6 +28,7 @@ interface ServeOptions extends AccessFlags {
   cacheDir?: string;
   cache: boolean;
   fastPath: boolean;
+  web: boolean;
   quiet?: boolean;
   tools: 'none' | 'core' | 'full';
   vision?: boolean;
@@ -82,6 +83,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
     .option('--no-index-archives', 'list skills from archives as skill-md entries in skill://index.json, not as archive entries')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
+    .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
     .option('--data <dir|url>', 'serve the registry kept in DIR (created when missing), or in PostgreSQL (postgres://…, shared by replicas), beside any folders; with --http, also its /api/v1')
     .option('--trusted-keys <file>', 'registry: public keys (PEM) whose signatures are trusted')
@@ -263,7 +265,16 @@ async function serve(
   let url = 'stdio';
   if (options.http) {
     try {
-      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath });
+      // The web catalog is loaded only when served: stdio and --no-web never pay for its Markdown renderer.
+      const web = options.web
+        ? (await import('@skillport/web')).createWebCatalog({
+            access: server.access,
+            scoped: (principal) => server.scopes.for(principal),
+            ...(registry ? { history: registry.history } : {}),
+            ...(identity.name !== undefined ? { title: identity.name } : {}),
+          })
+        : undefined;
+      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath, ...(web ? { web } : {}) });
       url = running.url;
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
