@@ -17,6 +17,11 @@ import { publish, registryUrl, releaseFolder, storeDir } from './registry-helper
  * machine): they bound waiting, they do not measure speed (bench/pg.mjs does).
  */
 const TOKEN = 'test-publish-token';
+/** The environment that makes a spawned server pause at `point` (crash-pause.ts, preloaded, as in registry-crash.test.ts). */
+function pauseAt(point: string): NodeJS.ProcessEnv {
+  const hook = new URL('./crash-pause.js', import.meta.url).href;
+  return { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${hook}`.trim(), SKILLPORT_CRASH_PAUSE_AT: point };
+}
 const WAIT = 30_000;
 
 let pg: TestPostgres;
@@ -142,7 +147,7 @@ describe('three replicas on one PostgreSQL', () => {
 describe('faults and tools on PostgreSQL', () => {
   test('a replica SIGKILLed mid-publish leaves no version, only orphan blobs; store check says consistent', { timeout: 180_000 }, async () => {
     const url = await pg.createDatabase();
-    const doomed = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN, SKILLPORT_TEST_PAUSE_AT: 'before-commit' });
+    const doomed = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt('before-commit') });
     const survivor = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
     try {
       const pending = publish([releaseFolder('halfway', '1.0.0'), '--registry', registryUrl(doomed.url), '--token', TOKEN, '--version', '1.0.0']);
