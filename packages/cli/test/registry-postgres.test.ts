@@ -219,10 +219,10 @@ describe('faults and tools on PostgreSQL', () => {
   test('SIGTERM: a replica finishes, exits 0', { timeout: 120_000 }, async () => {
     const url = await pg.createDatabase();
     const replica = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
-    const code = await new Promise<number | null>((resolve) => {
-      replica.proc.once('exit', (exitCode) => resolve(exitCode));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+      replica.proc.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
       replica.proc.kill('SIGTERM');
     });
-    assert.equal(code, 0);
+    assert.equal(code, 0, `exit ${code} signal ${signal}:\n${replica.stderr()}`);
   });
 });
