@@ -305,6 +305,7 @@ async function serve(
   }
   const notes = [options.watch ? 'watching for changes' : '', server.catalog.live.unverified ? 'restored from the last run, checking the disk in the background' : ''].filter(Boolean);
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
+  if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
   return new Promise<number>((resolve) => {
     const stop = () => {
