@@ -329,6 +329,7 @@ async function serve(
   const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   const notes = [accessSummary(options), options.watch ? 'watching for changes' : '', restored ? 'started from the last run\'s catalog, checked against the disk' : ''].filter(Boolean);
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
+  if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
   return new Promise<number>((resolve) => {
     const stop = () => {
