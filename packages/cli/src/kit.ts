@@ -35,6 +35,18 @@ export function arg<T>(parse: (text: string) => T): (text: string) => T {
 }
 
 /**
+ * A repeatable option's parser (`--tag a --tag b`). Never variadic (`<name...>`): a variadic option swallows the
+ * sources or paths that follow it (`serve --allowed-host example.com ./skills` would take ./skills as a host name).
+ * The first use replaces the default; `choices` (when given) are checked as commander would.
+ */
+export function repeatable(defaults: readonly string[] = [], choices?: readonly string[]): (value: string, previous: string[] | undefined) => string[] {
+  return (value, previous) => {
+    if (choices !== undefined && !choices.includes(value)) throw new InvalidArgumentError(`Allowed choices are ${choices.join(', ')}.`);
+    return previous === undefined || previous === defaults ? [value] : [...previous, value];
+  };
+}
+
+/**
  * A command's action: the exit code is what `work` returns (0 when nothing), or, when it throws, the error as one
  * line on stderr and its exit code (a CliError's, else 1). `describe` turns other known errors into that line (an
  * API error, a client error); an error it leaves undescribed and that is not a file system failure is rethrown (a

@@ -13,7 +13,7 @@ import { registerStore } from './commands/registry/store.js';
 export const VERSION = '0.1.0';
 
 // The command kit lives in kit.ts (commands import it from there, not from here: no import cycle).
-export { arg, CliError } from './kit.js';
+export { arg, CliError, repeatable } from './kit.js';
 export type { ExitCode } from './kit.js';
 import type { ExitCode } from './kit.js';
 

@@ -16,3 +16,4 @@ export * from './time.js';
 export * from './skill-files.js';
 export * from './archive.js';
 export * from './discovery-index.js';
+export * from './wordnet.js';

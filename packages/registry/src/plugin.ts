@@ -1,6 +1,7 @@
 import type { SkillLimits } from '@skillport/core';
 import type { ServerPlugin } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
+import { isPostgresUrl, redactUrl } from './postgres-url.js';
 import { openRegistry } from './registry.js';
 import type { OpenRegistry } from './registry.js';
 
@@ -10,6 +11,7 @@ import type { OpenRegistry } from './registry.js';
  * shows a caller only the names its view allows from the first request on.
  */
 export interface RegistryPluginOptions {
+  /** A store folder, or a `postgres://` URL. */
   data: string;
   trustedKeys?: string;
   requireSignatures?: boolean;
@@ -99,10 +101,12 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         providers: [registry.provider],
         routes: registry.routes,
         health: () => ({ registry: { ...registry.provider.stats(), writable } }),
+        ready: () => registry.provider.readiness(),
         summary: () => {
           const stats = registry.provider.stats();
           const writes = context.authenticated ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set';
-          return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${writes})`;
+          const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
+          return `registry ${where} (${stats.names} skill(s), ${stats.versions} version(s); ${writes})`;
         },
         close: () => registry.close(),
       };

@@ -4,7 +4,7 @@
  * factory, the fast path, per-principal handlers) are not exported: they change without notice.
  */
 // The server.
-export { SkillportServer, StartupError, defaultCacheDir, defaultInstructions } from './app.js';
+export { SkillportServer, StartupError, cacheDirProblem, defaultCacheDir, defaultInstructions } from './app.js';
 export type { SkillportServerOptions } from './app.js';
 export { ServerError } from './errors.js';
 export { SERVER_VERSION } from './version.js';

@@ -28,6 +28,8 @@ export interface PluginParts {
   routes?: HttpRoutes;
   /** Figures merged into GET /healthz. */
   health?: () => Record<string, unknown>;
+  /** Whether it is ready to take traffic (a registry replica caught up with its database): GET /readyz. */
+  ready?: () => Promise<{ ready: boolean; reason?: string }>;
   /** One line for the start-up message (`registry ./data (3 skills, …)`). */
   summary?: () => string;
   close?(): Promise<void>;

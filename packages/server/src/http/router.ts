@@ -19,7 +19,7 @@ import type { Answer } from './oauth.js';
  * `/mcp` stays on plain node:http (ADR 0002, http/http-server.ts); this router gets every other request after the
  * same Host and Origin checks.
  *
- * Order of a request here: public routes (`/healthz`, the RFC 9728 metadata) → the web catalog's pages (they sign
+ * Order of a request here: public routes (`/healthz`, `/readyz`, the RFC 9728 metadata) → the web catalog's pages (they sign
  * browsers in themselves) → authentication (401) → `/metrics`
  * (admin scope once access is restricted) → the `read` scope (403) → the routes. Errors thrown as `HttpError` become
  * `{"error": {"code", "message"}}`; anything else is a 500 with the same shape and no detail.
@@ -30,6 +30,8 @@ export interface RouterOptions {
   scoped: (principal: Principal) => Scoped;
   /** The JSON of GET /healthz beyond `status` (left out when access is restricted). */
   health: () => Record<string, unknown>;
+  /** GET /readyz: ready to take traffic (a registry replica caught up; not shutting down), or why not. */
+  ready: () => Promise<{ ready: boolean; reason?: string }>;
   routes: readonly HttpRoutes[];
   /** The web catalog: pages for people, asked before authentication (it signs browsers in itself). */
   web?: WebRoute;
@@ -54,6 +56,11 @@ export function createRouter(options: RouterOptions): HttpApp {
   });
 
   app.get('/healthz', (c) => c.json(access.restricted ? { status: 'ok' } : { status: 'ok', ...options.health() }));
+  app.get('/readyz', async (c) => {
+    const state = await options.ready();
+    const shown = access.restricted ? { ready: state.ready } : state;
+    return c.json({ status: state.ready ? 'ready' : 'not ready', ...shown }, state.ready ? 200 : 503);
+  });
   for (const path of [METADATA_PATH, `${METADATA_PATH}${MCP_PATH}`]) app.get(path, (c) => c.json(protectedResourceMetadata(access, c.env.incoming)));
 
   const web = options.web;
