@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import { readBodyLimited } from './body.js';
+import { bodyRefused, declaredTooLarge, readBodyLimited } from './body.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -13,7 +13,11 @@ import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../access/scoped.js';
 import { checkRequest, hostPolicy } from './guards.js';
 import { answer, classify } from './fast-path.js';
-import { batchRefusal, refusal } from '../mcp/uri-guard.js';
+import { screenRequest } from '../mcp/request-screen.js';
+import type { JsonRpcErrorResponse } from '../mcp/uri-guard.js';
+import { DEFAULT_REQUEST_LIMITS, nestedDeeperThan } from './limits.js';
+import type { RequestLimits } from './limits.js';
+import { jsonLegacyHandler } from './legacy-json.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 
@@ -24,7 +28,8 @@ export interface HttpOptions {
   allowedHosts?: string[];
   /** Answer hot read-only methods without the SDK's per-request instance (ADR 0002). Default on. */
   fastPath?: boolean;
-  maxBodyBytes?: number;
+  /** Request limits (http/limits.ts); each one left out keeps its default. */
+  limits?: Partial<RequestLimits>;
   /** Extra JSON for GET /healthz (left out when access is restricted: global figures are not for everyone). */
   health?: () => Record<string, unknown>;
   /** Extra HTTP routes beside /mcp (a registry's /api/v1), each owning a path prefix; Host/Origin are checked first. */
@@ -74,7 +79,8 @@ const IDLE_MS = 60_000;
 
 export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathContext, 'service'>, options: HttpOptions, identity: HttpAccess): Promise<RunningHttpServer> {
   const policy = hostPolicy(options.host, options.allowedHosts);
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
+  const maxBody = limits.maxBodyBytes;
   const { access } = identity;
   const handlers = new Map<string, PrincipalHandler>();
   const handlerFor = (principal: Principal): PrincipalHandler => {
@@ -84,8 +90,11 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       if (handlers.size >= MAX_HANDLERS) sweep();
       const scoped = identity.scoped(principal);
       const bus = new InMemoryServerEventBus();
-      const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus });
-      entry = { key, scoped, handler, bus, sdk: toNodeHandler(handler, { maxRequestBodySize: maxBody }), lastUsed: Date.now() };
+      // 2026-era requests through the SDK's handler (one JSON answer unless the exchange streams); 2025-era requests
+      // through a stateless transport that answers a request whose answer is one message as application/json.
+      const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus, legacy: 'reject' });
+      const sdk = toNodeHandler(jsonLegacyHandler(handler, () => factory.create(principal)), { maxRequestBodySize: maxBody });
+      entry = { key, scoped, handler, bus, sdk, lastUsed: Date.now() };
       handlers.set(key, entry);
     }
     entry.lastUsed = Date.now();
@@ -119,6 +128,8 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     const route = options.routes?.find((candidate) => path.startsWith(candidate.prefix) || path === candidate.prefix.replace(/\/$/, ''));
     const isApi = path.startsWith('/api/v1/');
     if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
+    // A body too large for /mcp is refused on its Content-Length, before anything (authentication included) reads it.
+    if (path === MCP_PATH && declaredTooLarge(req, maxBody)) return tooLarge(res, maxBody);
 
     // Who is asking: every route below answers for one principal.
     const auth = await access.authenticate(req);
@@ -152,19 +163,27 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       return void (await sdk(req, res));
     }
     let body: unknown;
+    const raw = (await readBodyLimited(req, maxBody))?.toString('utf8');
+    if (raw === undefined) return tooLarge(res, maxBody);
+    if (nestedDeeperThan(raw, limits.maxJsonDepth)) {
+      access.metrics.error('bad_request');
+      return sendJsonRpcError(res, 400, -32600, `Invalid Request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (--max-json-depth)`);
+    }
     try {
-      const raw = (await readBodyLimited(req, maxBody))?.toString('utf8');
-      if (raw === undefined) return sendJsonRpcError(res, 413, -32600, `Request body larger than ${maxBody} bytes`);
       body = JSON.parse(raw);
     } catch {
       access.metrics.error('bad_request');
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
     }
     if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string') method = (body as { method: string }).method;
-    const refusedUri = refusal(body) ?? batchRefusal(body);
-    if (refusedUri) {
+    if (Array.isArray(body) && body.length > limits.maxBatch) {
       access.metrics.error('bad_request');
-      return sendJson(res, 200, refusedUri);
+      return sendJsonRpcError(res, 400, -32600, `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`);
+    }
+    const screened = screen(body, limits);
+    if (screened) {
+      access.metrics.error('bad_request');
+      return sendJson(res, screened.status, screened.response);
     }
     const hot = classify(req, body);
     if (fastPath && hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
@@ -175,11 +194,49 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     await sdk(req, res, body);
   };
 
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    // A route that refused a body unread answers on a connection that must not carry another request.
+    res.once('finish', () => {
+      if (bodyRefused(req) && !req.complete) req.socket.end(() => req.socket.destroy());
+    });
     onRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);
     });
+  };
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Timeouts are enforced on this tick (node's default is 30 s, which would let a slow client overstay).
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
+    },
+    handle,
+  );
+  // `Expect: 100-continue` with a body too large for /mcp: refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if ((req.url ?? '').split('?')[0] === MCP_PATH && declaredTooLarge(req, maxBody)) return tooLarge(res, maxBody);
+    res.writeContinue();
+    handle(req, res);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, limits));
+  // Open connections per client address: past the limit, a new connection gets a 429 and is closed.
+  const perClient = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const open = (perClient.get(address) ?? 0) + 1;
+    perClient.set(address, open);
+    socket.once('close', () => {
+      const left = (perClient.get(address) ?? 1) - 1;
+      if (left <= 0) perClient.delete(address);
+      else perClient.set(address, left);
+    });
+    if (open > limits.maxConnectionsPerClient) {
+      const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Too many connections from ${address}: at most ${limits.maxConnectionsPerClient} at a time (--max-connections-per-client)` }, id: null });
+      socket.end(`HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.destroySoon();
+    }
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
@@ -215,6 +272,44 @@ function isJson(req: IncomingMessage): boolean {
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
+
+/** The request checks every message passes before the fast path or the SDK: each message of a batch on its own. */
+function screen(body: unknown, limits: RequestLimits): { status: number; response: JsonRpcErrorResponse | JsonRpcErrorResponse[] } | undefined {
+  if (!Array.isArray(body)) return screenRequest(body, limits);
+  const screened = body.map((item) => screenRequest(item, limits));
+  if (screened.every((item) => item === undefined)) return undefined;
+  // One refused message refuses the batch: the others are answered with an error too, so none reaches the SDK.
+  const status = screened.some((item) => item?.status === 400) ? 400 : 200;
+  return { status, response: body.flatMap((item, at): JsonRpcErrorResponse[] => {
+    if (screened[at]) return [screened[at]!.response];
+    const id = (item as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return [];
+    return [{ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: another request of this batch was refused; send the batch again without it' } }];
+  }) };
+}
+
+function tooLarge(res: ServerResponse, limit: number): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body larger than ${limit} bytes (--max-body)` }, id: null });
+  // The rest of the body is never read: the connection closes with this answer.
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
+}
+
+/** Errors node's HTTP parser raises before a request exists: one JSON line with a 4xx, then the connection closes. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits: RequestLimits): void {
+  if (!socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', `Request headers larger than ${limits.maxHeaderBytes} bytes (--max-header-size)`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', `Request not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms (--headers-timeout, --request-timeout)`]
+        : [400, 'Bad Request', `Bad Request: malformed HTTP (${error.code ?? 'parse error'})`];
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
