@@ -136,6 +136,9 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     if (!('principal' in auth)) return sendUnauthorized(access, req, res, auth.error, auth.description);
     const principal = auth.principal;
     attachPrincipal(req, principal);
+    // An answer still open when the credential expires (a subscriptions/listen stream) is closed then, as a
+    // revocation closes it: the client's next request meets the 401.
+    if (principal.expiresAt !== undefined) closeAtExpiry(res, principal.expiresAt);
     if (path === '/metrics') {
       if (req.method !== 'GET') return sendJsonRpcError(res, 405, -32600, 'Method not allowed; use GET');
       if (access.auth !== 'none' && !hasScope(principal, 'admin')) return sendForbidden(access, req, res, 'admin');
@@ -286,6 +289,19 @@ function screen(body: unknown, limits: RequestLimits): { status: number; respons
     if (typeof id !== 'string' && typeof id !== 'number') return [];
     return [{ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: another request of this batch was refused; send the batch again without it' } }];
   }) };
+}
+
+function closeAtExpiry(res: ServerResponse, expiresAt: number): void {
+  // setTimeout holds at most 2^31-1 ms (~24.8 days); a credential valid longer re-arms.
+  const arm = (): void => {
+    const timer = setTimeout(() => {
+      if (Date.now() < expiresAt) return arm();
+      if (!res.writableEnded) res.destroy();
+    }, Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1));
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
+  };
+  arm();
 }
 
 function tooLarge(res: ServerResponse, limit: number): void {

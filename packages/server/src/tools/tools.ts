@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../mcp/skills-service.js';
@@ -78,9 +78,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
   // One server instance per stdio connection: what this session activated stays pinned (tools/versions.ts).
   const pins = new SessionPins();
   const annotations = { readOnlyHint: true, openWorldHint: false };
-  // Every tool is registered once; which ones are offered follows the catalog (apply, below), so a long-lived
-  // connection moves in and out of the single-skill fast path as skills come and go.
-  const search = server.registerTool(
+  server.registerTool(
     'list_skills',
     {
       title: 'List or search skills',
@@ -127,7 +125,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
     },
   );
 
-  const read = server.registerTool(
+  server.registerTool(
     'read_skill_resource',
     {
       title: 'Read a file of a skill',
@@ -161,22 +159,15 @@ export function registerTools(server: McpServer, service: SkillsService, options
     },
   );
 
-  const outline = options.mode === 'full' ? outlineTools(server, service, skillRef, annotations) : [];
+  if (options.mode === 'full') outlineTools(server, service, skillRef, annotations);
 
+  // The tool set is the mode's, whoever calls and whatever the catalog holds: a principal whose view holds one skill
+  // (the single-skill fast path inlines it in the instructions) still lists, and can call, every tool. Only the
+  // catalog written into activate_skill's description follows the caller's view and the catalog's changes.
   const apply = () => {
-    const inlined = inlinedSkill(service.snapshot, options);
-    setEnabled(search, inlined === undefined);
-    setEnabled(activate, inlined === undefined);
-    for (const tool of outline) setEnabled(tool, inlined === undefined);
-    setEnabled(read, inlined === undefined || inlined.files.length > 1);
     if (activate.description !== describeActivate(service.snapshot, options)) activate.update({ description: describeActivate(service.snapshot, options) });
   };
-  apply();
   return apply;
-}
-
-function setEnabled(tool: RegisteredTool, enabled: boolean): void {
-  if (tool.enabled !== enabled) tool.update({ enabled });
 }
 
 async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ToolResult> {
