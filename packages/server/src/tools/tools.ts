@@ -13,7 +13,7 @@ import { searchIndex } from './search.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
-import { SessionPins, chooseVersion, pinExact, versionOf } from './versions.js';
+import { SessionPins, chooseUnlisted, chooseVersion, pinExact, versionOf } from './versions.js';
 
 /**
  * The tool surface, for clients that only call tools (most of them today). `core`: list_skills, activate_skill,
@@ -108,8 +108,14 @@ export function registerTools(server: McpServer, service: SkillsService, options
       const snapshot = service.snapshot;
       const found = resolveSkill(snapshot, args);
       if ('error' in found) {
-        service.record({ action: 'activate', surface: 'activate_skill', requested: args.uri || args.name, outcome: 'not_found' });
-        return fail(found.error);
+        // Known by name but not listed (every registry version yanked or revoked): the version asked for, or why not.
+        const unlisted = args.uri ? undefined : chooseUnlisted(snapshot, args.name, { version: args.version });
+        if (unlisted !== undefined && 'skill' in unlisted) {
+          const skill = unlisted.skill;
+          return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () => ok(await activatedContent(service, skill)));
+        }
+        service.record({ action: 'activate', surface: 'activate_skill', requested: args.uri || args.name, outcome: unlisted !== undefined ? 'refused' : 'not_found', ...(unlisted !== undefined ? { detail: unlisted.error } : {}) });
+        return fail(unlisted?.error ?? found.error);
       }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version }, pins);
       if ('error' in chosen) {
@@ -147,8 +153,13 @@ export function registerTools(server: McpServer, service: SkillsService, options
       const lone = inlinedSkill(snapshot, options);
       const found = resolveSkill(snapshot, lone && !args.name && !args.uri ? { uri: lone.uri } : args);
       if ('error' in found) {
-        service.record({ action: 'read', surface: 'read_skill_resource', requested: args.uri || args.name, file: args.path, outcome: 'not_found' });
-        return fail(found.error);
+        const unlisted = args.uri ? undefined : chooseUnlisted(snapshot, args.name, { version: args.version, digest: args.digest });
+        if (unlisted !== undefined && 'skill' in unlisted) {
+          const skill = unlisted.skill;
+          return audited(service, { action: 'read', surface: 'read_skill_resource', skill, file: args.path }, () => readSkillResource(service, skill, args, options));
+        }
+        service.record({ action: 'read', surface: 'read_skill_resource', requested: args.uri || args.name, file: args.path, outcome: unlisted !== undefined ? 'refused' : 'not_found', ...(unlisted !== undefined ? { detail: unlisted.error } : {}) });
+        return fail(unlisted?.error ?? found.error);
       }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version, digest: args.digest }, pins);
       if ('error' in chosen) {
