@@ -25,11 +25,9 @@ describe('hot reload', () => {
 
         // Add a skill: written elsewhere, then moved in (how editors and installers land files).
         const staging = makeTree({ 'beta/SKILL.md': skillMd('beta') });
-        const started = Date.now();
         renameSync(join(staging, 'beta'), join(dir, 'beta'));
+        // How fast is measured in bench/, not here: this only asks that it happens.
         await eventually(async () => ((await names(skills)).includes('beta') ? true : undefined), 5000, 'beta to appear');
-        const latency = Date.now() - started;
-        assert.ok(latency < 5000);
         await eventually(async () => (notified > 0 ? true : undefined), 5000, 'list_changed notification');
         // The catalog in activate_skill's description follows too, on this long-lived connection.
         await eventually(async () => {
