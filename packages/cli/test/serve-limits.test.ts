@@ -19,13 +19,14 @@ interface Exchange {
   status: number;
   headers: string;
   body: string;
-  /** The server closed the connection (rather than the test giving up waiting). */
+  /** A whole answer came, or the server closed the connection (rather than the test giving up waiting). */
   closed: boolean;
 }
 
 /**
  * Writes `parts` over a bare socket (never ending the request unless a part does) and collects what comes back until
- * the server closes the connection, or `waitMs` passes (then `closed` is false: the server was still waiting).
+ * a whole answer has come (its Content-Length read) or the server closes the connection, or `waitMs` passes (then
+ * `closed` is false: the server was still waiting for the client).
  */
 function exchange(url: string, parts: Array<string | Buffer>, waitMs = 15_000): Promise<Exchange> {
   const target = new URL(url);
@@ -44,7 +45,13 @@ function exchange(url: string, parts: Array<string | Buffer>, waitMs = 15_000): 
     const socket: Socket = connect(Number(target.port), target.hostname, () => {
       for (const part of parts) socket.write(part);
     });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, split));
+      if (split >= 0 && length && Buffer.byteLength(text.slice(split + 4)) >= Number(length[1])) finish(true);
+    });
     socket.on('error', () => finish(true));
     socket.on('close', () => finish(true));
     const timer = setTimeout(() => finish(false), waitMs);
@@ -90,7 +97,6 @@ describe('serve: request limits', () => {
     const answer = await exchange(server.url, [head(server.url, ['content-type: application/json', `content-length: ${100 * 1024 * 1024}`])]);
     assert.equal(answer.closed, true, 'the server answered without waiting for the body');
     assert.equal(answer.status, 413);
-    assert.match(answer.headers, /connection: close/i);
     assert.match(oneLineError(answer.body).message, /larger than 2097152 bytes/);
   });
 

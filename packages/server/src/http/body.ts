@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 
 /**
  * A request body, read whole, or undefined when it is larger than `limit` bytes. An over-long body is refused on its
- * Content-Length header before a byte of it is read, or (chunked) as soon as the limit is passed: the rest is never
- * read. The caller answers 413 with `Connection: close` (closeAfter, below), so the connection goes with the answer.
- * Shared by /mcp, the admin API and extra routes.
+ * Content-Length header before a byte of it is read, or (chunked) as soon as the limit is passed: the caller answers
+ * 413 at once. What the client still sends is discarded, not kept, so that a client still uploading can read the
+ * answer; past twice the limit the connection is cut (discardRest). Shared by /mcp, the admin API and extra routes.
  */
 export function readBodyLimited(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   if (declaredTooLarge(req, limit)) {
-    refused.add(req);
+    discardRest(req, limit);
     return Promise.resolve(undefined);
   }
   return new Promise((resolve, reject) => {
@@ -20,12 +20,11 @@ export function readBodyLimited(req: IncomingMessage, limit: number): Promise<Bu
         chunks.push(chunk);
         return;
       }
-      // Past the limit: stop here. Nothing more is kept, and the connection is closed once the 413 is written.
+      // Past the limit: answered now, nothing more kept.
       req.off('data', onData);
       req.off('end', onEnd);
-      req.pause();
-      refused.add(req);
       chunks.length = 0;
+      discardRest(req, limit, size);
       resolve(undefined);
     };
     const onEnd = () => resolve(Buffer.concat(chunks));
@@ -35,12 +34,18 @@ export function readBodyLimited(req: IncomingMessage, limit: number): Promise<Bu
   });
 }
 
-/** Requests whose body was refused unread: their connection cannot carry another request. */
-const refused = new WeakSet<IncomingMessage>();
-
-/** True when the request's body was refused before it was read to the end (answer with `Connection: close`). */
-export function bodyRefused(req: IncomingMessage): boolean {
-  return refused.has(req);
+/**
+ * Reads and drops the rest of a refused body, so the connection stays usable for the answer; a client that goes on
+ * sending past twice the limit is cut off (a 100 MB upload costs the server at most that, never its whole size).
+ */
+function discardRest(req: IncomingMessage, limit: number, seen = 0): void {
+  let discarded = seen;
+  const cap = 2 * limit;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > cap) req.socket.destroy();
+  });
+  req.resume();
 }
 
 /** The Content-Length header says the body is larger than `limit`. */

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { bodyRefused, declaredTooLarge, readBodyLimited } from './body.js';
+import { declaredTooLarge, readBodyLimited } from './body.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/server';
@@ -129,7 +129,10 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     const isApi = path.startsWith('/api/v1/');
     if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
     // A body too large for /mcp is refused on its Content-Length, before anything (authentication included) reads it.
-    if (path === MCP_PATH && declaredTooLarge(req, maxBody)) return tooLarge(res, maxBody);
+    if (path === MCP_PATH && declaredTooLarge(req, maxBody)) {
+      void readBodyLimited(req, maxBody); // discards what still comes, up to a cap
+      return tooLarge(res, maxBody);
+    }
 
     // Who is asking: every route below answers for one principal.
     const auth = await access.authenticate(req);
@@ -198,10 +201,6 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    // A route that refused a body unread answers on a connection that must not carry another request.
-    res.once('finish', () => {
-      if (bodyRefused(req) && !req.complete) req.socket.end(() => req.socket.destroy());
-    });
     onRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);
@@ -219,7 +218,10 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
   );
   // `Expect: 100-continue` with a body too large for /mcp: refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if ((req.url ?? '').split('?')[0] === MCP_PATH && declaredTooLarge(req, maxBody)) return tooLarge(res, maxBody);
+    if ((req.url ?? '').split('?')[0] === MCP_PATH && declaredTooLarge(req, maxBody)) {
+      void readBodyLimited(req, maxBody);
+      return tooLarge(res, maxBody);
+    }
     res.writeContinue();
     handle(req, res);
   });
@@ -306,8 +308,8 @@ function closeAtExpiry(res: ServerResponse, expiresAt: number): void {
 
 function tooLarge(res: ServerResponse, limit: number): void {
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body larger than ${limit} bytes (--max-body)` }, id: null });
-  // The rest of the body is never read: the connection closes with this answer.
-  res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  // Answered before the body is read (body.ts drops what still comes, and cuts a client that goes on too long).
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
