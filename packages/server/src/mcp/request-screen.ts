@@ -19,7 +19,6 @@ export interface ScreenOptions {
 
 /** The spec request each method's params are checked against. */
 const SPEC_REQUESTS: Record<string, SpecTypeName> = {
-  'resources/read': 'ReadResourceRequest',
   'resources/subscribe': 'SubscribeRequest',
   'resources/unsubscribe': 'UnsubscribeRequest',
   'prompts/get': 'GetPromptRequest',
@@ -32,13 +31,17 @@ const SPEC_REQUESTS: Record<string, SpecTypeName> = {
   'resources/templates/list': 'ListResourceTemplatesRequest',
 };
 
-/** The skills extension's methods: the same checks by hand (the extension's errors are no clearer than the SDK's). */
+/**
+ * The methods of the HTTP fast path (ADR 0002) are checked by hand, which costs next to nothing per request: the
+ * skills extension's, whose errors are no clearer than the SDK's, and resources/read (its spec params are a uri).
+ */
 const EXTENSION_PARAMS: Record<string, Record<string, 'string'>> = {
+  'resources/read': { uri: 'string' },
   'skills/list': { cursor: 'string' },
   'skills/get': { uri: 'string' },
   'resources/directory/read': { uri: 'string', cursor: 'string' },
 };
-const EXTENSION_REQUIRED: Record<string, string[]> = { 'skills/get': ['uri'], 'resources/directory/read': ['uri'] };
+const EXTENSION_REQUIRED: Record<string, string[]> = { 'resources/read': ['uri'], 'skills/get': ['uri'], 'resources/directory/read': ['uri'] };
 
 /** A refused request: its answer, and the HTTP status to send it with (400 for bad params, 200 for "not found"). */
 export interface Screened {
