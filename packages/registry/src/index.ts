@@ -8,7 +8,6 @@ export * from './provider.js';
 export * from './auth.js';
 export * from './http-api.js';
 export * from './read-version.js';
-export * from './test-hooks.js';
 export * from './api-client.js';
 export * from './registry.js';
 export * from './store-open.js';

@@ -10,7 +10,6 @@ import { RegistryService } from './service.js';
 import { parseTrustedKeys } from './signing.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { RegistryStore } from './store.js';
-import { pauseHookFromEnv } from './test-hooks.js';
 
 /**
  * Everything `skillport serve --data DIR` needs, wired together: the store in DIR, the service, the catalog
@@ -57,13 +56,11 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
   const trustedKeys = options.trustedKeysFile !== undefined ? loadTrustedKeys(options.trustedKeysFile) : new Map<string, KeyObject>();
   if (options.requireSignatures && trustedKeys.size === 0) throw new Error('--require-signatures needs --trusted-keys FILE (the public keys whose signatures count)');
   const store = SqliteStore.open(options.dir);
-  const pause = pauseHookFromEnv(env);
   const service = new RegistryService({
     store,
     ...(options.limits ? { limits: options.limits } : {}),
     trustedKeys,
     requireSignatures: options.requireSignatures === true,
-    ...(pause ? { pause } : {}),
   });
   const provider = await RegistryProvider.open({
     store,

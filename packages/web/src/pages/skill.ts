@@ -70,7 +70,7 @@ function usePanel(input: SkillPageInput): Html {
   const block = (id: string, label: string, text: string, note?: string) => html`<div class="copy-block">
   <div class="copy-head"><h3 id="${id}-h">${label}</h3><button type="button" class="copy" data-copy="${id}" aria-describedby="${id}-h">Copy</button></div>
   ${note ? html`<p class="note">${note}</p>` : ''}
-  <pre class="code" id="${id}"><code>${text}</code></pre>
+  <pre class="code" id="${id}" tabindex="0"><code>${text}</code></pre>
 </div>`;
   return html`<section class="card use" aria-labelledby="use-h"><h2 id="use-h">Use it</h2>
 ${block('use-install', 'Install into a project', install, 'Writes the verified files and a lockfile of digests.')}
@@ -152,7 +152,7 @@ function versionsSection(input: SkillPageInput): Html {
   <button type="submit">Compare</button>
 </form>`
     : html``;
-  return html`<div class="table-wrap"><table class="versions"><thead><tr><th scope="col">Version</th><th scope="col">Tags</th><th scope="col">Status</th><th scope="col">Signature</th><th scope="col">Published</th><th scope="col">Source</th><th scope="col">Review</th></tr></thead><tbody>${rows}</tbody></table></div>${compare}`;
+  return html`<div class="table-wrap" tabindex="0"><table class="versions"><thead><tr><th scope="col">Version</th><th scope="col">Tags</th><th scope="col">Status</th><th scope="col">Signature</th><th scope="col">Published</th><th scope="col">Source</th><th scope="col">Review</th></tr></thead><tbody>${rows}</tbody></table></div>${compare}`;
 }
 
 export { skillPath };

@@ -1,6 +1,7 @@
 import type { SkillLimits } from '@skillport/core';
 import type { IncomingMessage } from 'node:http';
 import type { HttpRoute, Principal, SkillProvider } from '@skillport/server';
+import { versionHistory } from './web-history.js';
 
 /** The registry part of `serve --data DIR`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
 export interface ServeRegistryOptions {
@@ -64,34 +65,7 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
       const stats = registry.provider.stats();
       return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
     },
-    history: {
-      async versions(name) {
-        let found;
-        try {
-          found = await registry.service.versions(name);
-        } catch {
-          return undefined;
-        }
-        const tagsOf = new Map<string, string[]>();
-        for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
-        // The store lists them in publish order: newest first reads best.
-        return [...found.versions]
-          .reverse()
-          .map((record) => ({
-            version: record.version,
-            packageDigest: record.packageDigest,
-            publishedAt: record.publishedAt,
-            publisher: record.publisher,
-            tags: tagsOf.get(record.version) ?? [],
-            ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
-            ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
-            signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: registry.service.isTrusted(signature) })),
-            ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
-            ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
-            review: record.review,
-          }));
-      },
-    },
+    history: versionHistory(registry.service),
     close: () => registry.close(),
   };
 }
