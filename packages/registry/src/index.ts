@@ -13,3 +13,4 @@ export * from './registry.js';
 export * from './store-open.js';
 export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
 export type { MigrationReport } from './postgres-schema.js';
+export * from './store-copy.js';

@@ -53,8 +53,8 @@ export function skillBody(input: SkillPageInput): Html {
     ${rendered === undefined ? html`<p class="empty">SKILL.md cannot be shown as text.</p>` : html`<div class="markdown">${trusted(rendered.html)}</div>`}
   </article>
   <aside class="side">
+    ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol></section>` : ''}
     ${usePanel(input)}
-    ${rendered !== undefined && rendered.outline.length > 0 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol></section>` : ''}
   </aside>
 </div>
 <section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { HttpRoute, Principal, SkillProvider } from '@skillport/server';
 import { versionHistory } from './web-history.js';
 
-/** The registry part of `serve --data DIR`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
+/** The registry part of `serve --data DIR|postgres://…`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
 export interface ServeRegistryOptions {
   data: string;
   trustedKeys?: string;
@@ -25,6 +25,8 @@ export interface ServedRegistry {
   providers: SkillProvider[];
   routes: HttpRoute[];
   health: () => Record<string, unknown>;
+  /** For /readyz: caught up with the store (with PostgreSQL, the database every replica shares). */
+  ready: () => Promise<{ ready: boolean; reason?: string }>;
   summary: () => string;
   /** Published versions for the web catalog's skill pages. */
   history: import('@skillport/web').VersionHistory;
@@ -33,7 +35,8 @@ export interface ServedRegistry {
 
 export async function serveRegistry(options: ServeRegistryOptions): Promise<ServedRegistry> {
   // Loaded only when --data is given: the store's native SQLite module is not needed to serve folders.
-  const { openRegistry } = await import('@skillport/registry');
+  const { openRegistry, redactUrl, isPostgresUrl } = await import('@skillport/registry');
+  const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
   const { hasScope, principalOf } = await import('@skillport/server');
   const scopeAuthorizer = {
     async authorizeWrite(req: IncomingMessage, action: 'publish' | 'tag' | 'yank' | 'revoke' | 'review') {
@@ -61,9 +64,10 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
     providers: [registry.provider],
     routes: [registry.routes],
     health: () => ({ registry: { ...registry.provider.stats(), writable } }),
+    ready: () => registry.provider.readiness(),
     summary: () => {
       const stats = registry.provider.stats();
-      return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
+      return `registry ${where} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
     },
     history: versionHistory(registry.service),
     close: () => registry.close(),
