@@ -16,6 +16,8 @@ export type { CatalogChanges } from './catalog/live-catalog.js';
 // Plugins and HTTP routes beside /mcp (ADR 0060).
 export type { ServerPlugin, PluginContext, PluginParts } from './plugin.js';
 export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
+export type { RequestLimits } from './http/limits.js';
 export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKit } from './http/routes.js';
 export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';
 
