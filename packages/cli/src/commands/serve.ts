@@ -177,6 +177,7 @@ async function serve(
         ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
         requireSignatures: options.requireSignatures === true,
         onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+        ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
         scoped: options.auth !== 'none',
         // Bound after the server opens: the registry API shows a caller only the names its view allows.
         canSee: (req, name) => canSee(req, name),

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { ExitCode } from '../../main.js';
-import { displayPath, paint } from '../../output.js';
+import { displayPath, paint, plural } from '../../output.js';
 import { CommandError, run } from './common.js';
 
 export function registerStore(program: Command, exit: ExitCode): void {
@@ -28,12 +28,12 @@ export function registerStore(program: Command, exit: ExitCode): void {
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else {
           const colors = paint(process.stdout);
-          process.stdout.write(`${report.consistent ? colors.green('Consistent') : colors.red('Inconsistent')}: ${report.versions} version(s), ${report.tags} tag(s), ${report.blobs} blob file(s)\n`);
+          process.stdout.write(`${report.consistent ? colors.green('Consistent') : colors.red('Inconsistent')}: ${plural(report.versions, 'version')}, ${plural(report.tags, 'tag')}, ${plural(report.blobs, 'blob file')}\n`);
           for (const problem of report.problems) process.stdout.write(`  - ${problem}\n`);
-          if (report.orphanBlobs.length) process.stdout.write(`  ${report.orphanBlobs.length} orphaned blob(s) (no version references them; left in place):\n${report.orphanBlobs.map((digest) => `    ${digest}`).join('\n')}\n`);
-          if (report.tempFiles.length) process.stdout.write(`  ${report.tempFiles.length} temporary file(s) from interrupted writes (left in place)\n`);
+          if (report.orphanBlobs.length) process.stdout.write(`  ${plural(report.orphanBlobs.length, 'orphaned blob')} (no version references them; left in place):\n${report.orphanBlobs.map((digest) => `    ${digest}`).join('\n')}\n`);
+          if (report.tempFiles.length) process.stdout.write(`  ${plural(report.tempFiles.length, 'temporary file')} from interrupted writes (left in place)\n`);
         }
-        if (!report.consistent) throw new CommandError(`the store in ${displayPath(options.data)} is inconsistent (${report.problems.length} problem(s))`);
+        if (!report.consistent) throw new CommandError(`the store in ${displayPath(options.data)} is inconsistent (${plural(report.problems.length, 'problem')})`);
       });
     });
 }
