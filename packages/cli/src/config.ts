@@ -20,6 +20,11 @@ export interface ServeConfig {
   instructions?: string;
   /** Any other serve option, by its camelCase name (port, host, tools, prefix, strict, ttl, ...). */
   options: Record<string, unknown>;
+  /**
+   * The file is agentskills-mcp-server's server.json: its hosts expect that server's tools, so `tools` defaults to
+   * `asm` (what it served) unless the file or the command line says otherwise.
+   */
+  agentskillsServerJson?: boolean;
 }
 
 /** One remote source: `remotes: [{url, headers?, params?, skills?, allowHosts?, prefix?, timeout?, retries?, refresh?}]`. */
@@ -41,7 +46,7 @@ export class ConfigError extends Error {
 
 const OPTION_KEYS = new Set([
   'http', 'port', 'host', 'allowedHost', 'prefix', 'strict', 'watch', 'maxFiles', 'maxBytes', 'pageSize', 'ttl', 'cacheScope',
-  'cacheDir', 'cache', 'fastPath', 'quiet', 'tools', 'vision', 'catalogMax', 'textMax', 'binaryMax', 'prompts', 'index', 'instructionsCatalog',
+  'cacheDir', 'cache', 'fastPath', 'quiet', 'tools', 'asmFastPath', 'asmFastPathMax', 'vision', 'catalogMax', 'textMax', 'binaryMax', 'prompts', 'index', 'instructionsCatalog',
   ...ACCESS_CONFIG_KEYS,
 ]);
 
@@ -80,6 +85,7 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
 
   if (Array.isArray(config['skills'])) {
     // agentskills-mcp-server's server.json
+    result.agentskillsServerJson = true;
     config['skills'].forEach((entry: unknown, index: number) => {
       const skill = (entry ?? {}) as { id?: unknown; provider?: unknown; options?: Record<string, unknown> };
       const where = `skills[${index}]${typeof skill.id === 'string' ? ` (${skill.id})` : ''}`;

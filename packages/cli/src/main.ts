@@ -33,7 +33,8 @@ export function buildProgram(exit: ExitCode): Command {
   const program = new Command('skillport')
     .description('Serve Agent Skills to every agent over the Model Context Protocol (Skills extension, SEP-2640).')
     .version(VERSION, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
+    // A usage error is one line on stderr, in the same shape as every other error ("skillport: error: …").
+    .configureOutput({ outputError: (text, write) => write(`skillport: ${text.trim()} (run with --help for usage)\n`) })
     // Program options only before the command name, so commands may have their own --version (publish, pack).
     .enablePositionalOptions()
     .exitOverride();

@@ -29,6 +29,9 @@ describe('packaging', () => {
     assert.ok(bin, 'packages/cli/package.json has a skillport bin');
     // On a fresh clone npm links bins before `prepare` builds: a target under dist/ does not exist yet then.
     assert.doesNotMatch(bin, /^(\.\/)?dist\//, `the bin target ${bin} is built, so a first npm install cannot link it`);
+    // npm takes a workspace's bins from package-lock.json when it has one: the lockfile must say the same.
+    const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { bin?: Record<string, string> }> };
+    assert.deepEqual(lock.packages['packages/cli']?.bin, manifest('cli').bin, 'package-lock.json names the same bin');
     const path = join(REPO, 'packages/cli', bin);
     accessSync(path, constants.X_OK);
     const git = spawnSync('git', ['ls-files', '--stage', '--', `packages/cli/${bin}`], { cwd: REPO, encoding: 'utf8' });

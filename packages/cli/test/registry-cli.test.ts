@@ -15,11 +15,19 @@ describe('registry commands: help, usage errors, exit codes', () => {
   });
 
   test('usage errors exit 2 with one line', async () => {
-    assert.equal((await runCli(['yank', 'no-version', '--registry', 'http://127.0.0.1:9'])).code, 2);
-    assert.equal((await runCli(['versions', 'x'], { SKILLPORT_REGISTRY: '' })).code, 2);
-    assert.equal((await runCli(['versions', 'x', '--registry', 'ftp://host'])).code, 2);
-    assert.equal((await runCli(['versions', 'x', '--registry', 'http://a', '--data', '/tmp/x'])).code, 2);
-    assert.equal((await runCli(['revoke', 'x@1.0.0', '--registry', 'http://a'])).code, 2, 'missing --reason');
+    const usage = async (args: string[], env?: Record<string, string>, why?: RegExp) => {
+      const run = await runCli(args, env);
+      assert.equal(run.code, 2, args.join(' '));
+      const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
+      assert.equal(lines.length, 1, `one line for ${args.join(' ')}: ${run.stderr}`);
+      assert.match(lines[0]!, /^skillport: error: /);
+      if (why) assert.match(lines[0]!, why);
+    };
+    await usage(['yank', 'no-version', '--registry', 'http://127.0.0.1:9'], undefined, /NAME@VERSION/);
+    await usage(['versions', 'x'], { SKILLPORT_REGISTRY: '' }, /--registry/);
+    await usage(['versions', 'x', '--registry', 'ftp://host'], undefined, /http\(s\) URL/);
+    await usage(['versions', 'x', '--registry', 'http://a', '--data', '/tmp/x'], undefined, /not both/);
+    await usage(['revoke', 'x@1.0.0', '--registry', 'http://a'], undefined, /--reason/);
   });
 
   test('keygen writes a private key (mode 600) and a public key, and will not overwrite without --force', async () => {

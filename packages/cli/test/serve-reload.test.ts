@@ -25,11 +25,9 @@ describe('hot reload', () => {
 
         // Add a skill: written elsewhere, then moved in (how editors and installers land files).
         const staging = makeTree({ 'beta/SKILL.md': skillMd('beta') });
-        const started = Date.now();
         renameSync(join(staging, 'beta'), join(dir, 'beta'));
+        // How fast is measured in bench/, not here: this only asks that it happens.
         await eventually(async () => ((await names(skills)).includes('beta') ? true : undefined), 5000, 'beta to appear');
-        const latency = Date.now() - started;
-        assert.ok(latency < 5000);
         await eventually(async () => (notified > 0 ? true : undefined), 5000, 'list_changed notification');
         // The catalog in activate_skill's description follows too, on this long-lived connection.
         await eventually(async () => {
@@ -109,7 +107,8 @@ describe('hot reload', () => {
           served++;
         }
       })();
-      for (let i = 0; i < 15; i++) {
+      // At least 15 changes, and on until enough reads were served to judge (a loaded machine serves fewer per change).
+      for (let i = 0; i < 15 || (served <= 10 && i < 600); i++) {
         writeFileSync(join(dir, 'churn/data.txt'), `version ${i} `.repeat(1 + (i % 7)));
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -7,7 +7,7 @@ import { VERSION } from '../src/main.js';
 import { REPO, runCli } from './helpers.js';
 
 test('every package, the CLI and serverInfo report one version', async () => {
-  for (const pkg of ['core', 'server', 'cli']) {
+  for (const pkg of ['core', 'server', 'client', 'registry', 'cli']) {
     const manifest = JSON.parse(readFileSync(join(REPO, 'packages', pkg, 'package.json'), 'utf8')) as { version: string };
     assert.equal(manifest.version, VERSION, pkg);
   }

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { archiveFormatOf, discoverSkills, inspectSkillArchive, inspectSkillFolder, isSkillArchiveName, readSkillArchive, unsafePathReason } from '../src/index.js';
 import { makeOverlappingZipBomb, makeTar, makeTarGz, makeZip, paxPath } from './archive-builders.js';
-import { makeTree, removeTrees, skillMd } from './helpers.js';
+import { CORPUS, makeTree, removeTrees, skillMd } from './helpers.js';
 
 after(removeTrees);
 
@@ -78,7 +78,7 @@ test('the format comes from the bytes, not the name: a .skill may be a zip or a 
 });
 
 test('a real tar.gz made by the system tar from a corpus skill gives the same package digest as the folder', async (t) => {
-  const corpus = '/work/shared/corpus/skills';
+  const corpus = CORPUS;
   let tarOk = true;
   try {
     execFileSync('tar', ['--version'], { stdio: 'ignore' });

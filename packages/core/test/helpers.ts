@@ -1,6 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root (tests run from packages/core/dist/test). */
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+/** The real-skills corpus, beside the repository (../shared/corpus), when present. */
+export const CORPUS = resolve(REPO, '../shared/corpus/skills');
 
 export type TreeSpec = Record<string, string | Uint8Array | { symlink: string }>;
 

@@ -11,3 +11,6 @@ export * from './read-version.js';
 export * from './test-hooks.js';
 export * from './api-client.js';
 export * from './registry.js';
+export * from './store-open.js';
+export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
+export type { MigrationReport } from './postgres-schema.js';

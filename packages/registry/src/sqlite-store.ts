@@ -263,6 +263,13 @@ export class SqliteStore implements RegistryStore {
     return (this.#stmt.revision.get() as { rev: number }).rev;
   }
 
+  /** The durability settings in force on this connection (journal mode, synchronous level), for checks and tests. */
+  durability(): { journalMode: string; synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA' } {
+    const journalMode = String(this.#db.pragma('journal_mode', { simple: true }));
+    const level = Number(this.#db.pragma('synchronous', { simple: true }));
+    return { journalMode, synchronous: (['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const)[level] ?? 'OFF' };
+  }
+
   async changesSince(since: number): Promise<{ revision: number; versions: VersionRecord[]; tags: TagRecord[] }> {
     // One read transaction, so the three answers describe the same moment.
     return this.#db.transaction(() => ({

@@ -27,6 +27,7 @@ import type { CatalogSnapshot } from './catalog/snapshot.js';
 import { DEFAULT_TOOL_OPTIONS, buildInstructions } from './tools/tools.js';
 import type { ToolOptions } from './tools/tools.js';
 import { parseTemplate } from './tools/templates.js';
+import { decideFastPath } from './tools/asm/fast-path.js';
 import type { TemplateFamily } from './tools/templates.js';
 
 export interface SkillportServerOptions {
@@ -98,6 +99,8 @@ export class SkillportServer {
   /** Per-principal services (views of the catalog). */
   readonly scopes: ScopedServices;
   #instructions = new WeakMap<CatalogSnapshot, Promise<string>>();
+  /** asm's single-skill fast path: decided at the first connection (the catalog is loaded by then), then kept. */
+  #asmFastPath: Promise<{ uri: string } | undefined> | undefined;
   #options: SkillportServerOptions;
   #http: RunningHttpServer[] = [];
   #stdio: StdioServerHandle[] = [];
@@ -126,6 +129,7 @@ export class SkillportServer {
       cacheHint: this.cacheHint,
       instructions: (service) => this.#instructionsFor(service),
       tools: this.tools,
+      asmFastPath: () => (this.#asmFastPath ??= decideFastPath(this.service, this.tools.asmInlineMaxTokens)),
       prompts,
       index: options.index ?? true,
       indexArchives: options.indexArchives ?? true,

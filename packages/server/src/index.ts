@@ -7,7 +7,7 @@ export type { CatalogSkill, CatalogFile, SkillEntry, SkillOrigin } from './catal
 export { SkillsService } from './mcp/skills-service.js';
 export { McpFactory } from './mcp/server-factory.js';
 export type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
-export type { HttpOptions, HttpRoute, RunningHttpServer } from './http/http-server.js';
+export type { HttpOptions, HttpRoute, RunningHttpServer, WebRoute } from './http/http-server.js';
 export { SERVER_VERSION } from './version.js';
 export { DEFAULT_TOOL_OPTIONS } from './tools/tools.js';
 export type { ToolMode, ToolOptions } from './tools/tools.js';
@@ -35,3 +35,7 @@ export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-p
 export type { HttpProviderOptions } from './providers/http-provider.js';
 export { hasScope } from './access/principal.js';
 export { readBodyLimited } from './http/body.js';
+export { searchIndex } from './tools/search.js';
+export { describePrincipal } from './access/admin-api.js';
+export { principalLabel } from './access/principal.js';
+export type { Scoped } from './access/scoped.js';

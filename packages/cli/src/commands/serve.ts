@@ -28,8 +28,13 @@ interface ServeOptions extends AccessFlags {
   cacheDir?: string;
   cache: boolean;
   fastPath: boolean;
+  web: boolean;
   quiet?: boolean;
-  tools: 'none' | 'core' | 'full';
+  /** `none`, or a comma-separated set of core, full, asm (a config file may also give a list). */
+  tools: string | string[];
+  /** asm's single-skill fast path: off (undefined/false), on at 300 tokens (true), or on at this many tokens. */
+  asmFastPath?: boolean | number;
+  asmFastPathMax: number;
   vision?: boolean;
   catalogMax: number;
   textMax: number;
@@ -73,7 +78,9 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .addOption(new Option('--cache-scope <scope>', 'cacheScope announced to clients').choices(['public', 'private']).default('public'))
     .option('--cache-dir <dir>', 'where the digest cache lives (default: ~/.cache/skillport)')
     .option('--no-cache', 'do not keep a digest cache between runs')
-    .addOption(new Option('--tools <mode>', 'tool surface for clients that only call tools: none, core (list_skills, activate_skill, read_skill_resource) or full (+ outline and sections)').choices(['none', 'core', 'full']).default('core'))
+    .option('--tools <set>', 'tool surface for clients that only call tools: none, core (list_skills, activate_skill, read_skill_resource), full (+ outline and sections), asm (agentskills-mcp-server\'s tools and skills:// resources), or a comma-separated mix such as core,asm', arg(parseTools), 'core')
+    .option('--asm-fast-path', 'asm: when the server has one small skill, serve its body in the catalog resources and do not register the four body tools')
+    .option('--asm-fast-path-max <tokens>', 'asm: the largest body (in tokens) the fast path inlines', arg(parsePositiveInt('--asm-fast-path-max')), 300)
     .option('--vision', 'return images from read_skill_resource as MCP image content')
     .option('--catalog-max <n>', 'put the catalog in activate_skill\'s description up to this many skills', arg(parsePositiveInt('--catalog-max')), 50)
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
@@ -82,6 +89,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
     .option('--no-index-archives', 'list skills from archives as skill-md entries in skill://index.json, not as archive entries')
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
+    .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
     .option('--data <dir>', 'serve the registry kept in DIR (created when missing) beside any folders; with --http, also its /api/v1')
     .option('--trusted-keys <file>', 'registry: public keys (PEM) whose signatures are trusted')
@@ -124,6 +132,8 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           for (const [key, value] of Object.entries(config.options)) {
             if (command.getOptionValueSource(key) !== 'cli') (options as unknown as Record<string, unknown>)[key] = value;
           }
+          // A server.json serves what agentskills-mcp-server served, unless the file or a flag chose the tools.
+          if (config.agentskillsServerJson && config.options['tools'] === undefined && command.getOptionValueSource('tools') !== 'cli') options.tools = 'asm';
           dirs = [...config.dirs, ...dirs];
           templates.push(...config.templates);
           remotes.unshift(...config.remotes);
@@ -137,6 +147,16 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
       }
       if (dirs.length === 0 && templates.length === 0 && remotes.length === 0 && options.data === undefined) {
         process.stderr.write('skillport: error: give at least one skill folder, --data DIR for a registry, or a --config file that names some\n');
+        exit.set(2);
+        return;
+      }
+      try {
+        options.tools = parseTools(options.tools);
+        if (options.asmFastPath !== undefined && typeof options.asmFastPath !== 'boolean' && !(Number.isInteger(options.asmFastPath) && options.asmFastPath > 0)) {
+          throw new Error(`asmFastPath takes true, false or a number of tokens (got ${JSON.stringify(options.asmFastPath)})`);
+        }
+      } catch (error) {
+        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
         exit.set(2);
         return;
       }
@@ -210,7 +230,7 @@ async function serve(
       strict: options.strict === true,
       pageSize: options.pageSize,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
-      tools: { mode: options.tools, vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
+      tools: { ...toolSet(options.tools), asmInlineMaxTokens: fastPathTokens(options.asmFastPath, options.asmFastPathMax), vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
       prompts: options.prompts,
       index: options.index,
       indexArchives: options.indexArchives,
@@ -264,7 +284,16 @@ async function serve(
   let url = 'stdio';
   if (options.http) {
     try {
-      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath });
+      // The web catalog is loaded only when served: stdio and --no-web never pay for its Markdown renderer.
+      const web = options.web
+        ? (await import('@skillport/web')).createWebCatalog({
+            access: server.access,
+            scoped: (principal) => server.scopes.for(principal),
+            ...(registry ? { history: registry.history } : {}),
+            ...(identity.name !== undefined ? { title: identity.name } : {}),
+          })
+        : undefined;
+      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath, ...(web ? { web } : {}) });
       url = running.url;
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -286,4 +315,31 @@ async function serve(
     process.once('SIGTERM', stop);
     if (!options.http) process.stdin.once('end', stop);
   });
+}
+
+/**
+ * `--tools`: `none`, or a set of surfaces, comma-separated (`core,asm`); a config file may give a list. `full`
+ * includes `core`. Normalised to a canonical comma list.
+ */
+export function parseTools(value: unknown): string {
+  const parts = (Array.isArray(value) ? value.map(String) : String(value).split(',')).map((part) => part.trim().toLowerCase()).filter(Boolean);
+  const known = new Set(['none', 'core', 'full', 'asm']);
+  const unknown = parts.filter((part) => !known.has(part));
+  if (unknown.length > 0 || parts.length === 0) throw new Error(`--tools takes none, core, full, asm or a comma-separated mix such as core,asm (got ${JSON.stringify(Array.isArray(value) ? value.join(',') : value)})`);
+  if (parts.includes('none')) {
+    if (parts.length > 1) throw new Error('--tools none cannot be combined with other tool sets');
+    return 'none';
+  }
+  return [...new Set(parts)].join(',');
+}
+
+function toolSet(tools: string | string[]): { mode: 'none' | 'core' | 'full'; asm: boolean } {
+  const parts = new Set(parseTools(tools).split(','));
+  return { mode: parts.has('full') ? 'full' : parts.has('core') ? 'core' : 'none', asm: parts.has('asm') };
+}
+
+/** Off unless asked for; a config file may also give the ceiling itself (`asmFastPath: 500`). */
+function fastPathTokens(value: boolean | number | undefined, max: number): number {
+  if (value === true) return max;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
 }

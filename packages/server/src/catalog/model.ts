@@ -72,6 +72,11 @@ export interface CatalogSkill {
    * URI through the origin, by digest): what the draft-era index lists as an `archive` entry (ADR 0010).
    */
   artifact?: CatalogFile;
+  /**
+   * Set when the skill's files beyond SKILL.md cannot be known (a static host whose index lists only its SKILL.md):
+   * why, in a few words. Tools that list resources say so instead of listing none.
+   */
+  filesUnlisted?: string;
 }
 
 export const META_PACKAGE_DIGEST = 'dev.skillport/packageDigest';

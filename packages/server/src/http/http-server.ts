@@ -29,6 +29,16 @@ export interface HttpOptions {
   health?: () => Record<string, unknown>;
   /** Extra HTTP routes beside /mcp (a registry's /api/v1), each owning a path prefix; Host/Origin are checked first. */
   routes?: readonly HttpRoute[];
+  /** Pages for people (the web catalog) on every path the routes above leave; it authenticates its own callers. */
+  web?: WebRoute;
+}
+
+/**
+ * The web catalog's entry: asked for every request no other route claims (after the Host/Origin checks), before
+ * bearer authentication, since a browser signs in with a cookie. Answers false to leave the request (then 404).
+ */
+export interface WebRoute {
+  handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<boolean>;
 }
 
 /**
@@ -118,6 +128,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     }
     const route = options.routes?.find((candidate) => path.startsWith(candidate.prefix) || path === candidate.prefix.replace(/\/$/, ''));
     const isApi = path.startsWith('/api/v1/');
+    if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined && options.web !== undefined && (await options.web.handle(req, res, path, search))) return;
     if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
 
     // Who is asking: every route below answers for one principal.

@@ -5,6 +5,7 @@ import type { ToolOptions } from '../tools/tools.js';
 import { registerPrompts } from '../tools/prompts.js';
 import { registerIndex } from '../tools/index-json.js';
 import { registerTemplates } from '../tools/templates.js';
+import { registerAsm } from '../tools/asm/register.js';
 import type { TemplateFamily } from '../tools/templates.js';
 import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../access/scoped.js';
@@ -29,6 +30,8 @@ export interface McpFactoryOptions {
   /** The server instructions for a principal's service (they follow its view of the catalog). */
   instructions: (service: SkillsService) => Promise<string>;
   tools: ToolOptions;
+  /** With `tools.asm`: the lone skill of its single-skill fast path, decided once for the whole server (tools/asm/fast-path.ts). */
+  asmFastPath?: () => Promise<{ uri: string } | undefined>;
   /** Serve every skill as an MCP prompt. */
   prompts: boolean;
   /** Serve the draft-era `skill://index.json`. */
@@ -69,6 +72,10 @@ export class McpFactory {
     if (this.options.index) registerIndex(server, service, this.options.templates, { archives: this.options.indexArchives !== false });
     if (this.options.templates.length > 0) registerTemplates(server, service, this.options.templates);
     this.#refreshTools.set(server, registerTools(server, service, this.options.tools));
+    if (this.options.tools.asm) {
+      const fastPath = await this.options.asmFastPath?.();
+      registerAsm(server, service, { ...this.options.tools, fastPath, shared: this.options.tools.mode === 'full' });
+    }
     if (this.options.prompts) registerPrompts(server, service, this.options.pageSize);
     this.#scopes.set(server, scoped);
     return server;

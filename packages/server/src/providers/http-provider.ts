@@ -247,6 +247,7 @@ export class HttpProvider extends ProviderBase {
       this.#report('error', built, where);
       return undefined;
     }
+    if (entry.type === 'skill-md') built.filesUnlisted = 'the host publishes only its SKILL.md';
     return built;
   }
 

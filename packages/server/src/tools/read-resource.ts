@@ -64,7 +64,7 @@ export async function readSkillResource(
   return binaryResult(file, Buffer.from(content.bytes), options);
 }
 
-function textResult(file: CatalogFile, bytes: Buffer, args: { offset?: number | undefined; length?: number | undefined }, options: ReadOptions): ToolResult {
+export function textResult(file: CatalogFile, bytes: Buffer, args: { offset?: number | undefined; length?: number | undefined }, options: ReadOptions): ToolResult {
   const partial = args.offset !== undefined || args.length !== undefined;
   if (!partial) {
     if (bytes.byteLength <= options.textMax) return { content: [{ type: 'text', text: bytes.toString('utf8') }] };

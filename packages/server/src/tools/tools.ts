@@ -28,12 +28,21 @@ export interface ToolOptions extends ReadOptions {
   catalogInDescriptionMax: number;
   /** A lone skill whose SKILL.md is at most this many bytes is inlined in the instructions (single-skill fast path). */
   inlineSkillMaxBytes: number;
+  /**
+   * Also serve agentskills-mcp-server's tools and resources (tools/asm/; `--tools asm`, `core,asm`, `full,asm`). Its
+   * hosts inject skills://catalog/xml themselves, so the instructions then carry no catalog and no inlined skill.
+   */
+  asm: boolean;
+  /** asm's single-skill fast path: a lone skill whose body is at most this many tokens is inlined (0, the default: never, as agentskills-mcp-server's own CLI). */
+  asmInlineMaxTokens: number;
 }
 
 export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
   mode: 'core',
   catalogInDescriptionMax: 50,
   inlineSkillMaxBytes: 20_000,
+  asm: false,
+  asmInlineMaxTokens: 0,
   textMax: 256 * 1024,
   binaryMax: 64 * 1024,
   vision: false,
@@ -41,7 +50,9 @@ export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
 
 /** The single-skill fast path applies: one skill, small enough to sit in the instructions. */
 export function inlinedSkill(snapshot: CatalogSnapshot, options: ToolOptions): CatalogSkill | undefined {
-  if (snapshot.size !== 1) return undefined;
+  // With asm on, its catalog resources carry the lone skill (tools/asm/fast-path.ts): inlining it in the
+  // instructions too would give a host that injects both the same body twice.
+  if (snapshot.size !== 1 || options.asm) return undefined;
   const skill = snapshot.skills[0]!;
   // A versioned skill (registry) is activated through the tool, so the session can pin the version it got.
   if (versionOf(skill) !== undefined) return undefined;
@@ -161,7 +172,8 @@ export function registerTools(server: McpServer, service: SkillsService, options
     },
   );
 
-  const outline = options.mode === 'full' ? outlineTools(server, service, skillRef, annotations) : [];
+  // With asm on, its get_skill_outline/get_skill_section (same names) serve both surfaces (tools/asm/register.ts).
+  const outline = options.mode === 'full' && !options.asm ? outlineTools(server, service, skillRef, annotations) : [];
 
   const apply = () => {
     const inlined = inlinedSkill(service.snapshot, options);
@@ -238,7 +250,13 @@ export async function buildInstructions(service: SkillsService, options: ToolOpt
       'Read a skill\'s other files with read_skill_resource only when its instructions call for them.',
     );
   }
+  if (options.asm) {
+    lines.push(
+      'Hosts written for agentskills-mcp-server: the catalog is at skills://catalog/xml (or skills://catalog/markdown) and the workflow for its tools at skills://tools-usage-instructions.',
+    );
+  }
   lines.push('Clients of the MCP Skills extension can also use skills/list and read skill:// resources; every file is listed with its sha256 digest.');
-  if (withCatalog && snapshot.size > 0) lines.push('', availableSkillsXml(snapshot.skills.slice(0, Math.max(options.catalogInDescriptionMax, 200))));
+  // asm's hosts inject the catalog resource: a second catalog in the instructions would only repeat it.
+  if (withCatalog && !options.asm && snapshot.size > 0) lines.push('', availableSkillsXml(snapshot.skills.slice(0, Math.max(options.catalogInDescriptionMax, 200))));
   return lines.join('\n');
 }

@@ -28,6 +28,8 @@ export interface ServedRegistry {
   routes: HttpRoute[];
   health: () => Record<string, unknown>;
   summary: () => string;
+  /** Published versions for the web catalog's skill pages. */
+  history: import('@skillport/web').VersionHistory;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,34 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
     summary: () => {
       const stats = registry.provider.stats();
       return `registry ${options.data} (${plural(stats.names, 'skill')}, ${plural(stats.versions, 'version')}; ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
+    },
+    history: {
+      async versions(name) {
+        let found;
+        try {
+          found = await registry.service.versions(name);
+        } catch {
+          return undefined;
+        }
+        const tagsOf = new Map<string, string[]>();
+        for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
+        // The store lists them in publish order: newest first reads best.
+        return [...found.versions]
+          .reverse()
+          .map((record) => ({
+            version: record.version,
+            packageDigest: record.packageDigest,
+            publishedAt: record.publishedAt,
+            publisher: record.publisher,
+            tags: tagsOf.get(record.version) ?? [],
+            ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
+            ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
+            signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: registry.service.isTrusted(signature) })),
+            ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
+            ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
+            review: record.review,
+          }));
+      },
     },
     close: () => registry.close(),
   };

@@ -1,0 +1,94 @@
+import { diffLines } from 'diff';
+import type { CatalogSkill } from '@skillport/server';
+import { formatSize, html, trusted, escapeHtml } from '../html.js';
+import type { Html } from '../html.js';
+import { skillPath } from '../urls.js';
+
+/**
+ * Two versions side by side: which files were added, removed or changed (by digest), and a line diff of each
+ * changed text file (the `diff` package), with unchanged runs folded to a few lines of context.
+ */
+export interface FileChange {
+  path: string;
+  status: 'added' | 'removed' | 'changed' | 'same';
+  from?: { size: number; digest: string };
+  to?: { size: number; digest: string };
+  /** Both sides' text, when both are text and small enough to diff. */
+  texts?: { from: string; to: string };
+}
+
+const CONTEXT = 3;
+/** Beyond this many lines on a side, a diff is not rendered (the page would be too heavy to read anyway). */
+const MAX_DIFF_LINES = 20_000;
+
+export function changedFiles(from: CatalogSkill, to: CatalogSkill): FileChange[] {
+  const before = new Map(from.files.map((file) => [file.path, file]));
+  const after = new Map(to.files.map((file) => [file.path, file]));
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  return paths.map((path) => {
+    const a = before.get(path);
+    const b = after.get(path);
+    const status = a === undefined ? 'added' : b === undefined ? 'removed' : a.digest === b.digest ? 'same' : 'changed';
+    return { path, status, ...(a ? { from: { size: a.size, digest: a.digest } } : {}), ...(b ? { to: { size: b.size, digest: b.digest } } : {}) };
+  });
+}
+
+export function compareBody(skill: CatalogSkill, fromVersion: string, toVersion: string, versions: string[], changes: FileChange[]): Html {
+  const changed = changes.filter((change) => change.status !== 'same');
+  const counts = ['added', 'removed', 'changed'].map((status) => `${changes.filter((c) => c.status === status).length} ${status}`).join(', ');
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Catalog</a> <span aria-hidden="true">/</span> <a href="${skillPath(skill)}">${skill.name}</a> <span aria-hidden="true">/</span> <span aria-current="page">compare</span></nav>
+<h1>${skill.name}: ${fromVersion} → ${toVersion}</h1>
+<form class="compare-form" method="get" action="${skillPath(skill)}/-/compare">
+  <label>From <select name="from">${versions.map((v) => html`<option${v === fromVersion ? html` selected` : ''}>${v}</option>`)}</select></label>
+  <label>To <select name="to">${versions.map((v) => html`<option${v === toVersion ? html` selected` : ''}>${v}</option>`)}</select></label>
+  <button type="submit">Compare</button>
+</form>
+<section class="card wide" aria-labelledby="changes-h"><h2 id="changes-h">Files</h2>
+<p class="note">${counts}, ${changes.length - changed.length} unchanged.</p>
+<table class="changes"><thead><tr><th scope="col">File</th><th scope="col">Change</th><th scope="col">Size</th></tr></thead><tbody>
+${changes.map((change) => html`<tr class="${change.status}"><th scope="row">${change.status === 'changed' ? html`<a href="#diff-${anchor(change.path)}">${change.path}</a>` : change.path}</th><td><span class="state ${change.status === 'same' ? 'muted' : change.status === 'removed' ? 'bad' : 'ok'}">${change.status === 'same' ? 'unchanged' : change.status}</span></td><td>${change.from ? formatSize(change.from.size) : '—'} → ${change.to ? formatSize(change.to.size) : '—'}</td></tr>`)}
+</tbody></table></section>
+${changed.filter((change) => change.status === 'changed').map((change) => html`<section class="card wide diff-card" aria-labelledby="diff-${anchor(change.path)}"><h2 id="diff-${anchor(change.path)}" tabindex="-1"><code>${change.path}</code></h2>${change.texts ? lineDiff(change.texts.from, change.texts.to) : html`<p class="note">Binary or too large to compare line by line: ${change.from?.digest} → ${change.to?.digest}</p>`}</section>`)}`;
+}
+
+function anchor(path: string): string {
+  return path.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** A unified line diff as a table: old line number, new line number, the line; unchanged runs folded. */
+export function lineDiff(from: string, to: string): Html {
+  if (from.split('\n').length > MAX_DIFF_LINES || to.split('\n').length > MAX_DIFF_LINES) return html`<p class="note">Too many lines to show a diff.</p>`;
+  const parts = diffLines(from, to);
+  const rows: string[] = [];
+  let oldLine = 1;
+  let newLine = 1;
+  const row = (kind: 'add' | 'del' | 'ctx', a: number | '', b: number | '', text: string) => {
+    const sign = kind === 'add' ? '+' : kind === 'del' ? '−' : ' ';
+    rows.push(`<tr class="${kind}"><td class="ln">${a}</td><td class="ln">${b}</td><td class="sign" aria-hidden="true">${sign}</td><td class="line"><span class="visually-hidden">${kind === 'add' ? 'added: ' : kind === 'del' ? 'removed: ' : ''}</span>${escapeHtml(text)}</td></tr>`);
+  };
+  parts.forEach((part, index) => {
+    const lines = part.value.replace(/\n$/, '').split('\n');
+    if (part.added) {
+      for (const line of lines) row('add', '', newLine++, line);
+    } else if (part.removed) {
+      for (const line of lines) row('del', oldLine++, '', line);
+    } else {
+      const first = index === 0;
+      const last = index === parts.length - 1;
+      const keepHead = first ? 0 : CONTEXT;
+      const keepTail = last ? 0 : CONTEXT;
+      if (lines.length <= keepHead + keepTail + 1) {
+        for (const line of lines) row('ctx', oldLine++, newLine++, line);
+      } else {
+        for (const line of lines.slice(0, keepHead)) row('ctx', oldLine++, newLine++, line);
+        const skipped = lines.length - keepHead - keepTail;
+        rows.push(`<tr class="fold"><td class="ln"></td><td class="ln"></td><td class="sign"></td><td class="line">⋯ ${skipped} unchanged line${skipped === 1 ? '' : 's'}</td></tr>`);
+        oldLine += skipped;
+        newLine += skipped;
+        for (const line of lines.slice(lines.length - keepTail)) row('ctx', oldLine++, newLine++, line);
+      }
+    }
+  });
+  if (rows.length === 0) return html`<p class="note">No line changed (only line endings or encoding).</p>`;
+  return html`<div class="table-wrap"><table class="diff"><caption class="visually-hidden">Line changes</caption><thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Change</th><th scope="col">Text</th></tr></thead><tbody>${trusted(rows.join(''))}</tbody></table></div>`;
+}

@@ -1,0 +1,158 @@
+import { splitFrontmatter } from '@skillport/core';
+import type { CatalogFile, CatalogSkill } from '@skillport/server';
+import { originKind, tagsOf } from '../catalog.js';
+import { formatSize, html, trusted } from '../html.js';
+import type { Html } from '../html.js';
+import { renderMarkdown } from '../markdown.js';
+import { filePath, rawPath, resolveRelative, skillPath } from '../urls.js';
+import type { VersionInfo } from '../versions.js';
+
+/**
+ * A skill's page: SKILL.md rendered (untrusted: see markdown.ts), an outline of its headings, the frontmatter as a
+ * table, its files as a tree (size, digest, view or download), its versions when a registry serves it, and a
+ * "use it" panel with the lines to copy.
+ */
+export interface SkillPageInput {
+  skill: CatalogSkill;
+  text: string | undefined;
+  versions: VersionInfo[] | undefined;
+  /** The listed skill's own version, when it has one. */
+  version: string | undefined;
+  /** Exact-version page addresses, by version. */
+  versionPaths: Map<string, string>;
+  mcpUrl: string;
+  authRequired: boolean;
+  /** Where the compare form posts (GET) to. */
+  comparePath: string;
+}
+
+export function skillBody(input: SkillPageInput): Html {
+  const { skill } = input;
+  const body = input.text === undefined ? undefined : splitFrontmatter(input.text, Number.MAX_SAFE_INTEGER).body;
+  const rendered = body === undefined
+    ? undefined
+    : renderMarkdown(body, {
+        fileHref: (relative) => {
+          const file = resolveRelative(skill, relative);
+          return file ? filePath(skill, file) : undefined;
+        },
+        rawHref: (relative) => {
+          const file = resolveRelative(skill, relative);
+          return file && /^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) ? rawPath(skill, file) : undefined;
+        },
+      });
+  const tags = tagsOf(skill);
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Catalog</a> <span aria-hidden="true">/</span> <span aria-current="page">${skill.name}</span></nav>
+<header class="skill-head">
+  <h1>${skill.name}${input.version !== undefined ? html` <span class="badge">v${input.version}</span>` : ''}</h1>
+  <p class="lede">${skill.description}</p>
+  <p class="meta"><span class="pill">${originKind(skill)}</span> ${tags.map((tag) => html`<a class="pill tag" href="/?tag=${encodeURIComponent(tag)}">${tag}</a> `)}<span class="digest" title="Package digest">${skill.packageDigest}</span></p>
+</header>
+<div class="skill-grid">
+  <article class="doc" aria-label="SKILL.md">
+    ${rendered === undefined ? html`<p class="empty">SKILL.md cannot be shown as text.</p>` : html`<div class="markdown">${trusted(rendered.html)}</div>`}
+  </article>
+  <aside class="side">
+    ${usePanel(input)}
+    ${rendered !== undefined && rendered.outline.length > 0 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol></section>` : ''}
+  </aside>
+</div>
+<section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>
+<section class="card wide" aria-labelledby="fm-h"><h2 id="fm-h">Frontmatter</h2>${frontmatterTable(skill.frontmatter)}</section>
+<section class="card wide" aria-labelledby="versions-h"><h2 id="versions-h">Versions</h2>${versionsSection(input)}</section>`;
+}
+
+function usePanel(input: SkillPageInput): Html {
+  const { skill } = input;
+  const httpConfig = JSON.stringify({ mcpServers: { skillport: { type: 'http', url: input.mcpUrl, ...(input.authRequired ? { headers: { Authorization: 'Bearer <your token>' } } : {}) } } }, null, 2);
+  const install = `npx skillport install ${input.mcpUrl} ${skill.name} --to .claude/skills`;
+  const stdioConfig = JSON.stringify({ mcpServers: { skills: { command: 'npx', args: ['-y', 'skillport', 'serve', '.claude/skills'] } } }, null, 2);
+  const block = (id: string, label: string, text: string, note?: string) => html`<div class="copy-block">
+  <div class="copy-head"><h3 id="${id}-h">${label}</h3><button type="button" class="copy" data-copy="${id}" aria-describedby="${id}-h">Copy</button></div>
+  ${note ? html`<p class="note">${note}</p>` : ''}
+  <pre class="code" id="${id}"><code>${text}</code></pre>
+</div>`;
+  return html`<section class="card use" aria-labelledby="use-h"><h2 id="use-h">Use it</h2>
+${block('use-install', 'Install into a project', install, 'Writes the verified files and a lockfile of digests.')}
+${block('use-http', 'MCP client over HTTP', httpConfig, 'Every skill here, read live from this server.')}
+${block('use-stdio', 'MCP client over stdio', stdioConfig, 'Serves the installed folder to a local agent.')}
+</section>`;
+}
+
+interface TreeNode {
+  dirs: Map<string, TreeNode>;
+  files: CatalogFile[];
+}
+
+function fileTree(skill: CatalogSkill): Html {
+  const root: TreeNode = { dirs: new Map(), files: [] };
+  for (const file of skill.files) {
+    const parts = file.path.split('/');
+    let node = root;
+    for (const dir of parts.slice(0, -1)) {
+      let next = node.dirs.get(dir);
+      if (next === undefined) {
+        next = { dirs: new Map(), files: [] };
+        node.dirs.set(dir, next);
+      }
+      node = next;
+    }
+    node.files.push(file);
+  }
+  const renderNode = (node: TreeNode): Html => html`<ul class="tree">${[...node.dirs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, child]) => html`<li class="dir"><span class="dir-name">${name}/</span>${renderNode(child)}</li>`)}${node.files.map((file) => {
+    const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+    return html`<li class="file"><a href="${filePath(skill, file)}">${name}</a> <span class="size">${formatSize(file.size)}</span> <code class="digest" title="${file.digest}">${file.digest.slice(0, 19)}…</code> <a class="dl" href="${rawPath(skill, file)}" aria-label="Download ${file.path}">download</a></li>`;
+  })}</ul>`;
+  return html`<p class="note">${skill.files.length} file${skill.files.length === 1 ? '' : 's'}, ${formatSize(skill.totalBytes)}.</p>${renderNode(root)}`;
+}
+
+function frontmatterTable(frontmatter: Record<string, unknown>): Html {
+  const entries = Object.entries(frontmatter);
+  if (entries.length === 0) return html`<p class="empty">No frontmatter.</p>`;
+  const value = (item: unknown): Html => {
+    if (item !== null && typeof item === 'object') return html`<pre class="code small"><code>${JSON.stringify(item, null, 2)}</code></pre>`;
+    return html`${String(item)}`;
+  };
+  return html`<table class="kv"><thead><tr><th scope="col">Field</th><th scope="col">Value</th></tr></thead><tbody>${entries.map(([key, item]) => html`<tr><th scope="row">${key}</th><td>${value(item)}</td></tr>`)}</tbody></table>`;
+}
+
+function versionsSection(input: SkillPageInput): Html {
+  const versions = input.versions;
+  if (versions === undefined || versions.length === 0) {
+    return html`<p class="empty">This skill is served from ${originKind(input.skill) === 'folder' ? 'a folder' : 'a source'} without published versions. Versions, signatures and reviews come from a registry (<code>skillport serve --data DIR</code>, <code>skillport publish</code>).</p>`;
+  }
+  const rows = versions.map((version) => {
+    const status = version.revoked
+      ? html`<span class="state bad">revoked</span> <span class="reason">${version.revoked.reason}</span>`
+      : version.yankedAt
+        ? html`<span class="state warn">yanked</span>`
+        : html`<span class="state ok">available</span>`;
+    const signature = version.signatures.length === 0
+      ? html`<span class="state warn">unsigned</span>`
+      : html`${version.signatures.map((sig) => html`<span class="state ${sig.trusted ? 'ok' : 'warn'}">${sig.trusted ? 'signed' : 'signed (untrusted key)'}</span> <code class="digest" title="${sig.keyId}">${sig.keyId.slice(0, 20)}…</code> `)}`;
+    const path = input.versionPaths.get(version.version);
+    const source = version.repository
+      ? html`<span class="src">${version.repository}${version.commit ? html` @ <code>${version.commit.slice(0, 12)}</code>` : ''}</span>`
+      : version.commit ? html`<code>${version.commit.slice(0, 12)}</code>` : html`<span class="muted">—</span>`;
+    return html`<tr>
+  <th scope="row">${path ? html`<a href="${path}">${version.version}</a>` : version.version}</th>
+  <td>${version.tags.map((tag) => html`<span class="pill">${tag}</span> `)}</td>
+  <td>${status}</td>
+  <td>${signature}</td>
+  <td>${version.publisher}<br><time datetime="${version.publishedAt}">${version.publishedAt.slice(0, 16).replace('T', ' ')}</time></td>
+  <td>${source}</td>
+  <td><span class="state ${version.review === 'approved' ? 'ok' : version.review === 'rejected' ? 'bad' : 'muted'}">${version.review}</span></td>
+</tr>`;
+  });
+  const choices = versions.filter((version) => !version.revoked).map((version) => version.version);
+  const compare = choices.length >= 2
+    ? html`<form class="compare-form" method="get" action="${input.comparePath}">
+  <label>From <select name="from">${choices.map((v, i) => html`<option${i === 1 ? html` selected` : ''}>${v}</option>`)}</select></label>
+  <label>To <select name="to">${choices.map((v, i) => html`<option${i === 0 ? html` selected` : ''}>${v}</option>`)}</select></label>
+  <button type="submit">Compare</button>
+</form>`
+    : html``;
+  return html`<div class="table-wrap"><table class="versions"><thead><tr><th scope="col">Version</th><th scope="col">Tags</th><th scope="col">Status</th><th scope="col">Signature</th><th scope="col">Published</th><th scope="col">Source</th><th scope="col">Review</th></tr></thead><tbody>${rows}</tbody></table></div>${compare}`;
+}
+
+export { skillPath };

@@ -1,0 +1,94 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * Browser-facing protections in one place (docs/security.md, "Web catalog"):
+ * - every answer carries a strict Content-Security-Policy: scripts, styles and images from this origin only, no
+ *   inline script or style, no framing, forms post only here; so even markup that slipped through cannot run;
+ * - the session cookie holds the caller's token: HttpOnly (scripts cannot read it), SameSite=Strict (other sites
+ *   cannot send it), Secure when the request came over HTTPS (directly or as a proxy says);
+ * - state-changing forms carry a CSRF value that must match a second HttpOnly SameSite=Strict cookie (double submit),
+ *   and a cross-site `Sec-Fetch-Site` is refused outright.
+ */
+export const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+export const SESSION_COOKIE = 'skillport_session';
+export const CSRF_COOKIE = 'skillport_csrf';
+
+export function securityHeaders(): Record<string, string> {
+  return {
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+  };
+}
+
+export function cookies(req: IncomingMessage): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!found.has(name)) found.set(name, part.slice(eq + 1).trim());
+  }
+  return found;
+}
+
+export function isHttps(req: IncomingMessage): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted === true) return true;
+  const forwarded = req.headers['x-forwarded-proto'];
+  return typeof forwarded === 'string' && forwarded.split(',')[0]!.trim().toLowerCase() === 'https';
+}
+
+export function cookie(req: IncomingMessage, name: string, value: string, maxAgeSeconds?: number): string {
+  const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict'];
+  if (maxAgeSeconds !== undefined) parts.push(`Max-Age=${maxAgeSeconds}`);
+  if (isHttps(req)) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/** The caller's CSRF value, made (and its cookie queued on `res`) when it has none yet. */
+export function csrfToken(req: IncomingMessage, res: ServerResponse): string {
+  const existing = cookies(req).get(CSRF_COOKIE);
+  if (existing !== undefined && /^[A-Za-z0-9_-]{32,64}$/.test(existing)) return existing;
+  const made = randomBytes(24).toString('base64url');
+  appendCookie(res, cookie(req, CSRF_COOKIE, made));
+  // Later reads within the same request see it too.
+  req.headers.cookie = `${req.headers.cookie ? `${req.headers.cookie}; ` : ''}${CSRF_COOKIE}=${made}`;
+  return made;
+}
+
+export function appendCookie(res: ServerResponse, value: string): void {
+  const previous = res.getHeader('set-cookie');
+  const list = Array.isArray(previous) ? previous : typeof previous === 'string' ? [previous] : [];
+  res.setHeader('set-cookie', [...list, value]);
+}
+
+/** Whether a form post carries the CSRF value of its cookie and did not come from another site. */
+export function csrfValid(req: IncomingMessage, submitted: string | null): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return false;
+  const expected = cookies(req).get(CSRF_COOKIE);
+  if (expected === undefined || submitted === null) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(submitted);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A local path to go back to after signing in (never another origin). */
+export function safeNext(next: string | null): string {
+  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\r\n]/.test(next)) return '/';
+  return next.slice(0, 2000);
+}
