@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { EXAMPLES, REPO } from './helpers.js';
 
 const run = promisify(execFile);
-const PACKAGES = ['core', 'client', 'server', 'registry', 'cli'];
+const PACKAGES = ['core', 'client', 'server', 'web', 'registry', 'cli'];
 
 interface Manifest {
   name: string;
