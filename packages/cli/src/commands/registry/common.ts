@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
 import type { SkillFileEntry } from '@skillport/core';
 import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/registry/client';
+import { displayPath } from '../../output.js';
 
 /** Failures a registry command reports as one line (exit 1), or as a usage error (exit 2). */
 export class CommandError extends Error {
@@ -43,12 +44,24 @@ export async function target(options: TargetOptions): Promise<Target> {
   }
 }
 
+/** How to name a store in messages: a folder as a path, a PostgreSQL URL without its password. */
+export function displayStore(data: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(data)) return displayPath(resolve(data));
+  try {
+    const url = new URL(data);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
 /**
- * Runs `work` against a local store in DIR (opened and closed around it). Only publish creates a store: a
- * mistyped --data must not leave an empty one behind and answer "no such skill".
+ * Runs `work` against a local store in DIR, or on PostgreSQL (opened and closed around it). Only publish creates a
+ * store: a mistyped --data folder must not leave an empty one behind and answer "no such skill".
  */
 export async function withLocal<T>(dir: string, work: (registry: import('@skillport/registry').OpenRegistry) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
-  if (!options.create && !existsSync(join(dir, 'registry.db'))) throw new CommandError(`no registry data at ${dir} (no registry.db): check --data, or publish into it first`);
+  if (!options.create && !/^postgres(ql)?:\/\//i.test(dir) && !existsSync(join(dir, 'registry.db'))) throw new CommandError(`no registry data at ${displayStore(dir)} (no registry.db): check --data, or publish into it first`);
   const { openRegistry } = await import('@skillport/registry');
   const registry = await openRegistry({ dir, pollMs: 0, env: {} });
   try {
