@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+
 // Command-line options shared by the bench scripts: `--name value` pairs and `--flag` switches.
 export function options(argv = process.argv.slice(2)) {
   return {
@@ -9,4 +11,12 @@ export function options(argv = process.argv.slice(2)) {
       return argv.includes(`--${name}`);
     },
   };
+}
+
+/** The commit a figure was measured on (`abc1234`, `+dirty` when the tree has changes): every table names it. */
+export function measuredCommit() {
+  const git = (...args) => spawnSync('git', args, { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD').stdout.trim() || 'unknown';
+  const dirty = git('status', '--porcelain', '--untracked-files=no').stdout.trim() !== '';
+  return dirty ? `${head}+dirty` : head;
 }

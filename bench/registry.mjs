@@ -3,13 +3,14 @@
 // 1. Publish throughput: N real skills (the corpus skills that validate without a problem, since publishing is
 //    strict) packed as .skill archives and POSTed to `skillport serve --http --data DIR` by C concurrent publishers;
 //    then the same archives again (each a no-op: same bytes). Baseline in the same process: writing the same files
-//    into a fresh folder with an fsync per file (the floor of any durable write).
+//    into a fresh folder with an fsync per file (the floor of any durable write), with the same parallelism.
 // 2. Read throughput: resources/read of the same files, at random, from `serve DIR` (folder) and from
 //    `serve --data DIR` (the registry just filled), and of the registry's exact-version URIs (unlisted, resolved
 //    through the provider), 16 clients, both protocol eras (bench/load.mjs).
 // Usage: node bench/registry.mjs [--count 200] [--concurrency 4] [--duration 5] [--rounds 3] [--clients 16] [--json]
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, cpSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { options } from './args.mjs';
@@ -94,19 +95,32 @@ async function publishAll(url) {
   return { seconds, perSecond: chosen.length / seconds, mibPerSecond: archiveBytes / 1048576 / seconds, statuses };
 }
 
-function durableCopy() {
+// The same parallelism as publishing: `publishers` skills at a time, each written by up to 8 writers (the registry's
+// BLOB_WRITERS), every file fsynced; so the ratio compares like with like.
+async function durableCopy() {
   const dir = mkdtempSync(join(tmpdir(), 'skillport-bench-copy-'));
   const started = performance.now();
-  for (const skill of chosen) {
-    for (const file of skill.files) {
-      const target = join(dir, skill.name, file.path);
-      mkdirSync(dirname(target), { recursive: true });
-      const fd = openSync(target, 'w');
-      writeSync(fd, file.bytes);
-      fsyncSync(fd);
-      closeSync(fd);
-    }
-  }
+  const skills = [...chosen];
+  const writeSkill = async (skill) => {
+    const files = [...skill.files];
+    const writer = async () => {
+      for (let file = files.shift(); file !== undefined; file = files.shift()) {
+        const target = join(dir, skill.name, file.path);
+        await mkdir(dirname(target), { recursive: true });
+        const handle = await open(target, 'w');
+        try {
+          await handle.write(file.bytes);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, files.length) }, writer));
+  };
+  await Promise.all(Array.from({ length: publishers }, async () => {
+    for (let skill = skills.shift(); skill !== undefined; skill = skills.shift()) await writeSkill(skill);
+  }));
   const seconds = (performance.now() - started) / 1000;
   rmSync(dir, { recursive: true, force: true });
   return { seconds, perSecond: chosen.length / seconds };
@@ -133,8 +147,8 @@ log(`   ${first.perSecond.toFixed(1)} publishes/s ${JSON.stringify(first.statuse
 const again = await publishAll(registry.url);
 log(`   same bytes again: ${again.perSecond.toFixed(1)}/s ${JSON.stringify(again.statuses)}`);
 await stop(registry.proc);
-log('baseline: the same files into a folder, fsync per file...');
-const copy = durableCopy();
+log(`baseline: the same files into a folder, fsync per file, ${publishers} skills at a time with 8 writers each...`);
+const copy = await durableCopy();
 
 // --- 2. reads: both servers up at once, measured in alternating rounds (this machine is shared: alternating and
 // taking the median keeps both sides under the same conditions)

@@ -3,12 +3,12 @@
 // Measures: time until skills/list answers (cold; and for skillport also warm, with its persistent caches),
 // peak RSS (VmHWM) of the server process, and resources/read and skills/list throughput with 16 concurrent
 // HTTP clients (bench/load.mjs), on the corpus and on a generated 10,000-skill catalog. Prints ratios.
-// Usage: node bench/serve.mjs [--catalogs corpus,10000] [--duration 5] [--concurrency 16] [--json]
+// Usage: node bench/serve.mjs [--catalogs corpus,10000] [--rounds 3] [--duration 5] [--concurrency 16] [--json]
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { options } from './args.mjs';
+import { measuredCommit, options } from './args.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -20,6 +20,9 @@ const concurrency = Number(option('concurrency', '16'));
 const asJson = args.includes('--json');
 // --skip-sdk: measure skillport alone (for quick iterations; no ratios).
 const skipSdk = args.includes('--skip-sdk');
+// --rounds N: alternating SDK / skillport rounds; each figure is the median over the rounds.
+const rounds = Number(option('rounds', '3'));
+const commit = measuredCommit();
 const corpus = resolve(repo, '../shared/corpus/skills');
 const cli = join(repo, 'packages/cli/dist/src/bin.js');
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -106,6 +109,23 @@ function load(url, era, kind, targets) {
   return JSON.parse(run.stdout);
 }
 
+/** Each figure's median over the runs (reads and list pages by their rate, failures summed). */
+function medianRun(list) {
+  const median = (values) => {
+    const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+    return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)];
+  };
+  const rate = (key) => ({ perSecond: median(list.map((run) => run[key].perSecond)), failed: list.reduce((sum, run) => sum + run[key].failed, 0) });
+  return {
+    readyMs: median(list.map((run) => run.readyMs)),
+    skills: median(list.map((run) => run.skills)),
+    peakRssMb: median(list.map((run) => run.peakRssMb)),
+    readModern: rate('readModern'),
+    readLegacy: rate('readLegacy'),
+    list: rate('list'),
+  };
+}
+
 async function measure(kind, dir, cacheDir, files) {
   const server = await start(kind, dir, cacheDir);
   const { skills, cursors } = await listAll(server.url);
@@ -124,7 +144,6 @@ const report = [];
 for (const name of catalogs) {
   const dir = catalogDir(name);
   log(`\n== catalog: ${name} (${dir})`);
-  const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-bench-cache-'));
   // Files both servers serve: the SDK's listing (skillport serves a superset).
   log(skipSdk ? 'listing files (skillport)...' : 'sdk: starting (loadSkills + createMcpHandler)...');
   const probeCache = mkdtempSync(join(tmpdir(), 'skillport-bench-probe-'));
@@ -135,18 +154,37 @@ for (const name of catalogs) {
   const files = probeSkills.flatMap((skill) => skill.resources.map((resource) => resource.uri));
   log(`   ${probeSkills.length} skills, ${files.length} files`);
 
-  const none = { perSecond: NaN, failed: 0 };
-  let sdk = { readyMs: NaN, skills: NaN, peakRssMb: NaN, readModern: none, readLegacy: none, list: none };
-  if (!skipSdk) {
-    log('sdk: measuring...');
-    sdk = (await measure('sdk', dir, undefined, files)).result;
+  // Alternating rounds (SDK first in even rounds, skillport first in odd ones) and medians: this machine is shared, so
+  // both sides are measured under the same conditions. Every run goes through the same phases (ready, reads in both
+  // eras, list pages), the warm restart included, so peak RSS compares like with like.
+  const runs = { sdk: [], cold: [], warm: [] };
+  for (let round = 0; round < rounds; round++) {
+    const sdkRun = async () => {
+      if (skipSdk) return;
+      log(`sdk: measuring (round ${round + 1}/${rounds})...`);
+      runs.sdk.push((await measure('sdk', dir, undefined, files)).result);
+    };
+    const ours = async () => {
+      const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-bench-cache-'));
+      log(`skillport: measuring cold start, empty cache (round ${round + 1}/${rounds})...`);
+      runs.cold.push((await measure('skillport', dir, cacheDir, files)).result);
+      log(`skillport: measuring warm restart (round ${round + 1}/${rounds})...`);
+      runs.warm.push((await measure('skillport', dir, cacheDir, files)).result);
+      rmSync(cacheDir, { recursive: true, force: true });
+    };
+    if (round % 2 === 0) {
+      await sdkRun();
+      await ours();
+    } else {
+      await ours();
+      await sdkRun();
+    }
   }
-  log('skillport: measuring cold start (empty cache)...');
-  const cold = (await measure('skillport', dir, cacheDir, files)).result;
-  log('skillport: measuring warm restart...');
-  const warm = (await measure('skillport', dir, cacheDir, null)).result;
-  rmSync(cacheDir, { recursive: true, force: true });
-  report.push({ catalog: name, files: files.length, sdk, cold, warm });
+  const none = { perSecond: NaN, failed: 0 };
+  const sdk = skipSdk ? { readyMs: NaN, skills: NaN, peakRssMb: NaN, readModern: none, readLegacy: none, list: none } : medianRun(runs.sdk);
+  const cold = medianRun(runs.cold);
+  const warm = medianRun(runs.warm);
+  report.push({ catalog: name, files: files.length, commit, rounds, sdk, cold, warm });
 
   const ratio = (a, b) => (b === 0 ? 'n/a' : (a / b).toFixed(2));
   const rows = [
@@ -154,14 +192,14 @@ for (const name of catalogs) {
     ['ready (cold), ms', sdk.readyMs.toFixed(0), cold.readyMs.toFixed(0), ratio(cold.readyMs, sdk.readyMs)],
     ['ready (warm restart), ms', sdk.readyMs.toFixed(0), warm.readyMs.toFixed(0), ratio(warm.readyMs, sdk.readyMs)],
     ['peak RSS, MB', sdk.peakRssMb.toFixed(0), cold.peakRssMb.toFixed(0), ratio(cold.peakRssMb, sdk.peakRssMb)],
-    ['peak RSS after warm restart, MB', sdk.peakRssMb.toFixed(0), warm.peakRssMb.toFixed(0), ratio(warm.peakRssMb, sdk.peakRssMb)],
+    ['peak RSS after warm restart (same phases), MB', sdk.peakRssMb.toFixed(0), warm.peakRssMb.toFixed(0), ratio(warm.peakRssMb, sdk.peakRssMb)],
     ['resources/read per s (2026-07-28)', sdk.readModern.perSecond.toFixed(0), cold.readModern.perSecond.toFixed(0), ratio(cold.readModern.perSecond, sdk.readModern.perSecond)],
     ['resources/read per s (2025-11-25)', sdk.readLegacy.perSecond.toFixed(0), cold.readLegacy.perSecond.toFixed(0), ratio(cold.readLegacy.perSecond, sdk.readLegacy.perSecond)],
     ['skills/list pages per s', sdk.list.perSecond.toFixed(0), cold.list.perSecond.toFixed(0), ratio(cold.list.perSecond, sdk.list.perSecond)],
     ['failed requests', sdk.readModern.failed + sdk.readLegacy.failed + sdk.list.failed, cold.readModern.failed + cold.readLegacy.failed + cold.list.failed, ''],
   ];
   if (!asJson) {
-    process.stdout.write(`\n### ${name === 'corpus' ? 'corpus (725 skills)' : `${name}-skill catalog`}, ${files.length} files read at random, ${concurrency} clients, ${duration} s each\n\n`);
+    process.stdout.write(`\n### ${name === 'corpus' ? 'corpus (725 skills)' : `${name}-skill catalog`}, ${files.length} files read at random, ${concurrency} clients, ${duration} s each; medians of ${rounds} alternating rounds; commit ${commit}\n\n`);
     process.stdout.write('| measure | SDK server | skillport | ratio |\n|---|---:|---:|---:|\n');
     for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
   }

@@ -4,7 +4,8 @@
 // into .tools/ (ignored by git). Set SKILLPORT_SKIP_CONFORMANCE=1 to leave them out, SKILLPORT_INSPECTOR=1 to add the
 // MCP Inspector (skipped otherwise).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
@@ -56,5 +57,31 @@ if (selected.length === 0) {
   process.stderr.write(`no test file matches ${filter.join(', ')}\n`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...selected.sort()], { stdio: 'inherit', cwd: root });
+// The usual report on stdout (spec on a terminal, TAP otherwise), plus a TAP copy read afterwards for the skips.
+const tapFile = join(mkdtempSync(join(tmpdir(), 'skillport-tests-')), 'report.tap');
+const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', 'tap', '--test-reporter-destination', tapFile];
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...reporters, ...selected.sort()], { stdio: 'inherit', cwd: root });
+
+const tap = existsSync(tapFile) ? readFileSync(tapFile, 'utf8') : '';
+const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+
+// Every skipped test with its reason, so that a skip is seen in the summary rather than lost in the log.
+const skips = tap
+  .split('\n')
+  .map((line) => /^\s*ok \d+ - (.*?) # SKIP ?(.*)$/.exec(line))
+  .filter((match) => match !== null)
+  .map((match) => ({ test: match[1], reason: match[2] || '(no reason given)' }));
+if (skips.length > 0) {
+  process.stdout.write(`\nskipped ${skips.length} test${skips.length === 1 ? '' : 's'}:\n`);
+  for (const { test, reason } of skips) process.stdout.write(`- ${test}: ${reason}\n`);
+}
+// The corpus tests skip only where there is no corpus; where it is present, a skip means they silently did not run.
+const corpus = resolve(root, '../shared/corpus/skills');
+const corpusSkips = skips.filter(({ test, reason }) => /corpus/i.test(`${test} ${reason}`));
+if (existsSync(corpus) && corpusSkips.length > 0 && filter.length === 0) {
+  process.stderr.write(`error: the corpus is present at ${corpus}, but ${corpusSkips.length} corpus test(s) skipped\n`);
+  result.status = 1;
+}
+// The last line, in the plain shape any CI reads: how many passed, failed and skipped.
+process.stdout.write(`\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${Math.max(count('skipped'), skips.length)} skipped\n`);
 process.exit(result.status ?? 1);

@@ -68,7 +68,8 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
   const base = dirname(resolve(path));
   const at = (value: unknown, key: string): string => {
     if (typeof value !== 'string' || value === '') throw new ConfigError(`config ${path}: ${key} must be a non-empty string`);
-    return isAbsolute(value) ? value : join(base, value);
+    // A PostgreSQL URL (`data: postgres://…`) is not a path.
+    return isAbsolute(value) || /^postgres(ql)?:\/\//i.test(value) ? value : join(base, value);
   };
 
   const result: ServeConfig = { dirs: [], remotes: [], templates: [], options: {} };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { EXAMPLES, startHttp } from './helpers.js';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { EXAMPLES, connectHttp, startHttp } from './helpers.js';
 import type { RunningServer } from './helpers.js';
 
 /**
@@ -94,4 +95,62 @@ describe('HTTP fast path answers exactly like the SDK path', () => {
     assert.equal(baseline.requests.fastPath, 0);
   });
 
+});
+
+/**
+ * The read figures in docs/benchmarks.md assume that real clients' requests take the fast path. Here the SDK's own
+ * client (both eras) lists and reads through SkillsClient, and the server's counters (/healthz) must show those
+ * requests on the fast path; a batch and a notification must not take it.
+ */
+describe('requests of the SDK client take the fast path', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startHttp([EXAMPLES]);
+  });
+  after(async () => {
+    await server.stop();
+  });
+  const counters = async () =>
+    ((await (await fetch(server.url.replace(/\/mcp$/, '/healthz'))).json()) as { requests: { fastPath: number; sdk: number } }).requests;
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`skills/list, skills/get and resources/read from the SDK client (${era})`, async () => {
+      const client = await connectHttp(server.url, era);
+      try {
+        const skills = new SkillsClient(client);
+        const before = await counters();
+        const { skills: listed } = await skills.list();
+        assert.ok(listed.length > 0);
+        let reads = 0;
+        for (const skill of listed.slice(0, 3)) {
+          for (const resource of (skill.resources as Array<{ uri: string }>).slice(0, 2)) {
+            await skills.read(skill, resource.uri);
+            reads++;
+          }
+        }
+        await skills.get(listed[0]!.uri);
+        const after = await counters();
+        // Every list page, every read and the get: all on the fast path, none through the SDK handler.
+        assert.ok(after.fastPath - before.fastPath >= reads + 2, `${JSON.stringify(before)} -> ${JSON.stringify(after)} for ${reads} reads`);
+        assert.equal(after.sdk - before.sdk, 0, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test('a batch and a notification go through the SDK handler, not the fast path', async () => {
+    const before = await counters();
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'skill://release-notes/SKILL.md' } },
+      { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'skill://release-notes/SKILL.md' } },
+    ];
+    await (await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(batch) })).text();
+    const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    await (await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(notification) })).text();
+    const after = await counters();
+    assert.equal(after.fastPath, before.fastPath, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    assert.equal(after.sdk - before.sdk, 2, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  });
 });

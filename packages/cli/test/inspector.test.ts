@@ -34,9 +34,9 @@ function inspector(args: string[], home: string): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       NODE,
-      [INSPECTOR, '--cli', '--format', 'json', '-q', ...args],
+      [INSPECTOR, '--cli', '--format', 'json', '-q', '--connect-timeout', '120000', ...args],
       // Its catalog and client settings go to a scratch home, not the user's.
-      { env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json'), MCP_CLIENT_CONFIG_PATH: join(home, 'client.json'), NO_COLOR: '1' }, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
+      { env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json'), MCP_CLIENT_CONFIG_PATH: join(home, 'client.json'), NO_COLOR: '1' }, timeout: 180_000, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });

@@ -9,6 +9,12 @@ import { connectHttp, eventually, makeTree, runCli, startHttp } from './helpers.
 import type { RunningServer } from './helpers.js';
 import { publish, registryUrl, releaseFolder, storeDir } from './registry-helpers.js';
 
+
+/** The environment that makes a spawned server pause at `point` (crash-pause.ts, preloaded; the product reads nothing). */
+function pauseAt(point: string): NodeJS.ProcessEnv {
+  const hook = new URL('./crash-pause.js', import.meta.url).href;
+  return { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${hook}`.trim(), SKILLPORT_CRASH_PAUSE_AT: point };
+}
 /**
  * A publish lands whole or not at all: a real `skillport serve --data DIR` is SIGKILLed at several points of a
  * large publish (while the upload is arriving, between blob writes, between the last blob and the commit, right
@@ -68,7 +74,7 @@ describe('atomic publish: SIGKILL a real server mid-publish', () => {
       const data = storeDir();
       assert.equal((await publish([releaseFolder('big-skill', '1.0.0'), '--data', data, '--version', '1.0.0'])).code, 0);
       const before = blobCount(data);
-      const server = await startHttp(['--data', data], { SKILLPORT_PUBLISH_TOKEN: TOKEN, SKILLPORT_TEST_PAUSE_AT: point });
+      const server = await startHttp(['--data', data], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt(point) });
       const publishing = publish([folder, '--registry', registryUrl(server.url), '--token', TOKEN, '--version', '1.1.0']);
       try {
         await eventually(async () => (server.stderr().includes(`test pause at ${point}`) ? true : undefined), 120_000, `pause at ${point}`);
@@ -102,7 +108,7 @@ describe('atomic publish: SIGKILL a real server mid-publish', () => {
   test('killed right after the commit: the version is there whole', async () => {
     const data = storeDir();
     assert.equal((await publish([releaseFolder('big-skill', '1.0.0'), '--data', data, '--version', '1.0.0'])).code, 0);
-    const server = await startHttp(['--data', data], { SKILLPORT_PUBLISH_TOKEN: TOKEN, SKILLPORT_TEST_PAUSE_AT: 'after-commit' });
+    const server = await startHttp(['--data', data], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt('after-commit') });
     const publishing = publish([folder, '--registry', registryUrl(server.url), '--token', TOKEN, '--version', '1.1.0']);
     try {
       await eventually(async () => (server.stderr().includes('test pause at after-commit') ? true : undefined), 120_000, 'pause at after-commit');

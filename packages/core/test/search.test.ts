@@ -221,10 +221,11 @@ describe('SkillSearchIndex', () => {
     assert.deepEqual(index.search(42 as unknown as string), []);
   });
 
-  test('huge queries stay fast (cut to 1,000 characters)', () => {
-    const started = performance.now();
-    index.search('kubernetes '.repeat(500_000));
-    assert.ok(performance.now() - started < 1000);
+  // A hang guard (the timeout), not a speed limit: speed is measured in bench/search.mjs.
+  test('huge queries are cut to 1,000 characters', { timeout: 30_000 }, () => {
+    const huge = `${'kubernetes '.repeat(90)}${'pdf '.repeat(500_000)}`;
+    assert.deepEqual(index.search(huge), index.search(huge.slice(0, 1000)));
+    assert.notDeepEqual(index.search(huge.slice(0, 1000)), index.search('pdf'));
   });
 
   test('odd documents are indexed without throwing', () => {

@@ -30,6 +30,10 @@ export interface PostgresStoreOptions {
   poolMax?: number;
   /** Apply pending schema migrations when opening (default true; `skillport store migrate` runs them alone). */
   migrate?: boolean;
+  /** Blob bytes kept in memory, in MiB (default 256, or SKILLPORT_PG_BLOB_CACHE_MB): what replicas serve while the database is away. */
+  blobCacheMb?: number;
+  /** Refuse a database whose schema is not this skillport's (default true; false only for `store migrate`). */
+  check?: boolean;
   /** Called with one line when something worth telling an operator happens (lost connection, reconnect). */
   onProblem?: (message: string) => void;
 }
@@ -55,12 +59,15 @@ export class PostgresStore implements RegistryStore {
   readonly pool: pg.Pool;
   readonly #url: string;
   readonly #onProblem: (message: string) => void;
+  readonly #cache: BlobCache;
   #closed = false;
+  #warming = false;
 
   private constructor(url: string, options: PostgresStoreOptions) {
     this.#url = url;
     this.location = redactUrl(url);
     this.#onProblem = options.onProblem ?? (() => {});
+    this.#cache = new BlobCache((options.blobCacheMb ?? (Number(process.env['SKILLPORT_PG_BLOB_CACHE_MB']) || 256)) * 1024 * 1024);
     const max = options.poolMax ?? (Number(process.env['SKILLPORT_PG_POOL_MAX']) || 10);
     this.pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, application_name: 'skillport' });
     // An idle pooled connection dropped by the server must not crash the process; the pool replaces it.
@@ -71,7 +78,7 @@ export class PostgresStore implements RegistryStore {
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const store = new PostgresStore(url, options);
     try {
-      await store.#withClient((client) => migrate(client, { apply: options.migrate !== false }));
+      if (options.check !== false) await store.#withClient((client) => migrate(client, { apply: options.migrate !== false }));
     } catch (error) {
       await store.pool.end().catch(() => undefined);
       throw error;
@@ -105,6 +112,37 @@ export class PostgresStore implements RegistryStore {
   }
 
   async readBlob(digest: string, size: number): Promise<Uint8Array> {
+    // Blobs never change under their digest, so a cached copy is always right.
+    const cached = this.#cache.get(digest);
+    if (cached !== undefined && cached.byteLength === size) return cached;
+    const bytes = await this.#readStored(digest, size);
+    this.#cache.set(digest, bytes);
+    return bytes;
+  }
+
+  /**
+   * Loads blobs into the memory cache in the background (the provider names the files of the versions it lists),
+   * so a replica goes on serving them while the database is unreachable. Failures are left for the next read.
+   */
+  warm(files: ReadonlyArray<{ digest: string; size: number }>): void {
+    const missing = files.filter((file) => !this.#cache.has(file.digest) && this.#cache.fits(file.size));
+    if (missing.length === 0 || this.#warming) return;
+    this.#warming = true;
+    void (async () => {
+      try {
+        for (const file of missing) {
+          if (this.#closed) return;
+          if (!this.#cache.has(file.digest)) this.#cache.set(file.digest, await this.#readStored(file.digest, file.size));
+        }
+      } catch {
+        // The database is away; reads will try again.
+      } finally {
+        this.#warming = false;
+      }
+    })();
+  }
+
+  async #readStored(digest: string, size: number): Promise<Buffer> {
     const blob = await this.#query<{ size: string }>(`SELECT size FROM blobs WHERE digest = $1`, [digest]);
     if (blob.rowCount === 0) throw new Error(`blob ${digest} is missing`);
     if (Number(blob.rows[0]!.size) !== size) throw new Error(`blob ${digest} is ${blob.rows[0]!.size} bytes, expected ${size}`);
@@ -386,6 +424,41 @@ export class PostgresStore implements RegistryStore {
         throw error;
       }
     });
+  }
+}
+
+/** Blob bytes by digest, least recently used dropped first once `maxBytes` is reached. */
+class BlobCache {
+  readonly #entries = new Map<string, Buffer>();
+  #bytes = 0;
+  constructor(readonly maxBytes: number) {}
+
+  has(digest: string): boolean {
+    return this.#entries.has(digest);
+  }
+
+  fits(size: number): boolean {
+    return size <= this.maxBytes / 4;
+  }
+
+  get(digest: string): Buffer | undefined {
+    const bytes = this.#entries.get(digest);
+    if (bytes !== undefined) {
+      this.#entries.delete(digest);
+      this.#entries.set(digest, bytes);
+    }
+    return bytes;
+  }
+
+  set(digest: string, bytes: Buffer): void {
+    if (!this.fits(bytes.byteLength) || this.#entries.has(digest)) return;
+    this.#entries.set(digest, bytes);
+    this.#bytes += bytes.byteLength;
+    for (const [oldest, old] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= old.byteLength;
+    }
   }
 }
 

@@ -51,6 +51,9 @@ export class RegistryProvider implements SkillProvider {
   #listeners = new Set<() => void>();
   #refreshing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
+  #unwatch: (() => void) | undefined;
+  #watching: boolean | undefined;
+  #lastError: string | undefined;
   #reported = new Set<string>();
 
   private constructor(readonly options: RegistryProviderOptions) {
@@ -64,6 +67,17 @@ export class RegistryProvider implements SkillProvider {
   static async open(options: RegistryProviderOptions): Promise<RegistryProvider> {
     const provider = new RegistryProvider(options);
     await provider.refresh();
+    // A store that can announce changes (PostgreSQL's NOTIFY) wakes the provider at once; polling stays as the
+    // safety net and catches up whatever a lost notification left behind.
+    if (options.store.watch !== undefined) {
+      provider.#watching = false;
+      provider.#unwatch = options.store.watch(
+        () => void provider.refresh(),
+        (connected) => {
+          provider.#watching = connected;
+        },
+      );
+    }
     const pollMs = options.pollMs ?? 1000;
     if (pollMs > 0) {
       provider.#timer = setInterval(() => void provider.#poll(), pollMs);
@@ -83,9 +97,15 @@ export class RegistryProvider implements SkillProvider {
 
   /** Reads what changed in the store since the last refresh; announces it when anything did. Serialised. */
   refresh(): Promise<void> {
-    this.#refreshing = this.#refreshing.then(() => this.#refresh()).catch((error: unknown) => {
-      this.#report(`registry: could not read the store (${(error as Error).message}); serving what was read before`);
-    });
+    this.#refreshing = this.#refreshing.then(() => this.#refresh()).then(
+      () => {
+        this.#lastError = undefined;
+      },
+      (error: unknown) => {
+        this.#lastError = (error as Error).message;
+        this.#report(`registry: could not read the store (${(error as Error).message}); serving what was read before`);
+      },
+    );
     return this.#refreshing;
   }
 
@@ -114,6 +134,8 @@ export class RegistryProvider implements SkillProvider {
     this.#tags = tags;
     this.#revision = changes.revision;
     this.#listed = this.#buildListed();
+    // What is listed is what gets read: a store with remote blobs keeps their bytes at hand.
+    this.#store.warm?.(this.#listed.flatMap((skill) => skill.files));
     for (const listener of this.#listeners) listener();
   }
 
@@ -254,13 +276,34 @@ export class RegistryProvider implements SkillProvider {
   }
 
   /** Registry figures for /healthz. */
-  stats(): { names: number; versions: number; revision: number } {
+  stats(): { names: number; versions: number; revision: number; storeError?: string } {
     let versions = 0;
     for (const byVersion of this.#versions.values()) versions += byVersion.size;
-    return { names: this.#versions.size, versions, revision: this.#revision };
+    return { names: this.#versions.size, versions, revision: this.#revision, ...(this.#lastError !== undefined ? { storeError: this.#lastError } : {}) };
+  }
+
+  /**
+   * Whether this replica is caught up with the store (for /readyz): it asks the store for its revision and compares
+   * it with the last one applied; behind, it starts catching up and says so.
+   */
+  async readiness(): Promise<{ ready: boolean; revision: number; storeRevision?: number; reason?: string }> {
+    let storeRevision: number;
+    try {
+      storeRevision = await this.#store.revision();
+    } catch (error) {
+      return { ready: false, revision: this.#revision, reason: `the store is unreachable (${(error as Error).message}); serving from memory` };
+    }
+    if (storeRevision !== this.#revision) {
+      void this.refresh();
+      return { ready: false, revision: this.#revision, storeRevision, reason: 'catching up with the store' };
+    }
+    if (this.#watching === false) return { ready: false, revision: this.#revision, storeRevision, reason: 'the change listener is reconnecting' };
+    return { ready: true, revision: this.#revision, storeRevision };
   }
 
   close(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#listeners.clear();

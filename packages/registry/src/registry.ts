@@ -8,15 +8,15 @@ import { registryRoutes } from './http-api.js';
 import { RegistryProvider } from './provider.js';
 import { RegistryService } from './service.js';
 import { parseTrustedKeys } from './signing.js';
-import { SqliteStore } from './sqlite-store.js';
+import { openStore } from './store-open.js';
 import type { RegistryStore } from './store.js';
-import { pauseHookFromEnv } from './test-hooks.js';
 
 /**
- * Everything `skillport serve --data DIR` needs, wired together: the store in DIR, the service, the catalog
+ * Everything `skillport serve --data DIR|URL` needs, wired together: the store in DIR, the service, the catalog
  * provider and the /api/v1 routes.
  */
 export interface OpenRegistryOptions {
+  /** A store folder, or a `postgres://` URL (the PostgreSQL store; `pg` is loaded only then). */
   dir: string;
   limits?: SkillLimits;
   prefix?: string;
@@ -56,14 +56,12 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
   const env = options.env ?? process.env;
   const trustedKeys = options.trustedKeysFile !== undefined ? loadTrustedKeys(options.trustedKeysFile) : new Map<string, KeyObject>();
   if (options.requireSignatures && trustedKeys.size === 0) throw new Error('--require-signatures needs --trusted-keys FILE (the public keys whose signatures count)');
-  const store = SqliteStore.open(options.dir);
-  const pause = pauseHookFromEnv(env);
+  const store = await openStore(options.dir, { ...(options.onProblem ? { onProblem: options.onProblem } : {}) });
   const service = new RegistryService({
     store,
     ...(options.limits ? { limits: options.limits } : {}),
     trustedKeys,
     requireSignatures: options.requireSignatures === true,
-    ...(pause ? { pause } : {}),
   });
   const provider = await RegistryProvider.open({
     store,

@@ -21,7 +21,10 @@ export interface RegistryServiceOptions {
   /** Refuse to publish (and to serve) versions that no trusted key signed. */
   requireSignatures?: boolean;
   now?: () => Date;
-  /** Test-only pause points (see test-hooks.ts); inert unless set. */
+  /**
+   * Called at `after-blob-N`, `before-commit` and `after-commit` of each publish, and awaited: crash tests pass a hook
+   * that stops there (the product passes none).
+   */
   pause?: (point: string) => Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+import type { MigrationReport } from './postgres-schema.js';
 import type { PostgresStoreOptions } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { RegistryStore } from './store.js';
@@ -25,4 +26,15 @@ export async function openStore(location: string, options: PostgresStoreOptions 
   if (!isPostgresUrl(location)) return SqliteStore.open(location);
   const { PostgresStore } = await import('./postgres-store.js');
   return PostgresStore.open(location, options);
+}
+
+/** Applies a PostgreSQL registry's pending schema migrations (`skillport store migrate`); what it found and did. */
+export async function migrateStore(url: string): Promise<MigrationReport> {
+  const { PostgresStore } = await import('./postgres-store.js');
+  const store = await PostgresStore.open(url, { migrate: false, check: false });
+  try {
+    return await store.migrate();
+  } finally {
+    await store.close();
+  }
 }

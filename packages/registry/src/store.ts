@@ -43,6 +43,14 @@ export interface RegistryStore {
   revision(): Promise<number>;
   /** Versions changed after `since` (exclusive) and every tag, as of `revision`. */
   changesSince(since: number): Promise<{ revision: number; versions: VersionRecord[]; tags: TagRecord[] }>;
+  /**
+   * Optional: calls `onChange` soon after any process commits a change (PostgreSQL: LISTEN/NOTIFY), and once after
+   * each reconnection; `onState` says whether the wake-up channel is connected. Returns a function that stops it.
+   * Stores without it are followed by polling `revision()`.
+   */
+  watch?(onChange: () => void, onState?: (connected: boolean) => void): () => void;
+  /** Optional: a store whose blobs are remote loads these into memory in the background (files of listed versions). */
+  warm?(files: ReadonlyArray<{ digest: string; size: number }>): void;
   /** Checks the store's consistency without changing anything. */
   check(options?: { verifyBlobs?: boolean }): Promise<StoreCheck>;
   close(): Promise<void>;

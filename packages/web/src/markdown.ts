@@ -65,7 +65,7 @@ md.renderer.rules.fence = (tokens, idx) => {
   const token = tokens[idx]!;
   const lang = token.info.trim().split(/\s+/)[0] ?? '';
   const label = lang ? ` data-lang="${md.utils.escapeHtml(lang.slice(0, 32))}"` : '';
-  return `<pre class="code"${label}><code>${md.utils.escapeHtml(token.content)}</code></pre>\n`;
+  return `<pre class="code" tabindex="0"${label}><code>${md.utils.escapeHtml(token.content)}</code></pre>\n`;
 };
 
 interface RenderEnv {

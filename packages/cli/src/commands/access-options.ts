@@ -49,9 +49,13 @@ export async function accessOptions(flags: AccessFlags, warn: (message: string) 
       throw new Error(`--resource-url ${flags.resourceUrl}: not a URL`);
     }
   }
+  // Access data (tokens, audit) lives in a folder's access.db; with a PostgreSQL registry it has no home yet.
+  const onPostgres = flags.data !== undefined && /^postgres(ql)?:\/\//i.test(flags.data);
+  if (onPostgres && flags.auth === 'tokens') throw new Error('--auth tokens keeps tokens in DIR/access.db; with --data postgres://… tokens are not supported yet: use --auth jwt, or a folder for --data');
+  if (onPostgres) warn('the audit log is kept only with --data DIR (access.db); with --data postgres://… activations are not recorded');
   return {
     auth: flags.auth,
-    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
+    ...(flags.data !== undefined && !onPostgres ? { dataDir: flags.data } : {}),
     ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
     ...(principal !== undefined ? { principal } : {}),
     ...(flags.resourceUrl !== undefined ? { resourceUrl: flags.resourceUrl } : {}),

@@ -91,7 +91,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
-    .option('--data <dir>', 'serve the registry kept in DIR (created when missing) beside any folders; with --http, also its /api/v1')
+    .option('--data <dir|url>', 'serve the registry kept in DIR (created when missing), or in PostgreSQL (postgres://…, shared by replicas), beside any folders; with --http, also its /api/v1')
     .option('--trusted-keys <file>', 'registry: public keys (PEM) whose signatures are trusted')
     .option('--require-signatures', 'registry: refuse to publish or serve versions no trusted key signed')
     .option('--registry-tag <tag>', 'registry: the tag whose version is listed (default latest)')
@@ -223,7 +223,7 @@ async function serve(
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
-      ...(registry ? { routes: registry.routes, health: registry.health } : {}),
+      ...(registry ? { routes: registry.routes, health: registry.health, ready: registry.ready } : {}),
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,

@@ -27,6 +27,13 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Extra JSON for GET /healthz (left out when access is restricted: global figures are not for everyone). */
   health?: () => Record<string, unknown>;
+  /**
+   * GET /readyz: 200 when this server is ready to take traffic (a registry replica: caught up with its database),
+   * 503 with the reason otherwise. Without it, ready once listening.
+   */
+  ready?: () => Promise<{ ready: boolean; reason?: string }>;
+  /** On close, how long requests in flight may take to finish before their connections are cut (default 10 s). */
+  drainMs?: number;
   /** Extra HTTP routes beside /mcp (a registry's /api/v1), each owning a path prefix; Host/Origin are checked first. */
   routes?: readonly HttpRoute[];
   /** Pages for people (the web catalog) on every path the routes above leave; it authenticates its own callers. */
@@ -123,6 +130,11 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       res.end(body);
       return;
     }
+    if (path === '/readyz' && req.method === 'GET') {
+      const state = closing ? { ready: false, reason: 'shutting down' } : ((await options.ready?.()) ?? { ready: true });
+      const shown = access.restricted ? { ready: state.ready } : state;
+      return sendJson(res, state.ready ? 200 : 503, { status: state.ready ? 'ready' : 'not ready', ...shown });
+    }
     if ((path === METADATA_PATH || path === `${METADATA_PATH}${MCP_PATH}`) && req.method === 'GET') {
       return sendJson(res, 200, protectedResourceMetadata(access, req));
     }
@@ -186,7 +198,20 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     await sdk(req, res, body);
   };
 
+  // Requests being answered (not open event streams, which only end when their handler closes): a shutdown lets
+  // them finish, within drainMs.
+  let closing = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   const server = createServer((req, res) => {
+    const counted = !(req.method === 'GET' && (req.url ?? '').split('?')[0] === MCP_PATH);
+    if (counted) {
+      inFlight++;
+      res.once('close', () => {
+        if (--inFlight === 0) drained?.();
+      });
+    }
+    if (closing) res.setHeader('connection', 'close');
     onRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);
@@ -213,10 +238,24 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       await entry.handler.close();
     },
     async close() {
+      // Stop accepting, let what is in flight finish (bounded), then end streams and connections.
+      closing = true;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, options.drainMs ?? 10_000);
+          timer.unref();
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
       await Promise.all([...handlers.values()].map((entry) => entry.handler.close()));
       handlers.clear();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await stopped;
     },
   };
 }

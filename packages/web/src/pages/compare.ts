@@ -90,5 +90,5 @@ export function lineDiff(from: string, to: string): Html {
     }
   });
   if (rows.length === 0) return html`<p class="note">No line changed (only line endings or encoding).</p>`;
-  return html`<div class="table-wrap"><table class="diff"><caption class="visually-hidden">Line changes</caption><thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Change</th><th scope="col">Text</th></tr></thead><tbody>${trusted(rows.join(''))}</tbody></table></div>`;
+  return html`<div class="table-wrap" tabindex="0"><table class="diff"><caption class="visually-hidden">Line changes</caption><thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Change</th><th scope="col">Text</th></tr></thead><tbody>${trusted(rows.join(''))}</tbody></table></div>`;
 }

@@ -1,5 +1,5 @@
 import type { CatalogSkill, CatalogSnapshot } from '@skillport/server';
-import { facets } from '../catalog.js';
+import { facets, tagsOf } from '../catalog.js';
 import type { Filters, ListResult } from '../catalog.js';
 import { html } from '../html.js';
 import type { Html } from '../html.js';
@@ -54,7 +54,7 @@ function skillItem(skill: CatalogSkill): Html {
   <a class="skill-name" href="${skillPath(skill)}">${skill.name}</a>
   ${typeof version === 'string' ? html`<span class="badge">v${version}</span>` : ''}
   <p class="desc">${skill.description}</p>
-  <p class="uri"><code>${skill.uri}</code></p>
+  <p class="uri"><code>${skill.uri}</code>${tagsOf(skill).slice(0, 4).map((tag) => html` <span class="pill tag">${tag}</span>`)}</p>
 </li>`;
 }
 

@@ -53,8 +53,8 @@ export function skillBody(input: SkillPageInput): Html {
     ${rendered === undefined ? html`<p class="empty">SKILL.md cannot be shown as text.</p>` : html`<div class="markdown">${trusted(rendered.html)}</div>`}
   </article>
   <aside class="side">
+    ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol></section>` : ''}
     ${usePanel(input)}
-    ${rendered !== undefined && rendered.outline.length > 0 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol></section>` : ''}
   </aside>
 </div>
 <section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>
@@ -70,7 +70,7 @@ function usePanel(input: SkillPageInput): Html {
   const block = (id: string, label: string, text: string, note?: string) => html`<div class="copy-block">
   <div class="copy-head"><h3 id="${id}-h">${label}</h3><button type="button" class="copy" data-copy="${id}" aria-describedby="${id}-h">Copy</button></div>
   ${note ? html`<p class="note">${note}</p>` : ''}
-  <pre class="code" id="${id}"><code>${text}</code></pre>
+  <pre class="code" id="${id}" tabindex="0"><code>${text}</code></pre>
 </div>`;
   return html`<section class="card use" aria-labelledby="use-h"><h2 id="use-h">Use it</h2>
 ${block('use-install', 'Install into a project', install, 'Writes the verified files and a lockfile of digests.')}
@@ -152,7 +152,7 @@ function versionsSection(input: SkillPageInput): Html {
   <button type="submit">Compare</button>
 </form>`
     : html``;
-  return html`<div class="table-wrap"><table class="versions"><thead><tr><th scope="col">Version</th><th scope="col">Tags</th><th scope="col">Status</th><th scope="col">Signature</th><th scope="col">Published</th><th scope="col">Source</th><th scope="col">Review</th></tr></thead><tbody>${rows}</tbody></table></div>${compare}`;
+  return html`<div class="table-wrap" tabindex="0"><table class="versions"><thead><tr><th scope="col">Version</th><th scope="col">Tags</th><th scope="col">Status</th><th scope="col">Signature</th><th scope="col">Published</th><th scope="col">Source</th><th scope="col">Review</th></tr></thead><tbody>${rows}</tbody></table></div>${compare}`;
 }
 
 export { skillPath };

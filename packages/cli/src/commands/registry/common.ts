@@ -1,8 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
 import type { SkillFileEntry } from '@skillport/core';
 import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/registry/client';
+import { displayPath } from '../../output.js';
 
 /** Failures a registry command reports as one line (exit 1), or as a usage error (exit 2). */
 export class CommandError extends Error {
@@ -40,6 +41,18 @@ export async function target(options: TargetOptions): Promise<Target> {
   } catch (error) {
     if (error instanceof ApiError) throw new CommandError(error.message, 2);
     throw error;
+  }
+}
+
+/** How to name a store in messages: a folder as a path, a PostgreSQL URL without its password. */
+export function displayStore(data: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(data)) return displayPath(resolve(data));
+  try {
+    const url = new URL(data);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
   }
 }
 

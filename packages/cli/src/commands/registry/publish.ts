@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ExitCode } from '../../main.js';
 import { displayPath } from '../../output.js';
-import { CommandError, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
+import { CommandError, displayStore, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
 
 interface PackOptions {
   output?: string;
@@ -60,7 +60,7 @@ export function registerPublish(program: Command, exit: ExitCode): void {
     .argument('<path>', 'a skill folder, or a .skill / tar.gz archive')
     .option('--registry <url>', 'the registry server (skillport serve --data DIR --http), e.g. http://127.0.0.1:3333; or SKILLPORT_REGISTRY')
     .option('--token <token>', 'publish token (the server\'s SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN')
-    .option('--data <dir>', 'publish straight into a local store folder instead of a server')
+    .option('--data <dir|url>', 'publish straight into a store (a folder, or postgres://…) instead of a server')
     .option('--version <version>', 'the version (semver); default: the archive\'s, else metadata.version in SKILL.md')
     .option('--tag <tag...>', 'tags to point at it (default: latest; prereleases move latest only when asked)', [])
     .option('--sign <keyfile>', 'sign the package digest with this Ed25519 private key')
@@ -92,7 +92,7 @@ Examples:
             tags: options.tag,
           });
         } else {
-          progress(`writing ${pkg.name} into ${displayPath(resolve(where.dir))}…`);
+          progress(`writing ${pkg.name} into ${displayStore(where.dir)}…`);
           result = await withLocal(where.dir, async (registry) => {
             const published = await registry.service.publish({ archive, ...(options.version ? { version: options.version } : {}), ...(options.tag.length ? { tags: options.tag } : {}), publisher: 'local' });
             return { status: published.status, name: published.version.name, version: published.version.version, packageDigest: published.version.packageDigest, tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])), files: published.version.manifest.files, signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })) };

@@ -1,8 +1,9 @@
 import type { SkillLimits } from '@skillport/core';
 import type { IncomingMessage } from 'node:http';
 import type { HttpRoute, Principal, SkillProvider } from '@skillport/server';
+import { versionHistory } from './web-history.js';
 
-/** The registry part of `serve --data DIR`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
+/** The registry part of `serve --data DIR|postgres://…`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
 export interface ServeRegistryOptions {
   data: string;
   trustedKeys?: string;
@@ -24,6 +25,8 @@ export interface ServedRegistry {
   providers: SkillProvider[];
   routes: HttpRoute[];
   health: () => Record<string, unknown>;
+  /** For /readyz: caught up with the store (with PostgreSQL, the database every replica shares). */
+  ready: () => Promise<{ ready: boolean; reason?: string }>;
   summary: () => string;
   /** Published versions for the web catalog's skill pages. */
   history: import('@skillport/web').VersionHistory;
@@ -32,7 +35,8 @@ export interface ServedRegistry {
 
 export async function serveRegistry(options: ServeRegistryOptions): Promise<ServedRegistry> {
   // Loaded only when --data is given: the store's native SQLite module is not needed to serve folders.
-  const { openRegistry } = await import('@skillport/registry');
+  const { openRegistry, redactUrl, isPostgresUrl } = await import('@skillport/registry');
+  const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
   const { hasScope, principalOf } = await import('@skillport/server');
   const scopeAuthorizer = {
     async authorizeWrite(req: IncomingMessage, action: 'publish' | 'tag' | 'yank' | 'revoke' | 'review') {
@@ -60,38 +64,12 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
     providers: [registry.provider],
     routes: [registry.routes],
     health: () => ({ registry: { ...registry.provider.stats(), writable } }),
+    ready: () => registry.provider.readiness(),
     summary: () => {
       const stats = registry.provider.stats();
-      return `registry ${options.data} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
+      return `registry ${where} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
     },
-    history: {
-      async versions(name) {
-        let found;
-        try {
-          found = await registry.service.versions(name);
-        } catch {
-          return undefined;
-        }
-        const tagsOf = new Map<string, string[]>();
-        for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
-        // The store lists them in publish order: newest first reads best.
-        return [...found.versions]
-          .reverse()
-          .map((record) => ({
-            version: record.version,
-            packageDigest: record.packageDigest,
-            publishedAt: record.publishedAt,
-            publisher: record.publisher,
-            tags: tagsOf.get(record.version) ?? [],
-            ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
-            ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
-            signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: registry.service.isTrusted(signature) })),
-            ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
-            ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
-            review: record.review,
-          }));
-      },
-    },
+    history: versionHistory(registry.service),
     close: () => registry.close(),
   };
 }

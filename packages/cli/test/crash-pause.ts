@@ -1,0 +1,21 @@
+/**
+ * Test-only: loaded with `node --import` into a real `skillport serve` process by registry-crash.test.ts, never by
+ * the product. With SKILLPORT_CRASH_PAUSE_AT=<point> (`after-blob-N`, `before-commit`, `after-commit`) it gives
+ * each RegistryService the `pause` hook its constructor takes, so that a publish reaching that point prints
+ * `skillport: test pause at <point>` on stderr and waits for ever: the test SIGKILLs the process exactly there.
+ * The same module instance is shared with the CLI (both resolve @skillport/registry to the same file).
+ */
+import { RegistryService } from '@skillport/registry';
+
+const wanted = process.env['SKILLPORT_CRASH_PAUSE_AT'];
+if (wanted !== undefined && wanted !== '') {
+  const publish = RegistryService.prototype.publish;
+  RegistryService.prototype.publish = function (this: RegistryService, ...args: Parameters<RegistryService['publish']>) {
+    (this.options as { pause?: (point: string) => Promise<void> }).pause ??= async (point) => {
+      if (point !== wanted) return;
+      process.stderr.write(`skillport: test pause at ${point}\n`);
+      await new Promise<never>(() => {});
+    };
+    return publish.apply(this, args);
+  };
+}
