@@ -28,6 +28,18 @@ export function arg<T>(parse: (text: string) => T): (text: string) => T {
   };
 }
 
+/**
+ * A repeatable option's parser (`--tag a --tag b`). Never variadic (`<name...>`): a variadic option swallows the
+ * sources or paths that follow it (`serve --allowed-host example.com ./skills` would take ./skills as a host name).
+ * The first use replaces the default; `choices` (when given) are checked as commander would.
+ */
+export function repeatable(defaults: readonly string[] = [], choices?: readonly string[]): (value: string, previous: string[] | undefined) => string[] {
+  return (value, previous) => {
+    if (choices !== undefined && !choices.includes(value)) throw new InvalidArgumentError(`Allowed choices are ${choices.join(', ')}.`);
+    return previous === undefined || previous === defaults ? [value] : [...previous, value];
+  };
+}
+
 export function buildProgram(exit: ExitCode): Command {
   const program = new Command('skillport')
     .description('Serve Agent Skills to every agent over the Model Context Protocol (Skills extension, SEP-2640).')

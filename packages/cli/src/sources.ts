@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import type { SkillProvider } from '@skillport/server';
 import type { RemoteSpec } from './config.js';
@@ -21,7 +21,8 @@ export function splitSources(paths: readonly string[]): { folders: string[]; arc
     } catch {
       /* missing: reported as a folder that does not exist */
     }
-    (isFile ? archives : folders).push(path);
+    // A skill's SKILL.md is not an archive: as a folder source it gets "pass its folder" (rootProblem).
+    (isFile && !/^skill\.md$/i.test(basename(path)) ? archives : folders).push(path);
   }
   return { folders, archives };
 }

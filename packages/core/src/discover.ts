@@ -31,11 +31,11 @@ export function discoverSkills(root: string): Discovery {
   const seen = new Set<string>();
   try {
     if (!statSync(root).isDirectory()) {
-      problems.push({ severity: 'error', message: `Not a directory: ${root}`, path: root });
+      problems.push({ severity: 'error', code: 'not-a-directory', message: `Not a directory: ${root}`, path: root });
       return { skills, problems };
     }
   } catch {
-    problems.push({ severity: 'error', message: `Path does not exist: ${root}`, path: root });
+    problems.push({ severity: 'error', code: 'path-missing', message: `Path does not exist: ${root}`, path: root });
     return { skills, problems };
   }
 

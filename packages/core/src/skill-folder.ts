@@ -36,7 +36,16 @@ export interface SkillFileRecord {
 export interface FolderProblem extends Problem {
   /** The file or folder the problem is about. */
   path: string;
+  /** What kind of problem, for decisions (a message's wording is for people and may change). */
+  code?: FolderProblemCode;
 }
+
+/**
+ * Problems that callers decide on: a source that is not there (`path-missing`), a file where a folder was wanted
+ * (`not-a-directory`), a skill's SKILL.md given instead of its folder (`skill-md-file`), two skills at one URI
+ * (`uri-conflict`).
+ */
+export type FolderProblemCode = 'path-missing' | 'not-a-directory' | 'skill-md-file' | 'uri-conflict';
 
 /** A skill's verified manifest, wherever its bytes live (a folder, an archive, a registry's blob store). */
 export interface SkillManifest {

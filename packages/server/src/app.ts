@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
@@ -7,7 +8,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import { GuardedTransport } from './mcp/uri-guard.js';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
-import { normaliseRoot } from './catalog/folder-scan.js';
+import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';
 import { CompositeCatalog } from './catalog/composite-catalog.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
@@ -202,8 +203,18 @@ export class SkillportServer {
     if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
     // A template family's folder is served like any other, under the template's fixed segments.
     const roots = [...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)), ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/')))];
+    // Decided from the disk before anything else (and before a persisted catalog could answer for a missing folder).
+    const missing = roots.map((root) => rootProblem(root.dir)).filter((problem) => problem !== undefined);
+    if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
     const limits = resolveLimits(options.limits);
-    const files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
+    let files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
+    const cacheDir = typeof options.cacheDir === 'string' ? options.cacheDir : defaultCacheDir();
+    const unusable = files === undefined ? undefined : cacheDirProblem(cacheDir);
+    if (unusable !== undefined) {
+      // A cache only buys speed: without a usable folder the server serves on without one (said once).
+      options.onProblem?.({ severity: 'warning', message: unusable, path: cacheDir });
+      files = undefined;
+    }
     const live = await LiveCatalog.open({
       roots,
       limits,
@@ -211,26 +222,40 @@ export class SkillportServer {
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     });
-    const problems = live.problems;
-    const missing = problems.filter((problem) => problem.message.startsWith('Path does not exist') || problem.message.startsWith('Not a directory'));
-    if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
-    const conflicts = problems.filter((problem) => problem.message.startsWith('two skills at'));
-    if (conflicts.length > 0) throw new StartupError(`${conflicts.length} URI conflict(s): ${conflicts.map((c) => c.message).join('; ')}`, conflicts);
-    if (options.strict && problems.length > 0) {
-      throw new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
-    }
+    // The persisted catalog may speed a start, never change what it decides (ADR 0004): every start-up decision is
+    // made on what the disk holds. A restored catalog that would fail, or any restored catalog under --strict, is
+    // checked before anything is served; otherwise it answers at once and the decision is made again once the disk
+    // has been read (`verified`, which rejects with the StartupError a cold start would have thrown).
+    const verifying = async () => {
+      try {
+        await live.verify();
+      } catch (error) {
+        throw new StartupError(`checking the skill folders failed: ${(error as Error).message}`);
+      }
+    };
+    if (live.restoredAtStart && (options.strict || startupError(live.problems, options.strict) !== undefined)) await verifying();
+    const failure = startupError(live.problems, options.strict);
+    if (failure !== undefined) throw failure;
     const catalog = new CompositeCatalog(live, providers, options.onProblem);
     const server = new SkillportServer(options, catalog, families, access);
     access.watch();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
-    server.verified = live.verify().then(() => {
-      if (live.restoredAtStart) collectGarbage();
-    });
+    if (live.unverified) {
+      server.verified = verifying().then(() => {
+        collectGarbage();
+        const late = startupError(live.problems, options.strict);
+        if (late !== undefined) throw late;
+      });
+      server.verified.catch(() => {}); // the caller decides (serve exits); never an unhandled rejection
+    }
     return server;
   }
 
-  /** Resolves once the catalog has been checked against the disk (immediately after a cold scan). */
+  /**
+   * Resolves once the catalog has been checked against the disk (at once after a cold scan); rejects with a
+   * StartupError when the disk shows what would have stopped a cold start (a URI conflict, a problem under --strict).
+   */
   verified: Promise<void> = Promise.resolve();
 
   /**
@@ -288,12 +313,37 @@ export class SkillportServer {
   }
 }
 
-/** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
+/** What stops a start: URI conflicts between folders, and under --strict any problem. */
+function startupError(problems: FolderProblem[], strict: boolean | undefined): StartupError | undefined {
+  const conflicts = problems.filter((problem) => problem.code === 'uri-conflict');
+  if (conflicts.length > 0) return new StartupError(`${conflicts.length} URI conflict(s): ${conflicts.map((c) => c.message).join('; ')}`, conflicts);
+  if (strict && problems.length > 0) return new StartupError(`--strict: ${problems.length} problem(s) in the skill folders`, problems);
+  return undefined;
+}
+
 /** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
 export function defaultCacheDir(): string {
   return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
 }
 
+/**
+ * Why a cache folder cannot be used (cannot be created or written: a read-only home, a path under a file), as one
+ * line; undefined when it can. Checked by writing, as permissions alone do not tell (root, read-only mounts).
+ */
+export function cacheDirProblem(dir: string): string | undefined {
+  const probe = join(dir, `.probe-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `cache folder ${dir} cannot be used (${code ?? (error as Error).message}); serving without a cache (set --cache-dir, or --no-cache)`;
+  }
+}
+
+/** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
 function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
   const base = dir ?? defaultCacheDir();
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);

@@ -1,4 +1,4 @@
-export { SkillportServer, StartupError, defaultCacheDir, defaultInstructions } from './app.js';
+export { SkillportServer, StartupError, cacheDirProblem, defaultCacheDir, defaultInstructions } from './app.js';
 export type { SkillportServerOptions } from './app.js';
 export { LiveCatalog } from './catalog/live-catalog.js';
 export type { CatalogChanges } from './catalog/live-catalog.js';

@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { DEFAULT_LIMITS } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
-import { arg } from '../main.js';
+import { arg, repeatable } from '../main.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../main.js';
@@ -63,7 +63,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
-    .option('--allowed-host <name...>', 'extra Host/Origin names to accept over HTTP (DNS-rebinding protection)', [])
+    .option('--allowed-host <name>', 'an extra Host/Origin name to accept over HTTP (DNS-rebinding protection); repeatable', repeatable(), [] as string[])
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
     .option('--strict', 'refuse to start when any skill breaks the spec, instead of serving leniently')
     .option('--no-watch', 'do not watch the folders for changes')
@@ -184,6 +184,9 @@ async function serve(
     return 2;
   }
   if (!options.http && options.auth !== 'none') log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
+  if (options.policy !== undefined && options.auth === 'none' && options.principal === undefined) {
+    log(`skillport: ${colors.yellow('warning')}: --policy without --auth: every caller is anonymous, so each sees only the skills the policy shows to anyone (add --auth tokens|jwt, or --principal)`);
+  }
   let registry: import('./registry/serve-registry.js').ServedRegistry | undefined;
   let canSee: (req: import('node:http').IncomingMessage, name: string) => boolean = () => false;
   if (options.data !== undefined) {
@@ -204,6 +207,15 @@ async function serve(
     } catch (error) {
       log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
       return 1;
+    }
+  }
+  if (options.cache) {
+    // Checked once here, so that the folders' caches and the remote hosts' blob cache are both turned off with one warning.
+    const { cacheDirProblem, defaultCacheDir } = await import('@skillport/server');
+    const unusable = cacheDirProblem(options.cacheDir ?? defaultCacheDir());
+    if (unusable !== undefined) {
+      log(`skillport: ${colors.yellow('warning')}: ${unusable}`);
+      options.cache = false;
     }
   }
   const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
@@ -272,9 +284,6 @@ async function serve(
       return principal !== undefined && opened.access.views.allows(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`);
     };
   }
-  const snapshot = server.catalog.snapshot;
-  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   if (options.watch) {
     server.watch();
     for (const provider of providers) provider.watch?.();
@@ -303,8 +312,24 @@ async function serve(
   } else {
     server.serveStdio();
   }
-  const notes = [options.watch ? 'watching for changes' : '', server.catalog.live.unverified ? 'restored from the last run, checking the disk in the background' : ''].filter(Boolean);
+  // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
+  // the disk holds, as after a cold start (ADR 0004).
+  const restored = server.catalog.live.restoredAtStart;
+  try {
+    await server.verified;
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    log(`skillport: ${colors.red('error')}: ${error.message}`);
+    await server.close();
+    await registry?.close();
+    return 1;
+  }
+  const snapshot = server.catalog.snapshot;
+  const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  const notes = [accessSummary(options), options.watch ? 'watching for changes' : '', restored ? 'started from the last run\'s catalog, checked against the disk' : ''].filter(Boolean);
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
+  if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
   return new Promise<number>((resolve) => {
     const stop = () => {
@@ -314,6 +339,14 @@ async function serve(
     process.once('SIGTERM', stop);
     if (!options.http) process.stdin.once('end', stop);
   });
+}
+
+/** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */
+function accessSummary(options: ServeOptions): string {
+  const principal = options.principal === undefined ? '' : ` as ${typeof options.principal === 'string' ? options.principal : 'the config\'s principal'}`;
+  // Over stdio, and over HTTP without --auth, every caller is the --principal (anonymous without one).
+  const auth = options.http && options.auth !== 'none' ? `auth: ${options.auth}` : `auth: ${options.http ? 'none' : 'stdio'}${principal || ' (anonymous)'}`;
+  return `${auth}, ${options.policy !== undefined ? `policy: ${displayPath(options.policy)}` : 'no policy'}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ExitCode } from '../main.js';
-import { arg } from '../main.js';
+import { arg, repeatable } from '../main.js';
 import { paint } from '../output.js';
 import { withAccessStore } from './access-store.js';
 
@@ -10,6 +10,8 @@ import { withAccessStore } from './access-store.js';
  * when it is created; only its sha256 is stored. The server looks tokens up at every request, so a new token works
  * and a revoked one stops working at once, without a restart.
  */
+const DEFAULT_SCOPES: readonly string[] = ['read'];
+
 interface CreateOptions {
   data: string;
   user: string;
@@ -38,10 +40,10 @@ Examples:
     .description('create a token and print it (once: only its hash is kept)')
     .requiredOption('--data <dir>', 'the server\'s data folder')
     .requiredOption('--user <name>', 'the user the token stands for')
-    .option('--org <name...>', 'organisations the user belongs to', [])
-    .option('--project <name...>', 'projects the token is for', [])
+    .option('--org <name>', 'an organisation the user belongs to; repeatable', repeatable(), [] as string[])
+    .option('--project <name>', 'a project the token is for; repeatable', repeatable(), [] as string[])
     .option('--agent <name>', 'the agent the token is for')
-    .addOption(new Option('--scope <scope...>', 'what it may do: read (MCP and reading the API), publish (registry writes), admin (policy, audit, metrics; implies the others)').choices(['read', 'publish', 'admin']).default(['read']))
+    .addOption(new Option('--scope <scope>', 'what it may do: read (MCP and reading the API), publish (registry writes), admin (policy, audit, metrics; implies the others); repeatable').argParser(repeatable(DEFAULT_SCOPES, ['read', 'publish', 'admin'])).default(DEFAULT_SCOPES, 'read'))
     .option('--description <text>', 'a note shown by token list')
     .option('--expires <when>', 'expiry: a time (ISO 8601) or a span from now (30d, 12h)', arg(parseExpiry))
     .option('--json', 'print the token and its record as JSON')

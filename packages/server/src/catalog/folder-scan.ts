@@ -1,4 +1,5 @@
-import { resolve, sep } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve, sep } from 'node:path';
 import { discoverSkills, inspectSkillFolder } from '@skillport/core';
 import type { DigestCache, FolderProblem, InspectedSkill, Inspection, SkillLimits } from '@skillport/core';
 import { buildCatalogSkill } from './catalog-skill.js';
@@ -30,6 +31,24 @@ export function normaliseRoot(dir: string, prefix: string | undefined): FolderRo
     if (segment === '.' || segment === '..' || segment.includes('\\')) throw new Error(`--prefix must be plain path segments (got ${JSON.stringify(prefix)})`);
   }
   return { dir: resolve(dir), prefix: segments };
+}
+
+/**
+ * Why a root cannot be served at all, from the disk: it does not exist, it is a skill's SKILL.md (its folder was
+ * meant), or it is another file. Undefined for a folder.
+ */
+export function rootProblem(dir: string): FolderProblem | undefined {
+  let stats;
+  try {
+    stats = statSync(dir);
+  } catch {
+    return { severity: 'error', code: 'path-missing', message: `Path does not exist: ${dir}`, path: dir };
+  }
+  if (stats.isDirectory()) return undefined;
+  if (/^skill\.md$/i.test(basename(dir))) {
+    return { severity: 'error', code: 'skill-md-file', message: `${dir} is a skill's SKILL.md: pass its folder, ${dirname(dir)}`, path: dir };
+  }
+  return { severity: 'error', code: 'not-a-directory', message: `Not a directory: ${dir}`, path: dir };
 }
 
 /** Finds and inspects every skill under a root. */
@@ -98,6 +117,7 @@ export function assemble(folders: readonly ScannedFolder[]): Assembly {
     if (existing !== undefined) {
       problems.push({
         severity: 'error',
+        code: 'uri-conflict',
         message: `two skills at ${skill.uri}: ${originText(existing)} and ${folder.dir}; serving the first (use --prefix to separate folders)`,
         path: folder.dir,
       });

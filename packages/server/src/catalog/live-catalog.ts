@@ -1,5 +1,4 @@
-import { existsSync, watch } from 'node:fs';
-import type { FSWatcher } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { DigestCache, discoverSkills } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
@@ -9,6 +8,7 @@ import { scanInWorkers } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
 import { assemble, scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
+import { TreeWatcher } from './tree-watcher.js';
 
 export interface CatalogChanges {
   added: string[];
@@ -29,6 +29,13 @@ export interface LiveCatalogOptions {
   onProblem?: (problem: FolderProblem) => void;
   /** Debounce for file-system events, in ms. */
   debounceMs?: number;
+  /**
+   * Quiet time after a burst of changes before everything the burst touched is scanned once more (ms, default
+   * 1000): the listing then equals a fresh scan even if a scan raced a half-done change (issue 17).
+   */
+  settleMs?: number;
+  /** Watch each folder on its own (default: on Linux; see tree-watcher.ts). */
+  perFolderWatch?: boolean;
 }
 
 /**
@@ -43,8 +50,12 @@ export class LiveCatalog {
   #assemblyProblems: FolderProblem[] = [];
   #reported = new Set<string>();
   #listeners = new Set<(changes: CatalogChanges, snapshot: CatalogSnapshot) => void>();
-  #watchers: FSWatcher[] = [];
+  #watcher: TreeWatcher | undefined;
   #pending = new Set<string>();
+  /** Paths rescanned since the catalog last settled: looked at once more after a quiet spell (see #settle). */
+  #touched = new Set<string>();
+  #touchedFull = false;
+  #settleTimer: NodeJS.Timeout | undefined;
   #full = false;
   #timer: NodeJS.Timeout | undefined;
   #saveTimer: NodeJS.Timeout | undefined;
@@ -107,30 +118,29 @@ export class LiveCatalog {
     return this.#reloading;
   }
 
-  /** Starts watching every root. An event without a file name, or a watcher error, means a full rescan. */
+  /**
+   * Starts watching every root (tree-watcher.ts: edits in place, files replaced by a rename, folders created, renamed
+   * or deleted). An event without a path, or a watcher error, means a full rescan.
+   */
   watch(): void {
-    for (const root of this.options.roots) {
-      try {
-        const watcher = watch(root.dir, { recursive: true }, (_event, filename) => {
-          if (filename === null || filename === undefined) this.#full = true;
-          else this.#pending.add(join(root.dir, filename.toString()));
-          this.#schedule();
-        });
-        watcher.on('error', () => {
-          this.#full = true;
-          this.#schedule();
-        });
-        this.#watchers.push(watcher);
-      } catch (error) {
-        this.#report({ severity: 'warning', message: `cannot watch for changes (${(error as Error).message}); restart to pick up changes`, path: root.dir });
-      }
+    const roots = this.options.roots.map((root) => root.dir);
+    this.#watcher = new TreeWatcher(roots, (path) => {
+      if (path === undefined) this.#full = true;
+      else this.#pending.add(path);
+      this.#schedule();
+    }, { onWarning: (message, path) => this.#report({ severity: 'warning', message, path }), ...(this.options.perFolderWatch !== undefined ? { perFolder: this.options.perFolderWatch } : {}) });
+    try {
+      this.#watcher.start();
+    } catch (error) {
+      this.#report({ severity: 'warning', message: `cannot watch for changes (${(error as Error).message}); restart to pick up changes`, path: roots.join(', ') });
     }
   }
 
   close(): void {
-    for (const watcher of this.#watchers) watcher.close();
-    this.#watchers = [];
+    this.#watcher?.close();
+    this.#watcher = undefined;
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#settleTimer) clearTimeout(this.#settleTimer);
     if (this.#saveTimer) {
       clearTimeout(this.#saveTimer);
       this.#saveTimer = undefined;
@@ -165,6 +175,11 @@ export class LiveCatalog {
     this.#full = false;
     this.#pending.clear();
     if (!full && paths.length === 0) return;
+    if (this.#watcher !== undefined) {
+      if (full) this.#touchedFull = true;
+      for (const path of paths) this.#touched.add(path);
+      this.#settleSoon();
+    }
     try {
       // A burst of events (a checkout, an unpacked archive) is cheaper to handle as one full rescan.
       if (full || paths.length > 256) await this.#scanAll();
@@ -174,6 +189,34 @@ export class LiveCatalog {
       return;
     }
     this.#swap();
+  }
+
+  /**
+   * A scan can race a change in progress (a folder renamed while it was read, a file replaced between its listing
+   * and its hashing) and the change's own events may already have been handled: so once the tree has been quiet
+   * for a moment, every path the burst touched is scanned once more, without waiting for a reader to trip on it.
+   */
+  #settleSoon(): void {
+    if (this.#settleTimer) clearTimeout(this.#settleTimer);
+    this.#settleTimer = setTimeout(() => {
+      this.#settleTimer = undefined;
+      if (this.#timer !== undefined || this.#pending.size > 0 || this.#full) return this.#settleSoon(); // not quiet yet
+      const full = this.#touchedFull || this.#touched.size > 256;
+      const paths = [...this.#touched];
+      this.#touched.clear();
+      this.#touchedFull = false;
+      this.#reloading = this.#reloading.then(async () => {
+        try {
+          if (full) await this.#scanAll();
+          else this.#rescanPaths(paths);
+        } catch (error) {
+          this.#report({ severity: 'error', message: `rescan failed (${(error as Error).message}); still serving the previous catalog`, path: '' });
+          return;
+        }
+        this.#swap();
+      });
+    }, this.options.settleMs ?? 1000);
+    this.#settleTimer.unref();
   }
 
   /** Builds a snapshot from the current folders and, when it differs, swaps it in and tells the listeners. */
@@ -248,10 +291,11 @@ export class LiveCatalog {
       const rb = this.options.roots.indexOf(b.root);
       return ra !== rb ? ra - rb : a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0;
     });
-    for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
+    // A restored catalog's problems are the last run's: only what the disk shows is reported (after `verify`).
+    if (!this.unverified) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
     const { skills, problems } = assemble(ordered);
     this.#assemblyProblems = problems;
-    for (const problem of problems) this.#report(problem);
+    if (!this.unverified) for (const problem of problems) this.#report(problem);
     return new CatalogSnapshot(skills, ++this.#generation);
   }
 

@@ -65,8 +65,9 @@ function restoreSkill(dir: string, [name, description, frontmatter, realDir, pac
 
 /** Writes the catalog piece by piece (no single string of the whole catalog), atomically. */
 export function saveCatalog(path: string, roots: readonly FolderRoot[], limits: SkillLimits, folders: Iterable<ScannedFolder>): void {
-  const writer = new ChunkedFileWriter(path);
+  let writer: ChunkedFileWriter | undefined;
   try {
+    writer = new ChunkedFileWriter(path);
     writer.write(`{"format":${JSON.stringify(FORMAT)},"key":${JSON.stringify(catalogKey(roots, limits))},"folders":[`);
     let first = true;
     for (const folder of folders) {
@@ -85,6 +86,6 @@ export function saveCatalog(path: string, roots: readonly FolderRoot[], limits: 
     writer.write(']}');
     writer.commit();
   } catch {
-    writer.abandon(); // only costs the next start its head start
+    writer?.abandon(); // only costs the next start its head start
   }
 }

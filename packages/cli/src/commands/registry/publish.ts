@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ExitCode } from '../../main.js';
+import { repeatable } from '../../main.js';
 import { displayPath } from '../../output.js';
 import { CommandError, displayStore, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
 
@@ -62,7 +63,7 @@ export function registerPublish(program: Command, exit: ExitCode): void {
     .option('--token <token>', 'publish token (the server\'s SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN')
     .option('--data <dir|url>', 'publish straight into a store (a folder, or postgres://…) instead of a server')
     .option('--version <version>', 'the version (semver); default: the archive\'s, else metadata.version in SKILL.md')
-    .option('--tag <tag...>', 'tags to point at it (default: latest; prereleases move latest only when asked)', [])
+    .option('--tag <tag>', 'a tag to point at it (default: latest; prereleases move latest only when asked); repeatable', repeatable(), [] as string[])
     .option('--sign <keyfile>', 'sign the package digest with this Ed25519 private key')
     .option('--source-repo <url>', 'source repository to record as provenance (default: from CI variables)')
     .option('--source-commit <sha>', 'source commit to record as provenance (default: from CI variables)')

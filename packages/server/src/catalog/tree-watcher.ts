@@ -1,0 +1,192 @@
+import { lstatSync, readdirSync, realpathSync, statSync, watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { join, sep } from 'node:path';
+
+/** What the watcher reports: a path that changed (a file or folder, maybe gone), or `undefined`: rescan everything. */
+export type TreeEvent = (path: string | undefined) => void;
+
+export interface TreeWatcherOptions {
+  /** Told once per kind of trouble (a folder that cannot be watched: the inotify limit, permissions). */
+  onWarning?: (message: string, path: string) => void;
+  /** Watch each folder on its own even where a native recursive watch exists (tests; default: only on Linux). */
+  perFolder?: boolean;
+}
+
+const SKIPPED = new Set(['.git', 'node_modules']);
+/** Deeper than discovery goes (16 folders to a skill), so that folders inside deep skills are watched too. */
+const MAX_DEPTH = 32;
+
+/**
+ * Watches folder trees for changes, whatever way a file is changed: written in place, replaced by a rename (`sed -i`,
+ * an editor's safe-save, `git checkout`), deleted and created again, or moved with its folder.
+ *
+ * Node 20's recursive `fs.watch` on Linux polls each file by stat and follows the file it first saw: once a file is
+ * replaced by another (a rename over it), its later edits are never reported. So on Linux each folder gets a watch of
+ * its own (inotify on a folder reports every change to the entries in it, whichever file now holds the name); a new
+ * folder is watched as soon as it is seen, before it is scanned, and a folder that is gone (deleted, renamed) has its
+ * watches closed. Elsewhere the native recursive watch (FSEvents, ReadDirectoryChangesW) already behaves so.
+ */
+export class TreeWatcher {
+  #watches = new Map<string, FSWatcher>();
+  /** Each watched folder's real path and inode: a folder replaced under the same name needs a new watch. */
+  #identity = new Map<string, { real: string; ino: number }>();
+  /** Real paths watched, to the path they are watched at: a folder reached twice through links is watched once. */
+  #byReal = new Map<string, string>();
+  #warned = new Set<string>();
+  #closed = false;
+
+  constructor(
+    readonly roots: readonly string[],
+    readonly onEvent: TreeEvent,
+    readonly options: TreeWatcherOptions = {},
+  ) {}
+
+  /** Starts watching every root; throws when a root cannot be watched at all. */
+  start(): void {
+    const perFolder = this.options.perFolder ?? process.platform === 'linux';
+    for (const root of this.roots) {
+      if (perFolder) {
+        if (!this.#arm(root, 0)) throw new Error(`cannot watch ${root}`);
+        continue;
+      }
+      const watcher = watch(root, { recursive: true }, (_event, name) => this.onEvent(name === null || name === undefined ? undefined : join(root, name.toString())));
+      watcher.on('error', () => this.onEvent(undefined));
+      this.#watches.set(root, watcher);
+    }
+  }
+
+  /** How many folders are watched one by one (for tests and diagnostics). */
+  get folderCount(): number {
+    return this.#watches.size;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const watcher of this.#watches.values()) watcher.close();
+    this.#watches.clear();
+    this.#identity.clear();
+    this.#byReal.clear();
+  }
+
+  /** Watches `dir` and every folder below it not watched yet; false when `dir` itself cannot be watched. */
+  #arm(dir: string, depth: number): boolean {
+    if (this.#closed || this.#watches.has(dir)) return true;
+    let real: string;
+    let ino: number;
+    try {
+      real = realpathSync(dir);
+      ino = statSync(dir).ino;
+    } catch {
+      return false; // gone already: its parent's event has been reported
+    }
+    if (this.#byReal.has(real)) return true;
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(dir, { persistent: true }, (_event, name) => this.#event(dir, name === null || name === undefined ? undefined : name.toString(), depth));
+    } catch (error) {
+      this.#warn(error as NodeJS.ErrnoException, dir);
+      return false;
+    }
+    // A watch that fails (its folder gone, an overflow) is dropped; the parent's events or a full rescan cover it.
+    watcher.on('error', () => {
+      this.#unarm(dir);
+      this.onEvent(dir);
+    });
+    this.#watches.set(dir, watcher);
+    this.#identity.set(dir, { real, ino });
+    this.#byReal.set(real, dir);
+    if (depth >= MAX_DEPTH) return true;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    for (const entry of entries) {
+      if (SKIPPED.has(entry.name)) continue;
+      const child = join(dir, entry.name);
+      if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(child))) this.#arm(child, depth + 1);
+    }
+    return true;
+  }
+
+  #event(dir: string, name: string | undefined, depth: number): void {
+    if (this.#closed) return;
+    if (name === undefined) {
+      // Which entry changed is unknown: the whole folder is looked at again.
+      this.onEvent(dir);
+      this.#rearmBelow(dir, depth);
+      return;
+    }
+    const path = join(dir, name);
+    // Watch a new folder before its contents are scanned (the scan runs after the debounce), so nothing written
+    // into it in between is missed; a folder that went away takes its watches with it.
+    let stats;
+    try {
+      stats = lstatSync(path);
+    } catch {
+      stats = undefined;
+    }
+    if (stats === undefined) this.#unarm(path);
+    else if (!SKIPPED.has(name) && (stats.isDirectory() || (stats.isSymbolicLink() && isDirectory(path)))) {
+      // A folder renamed in place of another keeps the name but not the watch: start again from the disk.
+      const known = this.#identity.get(path);
+      if (known !== undefined && known.ino !== inodeOf(path)) this.#unarm(path);
+      this.#arm(path, depth + 1);
+    }
+    this.onEvent(path);
+  }
+
+  #rearmBelow(dir: string, depth: number): void {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (SKIPPED.has(entry.name)) continue;
+      const child = join(dir, entry.name);
+      if (entry.isDirectory()) this.#arm(child, depth + 1);
+    }
+  }
+
+  /** Closes the watches of `path` and of every folder below it. */
+  #unarm(path: string): void {
+    // Folders are watched from the top down, so nothing below an unwatched path is watched.
+    if (!this.#watches.has(path)) return;
+    for (const [dir, watcher] of this.#watches) {
+      if (dir === path || dir.startsWith(path + sep)) {
+        watcher.close();
+        this.#watches.delete(dir);
+        const identity = this.#identity.get(dir);
+        if (identity !== undefined && this.#byReal.get(identity.real) === dir) this.#byReal.delete(identity.real);
+        this.#identity.delete(dir);
+      }
+    }
+  }
+
+  #warn(error: NodeJS.ErrnoException, dir: string): void {
+    const code = error.code ?? 'error';
+    if (this.#warned.has(code)) return;
+    this.#warned.add(code);
+    const hint = code === 'ENOSPC' ? ' (the inotify watch limit: raise fs.inotify.max_user_watches)' : '';
+    this.options.onWarning?.(`cannot watch folders for changes (${code}${hint}); changes below them are picked up by the next rescan`, dir);
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function inodeOf(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
