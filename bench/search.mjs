@@ -1,17 +1,20 @@
 #!/usr/bin/env node
-// bench/search: recall of SkillSearchIndex (packages/core/src/search.ts) on the real corpus, against a plain
-// baseline, in the same run. Every query of bench/search-queries.json (a task in a user's own words, written from
-// the skills' SKILL.md before the ranking existed, with the skill or skills that should answer it) is run through
-// both. Printed: recall@1, recall@5, MRR (of the first right answer in the top 10), query latency, index build
-// time (the corpus, and a 10,000-document catalog made of varied corpus copies), and every query whose expected
-// skill is not in the top 5, with what came back instead.
-// Baseline: the number of distinct query words found in name + description (lowercase, split at non-letters and
-// non-digits, about twenty function words dropped; no stemming, no field weights), ties by name then id.
-// Usage: npm run build --silent && node bench/search.mjs [--corpus ../shared/corpus/skills] [--json] [--baseline-misses]
+// bench/search: recall of SkillSearchIndex (packages/core/src/search.ts) on the real corpus, against a baseline, in
+// the same run, on every query set: bench/search-queries.json (written from the skills before the ranking existed),
+// bench/search-queries-heldout.json (written blind to the ranking code; expected answers are ids) and
+// bench/blind/queries-dev.json (written blind, few words shared with the skills; expected answers are names).
+// Printed per set: recall@1, recall@5, MRR (of the first right answer in the top 10) and every query whose expected
+// skill is not in the top 5, with what came back instead; then query latency and index build time (the corpus, and
+// a 10,000-document catalog made of varied corpus copies), and search p50 at 10,000 documents.
+// Baseline (bench/bm25f-baseline.mjs): a plain BM25F over name, description and the whole body with light stemming.
+// bench/blind/queries-holdout.json is refused here: it is scored once, aggregate only, by bench/blind/score.mjs.
+// Usage: npm run build --silent && node bench/search.mjs [--corpus DIR] [--queries FILE] [--json] [--baseline-misses]
+//        [--quick] (no 10,000-document catalog)
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { SkillSearchIndex, discoverSkills, inspectSkillFolder, markdownHeadings, parseSkillMarkdown } from '../packages/core/dist/src/index.js';
 import { options } from './args.mjs';
+import { BM25FBaseline } from './bm25f-baseline.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -19,9 +22,15 @@ const args = process.argv.slice(2);
 const option = (name, fallback) => flags.value(name, fallback);
 const corpus = resolve(option('corpus', join(repo, '../shared/corpus/skills')));
 const asJson = args.includes('--json');
-// --queries FILE: another query set, e.g. bench/search-queries-heldout.json (written blind to the ranking code).
-const queryFile = resolve(repo, option('queries', 'bench/search-queries.json'));
-const queries = JSON.parse(readFileSync(queryFile, 'utf8'));
+const quick = args.includes('--quick');
+const setFiles = option('queries') !== undefined ? [option('queries')] : ['bench/search-queries.json', 'bench/search-queries-heldout.json', 'bench/blind/queries-dev.json'];
+const sets = setFiles.map((file) => {
+  if (basename(file).includes('holdout')) {
+    process.stderr.write(`${file}: the held-out blind set is scored once at the end with bench/blind/score.mjs, not here\n`);
+    process.exit(2);
+  }
+  return { file, queries: JSON.parse(readFileSync(resolve(repo, file), 'utf8')) };
+});
 
 // --- corpus -------------------------------------------------------------------------------------------------------
 function loadCorpus(root) {
@@ -52,27 +61,6 @@ function loadCorpus(root) {
   return { docs, lenient };
 }
 
-// --- baseline -----------------------------------------------------------------------------------------------------
-const FUNCTION_WORDS = new Set('a an the and or of to in on for with my me i we our is are it this that from'.split(' '));
-const words = (text) => new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !FUNCTION_WORDS.has(word)));
-
-class OverlapBaseline {
-  constructor(docs) {
-    this.docs = docs.map((doc) => ({ id: doc.id, name: doc.name, words: words(`${doc.name} ${doc.description}`) }));
-  }
-  search(query, limit = 10) {
-    const wanted = [...words(query)];
-    const hits = [];
-    for (const doc of this.docs) {
-      let score = 0;
-      for (const word of wanted) if (doc.words.has(word)) score++;
-      if (score > 0) hits.push({ id: doc.id, name: doc.name, score });
-    }
-    hits.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return hits.slice(0, limit).map(({ id, score }) => ({ id, score }));
-  }
-}
-
 // --- measuring ----------------------------------------------------------------------------------------------------
 // Median of `runs` builds, wall clock and CPU time of this process (on a busy machine the two differ).
 function timeBuild(make, docs, runs) {
@@ -91,7 +79,9 @@ function timeBuild(make, docs, runs) {
   return { index, ms: median(walls), cpuMs: median(cpus) };
 }
 
-function evaluate(index) {
+// `matches(hit, expected)`: ids for the older sets, names for the blind set (a name several folders share counts
+// for each of them).
+function evaluate(index, queries, matches) {
   for (const { query } of queries) index.search(query, 10); // warm-up (JIT), not measured
   let top1 = 0;
   let top5 = 0;
@@ -102,7 +92,7 @@ function evaluate(index) {
     const started = performance.now();
     const hits = index.search(query, 10);
     latencies.push(performance.now() - started);
-    const rank = hits.findIndex((hit) => expected.includes(hit.id));
+    const rank = hits.findIndex((hit) => matches(hit, expected));
     if (rank === 0) top1++;
     if (rank >= 0 && rank < 5) top5++;
     else misses.push({ query, expected, got: hits.slice(0, 5).map((hit) => `${hit.id} (${hit.score.toFixed(2)})`), rank: rank < 0 ? null : rank + 1 });
@@ -111,6 +101,7 @@ function evaluate(index) {
   latencies.sort((a, b) => a - b);
   const n = queries.length;
   return {
+    queries: n,
     recallAt1: top1 / n,
     recallAt5: top5 / n,
     mrr: reciprocal / n,
@@ -121,11 +112,20 @@ function evaluate(index) {
   };
 }
 
-function meanLatency(index, runs) {
-  for (const { query } of queries) index.search(query, 10);
-  const started = performance.now();
-  for (let run = 0; run < runs; run++) for (const { query } of queries) index.search(query, 10);
-  return (performance.now() - started) / (runs * queries.length);
+// Mean and median latency over every query of every set, `runs` times.
+function latency(index, runs) {
+  const all = sets.flatMap(({ queries }) => queries.map(({ query }) => query));
+  for (const query of all) index.search(query, 10);
+  const times = [];
+  for (let run = 0; run < runs; run++) {
+    for (const query of all) {
+      const started = performance.now();
+      index.search(query, 10);
+      times.push(performance.now() - started);
+    }
+  }
+  times.sort((a, b) => a - b);
+  return { meanMs: times.reduce((sum, ms) => sum + ms, 0) / times.length, p50Ms: times[Math.floor(times.length / 2)], p95Ms: times[Math.floor(times.length * 0.95)] };
 }
 
 // A 10,000-document catalog made of corpus copies under distinct ids. Plain copies would share every word with the
@@ -149,21 +149,38 @@ function scaledCatalog(docs, count) {
 // --- run ----------------------------------------------------------------------------------------------------------
 const { docs, lenient } = loadCorpus(corpus);
 const ids = new Set(docs.map((doc) => doc.id));
-const unknown = queries.flatMap(({ expected }) => expected.filter((id) => !ids.has(id)));
-if (unknown.length > 0) {
-  process.stderr.write(`${queryFile} names skills that are not in the corpus: ${unknown.join(', ')}\n`);
-  process.exit(1);
+const nameOf = new Map(docs.map((doc) => [doc.id, doc.name]));
+const names = new Set(docs.map((doc) => doc.name));
+for (const set of sets) {
+  // A set whose answers are all ids is scored by id; otherwise by name (the blind set).
+  set.byId = set.queries.every(({ expected }) => expected.every((id) => ids.has(id)));
+  set.matches = set.byId ? (hit, expected) => expected.includes(hit.id) : (hit, expected) => expected.includes(nameOf.get(hit.id));
+  const unknown = set.queries.flatMap(({ expected }) => expected.filter((answer) => !ids.has(answer) && !names.has(answer)));
+  if (unknown.length > 0) {
+    process.stderr.write(`${set.file} names skills that are not in the corpus: ${unknown.join(', ')}\n`);
+    process.exit(1);
+  }
 }
 
-const engine = timeBuild((list) => new SkillSearchIndex(list), docs, 7);
-const baseline = timeBuild((list) => new OverlapBaseline(list), docs, 7);
-const engineResult = evaluate(engine.index);
-const baselineResult = evaluate(baseline.index);
-const large = scaledCatalog(docs, 10_000);
-const engineLarge = timeBuild((list) => new SkillSearchIndex(list), large, 5);
-const engineLargeLatency = meanLatency(engineLarge.index, 3);
-const baselineLarge = timeBuild((list) => new OverlapBaseline(list), large, 5);
-const baselineLargeLatency = meanLatency(baselineLarge.index, 3);
+const engine = timeBuild((list) => new SkillSearchIndex(list), docs, quick ? 1 : 5);
+const baseline = timeBuild((list) => new BM25FBaseline(list), docs, quick ? 1 : 5);
+for (const set of sets) {
+  set.engine = evaluate(engine.index, set.queries, set.matches);
+  set.baseline = evaluate(baseline.index, set.queries, set.matches);
+}
+const engineLatency = latency(engine.index, quick ? 1 : 5);
+const baselineLatency = latency(baseline.index, quick ? 1 : 5);
+let engineLarge;
+let baselineLarge;
+if (!quick) {
+  const large = scaledCatalog(docs, 10_000);
+  engineLarge = timeBuild((list) => new SkillSearchIndex(list), large, 3);
+  engineLarge.latency = latency(engineLarge.index, 3);
+  engineLarge.index = undefined;
+  baselineLarge = timeBuild((list) => new BM25FBaseline(list), large, 3);
+  baselineLarge.latency = latency(baselineLarge.index, 3);
+  baselineLarge.index = undefined;
+}
 
 // A machine reference for the timings above: a million string-keyed Map insertions and lookups, the kind of work
 // an index build is made of. Timings from machines with very different references do not compare.
@@ -177,12 +194,18 @@ function machineReference() {
 }
 const referenceMs = machineReference();
 
-const repos = new Set(queries.flatMap(({ expected }) => expected.map((id) => id.split('/')[0])));
+const timing = (built, latencies, large) => ({
+  buildMs: built.ms,
+  buildCpuMs: built.cpuMs,
+  latency: latencies,
+  ...(large !== undefined ? { build10kMs: large.ms, build10kCpuMs: large.cpuMs, latency10k: large.latency } : {}),
+});
 const report = {
-  corpus: { skills: docs.length, indexedFromRawFrontmatter: lenient, queries: queries.length, repositoriesCovered: repos.size },
+  corpus: { skills: docs.length, indexedFromRawFrontmatter: lenient },
   machineReferenceMs: referenceMs,
-  engine: { ...engineResult, buildMs: engine.ms, buildCpuMs: engine.cpuMs, build10kMs: engineLarge.ms, build10kCpuMs: engineLarge.cpuMs, meanLatency10kMs: engineLargeLatency },
-  baseline: { ...baselineResult, buildMs: baseline.ms, buildCpuMs: baseline.cpuMs, build10kMs: baselineLarge.ms, build10kCpuMs: baselineLarge.cpuMs, meanLatency10kMs: baselineLargeLatency },
+  sets: sets.map(({ file, queries, engine: ours, baseline: theirs }) => ({ file, queries: queries.length, engine: ours, baseline: theirs })),
+  engine: timing(engine, engineLatency, engineLarge),
+  baseline: timing(baseline, baselineLatency, baselineLarge),
 };
 
 if (asJson) {
@@ -191,35 +214,37 @@ if (asJson) {
   const pct = (value) => `${(value * 100).toFixed(1)}%`;
   const ms = (value) => `${value < 10 ? value.toFixed(3) : value.toFixed(0)} ms`;
   const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
-  const rows = [
-    ['recall@1', pct(engineResult.recallAt1), pct(baselineResult.recallAt1), ratio(engineResult.recallAt1, baselineResult.recallAt1)],
-    ['recall@5', pct(engineResult.recallAt5), pct(baselineResult.recallAt5), ratio(engineResult.recallAt5, baselineResult.recallAt5)],
-    ['MRR@10', engineResult.mrr.toFixed(3), baselineResult.mrr.toFixed(3), ratio(engineResult.mrr, baselineResult.mrr)],
-    ['mean query latency', ms(engineResult.meanLatencyMs), ms(baselineResult.meanLatencyMs), ''],
-    ['p95 / max query latency', `${ms(engineResult.p95LatencyMs)} / ${ms(engineResult.maxLatencyMs)}`, `${ms(baselineResult.p95LatencyMs)} / ${ms(baselineResult.maxLatencyMs)}`, ''],
-    [`index build (${docs.length} skills), wall / CPU`, `${ms(engine.ms)} / ${ms(engine.cpuMs)}`, `${ms(baseline.ms)} / ${ms(baseline.cpuMs)}`, ''],
-    ['index build (10,000 docs), wall / CPU', `${ms(engineLarge.ms)} / ${ms(engineLarge.cpuMs)}`, `${ms(baselineLarge.ms)} / ${ms(baselineLarge.cpuMs)}`, ''],
-    ['mean query latency (10,000 docs)', ms(engineLargeLatency), ms(baselineLargeLatency), ''],
-  ];
-  const widths = [0, 1, 2, 3].map((column) => Math.max(...[['', 'SkillSearchIndex', 'baseline', 'ratio'], ...rows].map((row) => row[column].length)));
+  const rows = [];
+  for (const set of sets) {
+    const label = `${set.file} (${set.queries.length})`;
+    rows.push([`${label} recall@1`, pct(set.engine.recallAt1), pct(set.baseline.recallAt1), ratio(set.engine.recallAt1, set.baseline.recallAt1)]);
+    rows.push([`${label} recall@5`, pct(set.engine.recallAt5), pct(set.baseline.recallAt5), ratio(set.engine.recallAt5, set.baseline.recallAt5)]);
+    rows.push([`${label} MRR@10`, set.engine.mrr.toFixed(3), set.baseline.mrr.toFixed(3), ratio(set.engine.mrr, set.baseline.mrr)]);
+  }
+  rows.push(['query latency, mean / p50 / p95', `${ms(engineLatency.meanMs)} / ${ms(engineLatency.p50Ms)} / ${ms(engineLatency.p95Ms)}`, `${ms(baselineLatency.meanMs)} / ${ms(baselineLatency.p50Ms)} / ${ms(baselineLatency.p95Ms)}`, '']);
+  rows.push([`index build (${docs.length} skills), wall / CPU`, `${ms(engine.ms)} / ${ms(engine.cpuMs)}`, `${ms(baseline.ms)} / ${ms(baseline.cpuMs)}`, '']);
+  if (engineLarge !== undefined) {
+    rows.push(['index build (10,000 docs), wall / CPU', `${ms(engineLarge.ms)} / ${ms(engineLarge.cpuMs)}`, `${ms(baselineLarge.ms)} / ${ms(baselineLarge.cpuMs)}`, '']);
+    rows.push(['query latency (10,000 docs), mean / p50 / p95', `${ms(engineLarge.latency.meanMs)} / ${ms(engineLarge.latency.p50Ms)} / ${ms(engineLarge.latency.p95Ms)}`, `${ms(baselineLarge.latency.meanMs)} / ${ms(baselineLarge.latency.p50Ms)} / ${ms(baselineLarge.latency.p95Ms)}`, '']);
+  }
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...[['', 'SkillSearchIndex', 'BM25F baseline', 'ratio'], ...rows].map((row) => row[column].length)));
   const line = (row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('   ');
-  console.log(`corpus: ${docs.length} skills (${lenient.length} indexed from raw frontmatter: not servable as-is), ${queries.length} queries over ${repos.size} repositories`);
+  console.log(`corpus: ${docs.length} skills (${lenient.length} indexed from raw frontmatter: not servable as-is)`);
   console.log('');
-  console.log(line(['', 'SkillSearchIndex', 'baseline', 'ratio']));
+  console.log(line(['', 'SkillSearchIndex', 'BM25F baseline', 'ratio']));
   for (const row of rows) console.log(line(row));
   console.log(`(machine reference: 1,000,000 string-keyed Map set + get took ${ms(referenceMs)})`);
-  for (const [label, result] of [['SkillSearchIndex', engineResult], ['baseline', baselineResult]]) {
-    console.log('');
-    console.log(`${label}: ${result.misses.length} queries without an expected skill in the top 5`);
-    for (const miss of result.misses) {
-      console.log(`- "${miss.query}"  (expected rank: ${miss.rank ?? '> 10'})`);
-      console.log(`    expected: ${miss.expected.join(', ')}`);
-      console.log(`    got:      ${miss.got.length > 0 ? miss.got.join('\n              ') : '(nothing)'}`);
-    }
-    if (label === 'SkillSearchIndex' && !args.includes('--baseline-misses')) {
+  for (const set of sets) {
+    for (const [label, result] of [['SkillSearchIndex', set.engine], ['baseline', set.baseline]]) {
+      if (label === 'baseline' && !args.includes('--baseline-misses')) continue;
       console.log('');
-      console.log('(baseline misses: run with --baseline-misses)');
-      break;
+      console.log(`${set.file}, ${label}: ${result.misses.length} queries without an expected skill in the top 5`);
+      for (const miss of result.misses) {
+        console.log(`- "${miss.query}"  (expected rank: ${miss.rank ?? '> 10'})`);
+        console.log(`    expected: ${miss.expected.join(', ')}`);
+        console.log(`    got:      ${miss.got.length > 0 ? miss.got.join('\n              ') : '(nothing)'}`);
+      }
     }
   }
+  if (!args.includes('--baseline-misses')) console.log('\n(baseline misses: run with --baseline-misses)');
 }

@@ -123,6 +123,21 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
     await client.close();
   });
 
+  test('list_skills search: each result says why it matched, and weak matches are cut', async () => {
+    const client = await connectHttp(server.url, 'modern');
+    type Found = { skills: Array<{ name: string; score: number; reason: string }> };
+    const found = (await call(client, 'list_skills', { query: 'postgres query zebra' })).structured as Found;
+    const top = found.skills[0]!;
+    assert.equal(top.name, 'sql-query-optimization');
+    assert.match(top.reason, /\bquery in [a-z+]*description/);
+    assert.match(top.reason, /not matched: .*zebra/);
+    // Every result scores at least a quarter of the first (the cut rule of packages/core/src/search.ts).
+    assert.ok(found.skills.every((skill) => skill.score >= 0.25 * top.score - 0.001), JSON.stringify(found.skills));
+    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'list_skills')!;
+    assert.match(tool.description ?? '', /user's own words plus the terms/);
+    await client.close();
+  });
+
   test('the catalog sits in activate_skill\'s description while it is small, and list_skills is named beyond', async () => {
     const small = await connectHttp(server.url, 'legacy');
     const activate = (await small.listTools()).tools.find((tool) => tool.name === 'activate_skill')!;

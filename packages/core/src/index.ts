@@ -15,3 +15,4 @@ export * from './text.js';
 export * from './skill-files.js';
 export * from './archive.js';
 export * from './discovery-index.js';
+export * from './wordnet.js';

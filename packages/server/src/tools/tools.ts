@@ -97,10 +97,12 @@ export function registerTools(server: McpServer, service: SkillsService, options
       title: 'List or search skills',
       description:
         'List the skills this server offers, or search them. Without a query: this session\'s skills when it has a session catalog, else the whole catalog, a page at a time (pass nextCursor back as cursor). ' +
-        'With a query (the task in your own words): the best matches first, ranked over names, descriptions and section headings. ' +
+        'With a query: the best matches first, ranked over names, descriptions, headings and whole SKILL.md bodies, each with a short reason (which of your words matched, and where). ' +
+        'Phrase the query as the task in the user\'s own words plus the terms a skill for it would likely use (tool, file format, domain: "shoebox of paper receipts for my accountant: expense receipts, bookkeeping, tax"). ' +
+        'Weak matches are left out, so few or no results means no skill fits well: try other words. ' +
         'Then load the one that fits with activate_skill.',
       inputSchema: z.object({
-        query: z.string().max(2000).optional().describe('What the user wants done, in plain words.'),
+        query: z.string().max(2000).optional().describe('What the user wants done, in their words, plus terms a matching skill would likely use.'),
         limit: z.number().int().min(1).max(200).optional().describe('How many entries (default 10 with a query, 50 without).'),
         cursor: z.string().max(4096).optional().describe('nextCursor from the previous page.'),
       }),
@@ -207,7 +209,7 @@ async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, arg
   if (query) {
     const limit = args.limit ?? 10;
     const hits = (await searchIndex(snapshot, service)).search(query, limit);
-    const skills = hits.map((hit) => ({ ...entry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)) }));
+    const skills = hits.map((hit) => ({ ...entry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)), reason: hit.reason }));
     const result = { query, skills, total: snapshot.size };
     return ok(skills.length === 0 ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.` : JSON.stringify(result), result);
   }
