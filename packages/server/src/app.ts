@@ -5,7 +5,7 @@ import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import { GuardedTransport } from './mcp/uri-guard.js';
+import { GuardedTransport } from './mcp/request-screen.js';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
 import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';

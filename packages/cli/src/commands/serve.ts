@@ -11,8 +11,10 @@ import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
 import type { AccessFlags } from './access-options.js';
+import { addLimitOptions, limitOptions } from './limit-options.js';
+import type { LimitFlags } from './limit-options.js';
 
-interface ServeOptions extends AccessFlags {
+interface ServeOptions extends AccessFlags, LimitFlags {
   http?: boolean;
   port: number;
   host: string;
@@ -96,7 +98,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--require-signatures', 'registry: refuse to publish or serve versions no trusted key signed')
     .option('--registry-tag <tag>', 'registry: the tag whose version is listed (default latest)')
     .option('-q, --quiet', 'print only errors on stderr');
-  addAccessOptions(serve_)
+  addLimitOptions(addAccessOptions(serve_))
     .addHelpText(
       'after',
       `
@@ -301,7 +303,7 @@ async function serve(
             ...(identity.name !== undefined ? { title: identity.name } : {}),
           })
         : undefined;
-      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath, ...(web ? { web } : {}) });
+      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath, limits: limitOptions(options), ...(web ? { web } : {}) });
       url = running.url;
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
