@@ -452,8 +452,8 @@ describe('--tools asm: single-skill fast path, both surfaces, config files', () 
     writeFileSync(withCore, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), tools: 'core' }));
     const core = await connectStdio(['--config', withCore], 'legacy');
     try {
-      // core's own single-skill path: the skill is in the instructions, read_skill_resource reads its files.
-      assert.deepEqual(await toolNames(core.client), ['read_skill_resource']);
+      // core's tools, and its own single-skill path: the skill is in the instructions.
+      assert.deepEqual(await toolNames(core.client), ['activate_skill', 'list_skills', 'read_skill_resource']);
       assert.match(core.client.getInstructions() ?? '', /Severity levels/);
     } finally {
       await core.client.close();
