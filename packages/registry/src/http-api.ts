@@ -27,6 +27,8 @@ export interface ApiOptions {
    * may not see answers exactly like a name that is not published; lists leave it out. Default: every name.
    */
   canSee?: (principal: import('@skillport/server').Principal, name: string) => boolean;
+  /** Told of every write that succeeded, as one line naming what changed and who changed it. */
+  onEvent?: (line: string) => void;
 }
 
 type Params = Record<string, string>;
@@ -41,6 +43,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   const maxUpload = options.maxUploadBytes ?? service.limits.maxBytes + 4 * 1024 * 1024;
   const canSee = options.canSee ?? (() => true);
   const allowed = new Map<string, string[]>();
+  const event = (params: Params, what: string) => options.onEvent?.(`${what} by ${printable(params['principal'] ?? 'anonymous')}`);
 
   /** One route: path parameters checked (400), hidden names answered as missing (404), writes authorised first. */
   const route = (method: string, path: string, handler: Handler, action?: WriteAction) => {
@@ -120,6 +123,10 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
       provenance,
     });
     await options.provider?.refresh();
+    if (result.status === 'created') {
+      const tagged = result.tags.filter((tag) => tag.version === result.version.version).map((tag) => tag.tag);
+      event(params, `published ${result.version.name}@${result.version.version} ${result.version.packageDigest.slice(0, 19)}…${tagged.length ? ` (tags: ${tagged.join(', ')})` : ''}`);
+    }
     return c.json({
       status: result.status,
       ...summary(result.version, service, options.provider),
@@ -133,18 +140,28 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
     if (typeof body['version'] !== 'string') throw new RegistryError(400, 'bad_request', 'send {"version": "<version>"}');
     const tags = await service.tag(params['name']!, body['version'], params['tag']!);
     await options.provider?.refresh();
+    event(params, `tagged ${printable(params['name']!)}@${printable(body['version'])} as ${printable(params['tag']!)}`);
     return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
   }, 'tag');
 
   route('DELETE', '/api/v1/skills/{name}/tags/{tag}', async (c, params) => {
     const tags = await service.untag(params['name']!, params['tag']!);
     await options.provider?.refresh();
+    event(params, `removed tag ${printable(params['tag']!)} from ${printable(params['name']!)}`);
     return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
   }, 'tag');
 
   route('POST', '/api/v1/skills/{name}/versions/{version}/yank', async (c, params) => {
     const record = await service.yank(params['name']!, params['version']!);
     await options.provider?.refresh();
+    event(params, `yanked ${record.name}@${record.version}`);
+    return c.json(summary(record, service, options.provider));
+  }, 'yank');
+
+  route('POST', '/api/v1/skills/{name}/versions/{version}/unyank', async (c, params) => {
+    const record = await service.unyank(params['name']!, params['version']!);
+    await options.provider?.refresh();
+    event(params, `unyanked ${record.name}@${record.version}`);
     return c.json(summary(record, service, options.provider));
   }, 'yank');
 
@@ -152,6 +169,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
     const body = await readJson(kit, c);
     const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '');
     await options.provider?.refresh();
+    event(params, `revoked ${record.name}@${record.version}: ${printable(record.revoked?.reason ?? '')}`);
     return c.json(summary(record, service, options.provider));
   }, 'revoke');
 
@@ -159,6 +177,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
     const body = await readJson(kit, c);
     const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '');
     await options.provider?.refresh();
+    event(params, `review of ${record.name}@${record.version}: ${record.review}`);
     return c.json(summary(record, service, options.provider));
   }, 'review');
 

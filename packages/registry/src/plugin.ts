@@ -19,6 +19,8 @@ export interface RegistryPluginOptions {
   prefix?: string;
   limits: SkillLimits;
   onProblem: (message: string) => void;
+  /** One line per registry write through the API (publish, tag, yank, revoke, review). */
+  onEvent?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -90,6 +92,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         ...(options.trustedKeys !== undefined ? { trustedKeysFile: options.trustedKeys } : {}),
         requireSignatures: options.requireSignatures === true,
         onProblem: options.onProblem,
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         env,
         // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by SKILLPORT_PUBLISH_TOKEN.
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
@@ -106,10 +109,14 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
           const stats = registry.provider.stats();
           const writes = context.authenticated ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set';
           const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
-          return `registry ${where} (${stats.names} skill(s), ${stats.versions} version(s); ${writes})`;
+          return `registry ${where} (${count(stats.names, 'skill')}, ${count(stats.versions, 'version')}; ${writes})`;
         },
         close: () => registry.close(),
       };
     },
   };
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

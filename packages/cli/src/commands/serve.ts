@@ -201,6 +201,7 @@ async function serve(
       ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
       requireSignatures: options.requireSignatures === true,
       onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+      ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
     });
   }
   if (options.cache) {
@@ -291,7 +292,7 @@ async function serve(
       return 1;
     }
   } else {
-    server.serveStdio();
+    server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
   }
   // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
   // the disk holds, as after a cold start (ADR 0004).
