@@ -197,10 +197,11 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
 });
 
 describe('single-skill fast path and --tools none (stdio)', () => {
-  test('one small skill is inlined in the instructions; only its file reader remains', async () => {
+  test('one small skill is inlined in the instructions; the tool set stays the mode\'s', async () => {
     const dir = makeTree({ 'solo/SKILL.md': skillMd('solo', 'Solo things. Use for solo work.', '', '# Solo\n\nDo the solo steps.\n'), 'solo/notes.md': 'solo notes\n' });
     const { client } = await connectStdio([dir], 'legacy');
-    assert.deepEqual(await toolNames(client), ['read_skill_resource']);
+    // The tool set never depends on the catalog or the caller (issue 10, item 9): every tool is listed and callable.
+    assert.deepEqual((await toolNames(client)).sort(), ['activate_skill', 'list_skills', 'read_skill_resource']);
     const instructions = client.getInstructions() ?? '';
     assert.ok(instructions.includes('<skill_content name="solo"'));
     assert.ok(instructions.includes('Do the solo steps.'));

@@ -94,12 +94,21 @@ export class PostgresStore implements RegistryStore {
   async putBlob(digest: string, bytes: Uint8Array): Promise<void> {
     if (!DIGEST_PATTERN.test(digest)) throw new Error(`not a sha256 digest: ${digest.slice(0, 80)}`);
     if (sha256Digest(bytes) !== digest) throw new Error(`blob bytes do not match ${digest}`);
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (buffer.byteLength <= BLOB_CHUNK_BYTES) {
+      // One chunk: one statement (its own transaction, one round trip); a digest already there inserts nothing.
+      await this.#query(
+        `WITH b AS (INSERT INTO blobs (digest, size, chunks) VALUES ($1, $2, 1) ON CONFLICT (digest) DO NOTHING RETURNING digest)
+         INSERT INTO blob_chunks (digest, seq, data) SELECT digest, 0, $3 FROM b`,
+        [digest, buffer.byteLength, buffer],
+      );
+      return;
+    }
     if (await this.hasBlob(digest)) return;
     await this.#transaction(async (client) => {
       // Concurrent writers of one digest: the second waits on the key, then inserts nothing.
       const inserted = await client.query(`INSERT INTO blobs (digest, size, chunks) VALUES ($1, $2, $3) ON CONFLICT (digest) DO NOTHING RETURNING digest`, [digest, bytes.byteLength, chunkCount(bytes.byteLength)]);
       if (inserted.rowCount === 0) return;
-      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       for (let seq = 0, offset = 0; offset < buffer.byteLength || seq === 0; seq++, offset += BLOB_CHUNK_BYTES) {
         await client.query(`INSERT INTO blob_chunks (digest, seq, data) VALUES ($1, $2, $3)`, [digest, seq, buffer.subarray(offset, offset + BLOB_CHUNK_BYTES)]);
       }
@@ -219,6 +228,23 @@ export class PostgresStore implements RegistryStore {
 
   yank(name: string, version: string, at: string): Promise<VersionRecord> {
     return this.#withdraw(name, version, 'yank', (client, rev) => client.query(`UPDATE versions SET yanked_at = COALESCE(yanked_at, $1), rev = $2 WHERE name = $3 AND version = $4`, [at, rev, name, version]));
+  }
+
+  unyank(name: string, version: string): Promise<VersionRecord> {
+    return this.#transaction(async (client) => {
+      const row = await getRow(client, name, version);
+      if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+      if (row.revoked_at !== null) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked; a revoked version cannot be restored`);
+      if (row.yanked_at === null) return toRecord(row);
+      const rev = await bump(client);
+      await client.query(`UPDATE versions SET yanked_at = NULL, rev = $1 WHERE name = $2 AND version = $3`, [rev, name, version]);
+      const latest = (await client.query<{ version: string }>(`SELECT version FROM tags WHERE name = $1 AND tag = $2`, [name, LATEST])).rows[0];
+      const rows = (await client.query<VersionRow>(`SELECT * FROM versions WHERE name = $1`, [name])).rows;
+      const best = chooseLatest(rows.map(toRecord));
+      if (latest === undefined || best === version) await upsertTag(client, name, LATEST, best ?? version);
+      await logChange(client, rev, 'unyank', name, version);
+      return toRecord((await getRow(client, name, version))!);
+    });
   }
 
   revoke(name: string, version: string, reason: string, at: string): Promise<VersionRecord> {

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import semver from 'semver';
-import { mimeTypeFor, parseSkillUri } from '@skillport/core';
+import { joinSkillUri, mimeTypeFor, parseSkillUri } from '@skillport/core';
 import type { SkillManifest } from '@skillport/core';
 import { META_PROVENANCE, META_VERSION, buildCatalogSkill } from '@skillport/server';
 import type { BlobSource, CatalogSkill, SkillLookup, SkillProvider, StoredOrigin, VersionSelector } from '@skillport/server';
@@ -175,6 +175,11 @@ export class RegistryProvider implements SkillProvider {
       return { refused: `every version of '${rest[0]}' is yanked or revoked; nothing is tagged ${this.#tag}. Ask for an exact version: ${[...byVersion.keys()].slice(-5).join(', ')}` };
     }
     return undefined;
+  }
+
+  unlistedName(name: string): string | undefined {
+    if (!this.#versions.has(name) || this.#listed.some((skill) => skill.name === name)) return undefined;
+    return `${joinSkillUri([...this.#prefix, name])}/SKILL.md`;
   }
 
   version(skillUri: string, selector: VersionSelector): SkillLookup | undefined {

@@ -5,7 +5,7 @@ import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import { GuardedTransport } from './mcp/uri-guard.js';
+import { GuardedTransport } from './mcp/request-screen.js';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
 import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';
@@ -278,12 +278,13 @@ export class SkillportServer {
     this.catalog.live.watch();
   }
 
-  serveStdio(): StdioServerHandle {
+  /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
+  serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
     const handle = serveStdio(async () => {
       const server = await this.factory.create();
       this.factory.track(server);
       return server;
-    }, { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport()) });
+    }, { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport(), options.maxUriLength) });
     this.#stdio.push(handle);
     return handle;
   }

@@ -8,6 +8,8 @@ export { SkillsService } from './mcp/skills-service.js';
 export { McpFactory } from './mcp/server-factory.js';
 export type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
 export type { HttpOptions, HttpRoute, RunningHttpServer, WebRoute } from './http/http-server.js';
+export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
+export type { RequestLimits } from './http/limits.js';
 export { SERVER_VERSION } from './version.js';
 export { DEFAULT_TOOL_OPTIONS } from './tools/tools.js';
 export type { ToolMode, ToolOptions } from './tools/tools.js';

@@ -11,8 +11,10 @@ import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
 import type { AccessFlags } from './access-options.js';
+import { addLimitOptions, limitOptions } from './limit-options.js';
+import type { LimitFlags } from './limit-options.js';
 
-interface ServeOptions extends AccessFlags {
+interface ServeOptions extends AccessFlags, LimitFlags {
   http?: boolean;
   port: number;
   host: string;
@@ -100,7 +102,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--require-signatures', 'registry: refuse to publish or serve versions no trusted key signed')
     .option('--registry-tag <tag>', 'registry: the tag whose version is listed (default latest)')
     .option('-q, --quiet', 'print only errors on stderr');
-  addAccessOptions(serve_)
+  addLimitOptions(addAccessOptions(serve_))
     .addHelpText(
       'after',
       `
@@ -204,6 +206,7 @@ async function serve(
         ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
         requireSignatures: options.requireSignatures === true,
         onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+        ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
         scoped: options.auth !== 'none',
         // Bound after the server opens: the registry API shows a caller only the names its view allows.
         canSee: (req, name) => canSee(req, name),
@@ -316,7 +319,7 @@ async function serve(
             ...(identity.name !== undefined ? { title: identity.name } : {}),
           })
         : undefined;
-      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath, ...(web ? { web } : {}) });
+      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath, limits: limitOptions(options), ...(web ? { web } : {}) });
       url = running.url;
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -325,7 +328,7 @@ async function serve(
       return 1;
     }
   } else {
-    server.serveStdio();
+    server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
   }
   // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
   // the disk holds, as after a cold start (ADR 0004).

@@ -112,6 +112,7 @@ export class JwtVerifier {
       orgs,
       projects,
       scopes,
+      ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
     };
   }
 }

@@ -22,6 +22,8 @@ export interface Principal {
   scopes: ReadonlySet<Scope>;
   /** For tokens: the token's id (so a revocation can find the sessions it affects). */
   tokenId?: string;
+  /** When the credential it came from expires (ms since the epoch): a stream it opened is closed then. */
+  expiresAt?: number;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ via: 'anonymous', orgs: [], projects: [], scopes: new Set<Scope>(['read']) });

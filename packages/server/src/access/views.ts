@@ -177,6 +177,16 @@ export class ViewCache {
     }
     let view: ViewSnapshot | undefined;
     const base = snapshot.unlisted;
+    // A name known to a provider but listed by no one (every version yanked or revoked): reachable, like a listed
+    // skill, when the policy lets the principal see that name at that URI. Otherwise it does not exist.
+    const ghost = (name: string): string | undefined => {
+      const uri = base?.unlistedName?.(name);
+      return uri !== undefined && this.allows(principal, name, uri) ? uri : undefined;
+    };
+    const ghostUri = (uri: string): boolean => {
+      const name = safeDecode(uri.replace(/\/SKILL\.md$/, '').split('/').at(-1) ?? '');
+      return name !== '' && ghost(name) === uri;
+    };
     const unlisted: UnlistedResolver | undefined = base && {
       // An unlisted skill (an exact registry version) is reachable when the principal sees a listed skill of the same
       // name from the same source, and the policy allows its name and URI; a refusal (a revoked version) is shown
@@ -186,10 +196,11 @@ export class ViewCache {
         if (found === undefined || view === undefined) return undefined;
         if ('skill' in found) return sameSource(view, found.skill) && this.allows(principal, found.skill.name, found.skill.uri) ? found : undefined;
         const segments = uri.slice('skill://'.length).split('/').map((segment) => safeDecode(segment));
-        return segments.some((segment) => view!.allNamed(segment).some((skill) => skill.origin.kind === 'stored')) ? found : undefined;
+        return segments.some((segment) => view!.allNamed(segment).some((skill) => skill.origin.kind === 'stored')) || ghostUri(uri) ? found : undefined;
       },
       // Other versions of a skill the principal sees (same name, same source): the caller already holds its URI.
-      version: (skillUri, selector) => (view !== undefined && view.skill(skillUri) !== undefined ? base.version(skillUri, selector) : undefined),
+      version: (skillUri, selector) => (view !== undefined && (view.skill(skillUri) !== undefined || ghostUri(skillUri)) ? base.version(skillUri, selector) : undefined),
+      unlistedName: ghost,
     };
     view = new ViewSnapshot(visible, snapshot.generation, ranks, unlisted);
     const sessions = this.#policy.sessions.filter((session) => subjects.has(session.for));

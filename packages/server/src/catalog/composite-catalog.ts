@@ -27,6 +27,12 @@ export interface SkillProvider {
    * the provider's skill of the same name): by version or tag, or by package digest. Undefined: it has none.
    */
   version?(skillUri: string, selector: VersionSelector): SkillLookup | undefined;
+  /**
+   * The listed URI a skill of this name would have, when the provider knows the name but lists nothing for it now
+   * (a registry skill whose every version is yanked or revoked), so that calls by name can say why, and reach the
+   * versions still readable. Undefined: not a name of its own.
+   */
+  unlistedName?(name: string): string | undefined;
   /** Starts following its source for changes (when the server is told to watch). */
   watch?(): void;
   close?(): void | Promise<void>;
@@ -109,7 +115,7 @@ export class CompositeCatalog {
         else this.#reportOnce(`two skills at ${skill.uri}: ${originText(existing)} and ${originText(skill)}; serving the first`, originText(skill));
       }
     }
-    const resolvers = this.providers.filter((provider) => provider.lookup !== undefined || provider.version !== undefined);
+    const resolvers = this.providers.filter((provider) => provider.lookup !== undefined || provider.version !== undefined || provider.unlistedName !== undefined);
     const resolver = resolvers.length === 0 ? undefined : providerResolver(resolvers);
     if (resolver !== undefined) {
       // A URI a provider answers for an unlisted skill of its own (a registry's exact version) is that provider's:
@@ -148,5 +154,16 @@ function providerResolver(providers: readonly SkillProvider[]): UnlistedResolver
   return {
     lookup: (uri) => first((provider) => provider.lookup?.(uri)),
     version: (skillUri, selector) => first((provider) => provider.version?.(skillUri, selector)),
+    unlistedName: (name) => {
+      for (const provider of providers) {
+        try {
+          const uri = provider.unlistedName?.(name);
+          if (uri !== undefined) return uri;
+        } catch {
+          // As above: a failing provider knows no names.
+        }
+      }
+      return undefined;
+    },
   };
 }

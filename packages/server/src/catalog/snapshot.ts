@@ -18,6 +18,8 @@ interface DirectoryRef {
 export interface UnlistedResolver {
   lookup(uri: string): { skill: CatalogSkill } | { refused: string } | undefined;
   version(skillUri: string, selector: { version?: string; digest?: string }): { skill: CatalogSkill } | { refused: string } | undefined;
+  /** The listed URI of a skill known by name but listed by no one now (SkillProvider.unlistedName). */
+  unlistedName?(name: string): string | undefined;
 }
 
 /** One-skill snapshots of unlisted skills, so their files and folders are looked up exactly like listed ones. */
@@ -75,6 +77,11 @@ export class CatalogSnapshot {
   /** Another version of the skill at `skillUri` (by version, tag or package digest), through the providers. */
   version(skillUri: string, selector: { version?: string; digest?: string }): { skill: CatalogSkill } | { refused: string } | undefined {
     return this.unlisted?.version(skillUri, selector);
+  }
+
+  /** The listed URI of a skill of this name that is known but not listed (every registry version yanked or revoked). */
+  unlistedName(name: string): string | undefined {
+    return this.#byName.has(name) ? undefined : this.unlisted?.unlistedName?.(name);
   }
 
   #unlistedSkill(uri: string): CatalogSnapshot | undefined {

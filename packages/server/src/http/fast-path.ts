@@ -83,15 +83,10 @@ export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerR
     hot.era === 'modern'
       ? { ...result, resultType: 'complete', ttlMs: ctx.cacheHint.ttlMs, cacheScope: ctx.cacheHint.cacheScope, _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity } }
       : result;
+  // One message answers one request: plain JSON in both eras, as the SDK path answers it (http/legacy-json.ts).
   const json = JSON.stringify({ result: payload, jsonrpc: '2.0', id: hot.id });
-  if (hot.era === 'modern') {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
-    res.end(json);
-  } else {
-    const frame = `event: message\ndata: ${json}\n\n`;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(frame) });
-    res.end(frame);
-  }
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
   return true;
 }
 

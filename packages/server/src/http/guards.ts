@@ -23,17 +23,16 @@ export function hostPolicy(bindHost: string, extraHosts: readonly string[] = [])
   return { hosts, origins: new Set(hosts) };
 }
 
-/** The hostname part of a Host header value (`[::1]:3333` -> `[::1]`, `Example.com:80` -> `example.com`). */
+/**
+ * The hostname part of a Host header value (`[::1]:3333` -> `[::1]`, `Example.com:80` -> `example.com`), or undefined
+ * when the value is not exactly a host and an optional port: `127.0.0.1:80@evil.example` (userinfo tricks), paths,
+ * spaces or a second colon are refused whole, never read as the name before them.
+ */
 export function hostnameOf(value: string): string | undefined {
-  const trimmed = value.trim().toLowerCase();
-  if (trimmed === '') return undefined;
-  if (trimmed.startsWith('[')) {
-    const end = trimmed.indexOf(']');
-    return end < 0 ? undefined : trimmed.slice(0, end + 1);
-  }
-  const colon = trimmed.indexOf(':');
-  const name = colon < 0 ? trimmed : trimmed.slice(0, colon);
-  return /^[a-z0-9.-]+$/.test(name) ? name : undefined;
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value.trim().toLowerCase());
+  if (match === null) return undefined;
+  if (match[2] !== undefined && Number(match[2]) > 65535) return undefined;
+  return match[1];
 }
 
 export type GuardFailure = { status: 403 | 421; message: string };

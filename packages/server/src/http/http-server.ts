@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import { readBodyLimited } from './body.js';
+import { declaredTooLarge, readBodyLimited } from './body.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -13,7 +13,11 @@ import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../access/scoped.js';
 import { checkRequest, hostPolicy } from './guards.js';
 import { answer, classify } from './fast-path.js';
-import { batchRefusal, refusal } from '../mcp/uri-guard.js';
+import { screenRequest } from '../mcp/request-screen.js';
+import type { JsonRpcErrorResponse } from '../mcp/uri-guard.js';
+import { DEFAULT_REQUEST_LIMITS, nestedDeeperThan } from './limits.js';
+import type { RequestLimits } from './limits.js';
+import { jsonLegacyHandler } from './legacy-json.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 
@@ -24,7 +28,8 @@ export interface HttpOptions {
   allowedHosts?: string[];
   /** Answer hot read-only methods without the SDK's per-request instance (ADR 0002). Default on. */
   fastPath?: boolean;
-  maxBodyBytes?: number;
+  /** Request limits (http/limits.ts); each one left out keeps its default. */
+  limits?: Partial<RequestLimits>;
   /** Extra JSON for GET /healthz (left out when access is restricted: global figures are not for everyone). */
   health?: () => Record<string, unknown>;
   /**
@@ -91,7 +96,8 @@ const IDLE_MS = 60_000;
 
 export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathContext, 'service'>, options: HttpOptions, identity: HttpAccess): Promise<RunningHttpServer> {
   const policy = hostPolicy(options.host, options.allowedHosts);
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
+  const maxBody = limits.maxBodyBytes;
   const { access } = identity;
   const handlers = new Map<string, PrincipalHandler>();
   const handlerFor = (principal: Principal): PrincipalHandler => {
@@ -101,8 +107,11 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       if (handlers.size >= MAX_HANDLERS) sweep();
       const scoped = identity.scoped(principal);
       const bus = new InMemoryServerEventBus();
-      const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus });
-      entry = { key, scoped, handler, bus, sdk: toNodeHandler(handler, { maxRequestBodySize: maxBody }), lastUsed: Date.now() };
+      // 2026-era requests through the SDK's handler (one JSON answer unless the exchange streams); 2025-era requests
+      // through a stateless transport that answers a request whose answer is one message as application/json.
+      const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus, legacy: 'reject' });
+      const sdk = toNodeHandler(jsonLegacyHandler(handler, () => factory.create(principal)), { maxRequestBodySize: maxBody });
+      entry = { key, scoped, handler, bus, sdk, lastUsed: Date.now() };
       handlers.set(key, entry);
     }
     entry.lastUsed = Date.now();
@@ -142,12 +151,20 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     const isApi = path.startsWith('/api/v1/');
     if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined && options.web !== undefined && (await options.web.handle(req, res, path, search))) return;
     if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
+    // A body too large for /mcp is refused on its Content-Length, before anything (authentication included) reads it.
+    if (path === MCP_PATH && declaredTooLarge(req, maxBody)) {
+      void readBodyLimited(req, maxBody); // discards what still comes, up to a cap
+      return tooLarge(res, maxBody);
+    }
 
     // Who is asking: every route below answers for one principal.
     const auth = await access.authenticate(req);
     if (!('principal' in auth)) return sendUnauthorized(access, req, res, auth.error, auth.description);
     const principal = auth.principal;
     attachPrincipal(req, principal);
+    // An answer still open when the credential expires (a subscriptions/listen stream) is closed then, as a
+    // revocation closes it: the client's next request meets the 401.
+    if (principal.expiresAt !== undefined) closeAtExpiry(res, principal.expiresAt);
     if (path === '/metrics') {
       if (req.method !== 'GET') return sendJsonRpcError(res, 405, -32600, 'Method not allowed; use GET');
       if (access.auth !== 'none' && !hasScope(principal, 'admin')) return sendForbidden(access, req, res, 'admin');
@@ -175,19 +192,27 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       return void (await sdk(req, res));
     }
     let body: unknown;
+    const raw = (await readBodyLimited(req, maxBody))?.toString('utf8');
+    if (raw === undefined) return tooLarge(res, maxBody);
+    if (nestedDeeperThan(raw, limits.maxJsonDepth)) {
+      access.metrics.error('bad_request');
+      return sendJsonRpcError(res, 400, -32600, `Invalid Request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (--max-json-depth)`);
+    }
     try {
-      const raw = (await readBodyLimited(req, maxBody))?.toString('utf8');
-      if (raw === undefined) return sendJsonRpcError(res, 413, -32600, `Request body larger than ${maxBody} bytes`);
       body = JSON.parse(raw);
     } catch {
       access.metrics.error('bad_request');
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
     }
     if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string') method = (body as { method: string }).method;
-    const refusedUri = refusal(body) ?? batchRefusal(body);
-    if (refusedUri) {
+    if (Array.isArray(body) && body.length > limits.maxBatch) {
       access.metrics.error('bad_request');
-      return sendJson(res, 200, refusedUri);
+      return sendJsonRpcError(res, 400, -32600, `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`);
+    }
+    const screened = screen(body, limits);
+    if (screened) {
+      access.metrics.error('bad_request');
+      return sendJson(res, screened.status, screened.response);
     }
     const hot = classify(req, body);
     if (fastPath && hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
@@ -203,7 +228,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const counted = !(req.method === 'GET' && (req.url ?? '').split('?')[0] === MCP_PATH);
     if (counted) {
       inFlight++;
@@ -216,6 +241,43 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);
     });
+  };
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Timeouts are enforced on this tick (node's default is 30 s, which would let a slow client overstay).
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
+    },
+    handle,
+  );
+  // `Expect: 100-continue` with a body too large for /mcp: refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if ((req.url ?? '').split('?')[0] === MCP_PATH && declaredTooLarge(req, maxBody)) {
+      void readBodyLimited(req, maxBody);
+      return tooLarge(res, maxBody);
+    }
+    res.writeContinue();
+    handle(req, res);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, limits));
+  // Open connections per client address: past the limit, a new connection gets a 429 and is closed.
+  const perClient = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const open = (perClient.get(address) ?? 0) + 1;
+    perClient.set(address, open);
+    socket.once('close', () => {
+      const left = (perClient.get(address) ?? 1) - 1;
+      if (left <= 0) perClient.delete(address);
+      else perClient.set(address, left);
+    });
+    if (open > limits.maxConnectionsPerClient) {
+      const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Too many connections from ${address}: at most ${limits.maxConnectionsPerClient} at a time (--max-connections-per-client)` }, id: null });
+      socket.end(`HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.destroySoon();
+    }
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
@@ -265,6 +327,57 @@ function isJson(req: IncomingMessage): boolean {
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
+
+/** The request checks every message passes before the fast path or the SDK: each message of a batch on its own. */
+function screen(body: unknown, limits: RequestLimits): { status: number; response: JsonRpcErrorResponse | JsonRpcErrorResponse[] } | undefined {
+  if (!Array.isArray(body)) return screenRequest(body, limits);
+  const screened = body.map((item) => screenRequest(item, limits));
+  if (screened.every((item) => item === undefined)) return undefined;
+  // One refused message refuses the batch: the others are answered with an error too, so none reaches the SDK.
+  const status = screened.some((item) => item?.status === 400) ? 400 : 200;
+  return { status, response: body.flatMap((item, at): JsonRpcErrorResponse[] => {
+    if (screened[at]) return [screened[at]!.response];
+    const id = (item as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return [];
+    return [{ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: another request of this batch was refused; send the batch again without it' } }];
+  }) };
+}
+
+function closeAtExpiry(res: ServerResponse, expiresAt: number): void {
+  // setTimeout holds at most 2^31-1 ms (~24.8 days); a credential valid longer re-arms.
+  const arm = (): void => {
+    const timer = setTimeout(() => {
+      if (Date.now() < expiresAt) return arm();
+      if (!res.writableEnded) res.destroy();
+    }, Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1));
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
+  };
+  arm();
+}
+
+function tooLarge(res: ServerResponse, limit: number): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body larger than ${limit} bytes (--max-body)` }, id: null });
+  // Answered before the body is read (body.ts drops what still comes, and cuts a client that goes on too long).
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Errors node's HTTP parser raises before a request exists: one JSON line with a 4xx, then the connection closes. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits: RequestLimits): void {
+  if (!socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', `Request headers larger than ${limits.maxHeaderBytes} bytes (--max-header-size)`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', `Request not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms (--headers-timeout, --request-timeout)`]
+        : [400, 'Bad Request', `Bad Request: malformed HTTP (${error.code ?? 'parse error'})`];
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });

@@ -2,6 +2,13 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelc
 import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { StaleFileError } from '../catalog/content.js';
 import { InvalidCursorError, RefusedSkillError } from './skills-service.js';
+import { clip } from '../http/limits.js';
+
+/**
+ * The error code of a read refused because the file changed on disk since it was listed (docs/api.md, "Error
+ * codes"): retryable: list the skill again (new digests) and read again. In JSON-RPC's range for server errors.
+ */
+export const STALE_FILE_CODE = -32011;
 import type { SkillsService } from './skills-service.js';
 
 /** Adapts the skills service to the SDK's `SkillSource`, turning our failures into the protocol's errors. */
@@ -20,11 +27,11 @@ export function createSkillSource(service: SkillsService): SkillSource {
       try {
         const content = await service.readFile(uri);
         if (content === undefined && service.isDirectory(uri)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is a directory; read it with resources/directory/read`);
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${clip(uri)} is a directory; read it with resources/directory/read`);
         }
         if (content === undefined) {
           service.recordRead(uri, 'not_found');
-          throw new ResourceNotFoundError(uri);
+          throw new ResourceNotFoundError(clip(uri));
         }
         service.recordRead(uri, 'ok');
         return content;
@@ -32,7 +39,7 @@ export function createSkillSource(service: SkillsService): SkillSource {
         if (error instanceof RefusedSkillError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
         if (error instanceof StaleFileError) {
           service.recordRead(uri, 'stale');
-          throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} changed on disk since it was listed; list the skill again`);
+          throw new ProtocolError(STALE_FILE_CODE, `${clip(uri)} changed on disk since it was listed; list the skill again and retry`, { uri: clip(uri), retryable: true });
         }
         throw error;
       }

@@ -32,7 +32,10 @@ function lastName(uri: string): string {
   return parts.at(-1) ?? uri;
 }
 
-/** " Did you mean: a, b?" with the closest served names, or "" when nothing is close. */
+/**
+ * " Did you mean: a, b?" with the closest names the caller can see (the snapshot is its view), else a pointer to
+ * list_skills: a name hidden from the caller gets exactly the answer of a name that never existed.
+ */
 export function hint(snapshot: CatalogSnapshot, wanted: string): string {
   const close = closestNames(snapshot, wanted, 3);
   return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : ' Call list_skills to see what is available.';
@@ -49,8 +52,11 @@ export function closestNames(snapshot: CatalogSnapshot, wanted: string, count: n
     let score: number;
     if (name.includes(target) || target.includes(name)) score = Math.abs(name.length - target.length) * 0.1;
     else {
-      const distance = editDistance(name, target, 4);
-      if (distance > Math.max(2, Math.floor(target.length / 3))) continue;
+      // Close means a few edits for the name's length (at most 4); editDistance answers limit + 1 past its limit, so
+      // the limit must be the threshold itself, or every long name would be "close" to everything.
+      const threshold = Math.min(4, Math.max(2, Math.floor(target.length / 3)));
+      const distance = editDistance(name, target, threshold);
+      if (distance > threshold) continue;
       score = distance;
     }
     scored.push({ name, score });

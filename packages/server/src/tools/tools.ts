@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../mcp/skills-service.js';
@@ -15,7 +15,7 @@ import type { SkillEmbeddings } from './embeddings.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
-import { SessionPins, chooseVersion, pinExact, versionOf } from './versions.js';
+import { SessionPins, chooseUnlisted, chooseVersion, pinExact, versionOf } from './versions.js';
 
 /**
  * The tool surface, for clients that only call tools (most of them today). `core`: list_skills, activate_skill,
@@ -93,9 +93,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
   // One server instance per stdio connection: what this session activated stays pinned (tools/versions.ts).
   const pins = new SessionPins();
   const annotations = { readOnlyHint: true, openWorldHint: false };
-  // Every tool is registered once; which ones are offered follows the catalog (apply, below), so a long-lived
-  // connection moves in and out of the single-skill fast path as skills come and go.
-  const search = server.registerTool(
+  server.registerTool(
     'list_skills',
     {
       title: 'List or search skills',
@@ -127,8 +125,14 @@ export function registerTools(server: McpServer, service: SkillsService, options
       const snapshot = service.snapshot;
       const found = resolveSkill(snapshot, args);
       if ('error' in found) {
-        service.record({ action: 'activate', surface: 'activate_skill', requested: args.uri || args.name, outcome: 'not_found' });
-        return fail(found.error);
+        // Known by name but not listed (every registry version yanked or revoked): the version asked for, or why not.
+        const unlisted = args.uri ? undefined : chooseUnlisted(snapshot, args.name, { version: args.version });
+        if (unlisted !== undefined && 'skill' in unlisted) {
+          const skill = unlisted.skill;
+          return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () => ok(await activatedContent(service, skill)));
+        }
+        service.record({ action: 'activate', surface: 'activate_skill', requested: args.uri || args.name, outcome: unlisted !== undefined ? 'refused' : 'not_found', ...(unlisted !== undefined ? { detail: unlisted.error } : {}) });
+        return fail(unlisted?.error ?? found.error);
       }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version }, pins);
       if ('error' in chosen) {
@@ -144,7 +148,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
     },
   );
 
-  const read = server.registerTool(
+  server.registerTool(
     'read_skill_resource',
     {
       title: 'Read a file of a skill',
@@ -166,8 +170,13 @@ export function registerTools(server: McpServer, service: SkillsService, options
       const lone = inlinedSkill(snapshot, options);
       const found = resolveSkill(snapshot, lone && !args.name && !args.uri ? { uri: lone.uri } : args);
       if ('error' in found) {
-        service.record({ action: 'read', surface: 'read_skill_resource', requested: args.uri || args.name, file: args.path, outcome: 'not_found' });
-        return fail(found.error);
+        const unlisted = args.uri ? undefined : chooseUnlisted(snapshot, args.name, { version: args.version, digest: args.digest });
+        if (unlisted !== undefined && 'skill' in unlisted) {
+          const skill = unlisted.skill;
+          return audited(service, { action: 'read', surface: 'read_skill_resource', skill, file: args.path }, () => readSkillResource(service, skill, args, options));
+        }
+        service.record({ action: 'read', surface: 'read_skill_resource', requested: args.uri || args.name, file: args.path, outcome: unlisted !== undefined ? 'refused' : 'not_found', ...(unlisted !== undefined ? { detail: unlisted.error } : {}) });
+        return fail(unlisted?.error ?? found.error);
       }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version, digest: args.digest }, pins);
       if ('error' in chosen) {
@@ -179,22 +188,15 @@ export function registerTools(server: McpServer, service: SkillsService, options
   );
 
   // With asm on, its get_skill_outline/get_skill_section (same names) serve both surfaces (tools/asm/register.ts).
-  const outline = options.mode === 'full' && !options.asm ? outlineTools(server, service, skillRef, annotations) : [];
+  if (options.mode === 'full' && !options.asm) outlineTools(server, service, skillRef, annotations);
 
+  // The tool set is the mode's, whoever calls and whatever the catalog holds: a principal whose view holds one skill
+  // (the single-skill fast path inlines it in the instructions) still lists, and can call, every tool. Only the
+  // catalog written into activate_skill's description follows the caller's view and the catalog's changes.
   const apply = () => {
-    const inlined = inlinedSkill(service.snapshot, options);
-    setEnabled(search, inlined === undefined);
-    setEnabled(activate, inlined === undefined);
-    for (const tool of outline) setEnabled(tool, inlined === undefined);
-    setEnabled(read, inlined === undefined || inlined.files.length > 1);
     if (activate.description !== describeActivate(service.snapshot, options)) activate.update({ description: describeActivate(service.snapshot, options) });
   };
-  apply();
   return apply;
-}
-
-function setEnabled(tool: RegisteredTool, enabled: boolean): void {
-  if (tool.enabled !== enabled) tool.update({ enabled });
 }
 
 async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }, embeddings?: SkillEmbeddings): Promise<ToolResult> {

@@ -58,6 +58,23 @@ export function chooseVersion(snapshot: CatalogSnapshot, listed: CatalogSkill, r
 }
 
 /**
+ * A call by name for a skill that is known but not listed (every registry version yanked or revoked): with a version,
+ * that version (a yanked one stays readable) or its refusal and reason; without, why nothing is listed. Undefined when
+ * the name is not known that way (then it is simply not found).
+ */
+export function chooseUnlisted(snapshot: CatalogSnapshot, name: string | undefined, request: { version?: string | undefined; digest?: string | undefined }): Chosen | undefined {
+  const trimmed = name?.trim();
+  const uri = trimmed ? snapshot.unlistedName(trimmed) : undefined;
+  if (uri === undefined) return undefined;
+  const version = request.version?.trim();
+  const digest = request.digest?.trim();
+  const found = version ? snapshot.version(uri, { version }) : digest ? snapshot.version(uri, { digest }) : undefined;
+  if (found !== undefined) return 'refused' in found ? { error: `Error: ${found.refused}` } : { skill: found.skill };
+  const refused = snapshot.refusal(uri);
+  return refused === undefined ? undefined : { error: `Error: ${refused}` };
+}
+
+/**
  * The exact version of an activated skill (its own URI, so reads by that URI stay on it even over stateless HTTP),
  * pinned for the session. Folder skills, which have no versions, come back as they are and are not pinned.
  */
