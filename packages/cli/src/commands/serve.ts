@@ -202,6 +202,7 @@ async function serve(
         ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
         requireSignatures: options.requireSignatures === true,
         onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+        ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
         scoped: options.auth !== 'none',
         // Bound after the server opens: the registry API shows a caller only the names its view allows.
         canSee: (req, name) => canSee(req, name),
@@ -312,7 +313,7 @@ async function serve(
       return 1;
     }
   } else {
-    server.serveStdio();
+    server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
   }
   // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
   // the disk holds, as after a cold start (ADR 0004).
