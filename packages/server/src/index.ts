@@ -55,3 +55,5 @@ export { describePrincipal } from './http/api-routes.js';
 export { principalLabel } from './access/principal.js';
 export { readBodyLimited } from './http/body.js';
 export { parseSince } from '@skillport/core';
+export { SkillEmbeddings, fuseRankings } from './tools/embeddings.js';
+export type { EmbeddingsOptions } from './tools/embeddings.js';
