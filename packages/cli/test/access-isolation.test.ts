@@ -105,7 +105,7 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
     // Every world has both folders, even when one is empty, so the server's shape is the same.
     const treeDir = makeTree({ '.keep': '', ...tree });
     const docsDir = makeTree({ '.keep': '', ...docs });
-    return startHttp([treeDir, '--template', `skill://docs/{product}/SKILL.md=${docsDir}`, '--tools', 'full', '--auth', 'tokens', '--data', data, '--policy', policy, '--no-watch']);
+    return startHttp([treeDir, '--template', `skill://docs/{product}/SKILL.md=${docsDir}`, '--tools', 'full,asm', '--auth', 'tokens', '--data', data, '--policy', policy, '--no-watch']);
   };
 
   before(async () => {
@@ -134,6 +134,11 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
     await ask('prompts/list', () => client.listPrompts());
     await ask('index.json', () => client.readResource({ uri: 'skill://index.json' }));
     await ask('list_skills', () => client.callTool({ name: 'list_skills', arguments: {} }));
+    // agentskills-mcp-server's surface (--tools asm): its catalogs and usage text follow the caller's view too.
+    for (const uri of ['skills://catalog/xml', 'skills://catalog/markdown', 'skills://tools-usage-instructions']) await ask(uri, () => client.readResource({ uri }));
+    for (const prefix of ['', 'o', 'g', 'acme', 'x']) {
+      await ask(`complete skill_id ${prefix}`, () => client.complete({ ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' }, argument: { name: 'skill_id', value: prefix } }));
+    }
     for (const prefix of ['', 'a', 'g', 'globex', 'acme-', 'x']) {
       await ask(`complete ${prefix}`, () => client.complete({ ref: { type: 'ref/resource', uri: 'skill://docs/{product}/SKILL.md' }, argument: { name: 'product', value: prefix } }));
     }
@@ -157,6 +162,12 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
       await ask(`read tool name ${skill.name}`, () => client.callTool({ name: 'read_skill_resource', arguments: { name: skill.name, path: 'references/notes.md' } }));
       await ask(`outline ${uri}`, () => client.callTool({ name: 'get_skill_outline', arguments: { uri } }));
       await ask(`section ${uri}`, () => client.callTool({ name: 'get_skill_section', arguments: { uri, key: 'steps' } }));
+      // asm's tools resolve skill_id in the caller's view: by name and by path (they share one resolver, ids.ts).
+      for (const skill_id of [skill.name, skill.path]) {
+        await ask(`get_skill_body ${skill_id}`, () => client.callTool({ name: 'get_skill_body', arguments: { skill_id } }));
+        await ask(`get_skill_reference ${skill_id}`, () => client.callTool({ name: 'get_skill_reference', arguments: { skill_id, name: 'notes.md' } }));
+      }
+      await ask(`asm resources ${skill.path}`, () => client.readResource({ uri: `skills://${encodeURIComponent(skill.path)}/resources` }));
       // The same reads as raw requests shaped like the SDK client's, so the HTTP fast path answers the visible ones.
       for (const [method, params] of [
         ['resources/read', { uri }],

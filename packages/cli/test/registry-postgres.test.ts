@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
@@ -216,13 +218,35 @@ describe('faults and tools on PostgreSQL', () => {
     assert.match(serve.stderr, /--auth tokens.*not supported yet/);
   });
 
-  test('SIGTERM: a replica finishes, exits 0', { timeout: 120_000 }, async () => {
+  test('SIGTERM: a replica stops accepting, finishes the publish in flight, exits 0', { timeout: 120_000 }, async () => {
     const url = await pg.createDatabase();
     const replica = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-      replica.proc.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
-      replica.proc.kill('SIGTERM');
+    const { packSkillArchive, manifestFor } = await import('@skillport/registry/client');
+    const folder = releaseFolder('inflight', '1.0.0');
+    const files = ['SKILL.md', 'references/guide.md'].map((path) => ({ path, bytes: readFileSync(join(folder, path)) }));
+    const archive = Buffer.from(packSkillArchive(manifestFor('inflight', files, { version: '1.0.0' }), files));
+    // Half the upload, then SIGTERM, then the rest: the request is in flight when the signal arrives.
+    const target = new URL(registryUrl(replica.url));
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: target.hostname, port: target.port, path: '/api/v1/skills', method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip', 'content-length': archive.byteLength } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write(archive.subarray(0, 10));
+      setTimeout(() => {
+        replica.proc.kill('SIGTERM');
+        setTimeout(() => req.end(archive.subarray(10)), 300);
+      }, 300);
     });
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => replica.proc.once('exit', (code, signal) => resolve([code, signal])));
+    const answer = await answered;
+    assert.equal(answer.status, 201, answer.body);
+    const [code, signal] = await exited;
     assert.equal(code, 0, `exit ${code} signal ${signal}:\n${replica.stderr()}`);
+    // It committed before the replica went away.
+    const versions = await runCli(['versions', 'inflight', '--data', url, '--json']);
+    assert.equal(versions.code, 0, versions.stderr);
   });
 });

@@ -289,6 +289,7 @@ describe('--tools asm: names shared by two skills, hostile input, hidden skills'
     assert.match(xml, /<name>team-b\/pdf<\/name>/);
     assert.equal(await call(client, 'get_skill_reference', { skill_id: 'team-b/pdf', name: 'guide.md' }), 'team B guide\n');
     assert.equal(await call(client, 'get_skill_reference', { skill_id: 'skill://team-a/pdf/SKILL.md', name: 'guide.md' }), 'team A guide\n');
+    assert.deepEqual(JSON.parse(await readText(client, `skills://${encodeURIComponent('team-b/pdf')}/resources`)), { references: ['guide.md'], scripts: [], assets: [] });
     const both = await callText(client, 'get_skill_body', { skill_id: 'pdf' });
     assert.equal(both.isError, true);
     assert.match(both.text, /2 skills are named 'pdf'; call again with one of these skill_id values: team-a\/pdf, team-b\/pdf/);
@@ -392,14 +393,31 @@ describe('--tools asm: single-skill fast path, both surfaces, config files', () 
     }
   });
 
-  test('full,asm: one get_skill_outline/get_skill_section for both, by skill_id or by name', async () => {
-    const tree = folderOf('incident-response', INCIDENT_FILES);
-    const { client } = await connectStdio(['--tools', 'full,asm', tree], 'legacy');
+  test('full,asm: one get_skill_outline/get_skill_section for both, by skill_id or by name; --vision; text in parts', async () => {
+    const long = `${'0123456789abcdef'.repeat(100)}é${'x'.repeat(500)}\n`;
+    const tree = folderOf('incident-response', { ...INCIDENT_FILES, 'references/long.md': long });
+    const { client } = await connectStdio(['--tools', 'full,asm', '--vision', '--text-max', '1KiB', tree], 'legacy');
     try {
       assert.match(await call(client, 'get_skill_outline', { name: 'incident-response' }), /- severity-levels \(~\d+\)/);
       assert.match(await call(client, 'get_skill_outline', { skill_id: 'incident-response' }), /- install-2 \(~\d+\)/);
       // full's path keys still find their section.
       assert.match(await call(client, 'get_skill_section', { name: 'incident-response', key: 'incident-response/escalation/install' }), /escalation bot/);
+      // --vision: an image (by its bytes) from assets or references is image content; scripts never are.
+      const image = (await client.callTool({ name: 'get_skill_asset', arguments: { skill_id: 'incident-response', name: 'architecture.png' } })) as { content: Array<{ type: string; data?: string; mimeType?: string }> };
+      assert.deepEqual(image.content[0], { type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' });
+      // Text past --text-max: a clear error, then the parts with offset and length.
+      const whole = await callText(client, 'get_skill_reference', { skill_id: 'incident-response', name: 'long.md' });
+      assert.equal(whole.isError, true);
+      assert.match(whole.text, /read it in parts with offset and length/);
+      let text = '';
+      for (let offset: number | undefined = 0; offset !== undefined; ) {
+        const part = await call(client, 'get_skill_reference', { skill_id: 'incident-response', name: 'long.md', offset, length: 1024 });
+        const note = /\n\[references\/long\.md: bytes (\d+)-(\d+) of \d+(?:; next: \{"offset": (\d+)\})?[^\]]*\]$/.exec(part);
+        assert.ok(note, part.slice(-120));
+        text += part.slice(0, note.index);
+        offset = note[3] === undefined ? undefined : Number(note[3]);
+      }
+      assert.equal(text, long);
     } finally {
       await client.close();
     }
@@ -434,8 +452,8 @@ describe('--tools asm: single-skill fast path, both surfaces, config files', () 
     writeFileSync(withCore, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), tools: 'core' }));
     const core = await connectStdio(['--config', withCore], 'legacy');
     try {
-      // core's own single-skill path: the skill is in the instructions, read_skill_resource reads its files.
-      assert.deepEqual(await toolNames(core.client), ['read_skill_resource']);
+      // core's tools, and its own single-skill path: the skill is in the instructions.
+      assert.deepEqual(await toolNames(core.client), ['activate_skill', 'list_skills', 'read_skill_resource']);
       assert.match(core.client.getInstructions() ?? '', /Severity levels/);
     } finally {
       await core.client.close();

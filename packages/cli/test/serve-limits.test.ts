@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { EXAMPLES, connectHttp, makeTree, skillMd, startHttp } from './helpers.js';
+import { EXAMPLES, connectHttp, connectStdio, makeTree, skillMd, startHttp } from './helpers.js';
 import type { RunningServer } from './helpers.js';
 
 /**
@@ -254,5 +254,27 @@ describe('serve: connections per client address', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const health = await fetch(`${target.origin}/healthz`);
     assert.equal(health.status, 200);
+  });
+});
+
+describe('serve (stdio): the same request screening', () => {
+  test('a URI over --max-uri-length and a wrong-typed uri: -32602 with one line', async () => {
+    const { client } = await connectStdio([EXAMPLES, '--no-watch', '--max-uri-length', '100'], 'legacy');
+    try {
+      await assert.rejects(client.readResource({ uri: `skill://release-notes/${'x'.repeat(200)}.md` }), (error: { code?: number; message?: string }) => {
+        assert.equal(error.code, -32602);
+        assert.match(error.message ?? '', /more than this server's limit of 100 \(--max-uri-length\)/);
+        return true;
+      });
+      await assert.rejects(client.readResource({ uri: 5 as unknown as string }), (error: { code?: number; message?: string }) => {
+        assert.equal(error.code, -32602);
+        assert.match(error.message ?? '', /params\.uri: expected string, received number/);
+        assert.doesNotMatch(error.message ?? '', /\n/);
+        return true;
+      });
+      assert.ok((await client.readResource({ uri: 'skill://release-notes/SKILL.md' })).contents.length === 1);
+    } finally {
+      await client.close();
+    }
   });
 });

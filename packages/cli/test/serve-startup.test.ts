@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -25,8 +25,9 @@ interface Started {
  * Runs `skillport serve --http --port 0 ...args` (no `--no-cache` added) until it prints the line with its URL
  * (then it keeps running) or exits.
  */
-function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function serve(args: string[], env: NodeJS.ProcessEnv = {}, prefix: string[] = []): Promise<Started> {
+  const argv = [...prefix, process.execPath, CLI, 'serve', '--http', '--port', '0', ...args];
+  const proc = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const stop = () =>
     new Promise<void>((done) => {
@@ -144,6 +145,30 @@ describe('an unusable cache folder is one warning, and the server serves on', ()
       assert.doesNotMatch(server.stderr, /ENOTDIR: |at .*\.js:\d+/, 'no stack trace');
     });
   }
+});
+
+describe('a read-only home (EACCES)', () => {
+  // Root writes anywhere, so the server runs as nobody (setpriv, util-linux) against a home it may not write.
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+  const skip = process.getuid?.() !== 0 ? 'needs root to run the server as another user' : setpriv === undefined ? 'needs setpriv (util-linux)' : false;
+  test('one warning, and the server serves on', { skip }, async () => {
+    const dir = makeTree({ 'alpha/SKILL.md': skillMd('alpha') });
+    const home = makeTree({ '.keep': '' });
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'alpha'), 0o755);
+    chmodSync(home, 0o555);
+    const server = await serve([dir], { HOME: home, XDG_CACHE_HOME: '' }, [setpriv!, '--reuid=65534', '--regid=65534', '--clear-groups']);
+    try {
+      assert.ok(server.url, server.stderr);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(await names(server.url!), ['alpha']);
+      assert.equal(server.stderr.match(/cannot be used/g)?.length, 1, server.stderr);
+      assert.match(server.stderr, /warning: cache folder .* cannot be used \(EACCES\); serving without a cache/);
+    } finally {
+      await server.stop();
+    }
+    assert.doesNotMatch(server.stderr, /at .*\.js:\d+/, 'no stack trace');
+  });
 });
 
 describe('sources that cannot be served stop the start with a clear line', () => {

@@ -94,12 +94,21 @@ export class PostgresStore implements RegistryStore {
   async putBlob(digest: string, bytes: Uint8Array): Promise<void> {
     if (!DIGEST_PATTERN.test(digest)) throw new Error(`not a sha256 digest: ${digest.slice(0, 80)}`);
     if (sha256Digest(bytes) !== digest) throw new Error(`blob bytes do not match ${digest}`);
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (buffer.byteLength <= BLOB_CHUNK_BYTES) {
+      // One chunk: one statement (its own transaction, one round trip); a digest already there inserts nothing.
+      await this.#query(
+        `WITH b AS (INSERT INTO blobs (digest, size, chunks) VALUES ($1, $2, 1) ON CONFLICT (digest) DO NOTHING RETURNING digest)
+         INSERT INTO blob_chunks (digest, seq, data) SELECT digest, 0, $3 FROM b`,
+        [digest, buffer.byteLength, buffer],
+      );
+      return;
+    }
     if (await this.hasBlob(digest)) return;
     await this.#transaction(async (client) => {
       // Concurrent writers of one digest: the second waits on the key, then inserts nothing.
       const inserted = await client.query(`INSERT INTO blobs (digest, size, chunks) VALUES ($1, $2, $3) ON CONFLICT (digest) DO NOTHING RETURNING digest`, [digest, bytes.byteLength, chunkCount(bytes.byteLength)]);
       if (inserted.rowCount === 0) return;
-      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       for (let seq = 0, offset = 0; offset < buffer.byteLength || seq === 0; seq++, offset += BLOB_CHUNK_BYTES) {
         await client.query(`INSERT INTO blob_chunks (digest, seq, data) VALUES ($1, $2, $3)`, [digest, seq, buffer.subarray(offset, offset + BLOB_CHUNK_BYTES)]);
       }

@@ -278,12 +278,13 @@ export class SkillportServer {
     this.catalog.live.watch();
   }
 
-  serveStdio(): StdioServerHandle {
+  /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
+  serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
     const handle = serveStdio(async () => {
       const server = await this.factory.create();
       this.factory.track(server);
       return server;
-    }, { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport()) });
+    }, { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport(), options.maxUriLength) });
     this.#stdio.push(handle);
     return handle;
   }

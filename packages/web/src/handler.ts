@@ -43,6 +43,10 @@ const MAX_COMPARE_BYTES = 1024 * 1024;
 const AUDIT_LIMIT = 500;
 const SESSION_SECONDS = 12 * 3600;
 
+class ChangedError extends Error {
+  override name = 'ChangedError';
+}
+
 interface Caller {
   principal: Principal | undefined;
   /** Came with the session cookie. */
@@ -109,7 +113,17 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
   }
 
   async function readBytes(scoped: Scoped, skill: CatalogSkill, file: CatalogFile): Promise<Buffer> {
-    return scoped.service.options.content.read(file, skill.origin, file.size <= 256 * 1024);
+    try {
+      return await scoped.service.options.content.read(file, skill.origin, file.size <= 256 * 1024);
+    } catch (error) {
+      // The bytes no longer match the catalog (a file edited since the scan): have it rescanned, answer 503.
+      if ((error as Error).name === 'StaleFileError') {
+        const source = (error as { source?: unknown }).source;
+        if (typeof source === 'string') scoped.service.options.onStale?.(source);
+        throw new ChangedError();
+      }
+      throw error;
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<boolean> {
@@ -361,6 +375,11 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
         return await handle(req, res, path, search);
       } catch (error) {
         if (res.headersSent) throw error;
+        if (error instanceof ChangedError) {
+          res.writeHead(503, { ...securityHeaders(), 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '1' });
+          res.end('This skill changed on disk since the catalog was read; reload in a moment.');
+          return true;
+        }
         res.writeHead(500, { ...securityHeaders(), 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
         res.end('Internal error');
         return true;

@@ -22,7 +22,7 @@ export function addLimitOptions(command: Command): Command {
   return command
     .option('--max-body <size>', 'HTTP: largest request body on /mcp (default 4MiB)', arg(parseSize))
     .option('--max-header-size <size>', 'HTTP: largest request line and headers (default 16KiB)', arg(parseSize))
-    .option('--max-uri-length <n>', 'longest uri in a request, in characters (default 8192)', arg(parsePositiveInt('--max-uri-length')))
+    .option('--max-uri-length <n>', 'longest uri in a request (HTTP and stdio), in characters (default 8192)', arg(parsePositiveInt('--max-uri-length')))
     .option('--max-json-depth <n>', 'HTTP: deepest nesting of a request body (default 64)', arg(parsePositiveInt('--max-json-depth')))
     .option('--max-batch <n>', 'HTTP: most messages in one JSON-RPC batch (default 32)', arg(parsePositiveInt('--max-batch')))
     .option('--headers-timeout <ms>', 'HTTP: time a client has to send its request headers (default 10000)', arg(parsePositiveInt('--headers-timeout')))

@@ -312,7 +312,7 @@ async function serve(
       return 1;
     }
   } else {
-    server.serveStdio();
+    server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
   }
   // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
   // the disk holds, as after a cold start (ADR 0004).

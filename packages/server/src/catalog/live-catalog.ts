@@ -274,7 +274,10 @@ export class LiveCatalog {
       if (!existsSync(join(dir, 'SKILL.md'))) this.#folders.delete(dir);
       else this.#folders.set(dir, scanFolder(folder.root, dir, folder.segments, options));
     }
-    for (const start of searchFrom) {
+    // A search from a folder covers every folder below it: search each subtree once (a burst often names many).
+    const starts = [...searchFrom].sort();
+    const covered = (path: string) => starts.some((other) => other !== path && path.startsWith(other + sep));
+    for (const start of starts.filter((path) => !covered(path))) {
       const root = this.options.roots.find((candidate) => segmentsUnder(candidate, start) !== undefined);
       if (root === undefined) continue;
       const base = segmentsUnder(root, start)!;

@@ -69,12 +69,13 @@ export class TreeWatcher {
   }
 
   /** Watches `dir` and every folder below it not watched yet; false when `dir` itself cannot be watched. */
-  #arm(dir: string, depth: number): boolean {
+  #arm(dir: string, depth: number, knownReal?: string): boolean {
     if (this.#closed || this.#watches.has(dir)) return true;
     let real: string;
     let ino: number;
     try {
-      real = realpathSync(dir);
+      // A plain folder's real path is its parent's plus its name: only roots and links need resolving.
+      real = knownReal ?? realpathSync(dir);
       ino = statSync(dir).ino;
     } catch {
       return false; // gone already: its parent's event has been reported
@@ -105,7 +106,8 @@ export class TreeWatcher {
     for (const entry of entries) {
       if (SKIPPED.has(entry.name)) continue;
       const child = join(dir, entry.name);
-      if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(child))) this.#arm(child, depth + 1);
+      if (entry.isDirectory()) this.#arm(child, depth + 1, join(real, entry.name));
+      else if (entry.isSymbolicLink() && isDirectory(child)) this.#arm(child, depth + 1);
     }
     return true;
   }
@@ -118,6 +120,12 @@ export class TreeWatcher {
       this.#rearmBelow(dir, depth);
       return;
     }
+    if (SKIPPED.has(name)) {
+      // `.git` and `node_modules` are not watched inside (as discovery does not search them): a change to the entry
+      // itself is reported as a change to its folder, so no rescan ever walks into one.
+      this.onEvent(dir);
+      return;
+    }
     const path = join(dir, name);
     // Watch a new folder before its contents are scanned (the scan runs after the debounce), so nothing written
     // into it in between is missed; a folder that went away takes its watches with it.
@@ -128,7 +136,7 @@ export class TreeWatcher {
       stats = undefined;
     }
     if (stats === undefined) this.#unarm(path);
-    else if (!SKIPPED.has(name) && (stats.isDirectory() || (stats.isSymbolicLink() && isDirectory(path)))) {
+    else if (stats.isDirectory() || (stats.isSymbolicLink() && isDirectory(path))) {
       // A folder renamed in place of another keeps the name but not the watch: start again from the disk.
       const known = this.#identity.get(path);
       if (known !== undefined && known.ino !== inodeOf(path)) this.#unarm(path);

@@ -5,13 +5,18 @@ import { closestNames } from '../resolve.js';
 
 /**
  * agentskills-mcp-server addresses a skill by `skill_id`, its registry key, which is the skill's name. Here a name
- * may be shared by skills in different folders, so a skill's id is its name when the caller's view holds no other
- * skill of that name, and otherwise its path (the `skill://` URI without the scheme and `/SKILL.md`, e.g.
- * `team-a/pdf`). Either form is accepted back, as is the whole `skill://…/SKILL.md` URI. Everything is looked up in
+ * may be shared by skills in different folders, so a skill's id is its name when the name means it in the caller's
+ * view (the only one, or the best-ranked by the policy's precedence), and otherwise its path (the `skill://` URI
+ * without the scheme and `/SKILL.md`, e.g. `team-a/pdf`; the whole URI when that path is a single segment). Either form is accepted back, as is the whole `skill://…/SKILL.md` URI. Everything is looked up in
  * the caller's view only, so a hidden skill and a skill that never existed get the same answer.
  */
 export function skillId(snapshot: CatalogSnapshot, skill: CatalogSkill): string {
-  return snapshot.named(skill.name).length > 1 ? skillPath(skill) : skill.name;
+  // A view may rank skills of one name (access/views.ts): the name means the best-ranked one, as everywhere else.
+  const named = snapshot.named(skill.name);
+  if (named.length === 1 && named[0] === skill) return skill.name;
+  const path = skillPath(skill);
+  // A path of one segment is a name, maybe the one the best-ranked skill goes by: then the whole URI.
+  return path.includes('/') ? path : skill.uri;
 }
 
 export function skillPath(skill: CatalogSkill): string {
@@ -26,7 +31,7 @@ export function findSkill(snapshot: CatalogSnapshot, rawId: unknown): FoundSkill
   const named = snapshot.named(id);
   if (named.length === 1) return { skill: named[0]! };
   if (named.length > 1) {
-    return { error: `Error: ${named.length} skills are named '${printable(id)}'; call again with one of these skill_id values: ${named.map(skillPath).join(', ')}` };
+    return { error: `Error: ${named.length} skills are named '${printable(id)}'; call again with one of these skill_id values: ${named.map((skill) => skillId(snapshot, skill)).join(', ')}` };
   }
   // A path (`team-a/pdf`, or an exact registry version `1.2.0/pdf`) or the whole URI.
   const uri = /^skill:/i.test(id) ? id : `skill://${id.replace(/^\/+|\/+$/g, '')}/SKILL.md`;
