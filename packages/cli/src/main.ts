@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
+import { registerInit } from './commands/init.js';
 import { registerToken } from './commands/token.js';
 import { registerAudit } from './commands/audit.js';
 import { registerPack, registerPublish } from './commands/registry/publish.js';
@@ -51,6 +52,7 @@ export function buildProgram(exit: ExitCode): Command {
     .exitOverride();
   registerServe(program, exit);
   registerValidate(program, exit);
+  registerInit(program, exit);
   registerToken(program, exit);
   registerAudit(program, exit);
   registerPack(program, exit);

@@ -66,3 +66,8 @@ export function parsePort(text: string): number {
   if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`--port must be 0-65535 (got ${JSON.stringify(text)})`);
   return value;
 }
+
+/** "1 skill", "2 skills", "0 skills". */
+export function plural(count: number, word: string, many = `${word}s`): string {
+  return `${count} ${count === 1 ? word : many}`;
+}

@@ -87,7 +87,7 @@ describe('registry commands: help, usage errors, exit codes', () => {
     const report = JSON.parse(broken.stdout) as { consistent: boolean; problems: string[] };
     assert.equal(report.consistent, false);
     assert.match(report.problems.join('\n'), /is missing/);
-    assert.match(broken.stderr, /is inconsistent \(1 problem\(s\)\)/);
+    assert.match(broken.stderr, /is inconsistent \(1 problem\)/);
   });
 
   test('a strict-validation refusal from the registry lists the problems', async () => {

@@ -92,8 +92,8 @@ describe('atomic publish: SIGKILL a real server mid-publish', () => {
       assert.equal(after.listed, '1.0.0');
       assert.equal(after.exact11, false, 'no partial 1.1.0 is readable');
       assert.equal(after.check.code, 0, after.check.stdout);
-      assert.match(after.check.stdout, /^Consistent: 1 version\(s\)/);
-      assert.match(after.check.stdout, new RegExp(`${orphans} orphaned blob\\(s\\) \\(no version references them; left in place\\)`));
+      assert.match(after.check.stdout, /^Consistent: 1 version,/);
+      assert.match(after.check.stdout, new RegExp(`${orphans} orphaned blobs? \\(no version references them; left in place\\)`));
       assert.equal(blobCount(data), before + orphans, 'check deletes nothing');
 
       // Publishing again completes (the blobs already there are reused) and adopts the orphans.

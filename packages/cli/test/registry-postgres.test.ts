@@ -202,7 +202,7 @@ describe('faults and tools on PostgreSQL', () => {
     assert.equal(listing.tags['latest'], '1.0.0');
     const check = await runCli(['store', 'check', '--data', url, '--verify-blobs']);
     assert.equal(check.code, 0, check.stdout + check.stderr);
-    assert.match(check.stdout, /Consistent: 3 version\(s\)/);
+    assert.match(check.stdout, /Consistent: 3 versions,/);
     const migrate = await runCli(['store', 'migrate', '--data', url]);
     assert.equal(migrate.code, 0, migrate.stderr);
     assert.match(migrate.stdout, /Up to date/);

@@ -76,6 +76,10 @@ export interface ConnectOptions {
   onResourcesChanged?: () => void;
   /** Where a stdio server's stderr goes (default: ignored). */
   stderr?: 'inherit' | 'ignore' | 'pipe';
+  /** Called with a stdio server's stderr as it comes (it is then piped, whatever `stderr` says). */
+  onStderr?: (text: string) => void;
+  /** Headers for every HTTP request (e.g. `Authorization: Bearer …`); never part of any message. */
+  headers?: Record<string, string>;
 }
 
 /** Connects a real MCP client (the SDK's) to a server spec. */
@@ -93,20 +97,49 @@ export async function connectServer(spec: ServerSpec | string, options: ConnectO
   );
   try {
     if (server.kind === 'http') {
-      await client.connect(new StreamableHTTPClientTransport(server.url));
+      await client.connect(new StreamableHTTPClientTransport(server.url, options.headers ? { requestInit: { headers: options.headers } } : {}));
     } else {
-      await client.connect(
-        new StdioClientTransport({
-          command: server.command,
-          args: server.args,
-          env: { ...(process.env as Record<string, string>), ...options.env },
-          stderr: options.stderr ?? 'ignore',
-        }),
-      );
+      const transport = new StdioClientTransport({
+        command: server.command,
+        args: server.args,
+        env: { ...(process.env as Record<string, string>), ...options.env },
+        stderr: options.onStderr ? 'pipe' : (options.stderr ?? 'ignore'),
+      });
+      if (options.onStderr) transport.stderr?.on('data', (chunk: Buffer) => options.onStderr?.(chunk.toString('utf8')));
+      await client.connect(transport);
     }
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new SkillError('unavailable', `cannot connect to ${server.id}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SkillError('unavailable', `cannot connect to ${server.id}: ${explainConnectError(error, server)}`, { cause: error });
   }
   return client;
+}
+
+/**
+ * What went wrong when connecting, in words a person knows: "connection refused" rather than "fetch failed", and
+ * what a closed stdio pipe usually means. Other messages pass through.
+ */
+export function explainConnectError(error: unknown, server: ServerSpec): string {
+  const codes: string[] = [];
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 6; cause = cause.cause, depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') codes.push(code);
+    for (const inner of (cause as { errors?: unknown[] }).errors ?? []) if (typeof (inner as NodeJS.ErrnoException)?.code === 'string') codes.push((inner as NodeJS.ErrnoException).code!);
+  }
+  const where = server.kind === 'http' ? server.url.host : server.command;
+  if (codes.includes('ECONNREFUSED')) return `connection refused by ${where} (is the server running, on that port?)`;
+  if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN')) return `host ${server.kind === 'http' ? server.url.hostname : where} not found`;
+  if (codes.includes('ETIMEDOUT') || codes.includes('UND_ERR_CONNECT_TIMEOUT')) return `connection to ${where} timed out`;
+  if (codes.includes('ECONNRESET') || codes.includes('UND_ERR_SOCKET')) return `${where} closed the connection`;
+  if (codes.includes('ENOENT') && server.kind === 'stdio') return `command not found: ${server.command}`;
+  if (codes.includes('EACCES') && server.kind === 'stdio') return `${server.command} is not executable (permission denied)`;
+  let message = (error instanceof Error ? error.message : String(error)).replace(/^Version negotiation probe failed: /, '');
+  let innermost: unknown = error;
+  while (innermost instanceof Error && innermost.cause instanceof Error) innermost = innermost.cause;
+  if (/fetch failed$/.test(message) && innermost instanceof Error && innermost !== error) message = `${message} (${innermost.message})`;
+  if (server.kind === 'stdio' && /^(MCP error -?\d+: )?Connection closed/i.test(message)) return 'the server process exited (or closed its output) before answering';
+  const status = /\b(401|403)\b/.exec(message)?.[1];
+  if (server.kind === 'http' && status === '401') return 'unauthorized (HTTP 401): the server wants a bearer token, and none or an unknown one was sent';
+  if (server.kind === 'http' && status === '403') return 'forbidden (HTTP 403): the token lacks the scope this needs';
+  return message;
 }

@@ -37,6 +37,8 @@ export interface SkillDescriptor {
   /** One digest for the whole file set, when known (skillport servers, folders). */
   packageDigest?: string;
   verification: Verification;
+  /** The entry's `_meta` as the server sent it (a skillport registry puts version, tags and provenance here). */
+  meta?: Record<string, unknown>;
   /**
    * A draft-era `archive` entry: the whole skill is one blob at `uri` (checked against `digest` when the index gives
    * one), unpacked in memory with core's safe archive reader when the skill is loaded; `uri` above is the archive's.

@@ -1,7 +1,9 @@
 /**
  * Ranked keyword search over skills: a request in the user's own words → the skills most likely to help, best
- * first. No dependencies and no model: lexical matching only, with everything that does not depend on the query
- * precomputed when the index is built (a query adds up precomputed posting values; it never scans the documents).
+ * first. No model: lexical matching plus a lexical database (WordNet, shipped in an npm package), with everything
+ * that does not depend on the query precomputed when the index is built (a query adds up precomputed posting
+ * values; it never scans the documents). Each document is analysed on its own (text → terms per field), so the
+ * analysis stays usable by an index that adds and removes documents one at a time.
  *
  * Terms. Text is split into words at anything that is not a letter, combining mark or digit (Unicode-aware:
  * `über-große` and `数据分析` are words), NFKC-normalised, lowercased, Latin diacritics folded (`diátaxis` →
@@ -15,14 +17,15 @@
  * Score = coverage^0.5 · Σ over the distinct query terms of the term's best match + phrase bonus + name bonus.
  *
  * 1. BM25F over four fields: the name, the description, the headings (ATX headings of the SKILL.md body) and the
- *    opening of the body (its first BODY_CHARS characters).
+ *    whole body (up to BODY_CHARS characters).
  *    Per field f, tf_f = occurrences / (1 − b_f + b_f · len_f / avglen_f); the fields are combined before
  *    saturation, tf = Σ w_f · tf_f, and a term scores idf · tf / (k1 + tf), with k1 = 1.2 and
  *    idf = ln(1 + (N − df + 0.5) / (df + 0.5)) (df: documents holding the term in any field). Field weights:
  *    name 3 (a word of the name says what the skill is), description 1, headings 0.3 (a heading says what the skill
- *    also covers, and bodies are long and generic: "Overview", "Quick Start"), body 0.05 (many words, most of them
+ *    also covers, and bodies are long and generic: "Overview", "Quick Start"), body 0.15 (many words, most of them
  *    incidental, but the words users describe their problem with are often only there); b = 0.3 for names
- *    (uniformly short), 0.75 for the others.
+ *    (uniformly short), 0.9 for bodies (a short, focused body says more per word; the normaliser is floored at
+ *    BODY_MIN_NORM), 0.75 for the others.
  * 2. Near matches, at a fraction of the exact score; a query term counts once per document, by its best match:
  *    - prefix, ×0.5: an index term extending a query term of 4+ characters (`deploy` → `deployment`);
  *    - truncation, ×0.5: an index term of 5+ characters that the query term extends by at most 4 characters
@@ -33,6 +36,9 @@
  *      buckets that can hold a term one edit away are compared with an early-exit check, never the whole
  *      vocabulary and never a full edit-distance table;
  *    - compound, ×0.7: two adjacent query words that form one index term when joined (`web app` → `webapp`).
+ *    - related, ×0.2: the catalog terms of words WordNet relates to the query word as typed (synonyms and
+ *      derivationally related forms of its most frequent sense: `blurry` → `fuzzy`, `blur`; ./wordnet.ts), at most
+ *      MAX_RELATED per query word. A source of related words can be passed instead (`SearchOptions.related`).
  * 3. Coverage: the share of the query's weight (Σ idf of its terms) that the document matches at all. Its square
  *    root scales the sum above, so a skill matching most of what was asked beats one that repeats a single word.
  * 4. Phrase bonus: for each pair of adjacent query terms that also stand side by side (stopwords skipped on both
@@ -47,9 +53,17 @@
  * (idf₁ + idf₂) / 4 lost more queries than it won). Other values moved its recall by a query or two at most.
  * The body field came from a second query set written blind to this code (bench/search-queries-heldout.json):
  * without it, recall@5 there was 90.0%, with it 95.3% (whole bodies: 96.0%, at several times the indexing cost).
+ * A third set, written blind with few words in common with the skills (bench/blind/queries-dev.json), showed the
+ * opening of the body was not enough: whole bodies at 0.15 with b = 0.9 took its recall@5 from 43% to 59%, WordNet
+ * related words to 61% (older sets within a query or two). Measured and dropped: pseudo-relevance feedback (the
+ * best documents' description terms as a second query: no gain), WordNet hypernyms/hyponyms and rarer senses
+ * (lost queries). Figures and misses: docs/benchmarks.md; the why: docs/decisions/0150-search-meaning-offline.md.
  *
- * Results: the documents with a positive score, by score (descending), then name, then id (code-unit order, not
- * locale order), so the same documents and query always give the same list. A query is cut to 1,000 characters
+ * Results: the documents with a positive score of at least CUT_RATIO (a quarter) of the best one, by score
+ * (descending), then name, then id (code-unit order, not locale order), so the same documents and query always give
+ * the same list. Each carries its matches (per query word: the index term it matched through, exact, near or
+ * related, and the fields holding it) and a one-line `reason` built from them, naming the words that matched
+ * nothing, so that a model can judge a weak hit. A query is cut to 1,000 characters
  * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
  */
 import { WordNet } from './wordnet.js';

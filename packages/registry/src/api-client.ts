@@ -98,6 +98,10 @@ export class RegistryClient {
     return this.request('POST', `/skills/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/yank`);
   }
 
+  unyank(name: string, version: string) {
+    return this.request('POST', `/skills/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/unyank`);
+  }
+
   revoke(name: string, version: string, reason: string) {
     return this.request('POST', `/skills/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/revoke`, { json: { reason } });
   }

@@ -27,6 +27,8 @@ export interface ApiOptions {
    * may not see answers exactly like a name that is not published; lists leave it out. Default: every name.
    */
   canSee?: (req: IncomingMessage, name: string) => boolean;
+  /** Told of every write that succeeded, as one line naming what changed and who changed it. */
+  onEvent?: (line: string) => void;
 }
 
 type Params = Record<string, string>;
@@ -43,6 +45,7 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
   };
 
   const canSee = options.canSee ?? (() => true);
+  const event = (params: Params, what: string) => options.onEvent?.(`${what} by ${printable(params['principal'] ?? 'anonymous')}`);
   route('GET', '/api/v1/skills', async (req, res) => {
     const names = (await service.store.listNames()).filter((name) => canSee(req, name));
     const skills = [];
@@ -87,6 +90,10 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
       provenance,
     });
     await options.provider?.refresh();
+    if (result.status === 'created') {
+      const tagged = result.tags.filter((tag) => tag.version === result.version.version).map((tag) => tag.tag);
+      event(params, `published ${result.version.name}@${result.version.version} ${result.version.packageDigest.slice(0, 19)}…${tagged.length ? ` (tags: ${tagged.join(', ')})` : ''}`);
+    }
     send(res, result.status === 'created' ? 201 : 200, {
       status: result.status,
       ...summary(result.version, service, options.provider),
@@ -100,18 +107,28 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
     if (typeof body['version'] !== 'string') throw new RegistryError(400, 'bad_request', 'send {"version": "<version>"}');
     const tags = await service.tag(params['name']!, body['version'], params['tag']!);
     await options.provider?.refresh();
+    event(params, `tagged ${printable(params['name']!)}@${printable(body['version'])} as ${printable(params['tag']!)}`);
     send(res, 200, { name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
   }, 'tag');
 
   route('DELETE', '/api/v1/skills/{name}/tags/{tag}', async (_req, res, params) => {
     const tags = await service.untag(params['name']!, params['tag']!);
     await options.provider?.refresh();
+    event(params, `removed tag ${printable(params['tag']!)} from ${printable(params['name']!)}`);
     send(res, 200, { name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
   }, 'tag');
 
   route('POST', '/api/v1/skills/{name}/versions/{version}/yank', async (_req, res, params) => {
     const record = await service.yank(params['name']!, params['version']!);
     await options.provider?.refresh();
+    event(params, `yanked ${record.name}@${record.version}`);
+    send(res, 200, summary(record, service, options.provider));
+  }, 'yank');
+
+  route('POST', '/api/v1/skills/{name}/versions/{version}/unyank', async (_req, res, params) => {
+    const record = await service.unyank(params['name']!, params['version']!);
+    await options.provider?.refresh();
+    event(params, `unyanked ${record.name}@${record.version}`);
     send(res, 200, summary(record, service, options.provider));
   }, 'yank');
 
@@ -119,6 +136,7 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
     const body = await readJson(req);
     const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '');
     await options.provider?.refresh();
+    event(params, `revoked ${record.name}@${record.version}: ${printable(record.revoked?.reason ?? '')}`);
     send(res, 200, summary(record, service, options.provider));
   }, 'revoke');
 
@@ -126,6 +144,7 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
     const body = await readJson(req);
     const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '');
     await options.provider?.refresh();
+    event(params, `review of ${record.name}@${record.version}: ${record.review}`);
     send(res, 200, summary(record, service, options.provider));
   }, 'review');
 

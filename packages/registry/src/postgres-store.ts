@@ -230,6 +230,23 @@ export class PostgresStore implements RegistryStore {
     return this.#withdraw(name, version, 'yank', (client, rev) => client.query(`UPDATE versions SET yanked_at = COALESCE(yanked_at, $1), rev = $2 WHERE name = $3 AND version = $4`, [at, rev, name, version]));
   }
 
+  unyank(name: string, version: string): Promise<VersionRecord> {
+    return this.#transaction(async (client) => {
+      const row = await getRow(client, name, version);
+      if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+      if (row.revoked_at !== null) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked; a revoked version cannot be restored`);
+      if (row.yanked_at === null) return toRecord(row);
+      const rev = await bump(client);
+      await client.query(`UPDATE versions SET yanked_at = NULL, rev = $1 WHERE name = $2 AND version = $3`, [rev, name, version]);
+      const latest = (await client.query<{ version: string }>(`SELECT version FROM tags WHERE name = $1 AND tag = $2`, [name, LATEST])).rows[0];
+      const rows = (await client.query<VersionRow>(`SELECT * FROM versions WHERE name = $1`, [name])).rows;
+      const best = chooseLatest(rows.map(toRecord));
+      if (latest === undefined || best === version) await upsertTag(client, name, LATEST, best ?? version);
+      await logChange(client, rev, 'unyank', name, version);
+      return toRecord((await getRow(client, name, version))!);
+    });
+  }
+
   revoke(name: string, version: string, reason: string, at: string): Promise<VersionRecord> {
     return this.#withdraw(name, version, 'revoke', (client, rev) => client.query(`UPDATE versions SET revoked_at = $1, revoked_reason = $2, rev = $3 WHERE name = $4 AND version = $5`, [at, reason, rev, name, version]));
   }

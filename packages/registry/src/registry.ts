@@ -30,6 +30,8 @@ export interface OpenRegistryOptions {
   env?: NodeJS.ProcessEnv;
   pollMs?: number;
   onProblem?: (message: string) => void;
+  /** One line per write done through the API (publish, tag, yank, unyank, revoke, review), for the server's log. */
+  onEvent?: (line: string) => void;
 }
 
 export interface OpenRegistry {
@@ -77,6 +79,7 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     provider,
     authorizer: options.authorizer ?? new PublishTokenAuthorizer(env['SKILLPORT_PUBLISH_TOKEN']),
     ...(options.canSee ? { canSee: options.canSee } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
   return {
     store,

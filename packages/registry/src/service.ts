@@ -244,6 +244,13 @@ export class RegistryService {
     return result;
   }
 
+  async unyank(name: string, version: string): Promise<VersionRecord> {
+    await this.version(name, version);
+    const result = await this.store.unyank(name, version);
+    this.#changed();
+    return result;
+  }
+
   async revoke(name: string, version: string, reason: string): Promise<VersionRecord> {
     const text = reason.trim();
     if (text === '' || text.length > 500) throw new RegistryError(400, 'reason_required', 'give a reason (1-500 characters): it is shown to everyone who asks for the version');

@@ -123,6 +123,7 @@ export class SqliteStore implements RegistryStore {
       tagsOn: db.prepare(`SELECT tag FROM tags WHERE name = ? AND version = ?`),
       removeTagsOn: db.prepare(`DELETE FROM tags WHERE name = ? AND version = ?`),
       yank: db.prepare(`UPDATE versions SET yanked_at = COALESCE(yanked_at, ?), rev = ? WHERE name = ? AND version = ?`),
+      unyank: db.prepare(`UPDATE versions SET yanked_at = NULL, rev = ? WHERE name = ? AND version = ?`),
       revoke: db.prepare(`UPDATE versions SET revoked_at = ?, revoked_reason = ?, rev = ? WHERE name = ? AND version = ?`),
       review: db.prepare(`UPDATE versions SET review = ?, rev = ? WHERE name = ? AND version = ?`),
       since: db.prepare(`SELECT * FROM versions WHERE rev > ? ORDER BY rev`),
@@ -213,6 +214,21 @@ export class SqliteStore implements RegistryStore {
 
   async yank(name: string, version: string, at: string): Promise<VersionRecord> {
     return this.#withdraw(name, version, (rev) => this.#stmt.yank.run(at, rev, name, version));
+  }
+
+  async unyank(name: string, version: string): Promise<VersionRecord> {
+    return this.#db.transaction(() => {
+      const row = this.#stmt.get.get(name, version) as VersionRow | undefined;
+      if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+      if (row.revoked_at !== null) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked; a revoked version cannot be restored`);
+      if (row.yanked_at === null) return toRecord(row);
+      const rev = (this.#stmt.bump.get() as { rev: number }).rev;
+      this.#stmt.unyank.run(rev, name, version);
+      const latest = (this.#stmt.tags.all(name) as Array<{ tag: string; version: string }>).find((tag) => tag.tag === LATEST);
+      const best = chooseLatest((this.#stmt.list.all(name) as VersionRow[]).map(toRecord));
+      if (latest === undefined || best === version) this.#stmt.setTag.run(name, LATEST, best ?? version);
+      return toRecord(this.#stmt.get.get(name, version) as VersionRow);
+    }).immediate();
   }
 
   async revoke(name: string, version: string, reason: string, at: string): Promise<VersionRecord> {

@@ -36,6 +36,11 @@ export interface RegistryStore {
   removeTag(name: string, tag: string): Promise<boolean>;
   /** Yanks a version: removes every tag on it and re-points `latest` (see `chooseLatest`), atomically. */
   yank(name: string, version: string, at: string): Promise<VersionRecord>;
+  /**
+   * Undoes a yank: the version is listed again, and `latest` returns to it when it is now the highest live release
+   * (or nothing held `latest`). Other tags stay where they are. A revoked version cannot be restored.
+   */
+  unyank(name: string, version: string): Promise<VersionRecord>;
   /** Revokes a version with a reason: like yank, and the version is refused everywhere. */
   revoke(name: string, version: string, reason: string, at: string): Promise<VersionRecord>;
   setReview(name: string, version: string, review: ReviewStatus): Promise<VersionRecord>;

@@ -114,6 +114,27 @@ export function storeContract(label: string, factory: StoreFactory): void {
         await assert.rejects(store.yank('delta', '3.0.0', 'x'), (error: unknown) => error instanceof RegistryError && error.status === 404);
       }));
 
+    test('unyank lists a version again and gives latest back when it is the highest live release; never for a revoked one', () =>
+      withStore(async (store) => {
+        await publish(store, 'zeta', '1.0.0');
+        await publish(store, 'zeta', '2.0.0', files('zeta', { 'b.md': 'b' }));
+        await store.yank('zeta', '2.0.0', '2026-11-30T01:00:00.000Z');
+        assert.deepEqual((await store.tags('zeta')).map((t) => [t.tag, t.version]), [['latest', '1.0.0']]);
+        const before = await store.revision();
+        const restored = await store.unyank('zeta', '2.0.0');
+        assert.equal(restored.yankedAt, undefined);
+        assert.ok((await store.revision()) > before, 'an unyank is a change');
+        assert.deepEqual((await store.tags('zeta')).map((t) => [t.tag, t.version]), [['latest', '2.0.0']]);
+        // Unyanking a lower version leaves latest where it is; unyanking a live version changes nothing.
+        await store.yank('zeta', '1.0.0', '2026-11-30T02:00:00.000Z');
+        await store.unyank('zeta', '1.0.0');
+        assert.deepEqual((await store.tags('zeta')).map((t) => [t.tag, t.version]), [['latest', '2.0.0']]);
+        assert.equal((await store.unyank('zeta', '1.0.0')).yankedAt, undefined);
+        await store.revoke('zeta', '1.0.0', 'bad', '2026-11-30T03:00:00.000Z');
+        await assert.rejects(store.unyank('zeta', '1.0.0'), (error: unknown) => error instanceof RegistryError && error.status === 409);
+        await assert.rejects(store.unyank('zeta', '9.0.0'), (error: unknown) => error instanceof RegistryError && error.status === 404);
+      }));
+
     test('review status is recorded', () =>
       withStore(async (store) => {
         await publish(store, 'eps', '1.0.0');

@@ -41,3 +41,5 @@ export { searchIndex } from './tools/search.js';
 export { describePrincipal } from './access/admin-api.js';
 export { principalLabel } from './access/principal.js';
 export type { Scoped } from './access/scoped.js';
+export { SkillEmbeddings, fuseRankings } from './tools/embeddings.js';
+export type { EmbeddingsOptions } from './tools/embeddings.js';

@@ -1,30 +1,50 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CatalogSkill, McpSkillSource, SkillDescriptor, SkillSet } from '@skillport/client';
+import { sha256Digest } from '@skillport/core';
+import type { CatalogSkill, SkillDescriptor, SkillSet, SkillSource } from '@skillport/client';
+import type { McpSkillSource } from '@skillport/client';
 import type { ExitCode } from '../main.js';
-import { paint } from '../output.js';
+import { displayPath, paint, plural } from '../output.js';
 
 /**
- * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL or
- * `stdio:COMMAND ARGS`. Every byte printed or written was verified against the server's listing; a failed
- * verification stops that skill with the reason on stderr and a non-zero exit.
+ * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL,
+ * `stdio:COMMAND ARGS` or a local folder of skills. Every byte printed or written was verified against the
+ * server's listing; a failed verification stops that skill with the reason on stderr and a non-zero exit.
  */
 interface ClientOptions {
   json?: boolean;
   cacheDir?: string;
   offline?: boolean;
   origin?: string;
+  token?: string;
+  version?: string;
+}
+
+interface InstallOptions extends ClientOptions {
+  to: string;
+  lockfile?: string;
+  frozen?: boolean;
+  force?: boolean;
 }
 
 /** The client library, loaded by these commands only (serve and validate never pay for the MCP client). */
 let lib: typeof import('@skillport/client');
 const fail = (code: 'invalid' | 'not-found' | 'digest' | 'unavailable', message: string) => new lib.SkillError(code, message);
 
-const SERVER_HELP = 'an http(s):// URL (Streamable HTTP) or stdio:COMMAND ARGS (quoted as one argument)';
+const SERVER_HELP = 'an http(s):// URL (Streamable HTTP), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills';
+const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN; never printed)';
+const VERSION_HELP = 'a version (or the served tag) of a registry skill; also NAME@VERSION';
+
+/** The last of a stdio server's stderr, shown when the command fails (why it exited is usually there). */
+let stderrTail = '';
+/** The server spec of the command, for error messages. */
+let serverKind: 'http' | 'stdio' | 'folder' | undefined;
 
 function withClientOptions(command: Command): Command {
   return command
+    .option('--token <token>', TOKEN_HELP)
     .option('--cache-dir <dir>', 'keep verified files and listings here (reused while fresh, and offline)')
     .option('--offline', 'answer from --cache-dir only; never connect');
 }
@@ -33,46 +53,57 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
   withClientOptions(
     program
       .command('ls')
-      .description("List a server's skills (reads no skill file).")
+      .description("List a server's (or a folder's) skills (reads no skill file).")
       .argument('<server>', SERVER_HELP)
       .option('--json', 'print JSON for scripts'),
   )
-    .addHelpText('after', '\nExample:\n  skillport ls http://127.0.0.1:3333/mcp\n  skillport ls "stdio:npx skillport serve ./skills" --json')
+    .addHelpText('after', '\nExample:\n  skillport ls http://127.0.0.1:3333/mcp\n  skillport ls "stdio:npx skillport serve ./skills" --json\n  skillport ls ./skills')
     .action(run(exit, async (server: string, options: ClientOptions) => {
-      const { set, source } = open(server, options);
+      const opened = open(server, options);
       try {
-        const skills = await set.skills();
+        const skills = await opened.set.skills();
         if (options.json) {
-          print(JSON.stringify({ server: source.id, mode: source.mode, skills: skills.map(summary) }, null, 2));
+          print(JSON.stringify({ server: opened.id, mode: opened.mode(), skills: skills.map(summary) }, null, 2));
         } else if (skills.length === 0) {
-          process.stderr.write(`skillport: ${source.id} serves no skills\n`);
+          process.stderr.write(`skillport: ${opened.id} serves no skills\n`);
         } else {
           const width = Math.min(40, Math.max(...skills.map((skill) => skill.id.length)));
           for (const skill of skills) print(`${skill.id.padEnd(width)}  ${truncate(skill.description, 100)}`);
         }
         return 0;
       } finally {
-        await set.close();
+        await opened.set.close();
       }
     }));
 
   withClientOptions(
     program
       .command('show')
-      .description("Show one skill's entry: frontmatter, files, digests (reads no skill file).")
+      .description("Show one skill's entry: frontmatter, files, digests, and a registry's version, tags and provenance (reads no skill file).")
       .argument('<server>', SERVER_HELP)
-      .argument('<name>', 'the skill name')
+      .argument('<name>', 'the skill name, or NAME@VERSION')
+      .option('--version <version>', VERSION_HELP)
       .option('--json', 'print JSON for scripts'),
   ).action(run(exit, async (server: string, name: string, options: ClientOptions) => {
-    const { set } = open(server, options);
+    const opened = open(server, options);
     try {
-      const skill = await findSkill(set, name);
+      const skill = await findSkill(opened, name, options.version);
+      const registry = registryMeta(skill);
       if (options.json) {
-        print(JSON.stringify({ ...summary(skill), frontmatter: skill.frontmatter, files: skill.files ?? null }, null, 2));
+        print(JSON.stringify({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null }, null, 2));
         return 0;
       }
       print(`name:         ${skill.name}`);
       print(`description:  ${skill.description}`);
+      if (registry) {
+        if (registry.version) print(`version:      ${registry.version}`);
+        if (registry.tags.length) print(`tags:         ${registry.tags.join(', ')}`);
+        if (registry.publishedAt || registry.publisher) print(`published:    ${[registry.publishedAt, registry.publisher ? `by ${registry.publisher}` : ''].filter(Boolean).join(' ')}`);
+        print(`signature:    ${registry.signatures.length ? registry.signatures.map((s) => `${s.keyId}${s.trusted ? ' (trusted)' : ' (not trusted here)'}`).join(', ') : 'unsigned'}`);
+        if (registry.review) print(`review:       ${registry.review}`);
+        if (registry.repository) print(`source:       ${registry.repository}${registry.commit ? ` at ${registry.commit}` : ''}`);
+        if (registry.yankedAt) print(`yanked:       ${registry.yankedAt}`);
+      }
       print(`origin:       ${skill.origin}`);
       print(`uri:          ${skill.uri}`);
       if (skill.packageDigest) print(`digest:       ${skill.packageDigest}`);
@@ -82,13 +113,13 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       }
       if (skill.files) {
         print(`files (${skill.files.length}):`);
-        for (const file of skill.files) print(`  ${file.path}  ${file.size ?? '?'} bytes  ${file.digest ?? ''}`);
+        for (const file of skill.files) print(`  ${file.path}  ${file.size === undefined ? '?' : plural(file.size, 'byte')}  ${file.digest ?? ''}`);
       } else {
         print('files:        not listed by this server');
       }
       return 0;
     } finally {
-      await set.close();
+      await opened.set.close();
     }
   }));
 
@@ -97,18 +128,19 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .command('cat')
       .description('Print one verified file of a skill (SKILL.md by default).')
       .argument('<server>', SERVER_HELP)
-      .argument('<name>', 'the skill name')
-      .argument('[path]', 'a file path inside the skill', 'SKILL.md'),
+      .argument('<name>', 'the skill name, or NAME@VERSION')
+      .argument('[path]', 'a file path inside the skill', 'SKILL.md')
+      .option('--version <version>', VERSION_HELP),
   ).action(run(exit, async (server: string, name: string, path: string, options: ClientOptions) => {
-    const { set, source } = open(server, options);
+    const opened = open(server, options);
     try {
-      const skill = await findSkill(set, name);
-      const file = path === 'SKILL.md' ? (await source.load(skill)).file : await source.readFile(skill, path);
-      if (!file.verified) process.stderr.write(`skillport: warning: ${source.id} gives no digest for ${file.uri}; printed unverified\n`);
+      const skill = await findSkill(opened, name, options.version);
+      const file = path === 'SKILL.md' ? (await opened.source.load(skill)).file : await opened.source.readFile(skill, path);
+      if (!file.verified) process.stderr.write(`skillport: warning: ${opened.id} gives no digest for ${file.uri}; printed unverified\n`);
       process.stdout.write(file.bytes);
       return 0;
     } finally {
-      await set.close();
+      await opened.set.close();
     }
   }));
 
@@ -116,11 +148,13 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
     program
       .command('install')
       .description('Write verified skills into a local agent folder, with a lockfile of digests.')
-      .argument('<server>', SERVER_HELP)
-      .argument('[names...]', 'skills to install (default: every skill, or with --frozen every skill in the lockfile)')
+      .argument('[server]', `${SERVER_HELP}; with --frozen, default: the servers the lockfile names`)
+      .argument('[names...]', 'skills to install, NAME or NAME@VERSION (default: every skill, or with --frozen every skill in the lockfile)')
       .requiredOption('--to <dir>', 'the agent skills folder, e.g. .claude/skills or .agents/skills')
       .option('--lockfile <file>', 'lockfile path (default: <dir>/skillport.lock.json)')
-      .option('--frozen', 'install exactly what the lockfile pins; fail on any drift')
+      .option('--frozen', 'install exactly what the lockfile pins, from the server it names; fail on any drift')
+      .option('--version <version>', `${VERSION_HELP} (with one NAME)`)
+      .option('-f, --force', 'replace installed skills even where their files were edited locally')
       .option('--json', 'print a JSON report for scripts'),
   )
     .addHelpText(
@@ -128,46 +162,180 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       `
 Each skill is written to <dir>/<name>/ (replacing an earlier install of it) only when every file passed
 verification (size and sha256 against the server's listing, SKILL.md frontmatter against the entry).
-The lockfile records the server, URI, package digest and every file digest. With --frozen, a skill whose
-listing differs from the lockfile in any digest is refused. Exit 0 when every skill installed, 1 otherwise.`,
+An installed skill whose files were edited or added to since (their digests differ from the lockfile), or a
+folder the lockfile does not know, is not replaced without --force; the files are named. Scripts (files that
+start with #!) are written executable, and a file made executable locally stays so.
+The lockfile records the server, URI, version, package digest and every file digest. With --frozen, the skills
+are read from the server and exact URI the lockfile names (no SERVER needed), and a skill whose listing differs
+from the lockfile in any digest is refused. Exit 0 when every skill installed, 1 otherwise.
+
+Examples:
+  skillport install http://127.0.0.1:3333/mcp pdf-tools@1.2.0 --to .claude/skills
+  skillport install --frozen --to .claude/skills`,
     )
-    .action(run(exit, async (server: string, names: string[], options: ClientOptions & { to: string; lockfile?: string; frozen?: boolean }) => install(server, names, options)));
+    .action(run(exit, async (server: string | undefined, names: string[], options: InstallOptions) => install(server, names, options)));
 }
 
-function open(server: string, options: ClientOptions): { set: SkillSet; source: McpSkillSource } {
-  const cache = options.cacheDir ? new lib.SkillCache({ dir: options.cacheDir }) : undefined;
+interface Opened {
+  set: SkillSet;
+  source: SkillSource;
+  /** The MCP source, when SERVER is a server (not a folder). */
+  mcp?: McpSkillSource;
+  id: string;
+  mode(): string | undefined;
+  /** The options it was opened with, the token resolved from the environment. */
+  options: ClientOptions;
+}
+
+/** Whether SERVER names a server (URL or stdio:) rather than a folder. */
+const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim());
+
+function open(server: string, options: ClientOptions): Opened {
   const warnings = paint(process.stderr);
-  const source = new lib.McpSkillSource(server, {
+  const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${message}\n`);
+  if (!isServerSpec(server) && existsSync(server)) {
+    serverKind = 'folder';
+    if (!statSync(server).isDirectory()) throw fail('invalid', `${server} is a file: give the folder that holds the skill (or a folder of skills), an http(s):// URL or stdio:COMMAND ARGS`);
+    if (options.offline || options.cacheDir || options.token) onWarning('--token, --cache-dir and --offline apply to servers; a folder is read directly');
+    const source = new lib.FolderSkillSource(server, { origin: options.origin ?? 'local', onWarning });
+    const set = new lib.SkillSet([source], { failOnSourceError: true });
+    return { set, source, id: displayPath(resolve(server)), mode: () => 'folder', options };
+  }
+  if (!isServerSpec(server) && !/^[a-z]+:/i.test(server)) {
+    throw fail('invalid', `'${server}' is not a server or a folder: no such folder; use an http(s):// URL, stdio:COMMAND ARGS or a folder of skills`);
+  }
+  const spec = lib.parseServerSpec(server);
+  serverKind = spec.kind;
+  const token = options.token ?? nonEmpty(process.env['SKILLPORT_TOKEN']);
+  if (options.token && spec.kind === 'stdio') onWarning('--token is sent to http(s) servers only; a stdio server gets SKILLPORT_TOKEN from the environment');
+  // Listings a server marks private are kept per token, so one token's skills never answer for another's.
+  const partition = token ? createHash('sha256').update(token).digest('hex').slice(0, 16) : undefined;
+  const cache = options.cacheDir ? new lib.SkillCache({ dir: options.cacheDir, ...(partition ? { partition } : {}) }) : undefined;
+  const source = new lib.McpSkillSource(spec, {
     ...(cache ? { cache } : {}),
     ...(options.offline ? { offline: true } : {}),
     ...(options.origin ? { origin: options.origin } : {}),
-    connect: { stderr: 'ignore' },
-    onWarning: (message) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${message}\n`),
+    connect: {
+      onStderr: (text) => (stderrTail = (stderrTail + text).slice(-4000)),
+      ...(token && spec.kind === 'http' ? { headers: { authorization: `Bearer ${token}` } } : {}),
+    },
+    onWarning,
   });
   if (options.offline && !cache) throw fail('invalid', '--offline needs --cache-dir');
   // A single source: a failed listing is an error here, not a warning.
   const set = new lib.SkillSet([source], { failOnSourceError: true });
-  return { set, source };
+  return { set, source, mcp: source, id: source.id, mode: () => source.mode, options: { ...options, ...(token ? { token } : {}) } };
 }
 
-async function findSkill(set: SkillSet, name: string): Promise<CatalogSkill> {
-  const skills = await listOrThrow(set);
+const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+
+/** `name@1.2.0` -> parts (skill names never hold '@'); --version applies when the name has none. */
+function splitRef(text: string, version?: string): { name: string; version?: string } {
+  const at = text.indexOf('@');
+  if (at > 0) {
+    if (version !== undefined) throw fail('invalid', `give the version once: ${text} or --version ${version}`);
+    const pinned = text.slice(at + 1);
+    if (pinned === '') throw fail('invalid', `'${text}' has no version after '@'`);
+    return { name: text.slice(0, at), version: pinned };
+  }
+  return { name: text, ...(version !== undefined ? { version } : {}) };
+}
+
+async function findSkill(opened: Opened, ref: string, versionOption?: string): Promise<CatalogSkill> {
+  const { name, version } = splitRef(ref, versionOption);
+  const skills = await opened.set.skills();
   const found = skills.find((skill) => skill.id === name) ?? skills.find((skill) => skill.name === name);
+  if (version !== undefined) return { ...(await resolveVersion(opened, name, version, found)), id: name };
   if (!found) {
     const close = skills.filter((skill) => skill.name.includes(name) || name.includes(skill.name)).map((skill) => skill.id);
-    throw fail('not-found', `no skill '${name}' on ${set.origins[0]}${close.length ? `; did you mean ${close.slice(0, 5).join(', ')}?` : ''}`);
+    throw fail('not-found', `no skill '${name}' on ${opened.id}${close.length ? `; did you mean ${close.slice(0, 5).join(', ')}?` : ''}`);
   }
   return found;
 }
 
-async function listOrThrow(set: SkillSet): Promise<CatalogSkill[]> {
-  return set.skills();
+/**
+ * One version of a registry skill: the listed entry when it is that version (or carries that tag), else the exact
+ * URI `skill://[prefix/]<version>/<name>/SKILL.md` through skills/get (docs/api.md), which also reaches yanked
+ * versions and answers a revoked one with its reason.
+ */
+async function resolveVersion(opened: Opened, name: string, version: string, listed: SkillDescriptor | undefined): Promise<SkillDescriptor> {
+  const meta = listed ? registryMeta(listed) : undefined;
+  if (listed && meta && (meta.version === version || meta.tags.includes(version))) return listed;
+  if (!opened.mcp) throw fail('invalid', `${opened.id} is a folder: its skills have no versions`);
+  if (listed && !meta) throw fail('invalid', `'${name}' on ${opened.id} is not a registry skill: it has no versions`);
+  if (!SEMVER.test(version)) {
+    // A tag other than the served one: a skillport registry's API on the same origin says which version it names.
+    const tagged = await tagVersion(opened, name, version);
+    if (tagged !== undefined) return resolveVersion(opened, name, tagged, listed);
+    throw fail('not-found', `'${version}' is not a version of '${name}'${meta ? ` (served: ${meta.version}${meta.tags.length ? `, tags ${meta.tags.join(', ')}` : ''})` : ''}; give an exact version (skillport versions ${name})`);
+  }
+  // The base of exact URIs: the served entry's URI without `<name>/SKILL.md` (it carries serve --prefix).
+  const exactUri = meta?.versionUri;
+  const base = exactUri && meta.version && exactUri.endsWith(`/${meta.version}/${name}/SKILL.md`)
+    ? exactUri.slice(0, exactUri.length - `${meta.version}/${name}/SKILL.md`.length)
+    : listed ? listed.uri.slice(0, listed.uri.length - `${name}/SKILL.md`.length) : 'skill://';
+  try {
+    return await opened.mcp.getSkill(`${base}${version}/${name}/SKILL.md`);
+  } catch (error) {
+    const message = lib.describeError(error);
+    if (/revoked/.test(message)) throw fail('not-found', message.replace(/^.*?has no skill at \S+: /, ''));
+    throw fail('not-found', `no version ${version} of '${name}' on ${opened.id}`);
+  }
 }
 
-function summary(skill: CatalogSkill) {
+const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
+
+/** The version a tag names, from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
+async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+  if (serverKind !== 'http' || opened.options.offline) return undefined;
+  try {
+    const url = new URL(`/api/v1/skills/${encodeURIComponent(name)}`, opened.id);
+    const answer = await fetch(url, { headers: opened.options.token ? { authorization: `Bearer ${opened.options.token}` } : {}, signal: AbortSignal.timeout(10_000) });
+    if (!answer.ok) return undefined;
+    const body = (await answer.json()) as { tags?: Record<string, unknown> };
+    const version = body.tags?.[tag];
+    return typeof version === 'string' && SEMVER.test(version) ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface RegistryMeta {
+  version?: string;
+  versionUri?: string;
+  tags: string[];
+  publishedAt?: string;
+  publisher?: string;
+  signatures: Array<{ keyId: string; trusted: boolean }>;
+  review?: string;
+  repository?: string;
+  commit?: string;
+  yankedAt?: string;
+}
+
+/** What a skillport registry says of an entry in its `_meta` (docs/api.md); undefined for other entries. */
+function registryMeta(skill: SkillDescriptor): RegistryMeta | undefined {
+  const meta = skill.meta;
+  const version = meta?.['dev.skillport/version'];
+  if (!meta || typeof version !== 'string') return undefined;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const provenance = (meta['dev.skillport/provenance'] ?? {}) as Record<string, unknown>;
+  const tags = Array.isArray(meta['dev.skillport/tags']) ? (meta['dev.skillport/tags'] as unknown[]).filter((tag): tag is string => typeof tag === 'string') : [];
+  const signatures = Array.isArray(provenance['signatures'])
+    ? (provenance['signatures'] as Array<Record<string, unknown>>).filter((s) => typeof s?.['keyId'] === 'string').map((s) => ({ keyId: s['keyId'] as string, trusted: s['trusted'] === true }))
+    : [];
+  const out: RegistryMeta = { version, tags, signatures };
+  const fields = { versionUri: meta['dev.skillport/versionUri'], publishedAt: provenance['publishedAt'], publisher: provenance['publisher'], review: provenance['review'], repository: provenance['repository'], commit: provenance['commit'], yankedAt: provenance['yankedAt'] };
+  for (const [key, value] of Object.entries(fields)) if (text(value)) (out as unknown as Record<string, string>)[key] = text(value)!;
+  return out;
+}
+
+function summary(skill: CatalogSkill | SkillDescriptor) {
+  const version = registryMeta(skill)?.version;
   return {
-    name: skill.id,
+    name: 'id' in skill ? skill.id : skill.name,
     description: skill.description,
+    ...(version ? { version } : {}),
     uri: skill.uri,
     origin: skill.origin,
     ...(skill.packageDigest ? { digest: skill.packageDigest } : {}),
@@ -184,14 +352,21 @@ interface Lockfile {
 interface LockedSkill {
   source: string;
   uri: string;
+  version?: string;
   packageDigest?: string;
   files: Record<string, string>;
 }
 
-async function install(server: string, names: string[], options: ClientOptions & { to: string; lockfile?: string; frozen?: boolean }): Promise<number> {
+interface InstallResult {
+  name: string;
+  ok: boolean;
+  message: string;
+  files?: number;
+}
+
+async function install(server: string | undefined, names: string[], options: InstallOptions): Promise<number> {
   const target = resolve(options.to);
   const lockPath = resolve(options.lockfile ?? join(target, 'skillport.lock.json'));
-  const colors = paint(process.stderr);
   let lock: Lockfile = { version: 1, skills: {} };
   if (existsSync(lockPath)) {
     try {
@@ -203,36 +378,49 @@ async function install(server: string, names: string[], options: ClientOptions &
   } else if (options.frozen) {
     throw fail('invalid', `--frozen needs a lockfile and ${lockPath} does not exist; run install without --frozen first`);
   }
-  const { set, source } = open(server, options);
-  const results: Array<{ name: string; ok: boolean; message: string; files?: number }> = [];
-  try {
-    const skills = await listOrThrow(set);
-    const wanted = names.length > 0 ? names : options.frozen ? Object.keys(lock.skills) : skills.map((skill) => skill.id);
-    if (wanted.length === 0) throw fail('not-found', `${source.id} serves no skills`);
-    mkdirSync(target, { recursive: true });
+  // With --frozen the server is optional: a first argument that is not a server or folder is a skill name.
+  if (server !== undefined && options.frozen && !isServerSpec(server) && !existsSync(server)) {
+    names = [server, ...names];
+    server = undefined;
+  }
+  if (server === undefined && !options.frozen) throw fail('invalid', 'give the server to install from (or --frozen to install what the lockfile pins, from the servers it names)');
+  if (options.version !== undefined && names.length !== 1) throw fail('invalid', '--version needs exactly one skill name');
+  const results: InstallResult[] = [];
+  mkdirSync(target, { recursive: true });
+  if (options.frozen) {
+    const wanted = names.length > 0 ? names.map((name) => splitRef(name).name) : Object.keys(lock.skills);
+    if (wanted.length === 0) throw fail('not-found', `${displayPath(lockPath)} pins no skills`);
+    // One connection per server the lockfile names (or the one given).
+    const groups = new Map<string, string[]>();
     for (const name of wanted) {
-      try {
-        const skill = skills.find((candidate) => candidate.id === name) ?? skills.find((candidate) => candidate.name === name);
-        if (!skill) throw fail('not-found', `no skill '${name}' on ${source.id}`);
-        const locked = lockEntry(source.id, skill);
-        if (options.frozen) {
-          const pinned = lock.skills[skill.name];
-          if (!pinned) throw fail('invalid', `'${skill.name}' is not in the lockfile (--frozen)`);
-          const drift = lockDrift(pinned, locked);
-          if (drift) throw fail('digest', `'${skill.name}' drifted from the lockfile: ${drift} (--frozen)`);
-        }
-        const count = await installSkill(source, skill, target);
-        lock.skills[skill.name] = locked;
-        results.push({ name: skill.name, ok: true, message: `installed ${skill.name} (${count} files)`, files: count });
-        if (!options.json) process.stderr.write(`skillport: ${colors.green('installed')} ${skill.name} (${count} file${count === 1 ? '' : 's'}) into ${join(options.to, skill.name)}\n`);
-      } catch (error) {
-        const message = lib.describeError(error);
-        results.push({ name, ok: false, message });
-        if (!options.json) process.stderr.write(`skillport: ${colors.red('error')}: ${name}: ${message}\n`);
+      const pinned = lock.skills[name];
+      if (!pinned) {
+        report(results, options, { name, ok: false, message: `'${name}' is not in the lockfile (--frozen)` });
+        continue;
       }
+      const from = server ?? pinned.source;
+      groups.set(from, [...(groups.get(from) ?? []), name]);
     }
-  } finally {
-    await set.close();
+    for (const [from, group] of groups) {
+      await withServer(from, options, group, results, async (opened, name) => {
+        const pinned = lock.skills[name]!;
+        const skills = await opened.set.skills();
+        let skill: SkillDescriptor | undefined = skills.find((candidate) => candidate.uri === pinned.uri);
+        if (!skill && opened.mcp && opened.mode() === 'extension') skill = await opened.mcp.getSkill(pinned.uri).catch(() => undefined);
+        if (!skill) throw fail('not-found', `'${name}' is no longer served at ${pinned.uri} by ${opened.id} (--frozen)`);
+        const drift = lockDrift(pinned, lockEntry(opened.id, skill));
+        if (drift) throw fail('digest', `'${name}' drifted from the lockfile: ${drift} (--frozen)`);
+        return installSkill(opened.source, skill, target, pinned, options.force === true);
+      });
+    }
+  } else {
+    await withServer(server!, options, names, results, async (opened, ref) => {
+      const skill = await findSkill(opened, ref, options.version);
+      const locked = lockEntry(opened.id, skill);
+      const count = await installSkill(opened.source, skill, target, lock.skills[skill.name], options.force === true);
+      lock.skills[skill.name] = locked;
+      return count;
+    });
   }
   if (!options.frozen && results.some((result) => result.ok)) {
     mkdirSync(dirname(lockPath), { recursive: true });
@@ -245,13 +433,43 @@ async function install(server: string, names: string[], options: ClientOptions &
   return results.every((result) => result.ok) ? 0 : 1;
 }
 
+/** Opens one server, installs `names` from it (every listed skill when none), reporting each; closes it. */
+async function withServer(server: string, options: InstallOptions, names: string[], results: InstallResult[], each: (opened: Opened, name: string) => Promise<number>): Promise<void> {
+  const opened = open(server, options);
+  try {
+    const wanted = names.length > 0 ? names : (await opened.set.skills()).map((skill) => skill.id);
+    if (wanted.length === 0) throw fail('not-found', `${opened.id} serves no skills`);
+    for (const name of wanted) {
+      try {
+        const count = await each(opened, name);
+        const shown = splitRef(name).name;
+        report(results, options, { name: shown, ok: true, message: `installed ${shown} (${plural(count, 'file')}) into ${join(options.to, shown)}`, files: count });
+      } catch (error) {
+        report(results, options, { name, ok: false, message: lib.describeError(error) });
+      }
+    }
+  } finally {
+    await opened.set.close();
+  }
+}
+
+function report(results: InstallResult[], options: InstallOptions, result: InstallResult): void {
+  results.push(result);
+  if (options.json) return;
+  const colors = paint(process.stderr);
+  if (result.ok) process.stderr.write(`skillport: ${colors.green('installed')}${result.message.slice('installed'.length)}\n`);
+  else process.stderr.write(`skillport: ${colors.red('error')}: ${result.name}: ${result.message}\n`);
+}
+
 function lockEntry(server: string, skill: SkillDescriptor): LockedSkill {
   if (skill.verification !== 'digest' || !skill.files) {
     throw fail('invalid', `${skill.uri} comes without a digest for every file (this server predates the Skills extension); install needs a verifiable file list`);
   }
+  const version = registryMeta(skill)?.version;
   return {
     source: server,
     uri: skill.uri,
+    ...(version ? { version } : {}),
     ...(skill.packageDigest ? { packageDigest: skill.packageDigest } : {}),
     files: Object.fromEntries(skill.files.map((file) => [file.path, file.digest!])),
   };
@@ -268,10 +486,45 @@ function lockDrift(pinned: LockedSkill, now: LockedSkill): string | undefined {
   return undefined;
 }
 
+/** Every file under `dir`, as `/`-separated paths (symbolic links listed, not followed). */
+function walkFiles(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...walkFiles(join(dir, entry.name), path));
+    else out.push(path);
+  }
+  return out.sort();
+}
+
+/**
+ * What the user changed in an installed skill folder since it was installed (`pinned`): files edited or added.
+ * A folder the lockfile does not know counts as wholly local. Files deleted locally are not a loss: not listed.
+ */
+function localEdits(folder: string, pinned: LockedSkill | undefined): string[] {
+  if (!existsSync(folder)) return [];
+  if (!pinned) return walkFiles(folder).map((path) => `${path} (not installed by skillport)`);
+  const edits: string[] = [];
+  for (const path of walkFiles(folder)) {
+    const locked = pinned.files[path];
+    if (locked === undefined) edits.push(`${path} (added)`);
+    else if (sha256Digest(readFileSync(join(folder, ...path.split('/')))) !== locked) edits.push(`${path} (modified)`);
+  }
+  return edits;
+}
+
 /** Reads and verifies every file first, then swaps the skill folder in whole: nothing half-written is left. */
-async function installSkill(source: McpSkillSource, skill: SkillDescriptor, target: string): Promise<number> {
+async function installSkill(source: SkillSource, skill: SkillDescriptor, target: string, pinned: LockedSkill | undefined, force: boolean): Promise<number> {
   lib.checkRelativePath(skill.name);
   if (skill.name.includes('/')) throw fail('invalid', `'${skill.name}' is not a usable folder name`);
+  const final = join(target, skill.name);
+  if (!force) {
+    const edits = localEdits(final, pinned);
+    if (edits.length > 0) {
+      const shown = edits.slice(0, 10).join(', ') + (edits.length > 10 ? `, and ${edits.length - 10} more` : '');
+      throw fail('invalid', `${displayPath(final)} has local changes that installing would overwrite: ${shown}; use --force to replace them`);
+    }
+  }
   await source.load(skill); // SKILL.md: bytes and frontmatter
   const files: Array<{ path: string; bytes: Uint8Array }> = [];
   for (const entry of skill.files!) {
@@ -281,7 +534,6 @@ async function installSkill(source: McpSkillSource, skill: SkillDescriptor, targ
     files.push({ path, bytes: file.bytes });
   }
   const staging = join(target, `.skillport-staging-${process.pid}-${skill.name}`);
-  const final = join(target, skill.name);
   const old = join(target, `.skillport-old-${process.pid}-${skill.name}`);
   rmSync(staging, { recursive: true, force: true });
   try {
@@ -289,6 +541,8 @@ async function installSkill(source: McpSkillSource, skill: SkillDescriptor, targ
       const destination = join(staging, ...file.path.split('/'));
       mkdirSync(dirname(destination), { recursive: true });
       writeFileSync(destination, file.bytes);
+      // MCP carries no file modes: a script (#!) is made runnable, and a file the user made executable stays so.
+      if (isScript(file.bytes) || wasExecutable(join(final, ...file.path.split('/')))) chmodSync(destination, 0o755);
     }
     if (existsSync(final)) renameSync(final, old);
     renameSync(staging, final);
@@ -301,6 +555,16 @@ async function installSkill(source: McpSkillSource, skill: SkillDescriptor, targ
   return files.length;
 }
 
+const isScript = (bytes: Uint8Array) => bytes[0] === 0x23 && bytes[1] === 0x21;
+
+function wasExecutable(path: string): boolean {
+  try {
+    return (statSync(path).mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 function run<A extends unknown[]>(exit: ExitCode, action: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     let code = 1;
@@ -308,7 +572,14 @@ function run<A extends unknown[]>(exit: ExitCode, action: (...args: A) => Promis
       lib ??= await import('@skillport/client');
       code = await action(...args);
     } catch (error) {
-      process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${lib ? lib.describeError(error) : String(error)}\n`);
+      const colors = paint(process.stderr);
+      let message = lib ? lib.describeError(error) : String(error);
+      if (serverKind === 'stdio') message = message.replace(/: Connection closed$/, ': the server process exited');
+      if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN';
+      process.stderr.write(`skillport: ${colors.red('error')}: ${message}\n`);
+      // A stdio server that failed usually said why on its stderr: show its last lines.
+      const tail = stderrTail.trimEnd().split('\n').slice(-10);
+      if (serverKind === 'stdio' && tail.join('') !== '') process.stderr.write(`skillport: the server's stderr ended with:\n${tail.map((line) => `  | ${line}`).join('\n')}\n`);
     }
     exit.set(code);
     // One-shot commands: idle keep-alive sockets of the HTTP client would hold the process for seconds.
@@ -325,3 +596,4 @@ function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+

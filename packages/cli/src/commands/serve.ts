@@ -52,6 +52,8 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   requireSignatures?: boolean;
   registryTag?: string;
   remote: string[];
+  embeddings?: string;
+  embeddingsModel: string;
 }
 
 export function registerServe(program: Command, exit: ExitCode): void {
@@ -86,6 +88,8 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--vision', 'return images from read_skill_resource as MCP image content')
     .option('--catalog-max <n>', 'put the catalog in activate_skill\'s description up to this many skills', arg(parsePositiveInt('--catalog-max')), 50)
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
+    .option('--embeddings <url>', 'an OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1): list_skills fuses its meaning-based ranking with the lexical one, and falls back to lexical when it is down')
+    .option('--embeddings-model <name>', 'the model --embeddings asks for', 'text-embedding-3-small')
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
     .option('--no-prompts', 'do not offer skills as MCP prompts')
     .option('--no-index', 'do not serve the draft-era discovery index skill://index.json')
@@ -202,6 +206,7 @@ async function serve(
         ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
         requireSignatures: options.requireSignatures === true,
         onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+        ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
         scoped: options.auth !== 'none',
         // Bound after the server opens: the registry API shows a caller only the names its view allows.
         canSee: (req, name) => canSee(req, name),
@@ -219,6 +224,17 @@ async function serve(
       log(`skillport: ${colors.yellow('warning')}: ${unusable}`);
       options.cache = false;
     }
+  }
+  let embeddings: import('@skillport/server').SkillEmbeddings | undefined;
+  if (options.embeddings !== undefined) {
+    const { SkillEmbeddings, defaultCacheDir } = await import('@skillport/server');
+    try {
+      new URL(options.embeddings);
+    } catch {
+      log(`skillport: ${colors.red('error')}: --embeddings needs a URL such as http://127.0.0.1:11434/v1, not "${options.embeddings}"`);
+      return 2;
+    }
+    embeddings = new SkillEmbeddings({ url: options.embeddings, model: options.embeddingsModel, cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined });
   }
   const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
   if (!options.quiet && sourceNames.length > 0) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
@@ -243,7 +259,7 @@ async function serve(
       strict: options.strict === true,
       pageSize: options.pageSize,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
-      tools: { ...toolSet(options.tools), asmInlineMaxTokens: fastPathTokens(options.asmFastPath, options.asmFastPathMax), vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax },
+      tools: { ...toolSet(options.tools), asmInlineMaxTokens: fastPathTokens(options.asmFastPath, options.asmFastPathMax), vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax, ...(embeddings !== undefined ? { embeddings } : {}) },
       prompts: options.prompts,
       index: options.index,
       indexArchives: options.indexArchives,

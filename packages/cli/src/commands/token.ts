@@ -63,7 +63,7 @@ Examples:
           process.stdout.write(`${secret}\n`);
           process.stderr.write(`skillport: token ${record.id} for ${describe(record)}; it is shown only now: keep it secret\n`);
         }
-      });
+      }, { create: true });
     });
 
   token

@@ -271,7 +271,8 @@ export class McpSkillSource implements SkillSource {
     const name = typeof frontmatter['name'] === 'string' ? frontmatter['name'] : undefined;
     const description = typeof frontmatter['description'] === 'string' ? frontmatter['description'] : '';
     if (!name) return undefined;
-    const descriptor: SkillDescriptor = { origin: this.origin, uri: entry.uri, name, description, frontmatter, verification: 'digest' };
+    const meta = entry._meta !== null && typeof entry._meta === 'object' ? (entry._meta as Record<string, unknown>) : undefined;
+    const descriptor: SkillDescriptor = { origin: this.origin, uri: entry.uri, name, description, frontmatter, verification: 'digest', ...(meta ? { meta } : {}) };
     if (entry.resources === 'dynamic') return { ...descriptor, verification: 'none' };
     const base = entry.uri.slice(0, entry.uri.length - 'SKILL.md'.length);
     const files: SkillFileEntry[] = [];

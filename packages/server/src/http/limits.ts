@@ -28,7 +28,7 @@ export const DEFAULT_REQUEST_LIMITS: RequestLimits = {
   maxJsonDepth: 64,
   maxBatch: 32,
   headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
+  requestTimeoutMs: 120_000,
   maxConnectionsPerClient: 256,
 };
 

@@ -10,6 +10,8 @@ import { fail, readSkillResource } from './read-resource.js';
 import type { ReadOptions, ToolResult } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
 import { searchIndex } from './search.js';
+import { fuseRankings } from './embeddings.js';
+import type { SkillEmbeddings } from './embeddings.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
@@ -35,6 +37,8 @@ export interface ToolOptions extends ReadOptions {
   asm: boolean;
   /** asm's single-skill fast path: a lone skill whose body is at most this many tokens is inlined (0, the default: never, as agentskills-mcp-server's own CLI). */
   asmInlineMaxTokens: number;
+  /** `serve --embeddings`: meaning-based ranking fused with the lexical one (tools/embeddings.ts). */
+  embeddings?: SkillEmbeddings | undefined;
 }
 
 export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
@@ -106,7 +110,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
       }),
       annotations,
     },
-    async (args) => listSkills(service, service.snapshot, args),
+    async (args) => listSkills(service, service.snapshot, args, options.embeddings),
   );
 
   const activate = server.registerTool(
@@ -195,7 +199,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
   return apply;
 }
 
-async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ToolResult> {
+async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }, embeddings?: SkillEmbeddings): Promise<ToolResult> {
   const entry = (skill: CatalogSkill) => {
     const version = versionOf(skill);
     return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
@@ -210,8 +214,7 @@ async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, arg
   }
   if (query) {
     const limit = args.limit ?? 10;
-    const hits = (await searchIndex(snapshot, service)).search(query, limit);
-    const skills = hits.map((hit) => ({ ...entry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)), reason: hit.reason }));
+    const skills = embeddings === undefined ? await lexicalSearch(service, snapshot, query, limit) : await hybridSearch(service, snapshot, query, limit, embeddings);
     const result = { query, skills, total: snapshot.size };
     return ok(skills.length === 0 ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.` : JSON.stringify(result), result);
   }
@@ -227,6 +230,34 @@ async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, arg
   const last = page.skills.at(-1);
   if (page.more && last) result['nextCursor'] = encodeCursor(last.uri);
   return ok(JSON.stringify(result), result);
+}
+
+async function lexicalSearch(service: SkillsService, snapshot: CatalogSnapshot, query: string, limit: number) {
+  const hits = (await searchIndex(snapshot, service)).search(query, limit);
+  return hits.map((hit) => ({ ...skillEntry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)), reason: hit.reason }));
+}
+
+/**
+ * Lexical and embedding rankings fused by reciprocal rank (the fused score replaces the lexical one). A skill only
+ * the embeddings found says so in its reason; when the endpoint fails, the lexical results are served alone.
+ */
+async function hybridSearch(service: SkillsService, snapshot: CatalogSnapshot, query: string, limit: number, embeddings: SkillEmbeddings) {
+  const depth = Math.max(limit, HYBRID_DEPTH);
+  const [hits, similar] = await Promise.all([(await searchIndex(snapshot, service)).search(query, depth), embeddings.rank(snapshot, query, depth)]);
+  if (similar === undefined) return (await lexicalSearch(service, snapshot, query, limit));
+  const reasons = new Map(hits.map((hit) => [hit.id, hit.reason]));
+  return fuseRankings([hits.map((hit) => hit.id), similar])
+    .filter((hit) => snapshot.skill(hit.id) !== undefined)
+    .slice(0, limit)
+    .map((hit) => ({ ...skillEntry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(4)), reason: reasons.has(hit.id) ? `${reasons.get(hit.id)}; close in meaning` : 'close in meaning (embeddings) only' }));
+}
+
+/** How deep each ranking goes before fusion. */
+const HYBRID_DEPTH = 50;
+
+function skillEntry(skill: CatalogSkill) {
+  const version = versionOf(skill);
+  return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
 }
 
 /** Server instructions: a short usage guide, the catalog when asked, and the whole skill on the single-skill path. */

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
 import type { SkillFileEntry } from '@skillport/core';
@@ -56,8 +56,12 @@ export function displayStore(data: string): string {
   }
 }
 
-/** Runs `work` against a local store in DIR (opened and closed around it). */
-export async function withLocal<T>(dir: string, work: (registry: import('@skillport/registry').OpenRegistry) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` against a local store in DIR, or on PostgreSQL (opened and closed around it). Only publish creates a
+ * store: a mistyped --data folder must not leave an empty one behind and answer "no such skill".
+ */
+export async function withLocal<T>(dir: string, work: (registry: import('@skillport/registry').OpenRegistry) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+  if (!options.create && !/^postgres(ql)?:\/\//i.test(dir) && !existsSync(join(dir, 'registry.db'))) throw new CommandError(`no registry data at ${displayStore(dir)} (no registry.db): check --data, or publish into it first`);
   const { openRegistry } = await import('@skillport/registry');
   const registry = await openRegistry({ dir, pollMs: 0, env: {} });
   try {

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import semver from 'semver';
+import { plural } from '../../output.js';
 import type { ExitCode } from '../../main.js';
 import { CommandError, parseRef, report, run, target, withLocal } from './common.js';
 import type { TargetOptions } from './common.js';
@@ -27,13 +29,18 @@ export function registerManage(program: Command, exit: ExitCode): void {
             const found = await registry.service.versions(name);
             return { name, tags: found.tags, versions: found.versions.map((v) => ({ version: v.version, packageDigest: v.packageDigest, publishedAt: v.publishedAt, review: v.review, signatures: v.signatures.map((s) => ({ keyId: s.keyId, trusted: false })), ...(v.yankedAt ? { yankedAt: v.yankedAt } : {}), ...(v.revoked ? { revoked: v.revoked } : {}) })) };
           });
+        // By semver precedence (not publish order): a backported 1.2.5 sits below 2.0.0, as npm and cargo show it.
+        answer.versions = [...answer.versions].sort((a, b) => compareVersions(a.version, b.version));
         const tagsOf = (version: string) => Object.entries(answer.tags).filter(([, v]) => v === version).map(([t]) => t);
-        report(options.json, answer, answer.versions.map((v) => {
-          const state = v.revoked ? `REVOKED: ${v.revoked.reason}` : v.yankedAt ? 'yanked' : '';
-          const tags = tagsOf(v.version);
-          const signed = v.signatures?.length ? `signed ${v.signatures.map((s) => s.keyId + (s.trusted ? ' (trusted)' : '')).join(', ')}` : 'unsigned';
-          return [v.version.padEnd(16), v.packageDigest.slice(0, 19) + '…', v.publishedAt, signed, tags.length ? `[${tags.join(', ')}]` : '', state].filter(Boolean).join('  ');
-        }));
+        const rows = answer.versions.map((v) => {
+          const state = v.revoked ? `revoked: ${v.revoked.reason}` : v.yankedAt ? `yanked ${v.yankedAt}` : '';
+          const signed = v.signatures?.length ? v.signatures.map((s) => s.keyId + (s.trusted ? ' (trusted)' : '')).join(', ') : 'unsigned';
+          return [v.version, v.packageDigest.slice(0, 19) + '…', v.publishedAt, signed, tagsOf(v.version).join(', '), v.review ?? '', state];
+        });
+        const header = ['VERSION', 'DIGEST', 'PUBLISHED', 'SIGNATURE', 'TAGS', 'REVIEW', 'STATE'];
+        const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+        const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+        report(options.json, answer, [`${answer.name}: ${plural(answer.versions.length, 'version')}`, line(header), ...rows.map(line)]);
       });
     });
 
@@ -54,10 +61,16 @@ export function registerManage(program: Command, exit: ExitCode): void {
     });
 
   targetOptions(program.command('yank').description('Yank a version: it leaves catalogs and tags, but stays readable by exact version or digest for sessions pinned to it.').argument('<ref>', 'NAME@VERSION'))
-    .action(async (ref: string, options: ManageOptions) => {
+    .option('--undo', 'list the version again (latest returns to it when it is the highest release); not for revoked versions')
+    .action(async (ref: string, options: ManageOptions & { undo?: boolean }) => {
       await run(exit, async () => {
         const { name, version } = parseRef(ref);
         const where = await target(options);
+        if (options.undo) {
+          const record = where.kind === 'http' ? await where.client.unyank(name, version) : await withLocal(where.dir, (registry) => registry.service.unyank(name, version));
+          report(options.json, record, [`Unyanked ${name}@${version}: listed again`]);
+          return;
+        }
         const record = where.kind === 'http' ? await where.client.yank(name, version) : await withLocal(where.dir, (registry) => registry.service.yank(name, version));
         report(options.json, record, [`Yanked ${name}@${version}`]);
       });
@@ -85,4 +98,12 @@ export function registerManage(program: Command, exit: ExitCode): void {
         report(options.json, record, [`${name}@${version}: review ${options.status}`]);
       });
     });
+}
+
+/** Semver precedence; a version that is not semver (none are published, but a store may be old) sorts first. */
+function compareVersions(a: string, b: string): number {
+  const left = semver.valid(a);
+  const right = semver.valid(b);
+  if (left && right) return semver.compare(left, right);
+  return left ? 1 : right ? -1 : a < b ? -1 : a > b ? 1 : 0;
 }

@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ExitCode } from '../../main.js';
 import { repeatable } from '../../main.js';
-import { displayPath } from '../../output.js';
+import { displayPath, plural } from '../../output.js';
 import { CommandError, displayStore, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
 
 interface PackOptions {
@@ -47,7 +47,7 @@ export function registerPack(program: Command, exit: ExitCode): void {
         if (existsSync(output) && !options.force) throw new CommandError(`${displayPath(output)} exists; use --force to overwrite it`);
         writeFileSync(output, archive);
         report(options.json, { file: output, bytes: archive.byteLength, manifest: pkg.manifest }, [
-          `Packed ${pkg.name}${pkg.manifest.version ? `@${pkg.manifest.version}` : ''}: ${pkg.files.length} file(s), ${archive.byteLength} bytes -> ${displayPath(output)}`,
+          `Packed ${pkg.name}${pkg.manifest.version ? `@${pkg.manifest.version}` : ''}: ${plural(pkg.files.length, 'file')}, ${plural(archive.byteLength, 'byte')} -> ${displayPath(output)}`,
           `package digest ${pkg.manifest.packageDigest}${pkg.manifest.signatures?.length ? `, signed by ${pkg.manifest.signatures.map((s) => s.keyId).join(', ')}` : ''}`,
         ]);
       });
@@ -87,7 +87,7 @@ Examples:
         const archive = packSkillArchive(pkg.manifest, pkg.files);
         let result: Record<string, unknown>;
         if (where.kind === 'http') {
-          progress(`uploading ${pkg.name} (${archive.byteLength} bytes) to ${where.client.base}…`);
+          progress(`uploading ${pkg.name} (${plural(archive.byteLength, 'byte')}) to ${where.client.base}…`);
           result = await where.client.publish(archive, {
             ...(options.version ? { version: options.version } : {}),
             tags: options.tag,
@@ -97,7 +97,7 @@ Examples:
           result = await withLocal(where.dir, async (registry) => {
             const published = await registry.service.publish({ archive, ...(options.version ? { version: options.version } : {}), ...(options.tag.length ? { tags: options.tag } : {}), publisher: 'local' });
             return { status: published.status, name: published.version.name, version: published.version.version, packageDigest: published.version.packageDigest, tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])), files: published.version.manifest.files, signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })) };
-          });
+          }, { create: true });
         }
         const tags = Object.entries((result['tags'] ?? {}) as Record<string, string>).filter(([, v]) => v === result['version']).map(([t]) => t);
         report(options.json, result, [

@@ -1,6 +1,7 @@
 import type { SkillLimits } from '@skillport/core';
 import type { IncomingMessage } from 'node:http';
 import type { HttpRoute, Principal, SkillProvider } from '@skillport/server';
+import { plural } from '../../output.js';
 import { versionHistory } from './web-history.js';
 
 /** The registry part of `serve --data DIR|postgres://…`: the store's skills as a catalog provider, /api/v1, and /healthz figures. */
@@ -12,6 +13,8 @@ export interface ServeRegistryOptions {
   prefix?: string;
   limits: Partial<SkillLimits>;
   onProblem: (message: string) => void;
+  /** One line per registry write through the API (publish, tag, yank, revoke, review); absent with --quiet. */
+  onEvent?: (line: string) => void;
   /**
    * With `--auth tokens|jwt`: writes need the caller's scopes (publish; admin for revoke and review) instead of
    * SKILLPORT_PUBLISH_TOKEN. With `--auth none` the shared publish token stays (docs/security.md).
@@ -56,6 +59,7 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
     ...(options.trustedKeys !== undefined ? { trustedKeysFile: options.trustedKeys } : {}),
     requireSignatures: options.requireSignatures === true,
     onProblem: options.onProblem,
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.scoped ? { authorizer: scopeAuthorizer } : {}),
     ...(options.canSee ? { canSee: options.canSee } : {}),
   });
@@ -67,7 +71,7 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Serv
     ready: () => registry.provider.readiness(),
     summary: () => {
       const stats = registry.provider.stats();
-      return `registry ${where} (${stats.names} skill(s), ${stats.versions} version(s); ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
+      return `registry ${where} (${plural(stats.names, 'skill')}, ${plural(stats.versions, 'version')}; ${options.scoped ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set'})`;
     },
     history: versionHistory(registry.service),
     close: () => registry.close(),

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { ExitCode } from '../../main.js';
-import { paint } from '../../output.js';
+import { paint, plural } from '../../output.js';
 import { CommandError, displayStore, run } from './common.js';
 
 const isUrl = (data: string) => /^postgres(ql)?:\/\//i.test(data);
@@ -31,12 +31,12 @@ export function registerStore(program: Command, exit: ExitCode): void {
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else {
           const colors = paint(process.stdout);
-          process.stdout.write(`${report.consistent ? colors.green('Consistent') : colors.red('Inconsistent')}: ${report.versions} version(s), ${report.tags} tag(s), ${report.blobs} blob(s)\n`);
+          process.stdout.write(`${report.consistent ? colors.green('Consistent') : colors.red('Inconsistent')}: ${plural(report.versions, 'version')}, ${plural(report.tags, 'tag')}, ${plural(report.blobs, 'blob')}\n`);
           for (const problem of report.problems) process.stdout.write(`  - ${problem}\n`);
-          if (report.orphanBlobs.length) process.stdout.write(`  ${report.orphanBlobs.length} orphaned blob(s) (no version references them; left in place):\n${report.orphanBlobs.map((digest) => `    ${digest}`).join('\n')}\n`);
-          if (report.tempFiles.length) process.stdout.write(`  ${report.tempFiles.length} temporary file(s) from interrupted writes (left in place)\n`);
+          if (report.orphanBlobs.length) process.stdout.write(`  ${plural(report.orphanBlobs.length, 'orphaned blob')} (no version references them; left in place):\n${report.orphanBlobs.map((digest) => `    ${digest}`).join('\n')}\n`);
+          if (report.tempFiles.length) process.stdout.write(`  ${plural(report.tempFiles.length, 'temporary file')} from interrupted writes (left in place)\n`);
         }
-        if (!report.consistent) throw new CommandError(`the store in ${displayStore(options.data)} is inconsistent (${report.problems.length} problem(s))`);
+        if (!report.consistent) throw new CommandError(`the store in ${displayStore(options.data)} is inconsistent (${plural(report.problems.length, 'problem')})`);
       });
     });
 
@@ -76,10 +76,10 @@ export function registerStore(program: Command, exit: ExitCode): void {
             if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
             else {
               const colors = paint(process.stdout);
-              process.stdout.write(`${result.problems.length === 0 ? colors.green('Copied') : colors.red('Copied with problems')}: ${result.versions.created} version(s) created, ${result.versions.existing} already there; ${result.blobs.copied} blob(s) copied, ${result.blobs.existing} already there, every digest verified; ${result.tags} tag(s)\n`);
+              process.stdout.write(`${result.problems.length === 0 ? colors.green('Copied') : colors.red('Copied with problems')}: ${plural(result.versions.created, 'version')} created, ${result.versions.existing} already there; ${plural(result.blobs.copied, 'blob')} copied, ${result.blobs.existing} already there, every digest verified; ${plural(result.tags, 'tag')}\n`);
               for (const problem of result.problems) process.stdout.write(`  - ${problem}\n`);
             }
-            if (result.problems.length > 0) throw new CommandError(`the copy to ${displayStore(options.to)} is incomplete (${result.problems.length} problem(s))`);
+            if (result.problems.length > 0) throw new CommandError(`the copy to ${displayStore(options.to)} is incomplete (${plural(result.problems.length, 'problem')})`);
           } finally {
             await to.close();
           }
