@@ -8,7 +8,6 @@ import { join, resolve } from 'node:path';
 import { options } from './args.mjs';
 
 const flags = options();
-const args = process.argv.slice(2);
 const option = (name, fallback) => flags.value(name, fallback);
 const repo = resolve(import.meta.dirname, '..');
 const from = resolve(option('from', join(repo, '../shared/corpus/skills')));

@@ -12,6 +12,9 @@ for (const stream of [process.stdout, process.stderr]) {
 main(process.argv).then(
   (code) => {
     process.exitCode = code;
+    // The command is done (serving commands resolve only when they stop): idle keep-alive sockets of an HTTP client
+    // would hold the process for seconds, so it ends here, once stdout has taken everything written to it.
+    process.stdout.write('', () => process.exit(code));
   },
   (error: unknown) => {
     process.stderr.write(`skillport: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
@@ -13,33 +13,10 @@ import { registerStore } from './commands/registry/store.js';
 /** The CLI's version (kept equal to the packages' versions; checked by a test). */
 export const VERSION = '0.1.0';
 
-/** Each command's action reports its exit code here; serving commands return only when they stop. */
-export interface ExitCode {
-  set(code: number): void;
-}
-
-/** Wraps a value parser so that commander reports its error as a usage error (exit 2). */
-export function arg<T>(parse: (text: string) => T): (text: string) => T {
-  return (text) => {
-    try {
-      return parse(text);
-    } catch (error) {
-      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-    }
-  };
-}
-
-/**
- * A repeatable option's parser (`--tag a --tag b`). Never variadic (`<name...>`): a variadic option swallows the
- * sources or paths that follow it (`serve --allowed-host example.com ./skills` would take ./skills as a host name).
- * The first use replaces the default; `choices` (when given) are checked as commander would.
- */
-export function repeatable(defaults: readonly string[] = [], choices?: readonly string[]): (value: string, previous: string[] | undefined) => string[] {
-  return (value, previous) => {
-    if (choices !== undefined && !choices.includes(value)) throw new InvalidArgumentError(`Allowed choices are ${choices.join(', ')}.`);
-    return previous === undefined || previous === defaults ? [value] : [...previous, value];
-  };
-}
+// The command kit lives in kit.ts (commands import it from there, not from here: no import cycle).
+export { arg, CliError, repeatable } from './kit.js';
+export type { ExitCode } from './kit.js';
+import type { ExitCode } from './kit.js';
 
 export function buildProgram(exit: ExitCode): Command {
   const program = new Command('skillport')

@@ -43,7 +43,7 @@ describe('--auth jwt', () => {
     keys = await generateKeyPair('ES256', { extractable: true });
     otherKeys = await generateKeyPair('ES256', { extractable: true });
     const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-    jwks = createServer((req, res) => {
+    jwks = createServer((_req, res) => {
       jwksHits++;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ keys: [jwk] }));

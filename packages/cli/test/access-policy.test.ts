@@ -97,7 +97,9 @@ describe('visibility policy', () => {
     assert.equal(await current.text(), readFileSync(policy, 'utf8'));
     const bad = await api(tokens['admin']!, 'PUT', 'default: maybe\n');
     assert.equal(bad.status, 400);
-    assert.match(((await bad.json()) as { error: string }).error, /default must be "none" or "public"/);
+    const refused = (await bad.json()) as { error: { code: string; message: string } };
+    assert.equal(refused.error.code, 'bad_policy');
+    assert.match(refused.error.message, /default must be "none" or "public"/);
     const bob = await connectAs(server.url, 'modern', tokens['bob']);
     try {
       const put = await api(tokens['admin']!, 'PUT', 'default: public\n');

@@ -80,3 +80,9 @@ export interface SkillTemplate {
 }
 
 export const skillKey = (skill: { origin: string; uri: string }): string => `${skill.origin}\u0000${skill.uri}`;
+
+/** A skill in a composed catalog (a SkillSet), with the name the model uses for it. */
+export interface CatalogSkill extends SkillDescriptor {
+  /** Unique in the set: the skill's name, or `name@origin` when several origins serve that name. */
+  id: string;
+}

@@ -4,8 +4,17 @@ import { DIRECT_REFERENCES_NOTE, DEFAULT_INSTRUCTIONS_TEMPLATE, escapeXml, rende
 import { SkillError, describeError } from './errors.js';
 import type { LoadedSkill, SkillDescriptor, SkillTemplate, VerifiedFile } from './model.js';
 import { skillKey } from './model.js';
-import type { CatalogSkill, SkillSet } from './skill-set.js';
+import type { CatalogSkill } from './model.js';
+import type { SkillSource } from './sources/source.js';
 import { checkBytes, printable } from './verify.js';
+
+/** What a session needs of the skill set it was made from (SkillSet implements it; the set makes its sessions). */
+export interface SessionCatalog {
+  readonly origins: string[];
+  source(origin: string): SkillSource | undefined;
+  withExtra(extra: readonly SkillDescriptor[]): Promise<CatalogSkill[]>;
+  templates(): Promise<SkillTemplate[]>;
+}
 
 /**
  * One conversation's use of a skill set: what the model is told (instructions with the catalog), the tools it
@@ -85,14 +94,14 @@ export class SkillSession {
   private readonly references = new Map<string, Set<string>>();
 
   constructor(
-    readonly set: SkillSet,
+    readonly set: SessionCatalog,
     readonly options: SessionOptions = {},
     state?: SessionState,
   ) {
     if (state) this.restore(state);
   }
 
-  static fromJSON(set: SkillSet, state: SessionState | string, options: SessionOptions = {}): SkillSession {
+  static fromJSON(set: SessionCatalog, state: SessionState | string, options: SessionOptions = {}): SkillSession {
     return new SkillSession(set, options, typeof state === 'string' ? (JSON.parse(state) as SessionState) : state);
   }
 

@@ -1,15 +1,11 @@
 import { SkillError, describeError } from './errors.js';
-import type { SkillDescriptor, SkillTemplate } from './model.js';
+import type { CatalogSkill, SkillDescriptor, SkillTemplate } from './model.js';
 import { skillKey } from './model.js';
 import { SkillSession } from './session.js';
-import type { SessionOptions, SessionState } from './session.js';
+import type { SessionCatalog, SessionOptions, SessionState } from './session.js';
 import type { SkillSource, WarningHandler } from './sources/source.js';
 
-/** A skill in a composed catalog, with the name the model uses for it. */
-export interface CatalogSkill extends SkillDescriptor {
-  /** Unique in the set: the skill's name, or `name@origin` when several origins serve that name. */
-  id: string;
-}
+export type { CatalogSkill } from './model.js';
 
 export interface SkillSetOptions {
   /** Keep only the skills this returns true for (applied before deduplication). */
@@ -30,7 +26,7 @@ export interface SkillSetOptions {
  * uniquely for the model while its identity stays (origin, uri). A source that fails to list is reported and left
  * out; the others still serve. Listing reads no skill file.
  */
-export class SkillSet {
+export class SkillSet implements SessionCatalog {
   private catalog: CatalogSkill[] | undefined;
   private readonly byOrigin = new Map<string, SkillSource>();
 

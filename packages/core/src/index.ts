@@ -12,6 +12,7 @@ export * from './chunked-writer.js';
 export * from './search.js';
 export * from './sections.js';
 export * from './text.js';
+export * from './time.js';
 export * from './skill-files.js';
 export * from './archive.js';
 export * from './discovery-index.js';

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { archiveFormatOf, discoverSkills, inspectSkillArchive, inspectSkillFolder, isSkillArchiveName, readSkillArchive, unsafePathReason } from '../src/index.js';
 import { makeOverlappingZipBomb, makeTar, makeTarGz, makeZip, paxPath } from './archive-builders.js';
-import { CORPUS, makeTree, removeTrees, skillMd } from './helpers.js';
+import { CORPUS, removeTrees, skillMd } from './helpers.js';
 
 after(removeTrees);
 

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { hasScope } from '@skillport/server';
+import type { Principal } from '@skillport/server';
 
 /**
  * Who may change the registry. One small interface so the identity work (scoped tokens, principals) can replace the
@@ -9,8 +10,14 @@ export type WriteAction = 'publish' | 'tag' | 'yank' | 'revoke' | 'review';
 
 export type WriteDecision = { ok: true; principal: string } | { ok: false; status: 401 | 403 | 503; message: string };
 
+/** What a write request brings: its Authorization header, and the principal the server authenticated. */
+export interface WriteRequest {
+  authorization: string | undefined;
+  principal: Principal | undefined;
+}
+
 export interface WriteAuthorizer {
-  authorizeWrite(request: IncomingMessage, action: WriteAction, target: { name?: string }): Promise<WriteDecision>;
+  authorizeWrite(request: WriteRequest, action: WriteAction, target: { name?: string }): Promise<WriteDecision>;
 }
 
 /**
@@ -25,11 +32,11 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
     this.#hash = token === undefined || token === '' ? undefined : digest(token);
   }
 
-  async authorizeWrite(request: IncomingMessage): Promise<WriteDecision> {
+  async authorizeWrite(request: WriteRequest): Promise<WriteDecision> {
     if (this.#hash === undefined) {
       return { ok: false, status: 503, message: 'this registry is read-only: the server was started without SKILLPORT_PUBLISH_TOKEN, so it refuses every write (set it in the server\'s environment and send it as a Bearer token)' };
     }
-    const header = request.headers['authorization'];
+    const header = request.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (match === null) return { ok: false, status: 401, message: 'writes need Authorization: Bearer <token> (the server\'s SKILLPORT_PUBLISH_TOKEN; skillport takes it from --token or SKILLPORT_TOKEN)' };
     // Hashes of equal length, compared in constant time: the token's length and prefix leak nothing.
@@ -40,4 +47,18 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * With `--auth tokens|jwt`: the server authenticated the caller; writes need its scopes (publish; admin for revoke
+ * and review) instead of SKILLPORT_PUBLISH_TOKEN (docs/security.md).
+ */
+export class ScopeAuthorizer implements WriteAuthorizer {
+  async authorizeWrite(request: WriteRequest, action: WriteAction): Promise<WriteDecision> {
+    const principal = request.principal;
+    if (principal === undefined) return { ok: false, status: 401, message: 'writes need Authorization: Bearer <token>' };
+    const needed = action === 'revoke' || action === 'review' ? 'admin' : 'publish';
+    if (!hasScope(principal, needed)) return { ok: false, status: 403, message: `${action} needs a token with the ${needed} scope` };
+    return { ok: true, principal: principal.user ?? principal.agent ?? 'anonymous' };
+  }
 }

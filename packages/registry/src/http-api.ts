@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBodyLimited } from '@skillport/server';
-import type { HttpRoute } from '@skillport/server';
+import { HttpError, methodNotAllowed } from '@skillport/server';
+import type { HttpApp, HttpContext, HttpRoutes, RouteKit } from '@skillport/server';
 import { blobFiles } from './read-version.js';
 import { RegistryError } from './model.js';
 import type { VersionRecord } from './model.js';
@@ -11,8 +10,9 @@ import type { WriteAction, WriteAuthorizer } from './auth.js';
 import { printable } from './store.js';
 
 /**
- * The registry's JSON API under /api/v1/ (docs/api.md). Reads are open to whoever reaches the server (like MCP);
- * writes go through the WriteAuthorizer before any body is read. Errors are `{"error": {"code", "message"}}`.
+ * The registry's JSON API under /api/v1/ (docs/api.md), mounted on the server's router (ADR 0060). Reads are open to
+ * whoever the server let in (like MCP); writes go through the WriteAuthorizer before any body is read. Errors are
+ * `{"error": {"code", "message"}}`: a RegistryError becomes an HttpError with its status and code.
  */
 export const API_PREFIX = '/api/v1/';
 
@@ -26,58 +26,91 @@ export interface ApiOptions {
    * Whether the caller may see the skill of this name (the server's visibility policy, docs/security.md). A name it
    * may not see answers exactly like a name that is not published; lists leave it out. Default: every name.
    */
-  canSee?: (req: IncomingMessage, name: string) => boolean;
+  canSee?: (principal: import('@skillport/server').Principal, name: string) => boolean;
   /** Told of every write that succeeded, as one line naming what changed and who changed it. */
   onEvent?: (line: string) => void;
 }
 
 type Params = Record<string, string>;
-type Handler = (req: IncomingMessage, res: ServerResponse, params: Params, query: URLSearchParams) => Promise<void>;
+type Handler = (c: HttpContext, params: Params) => Promise<Response>;
 
-export function registryRoutes(options: ApiOptions): HttpRoute {
+export function registryRoutes(options: ApiOptions): HttpRoutes {
+  return (app, kit) => mountRegistryRoutes(app, kit, options);
+}
+
+function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): void {
   const { service } = options;
   const maxUpload = options.maxUploadBytes ?? service.limits.maxBytes + 4 * 1024 * 1024;
-  const routes: Array<{ method: string; pattern: RegExp; keys: string[]; action?: WriteAction; handler: Handler }> = [];
+  const canSee = options.canSee ?? (() => true);
+  const allowed = new Map<string, string[]>();
+  const event = (params: Params, what: string) => options.onEvent?.(`${what} by ${printable(params['principal'] ?? 'anonymous')}`);
+
+  /** One route: path parameters checked (400), hidden names answered as missing (404), writes authorised first. */
   const route = (method: string, path: string, handler: Handler, action?: WriteAction) => {
-    const keys: string[] = [];
-    const pattern = new RegExp(`^${path.replace(/\{(\w+)\}/g, (_m, key: string) => (keys.push(key), '([^/]+)'))}/?$`);
-    routes.push({ method, pattern, keys, handler, ...(action ? { action } : {}) });
+    const pattern = path.replace(/\{(\w+)\}/g, ':$1');
+    allowed.set(pattern, [...(allowed.get(pattern) ?? []), method]);
+    app.on(method, pattern, async (c) => {
+      try {
+        return await checked(c, handler, action);
+      } catch (error) {
+        // The service's and the routes' RegistryErrors carry the status and code the API answers with.
+        if (error instanceof RegistryError) throw new HttpError(error.status as HttpError['status'], error.code, error.message);
+        throw error;
+      }
+    });
+  };
+  const checked = async (c: HttpContext, handler: Handler, action: WriteAction | undefined): Promise<Response> => {
+    const params = pathParams(c);
+    const principal = kit.principal(c);
+    // A hidden name answers like an unpublished one, on reads and writes alike.
+    if (params['name'] !== undefined && !canSee(principal, params['name'])) {
+      if (params['version'] !== undefined) throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
+      throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
+    }
+    if (action !== undefined) {
+      const decision = await options.authorizer.authorizeWrite({ authorization: c.req.header('authorization'), principal }, action, params['name'] !== undefined ? { name: params['name'] } : {});
+      if (!decision.ok) throw new RegistryError(decision.status, decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden', decision.message);
+      params['principal'] = decision.principal;
+    }
+    return handler(c, params);
   };
 
-  const canSee = options.canSee ?? (() => true);
-  const event = (params: Params, what: string) => options.onEvent?.(`${what} by ${printable(params['principal'] ?? 'anonymous')}`);
-  route('GET', '/api/v1/skills', async (req, res) => {
-    const names = (await service.store.listNames()).filter((name) => canSee(req, name));
+  route('GET', '/api/v1/skills', async (c) => {
+    const principal = kit.principal(c);
+    const names = (await service.store.listNames()).filter((name) => canSee(principal, name));
     const skills = [];
     for (const name of names) {
       const tags = Object.fromEntries((await service.store.tags(name)).map((tag) => [tag.tag, tag.version]));
       skills.push({ name, tags });
     }
-    send(res, 200, { skills });
+    return c.json({ skills });
   });
 
-  route('GET', '/api/v1/skills/{name}', async (_req, res, params) => {
+  route('GET', '/api/v1/skills/{name}', async (c, params) => {
     const found = await service.versions(params['name']!);
-    send(res, 200, { name: found.name, tags: found.tags, versions: found.versions.map((record) => summary(record, service, options.provider)) });
+    return c.json({ name: found.name, tags: found.tags, versions: found.versions.map((record) => summary(record, service, options.provider)) });
   });
 
-  route('GET', '/api/v1/skills/{name}/versions/{version}', async (_req, res, params) => {
+  route('GET', '/api/v1/skills/{name}/versions/{version}', async (c, params) => {
     const record = await service.version(params['name']!, params['version']!);
-    send(res, 200, { ...summary(record, service, options.provider), files: record.manifest.files });
+    return c.json({ ...summary(record, service, options.provider), files: record.manifest.files });
   });
 
-  route('GET', '/api/v1/skills/{name}/versions/{version}/archive', async (_req, res, params) => {
+  route('GET', '/api/v1/skills/{name}/versions/{version}/archive', async (c, params) => {
     const record = await service.version(params['name']!, params['version']!);
     if (record.revoked) throw new RegistryError(410, 'version_revoked', `${record.name}@${record.version} was revoked on ${record.revoked.at}: ${record.revoked.reason}`);
     const files = await blobFiles(service.store, record);
     const manifest = manifestFor(record.name, files, { version: record.version, provenance: record.provenance, signatures: record.signatures });
     const archive = packSkillArchive(manifest, files);
-    res.writeHead(200, { 'content-type': ARCHIVE_MEDIA_TYPE, 'content-length': archive.byteLength, 'content-disposition': `attachment; filename="${record.name}-${record.version}.skill"` });
-    res.end(archive);
+    return c.body(new Uint8Array(archive.buffer as ArrayBuffer, archive.byteOffset, archive.byteLength), 200, {
+      'content-type': ARCHIVE_MEDIA_TYPE,
+      'content-disposition': `attachment; filename="${record.name}-${record.version}.skill"`,
+    });
   });
 
-  route('POST', '/api/v1/skills', async (req, res, params, query) => {
-    const body = await readBody(req, maxUpload);
+  route('POST', '/api/v1/skills', async (c, params) => {
+    const body = await readBody(kit, c, maxUpload);
+    const query = new URL(c.req.url).searchParams;
     const tags = query.getAll('tag').flatMap((tag) => tag.split(',')).map((tag) => tag.trim()).filter((tag) => tag !== '');
     const provenance: { repository?: string; commit?: string } = {};
     if (query.get('repository')) provenance.repository = query.get('repository')!;
@@ -94,105 +127,85 @@ export function registryRoutes(options: ApiOptions): HttpRoute {
       const tagged = result.tags.filter((tag) => tag.version === result.version.version).map((tag) => tag.tag);
       event(params, `published ${result.version.name}@${result.version.version} ${result.version.packageDigest.slice(0, 19)}…${tagged.length ? ` (tags: ${tagged.join(', ')})` : ''}`);
     }
-    send(res, result.status === 'created' ? 201 : 200, {
+    return c.json({
       status: result.status,
       ...summary(result.version, service, options.provider),
       tags: Object.fromEntries(result.tags.map((tag) => [tag.tag, tag.version])),
       files: result.version.manifest.files,
-    });
+    }, result.status === 'created' ? 201 : 200);
   }, 'publish');
 
-  route('PUT', '/api/v1/skills/{name}/tags/{tag}', async (req, res, params) => {
-    const body = await readJson(req);
+  route('PUT', '/api/v1/skills/{name}/tags/{tag}', async (c, params) => {
+    const body = await readJson(kit, c);
     if (typeof body['version'] !== 'string') throw new RegistryError(400, 'bad_request', 'send {"version": "<version>"}');
     const tags = await service.tag(params['name']!, body['version'], params['tag']!);
     await options.provider?.refresh();
     event(params, `tagged ${printable(params['name']!)}@${printable(body['version'])} as ${printable(params['tag']!)}`);
-    send(res, 200, { name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
+    return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
   }, 'tag');
 
-  route('DELETE', '/api/v1/skills/{name}/tags/{tag}', async (_req, res, params) => {
+  route('DELETE', '/api/v1/skills/{name}/tags/{tag}', async (c, params) => {
     const tags = await service.untag(params['name']!, params['tag']!);
     await options.provider?.refresh();
     event(params, `removed tag ${printable(params['tag']!)} from ${printable(params['name']!)}`);
-    send(res, 200, { name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
+    return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
   }, 'tag');
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/yank', async (_req, res, params) => {
+  route('POST', '/api/v1/skills/{name}/versions/{version}/yank', async (c, params) => {
     const record = await service.yank(params['name']!, params['version']!);
     await options.provider?.refresh();
     event(params, `yanked ${record.name}@${record.version}`);
-    send(res, 200, summary(record, service, options.provider));
+    return c.json(summary(record, service, options.provider));
   }, 'yank');
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/unyank', async (_req, res, params) => {
+  route('POST', '/api/v1/skills/{name}/versions/{version}/unyank', async (c, params) => {
     const record = await service.unyank(params['name']!, params['version']!);
     await options.provider?.refresh();
     event(params, `unyanked ${record.name}@${record.version}`);
-    send(res, 200, summary(record, service, options.provider));
+    return c.json(summary(record, service, options.provider));
   }, 'yank');
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/revoke', async (req, res, params) => {
-    const body = await readJson(req);
+  route('POST', '/api/v1/skills/{name}/versions/{version}/revoke', async (c, params) => {
+    const body = await readJson(kit, c);
     const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '');
     await options.provider?.refresh();
     event(params, `revoked ${record.name}@${record.version}: ${printable(record.revoked?.reason ?? '')}`);
-    send(res, 200, summary(record, service, options.provider));
+    return c.json(summary(record, service, options.provider));
   }, 'revoke');
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/review', async (req, res, params) => {
-    const body = await readJson(req);
+  route('POST', '/api/v1/skills/{name}/versions/{version}/review', async (c, params) => {
+    const body = await readJson(kit, c);
     const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '');
     await options.provider?.refresh();
     event(params, `review of ${record.name}@${record.version}: ${record.review}`);
-    send(res, 200, summary(record, service, options.provider));
+    return c.json(summary(record, service, options.provider));
   }, 'review');
 
-  return {
-    prefix: API_PREFIX,
-    async handle(req, res, path) {
-      try {
-        const url = new URL(req.url ?? '/', 'http://localhost');
-        const matching = routes.filter((candidate) => candidate.pattern.test(path));
-        if (matching.length === 0) throw new RegistryError(404, 'not_found', `no such API path: ${path.slice(0, 200)} (see docs/api.md)`);
-        const found = matching.find((candidate) => candidate.method === req.method);
-        if (found === undefined) {
-          res.setHeader('allow', matching.map((candidate) => candidate.method).join(', '));
-          throw new RegistryError(405, 'method_not_allowed', `${req.method} is not allowed on ${path.slice(0, 200)}`);
-        }
-        const values = found.pattern.exec(path)!.slice(1);
-        const params: Params = {};
-        for (const [index, key] of found.keys.entries()) {
-          let value: string;
-          try {
-            value = decodeURIComponent(values[index]!);
-          } catch {
-            throw new RegistryError(400, 'bad_request', `bad percent-encoding in ${key}`);
-          }
-          params[key] = value;
-        }
-        // A hidden name answers like an unpublished one, on reads and writes alike.
-        if (params['name'] !== undefined && !canSee(req, params['name'])) {
-          req.resume();
-          if (params['version'] !== undefined) throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
-          throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
-        }
-        if (found.action !== undefined) {
-          const decision = await options.authorizer.authorizeWrite(req, found.action, params['name'] !== undefined ? { name: params['name'] } : {});
-          if (!decision.ok) {
-            req.resume();
-            throw new RegistryError(decision.status, decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden', decision.message);
-          }
-          params['principal'] = decision.principal;
-        }
-        await found.handler(req, res, params, url.searchParams);
-      } catch (error) {
-        if (res.headersSent) return void res.destroy();
-        if (error instanceof RegistryError) return send(res, error.status, { error: { code: error.code, message: error.message } });
-        send(res, 500, { error: { code: 'internal', message: `internal error: ${(error as Error).message}` } });
-      }
-    },
-  };
+  // Any other method on a known path: 405 with the methods it takes.
+  for (const [pattern, methods] of allowed) app.all(pattern, () => methodNotAllowed(methods.join(', ')));
+}
+
+/** The path's parameters, percent-decoded; a bad escape is a 400 (the router would pass it through raw). */
+function pathParams(c: HttpContext): Params {
+  const params: Params = {};
+  for (const [key, raw] of Object.entries(rawParams(c))) {
+    try {
+      params[key] = decodeURIComponent(raw);
+    } catch {
+      throw new RegistryError(400, 'bad_request', `bad percent-encoding in ${key}`);
+    }
+  }
+  return params;
+}
+
+/** The path parameters as sent, matched again on the raw path (the router hands out decoded values). */
+function rawParams(c: HttpContext): Params {
+  const keys: string[] = [];
+  const pattern = new RegExp(`^${c.req.routePath.replace(/:(\w+)/g, (_m, key: string) => (keys.push(key), '([^/]+)'))}/?$`);
+  const match = pattern.exec(new URL(c.req.url).pathname);
+  const params: Params = {};
+  keys.forEach((key, index) => (params[key] = match?.[index + 1] ?? ''));
+  return params;
 }
 
 function summary(record: VersionRecord, service: RegistryService, provider: RegistryProvider | undefined): Record<string, unknown> {
@@ -214,26 +227,19 @@ function summary(record: VersionRecord, service: RegistryService, provider: Regi
   return out;
 }
 
-function send(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
-  res.end(body);
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.reject(new RegistryError(413, 'too_large', `the upload is ${declared} bytes; this registry takes at most ${limit}`));
+async function readBody(kit: RouteKit, c: HttpContext, limit: number): Promise<Buffer> {
+  const declared = Number(c.req.header('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw new RegistryError(413, 'too_large', `the upload is ${declared} bytes; this registry takes at most ${limit}`);
+  try {
+    return await kit.readBody(c, limit);
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 413) throw new RegistryError(413, 'too_large', `the upload is larger than ${limit} bytes (the limit)`);
+    throw error;
   }
-  return readBodyLimited(req, limit).then((body) => {
-    if (body === undefined) throw new RegistryError(413, 'too_large', `the upload is larger than ${limit} bytes (the limit)`);
-    return body;
-  });
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const body = await readBody(req, 64 * 1024);
+async function readJson(kit: RouteKit, c: HttpContext): Promise<Record<string, unknown>> {
+  const body = await readBody(kit, c, 64 * 1024);
   if (body.byteLength === 0) return {};
   try {
     const value = JSON.parse(body.toString('utf8')) as unknown;

@@ -10,6 +10,7 @@ export * from './http-api.js';
 export * from './read-version.js';
 export * from './api-client.js';
 export * from './registry.js';
+export * from './plugin.js';
 export * from './store-open.js';
 export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
 export type { MigrationReport } from './postgres-schema.js';

@@ -73,6 +73,11 @@ export interface TagRecord {
 export const LATEST = 'latest';
 
 /** A refusal with the HTTP status it maps to and one line for the caller. */
+/**
+ * The registry package's one base error: a stable `code` callers select on, and the HTTP status the API answers it
+ * with (http-api.ts turns it into the server's HttpError). Kept free of the server package: the publisher's side
+ * (`@skillport/registry/client`) throws it too.
+ */
 export class RegistryError extends Error {
   override name = 'RegistryError';
   constructor(readonly status: number, readonly code: string, message: string) {

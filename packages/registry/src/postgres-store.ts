@@ -4,7 +4,7 @@ import { LATEST, RegistryError } from './model.js';
 import type { NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
 import { migrate } from './postgres-schema.js';
 import type { MigrationReport } from './postgres-schema.js';
-import { redactUrl } from './store-open.js';
+import { redactUrl } from './postgres-url.js';
 import { chooseLatest } from './store.js';
 import type { CommitResult, RegistryStore, StoreCheck } from './store.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import type { SkillLimits } from '@skillport/core';
-import type { HttpRoute } from '@skillport/server';
+import type { HttpRoutes, Principal } from '@skillport/server';
 import { PublishTokenAuthorizer } from './auth.js';
 import type { WriteAuthorizer } from './auth.js';
 import { registryRoutes } from './http-api.js';
@@ -25,8 +25,8 @@ export interface OpenRegistryOptions {
   requireSignatures?: boolean;
   /** Default: the shared token from SKILLPORT_PUBLISH_TOKEN. */
   authorizer?: WriteAuthorizer;
-  /** Whether a request's caller may see a skill name (the server's visibility policy); default every name. */
-  canSee?: (req: import('node:http').IncomingMessage, name: string) => boolean;
+  /** Whether a caller may see a skill name (the server's visibility policy); default every name. */
+  canSee?: (principal: Principal, name: string) => boolean;
   env?: NodeJS.ProcessEnv;
   pollMs?: number;
   onProblem?: (message: string) => void;
@@ -38,7 +38,7 @@ export interface OpenRegistry {
   store: RegistryStore;
   service: RegistryService;
   provider: RegistryProvider;
-  routes: HttpRoute;
+  routes: HttpRoutes;
   close(): Promise<void>;
 }
 

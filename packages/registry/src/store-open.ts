@@ -2,25 +2,13 @@ import type { MigrationReport } from './postgres-schema.js';
 import type { PostgresStoreOptions } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { RegistryStore } from './store.js';
+import { isPostgresUrl } from './postgres-url.js';
 
 /**
  * `--data` names either a folder (the embedded store: SQLite + blob files) or a PostgreSQL URL. The PostgreSQL
  * store (and the `pg` driver) is loaded only when a URL is given, so the embedded default never loads it.
  */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
+export { isPostgresUrl, redactUrl } from './postgres-url.js';
 
 export async function openStore(location: string, options: PostgresStoreOptions = {}): Promise<RegistryStore> {
   if (!isPostgresUrl(location)) return SqliteStore.open(location);

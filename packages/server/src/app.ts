@@ -14,16 +14,19 @@ import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
 import { startHttpServer } from './http/http-server.js';
-import type { HttpOptions, HttpRoute, RunningHttpServer } from './http/http-server.js';
+import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+import type { HttpRoutes } from './http/routes.js';
+import { ServerError } from './errors.js';
+import type { PluginParts, ServerPlugin } from './plugin.js';
 import { McpFactory } from './mcp/server-factory.js';
-import type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
+import type { CacheHint, ServerIdentity } from './mcp/identity.js';
 import { SkillsService } from './mcp/skills-service.js';
 import { SERVER_VERSION } from './version.js';
 import { collectGarbage } from './memory.js';
 import { AccessConfigError, AccessControl } from './access/access-control.js';
 import type { AccessOptions } from './access/access-control.js';
-import { ScopedServices, viewChanged } from './access/scoped.js';
-import type { Scoped } from './access/scoped.js';
+import { ScopedServices, viewChanged } from './mcp/scoped.js';
+import type { Scoped } from './mcp/scoped.js';
 import type { CatalogSnapshot } from './catalog/snapshot.js';
 import { DEFAULT_TOOL_OPTIONS, buildInstructions } from './tools/tools.js';
 import type { ToolOptions } from './tools/tools.js';
@@ -66,8 +69,10 @@ export interface SkillportServerOptions {
   providers?: SkillProvider[];
   /** Identity, visibility and audit (docs/security.md): auth mode, data folder, policy, stdio principal. */
   access?: AccessOptions;
-  /** Extra HTTP routes beside /mcp (a registry's /api/v1), mounted by serveHttp. */
-  routes?: HttpRoute[];
+  /** Parts that plug into the server (the registry of `serve --data`): their providers, routes, health, close. */
+  plugins?: ServerPlugin[];
+  /** Extra HTTP routes beside /mcp (a web catalog at /), mounted on the router by serveHttp (http/routes.ts). */
+  routes?: HttpRoutes[];
   /** Extra JSON for GET /healthz. */
   health?: () => Record<string, unknown>;
   /** GET /readyz: whether this server is ready for traffic (a registry replica: caught up with its database). */
@@ -78,10 +83,11 @@ export interface SkillportServerOptions {
   onAccessChange?: (what: 'policy' | 'tokens') => void;
 }
 
-export class StartupError extends Error {
+/** The server cannot start: a bad configuration, a missing folder, a URI conflict, a plugin that failed to open. */
+export class StartupError extends ServerError {
   override name = 'StartupError';
   constructor(message: string, readonly problems: FolderProblem[] = []) {
-    super(message);
+    super('startup', message);
   }
 }
 
@@ -106,10 +112,12 @@ export class SkillportServer {
   #asmFastPath: Promise<{ uri: string } | undefined> | undefined;
   #options: SkillportServerOptions;
   #http: RunningHttpServer[] = [];
+  #plugins: PluginParts[];
   #stdio: StdioServerHandle[] = [];
 
-  private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[], access: AccessControl) {
+  private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[], access: AccessControl, plugins: PluginParts[]) {
     this.#options = options;
+    this.#plugins = plugins;
     this.catalog = catalog;
     this.access = access;
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
@@ -199,7 +207,25 @@ export class SkillportServer {
       if (error instanceof AccessConfigError) throw new StartupError(error.message);
       throw error;
     }
-    const providers = options.providers ?? [];
+    const plugins: PluginParts[] = [];
+    try {
+      for (const plugin of options.plugins ?? []) {
+        try {
+          plugins.push(await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }));
+        } catch (error) {
+          throw new StartupError((error as Error).message);
+        }
+      }
+      return await SkillportServer.#open(options, families, access, plugins);
+    } catch (error) {
+      await Promise.all(plugins.map((parts) => parts.close?.()));
+      access.close();
+      throw error;
+    }
+  }
+
+  static async #open(options: SkillportServerOptions, families: TemplateFamily[], access: AccessControl, plugins: PluginParts[]): Promise<SkillportServer> {
+    const providers = [...plugins.flatMap((parts) => parts.providers ?? []), ...(options.providers ?? [])];
     if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
     // A template family's folder is served like any other, under the template's fixed segments.
     const roots = [...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)), ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/')))];
@@ -237,7 +263,7 @@ export class SkillportServer {
     const failure = startupError(live.problems, options.strict);
     if (failure !== undefined) throw failure;
     const catalog = new CompositeCatalog(live, providers, options.onProblem);
-    const server = new SkillportServer(options, catalog, families, access);
+    const server = new SkillportServer(options, catalog, families, access, plugins);
     access.watch();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
@@ -289,15 +315,30 @@ export class SkillportServer {
     return handle;
   }
 
+  /** Ready to take traffic when the options' check and every plugin's say so (GET /readyz). */
+  async #ready(): Promise<{ ready: boolean; reason?: string }> {
+    for (const check of [this.#options.ready, ...this.#plugins.map((parts) => parts.ready)]) {
+      const state = (await check?.()) ?? { ready: true };
+      if (!state.ready) return state;
+    }
+    return { ready: true };
+  }
+
+  /** One line per plugin for a start-up message. */
+  summaries(): string[] {
+    return this.#plugins.flatMap((parts) => (parts.summary ? [parts.summary()] : []));
+  }
+
   async serveHttp(options: Omit<HttpOptions, 'health'>): Promise<RunningHttpServer> {
+    const routes = [...(options.routes ?? []), ...(this.#options.routes ?? []), ...this.#plugins.flatMap((parts) => (parts.routes ? [parts.routes] : []))];
     const running = await startHttpServer(
       this.factory,
       { identity: this.identity, cacheHint: this.cacheHint },
       {
         ...options,
-        ...(this.#options.routes ? { routes: [...(options.routes ?? []), ...this.#options.routes] } : {}),
-        health: () => ({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation, ...this.#options.health?.() }),
-        ...(this.#options.ready ? { ready: this.#options.ready } : {}),
+        routes,
+        health: () => Object.assign({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }, this.#options.health?.(), ...this.#plugins.map((parts) => parts.health?.())),
+        ready: () => this.#ready(),
       },
       { access: this.access, scoped: (principal) => this.scopes.for(principal) },
     );
@@ -310,6 +351,7 @@ export class SkillportServer {
     await Promise.all([...this.#http.map((http) => http.close()), ...this.#stdio.map((stdio) => stdio.close())]);
     this.#http = [];
     this.#stdio = [];
+    await Promise.all(this.#plugins.map((parts) => parts.close?.()));
     this.access.close();
   }
 }

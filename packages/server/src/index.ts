@@ -1,45 +1,59 @@
+/**
+ * @skillport/server: what a library user needs to serve skills (the server, its options, plugins and routes,
+ * providers of skills from elsewhere, access control) and to write a provider or a plugin. Internals (the MCP
+ * factory, the fast path, per-principal handlers) are not exported: they change without notice.
+ */
+// The server.
 export { SkillportServer, StartupError, cacheDirProblem, defaultCacheDir, defaultInstructions } from './app.js';
 export type { SkillportServerOptions } from './app.js';
-export { LiveCatalog } from './catalog/live-catalog.js';
-export type { CatalogChanges } from './catalog/live-catalog.js';
-export { CatalogSnapshot } from './catalog/snapshot.js';
-export type { CatalogSkill, CatalogFile, SkillEntry, SkillOrigin } from './catalog/model.js';
-export { SkillsService } from './mcp/skills-service.js';
-export { McpFactory } from './mcp/server-factory.js';
-export type { CacheHint, ServerIdentity } from './mcp/server-factory.js';
-export type { HttpOptions, HttpRoute, RunningHttpServer, WebRoute } from './http/http-server.js';
-export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
-export type { RequestLimits } from './http/limits.js';
+export { ServerError } from './errors.js';
 export { SERVER_VERSION } from './version.js';
+export type { CacheHint, ServerIdentity } from './mcp/identity.js';
 export { DEFAULT_TOOL_OPTIONS } from './tools/tools.js';
 export type { ToolMode, ToolOptions } from './tools/tools.js';
-export { CompositeCatalog } from './catalog/composite-catalog.js';
+export type { CatalogChanges } from './catalog/live-catalog.js';
+
+// Plugins and HTTP routes beside /mcp (ADR 0060).
+export type { ServerPlugin, PluginContext, PluginParts } from './plugin.js';
+export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
+export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
+export type { RequestLimits } from './http/limits.js';
+export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKit } from './http/routes.js';
+export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';
+
+// Skills from elsewhere: providers and the catalog model they fill.
 export type { SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
+export type { BlobSource, CatalogFile, CatalogSkill, FolderOrigin, SkillEntry, SkillOrigin, StoredOrigin } from './catalog/model.js';
+export { META_PACKAGE_DIGEST } from './catalog/model.js';
 export { buildCatalogSkill } from './catalog/catalog-skill.js';
-export type { BlobSource, FolderOrigin, StoredOrigin } from './catalog/model.js';
-export { AccessControl, AccessConfigError } from './access/access-control.js';
+export { META_PROVENANCE, META_VERSION } from './tools/versions.js';
+export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';
+export { ArchiveProvider } from './providers/archive-provider.js';
+export type { ArchiveProviderOptions } from './providers/archive-provider.js';
+export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
+export type { HttpProviderOptions } from './providers/http-provider.js';
+
+// Access control (docs/security.md). AccessStore loads its native SQLite module only when a store is opened.
+export { AccessConfigError } from './access/access-control.js';
 export type { AccessOptions, AuthMode } from './access/access-control.js';
 export { AccessStore, ACCESS_DB } from './access/store.js';
 export type { AuditEvent, AuditQuery, TokenRecord, NewToken } from './access/store.js';
-export { parsePrincipalSpec, ANONYMOUS, SCOPES } from './access/principal.js';
+export { parsePrincipalSpec, hasScope, ANONYMOUS, SCOPES } from './access/principal.js';
 export type { Principal, Scope } from './access/principal.js';
 export { parsePolicy, PolicyError } from './access/policy.js';
 export type { PolicyDocument } from './access/policy.js';
-export { parseSince } from './access/admin-api.js';
 export type { JwtOptions, ClaimMapping } from './access/jwt.js';
-export { attachPrincipal, principalOf } from './access/http-auth.js';
-export { META_PACKAGE_DIGEST } from './catalog/model.js';
-export { META_PROVENANCE, META_VERSION } from './tools/versions.js';
-export { ArchiveProvider } from './providers/archive-provider.js';
-export type { ArchiveProviderOptions } from './providers/archive-provider.js';
-export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';
-export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
-export type { HttpProviderOptions } from './providers/http-provider.js';
-export { hasScope } from './access/principal.js';
-export { readBodyLimited } from './http/body.js';
+
+// For the web catalog (packages/web): the per-principal view it renders, and the helpers it shares with the API.
+export type { AccessControl } from './access/access-control.js';
+export type { Scoped } from './mcp/scoped.js';
+export type { CatalogSnapshot } from './catalog/snapshot.js';
+export type { SkillsService } from './mcp/skills-service.js';
+export type { WebRoute } from './http/routes.js';
 export { searchIndex } from './tools/search.js';
-export { describePrincipal } from './access/admin-api.js';
+export { describePrincipal } from './http/api-routes.js';
 export { principalLabel } from './access/principal.js';
-export type { Scoped } from './access/scoped.js';
+export { readBodyLimited } from './http/body.js';
+export { parseSince } from '@skillport/core';
 export { SkillEmbeddings, fuseRankings } from './tools/embeddings.js';
 export type { EmbeddingsOptions } from './tools/embeddings.js';

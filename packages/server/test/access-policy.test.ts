@@ -6,7 +6,7 @@ import { PolicyError, globToRegExp, parsePolicy } from '../src/access/policy.js'
 import { hasScope, parsePrincipalSpec, principalKey, viewKey } from '../src/access/principal.js';
 import type { Principal } from '../src/access/principal.js';
 import { ViewCache, sessionCatalog } from '../src/access/views.js';
-import { parseSince } from '../src/access/admin-api.js';
+import { parseSince } from '@skillport/core';
 
 /** A catalog skill as the catalog builds it (only what visibility looks at differs between them). */
 function skill(path: string, name = path.split('/').at(-1)!): CatalogSkill {

@@ -1,6 +1,6 @@
 /**
  * A skill's published versions, as the skill page shows them. The web package does not depend on the registry:
- * `serve --data` adapts the registry's records to this (cli/src/commands/registry/serve-registry.ts).
+ * `serve --data` gives the registry plugin's (registry/src/plugin.ts: `RegistryPlugin.history`).
  */
 export interface VersionInfo {
   version: string;

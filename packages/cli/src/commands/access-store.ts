@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AccessStore } from '@skillport/server';
 import { displayPath } from '../output.js';
-import type { ExitCode } from '../main.js';
+import type { ExitCode } from '../kit.js';
 
 /**
  * Opens DIR/access.db for one command, runs `work` on it and closes it: the exit code is what `work` returns (0 by

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { ExitCode } from '../main.js';
-import { arg } from '../main.js';
+import type { ExitCode } from '../kit.js';
+import { arg } from '../kit.js';
 import { parsePositiveInt } from '../output.js';
 import { withAccessStore } from './access-store.js';
 
@@ -33,7 +33,8 @@ Examples:
   skillport audit --data ./data --since 1h
   skillport audit --data ./data --user alice --skill pdf --json`)
     .action(async (options: AuditOptions) => {
-      const { ACCESS_DB, parseSince } = await import('@skillport/server');
+      const { ACCESS_DB } = await import('@skillport/server');
+      const { parseSince } = await import('@skillport/core');
       const { existsSync } = await import('node:fs');
       const { join } = await import('node:path');
       if (!existsSync(join(options.data, ACCESS_DB))) {

@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { sha256Digest } from '@skillport/core';
 import type { CatalogSkill, SkillDescriptor, SkillSet, SkillSource } from '@skillport/client';
 import type { McpSkillSource } from '@skillport/client';
-import type { ExitCode } from '../main.js';
+import type { ExitCode } from '../kit.js';
+import { action } from '../kit.js';
 import { displayPath, paint, plural } from '../output.js';
 
 /**
@@ -565,27 +566,24 @@ function wasExecutable(path: string): boolean {
   }
 }
 
-function run<A extends unknown[]>(exit: ExitCode, action: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    let code = 1;
-    try {
+/** The kit's action wrapper, with the client library loaded first and its errors described in one line. */
+function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+  return action(
+    exit,
+    async (...args: A) => {
       lib ??= await import('@skillport/client');
-      code = await action(...args);
-    } catch (error) {
-      const colors = paint(process.stderr);
+      return work(...args);
+    },
+    (error) => {
       let message = lib ? lib.describeError(error) : String(error);
       if (serverKind === 'stdio') message = message.replace(/: Connection closed$/, ': the server process exited');
       if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN';
-      process.stderr.write(`skillport: ${colors.red('error')}: ${message}\n`);
       // A stdio server that failed usually said why on its stderr: show its last lines.
       const tail = stderrTail.trimEnd().split('\n').slice(-10);
-      if (serverKind === 'stdio' && tail.join('') !== '') process.stderr.write(`skillport: the server's stderr ended with:\n${tail.map((line) => `  | ${line}`).join('\n')}\n`);
-    }
-    exit.set(code);
-    // One-shot commands: idle keep-alive sockets of the HTTP client would hold the process for seconds.
-    await new Promise<void>((done) => process.stdout.write('', () => done()));
-    process.exit(code);
-  };
+      if (serverKind === 'stdio' && tail.join('') !== '') message += `\nskillport: the server's stderr ended with:\n${tail.map((line) => `  | ${line}`).join('\n')}`;
+      return message;
+    },
+  );
 }
 
 function print(line: string): void {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MAX_DESCRIPTION_LENGTH, MCP_NAME_PATTERN, inspectSkillFolder } from '@skillport/core';
-import type { ExitCode } from '../main.js';
+import type { ExitCode } from '../kit.js';
 import { displayPath, paint } from '../output.js';
 
 /**

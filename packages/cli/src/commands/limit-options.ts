@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { RequestLimits } from '@skillport/server';
-import { arg } from '../main.js';
+import { arg } from '../kit.js';
 import { parsePositiveInt, parseSize } from '../output.js';
 
 /**

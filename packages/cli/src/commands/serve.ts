@@ -3,10 +3,10 @@ import { Option } from 'commander';
 import { DEFAULT_LIMITS } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
-import { arg, repeatable } from '../main.js';
+import { arg, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
-import type { ExitCode } from '../main.js';
+import type { ExitCode } from '../kit.js';
 import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
@@ -193,28 +193,20 @@ async function serve(
   if (options.policy !== undefined && options.auth === 'none' && options.principal === undefined) {
     log(`skillport: ${colors.yellow('warning')}: --policy without --auth: every caller is anonymous, so each sees only the skills the policy shows to anyone (add --auth tokens|jwt, or --principal)`);
   }
-  let registry: import('./registry/serve-registry.js').ServedRegistry | undefined;
-  let canSee: (req: import('node:http').IncomingMessage, name: string) => boolean = () => false;
+  // Loaded only when --data is given: the registry's store is a native SQLite module, not needed to serve folders.
+  let registry: import('@skillport/registry').RegistryPlugin | undefined;
   if (options.data !== undefined) {
-    const { serveRegistry } = await import('./registry/serve-registry.js');
-    try {
-      registry = await serveRegistry({
-        data: options.data,
-        limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
-        ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
-        ...(options.trustedKeys !== undefined ? { trustedKeys: options.trustedKeys } : {}),
-        ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
-        requireSignatures: options.requireSignatures === true,
-        onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
-        ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
-        scoped: options.auth !== 'none',
-        // Bound after the server opens: the registry API shows a caller only the names its view allows.
-        canSee: (req, name) => canSee(req, name),
-      });
-    } catch (error) {
-      log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
-      return 1;
-    }
+    const { registryPlugin } = await import('@skillport/registry');
+    registry = registryPlugin({
+      data: options.data,
+      limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+      ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+      ...(options.trustedKeys !== undefined ? { trustedKeys: options.trustedKeys } : {}),
+      ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
+      requireSignatures: options.requireSignatures === true,
+      onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+      ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
+    });
   }
   if (options.cache) {
     // Checked once here, so that the folders' caches and the remote hosts' blob cache are both turned off with one warning.
@@ -244,16 +236,14 @@ async function serve(
   const sources = await openSources(dirs, remotes, { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } }, onProblem);
   if (typeof sources === 'string') {
     log(`skillport: ${colors.red('error')}: ${sources}`);
-    await registry?.close();
     return 1;
   }
-  // The registry's provider first: a URI clash between providers goes to the earlier one.
-  const providers = [...(registry?.providers ?? []), ...sources.providers];
+  const providers = sources.providers;
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
-      ...(registry ? { routes: registry.routes, health: registry.health, ready: registry.ready } : {}),
+      plugins: registry ? [registry] : [],
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
@@ -284,7 +274,6 @@ async function serve(
       },
     });
   } catch (error) {
-    await registry?.close();
     if (error instanceof StartupError) {
       log(`skillport: ${colors.red('error')}: ${error.message}`);
       for (const provider of providers) await provider.close?.();
@@ -293,15 +282,6 @@ async function serve(
     throw error;
   }
 
-  {
-    const { principalOf } = await import('@skillport/server');
-    const opened = server;
-    const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
-    canSee = (req, name) => {
-      const principal = principalOf(req);
-      return principal !== undefined && opened.access.views.allows(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`);
-    };
-  }
   if (options.watch) {
     server.watch();
     for (const provider of providers) provider.watch?.();
@@ -324,7 +304,6 @@ async function serve(
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       await server.close();
-      await registry?.close();
       return 1;
     }
   } else {
@@ -339,19 +318,18 @@ async function serve(
     if (!(error instanceof StartupError)) throw error;
     log(`skillport: ${colors.red('error')}: ${error.message}`);
     await server.close();
-    await registry?.close();
     return 1;
   }
   const snapshot = server.catalog.snapshot;
   const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
-  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...(registry ? [registry.summary()] : [])].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
+  const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...server.summaries()].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   const notes = [accessSummary(options), options.watch ? 'watching for changes' : '', restored ? 'started from the last run\'s catalog, checked against the disk' : ''].filter(Boolean);
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
   return new Promise<number>((resolve) => {
     const stop = () => {
-      void server.close().then(() => registry?.close()).then(() => resolve(0));
+      void server.close().then(() => resolve(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

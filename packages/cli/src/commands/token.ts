@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { ExitCode } from '../main.js';
-import { arg, repeatable } from '../main.js';
+import type { ExitCode } from '../kit.js';
+import { arg, repeatable } from '../kit.js';
+import { parseExpiry as parseExpiryTime } from '@skillport/core';
 import { paint } from '../output.js';
 import { withAccessStore } from './access-store.js';
 
@@ -118,12 +119,7 @@ function describe(record: { user: string; orgs: string[]; projects: string[]; ag
 }
 
 function parseExpiry(text: string): Date {
-  const span = /^(\d{1,6})([mhdw])$/.exec(text.trim());
-  if (span) {
-    const unit = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[span[2] as 'm' | 'h' | 'd' | 'w'];
-    return new Date(Date.now() + Number(span[1]) * unit);
-  }
-  const time = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time)) throw new Error(`--expires: "${text}" is not a time (ISO 8601) or a span (30d, 12h)`);
-  return new Date(time);
+  const time = parseExpiryTime(text);
+  if (time === undefined) throw new Error(`--expires: "${text}" is not a time (ISO 8601) or a span (30d, 12h)`);
+  return time;
 }

@@ -3,8 +3,8 @@ import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { discoverSkills, inspectSkillArchive, inspectSkillFolder, resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
-import { arg } from '../main.js';
-import type { ExitCode } from '../main.js';
+import { arg } from '../kit.js';
+import type { ExitCode } from '../kit.js';
 import { paint, parsePositiveInt, parseSize } from '../output.js';
 
 interface ValidateOptions {

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Database as DatabaseType, Statement } from 'better-sqlite3';
 import { SCOPES, checkSubjectName } from './principal.js';
 import type { Principal, Scope } from './principal.js';
@@ -13,6 +14,16 @@ import type { Principal, Scope } from './principal.js';
  * (`skillport token ...`) changed it.
  */
 export const ACCESS_DB = 'access.db';
+
+/**
+ * The native SQLite module, loaded when a store is first opened: a server without access data (a plain `serve`)
+ * loads no native module at all (tested in access-lazy.test.ts).
+ */
+let sqlite: typeof BetterSqlite3 | undefined;
+function nativeSqlite(): typeof BetterSqlite3 {
+  sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  return sqlite;
+}
 const SCHEMA_VERSION = 1;
 
 export interface TokenRecord {
@@ -76,7 +87,7 @@ export class AccessStore {
   readonly #principals = new Map<string, { row: string; principal: Principal }>();
 
   private constructor(readonly path: string) {
-    this.db = new Database(path, { timeout: 5000 });
+    this.db = new (nativeSqlite())(path, { timeout: 5000 });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.#migrate();

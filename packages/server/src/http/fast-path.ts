@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SkillsService } from '../mcp/skills-service.js';
-import type { CacheHint, ServerIdentity } from '../mcp/server-factory.js';
+import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 
 /**
  * The HTTP fast path (ADR 0002). The SDK's `createMcpHandler` builds a server instance, Web Request/Response

@@ -6,12 +6,17 @@ import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AccessControl } from '../access/access-control.js';
-import { handleAccessApi } from '../access/admin-api.js';
-import { METADATA_PATH, attachPrincipal, protectedResourceMetadata, sendForbidden, sendUnauthorized } from '../access/http-auth.js';
 import { hasScope, principalKey } from '../access/principal.js';
 import type { Principal } from '../access/principal.js';
-import type { Scoped } from '../access/scoped.js';
-import { checkRequest, hostPolicy } from './guards.js';
+import type { Scoped } from '../mcp/scoped.js';
+import { errorBody } from './errors.js';
+import { allowedHostnames, checkRequest } from './guards.js';
+import { forbidden, unauthorized } from './oauth.js';
+import type { Answer } from './oauth.js';
+import { createRouter, nodeListener } from './router.js';
+import type { HttpRoutes, WebRoute } from './routes.js';
+
+export type { WebRoute } from './routes.js';
 import { answer, classify } from './fast-path.js';
 import { screenRequest } from '../mcp/request-screen.js';
 import type { JsonRpcErrorResponse } from '../mcp/uri-guard.js';
@@ -39,28 +44,10 @@ export interface HttpOptions {
   ready?: () => Promise<{ ready: boolean; reason?: string }>;
   /** On close, how long requests in flight may take to finish before their connections are cut (default 10 s). */
   drainMs?: number;
-  /** Extra HTTP routes beside /mcp (a registry's /api/v1), each owning a path prefix; Host/Origin are checked first. */
-  routes?: readonly HttpRoute[];
-  /** Pages for people (the web catalog) on every path the routes above leave; it authenticates its own callers. */
+  /** Routes beside /mcp (a registry's /api/v1, a web catalog at /), mounted on the router (http/router.ts). */
+  routes?: readonly HttpRoutes[];
+  /** Pages for people (the web catalog) on paths outside /mcp, /metrics and /api/: asked before authentication. */
   web?: WebRoute;
-}
-
-/**
- * The web catalog's entry: asked for every request no other route claims (after the Host/Origin checks), before
- * bearer authentication, since a browser signs in with a cookie. Answers false to leave the request (then 404).
- */
-export interface WebRoute {
-  handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<boolean>;
-}
-
-/**
- * A group of HTTP routes mounted beside MCP: every request whose path starts with `prefix` goes to `handle`, after
- * the same Host and Origin checks as /mcp. The handler answers the request itself (it owns its body and errors).
- */
-export interface HttpRoute {
-  /** Path prefix, e.g. `/api/v1/`. */
-  prefix: string;
-  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
 
 /** Identity on HTTP: who is asking (access), and what a principal is served through (scoped). */
@@ -95,7 +82,7 @@ const MAX_HANDLERS = 1000;
 const IDLE_MS = 60_000;
 
 export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathContext, 'service'>, options: HttpOptions, identity: HttpAccess): Promise<RunningHttpServer> {
-  const policy = hostPolicy(options.host, options.allowedHosts);
+  const hostnames = allowedHostnames(options.host, options.allowedHosts);
   const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
   const maxBody = limits.maxBodyBytes;
   const { access } = identity;
@@ -129,60 +116,44 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
   const fastPath = options.fastPath ?? true;
   const counters = { fastPath: 0, sdk: 0 };
 
+  const router = nodeListener(
+    createRouter({
+      access,
+      scoped: identity.scoped,
+      health: () => ({ ...options.health?.(), requests: counters }),
+      ready: async () => (closing ? { ready: false, reason: 'shutting down' } : ((await options.ready?.()) ?? { ready: true })),
+      routes: options.routes ?? [],
+      ...(options.web ? { web: options.web } : {}),
+    }),
+  );
+
+  /**
+   * Socket to bytes: Host/Origin checks for every request; anything but /mcp goes to the router; /mcp is
+   * authenticated here, then answered by the fast path (ADR 0002) or the principal's SDK handler.
+   */
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refused = checkRequest(req, policy);
-    if (refused) return sendJsonRpcError(res, refused.status, -32600, refused.message);
-    const [path = '/', search = ''] = (req.url ?? '/').split('?');
-    if (path === '/healthz' && req.method === 'GET') {
-      const body = JSON.stringify(access.restricted ? { status: 'ok' } : { status: 'ok', ...options.health?.(), requests: counters });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-      return;
+    const [path = '/'] = (req.url ?? '/').split('?');
+    const refused = checkRequest(req, hostnames);
+    if (refused) {
+      if (path.startsWith('/api/')) return sendJson(res, refused.status, errorBody(refused.code, refused.message));
+      return sendJsonRpcError(res, refused.status, -32600, refused.message);
     }
-    if (path === '/readyz' && req.method === 'GET') {
-      const state = closing ? { ready: false, reason: 'shutting down' } : ((await options.ready?.()) ?? { ready: true });
-      const shown = access.restricted ? { ready: state.ready } : state;
-      return sendJson(res, state.ready ? 200 : 503, { status: state.ready ? 'ready' : 'not ready', ...shown });
-    }
-    if ((path === METADATA_PATH || path === `${METADATA_PATH}${MCP_PATH}`) && req.method === 'GET') {
-      return sendJson(res, 200, protectedResourceMetadata(access, req));
-    }
-    const route = options.routes?.find((candidate) => path.startsWith(candidate.prefix) || path === candidate.prefix.replace(/\/$/, ''));
-    const isApi = path.startsWith('/api/v1/');
-    if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined && options.web !== undefined && (await options.web.handle(req, res, path, search))) return;
-    if (path !== MCP_PATH && path !== '/metrics' && !isApi && route === undefined) return sendJsonRpcError(res, 404, -32600, `Not found: MCP is served at ${MCP_PATH}`);
+    if (path !== MCP_PATH) return router(req, res);
     // A body too large for /mcp is refused on its Content-Length, before anything (authentication included) reads it.
-    if (path === MCP_PATH && declaredTooLarge(req, maxBody)) {
+    if (declaredTooLarge(req, maxBody)) {
       void readBodyLimited(req, maxBody); // discards what still comes, up to a cap
       return tooLarge(res, maxBody);
     }
 
-    // Who is asking: every route below answers for one principal.
+    // Who is asking: the answer is for one principal.
     const auth = await access.authenticate(req);
-    if (!('principal' in auth)) return sendUnauthorized(access, req, res, auth.error, auth.description);
+    if (!('principal' in auth)) return sendAnswer(res, unauthorized(access, req, auth.error, auth.description));
     const principal = auth.principal;
-    attachPrincipal(req, principal);
     // An answer still open when the credential expires (a subscriptions/listen stream) is closed then, as a
     // revocation closes it: the client's next request meets the 401.
     if (principal.expiresAt !== undefined) closeAtExpiry(res, principal.expiresAt);
-    if (path === '/metrics') {
-      if (req.method !== 'GET') return sendJsonRpcError(res, 405, -32600, 'Method not allowed; use GET');
-      if (access.auth !== 'none' && !hasScope(principal, 'admin')) return sendForbidden(access, req, res, 'admin');
-      const text = access.metrics.render();
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-      return;
-    }
-    if (!hasScope(principal, 'read')) return sendForbidden(access, req, res, 'read');
+    if (!hasScope(principal, 'read')) return sendAnswer(res, forbidden(access, req, 'read'));
     const entry = handlerFor(principal);
-    if (isApi) {
-      if (await handleAccessApi(access, entry.scoped, req, res, path, new URLSearchParams(search))) return;
-    }
-    // Routes mounted beside MCP (the registry's API) run after authentication: principalOf(req) says who asks.
-    if (route !== undefined) return route.handle(req, res, path);
-    if (isApi) {
-      return sendJson(res, 404, { error: `Not found: ${path}` });
-    }
     const { sdk } = entry;
     const started = process.hrtime.bigint();
     let method: string | undefined;
@@ -327,6 +298,11 @@ function isJson(req: IncomingMessage): boolean {
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
+
+function sendAnswer(res: ServerResponse, answer: Answer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
 
 /** The request checks every message passes before the fast path or the SDK: each message of a batch on its own. */
 function screen(body: unknown, limits: RequestLimits): { status: number; response: JsonRpcErrorResponse | JsonRpcErrorResponse[] } | undefined {

@@ -8,20 +8,13 @@ import { registerTemplates } from '../tools/templates.js';
 import { registerAsm } from '../tools/asm/register.js';
 import type { TemplateFamily } from '../tools/templates.js';
 import type { Principal } from '../access/principal.js';
-import type { Scoped } from '../access/scoped.js';
+import type { Scoped } from './scoped.js';
+import type { CacheHint, ServerIdentity } from './identity.js';
 
-export interface ServerIdentity {
-  name: string;
-  version: string;
-}
-
-export interface CacheHint {
-  ttlMs: number;
-  cacheScope: 'public' | 'private';
-}
+export type { CacheHint, ServerIdentity } from './identity.js';
 
 export interface McpFactoryOptions {
-  /** What a principal is served through (its view, its service, its extension instance): access/scoped.ts. */
+  /** What a principal is served through (its view, its service, its extension instance): mcp/scoped.ts. */
   scoped: (principal: Principal) => Scoped;
   /** The principal of connections that carry no identity of their own (stdio, HTTP with --auth none). */
   principal: Principal;

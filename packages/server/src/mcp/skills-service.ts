@@ -1,6 +1,6 @@
 import { canonicalSkillUri, decodeText } from '@skillport/core';
 import { artifactAt } from '../catalog/artifacts.js';
-import { ContentReader, StaleFileError } from '../catalog/content.js';
+import { type ContentReader, StaleFileError } from '../catalog/content.js';
 import type { SkillEntry } from '../catalog/model.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
 import type { AuditInput } from '../access/audit.js';
@@ -22,7 +22,7 @@ export class RefusedSkillError extends Error {
 }
 
 export interface SkillsServiceOptions {
-  /** The snapshot to answer from: the caller's view of the catalog (access/scoped.ts), or the whole catalog. */
+  /** The snapshot to answer from: the caller's view of the catalog (mcp/scoped.ts), or the whole catalog. */
   snapshot: () => CatalogSnapshot;
   content: ContentReader;
   pageSize: number;

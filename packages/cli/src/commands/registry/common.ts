@@ -3,14 +3,13 @@ import { basename, join, resolve } from 'node:path';
 import { inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
 import type { SkillFileEntry } from '@skillport/core';
 import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/registry/client';
+import { CliError, action } from '../../kit.js';
+import type { ExitCode } from '../../kit.js';
 import { displayPath } from '../../output.js';
 
-/** Failures a registry command reports as one line (exit 1), or as a usage error (exit 2). */
-export class CommandError extends Error {
+/** Failures a registry command reports as one line (exit 1), or as a usage error (exit 2): the kit's CliError. */
+export class CommandError extends CliError {
   override name = 'CommandError';
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-  }
 }
 
 /** `name@version` -> parts; a usage error otherwise. */
@@ -160,29 +159,14 @@ export function report(json: boolean | undefined, value: unknown, lines: string[
   else for (const line of lines) process.stdout.write(`${line}\n`);
 }
 
-/** Turns registry failures into one line and an exit code (1; 2 for usage errors). */
-export async function run(exit: { set(code: number): void }, work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-    exit.set(0);
-  } catch (error) {
-    const { ApiError, RegistryError } = await import('@skillport/registry/client').then((m) => ({ ApiError: m.ApiError, RegistryError: m.RegistryError }));
-    if (error instanceof CommandError) {
-      process.stderr.write(`skillport: error: ${error.message}\n`);
-      exit.set(error.exitCode);
-    } else if (error instanceof ApiError) {
-      process.stderr.write(`skillport: error: ${error.message}${error.status ? ` (HTTP ${error.status})` : ''}\n`);
-      exit.set(1);
-    } else if (error instanceof RegistryError) {
-      process.stderr.write(`skillport: error: ${error.message}\n`);
-      exit.set(1);
-    } else if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined) {
-      // A file system failure (a missing folder for -o, no permission, a full disk): one line, not a stack.
-      const failure = error as NodeJS.ErrnoException;
-      process.stderr.write(`skillport: error: ${failure.path ? `${failure.path}: ` : ''}${failure.code} (${failure.syscall})\n`);
-      exit.set(1);
-    } else {
-      throw error;
-    }
-  }
+/** Runs a registry command with the kit's action wrapper: registry and API failures are one line and exit 1. */
+export async function run(exit: ExitCode, work: () => Promise<void>): Promise<void> {
+  await action(exit, work, describeRegistryError)();
+}
+
+async function describeRegistryError(error: unknown): Promise<string | undefined> {
+  const { ApiError, RegistryError } = await import('@skillport/registry/client');
+  if (error instanceof ApiError) return `${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`;
+  if (error instanceof RegistryError) return error.message;
+  return undefined;
 }

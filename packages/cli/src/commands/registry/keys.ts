@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { ExitCode } from '../../main.js';
+import type { ExitCode } from '../../kit.js';
 import { displayPath } from '../../output.js';
 import { CommandError, report, run } from './common.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import semver from 'semver';
 import { plural } from '../../output.js';
-import type { ExitCode } from '../../main.js';
+import type { ExitCode } from '../../kit.js';
 import { CommandError, parseRef, report, run, target, withLocal } from './common.js';
 import type { TargetOptions } from './common.js';
 

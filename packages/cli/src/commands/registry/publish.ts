@@ -1,8 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ExitCode } from '../../main.js';
-import { repeatable } from '../../main.js';
+import type { ExitCode } from '../../kit.js';
+import { repeatable } from '../../kit.js';
 import { displayPath, plural } from '../../output.js';
 import { CommandError, displayStore, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { ExitCode } from '../../main.js';
+import type { ExitCode } from '../../kit.js';
 import { paint, plural } from '../../output.js';
 import { CommandError, displayStore, run } from './common.js';
 

@@ -1,12 +1,12 @@
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { ContentReader } from '../catalog/content.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
-import { createSkillSource } from '../mcp/skills-source.js';
-import { SkillsService } from '../mcp/skills-service.js';
-import type { CacheHint } from '../mcp/server-factory.js';
-import type { AccessControl } from './access-control.js';
-import { principalKey } from './principal.js';
-import type { Principal } from './principal.js';
+import { createSkillSource } from './skills-source.js';
+import { SkillsService } from './skills-service.js';
+import type { CacheHint } from './identity.js';
+import type { AccessControl } from '../access/access-control.js';
+import { principalKey } from '../access/principal.js';
+import type { Principal } from '../access/principal.js';
 
 /**
  * What one principal is served through: a SkillsService over its view of the catalog (with its audit trail), and the

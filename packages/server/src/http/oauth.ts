@@ -1,16 +1,26 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AccessControl } from './access-control.js';
-import { SCOPES } from './principal.js';
-import type { Principal, Scope } from './principal.js';
+import type { IncomingMessage } from 'node:http';
+import type { AccessControl } from '../access/access-control.js';
+import { SCOPES } from '../access/principal.js';
+import type { Scope } from '../access/principal.js';
 
 /**
  * What MCP clients expect of a protected server (MCP authorization; RFC 6750 and RFC 9728): a request without
  * valid credentials gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"`, pointing at the protected resource
  * metadata served at `/.well-known/oauth-protected-resource/mcp` (and at the bare well-known path); a valid
  * principal without the scope a request needs gets 403 with `error="insufficient_scope"`.
+ *
+ * These are the only answers whose body is not `{"error": {"code", "message"}}`: RFC 6750 defines their shape.
+ * They are built as plain answers so that /mcp (node:http) and the router (Hono) write the same bytes.
  */
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 export const MCP_PATH = '/mcp';
+
+/** A complete HTTP answer, to be written by whichever layer owns the response. */
+export interface Answer {
+  status: 401 | 403;
+  headers: Record<string, string>;
+  body: string;
+}
 
 export function resourceOrigin(access: AccessControl, req: IncomingMessage): string {
   if (access.options.resourceUrl !== undefined) return new URL(access.options.resourceUrl).origin;
@@ -40,32 +50,19 @@ function quote(text: string): string {
   return `"${text.replace(/["\\\r\n]/g, ' ')}"`;
 }
 
-export function sendUnauthorized(access: AccessControl, req: IncomingMessage, res: ServerResponse, error: string | undefined, description: string): void {
+export function unauthorized(access: AccessControl, req: IncomingMessage, error: string | undefined, description: string): Answer {
   const parts = [`resource_metadata=${quote(metadataUrl(access, req))}`];
   if (error !== undefined) parts.push(`error=${quote(error)}`, `error_description=${quote(description)}`);
-  send(res, 401, { 'www-authenticate': `Bearer ${parts.join(', ')}` }, { error: error ?? 'unauthorized', error_description: description });
+  return answer(401, { 'www-authenticate': `Bearer ${parts.join(', ')}` }, { error: error ?? 'unauthorized', error_description: description });
 }
 
-export function sendForbidden(access: AccessControl, req: IncomingMessage, res: ServerResponse, scope: Scope): void {
+export function forbidden(access: AccessControl, req: IncomingMessage, scope: Scope): Answer {
   const header = `Bearer error="insufficient_scope", scope="${scope}", resource_metadata=${quote(metadataUrl(access, req))}, error_description="This needs the ${scope} scope"`;
   access.metrics.error('forbidden');
-  send(res, 403, { 'www-authenticate': header }, { error: 'insufficient_scope', error_description: `This needs the ${scope} scope`, scope });
+  return answer(403, { 'www-authenticate': header }, { error: 'insufficient_scope', error_description: `This needs the ${scope} scope`, scope });
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string>, value: unknown): void {
+function answer(status: 401 | 403, headers: Record<string, string>, value: unknown): Answer {
   const body = JSON.stringify(value);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
-  res.end(body);
-}
-
-const principals = new WeakMap<IncomingMessage, Principal>();
-
-/** Remembers who sent a request (set once it is authenticated), for routes mounted beside MCP (the registry API). */
-export function attachPrincipal(req: IncomingMessage, principal: Principal): void {
-  principals.set(req, principal);
-}
-
-/** Who sent an authenticated request; undefined before authentication. */
-export function principalOf(req: IncomingMessage): Principal | undefined {
-  return principals.get(req);
+  return { status, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' }, body };
 }

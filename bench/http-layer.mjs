@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// bench/http-layer: /mcp reads and list pages on this build against a baseline build (another checkout's
+// packages/cli/dist/src/bin.js), same catalog, same load generator (bench/load.mjs), rounds interleaved A/B so that
+// a busy machine weighs on both alike. Prints requests/s per round, the medians and the ratio (this / baseline).
+// Usage: node bench/http-layer.mjs --baseline /path/to/other/checkout [--catalog DIR] [--duration 3] [--rounds 3]
+//        [--concurrency 16] [--era modern|legacy]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { options } from './args.mjs';
+
+const repo = resolve(import.meta.dirname, '..');
+const flags = options();
+const baseline = flags.value('baseline');
+if (!baseline) {
+  process.stderr.write('usage: node bench/http-layer.mjs --baseline /path/to/other/checkout [--catalog DIR]\n');
+  process.exit(2);
+}
+const catalog = resolve(flags.value('catalog', join(repo, '../shared/corpus/skills')));
+const duration = Number(flags.value('duration', '3'));
+const rounds = Number(flags.value('rounds', '3'));
+const concurrency = Number(flags.value('concurrency', '16'));
+const era = flags.value('era', 'modern');
+const work = mkdtempSync(join(tmpdir(), 'skillport-http-layer-'));
+
+async function start(name, root) {
+  const proc = spawn(process.execPath, [join(root, 'packages/cli/dist/src/bin.js'), 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', catalog], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let stderr = '';
+  const url = await new Promise((done, fail) => {
+    proc.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const found = /on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (found) done(found[1]);
+    });
+    proc.once('exit', () => fail(new Error(`${name} exited: ${stderr}`)));
+  });
+  return { name, url, proc };
+}
+
+async function targets(url) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  const uris = [];
+  const cursors = [null];
+  let cursor;
+  do {
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: cursor ? { cursor } : {} }) });
+    const text = await response.text();
+    const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
+    for (const skill of json.result.skills) for (const file of skill.files ?? []) uris.push(file.uri);
+    cursor = json.result.nextCursor;
+    if (cursor) cursors.push(cursor);
+  } while (cursor);
+  const reads = join(work, 'reads.json');
+  const lists = join(work, 'lists.json');
+  writeFileSync(reads, JSON.stringify(uris.slice(0, 2000)));
+  writeFileSync(lists, JSON.stringify(cursors));
+  return { read: reads, list: lists };
+}
+
+function load(url, kind, file) {
+  const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), url, era, kind, String(duration), String(concurrency), file], { encoding: 'utf8' });
+  const figures = JSON.parse(run.stdout.trim().split('\n').at(-1));
+  if (figures.failed > 0) process.stderr.write(`${url}: ${figures.failed} failed requests\n`);
+  return figures.perSecond;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const servers = [await start('this', repo), await start('baseline', resolve(baseline))];
+try {
+  const files = await targets(servers[0].url);
+  const results = {};
+  for (const kind of ['read', 'list']) {
+    for (const server of servers) results[`${kind}:${server.name}`] = [];
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const server of order) results[`${kind}:${server.name}`].push(load(server.url, kind, files[kind]));
+    }
+    const ours = median(results[`${kind}:this`]);
+    const theirs = median(results[`${kind}:baseline`]);
+    console.log(`${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`);
+  }
+} finally {
+  for (const server of servers) server.proc.kill();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,122 @@
+import type { SkillLimits } from '@skillport/core';
+import type { ServerPlugin } from '@skillport/server';
+import { ScopeAuthorizer } from './auth.js';
+import { isPostgresUrl, redactUrl } from './postgres-url.js';
+import { openRegistry } from './registry.js';
+import type { OpenRegistry } from './registry.js';
+
+/**
+ * The registry of `serve --data DIR` as a server plugin: the store's skills join the catalog, /api/v1/skills… is
+ * mounted on the router, /healthz shows its figures. Visibility comes from the server's context at setup, so the API
+ * shows a caller only the names its view allows from the first request on.
+ */
+export interface RegistryPluginOptions {
+  /** A store folder, or a `postgres://` URL. */
+  data: string;
+  trustedKeys?: string;
+  requireSignatures?: boolean;
+  registryTag?: string;
+  prefix?: string;
+  limits: SkillLimits;
+  onProblem: (message: string) => void;
+  /** One line per registry write through the API (publish, tag, yank, revoke, review). */
+  onEvent?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A skill's published versions as the web catalog's skill page shows them (structurally its VersionHistory). */
+export interface RegistryVersionHistory {
+  /** Newest first; undefined when nothing is published under that name (or before the plugin is set up). */
+  versions(name: string): Promise<RegistryVersionInfo[] | undefined>;
+}
+
+export interface RegistryVersionInfo {
+  version: string;
+  packageDigest: string;
+  publishedAt: string;
+  publisher: string;
+  tags: string[];
+  yankedAt?: string;
+  revoked?: { at: string; reason: string };
+  signatures: Array<{ keyId: string; trusted: boolean }>;
+  repository?: string;
+  commit?: string;
+  review: string;
+}
+
+export interface RegistryPlugin extends ServerPlugin {
+  /** Published versions, for the web catalog's skill pages (answers once the server has set the plugin up). */
+  history: RegistryVersionHistory;
+}
+
+export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
+  let opened: OpenRegistry | undefined;
+  return {
+    name: 'registry',
+    history: {
+      async versions(name) {
+        if (opened === undefined) return undefined;
+        const { service } = opened;
+        let found;
+        try {
+          found = await service.versions(name);
+        } catch {
+          return undefined;
+        }
+        const tagsOf = new Map<string, string[]>();
+        for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
+        // The store lists them in publish order: newest first reads best.
+        return [...found.versions].reverse().map((record) => ({
+          version: record.version,
+          packageDigest: record.packageDigest,
+          publishedAt: record.publishedAt,
+          publisher: record.publisher,
+          tags: tagsOf.get(record.version) ?? [],
+          ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
+          ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
+          signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: service.isTrusted(signature) })),
+          ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
+          ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
+          review: record.review,
+        }));
+      },
+    },
+    async setup(context) {
+      const env = options.env ?? process.env;
+      const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
+      const registry = await openRegistry({
+        dir: options.data,
+        limits: options.limits,
+        ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+        ...(options.registryTag !== undefined ? { tag: options.registryTag } : {}),
+        ...(options.trustedKeys !== undefined ? { trustedKeysFile: options.trustedKeys } : {}),
+        requireSignatures: options.requireSignatures === true,
+        onProblem: options.onProblem,
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        env,
+        // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by SKILLPORT_PUBLISH_TOKEN.
+        ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
+        canSee: (principal, name) => context.canSee(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`),
+      });
+      opened = registry;
+      const writable = context.authenticated || (env['SKILLPORT_PUBLISH_TOKEN'] ?? '') !== '';
+      return {
+        providers: [registry.provider],
+        routes: registry.routes,
+        health: () => ({ registry: { ...registry.provider.stats(), writable } }),
+        ready: () => registry.provider.readiness(),
+        summary: () => {
+          const stats = registry.provider.stats();
+          const writes = context.authenticated ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set';
+          const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
+          return `registry ${where} (${count(stats.names, 'skill')}, ${count(stats.versions, 'version')}; ${writes})`;
+        },
+        close: () => registry.close(),
+      };
+    },
+  };
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

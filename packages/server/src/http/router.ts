@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono } from 'hono';
+import type { AccessControl } from '../access/access-control.js';
+import { hasScope } from '../access/principal.js';
+import type { Principal, Scope } from '../access/principal.js';
+import type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKit, WebRoute } from './routes.js';
+import type { Scoped } from '../mcp/scoped.js';
+import { readBodyLimited } from './body.js';
+import { HttpError, errorBody, methodNotAllowed } from './errors.js';
+import { accessRoutes } from './api-routes.js';
+import { METADATA_PATH, MCP_PATH, forbidden, protectedResourceMetadata, unauthorized } from './oauth.js';
+import type { Answer } from './oauth.js';
+
+/**
+ * The router for everything that is not `/mcp` (ADR 0060): health, OAuth metadata, metrics, the JSON API under
+ * /api/v1 (the caller's view, the admin API, a registry's routes) and any routes a plugin adds (a web catalog at /).
+ * `/mcp` stays on plain node:http (ADR 0002, http/http-server.ts); this router gets every other request after the
+ * same Host and Origin checks.
+ *
+ * Order of a request here: public routes (`/healthz`, `/readyz`, the RFC 9728 metadata) → the web catalog's pages (they sign
+ * browsers in themselves) → authentication (401) → `/metrics`
+ * (admin scope once access is restricted) → the `read` scope (403) → the routes. Errors thrown as `HttpError` become
+ * `{"error": {"code", "message"}}`; anything else is a 500 with the same shape and no detail.
+ */
+export interface RouterOptions {
+  access: AccessControl;
+  /** The services of one principal (its view of the catalog). */
+  scoped: (principal: Principal) => Scoped;
+  /** The JSON of GET /healthz beyond `status` (left out when access is restricted). */
+  health: () => Record<string, unknown>;
+  /** GET /readyz: ready to take traffic (a registry replica caught up; not shutting down), or why not. */
+  ready: () => Promise<{ ready: boolean; reason?: string }>;
+  routes: readonly HttpRoutes[];
+  /** The web catalog: pages for people, asked before authentication (it signs browsers in itself). */
+  web?: WebRoute;
+}
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export function createRouter(options: RouterOptions): HttpApp {
+  const { access } = options;
+  const app = new Hono<HttpEnv>({ strict: false });
+  const reply = (c: HttpContext, answer: Answer) => c.body(answer.body, answer.status, answer.headers);
+
+  app.onError((error, c) => {
+    if (error instanceof HttpError) return c.json(errorBody(error.code, error.message), error.status, { ...error.headers, 'cache-control': 'no-store' });
+    access.metrics.error('internal');
+    return c.json(errorBody('internal', 'Internal error'), 500, { 'cache-control': 'no-store' });
+  });
+  app.notFound((c) => {
+    if (c.req.path.startsWith('/api/')) return c.json(errorBody('not_found', `no such API path: ${c.req.path.slice(0, 200)} (see docs/api.md)`), 404);
+    // Outside the API the only thing served is MCP: a client pointed at the wrong path gets a JSON-RPC answer.
+    return c.json({ jsonrpc: '2.0', error: { code: -32600, message: `Not found: MCP is served at ${MCP_PATH}` }, id: null }, 404);
+  });
+
+  app.get('/healthz', (c) => c.json(access.restricted ? { status: 'ok' } : { status: 'ok', ...options.health() }));
+  app.get('/readyz', async (c) => {
+    const state = await options.ready();
+    const shown = access.restricted ? { ready: state.ready } : state;
+    return c.json({ status: state.ready ? 'ready' : 'not ready', ...shown }, state.ready ? 200 : 503);
+  });
+  for (const path of [METADATA_PATH, `${METADATA_PATH}${MCP_PATH}`]) app.get(path, (c) => c.json(protectedResourceMetadata(access, c.env.incoming)));
+
+  const web = options.web;
+  if (web !== undefined) {
+    app.use('*', async (c, next) => {
+      const [path = '/', search = ''] = (c.env.incoming.url ?? '/').split('?');
+      if (path === '/metrics' || path.startsWith('/api/') || !(await web.handle(c.env.incoming, c.env.outgoing, path, search))) return next();
+      return RESPONSE_ALREADY_SENT;
+    });
+  }
+
+  // Who is asking: every route below answers for one principal.
+  app.use('*', async (c, next) => {
+    const auth = await access.authenticate(c.env.incoming);
+    if (!('principal' in auth)) return reply(c, unauthorized(access, c.env.incoming, auth.error, auth.description));
+    c.set('principal', auth.principal);
+    await next();
+  });
+  const requireScope = (scope: Scope): HttpMiddleware => async (c, next) => {
+    if (!hasScope(c.get('principal'), scope)) return reply(c, forbidden(access, c.env.incoming, scope));
+    await next();
+  };
+  const kit: RouteKit = {
+    requireScope,
+    principal: (c) => c.get('principal'),
+    async readBody(c, limit) {
+      const body = await readBodyLimited(c.env.incoming, limit);
+      if (body === undefined) throw new HttpError(413, 'too_large', `the request body is larger than ${limit} bytes (the limit)`);
+      return body;
+    },
+  };
+
+  // Figures about the whole server: open with --auth none, for admins otherwise.
+  app.on(['GET', 'HEAD'], '/metrics', async (c, next) => (access.auth === 'none' ? next() : requireScope('admin')(c, next)), (c) =>
+    c.body(access.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }),
+  );
+  app.all('/metrics', () => methodNotAllowed('GET'));
+  app.use('*', requireScope('read'));
+  app.use('/api/*', async (c, next) => {
+    await next();
+    c.header('cache-control', 'no-store');
+  });
+  accessRoutes(app, kit, access, options.scoped);
+  for (const routes of options.routes) routes(app, kit);
+  return app;
+}
+
+/** The router as a node:http request listener (the adapter leaves the global Request/Response alone). */
+export function nodeListener(app: HttpApp): NodeListener {
+  return getRequestListener(app.fetch, { overrideGlobalObjects: false }) as NodeListener;
+}

@@ -1,0 +1,36 @@
+import type { Principal } from './access/principal.js';
+import type { SkillProvider } from './catalog/composite-catalog.js';
+import type { HttpRoutes } from './http/routes.js';
+
+/**
+ * The one seam through which a part that is not the server plugs into it (the registry of `serve --data`, say):
+ * `setup` runs once, after the access configuration is checked and before the catalog is built, and hands back the
+ * providers whose skills join the catalog, the routes it adds beside /mcp, its /healthz figures and how to close it.
+ * Everything a plugin needs from the server comes in the context, so nothing is wired after the server opens.
+ */
+export interface ServerPlugin {
+  /** For messages (`registry`). */
+  name: string;
+  setup(context: PluginContext): Promise<PluginParts>;
+}
+
+export interface PluginContext {
+  /** Whether `principal` may see the skill `name` served at `uri` (the visibility policy; docs/security.md). */
+  canSee(principal: Principal, name: string, uri: string): boolean;
+  /** True when HTTP callers are authenticated (`--auth tokens|jwt`): writes then go by the callers' scopes. */
+  authenticated: boolean;
+}
+
+export interface PluginParts {
+  /** Skills served beside the folders'; a URI clash goes to the earlier provider, and plugins come first. */
+  providers?: SkillProvider[];
+  /** Routes mounted on the HTTP router (http/routes.ts). */
+  routes?: HttpRoutes;
+  /** Figures merged into GET /healthz. */
+  health?: () => Record<string, unknown>;
+  /** Whether it is ready to take traffic (a registry replica caught up with its database): GET /readyz. */
+  ready?: () => Promise<{ ready: boolean; reason?: string }>;
+  /** One line for the start-up message (`registry ./data (3 skills, …)`). */
+  summary?: () => string;
+  close?(): Promise<void>;
+}
