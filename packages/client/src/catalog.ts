@@ -1,3 +1,4 @@
+import { escapeXml } from '@skillport/core';
 /**
  * What goes into a model's instructions: the `<available_skills>` catalog (name, description, origin; sorted;
  * XML-escaped so a description cannot close a tag and speak outside it), inside a configurable template. No
@@ -22,9 +23,7 @@ export const DEFAULT_INSTRUCTIONS_TEMPLATE = [
 export const DIRECT_REFERENCES_NOTE =
   'Content marked [Origin: X] may mention skill:// URIs; read one with read_skill_uri {"uri": "<the URI>", "origin": "X"}, using the origin of the marker above it.';
 
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!);
-}
+export { escapeXml };
 
 export function availableSkillsXml(entries: readonly CatalogEntry[]): string {
   const sorted = [...entries].sort((a, b) => compare(a.id, b.id) || compare(a.origin, b.origin));

@@ -1,3 +1,4 @@
+import { oneLine as coreOneLine } from '@skillport/core';
 /**
  * Every failure the library reports is a `SkillError` with a one-line message a model (or a person) can act on.
  * `code` lets a host branch without parsing text.
@@ -38,8 +39,9 @@ export class VerificationError extends SkillError {
   }
 }
 
+/** One line of at most 1000 characters (core's oneLine). */
 export function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim().slice(0, 1000);
+  return coreOneLine(text, 1000);
 }
 
 export function describeError(error: unknown): string {

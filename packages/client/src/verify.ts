@@ -1,4 +1,4 @@
-import { decodeText, parseSkillMarkdown, sha256Digest } from '@skillport/core';
+import { decodeText, parseSkillMarkdown, printable, sha256Digest } from '@skillport/core';
 import { SkillError, VerificationError } from './errors.js';
 import type { SkillFileEntry } from './model.js';
 
@@ -85,6 +85,4 @@ export function checkRelativePath(path: string): string {
   return segments.join('/');
 }
 
-export function printable(text: string): string {
-  return String(text).replace(/[\u0000-\u001f]/g, '?').slice(0, 200);
-}
+export { printable };

@@ -1,4 +1,5 @@
 import { parseDocument } from 'yaml';
+import { oneLine } from './text.js';
 
 /**
  * SKILL.md = YAML frontmatter between `---` lines, then markdown. A UTF-8 BOM and CRLF line ends are accepted.
@@ -98,6 +99,4 @@ function jsonProblem(value: unknown, depth: number): string | undefined {
   return `unsupported value (${Object.prototype.toString.call(value)})`;
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+

@@ -11,6 +11,7 @@ export * from './discover.js';
 export * from './chunked-writer.js';
 export * from './search.js';
 export * from './sections.js';
+export * from './markdown-headings.js';
 export * from './text.js';
 export * from './time.js';
 export * from './skill-files.js';

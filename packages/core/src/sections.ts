@@ -14,6 +14,8 @@
  * sections' keys alone and the same body always gives the same keys.
  */
 import { editDistance } from './text.js';
+import { scanMarkdown } from './markdown-headings.js';
+import type { MarkdownHeading as Heading, MarkdownScan } from './markdown-headings.js';
 export interface SkillSection {
   /** Stable, readable id: lowercase ASCII slugs of the heading path joined by `/` (`preamble` for text before the first heading). */
   key: string;
@@ -134,99 +136,6 @@ export async function countTokens(text: string): Promise<number> {
   return (await loadCounter())(text);
 }
 
-// ---- scanning -------------------------------------------------------------------------------------------------
-
-interface Heading {
-  /** Offset of the heading line's first character. */
-  offset: number;
-  /** 0-based line. */
-  line: number;
-  level: number;
-  title: string;
-}
-
-interface Scan {
-  headings: Heading[];
-  /** Offset at which each line starts (a final line ending does not start another line). */
-  lineStarts: number[];
-  /** Per line: may a split go right before it (it follows a blank line, outside fences and comments)? */
-  blockStart: boolean[];
-}
-
-const LINE_END = /\r\n|\r|\n/g;
-/** Up to 3 spaces of indent (CommonMark), optionally after one list marker so "1. ```bash" opens a fence too. */
-const FENCE_OPEN = /^( {0,3}(?:(?:[-+*]|\d{1,9}[.)]) {1,4})?)(`{3,}|~{3,})(.*)$/;
-const FENCE_CLOSE = /^( *)(`{3,}|~{3,})[ \t]*$/;
-const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
-const COMMENT_OPEN = /^ {0,3}<!--/;
-
-function scan(body: string): Scan {
-  const headings: Heading[] = [];
-  const lineStarts: number[] = [];
-  const blockStart: boolean[] = [];
-  let fence: { char: string; length: number; indent: number } | undefined;
-  let inComment = false;
-  let previousBlank = true;
-  LINE_END.lastIndex = 0;
-  for (let start = 0, line = 0; start < body.length || line === 0; line++) {
-    const match = LINE_END.exec(body);
-    const end = match ? match.index : body.length;
-    let content = body.slice(start, end);
-    if (line === 0 && content.startsWith('\uFEFF')) content = content.slice(1);
-    lineStarts.push(start);
-    const blank = content.trim() === '';
-    let closing = false;
-    if (fence !== undefined) {
-      // The closing fence: same character, at least as long, nothing after it but spaces, indented at most 3
-      // columns past the opening fence's own column.
-      const close = FENCE_CLOSE.exec(content);
-      closing = close !== null && close[2]![0] === fence.char && close[2]!.length >= fence.length && close[1]!.length <= Math.max(3, fence.indent + 3);
-      // A fence opened inside a list item (indented, or right after a list marker) also ends with that item, at the
-      // first line indented less than the fence, as CommonMark closes blocks with their container. Without this,
-      // one stray unclosed fence in a list would hide every heading after the list.
-      if (!closing && fence.indent > 0 && !blank && indentOf(content) < fence.indent) fence = undefined;
-    }
-    const outside = fence === undefined && !inComment;
-    blockStart.push(outside && previousBlank);
-    if (fence !== undefined) {
-      if (closing) fence = undefined;
-    } else if (inComment) {
-      if (content.includes('-->')) inComment = false;
-    } else {
-      const open = FENCE_OPEN.exec(content);
-      const heading = open ? undefined : ATX.exec(content);
-      if (open && !(open[2]![0] === '`' && open[3]!.includes('`'))) {
-        fence = { char: open[2]![0]!, length: open[2]!.length, indent: open[1]!.length };
-      } else if (COMMENT_OPEN.test(content)) {
-        inComment = !content.slice(content.indexOf('<!--') + 4).includes('-->');
-      } else if (heading) {
-        headings.push({ offset: start, line, level: heading[1]!.length, title: headingText(heading[2]!) });
-      }
-    }
-    previousBlank = blank;
-    if (!match) break;
-    start = match.index + match[0].length;
-    if (start >= body.length) break; // a final line ending starts no new line
-  }
-  return { headings, lineStarts, blockStart };
-}
-
-/** Columns of leading whitespace (a tab moves to the next multiple of 4, as in CommonMark). */
-function indentOf(content: string): number {
-  let columns = 0;
-  for (const char of content) {
-    if (char === ' ') columns++;
-    else if (char === '\t') columns += 4 - (columns % 4);
-    else break;
-  }
-  return columns;
-}
-
-/** `## Title ##` -> `Title`: drop the optional closing run of `#`s (only when a space precedes it, per CommonMark). */
-function headingText(raw: string): string {
-  return raw.trim().replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
-}
-
 // ---- keys -----------------------------------------------------------------------------------------------------
 
 const PREAMBLE = 'preamble';
@@ -288,7 +197,7 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
   if (maxSectionTokens !== undefined && !(Number.isInteger(maxSectionTokens) && maxSectionTokens > 0)) throw new RangeError(`maxSectionTokens must be a positive integer (got ${maxSectionTokens})`);
   if (!(Number.isFinite(wholeBodyTokens) && wholeBodyTokens >= 0)) throw new RangeError(`wholeBodyTokens must be a non-negative number (got ${wholeBodyTokens})`);
   const count = await loadCounter();
-  const scanned = scan(body);
+  const scanned = scanMarkdown(body);
   const { headings, lineStarts } = scanned;
 
   // "preamble" is reserved even when there is no preamble, so a heading named Preamble keeps one key either way.
@@ -356,7 +265,7 @@ function lineIndex(lineStarts: readonly number[]): (offset: number) => number {
  * lines, outside fences and comments) while they fit; a block that alone is too big is cut at line ends; a line
  * that alone is too big is a part of its own. Each part is counted again as a whole, so its `tokens` is exact.
  */
-function splitSpan(body: string, span: Span, max: number, scanned: Scan, lineOf: (offset: number) => number, count: Counter, taken: Set<string>): Array<{ span: Span; tokens: number }> {
+function splitSpan(body: string, span: Span, max: number, scanned: MarkdownScan, lineOf: (offset: number) => number, count: Counter, taken: Set<string>): Array<{ span: Span; tokens: number }> {
   const { lineStarts, blockStart } = scanned;
   const first = lineOf(span.start);
   const last = span.end >= body.length ? lineStarts.length : lineOf(span.end); // exclusive

@@ -8,7 +8,7 @@ import { UnreadableFileError, hashRegularFileSync, readRegularFileSync } from '.
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
-import { markdownHeadings } from './search.js';
+import { markdownHeadings } from './markdown-headings.js';
 import { checkFrontmatter } from './rules.js';
 import type { Problem } from './rules.js';
 
@@ -43,9 +43,9 @@ export interface FolderProblem extends Problem {
 /**
  * Problems that callers decide on: a source that is not there (`path-missing`), a file where a folder was wanted
  * (`not-a-directory`), a skill's SKILL.md given instead of its folder (`skill-md-file`), two skills at one URI
- * (`uri-conflict`).
+ * (`uri-conflict`), two archives holding skills at one URI (`archive-conflict`).
  */
-export type FolderProblemCode = 'path-missing' | 'not-a-directory' | 'skill-md-file' | 'uri-conflict';
+export type FolderProblemCode = 'path-missing' | 'not-a-directory' | 'skill-md-file' | 'uri-conflict' | 'archive-conflict';
 
 /** A skill's verified manifest, wherever its bytes live (a folder, an archive, a registry's blob store). */
 export interface SkillManifest {
@@ -93,17 +93,17 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
   const limits = options.limits ?? DEFAULT_LIMITS;
   const problems: FolderProblem[] = [];
   const folderName = basename(dir);
-  const fail = (message: string, path = dir): Inspection => {
-    problems.push({ severity: 'error', message, path });
+  const fail = (message: string, path = dir, code?: FolderProblemCode): Inspection => {
+    problems.push({ severity: 'error', message, path, ...(code !== undefined ? { code } : {}) });
     return { problems };
   };
 
   let realRoot: string;
   try {
     realRoot = realpathSync(dir);
-    if (!statSync(realRoot).isDirectory()) return fail(`Not a directory: ${dir}`);
+    if (!statSync(realRoot).isDirectory()) return fail(`Not a directory: ${dir}`, dir, 'not-a-directory');
   } catch {
-    return fail(`Path does not exist: ${dir}`);
+    return fail(`Path does not exist: ${dir}`, dir, 'path-missing');
   }
 
   const candidates: Candidate[] = [];

@@ -20,3 +20,18 @@ export function editDistance(a: string, b: string, limit: number): number {
   }
   return previous[t.length]!;
 }
+
+/** Text for XML element content or attributes: `& < > " '` escaped, so a value cannot close an element or inject markup. */
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!);
+}
+
+/** A caller's text quoted in a message: control characters (and DEL) shown as `?`, at most `max` characters. */
+export function printable(text: string, max = 200): string {
+  return String(text).replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, max);
+}
+
+/** Text on one line: every run of whitespace (line breaks included) becomes one space; at most `max` characters. */
+export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, max);
+}

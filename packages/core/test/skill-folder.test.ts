@@ -87,8 +87,8 @@ describe('inspectSkillFolder: the manifest', () => {
   test('missing SKILL.md, a missing folder and a file are errors (skills-ref wording)', () => {
     const base = makeTree({ 'empty/readme.md': 'x', 'file.txt': 'x' });
     assert.deepEqual(inspectSkillFolder(join(base, 'empty')), { problems: [{ severity: 'error', message: 'Missing required file: SKILL.md', path: join(base, 'empty') }] });
-    assert.deepEqual(inspectSkillFolder(join(base, 'nope')), { problems: [{ severity: 'error', message: `Path does not exist: ${join(base, 'nope')}`, path: join(base, 'nope') }] });
-    assert.deepEqual(inspectSkillFolder(join(base, 'file.txt')), { problems: [{ severity: 'error', message: `Not a directory: ${join(base, 'file.txt')}`, path: join(base, 'file.txt') }] });
+    assert.deepEqual(inspectSkillFolder(join(base, 'nope')), { problems: [{ severity: 'error', message: `Path does not exist: ${join(base, 'nope')}`, path: join(base, 'nope'), code: 'path-missing' }] });
+    assert.deepEqual(inspectSkillFolder(join(base, 'file.txt')), { problems: [{ severity: 'error', message: `Not a directory: ${join(base, 'file.txt')}`, path: join(base, 'file.txt'), code: 'not-a-directory' }] });
   });
 
   test('frontmatter problems carry the SKILL.md path; parse errors stop the skill', () => {

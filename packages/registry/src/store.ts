@@ -1,4 +1,5 @@
 import semver from 'semver';
+import { printable as corePrintable } from '@skillport/core';
 import type { NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
 
 /**
@@ -100,6 +101,7 @@ export function badTagReason(tag: string): string | undefined {
   return undefined;
 }
 
+/** A caller's text quoted in a registry message (core's printable, at most 120 characters). */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 120);
+  return corePrintable(text, 120);
 }

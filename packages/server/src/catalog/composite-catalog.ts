@@ -1,4 +1,4 @@
-import type { FolderProblem } from '@skillport/core';
+import type { FolderProblem, FolderProblemCode } from '@skillport/core';
 import { originText } from './folder-scan.js';
 import { diff } from './live-catalog.js';
 import type { CatalogChanges, LiveCatalog } from './live-catalog.js';
@@ -112,7 +112,7 @@ export class CompositeCatalog {
       for (const skill of skills) {
         const existing = byUri.get(skill.uri);
         if (existing === undefined) byUri.set(skill.uri, skill);
-        else this.#reportOnce(`two skills at ${skill.uri}: ${originText(existing)} and ${originText(skill)}; serving the first`, originText(skill));
+        else this.#reportOnce(`two skills at ${skill.uri}: ${originText(existing)} and ${originText(skill)}; serving the first`, originText(skill), 'uri-conflict');
       }
     }
     const resolvers = this.providers.filter((provider) => provider.lookup !== undefined || provider.version !== undefined || provider.unlistedName !== undefined);
@@ -131,10 +131,10 @@ export class CompositeCatalog {
     return new CatalogSnapshot([...byUri.values()], ++this.#generation, resolver);
   }
 
-  #reportOnce(message: string, path: string): void {
+  #reportOnce(message: string, path: string, code?: FolderProblemCode): void {
     if (this.#reported.has(message)) return;
     this.#reported.add(message);
-    this.onProblem({ severity: 'error', message, path });
+    this.onProblem({ severity: 'error', message, path, ...(code !== undefined ? { code } : {}) });
   }
 }
 

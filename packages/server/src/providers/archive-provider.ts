@@ -174,7 +174,7 @@ export class ArchiveProvider extends ProviderBase {
       if (state.skill === undefined) continue;
       const first = byUri.get(state.skill.uri);
       if (first === undefined) byUri.set(state.skill.uri, state);
-      else this.#report({ severity: 'error', message: `two archives hold ${state.skill.uri}: ${first.path} and ${state.path}; serving the first`, path: state.path });
+      else this.#report({ severity: 'error', code: 'archive-conflict', message: `two archives hold ${state.skill.uri}: ${first.path} and ${state.path}; serving the first`, path: state.path });
     }
     this.publish([...byUri.values()].map((state) => state.skill!));
   }
@@ -182,7 +182,7 @@ export class ArchiveProvider extends ProviderBase {
   #report(problem: FolderProblem): void {
     const key = `${problem.path}\0${problem.message}`;
     // A clash is re-detected at every publish: say it once.
-    if (this.#reported.has(key) && problem.message.startsWith('two archives')) return;
+    if (this.#reported.has(key) && problem.code === 'archive-conflict') return;
     this.#reported.add(key);
     if (this.#starting) this.startupProblems.push(problem);
     this.#options.onProblem?.(problem);

@@ -1,12 +1,11 @@
+import { escapeXml } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 
 /**
  * The compact catalog a model reads (the Agent Skills client guide's `<available_skills>` form), with XML
  * escaping so a description cannot close the element or inject markup.
  */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!);
-}
+export { escapeXml };
 
 export function availableSkillsXml(skills: readonly CatalogSkill[]): string {
   const items = skills.map(

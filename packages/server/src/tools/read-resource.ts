@@ -1,3 +1,4 @@
+import { printable } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from '../catalog/model.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { formatSize } from './catalog-text.js';
@@ -37,9 +38,6 @@ export function checkPath(path: string): string | undefined {
   return undefined;
 }
 
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f]/g, '?').slice(0, 200);
-}
 
 export async function readSkillResource(
   service: SkillsService,

@@ -1,0 +1,121 @@
+/**
+ * The one Markdown heading scanner of skillport (sections, outlines, the headings search indexes): ATX headings
+ * (`#`..`######`, up to 3 spaces in) outside fenced code blocks and HTML comments, the way CommonMark reads them.
+ * Not headings: setext headings (`Title` over `===` or `---`, where a `---` meant as a rule under a paragraph would
+ * silently make one), headings after a `>` or a list marker on the same line, and headings in a comment that
+ * starts a line (`<!--` ... `-->`, CommonMark's HTML comment block). A fence opened in a list item ends with the
+ * item, as in CommonMark. sections.ts splits a body at these headings; markdownHeadings() gives their plain text
+ * to search, so a heading is searched exactly when it is a section.
+ */
+
+export interface MarkdownHeading {
+  /** Offset of the heading line's first character. */
+  offset: number;
+  /** 0-based line. */
+  line: number;
+  level: number;
+  title: string;
+}
+
+export interface MarkdownScan {
+  headings: MarkdownHeading[];
+  /** Offset at which each line starts (a final line ending does not start another line). */
+  lineStarts: number[];
+  /** Per line: may a split go right before it (it follows a blank line, outside fences and comments)? */
+  blockStart: boolean[];
+}
+
+const LINE_END = /\r\n|\r|\n/g;
+/** Up to 3 spaces of indent (CommonMark), optionally after one list marker so "1. ```bash" opens a fence too. */
+const FENCE_OPEN = /^( {0,3}(?:(?:[-+*]|\d{1,9}[.)]) {1,4})?)(`{3,}|~{3,})(.*)$/;
+const FENCE_CLOSE = /^( *)(`{3,}|~{3,})[ \t]*$/;
+const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
+const COMMENT_OPEN = /^ {0,3}<!--/;
+
+export function scanMarkdown(body: string): MarkdownScan {
+  const headings: MarkdownHeading[] = [];
+  const lineStarts: number[] = [];
+  const blockStart: boolean[] = [];
+  let fence: { char: string; length: number; indent: number } | undefined;
+  let inComment = false;
+  let previousBlank = true;
+  LINE_END.lastIndex = 0;
+  for (let start = 0, line = 0; start < body.length || line === 0; line++) {
+    const match = LINE_END.exec(body);
+    const end = match ? match.index : body.length;
+    let content = body.slice(start, end);
+    if (line === 0 && content.startsWith('\uFEFF')) content = content.slice(1);
+    lineStarts.push(start);
+    const blank = content.trim() === '';
+    let closing = false;
+    if (fence !== undefined) {
+      // The closing fence: same character, at least as long, nothing after it but spaces, indented at most 3
+      // columns past the opening fence's own column.
+      const close = FENCE_CLOSE.exec(content);
+      closing = close !== null && close[2]![0] === fence.char && close[2]!.length >= fence.length && close[1]!.length <= Math.max(3, fence.indent + 3);
+      // A fence opened inside a list item (indented, or right after a list marker) also ends with that item, at the
+      // first line indented less than the fence, as CommonMark closes blocks with their container. Without this,
+      // one stray unclosed fence in a list would hide every heading after the list.
+      if (!closing && fence.indent > 0 && !blank && indentOf(content) < fence.indent) fence = undefined;
+    }
+    const outside = fence === undefined && !inComment;
+    blockStart.push(outside && previousBlank);
+    if (fence !== undefined) {
+      if (closing) fence = undefined;
+    } else if (inComment) {
+      if (content.includes('-->')) inComment = false;
+    } else {
+      const open = FENCE_OPEN.exec(content);
+      const heading = open ? undefined : ATX.exec(content);
+      if (open && !(open[2]![0] === '`' && open[3]!.includes('`'))) {
+        fence = { char: open[2]![0]!, length: open[2]!.length, indent: open[1]!.length };
+      } else if (COMMENT_OPEN.test(content)) {
+        inComment = !content.slice(content.indexOf('<!--') + 4).includes('-->');
+      } else if (heading) {
+        headings.push({ offset: start, line, level: heading[1]!.length, title: headingText(heading[2]!) });
+      }
+    }
+    previousBlank = blank;
+    if (!match) break;
+    start = match.index + match[0].length;
+    if (start >= body.length) break; // a final line ending starts no new line
+  }
+  return { headings, lineStarts, blockStart };
+}
+
+/** Columns of leading whitespace (a tab moves to the next multiple of 4, as in CommonMark). */
+function indentOf(content: string): number {
+  let columns = 0;
+  for (const char of content) {
+    if (char === ' ') columns++;
+    else if (char === '\t') columns += 4 - (columns % 4);
+    else break;
+  }
+  return columns;
+}
+
+/** `## Title ##` -> `Title`: drop the optional closing run of `#`s (only when a space precedes it, per CommonMark). */
+function headingText(raw: string): string {
+  return raw.trim().replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
+}
+
+/**
+ * The plain text of every heading of a markdown body, in order: the closing #s, emphasis markers, backticks and
+ * link syntax are stripped (`## Use \`gh\` **first** ##` → `Use gh first`); empty headings are skipped.
+ */
+export function markdownHeadings(body: string): string[] {
+  const headings: string[] = [];
+  for (const heading of scanMarkdown(String(body)).headings) {
+    const text = stripInlineMarkdown(heading.title);
+    if (text !== '') headings.push(text);
+  }
+  return headings;
+}
+
+function stripInlineMarkdown(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])/g, '$1')
+    .replace(/\\([!-/:-@[-`{-~])|\*+|~~|`+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, (_, escaped: string | undefined) => escaped ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
