@@ -85,7 +85,8 @@ async function runTask(setup, agent, task) {
     if (task.compaction && record.cyclesBeforeWork !== undefined && record.compaction === undefined) {
       // Compaction: the conversation is cut to the system prompt and the task; the host re-injects what it pinned.
       const restored = setup.reinject();
-      record.compaction = { survived: expectedChecks(task).every((check) => restored.includes(check)) && restored.length > 0 };
+      // Survival: the skill activated before compaction is in force after it (whether or not it was the right one).
+      record.compaction = { survived: record.activated.length > 0 && restored.includes(`<skill_content name="${record.activated[0]}"`) };
       messages = [system, user, ...(restored ? [{ role: 'user', content: `Skills restored after context compaction:\n${restored}`, restored: true }] : [])];
     }
     record.tokens.total += tokens(messageText(messages));

@@ -445,13 +445,29 @@ describe('serve: malformed HTTP requests', () => {
     assert.equal(jsonRpcError(await response.text()).code, -32600);
   });
 
-  test('unknown paths -> 404', async () => {
+  test('unknown paths -> 404 (the web catalog answers / and its own pages; every other path is a 404)', async () => {
     const origin = new URL(server.url).origin;
-    // `/` is the web catalog's home page since it is served by default (`--no-web` leaves it a 404: web-http.test.ts).
-    for (const path of ['/nope', '/mcp/extra', '/MCP']) {
+    // `/` is the web catalog's home page since it is served by default (`--no-web` leaves it a 404: below).
+    for (const path of ['/nope', '/mcp/extra', '/MCP', '/api/v1/nope']) {
       const response = await fetch(`${origin}${path}`);
       assert.equal(response.status, 404, path);
-      jsonRpcError(await response.text());
+    }
+    const home = await fetch(`${origin}/`);
+    assert.equal(home.status, 200);
+    assert.match(home.headers.get('content-type') ?? '', /^text\/html/);
+  });
+
+  test('unknown paths -> 404 with a JSON-RPC error when the web catalog is off', async () => {
+    const bare = await startHttp([HOSTILE, '--no-web']);
+    try {
+      const origin = new URL(bare.url).origin;
+      for (const path of ['/nope', '/', '/mcp/extra', '/MCP']) {
+        const response = await fetch(`${origin}${path}`);
+        assert.equal(response.status, 404, path);
+        jsonRpcError(await response.text());
+      }
+    } finally {
+      await bare.stop();
     }
   });
 

@@ -1,9 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { Header, Parser } from 'tar';
 import type { ReadEntry } from 'tar';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { inspectSkillFiles, unsafePathReason } from './skill-files.js';
@@ -73,14 +72,19 @@ export function archiveFormatOf(bytes: Uint8Array): ArchiveFormat | undefined {
   return undefined;
 }
 
+/**
+ * A tar header block: its stored checksum (octal, at 148..155) equals the sum of its 512 bytes with that field read as
+ * spaces, as tar's own Header computes it. Checked here rather than with tar's Header so that only reading an archive
+ * loads the tar package (a server of plain folders never needs it at start).
+ */
 function looksLikeTar(bytes: Uint8Array): boolean {
   if (bytes.length < 512) return false;
-  try {
-    const header = new Header(Buffer.from(bytes.buffer, bytes.byteOffset, 512));
-    return header.cksumValid && !header.nullBlock;
-  } catch {
-    return false;
-  }
+  if ((bytes[148]! & 0x80) !== 0) return false; // a base-256 checksum: not one tar writes
+  let sum = 8 * 0x20;
+  for (let i = 0; i < 512; i++) if (i < 148 || i >= 156) sum += bytes[i]!;
+  // Read as tar reads it: 12 bytes from 148, up to the first NUL, trimmed, octal (an empty field is not a number).
+  const field = Buffer.from(bytes.buffer, bytes.byteOffset + 148, 12).toString('utf8').replace(/\0.*$/, '').trim();
+  return parseInt(field, 8) === sum;
 }
 
 /** A refusal: its message is the one line the caller shows. */
@@ -283,9 +287,11 @@ const TAR_REFUSED: Record<string, string> = {
   FIFO: 'FIFO',
 };
 
-function readTar(tar: Buffer, collector: EntryCollector): Promise<void> {
+async function readTar(tar: Buffer, collector: EntryCollector): Promise<void> {
   // A tar is whole 512-byte blocks; a partial last block means the archive was cut (the parser would ignore it).
   if (tar.length % 512 !== 0) refuse('truncated or corrupt archive: the tar ends inside a 512-byte block');
+  // Loaded on the first archive read: a server of plain folders never loads tar (start-up time, issue 20).
+  const { Parser } = await import('tar');
   return new Promise((resolve, reject) => {
     let failed = false;
     const fail = (error: unknown) => {
@@ -343,7 +349,9 @@ const UNIX_HOSTS = new Set([3, 19]); // Unix, OS X
 /** Hosts whose tools (old .NET, PowerShell's Compress-Archive) wrote `\` as the separator, against the format. */
 const DOS_HOSTS = new Set([0, 11, 14]); // MS-DOS/FAT, NTFS, VFAT
 
-function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> {
+async function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> {
+  // Loaded on the first zip read, as tar is.
+  const { default: yauzl } = await import('yauzl');
   return new Promise((resolve, reject) => {
     // decodeStrings off: names are checked by our rules (unsafePathReason), not yauzl's, so every archive format
     // refuses the same paths with the same messages. validateEntrySizes on: an entry that inflates past its declared

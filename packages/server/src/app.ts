@@ -13,7 +13,6 @@ import { CompositeCatalog } from './catalog/composite-catalog.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
-import { startHttpServer } from './http/http-server.js';
 import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 import type { HttpRoutes } from './http/routes.js';
 import { ServerError } from './errors.js';
@@ -331,6 +330,8 @@ export class SkillportServer {
 
   async serveHttp(options: Omit<HttpOptions, 'health'>): Promise<RunningHttpServer> {
     const routes = [...(options.routes ?? []), ...(this.#options.routes ?? []), ...this.#plugins.flatMap((parts) => (parts.routes ? [parts.routes] : []))];
+    // Loaded here: a stdio server never pays for the HTTP stack (the SDK's node adapter, Hono) at start.
+    const { startHttpServer } = await import('./http/http-server.js');
     const running = await startHttpServer(
       this.factory,
       { identity: this.identity, cacheHint: this.cacheHint },

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, errors, importSPKI, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { SCOPES, checkSubjectName } from './principal.js';
 import type { Principal, Scope } from './principal.js';
@@ -52,8 +51,15 @@ export class JwtRejected extends Error {
   override name = 'JwtRejected';
 }
 
+type Jose = typeof import('jose');
+/** jose is loaded on the first token verified: servers without --auth jwt (every stdio server) never load it. */
+let jose: Promise<Jose> | undefined;
+const loadJose = (): Promise<Jose> => (jose ??= import('jose'));
+
 export class JwtVerifier {
-  readonly #key: JWTVerifyGetKey;
+  /** Checked when constructed (configuration errors at start); the jose key set is made on the first verify. */
+  readonly #makeKey: (jose: Jose) => JWTVerifyGetKey;
+  #key: JWTVerifyGetKey | undefined;
   readonly #claims: ClaimMapping;
 
   constructor(readonly options: JwtOptions) {
@@ -69,16 +75,18 @@ export class JwtVerifier {
         throw new JwtConfigError(`--jwks ${options.jwksUrl}: not a URL`);
       }
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new JwtConfigError(`--jwks ${options.jwksUrl}: must be an http(s) URL`);
-      this.#key = createRemoteJWKSet(url, { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
+      this.#makeKey = (jose) => jose.createRemoteJWKSet(url, { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
     } else {
-      this.#key = loadKeyFile(options.keyFile!);
+      this.#makeKey = loadKeyFile(options.keyFile!);
     }
   }
 
   async verify(token: string): Promise<Principal> {
     let payload: JWTPayload;
+    const jose = await loadJose();
     try {
-      ({ payload } = await jwtVerify(token, this.#key, {
+      this.#key ??= this.#makeKey(jose);
+      ({ payload } = await jose.jwtVerify(token, this.#key, {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: ALGORITHMS,
@@ -86,7 +94,7 @@ export class JwtVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (error) {
-      throw new JwtRejected(describe(error));
+      throw new JwtRejected(describe(error, jose.errors));
     }
     return this.principalFrom(payload);
   }
@@ -117,7 +125,7 @@ export class JwtVerifier {
   }
 }
 
-function loadKeyFile(path: string): JWTVerifyGetKey {
+function loadKeyFile(path: string): (jose: Jose) => JWTVerifyGetKey {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -126,13 +134,13 @@ function loadKeyFile(path: string): JWTVerifyGetKey {
   }
   if (text.includes('-----BEGIN PUBLIC KEY-----')) {
     // The algorithm comes from the token's header (restricted to ALGORITHMS by jwtVerify); the key is imported per algorithm.
-    const keys = new Map<string, ReturnType<typeof importSPKI>>();
-    return async (header) => {
+    const keys = new Map<string, ReturnType<Jose['importSPKI']>>();
+    return (jose) => async (header) => {
       const alg = header.alg ?? '';
       if (!ALGORITHMS.includes(alg)) throw new JwtRejected(`algorithm ${alg} is not accepted`);
       let key = keys.get(alg);
       if (key === undefined) {
-        key = importSPKI(text, alg);
+        key = jose.importSPKI(text, alg);
         keys.set(alg, key);
       }
       return key;
@@ -145,10 +153,11 @@ function loadKeyFile(path: string): JWTVerifyGetKey {
     throw new JwtConfigError(`--jwt-key ${path}: neither a PEM public key nor JSON (a JWK or a JWKS)`);
   }
   const keys = json !== null && typeof json === 'object' && Array.isArray((json as { keys?: unknown }).keys) ? (json as { keys: unknown[] }) : { keys: [json] };
-  if (keys.keys.some((key) => key === null || typeof key !== 'object' || 'd' in (key as object))) {
+  // Arrays are refused here as jose's key-set check would refuse them, so that a bad file stays a start-up error.
+  if (keys.keys.some((key) => key === null || typeof key !== 'object' || Array.isArray(key) || 'd' in (key as object))) {
     throw new JwtConfigError(`--jwt-key ${path}: give public keys only (a JWK with "d" is a private key)`);
   }
-  return createLocalJWKSet(keys as Parameters<typeof createLocalJWKSet>[0]);
+  return (jose) => jose.createLocalJWKSet(keys as Parameters<Jose['createLocalJWKSet']>[0]);
 }
 
 function claim(payload: JWTPayload, path: string): unknown {
@@ -181,7 +190,7 @@ function safeName(kind: string, value: string): string {
   }
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, errors: Jose['errors']): string {
   if (error instanceof JwtRejected) return error.message;
   if (error instanceof errors.JWTExpired) return 'the token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `claim "${error.claim}" is not accepted (${error.reason})`;

@@ -40,7 +40,34 @@ export class PolicyFile {
     if (this.#watching) return;
     this.#watching = true;
     // watchFile polls stat: it survives editors and tools that replace the file (rename) rather than write into it.
-    watchFile(this.path, { interval: intervalMs, persistent: false }, () => this.reload());
+    // A write in place is seen half done (truncated, then filled): the file is read again only once it has stopped
+    // changing, so a moment's empty or partial text is never taken for the policy.
+    watchFile(this.path, { interval: intervalMs, persistent: false }, () => this.#settle(intervalMs));
+  }
+
+  #settleTimer: NodeJS.Timeout | undefined;
+
+  #settle(delayMs: number): void {
+    clearTimeout(this.#settleTimer);
+    this.#settleTimer = setTimeout(() => {
+      let first: string;
+      try {
+        first = readFileSync(this.path, 'utf8');
+      } catch {
+        return void this.reload(); // reported there
+      }
+      setTimeout(() => {
+        let again: string | undefined;
+        try {
+          again = readFileSync(this.path, 'utf8');
+        } catch {
+          again = undefined;
+        }
+        if (again === first) this.reload();
+        else this.#settle(delayMs);
+      }, Math.min(delayMs, 100)).unref();
+    }, Math.min(delayMs, 100));
+    this.#settleTimer.unref();
   }
 
   /** Re-reads the file; returns whether the policy changed. */
@@ -54,6 +81,11 @@ export class PolicyFile {
     }
     if (text === this.#seen) return false;
     this.#seen = text;
+    if (text.trim() === '') {
+      // Never "no rules" by accident (a file emptied mid-write, or by mistake): say default: none to deny everything.
+      this.onError(`policy ${this.path}: the file is empty; keeping the policy in force (write "default: none" for a policy that shows nothing)`);
+      return false;
+    }
     if (text === this.#text) return false;
     try {
       this.#apply(text, parsePolicy(text, basename(this.path)));
@@ -82,6 +114,7 @@ export class PolicyFile {
   }
 
   close(): void {
+    clearTimeout(this.#settleTimer);
     if (this.#watching) unwatchFile(this.path);
     this.#watching = false;
   }
