@@ -50,7 +50,7 @@ async function targets(url) {
     const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: cursor ? { cursor } : {} }) });
     const text = await response.text();
     const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
-    for (const skill of json.result.skills) for (const file of skill.files ?? []) uris.push(file.uri);
+    for (const skill of json.result.skills) for (const resource of skill.resources ?? []) uris.push(resource.uri);
     cursor = json.result.nextCursor;
     if (cursor) cursors.push(cursor);
   } while (cursor);
@@ -63,7 +63,9 @@ async function targets(url) {
 
 function load(url, kind, file) {
   const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), url, era, kind, String(duration), String(concurrency), file], { encoding: 'utf8' });
-  const figures = JSON.parse(run.stdout.trim().split('\n').at(-1));
+  const last = run.stdout.trim().split('\n').at(-1);
+  if (!last) throw new Error(`bench/load.mjs printed nothing: ${run.stderr}`);
+  const figures = JSON.parse(last);
   if (figures.failed > 0) process.stderr.write(`${url}: ${figures.failed} failed requests\n`);
   return figures.perSecond;
 }

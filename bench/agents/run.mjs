@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer';
 import { measuredCommit, options } from '../args.mjs';
 import { ModelAgent, ScriptedAgent } from './agents.mjs';
-import { FORBIDDEN_TOOLS, SETUPS, openSetup } from './setups.mjs';
+import { SETUPS, openSetup } from './setups.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const flags = options();
