@@ -141,11 +141,11 @@ export class LiveCatalog {
     this.#watcher = undefined;
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#settleTimer) clearTimeout(this.#settleTimer);
-    if (this.#saveTimer) {
-      clearTimeout(this.#saveTimer);
-      this.#saveTimer = undefined;
-      this.#persist();
-    }
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = undefined;
+    // Always on the way out (not only when a save is pending): the next start must find the catalog this run ended
+    // with, whatever the timing of the last save (a save could be pending, done, or never scheduled yet).
+    this.#persist();
   }
 
   /** Rescans everything now (or only what changed under `paths`) and swaps the result in. */
