@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { CLI, connectHttp, makeTree, runCli, skillMd } from './helpers.js';
+import { CLI, connectHttp, eventually, makeTree, runCli, skillMd } from './helpers.js';
 
 /**
  * What `serve` decides at start-up and says about it (issue 10, items 4 to 8): start-up reads the disk, not the
@@ -85,7 +85,9 @@ describe('start-up reads the disk, not the persisted catalog', () => {
     assert.ok(first.url, first.stderr);
     assert.match(first.stderr, /Missing required field in frontmatter: description/);
     assert.match(first.stderr, /serving 0 skills/);
-    await first.stop(); // persists the catalog (with alpha's problem) on the way out
+    // The catalog (with alpha's problem) is persisted a moment after the start, and on the way out.
+    await eventually(async () => (readdirSync(cacheDir).some((name) => name.startsWith('catalog-')) ? true : undefined), 60_000, 'the catalog persisted');
+    await first.stop();
     assert.ok(readdirSync(cacheDir).some((name) => name.startsWith('catalog-')), `a persisted catalog to restart from, in ${readdirSync(cacheDir).join()}:\n${first.stderr}`);
 
     writeFileSync(join(dir, 'alpha/SKILL.md'), skillMd('alpha'));
