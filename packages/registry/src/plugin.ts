@@ -1,5 +1,5 @@
 import type { SkillLimits } from '@skillport/core';
-import type { ServerPlugin } from '@skillport/server';
+import type { ServerPlugin, SkillVersionInfo } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
 import { isPostgresUrl, redactUrl } from './postgres-url.js';
 import { openRegistry } from './registry.js';
@@ -30,19 +30,7 @@ export interface RegistryVersionHistory {
   versions(name: string): Promise<RegistryVersionInfo[] | undefined>;
 }
 
-export interface RegistryVersionInfo {
-  version: string;
-  packageDigest: string;
-  publishedAt: string;
-  publisher: string;
-  tags: string[];
-  yankedAt?: string;
-  revoked?: { at: string; reason: string };
-  signatures: Array<{ keyId: string; trusted: boolean }>;
-  repository?: string;
-  commit?: string;
-  review: string;
-}
+export type RegistryVersionInfo = SkillVersionInfo;
 
 export interface RegistryPlugin extends ServerPlugin {
   /** Published versions, for the web catalog's skill pages (answers once the server has set the plugin up). */

@@ -14,7 +14,7 @@ export type { ToolMode, ToolOptions } from './tools/tools.js';
 export type { CatalogChanges } from './catalog/live-catalog.js';
 
 // Plugins and HTTP routes beside /mcp (ADR 0060).
-export type { ServerPlugin, PluginContext, PluginParts } from './plugin.js';
+export type { ServerPlugin, PluginContext, PluginParts, SkillVersionInfo } from './plugin.js';
 export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
 export type { RequestLimits } from './http/limits.js';

@@ -34,3 +34,23 @@ export interface PluginParts {
   summary?: () => string;
   close?(): Promise<void>;
 }
+
+/**
+ * One published version of a skill, as a registry plugin reports it and the web catalog's skill page shows it
+ * (defined here, where both the registry and the web package already depend, so the shape exists once).
+ */
+export interface SkillVersionInfo {
+  version: string;
+  packageDigest: string;
+  publishedAt: string;
+  publisher: string;
+  /** Tags naming this version (`latest`, `beta`). */
+  tags: string[];
+  yankedAt?: string;
+  revoked?: { at: string; reason: string };
+  /** Each signature's key id, and whether a key the server trusts made it. */
+  signatures: Array<{ keyId: string; trusted: boolean }>;
+  repository?: string;
+  commit?: string;
+  review: string;
+}
