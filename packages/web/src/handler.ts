@@ -312,7 +312,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       const form = await readForm(req);
       if (!csrfValid(req, form?.get('_csrf') ?? null)) return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
       const id = form?.get('id') ?? '';
-      const revoked = access.store !== undefined && /^[0-9a-f]{6,64}$/.test(id) && (await access.store.revokeToken(id));
+      const revoked = access.store !== undefined && /^[0-9a-f]{6,64}$/.test(id) && (await access.revokeToken(id));
       redirect(res, `/admin/tokens?${new URLSearchParams({ notice: revoked ? `Token ${id} revoked.` : `No active token ${id.slice(0, 64)}.` })}`);
       return true;
     }

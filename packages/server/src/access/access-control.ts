@@ -197,6 +197,14 @@ export class AccessControl {
     }
   }
 
+  /** Revokes a token through this server (the web catalog's admin pages): refused here at once, on other replicas through the store. */
+  async revokeToken(id: string): Promise<boolean> {
+    if (this.store === undefined) return false;
+    const revoked = await this.store.revokeToken(id);
+    if (revoked) this.#changed({ kind: 'token', id });
+    return revoked;
+  }
+
   /** Whether a principal established earlier still holds (its token not revoked nor expired since); true when it cannot be told now. */
   async stillValid(principal: Principal): Promise<boolean> {
     if (principal.via !== 'token' || principal.tokenId === undefined || this.tokens === undefined) return true;
