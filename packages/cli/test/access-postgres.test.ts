@@ -118,6 +118,29 @@ describe('access data on PostgreSQL, two replicas', () => {
     // The other tokens are untouched.
     assert.equal((await catalog(replicas[1]!, alice)).status, 200);
   });
+
+  test('the database goes away: tokens already seen keep working, an unseen one gets 503, audit events wait and are written when it returns', { skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test', timeout: 240_000 }, async () => {
+    const unseen = await createToken(url, ['--user', 'gina']);
+    assert.equal((await catalog(replicas[0]!, alice)).status, 200);
+    await pg.stop();
+    try {
+      assert.equal((await catalog(replicas[0]!, alice)).status, 200, 'a token this replica has verified works without the database');
+      const refused = await fetch(api(replicas[0]!, '/api/v1/catalog'), { headers: { authorization: `Bearer ${unseen}` } });
+      assert.equal(refused.status, 503, 'a token never seen cannot be checked: 503, not 401');
+      assert.match(((await refused.json()) as { error: { message: string } }).error.message, /unreachable/);
+      const read = await rawRequest(replicas[0]!.url, 'legacy', alice, 1, 'resources/read', { uri: 'skill://sql-query-optimization/SKILL.md' });
+      assert.equal(read.status, 200, 'reads go on; the audit event waits in memory');
+    } finally {
+      await pg.start();
+    }
+    await eventually(async () => ((await catalog(replicas[0]!, unseen)).status === 200 ? true : undefined), 60_000, 'the unseen token once the database is back');
+    const events = await eventually(async () => {
+      const run = await runCli(['audit', '--data', url, '--user', 'alice', '--skill', 'sql-query-optimization', '--json']);
+      const found = run.code === 0 ? (JSON.parse(run.stdout) as { events: unknown[] }).events : [];
+      return found.length > 0 ? found : undefined;
+    }, 60_000, 'the audit event made while the database was away');
+    assert.equal(events.length, 1);
+  });
 });
 
 test('store copy takes a folder\'s tokens and audit log into PostgreSQL: the same tokens work on a replica there', { timeout: 180_000 }, async () => {

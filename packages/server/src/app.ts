@@ -316,12 +316,12 @@ export class SkillportServer {
 
   /** Ready to take traffic when the options' check and every plugin's say so (GET /readyz). */
   async #ready(): Promise<{ ready: boolean; reason?: string }> {
-    // Token revocations and policy edits made on other replicas are heard through the access store's listener.
-    if (!this.access.watching) return { ready: false, reason: 'the access store\'s change listener is disconnected (token revocations and policy edits from other replicas are not heard)' };
     for (const check of [this.#options.ready, ...this.#plugins.map((parts) => parts.ready)]) {
       const state = (await check?.()) ?? { ready: true };
       if (!state.ready) return state;
     }
+    // Token revocations and policy edits made on other replicas are heard through the access store's listener.
+    if (!this.access.watching) return { ready: false, reason: 'the access store is unreachable: its change listener is reconnecting (token revocations and policy edits from other replicas are not heard meanwhile)' };
     return { ready: true };
   }
 
