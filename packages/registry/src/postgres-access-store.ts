@@ -52,10 +52,13 @@ export class PostgresAccessStore implements AccessStore {
       const client = await store.pool.connect().catch((error: unknown) => {
         throw unreachable(error);
       });
+      const onError = () => {};
+      client.on('error', onError);
       try {
         await migrate(client, { apply: options.migrate !== false });
         store.#openedAt = Number((await client.query<{ revision: string }>(`SELECT revision FROM meta WHERE id = 1`)).rows[0]?.revision ?? 0);
       } finally {
+        client.removeListener('error', onError);
         client.release();
       }
     } catch (error) {
@@ -237,6 +240,12 @@ export class PostgresAccessStore implements AccessStore {
       throw unreachable(error);
     }
     let broken: Error | undefined;
+    // A checked-out client has no pool listener: a connection the server ends would emit an unhandled 'error' and
+    // kill the process (as in postgres-store.ts). Keep it, and drop the client.
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -244,9 +253,10 @@ export class PostgresAccessStore implements AccessStore {
       return result;
     } catch (error) {
       if (isConnectionError(error)) broken = error as Error;
-      else await client.query('ROLLBACK').catch(() => undefined);
-      throw unreachable(error);
+      else if (broken === undefined) await client.query('ROLLBACK').catch(() => undefined);
+      throw unreachable(broken !== undefined && !isConnectionError(error) ? broken : error);
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }
