@@ -193,6 +193,10 @@ export class SqliteAccessStore implements AccessStore {
     return this.#dataVersion.get()!.data_version;
   }
 
+  changeStamp(): number {
+    return this.dataVersion();
+  }
+
   watch(onChange: (change: AccessChange) => void, onState?: (connected: boolean) => void): () => void {
     let seen = this.dataVersion();
     onState?.(true);

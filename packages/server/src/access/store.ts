@@ -103,6 +103,11 @@ export interface AccessStore {
    * heard right now (a lost database connection: false until it is back and caught up). Returns the way to stop.
    */
   watch(onChange: (change: AccessChange) => void, onState?: (connected: boolean) => void): () => void;
+  /**
+   * Optional: a number that changes whenever another process may have changed something, cheap enough to ask at
+   * every token check (SQLite's `data_version`), so a revocation by another process is refused at the next request.
+   */
+  changeStamp?(): number;
   close(): Promise<void>;
 }
 

@@ -10,7 +10,8 @@ import type { AccessStore, TokenCheck, TokenEntry } from './store.js';
  * go on working and a token never seen (or just changed) cannot be checked: `unavailable`, a 503 to the caller.
  *
  * The same token gives the same principal object while its record is unchanged, so per-principal state (views,
- * handlers) is found without recomputing anything.
+ * handlers) is found without recomputing anything. A store that can say cheaply whether another process wrote
+ * (SQLite's `data_version`) is asked at every check, so there a revocation by the CLI is refused at the next request.
  */
 export type CachedCheck = TokenCheck | { unavailable: string };
 
@@ -27,12 +28,14 @@ export class TokenCache {
   readonly #entries = new Map<string, Cached>();
   /** Bumped by every invalidation: a lookup that raced one is answered but kept stale (it may predate the change). */
   #epoch = 0;
+  #stamp: number | undefined;
 
   constructor(readonly store: AccessStore) {}
 
   async check(token: string, now = Date.now()): Promise<CachedCheck> {
     const id = tokenId(token);
     if (id === undefined) return { error: 'invalid' };
+    this.#checkStamp();
     let cached = this.#entries.get(id);
     if (cached === undefined || cached.stale) {
       let entry: TokenEntry | undefined;
@@ -55,6 +58,7 @@ export class TokenCache {
 
   /** Whether a token principal still holds (not revoked, not expired); looks a stale token up again. */
   async stillValid(id: string, now = Date.now()): Promise<boolean> {
+    this.#checkStamp();
     let cached = this.#entries.get(id);
     if (cached === undefined || cached.stale) {
       const epoch = this.#epoch;
@@ -63,6 +67,19 @@ export class TokenCache {
       cached = this.#remember(entry, cached, epoch);
     }
     return tokenState(cached.entry.record, now) === undefined;
+  }
+
+  /** A store that can tell cheaply whether another process wrote (SQLite) is asked before the cache is trusted. */
+  #checkStamp(): void {
+    if (this.store.changeStamp === undefined) return;
+    let stamp: number;
+    try {
+      stamp = this.store.changeStamp();
+    } catch {
+      return; // a closed store: the look-up says so
+    }
+    if (this.#stamp !== undefined && stamp !== this.#stamp) this.invalidateAll();
+    this.#stamp = stamp;
   }
 
   /** A token changed (revoked on some replica): its next use is looked up again. */
