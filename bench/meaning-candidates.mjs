@@ -26,7 +26,15 @@
 //        made of varied corpus copies as in bench/search.mjs; no recall)
 import { openSync, readFileSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SkillSearchIndex, WordNet, discoverSkills, inspectSkillFolder, markdownHeadings, parseSkillMarkdown, searchTerms } from '../packages/core/dist/src/index.js';
+import {
+  SkillSearchIndex,
+  WordNet,
+  discoverSkills,
+  inspectSkillFolder,
+  markdownHeadings,
+  parseSkillMarkdown,
+  searchTerms,
+} from '../packages/core/dist/src/index.js';
 import { measuredCommit, options } from './args.mjs';
 import { BM25FBaseline } from './bm25f-baseline.mjs';
 
@@ -59,12 +67,22 @@ function loadCorpus(root) {
 function scaledCatalog(docs, count) {
   let counter = 0;
   const vary = (text, copy) =>
-    copy === 0 ? text : text.replace(/[A-Za-z]{4,}/g, (word) => ((counter++ * 2654435761) >>> 0) % 10 < 3 ? `${word}${String.fromCharCode(97 + (copy % 26), 97 + Math.floor(copy / 26))}` : word);
+    copy === 0
+      ? text
+      : text.replace(/[A-Za-z]{4,}/g, (word) =>
+          ((counter++ * 2654435761) >>> 0) % 10 < 3 ? `${word}${String.fromCharCode(97 + (copy % 26), 97 + Math.floor(copy / 26))}` : word,
+        );
   const out = [];
   for (let copy = 0; out.length < count; copy++) {
     for (const doc of docs) {
       if (out.length >= count) break;
-      out.push({ id: `copy${copy}/${doc.id}`, name: doc.name, description: vary(doc.description, copy), headings: doc.headings.map((heading) => vary(heading, copy)), body: vary(doc.body, copy) });
+      out.push({
+        id: `copy${copy}/${doc.id}`,
+        name: doc.name,
+        description: vary(doc.description, copy),
+        headings: doc.headings.map((heading) => vary(heading, copy)),
+        body: vary(doc.body, copy),
+      });
     }
   }
   return out;
@@ -81,7 +99,10 @@ function fused(index, docs, other, lambda, depth = 50) {
   return (query) => {
     const hits = index.search(query, depth);
     const top = hits[0]?.score ?? 0;
-    const scores = other(query, hits.map((hit) => position.get(hit.id)));
+    const scores = other(
+      query,
+      hits.map((hit) => position.get(hit.id)),
+    );
     let best = 0;
     for (const value of scores.values()) best = Math.max(best, value);
     const combined = new Map(hits.map((hit) => [position.get(hit.id), hit.score]));
@@ -148,16 +169,20 @@ function buildLsa(docs, k = 128, powerIterations = 2) {
   // A · X (n × width) and Aᵀ · Y (v × width), row-major.
   const times = (x) => {
     const y = new Float64Array(n * width);
-    for (let doc = 0; doc < n; doc++) for (let p = rowStart[doc]; p < rowStart[doc + 1]; p++) for (let j = 0, c = col[p] * width, value = val[p]; j < width; j++) y[doc * width + j] += value * x[c + j];
+    for (let doc = 0; doc < n; doc++)
+      for (let p = rowStart[doc]; p < rowStart[doc + 1]; p++)
+        for (let j = 0, c = col[p] * width, value = val[p]; j < width; j++) y[doc * width + j] += value * x[c + j];
     return y;
   };
   const transposeTimes = (y) => {
     const x = new Float64Array(v * width);
-    for (let doc = 0; doc < n; doc++) for (let p = rowStart[doc]; p < rowStart[doc + 1]; p++) for (let j = 0, c = col[p] * width, value = val[p]; j < width; j++) x[c + j] += value * y[doc * width + j];
+    for (let doc = 0; doc < n; doc++)
+      for (let p = rowStart[doc]; p < rowStart[doc + 1]; p++)
+        for (let j = 0, c = col[p] * width, value = val[p]; j < width; j++) x[c + j] += value * y[doc * width + j];
     return x;
   };
   let seed = 15;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff - 0.5;
   let y = orthonormal(times(Float64Array.from({ length: v * width }, random)), n, width);
   // Orthonormalised on the skill side only (n ≤ v): the term side would cost v · width² per step.
   for (let iteration = 0; iteration < powerIterations; iteration++) y = orthonormal(times(transposeTimes(y)), n, width);
@@ -179,7 +204,8 @@ function buildLsa(docs, k = 128, powerIterations = 2) {
   // Skills projected on them (fold-in: a new skill is one sparse row times termVectors), unit length.
   const docVectors = new Float32Array(n * rank);
   for (let doc = 0; doc < n; doc++) {
-    for (let p = rowStart[doc]; p < rowStart[doc + 1]; p++) for (let r = 0; r < rank; r++) docVectors[doc * rank + r] += val[p] * termVectors[col[p] * rank + r];
+    for (let p = rowStart[doc]; p < rowStart[doc + 1]; p++)
+      for (let r = 0; r < rank; r++) docVectors[doc * rank + r] += val[p] * termVectors[col[p] * rank + r];
     normalise(docVectors, doc * rank, rank);
   }
   const cosine = (query) => {
@@ -303,8 +329,8 @@ function buildCooc(docs, { minSupport = 2, keep = 5, maxShare = 0.2 } = {}) {
   const describedIn = new Map();
   for (const terms of described) for (const term of terms) describedIn.set(term, (describedIn.get(term) ?? 0) + 1);
   let bytes = 0;
-  for (const list of postings.values()) bytes += 8 * list.length;
-  for (const terms of described) bytes += 8 * terms.size;
+  for (const list of postings.values()) bytes += 4 * list.length;
+  for (const terms of described) bytes += 4 * terms.size;
   const cache = new Map();
   // Computed per query term from the postings (cached): nothing precomputed but the postings and description sets.
   const associated = (term) => {
@@ -351,7 +377,7 @@ function buildSections(docs) {
     }
   });
   let bytes = 0;
-  for (const list of postings.values()) bytes += 16 * list.length;
+  for (const list of postings.values()) bytes += 8 * list.length;
   const best = (query) => {
     const terms = distinct(query);
     const idf = terms.map((term) => {
@@ -411,7 +437,11 @@ function buildProximity(docs, window = 8) {
 // --- gloss --------------------------------------------------------------------------------------------------------
 function glossReader(wordnet) {
   const files = new Map();
-  const GENERIC = new Set('used use make made act having especially something someone person thing one state quality form part kind process etc often usually small large who any that are and the for with'.split(' '));
+  const GENERIC = new Set(
+    'used use make made act having especially something someone person thing one state quality form part kind process etc often usually small large who any that are and the for with'.split(
+      ' ',
+    ),
+  );
   const cache = new Map();
   const gloss = (pos, offset) => {
     let fd = files.get(pos);
@@ -426,7 +456,11 @@ function glossReader(wordnet) {
     for (const pos of ['noun', 'verb', 'adj']) {
       // WordNet's own lookup (a private method in TypeScript, callable from JavaScript): first sense only.
       const offsets = wordnet.lookup(word, pos).length > 0 ? wordnet.lookup(word, pos) : word.endsWith('s') ? wordnet.lookup(word.slice(0, -1), pos) : [];
-      for (const offset of offsets.slice(0, 1)) for (const w of gloss(pos, offset).toLowerCase().split(/[^a-z]+/)) if (w.length > 2 && !GENERIC.has(w) && w !== word) found.add(w);
+      for (const offset of offsets.slice(0, 1))
+        for (const w of gloss(pos, offset)
+          .toLowerCase()
+          .split(/[^a-z]+/))
+          if (w.length > 2 && !GENERIC.has(w) && w !== word) found.add(w);
     }
     const result = [...found];
     cache.set(word, result);
@@ -470,15 +504,24 @@ console.log(`commit ${measuredCommit()}; figures measured on a shared machine un
 if (scale !== undefined) {
   // Cost only, at `scale` skills.
   const large = scaledCatalog(docs, scale);
-  console.log(`cost at ${large.length} skills (varied corpus copies): build wall time, retained heap${globalThis.gc === undefined ? ' (run with --expose-gc for heap)' : ''}`);
+  console.log(
+    `cost at ${large.length} skills (varied corpus copies): build wall time, retained heap${globalThis.gc === undefined ? ' (run with --expose-gc for heap)' : ''}`,
+  );
   const rows = [['SkillSearchIndex (for scale)', () => new SkillSearchIndex(large)]];
   if (wanted('lsa')) rows.push(['lsa k=128', () => buildLsa(large)]);
   if (wanted('cooc')) rows.push(['cooc (postings + description sets)', () => buildCooc(large)]);
   if (wanted('sections')) rows.push(['sections (section postings)', () => buildSections(large)]);
   if (wanted('proximity')) rows.push(['proximity (term sequences)', () => buildProximity(large)]);
   for (const [label, build] of rows) {
-    const { ms, retained } = measure(build);
-    console.log(`${label.padEnd(40)} ${`${ms.toFixed(0)} ms`.padStart(10)} ${mb(retained).padStart(10)}`);
+    const { built, ms, retained } = measure(build);
+    // `retained` is the prototype's (plain JS arrays, and what its closures keep of the build); `bytes` is what a
+    // compact typed-array form of the structure would hold.
+    const extra = [
+      built.bytes === undefined ? '' : `structure ${mb(built.bytes)}`,
+      built.terms === undefined ? '' : `${built.terms} terms, ${built.nonzeros} nonzeros`,
+      built.sections === undefined ? '' : `${built.sections} sections`,
+    ];
+    console.log(`${label.padEnd(40)} ${`${ms.toFixed(0)} ms`.padStart(10)} ${mb(retained).padStart(10)}  ${extra.filter(Boolean).join(', ')}`);
   }
   process.exit(0);
 }
@@ -499,7 +542,9 @@ const row = (label, rank, cost = '') => {
   console.log(`${label.padEnd(34)} ${last.results.map((result) => cell(result).padStart(22)).join('')}  ${cost}`);
 };
 console.log(`corpus: ${docs.length} skills; per set: recall@1 % / recall@5 % / MRR@10`);
-console.log(`${''.padEnd(34)} ${sets.map(({ file, queries }) => `${file.replace(/^bench\/|\.json$/g, '')} (${queries.length})`.slice(-22).padStart(22)).join('')}`);
+console.log(
+  `${''.padEnd(34)} ${sets.map(({ file, queries }) => `${file.replace(/^bench\/|\.json$/g, '')} (${queries.length})`.slice(-22).padStart(22)).join('')}`,
+);
 
 const engine = new SkillSearchIndex(docs);
 const baseline = new BM25FBaseline(docs);
@@ -509,32 +554,69 @@ row('SkillSearchIndex (shipped)', (query) => engine.search(query, 10).map((hit) 
 if (wanted('lsa')) {
   const { built: lsa, ms, retained } = measure(() => buildLsa(docs));
   const cost = `build ${ms.toFixed(0)} ms, vectors ${mb(lsa.bytes)}, retained ${mb(retained)}`;
-  row('lsa alone', (query) => [...lsa.cosine(query)].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([doc]) => docs[doc].id), cost);
-  for (const lambda of [0.3, 0.5, 1]) row(`lsa fused λ=${lambda}`, fused(engine, docs, (query) => lsa.cosine(query), lambda));
+  row(
+    'lsa alone',
+    (query) =>
+      [...lsa.cosine(query)]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10)
+        .map(([doc]) => docs[doc].id),
+    cost,
+  );
+  for (const lambda of [0.3, 0.5, 1])
+    row(
+      `lsa fused λ=${lambda}`,
+      fused(engine, docs, (query) => lsa.cosine(query), lambda),
+    );
 }
 if (wanted('cooc')) {
   const { built: cooc, ms, retained } = measure(() => buildCooc(docs));
   for (const weight of [0.1, 0.2, 0.4]) {
     const related = (word) => [
       ...(wordnet?.related(word) ?? []),
-      ...searchTerms(word).slice(0, 1).flatMap((term) => cooc.associated(term).map((found) => ({ word: found.term, weight: (weight * found.weight) / 0.2 }))),
+      ...searchTerms(word)
+        .slice(0, 1)
+        .flatMap((term) => cooc.associated(term).map((found) => ({ word: found.term, weight: (weight * found.weight) / 0.2 }))),
     ];
     const index = new SkillSearchIndex(docs, { related });
-    row(`cooc w=${weight}`, (query) => index.search(query, 10).map((hit) => hit.id), weight === 0.1 ? `build ${ms.toFixed(0)} ms, retained ${mb(retained)}` : '');
+    row(
+      `cooc w=${weight}`,
+      (query) => index.search(query, 10).map((hit) => hit.id),
+      weight === 0.1 ? `build ${ms.toFixed(0)} ms, retained ${mb(retained)}` : '',
+    );
   }
 }
 if (wanted('sections')) {
   const { built: sections, ms, retained } = measure(() => buildSections(docs));
-  row('sections alone', (query) => [...sections.best(query)].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([doc]) => docs[doc].id), `${sections.sections} sections, build ${ms.toFixed(0)} ms, retained ${mb(retained)}`);
-  for (const lambda of [0.2, 0.4, 0.7]) row(`sections fused λ=${lambda}`, fused(engine, docs, (query) => sections.best(query), lambda));
+  row(
+    'sections alone',
+    (query) =>
+      [...sections.best(query)]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10)
+        .map(([doc]) => docs[doc].id),
+    `${sections.sections} sections, build ${ms.toFixed(0)} ms, retained ${mb(retained)}`,
+  );
+  for (const lambda of [0.2, 0.4, 0.7])
+    row(
+      `sections fused λ=${lambda}`,
+      fused(engine, docs, (query) => sections.best(query), lambda),
+    );
 }
 if (wanted('proximity')) {
   const { built: proximity, ms, retained } = measure(() => buildProximity(docs));
-  for (const lambda of [0.2, 0.4]) row(`proximity fused λ=${lambda}`, fused(engine, docs, (query, candidates) => proximity.score(query, candidates.slice(0, 30)), lambda, 30), lambda === 0.2 ? `positions ${mb(proximity.bytes)}, build ${ms.toFixed(0)} ms` : '');
+  for (const lambda of [0.2, 0.4])
+    row(
+      `proximity fused λ=${lambda}`,
+      fused(engine, docs, (query, candidates) => proximity.score(query, candidates.slice(0, 30)), lambda, 30),
+      lambda === 0.2 ? `positions ${mb(proximity.bytes)}, build ${ms.toFixed(0)} ms, retained ${mb(retained)}` : '',
+    );
 }
 if (wanted('wordnet-w') && wordnet !== undefined) {
   for (const weight of [0.1, 0.3, 0.4]) {
-    const index = new SkillSearchIndex(docs, { related: (word) => wordnet.related(word).map((found) => ({ word: found.word, weight: (found.weight * weight) / 0.2 })) });
+    const index = new SkillSearchIndex(docs, {
+      related: (word) => wordnet.related(word).map((found) => ({ word: found.word, weight: (found.weight * weight) / 0.2 })),
+    });
     row(`wordnet weight ${weight} (shipped 0.2)`, (query) => index.search(query, 10).map((hit) => hit.id));
   }
   const none = new SkillSearchIndex(docs, { related: false });
@@ -543,7 +625,9 @@ if (wanted('wordnet-w') && wordnet !== undefined) {
 if (wanted('gloss') && wordnet !== undefined) {
   const glossWords = glossReader(wordnet);
   for (const weight of [0.03, 0.1]) {
-    const index = new SkillSearchIndex(docs, { related: (word) => [...wordnet.related(word), ...glossWords(word).map((found) => ({ word: found, weight: weight / 0.2 }))] });
+    const index = new SkillSearchIndex(docs, {
+      related: (word) => [...wordnet.related(word), ...glossWords(word).map((found) => ({ word: found, weight: weight / 0.2 }))],
+    });
     row(`gloss w=${weight}`, (query) => index.search(query, 10).map((hit) => hit.id));
   }
 }
