@@ -517,9 +517,9 @@ if (scale !== undefined) {
     // `retained` is the prototype's (plain JS arrays, and what its closures keep of the build); `bytes` is what a
     // compact typed-array form of the structure would hold.
     const extra = [
-      built.bytes === undefined ? '' : `structure ${mb(built.bytes)}`,
-      built.terms === undefined ? '' : `${built.terms} terms, ${built.nonzeros} nonzeros`,
-      built.sections === undefined ? '' : `${built.sections} sections`,
+      typeof built.bytes !== 'number' ? '' : `structure ${mb(built.bytes)}`,
+      typeof built.terms !== 'number' ? '' : `${built.terms} terms, ${built.nonzeros} nonzeros`,
+      typeof built.sections !== 'number' ? '' : `${built.sections} sections`,
     ];
     console.log(`${label.padEnd(40)} ${`${ms.toFixed(0)} ms`.padStart(10)} ${mb(retained).padStart(10)}  ${extra.filter(Boolean).join(', ')}`);
   }
