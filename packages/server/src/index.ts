@@ -47,7 +47,7 @@ export type { JwtOptions, ClaimMapping } from './access/jwt.js';
 // For the web catalog (packages/web): the per-principal view it renders, and the helpers it shares with the API.
 export type { AccessControl } from './access/access-control.js';
 export type { Scoped } from './mcp/scoped.js';
-export type { CatalogSnapshot } from './catalog/snapshot.js';
+export type { CatalogSnapshot, SnapshotDelta } from './catalog/snapshot.js';
 export type { SkillsService } from './mcp/skills-service.js';
 export type { WebRoute } from './http/routes.js';
 export { searchIndex } from './tools/search.js';
