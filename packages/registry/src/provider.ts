@@ -3,7 +3,7 @@ import semver from 'semver';
 import { joinSkillUri, mimeTypeFor, parseSkillUri } from '@skillport/core';
 import type { SkillManifest } from '@skillport/core';
 import { META_PROVENANCE, META_VERSION, buildCatalogSkill } from '@skillport/server';
-import type { BlobSource, CatalogSkill, SkillLookup, SkillProvider, SnapshotDelta, StoredOrigin, VersionSelector } from '@skillport/server';
+import type { BlobSource, CatalogSkill, SkillLookup, ProviderDelta, SkillProvider, StoredOrigin, VersionSelector } from '@skillport/server';
 import { LATEST } from './model.js';
 import type { VersionRecord } from './model.js';
 import type { RegistryStore } from './store.js';
@@ -51,7 +51,7 @@ export class RegistryProvider implements SkillProvider {
   #listedByUri = new Map<string, CatalogSkill>();
   #listedNames = new Set<string>();
   #built = new Map<string, { key: string; skill: CatalogSkill }>();
-  #listeners = new Set<(delta?: SnapshotDelta) => void>();
+  #listeners = new Set<(delta?: ProviderDelta) => void>();
   #refreshing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #unwatch: (() => void) | undefined;
@@ -93,7 +93,7 @@ export class RegistryProvider implements SkillProvider {
     return this.#listed;
   }
 
-  onChange(listener: (delta?: SnapshotDelta) => void): () => void {
+  onChange(listener: (delta?: ProviderDelta) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -151,7 +151,7 @@ export class RegistryProvider implements SkillProvider {
     this.#listedNames = new Set(this.#listed.map((skill) => skill.name));
     // What is listed is what gets read: a store with remote blobs keeps their bytes at hand.
     this.#store.warm?.(this.#listed.flatMap((skill) => skill.files));
-    const delta: SnapshotDelta = { upsert, remove };
+    const delta: ProviderDelta = { upsert, remove, names: [...new Set(changes.versions.map((record) => record.name))] };
     for (const listener of this.#listeners) listener(delta);
   }
 

@@ -22,7 +22,7 @@ export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKi
 export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';
 
 // Skills from elsewhere: providers and the catalog model they fill.
-export type { SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
+export type { ProviderDelta, SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
 export type { BlobSource, CatalogFile, CatalogSkill, FolderOrigin, SkillEntry, SkillOrigin, StoredOrigin } from './catalog/model.js';
 export { META_PACKAGE_DIGEST } from './catalog/model.js';
 export { buildCatalogSkill } from './catalog/catalog-skill.js';

@@ -20,7 +20,7 @@ export interface SkillProvider {
    * skills, and URIs it no longer lists): the catalog then applies just that (ADR 0130); without it, the catalog
    * merges every source again. Returns a function that unsubscribes.
    */
-  onChange(listener: (delta?: SnapshotDelta) => void): () => void;
+  onChange(listener: (delta?: ProviderDelta) => void): () => void;
   /**
    * A skill it serves without listing it (an exact registry version, say), found by the URI of any of its files or
    * folders; or why that skill is refused (a revoked version). Undefined: not one of its URIs.
@@ -40,6 +40,14 @@ export interface SkillProvider {
   /** Starts following its source for changes (when the server is told to watch). */
   watch?(): void;
   close?(): void | Promise<void>;
+}
+
+/**
+ * What changed in a provider's listing, and the names whose unlisted versions changed (a version published untagged,
+ * yanked, revoked): a listed skill of that name elsewhere may now be shadowed by an exact version's URI, or freed.
+ */
+export interface ProviderDelta extends SnapshotDelta {
+  names?: readonly string[];
 }
 
 /** A skill found by a provider, or the one-line reason it is refused. */
@@ -79,7 +87,19 @@ export class CompositeCatalog {
         const listing = this.#listings[index]!;
         for (const uri of delta.remove) listing.delete(uri);
         for (const skill of delta.upsert) listing.set(skill.uri, skill);
-        this.#apply(touchedBy(delta));
+        // A listed skill of a changed name may now be claimed (or freed) by an exact version's URI: decide it again.
+        const touched = new Set(touchedBy(delta));
+        const names = new Set(delta.names ?? []);
+        for (const skill of delta.upsert) names.add(skill.name);
+        for (const uri of delta.remove) {
+          const name = this.#snapshot.listed(uri)?.name;
+          if (name !== undefined) names.add(name);
+        }
+        for (const name of names) {
+          for (const skill of this.live.snapshot.named(name)) touched.add(skill.uri);
+          for (const skill of this.#snapshot.named(name)) touched.add(skill.uri);
+        }
+        this.#apply(touched);
       }));
     });
   }
