@@ -61,12 +61,38 @@ describe('incremental catalog equals a fresh start (issue 13)', () => {
     const client = await connectHttp(http.url, 'modern');
     const published = new Map<string, string[]>();
     let counter = 0;
+    const check = async (label: string, wire: boolean) => {
+      await provider.refresh();
+      const fresh = await open(dir, data);
+      try {
+        assert.deepEqual(entries(server.catalog.snapshot), entries(fresh.catalog.snapshot), label);
+        if (!wire) return;
+        // Through the wire: every page a client walks equals the fresh server's listing.
+        const listed: unknown[] = [];
+        const skills = new SkillsClient(client);
+        let cursor: string | undefined;
+        do {
+          const page = await skills.list(cursor !== undefined ? { cursor } : undefined);
+          listed.push(...page.skills.map((skill) => JSON.parse(JSON.stringify(skill)) as unknown));
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+        assert.deepEqual(listed, entries(fresh.catalog.snapshot).map((text) => JSON.parse(text) as unknown), `${label}: skills/list over HTTP`);
+      } finally {
+        await fresh.close();
+      }
+    };
     try {
+      // The exact version 1.0.0 of gamma claims the folder skill at skill://1.0.0/gamma/SKILL.md; revoked, frees it.
+      const gamma = (text: string) => [{ path: 'SKILL.md', bytes: Buffer.from(skillMd('gamma', `Registry gamma ${text}. Use when asked.`)) }];
+      await service.publish({ files: gamma('one'), folderName: 'gamma', version: '1.0.0', tags: ['beta'], publisher: 'test' });
+      await check('untagged exact version published', true);
+      await service.revoke('gamma', '1.0.0', 'test revocation');
+      await check('exact version revoked', true);
       for (let step = 0; step < 36; step++) {
         const roll = next();
         const name = pick(names);
         if (roll < 0.35) {
-          const version = `1.${counter++}.0`;
+          const version = `2.${counter++}.0`;
           const files = [
             { path: 'SKILL.md', bytes: Buffer.from(skillMd(name, `Registry ${name} ${version}. Use when asked.`)) },
             { path: 'references/guide.md', bytes: Buffer.from(`guide ${version}\n`) },
@@ -99,26 +125,7 @@ describe('incremental catalog equals a fresh start (issue 13)', () => {
           } else rmSync(join(dir, rel), { recursive: true, force: true });
           await server.catalog.live.reload([join(dir, rel)]);
         }
-        await provider.refresh();
-        const fresh = await open(dir, data);
-        try {
-          const label = `step ${step}`;
-          assert.deepEqual(entries(server.catalog.snapshot), entries(fresh.catalog.snapshot), label);
-          if (step % 6 === 5) {
-            // Through the wire: every page a client walks equals the fresh server's listing.
-            const listed: string[] = [];
-            const skills = new SkillsClient(client);
-            let cursor: string | undefined;
-            do {
-              const page = await skills.list(cursor !== undefined ? { cursor } : undefined);
-              listed.push(...page.skills.map((skill) => JSON.stringify(skill)));
-              cursor = page.nextCursor;
-            } while (cursor !== undefined);
-            assert.deepEqual(listed.map((text) => JSON.parse(text) as unknown), entries(fresh.catalog.snapshot).map((text) => JSON.parse(text) as unknown), `${label}: skills/list over HTTP`);
-          }
-        } finally {
-          await fresh.close();
-        }
+        await check(`step ${step}`, step % 6 === 5);
       }
       assert.ok(server.catalog.snapshot.overlaySize > 0 || server.catalog.snapshot.generation > 1, 'changes were applied as deltas');
     } finally {
