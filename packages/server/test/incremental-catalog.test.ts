@@ -267,3 +267,26 @@ describe('incremental folder catalog (ADR 0130)', () => {
     }
   });
 });
+
+describe('pre-serialised pages (issue 13)', () => {
+  test('a page is made once per snapshot and key, never served for another snapshot, and the byte budget holds', async () => {
+    const { PageCache } = await import('../src/http/page-cache.js');
+    const cache = new PageCache(1000, 600);
+    const a = new CatalogSnapshot([], 1);
+    const b = new CatalogSnapshot([], 2);
+    let made = 0;
+    const make = (text: string) => () => {
+      made++;
+      return text;
+    };
+    assert.equal(cache.get(a, 'p1', make('x'.repeat(400)))!.toString(), 'x'.repeat(400));
+    assert.equal(cache.get(a, 'p1', make('other'))!.toString(), 'x'.repeat(400), 'a hit');
+    assert.equal(made, 1);
+    assert.equal(cache.get(b, 'p1', make('y'.repeat(400)))!.toString(), 'y'.repeat(400), 'another snapshot: its own bytes');
+    assert.equal(cache.get(a, 'p2', make('z'.repeat(400)))!.length, 400);
+    assert.ok(cache.bytes <= 1000, `budget kept (${cache.bytes})`);
+    assert.equal(cache.get(a, 'p1', make('again'))!.toString(), 'again', 'the oldest went first');
+    assert.equal(cache.get(a, 'big', make('b'.repeat(700)))!.length, 700, 'too big to keep, still answered');
+    assert.equal(cache.get(a, 'none', () => undefined), undefined);
+  });
+});
