@@ -4,11 +4,26 @@
  * each RegistryService the `pause` hook its constructor takes, so that a publish reaching that point prints
  * `skillport: test pause at <point>` on stderr and waits for ever: the test SIGKILLs the process exactly there.
  * The same module instance is shared with the CLI (both resolve @skillport/registry to the same file).
+ * `blob-rename` pauses inside a blob write, after its temporary file is written and fsynced and before it is renamed
+ * into place (fs/promises' rename is wrapped and the built-in ESM exports re-synced, so blob-dir.ts's import sees it):
+ * a kill there leaves the temporary file a real crash leaves.
  */
+import fsPromises from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { RegistryService } from '@skillport/registry';
 
 const wanted = process.env['SKILLPORT_CRASH_PAUSE_AT'];
-if (wanted !== undefined && wanted !== '') {
+if (wanted === 'blob-rename') {
+  const rename = fsPromises.rename;
+  fsPromises.rename = async (from, to) => {
+    if (String(from).includes('/blobs/tmp/')) {
+      process.stderr.write('skillport: test pause at blob-rename\n');
+      await new Promise<never>(() => {});
+    }
+    return rename(from, to);
+  };
+  syncBuiltinESMExports();
+} else if (wanted !== undefined && wanted !== '') {
   const publish = RegistryService.prototype.publish;
   RegistryService.prototype.publish = function (this: RegistryService, ...args: Parameters<RegistryService['publish']>) {
     (this.options as { pause?: (point: string) => Promise<void> }).pause ??= async (point) => {
