@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -59,12 +59,18 @@ export class BlobDirectory {
     const temp = join(this.#tmp, `${TEMP_OWNER}.${digest.slice(7, 23)}-${randomBytes(6).toString('hex')}`);
     const handle = await open(temp, 'wx', 0o644);
     try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+    } catch (error) {
+      // A failed write (a full disk) must not leave its partial file behind to keep the disk full.
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw error;
     }
-    await rename(temp, target);
     await syncFolder(folder);
   }
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { sha256Digest } from '@skillport/core';
 import { SqliteStore } from '../src/sqlite-store.js';
 import { storeContract } from './store-contract.js';
 import { files, newVersion } from './fixtures.js';
@@ -97,6 +98,23 @@ test('SQLite store: opening removes temporary blob files of dead writers, keeps 
   try {
     assert.equal(store.blobs.removedTemps, 2);
     assert.deepEqual(readdirSync(tmp).sort(), [names.live, names.otherHost, names.self].sort());
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite store: a blob write that fails (a full disk, here a rename that cannot happen) leaves no temporary file', async () => {
+  const dir = fresh();
+  const store = SqliteStore.open(dir);
+  try {
+    const bytes = Buffer.from('blob that cannot land');
+    const digest = sha256Digest(bytes);
+    const target = join(dir, 'blobs', 'sha256', digest.slice(7, 9), digest.slice(7));
+    // A non-empty folder where the blob file should go: the write succeeds, the rename fails.
+    mkdirSync(join(target, 'in-the-way'), { recursive: true });
+    await assert.rejects(store.putBlob(digest, bytes));
+    assert.deepEqual(readdirSync(join(dir, 'blobs', 'tmp')), []);
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
