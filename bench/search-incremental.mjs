@@ -60,6 +60,7 @@ async function child(dir, rounds) {
   const { SkillportServer, catalogSearch } = await import(join(repo, 'packages/server/dist/src/index.js'));
   const { SkillSearchIndex, decodeText, splitFrontmatter } = await import(join(repo, 'packages/core/dist/src/index.js'));
   const server = await SkillportServer.open({ dirs: [dir], cacheDir: false });
+  server.watch();
   const search = catalogSearch(server.service);
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
@@ -97,22 +98,23 @@ async function child(dir, rounds) {
   const fileTimes = [];
   for (let round = 0; round < rounds; round++) {
     const skill = skills[Math.floor(((round + 1) * skills.length) / (rounds + 1))];
-    const manifest = skill.files.find((file) => file.uri === skill.uri);
     const path = join(dir, skill.uri.slice('skill://'.length));
     const original = readFileSync(path, 'utf8');
     const word = `zqxmarker${round}w${Date.now().toString(36)}`;
     const at = performance.now();
-    writeFileSync(path, original.replace(/\ndescription: /, `\ndescription: ${word} `));
-    for (;;) {
-      const answer = await search.search(server.catalog.snapshot, word, 3);
-      if (answer.hits.some((hit) => hit.id === skill.uri)) break;
-      await new Promise((done) => setTimeout(done, 1));
-      if (performance.now() - at > 30_000) throw new Error(`${skill.uri}: the edit was not searchable within 30 s`);
+    writeFileSync(path, `${original}\n${word}\n`); // a new word at the end of the body
+    try {
+      for (;;) {
+        const answer = await search.search(server.catalog.snapshot, word, 3);
+        if (answer.hits.some((hit) => hit.id === skill.uri)) break;
+        await new Promise((done) => setTimeout(done, 1));
+        if (performance.now() - at > 30_000) throw new Error(`${skill.uri}: the edit was not searchable within 30 s`);
+      }
+      fileTimes.push(performance.now() - at);
+    } finally {
+      writeFileSync(path, original);
     }
-    fileTimes.push(performance.now() - at);
-    writeFileSync(path, original);
     while ((await search.search(server.catalog.snapshot, word, 3)).hits.length > 0) await new Promise((done) => setTimeout(done, 2));
-    void manifest;
   }
   fileTimes.sort((a, b) => a - b);
 
