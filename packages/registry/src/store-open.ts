@@ -1,3 +1,5 @@
+import type { AccessStore } from '@skillport/server';
+import type { PostgresAccessStoreOptions } from './postgres-access-store.js';
 import type { MigrationReport } from './postgres-schema.js';
 import type { PostgresStoreOptions } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -10,8 +12,12 @@ import { isPostgresUrl } from './postgres-url.js';
  */
 export { isPostgresUrl, redactUrl } from './postgres-url.js';
 
-export async function openStore(location: string, options: PostgresStoreOptions = {}): Promise<RegistryStore> {
-  if (!isPostgresUrl(location)) return SqliteStore.open(location);
+/**
+ * `keepTemps` (folder stores): leave temporary blob files of interrupted writes in place (`store check`); otherwise
+ * opening removes those whose writer is dead. PostgreSQL has none: each blob is written in one transaction.
+ */
+export async function openStore(location: string, options: PostgresStoreOptions & { keepTemps?: boolean } = {}): Promise<RegistryStore> {
+  if (!isPostgresUrl(location)) return SqliteStore.open(location, { keepTemps: options.keepTemps === true });
   const { PostgresStore } = await import('./postgres-store.js');
   return PostgresStore.open(location, options);
 }
@@ -25,4 +31,17 @@ export async function migrateStore(url: string): Promise<MigrationReport> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The access store (tokens, audit, policy) that goes with `--data`: `DIR/access.db`, or the tables of the same
+ * PostgreSQL database (ADR 0025). The PostgreSQL one and `pg` are loaded only for a URL.
+ */
+export async function openAccessStore(location: string, options: PostgresAccessStoreOptions = {}): Promise<AccessStore> {
+  if (!isPostgresUrl(location)) {
+    const { SqliteAccessStore } = await import('@skillport/server');
+    return SqliteAccessStore.open(location);
+  }
+  const { PostgresAccessStore } = await import('./postgres-access-store.js');
+  return PostgresAccessStore.open(location, options);
 }

@@ -22,7 +22,7 @@ export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKi
 export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';
 
 // Skills from elsewhere: providers and the catalog model they fill.
-export type { SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
+export type { ProviderDelta, SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
 export type { BlobSource, CatalogFile, CatalogSkill, FolderOrigin, SkillEntry, SkillOrigin, StoredOrigin } from './catalog/model.js';
 export { META_PACKAGE_DIGEST } from './catalog/model.js';
 export { buildCatalogSkill } from './catalog/catalog-skill.js';
@@ -33,11 +33,15 @@ export type { ArchiveProviderOptions } from './providers/archive-provider.js';
 export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
 export type { HttpProviderOptions } from './providers/http-provider.js';
 
-// Access control (docs/security.md). AccessStore loads its native SQLite module only when a store is opened.
+// Access control (docs/security.md). SqliteAccessStore loads its native SQLite module only when a store is opened.
 export { AccessConfigError } from './access/access-control.js';
 export type { AccessOptions, AuthMode } from './access/access-control.js';
-export { AccessStore, ACCESS_DB } from './access/store.js';
-export type { AuditEvent, AuditQuery, TokenRecord, NewToken } from './access/store.js';
+export { ACCESS_DB, newTokenRecord, auditLimit, auditEventOf, tokenRecordOf } from './access/store.js';
+export type { AccessStore, AccessChange, AuditEvent, AuditQuery, TokenRecord, TokenEntry, NewToken, StoredPolicyText } from './access/store.js';
+export { SqliteAccessStore } from './access/sqlite-access-store.js';
+export { TokenCache } from './access/token-cache.js';
+export { copyAccess } from './access/copy.js';
+export type { AccessCopyResult } from './access/copy.js';
 export { parsePrincipalSpec, hasScope, ANONYMOUS, SCOPES } from './access/principal.js';
 export type { Principal, Scope } from './access/principal.js';
 export { parsePolicy, PolicyError } from './access/policy.js';
@@ -47,7 +51,7 @@ export type { JwtOptions, ClaimMapping } from './access/jwt.js';
 // For the web catalog (packages/web): the per-principal view it renders, and the helpers it shares with the API.
 export type { AccessControl } from './access/access-control.js';
 export type { Scoped } from './mcp/scoped.js';
-export type { CatalogSnapshot } from './catalog/snapshot.js';
+export type { CatalogSnapshot, SnapshotDelta } from './catalog/snapshot.js';
 export type { SkillsService } from './mcp/skills-service.js';
 export type { WebRoute } from './http/routes.js';
 export { CatalogSearch, catalogSearch, searchSkills } from './tools/search.js';

@@ -11,7 +11,7 @@ import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../mcp/scoped.js';
 import { errorBody } from './errors.js';
 import { allowedHostnames, checkRequest } from './guards.js';
-import { forbidden, unauthorized } from './oauth.js';
+import { forbidden, refused as authRefused } from './oauth.js';
 import type { Answer } from './oauth.js';
 import { createRouter, nodeListener } from './router.js';
 import type { HttpRoutes, WebRoute } from './routes.js';
@@ -147,7 +147,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
 
     // Who is asking: the answer is for one principal.
     const auth = await access.authenticate(req);
-    if (!('principal' in auth)) return sendAnswer(res, unauthorized(access, req, auth.error, auth.description));
+    if (!('principal' in auth)) return sendAnswer(res, authRefused(access, req, auth));
     const principal = auth.principal;
     // An answer still open when the credential expires (a subscriptions/listen stream) is closed then, as a
     // revocation closes it: the client's next request meets the 401.
