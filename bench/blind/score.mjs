@@ -4,7 +4,10 @@
 // text, no misses, so that scoring the held-out set teaches nobody anything about it. Use it on
 // queries-holdout.json once before the ranking changes and once at the end; tune on queries-dev.json with
 // bench/search.mjs (which lists misses).
-// Usage: npm run build --silent && node bench/blind/score.mjs bench/blind/queries-holdout.json [--corpus DIR] [--json]
+// Also reads blind set 2 (bench/blind2/queries.json: an object with a `queries` list, each with a `split`; answers are
+// names, or folder paths relative to the corpus where a name is not unique): `--split dev|holdout` picks one part.
+// `--baseline` adds the plain BM25F baseline's score on the same queries (bench/bm25f-baseline.mjs).
+// Usage: npm run build --silent && node bench/blind/score.mjs bench/blind/queries-holdout.json [--split holdout] [--corpus DIR] [--baseline] [--json]
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,13 +19,16 @@ const flag = (name) => {
   const at = args.indexOf(`--${name}`);
   return at >= 0 ? args[at + 1] : undefined;
 };
-const file = args.find((arg, at) => !arg.startsWith('--') && !(at > 0 && args[at - 1].startsWith('--') && args[at - 1] !== '--json'));
+const switches = new Set(['--json', '--baseline']);
+const file = args.find((arg, at) => !arg.startsWith('--') && !(at > 0 && args[at - 1].startsWith('--') && !switches.has(args[at - 1])));
 if (file === undefined) {
   process.stderr.write('usage: node bench/blind/score.mjs QUERIES.json [--corpus DIR] [--json]\n');
   process.exit(2);
 }
 const corpus = resolve(flag('corpus') ?? join(repo, '../shared/corpus/skills'));
-const queries = JSON.parse(readFileSync(resolve(file), 'utf8'));
+const loaded = JSON.parse(readFileSync(resolve(file), 'utf8'));
+const split = flag('split');
+const queries = (Array.isArray(loaded) ? loaded : loaded.queries).filter((query) => split === undefined || query.split === split);
 
 // The catalog as served: name and description of every skill that passes validation (the raw frontmatter for one
 // that does not), its headings and its body; the same documents bench/search.mjs indexes.
@@ -40,19 +46,33 @@ for (const { dir, segments } of discoverSkills(corpus).skills) {
   docs.push({ id: segments.join('/'), name, description, headings: markdownHeadings(parsed.body), body: parsed.body });
 }
 const nameOf = new Map(docs.map((doc) => [doc.id, doc.name]));
-const index = new SkillSearchIndex(docs);
+// An answer is right when its folder path or its name is expected (a folder path names one of several same-named skills).
+const right = (id, expected) => expected.includes(id) || expected.includes(nameOf.get(id));
 
-let top1 = 0;
-let top5 = 0;
-let reciprocal = 0;
-for (const { query, expected } of queries) {
-  const hits = index.search(query, 10);
-  const rank = hits.findIndex((hit) => expected.includes(nameOf.get(hit.id)));
-  if (rank === 0) top1++;
-  if (rank >= 0 && rank < 5) top5++;
-  if (rank >= 0) reciprocal += 1 / (rank + 1);
+function score(search) {
+  let top1 = 0;
+  let top5 = 0;
+  let reciprocal = 0;
+  for (const { query, expected } of queries) {
+    const rank = search(query).findIndex((hit) => right(hit.id, expected));
+    if (rank === 0) top1++;
+    if (rank >= 0 && rank < 5) top5++;
+    if (rank >= 0) reciprocal += 1 / (rank + 1);
+  }
+  const n = queries.length;
+  return { queries: n, recallAt1: top1 / n, recallAt5: top5 / n, mrr: reciprocal / n };
 }
-const n = queries.length;
-const result = { queries: n, recallAt1: top1 / n, recallAt5: top5 / n, mrr: reciprocal / n };
+
+const index = new SkillSearchIndex(docs);
+const result = score((query) => index.search(query, 10));
+if (args.includes('--baseline')) {
+  const { BM25FBaseline } = await import('../bm25f-baseline.mjs');
+  const baseline = new BM25FBaseline(docs);
+  result.baseline = score((query) => baseline.search(query, 10));
+}
+const line = (label, r) => `${label}: ${r.queries} queries, recall@1 ${(100 * r.recallAt1).toFixed(1)} %, recall@5 ${(100 * r.recallAt5).toFixed(1)} %, MRR ${r.mrr.toFixed(3)}`;
 if (args.includes('--json')) console.log(JSON.stringify(result));
-else console.log(`${file}: ${n} queries, recall@1 ${(100 * result.recallAt1).toFixed(1)} %, recall@5 ${(100 * result.recallAt5).toFixed(1)} %, MRR ${result.mrr.toFixed(3)}`);
+else {
+  console.log(line(`${file}${split ? ` (${split})` : ''}`, result));
+  if (result.baseline) console.log(line('  BM25F baseline', result.baseline));
+}

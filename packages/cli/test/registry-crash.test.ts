@@ -124,6 +124,29 @@ describe('atomic publish: SIGKILL a real server mid-publish', () => {
     assert.doesNotMatch(after.check.stdout, /orphaned/);
   });
 
+  test('killed inside a blob write: the temporary file it leaves is removed when the store is opened again', async () => {
+    const data = storeDir();
+    assert.equal((await publish([releaseFolder('big-skill', '1.0.0'), '--data', data, '--version', '1.0.0'])).code, 0);
+    const server = await startHttp(['--data', data], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt('blob-rename') });
+    const publishing = publish([folder, '--registry', registryUrl(server.url), '--token', TOKEN, '--version', '1.1.0']);
+    try {
+      await eventually(async () => (server.stderr().includes('test pause at blob-rename') ? true : undefined), 120_000, 'pause at blob-rename');
+    } finally {
+      await kill(server);
+    }
+    assert.equal((await publishing).code, 1);
+    const temps = () => readdirSync(join(data, 'blobs', 'tmp'));
+    assert.ok(temps().length >= 1, 'the kill left a temporary blob file');
+    // store check changes nothing: it reports the leftovers; a restart of the server removes them.
+    const report = JSON.parse((await runCli(['store', 'check', '--data', data, '--json'])).stdout) as { tempFiles: string[] };
+    assert.equal(report.tempFiles.length, temps().length);
+    const after = await inspect(data);
+    assert.deepEqual(temps(), [], 'the restart removed the dead writer\'s temporary files');
+    assert.deepEqual(after.versions, ['1.0.0']);
+    assert.equal(after.check.code, 0, after.check.stdout);
+    assert.doesNotMatch(after.check.stdout, /temporary file/);
+  });
+
   test('killed while the upload is still arriving: nothing is written at all', async () => {
     const data = storeDir();
     assert.equal((await publish([releaseFolder('big-skill', '1.0.0'), '--data', data, '--version', '1.0.0'])).code, 0);

@@ -179,6 +179,36 @@ describe('faults and tools on PostgreSQL', () => {
     }
   });
 
+  test('the database stops while a publish holds a connection mid-transaction: the replica keeps running and serving', { skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test', timeout: 240_000 }, async () => {
+    const url = await pg.createDatabase();
+    const replica = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt('pg-blob-chunk') });
+    try {
+      assert.equal((await publish([releaseFolder('steady', '1.0.0'), '--registry', registryUrl(replica.url), '--token', TOKEN, '--version', '1.0.0'])).code, 0);
+      // A blob over one chunk row is written in a transaction on a checked-out connection; the pause holds it there.
+      const pending = publish([releaseFolder('held', '1.0.0', { 'assets/big.bin': randomBytes(1536 * 1024) }), '--registry', registryUrl(replica.url), '--token', TOKEN, '--version', '1.0.0']);
+      await eventually(async () => (replica.stderr().includes('test pause at pg-blob-chunk') ? true : undefined), WAIT, 'the publish to hold a connection');
+      await pg.stop();
+      try {
+        // The server ended that connection: the old code died here of an unhandled 'error' event.
+        await eventually(async () => ((await http(replica.url, '/readyz')).status === 503 ? true : undefined), WAIT, 'not ready while the database is down');
+        assert.equal(replica.proc.exitCode, null, replica.stderr());
+        assert.equal(replica.proc.signalCode, null);
+        const client = await connectHttp(replica.url, 'legacy');
+        try {
+          assert.match(JSON.stringify((await client.readResource({ uri: 'skill://steady/SKILL.md' })).contents), /Release 1\.0\.0/);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        await pg.start();
+      }
+      await eventually(async () => ((await http(replica.url, '/readyz')).status === 200 ? true : undefined), 60_000, 'ready again');
+      void pending;
+    } finally {
+      await replica.stop();
+    }
+  });
+
   test('store copy moves a folder registry into PostgreSQL and verifies every digest; the CLI commands take the URL', { timeout: 180_000 }, async () => {
     const dir = storeDir();
     const base = join(releaseFolder('moved', '1.0.0'), '..');

@@ -1,4 +1,4 @@
-import { escapeXml } from '@skillport/core';
+import { availableSkillsXml as catalogXml, escapeXml } from '@skillport/core';
 /**
  * What goes into a model's instructions: the `<available_skills>` catalog (name, description, origin; sorted;
  * XML-escaped so a description cannot close a tag and speak outside it), inside a configurable template. No
@@ -27,10 +27,10 @@ export { escapeXml };
 
 export function availableSkillsXml(entries: readonly CatalogEntry[]): string {
   const sorted = [...entries].sort((a, b) => compare(a.id, b.id) || compare(a.origin, b.origin));
-  const items = sorted.map(
-    (entry) => `  <skill>\n    <name>${escapeXml(entry.id)}</name>\n    <description>${escapeXml(entry.description)}</description>\n    <origin>${escapeXml(entry.origin)}</origin>\n  </skill>`,
+  return catalogXml(
+    sorted.map((entry) => ({ name: entry.id, description: entry.description, origin: entry.origin })),
+    'indented',
   );
-  return `<available_skills>\n${items.join('\n')}\n</available_skills>`;
 }
 
 /** The template with `{available_skills}` replaced; empty when there is no skill. */

@@ -1,12 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { canonicalSkillUri, sha256Digest } from '@skillport/core';
 import { DIRECT_REFERENCES_NOTE, DEFAULT_INSTRUCTIONS_TEMPLATE, escapeXml, renderCatalog } from './catalog.js';
 import { SkillError, describeError } from './errors.js';
 import type { LoadedSkill, SkillDescriptor, SkillTemplate, VerifiedFile } from './model.js';
 import { skillKey } from './model.js';
 import type { CatalogSkill } from './model.js';
+import { ReferenceTracker } from './session/references.js';
+import { allowedTools, fileContent, skillContent } from './session/rendering.js';
+import { TemplateQuestions } from './session/templates.js';
+import type { TemplateInputRequest, TemplateSelector } from './session/templates.js';
 import type { SkillSource } from './sources/source.js';
 import { checkBytes, printable } from './verify.js';
+
+export type { TemplateInputRequest, TemplateSelector } from './session/templates.js';
 
 /** What a session needs of the skill set it was made from (SkillSet implements it; the set makes its sessions). */
 export interface SessionCatalog {
@@ -48,27 +53,6 @@ export interface ActiveSkill {
   allowedTools?: string[];
 }
 
-/** A question for the user about a template skill: serialisable, answered later with `answer(id, value)`. */
-export interface TemplateInputRequest {
-  kind: 'skill-template-input';
-  id: string;
-  origin: string;
-  uriTemplate: string;
-  description: string;
-  variable: string;
-  /** 0-based position of `variable` among the template's variables. */
-  position: number;
-  variables: string[];
-  /** Values chosen so far for the earlier variables. */
-  context: Record<string, string>;
-  /** Suggestions from completion/complete (at most 100). */
-  values: string[];
-  hasMore: boolean;
-  total?: number;
-}
-
-export type TemplateSelector = (request: TemplateInputRequest) => Promise<string | undefined> | string | undefined;
-
 export interface ExportedSkills {
   version: 1;
   skills: Array<{ origin: string; uri: string; name: string; packageDigest?: string; skillMdDigest: string; skill: SkillDescriptor }>;
@@ -83,22 +67,23 @@ export interface SessionState {
   references: Record<string, string[]>;
 }
 
-const SKILL_URI_PATTERN = /skill:\/\/[^\s"'<>()`\]\[]+/g;
-
 export class SkillSession {
   private readonly active = new Map<string, ActiveSkill>();
   private readonly resolved: SkillDescriptor[] = [];
-  private readonly templateValues: Record<string, Record<string, string>> = {};
-  private readonly pending = new Map<string, TemplateInputRequest>();
+  private readonly questions: TemplateQuestions;
   /** skill:// URIs that content from each origin mentioned: the only ones read_skill_uri may follow there. */
-  private readonly references = new Map<string, Set<string>>();
+  private readonly references: ReferenceTracker;
 
   constructor(
     readonly set: SessionCatalog,
     readonly options: SessionOptions = {},
     state?: SessionState,
   ) {
-    if (state) this.restore(state);
+    if (state !== undefined && state?.version !== 1) throw new SkillError('invalid', 'session state is not version 1');
+    for (const active of state?.active ?? []) this.active.set(skillKey(active.skill), active);
+    this.resolved.push(...(state?.resolved ?? []));
+    this.questions = new TemplateQuestions((origin) => set.source(origin), state);
+    this.references = new ReferenceTracker(options.directReferences === true, state?.references);
   }
 
   static fromJSON(set: SessionCatalog, state: SessionState | string, options: SessionOptions = {}): SkillSession {
@@ -166,29 +151,11 @@ export class SkillSession {
     const pinned: SkillDescriptor = { ...descriptor, ...(files ? { files } : {}) };
     const tools = allowedTools(loaded.frontmatter);
     const approved = tools.length > 0 && this.options.approveAllowedTools?.(pinned, tools) === true;
-    const digest = pinned.packageDigest ? ` digest="${pinned.packageDigest}"` : '';
-    const verified = loaded.file.verified ? '' : ' verified="false"';
-    const body = loaded.body.replace(/<\/skill_content/gi, '<\\/skill_content').trim();
-    const lines = [
-      `<skill_content name="${escapeXml(skill.id)}" origin="${escapeXml(skill.origin)}" uri="${escapeXml(skill.uri)}"${digest}${verified}>`,
-      this.mark(skill.origin, body),
-      '</skill_content>',
-    ];
-    if (approved) lines.push(`Pre-approved tools for this skill: ${tools.join(' ')}`);
-    const resources = loaded.resources;
-    if (resources.length > 0) {
-      lines.push(
-        '',
-        `<skill_resources count="${resources.length}">`,
-        ...resources.map((file) => `${file.path}${file.size !== undefined ? ` (${file.size} bytes)` : ''}`),
-        '</skill_resources>',
-        `Read a file only when the instructions call for it: read_skill_resource {"name": "${skill.id}", "path": "<path above>"}.`,
-      );
-    }
+    const content = skillContent(skill, loaded, approved ? tools : undefined, this.mark, pinned.packageDigest);
     return {
       id: skill.id,
       skill: pinned,
-      content: lines.join('\n'),
+      content,
       skillMdDigest: sha256Digest(loaded.file.bytes),
       ...(approved ? { allowedTools: tools } : {}),
     };
@@ -221,7 +188,7 @@ export class SkillSession {
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) throw new SkillError('path', `'${printable(uri)}' is not a valid skill:// URI`);
     const listed = (await this.skills()).some((skill) => skill.origin === origin && (skill.uri === canonical || skill.files?.some((file) => file.uri === canonical)));
-    if (!listed && !this.references.get(origin)?.has(canonical)) {
+    if (!listed && !this.references.has(origin, canonical)) {
       throw new SkillError('origin', `${canonical} was not mentioned by content from '${origin}'; read only skill:// URIs that appear after an [Origin: ${origin}] marker, with that origin`);
     }
     const file = await source.readUri(canonical);
@@ -229,44 +196,10 @@ export class SkillSession {
   }
 
   private present(origin: string, skillId: string | undefined, file: VerifiedFile, offset: number): string {
-    const attrs = `${skillId ? ` skill="${escapeXml(skillId)}"` : ''} origin="${escapeXml(origin)}" ${skillId ? `path="${escapeXml(file.path)}"` : `uri="${escapeXml(file.uri)}"`}${file.verified ? '' : ' verified="false"'}`;
-    if (file.text === undefined) {
-      const max = this.options.maxBinaryBytes ?? 64 * 1024;
-      const envelope: Record<string, unknown> = { path: file.path, mediaType: file.mimeType ?? 'application/octet-stream', size: file.bytes.byteLength, digest: sha256Digest(file.bytes) };
-      if (file.bytes.byteLength <= max) Object.assign(envelope, { encoding: 'base64', data: Buffer.from(file.bytes).toString('base64') });
-      else envelope['note'] = `binary file over the ${max}-byte inline limit: not included`;
-      return `<skill_resource${attrs}>\n${JSON.stringify(envelope)}\n</skill_resource>`;
-    }
-    const max = this.options.maxTextBytes ?? 256 * 1024;
-    const bytes = Buffer.from(file.text, 'utf8');
-    let text = file.text;
-    let note = '';
-    if (offset > 0 || bytes.byteLength > max) {
-      if (offset >= bytes.byteLength && bytes.byteLength > 0) throw new SkillError('invalid', `offset ${offset} is past the end of '${file.path}' (${bytes.byteLength} bytes)`);
-      let start = offset;
-      while (start > 0 && (bytes[start]! & 0xc0) === 0x80) start--;
-      let end = Math.min(bytes.byteLength, start + max);
-      while (end < bytes.byteLength && end > start && (bytes[end]! & 0xc0) === 0x80) end--;
-      text = bytes.subarray(start, end).toString('utf8');
-      note = `\n[bytes ${start}-${end} of ${bytes.byteLength}${end < bytes.byteLength ? `; read the rest with offset ${end}` : '; end of file'}]`;
-    }
-    const safe = text.replace(/<\/skill_resource/gi, '<\\/skill_resource');
-    return `<skill_resource${attrs}>\n${this.mark(origin, safe)}${note}\n</skill_resource>`;
+    return fileContent(origin, skillId, file, offset, this.options, this.mark);
   }
 
-  /** Adds the [Origin: X] marker when the content mentions skill:// URIs (and direct references are on). */
-  private mark(origin: string, text: string): string {
-    if (!this.options.directReferences) return text;
-    const found = text.match(SKILL_URI_PATTERN);
-    if (!found) return text;
-    let seen = this.references.get(origin);
-    if (!seen) this.references.set(origin, (seen = new Set()));
-    for (const uri of found) {
-      const canonical = canonicalSkillUri(uri.replace(/[.,;:!?]+$/, ''));
-      if (canonical) seen.add(canonical);
-    }
-    return `[Origin: ${origin}]\n${text}`;
-  }
+  private readonly mark = (origin: string, text: string): string => this.references.mark(origin, text);
 
   private sourceOf(skill: SkillDescriptor) {
     const source = this.set.source(skill.origin);
@@ -337,55 +270,20 @@ export class SkillSession {
   }
 
   /** The first question for a template (or the next, if some values were already chosen). */
-  async requestTemplateInput(template: SkillTemplate): Promise<TemplateInputRequest> {
-    const key = templateKey(template);
-    const chosen = { ...(this.templateValues[key] ?? {}) };
-    const position = template.variables.findIndex((variable) => chosen[variable] === undefined);
-    return this.question(template, position < 0 ? 0 : position, position < 0 ? {} : chosen);
-  }
-
-  private async question(template: SkillTemplate, position: number, context: Record<string, string>): Promise<TemplateInputRequest> {
-    const source = this.set.source(template.origin);
-    const variable = template.variables[position]!;
-    const completion = source?.complete ? await source.complete(template, variable, '', context) : { values: [], hasMore: true };
-    const request: TemplateInputRequest = {
-      kind: 'skill-template-input',
-      id: randomUUID(),
-      origin: template.origin,
-      uriTemplate: template.uriTemplate,
-      description: template.description,
-      variable,
-      position,
-      variables: template.variables,
-      context,
-      values: completion.values,
-      hasMore: completion.hasMore,
-      ...(completion.total !== undefined ? { total: completion.total } : {}),
-    };
-    this.pending.set(request.id, request);
-    return request;
+  requestTemplateInput(template: SkillTemplate): Promise<TemplateInputRequest> {
+    return this.questions.request(template);
   }
 
   /** Questions asked and not answered yet (they survive serialisation). */
   pendingInputs(): TemplateInputRequest[] {
-    return [...this.pending.values()];
+    return this.questions.unanswered();
   }
 
   /** Answers a question: the next question, or the resolved skill once every variable has a value. */
   async answer(requestId: string, value: string): Promise<{ request: TemplateInputRequest } | { skill: CatalogSkill }> {
-    const request = this.pending.get(requestId);
-    if (!request) throw new SkillError('template', `no pending template question '${printable(requestId)}'`);
-    if (typeof value !== 'string' || value === '' || /[/\\\0]/.test(value) || value === '.' || value === '..') {
-      throw new SkillError('template', `'${printable(String(value))}' is not a valid value for {${request.variable}}`);
-    }
-    this.pending.delete(requestId);
-    const template: SkillTemplate = { origin: request.origin, uriTemplate: request.uriTemplate, description: request.description, variables: request.variables };
-    const context = { ...request.context, [request.variable]: value };
-    this.templateValues[templateKey(template)] = context;
-    if (request.position + 1 < request.variables.length) return { request: await this.question(template, request.position + 1, context) };
-    const source = this.set.source(template.origin);
-    if (!source?.resolveTemplate) throw new SkillError('template', `origin '${template.origin}' cannot resolve templates`);
-    const descriptor = await source.resolveTemplate(template, context);
+    const step = await this.questions.answer(requestId, value);
+    if ('request' in step) return step;
+    const descriptor = step.descriptor;
     if (!this.resolved.some((skill) => skillKey(skill) === skillKey(descriptor))) this.resolved.push(descriptor);
     const skill = (await this.skills()).find((candidate) => skillKey(candidate) === skillKey(descriptor))!;
     return { skill };
@@ -393,11 +291,11 @@ export class SkillSession {
 
   /** Resolves a template with a selector callback (variables in order, earlier values as context). */
   async resolveTemplate(template: SkillTemplate, select: TemplateSelector): Promise<CatalogSkill | undefined> {
-    let step: { request: TemplateInputRequest } | { skill: CatalogSkill } = { request: await this.question(template, 0, {}) };
+    let step: { request: TemplateInputRequest } | { skill: CatalogSkill } = { request: await this.questions.question(template, 0, {}) };
     while ('request' in step) {
       const value = await select(step.request);
       if (value === undefined) {
-        this.pending.delete(step.request.id);
+        this.questions.drop(step.request.id);
         return undefined;
       }
       step = await this.answer(step.request.id, value);
@@ -407,7 +305,7 @@ export class SkillSession {
 
   /** Values chosen for each template, by `origin uriTemplate`. */
   chosenTemplateValues(): Record<string, Record<string, string>> {
-    return structuredClone(this.templateValues);
+    return this.questions.values();
   }
 
   // ---- serialisation ----
@@ -417,29 +315,9 @@ export class SkillSession {
       version: 1,
       active: [...this.active.values()],
       resolved: [...this.resolved],
-      templateValues: structuredClone(this.templateValues),
-      pending: [...this.pending.values()],
-      references: Object.fromEntries([...this.references].map(([origin, uris]) => [origin, [...uris]])),
+      templateValues: this.questions.values(),
+      pending: this.questions.unanswered(),
+      references: this.references.toJSON(),
     };
   }
-
-  private restore(state: SessionState): void {
-    if (state?.version !== 1) throw new SkillError('invalid', 'session state is not version 1');
-    for (const active of state.active) this.active.set(skillKey(active.skill), active);
-    this.resolved.push(...state.resolved);
-    Object.assign(this.templateValues, state.templateValues);
-    for (const request of state.pending) this.pending.set(request.id, request);
-    for (const [origin, uris] of Object.entries(state.references)) this.references.set(origin, new Set(uris));
-  }
-}
-
-function templateKey(template: SkillTemplate): string {
-  return `${template.origin} ${template.uriTemplate}`;
-}
-
-function allowedTools(frontmatter: Record<string, unknown>): string[] {
-  const value = frontmatter['allowed-tools'];
-  if (typeof value === 'string') return value.split(/\s+/).filter(Boolean);
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
-  return [];
 }

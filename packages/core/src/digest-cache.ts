@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { ChunkedFileWriter } from './chunked-writer.js';
+import { ChunkedFileWriter, readCheckedFile } from './chunked-writer.js';
 import type { Stats } from 'node:fs';
 
 /**
  * A persistent cache of file digests and parsed frontmatter, so a restart over an unchanged tree reads and hashes
  * nothing. A file's digest is reused only while its size, mtime, ctime and inode are all unchanged (ctime moves
  * on any write, even one that restores mtime). Parsed frontmatter is keyed by the SKILL.md digest, so it can never
- * be stale. The cache is an optimisation only: a missing, corrupt or foreign file just means a cold start.
+ * be stale. The cache is an optimisation only: a missing, corrupt or foreign file just means a cold start (the
+ * file carries a checksum, `readCheckedFile`: a damaged digest inside well-formed JSON would otherwise be trusted).
  */
 type FileRow = [size: number, mtimeMs: number, ctimeMs: number, ino: number, digest: string];
 export interface CacheEntries {
@@ -34,7 +34,9 @@ export class DigestCache {
   constructor(readonly path?: string, options: { load?: boolean } = {}) {
     if (path === undefined || options.load === false) return;
     try {
-      const data = JSON.parse(readFileSync(path, 'utf8')) as CacheFile;
+      const text = readCheckedFile(path);
+      if (text === undefined) return;
+      const data = JSON.parse(text) as CacheFile;
       if (data.format !== 'skillport-digest-cache/1') return;
       for (const [key, row] of Object.entries(data.files)) if (Array.isArray(row) && row.length === 5) this.#files.set(key, row);
       for (const [key, value] of Object.entries(data.frontmatter)) this.#frontmatter.set(key, value);

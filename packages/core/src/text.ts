@@ -35,3 +35,27 @@ export function printable(text: string, max = 200): string {
 export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }
+
+/** One skill in an `<available_skills>` catalog: `location` (a URI a server serves it at) and `origin` are optional. */
+export interface AvailableSkill {
+  name: string;
+  description: string;
+  location?: string;
+  origin?: string;
+}
+
+/**
+ * The `<available_skills>` catalog a model reads (the Agent Skills client guide's form), the one writer for server
+ * instructions, tool descriptions and client prompts. Every value is XML-escaped so a description cannot close its
+ * element and speak outside it. `compact`: one line per skill (server texts, where size counts); `indented`: the
+ * readable form hosts put in a system prompt.
+ */
+export function availableSkillsXml(skills: readonly AvailableSkill[], layout: 'compact' | 'indented' = 'compact'): string {
+  const items = skills.map((skill) => {
+    const fields = [`<name>${escapeXml(skill.name)}</name>`, `<description>${escapeXml(skill.description)}</description>`];
+    if (skill.location !== undefined) fields.push(`<location>${escapeXml(skill.location)}</location>`);
+    if (skill.origin !== undefined) fields.push(`<origin>${escapeXml(skill.origin)}</origin>`);
+    return layout === 'compact' ? `<skill>${fields.join('')}</skill>` : `  <skill>\n${fields.map((field) => `    ${field}`).join('\n')}\n  </skill>`;
+  });
+  return `<available_skills>\n${items.join('\n')}\n</available_skills>`;
+}

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { DigestCache, fileSource, inspectSkillFolder, resolveLimits } from '../src/index.js';
+import { DigestCache, fileSource, inspectSkillFolder, readCheckedFile, resolveLimits } from '../src/index.js';
 import type { Inspection, InspectedSkill } from '../src/index.js';
 import { OLD_TIME, makeOld, makeTree, removeTrees, skillMd, sleepSync } from './helpers.js';
 
@@ -247,7 +247,7 @@ describe('DigestCache', () => {
     assert.equal(cold.misses, skill.files.length);
     cold.save();
     assert.ok(existsSync(cachePath));
-    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).format, 'skillport-digest-cache/1');
+    assert.equal(JSON.parse(readCheckedFile(cachePath)!).format, 'skillport-digest-cache/1');
     return skill;
   }
 
@@ -332,6 +332,21 @@ describe('DigestCache', () => {
     assert.equal(foreign.hits, 0);
   });
 
+  test('a torn or damaged cache file is ignored: one digest changed inside well-formed JSON is not believed', () => {
+    const { dir, cachePath } = oldSkill();
+    const first = warmUp(dir, cachePath);
+    const text = readFileSync(cachePath, 'utf8');
+    const skillMdDigest = first.files.find((file) => file.path === 'SKILL.md')!.digest;
+    const wrong = `sha256:${skillMdDigest.slice(7, 8) === '0' ? '1' : '0'}${skillMdDigest.slice(8)}`;
+    for (const damaged of [text.replace(skillMdDigest, wrong), text.slice(0, text.length / 2), text.replace(/\n[^\n]*\n$/, '\n')]) {
+      writeFileSync(cachePath, damaged);
+      const cache = new DigestCache(cachePath);
+      const again = servable(inspectSkillFolder(dir, { cache }));
+      assert.equal(cache.hits, 0, 'nothing from the damaged file is used');
+      assert.deepEqual(again.files, first.files);
+    }
+  });
+
   test('save keeps only the entries used since loading', () => {
     const { dir, cachePath } = oldSkill();
     warmUp(dir, cachePath);
@@ -339,7 +354,7 @@ describe('DigestCache', () => {
     const cache = new DigestCache(cachePath);
     servable(inspectSkillFolder(other.dir, { cache }));
     cache.save();
-    const saved = JSON.parse(readFileSync(cachePath, 'utf8')) as { files: Record<string, unknown> };
+    const saved = JSON.parse(readCheckedFile(cachePath)!) as { files: Record<string, unknown> };
     const real = realpathSync(other.dir);
     assert.deepEqual(Object.keys(saved.files).sort(), other.files.map((file) => join(real, file.slice(other.dir.length + 1))).sort());
   });

@@ -1,7 +1,7 @@
 import { HttpError, methodNotAllowed } from '@skillport/server';
 import type { HttpApp, HttpContext, HttpRoutes, RouteKit } from '@skillport/server';
 import { blobFiles } from './read-version.js';
-import { RegistryError } from './model.js';
+import { RegistryError, storageFull } from './model.js';
 import type { VersionRecord } from './model.js';
 import { ARCHIVE_MEDIA_TYPE, manifestFor, packSkillArchive } from './package-format.js';
 import type { RegistryProvider } from './provider.js';
@@ -55,6 +55,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
       } catch (error) {
         // The service's and the routes' RegistryErrors carry the status and code the API answers with.
         if (error instanceof RegistryError) throw new HttpError(error.status as HttpError['status'], error.code, error.message);
+        const full = storageFull(error);
+        if (full) throw new HttpError(507, full.code, full.message);
         throw error;
       }
     });

@@ -84,3 +84,13 @@ export class RegistryError extends Error {
     super(message);
   }
 }
+
+/** Codes of a full disk or quota: the file system's, SQLite's and PostgreSQL's (`disk_full`). */
+const STORAGE_FULL = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/** A write that failed because the store's disk is full: the API answers 507 with one line, not a bare 500. */
+export function storageFull(error: unknown): RegistryError | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !STORAGE_FULL.has(code)) return undefined;
+  return new RegistryError(507, 'insufficient_storage', `the registry's storage is full (${code}); nothing was published: free space and publish again`);
+}

@@ -425,12 +425,19 @@ export class PostgresStore implements RegistryStore {
       throw unavailable(error);
     }
     let broken: Error | undefined;
+    // A checked-out client has no pool listener: when the server ends the connection (PostgreSQL stopped or
+    // restarted) the client emits 'error', which without a listener kills the process. Keep it, and drop the client.
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       return await work(client);
     } catch (error) {
       if (isConnectionError(error)) broken = error as Error;
-      throw unavailable(error);
+      throw unavailable(broken !== undefined && !isConnectionError(error) ? broken : error);
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

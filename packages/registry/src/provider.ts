@@ -3,7 +3,7 @@ import semver from 'semver';
 import { joinSkillUri, mimeTypeFor, parseSkillUri } from '@skillport/core';
 import type { SkillManifest } from '@skillport/core';
 import { META_PROVENANCE, META_VERSION, buildCatalogSkill } from '@skillport/server';
-import type { BlobSource, CatalogSkill, SkillLookup, SkillProvider, StoredOrigin, VersionSelector } from '@skillport/server';
+import type { BlobSource, CatalogSkill, SkillLookup, ProviderDelta, SkillProvider, StoredOrigin, VersionSelector } from '@skillport/server';
 import { LATEST } from './model.js';
 import type { VersionRecord } from './model.js';
 import type { RegistryStore } from './store.js';
@@ -47,8 +47,11 @@ export class RegistryProvider implements SkillProvider {
   #tags = new Map<string, Map<string, string>>();
   #revision = -1;
   #listed: CatalogSkill[] = [];
+  /** The listing by URI, and the names in it: what a change is compared with, and unlistedName's answer. */
+  #listedByUri = new Map<string, CatalogSkill>();
+  #listedNames = new Set<string>();
   #built = new Map<string, { key: string; skill: CatalogSkill }>();
-  #listeners = new Set<() => void>();
+  #listeners = new Set<(delta?: ProviderDelta) => void>();
   #refreshing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #unwatch: (() => void) | undefined;
@@ -90,7 +93,7 @@ export class RegistryProvider implements SkillProvider {
     return this.#listed;
   }
 
-  onChange(listener: () => void): () => void {
+  onChange(listener: (delta?: ProviderDelta) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -134,9 +137,22 @@ export class RegistryProvider implements SkillProvider {
     this.#tags = tags;
     this.#revision = changes.revision;
     this.#listed = this.#buildListed();
+    // Built skills are reused while their record and tags are unchanged (#build), so what changed is what is not
+    // the same object: the catalog applies just that (ADR 0130).
+    const byUri = new Map<string, CatalogSkill>();
+    const upsert: CatalogSkill[] = [];
+    for (const skill of this.#listed) {
+      byUri.set(skill.uri, skill);
+      if (this.#listedByUri.get(skill.uri) !== skill) upsert.push(skill);
+    }
+    const remove: string[] = [];
+    for (const uri of this.#listedByUri.keys()) if (!byUri.has(uri)) remove.push(uri);
+    this.#listedByUri = byUri;
+    this.#listedNames = new Set(this.#listed.map((skill) => skill.name));
     // What is listed is what gets read: a store with remote blobs keeps their bytes at hand.
     this.#store.warm?.(this.#listed.flatMap((skill) => skill.files));
-    for (const listener of this.#listeners) listener();
+    const delta: ProviderDelta = { upsert, remove, names: [...new Set(changes.versions.map((record) => record.name))] };
+    for (const listener of this.#listeners) listener(delta);
   }
 
   #buildListed(): CatalogSkill[] {
@@ -178,7 +194,7 @@ export class RegistryProvider implements SkillProvider {
   }
 
   unlistedName(name: string): string | undefined {
-    if (!this.#versions.has(name) || this.#listed.some((skill) => skill.name === name)) return undefined;
+    if (!this.#versions.has(name) || this.#listedNames.has(name)) return undefined;
     return `${joinSkillUri([...this.#prefix, name])}/SKILL.md`;
   }
 

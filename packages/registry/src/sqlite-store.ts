@@ -37,15 +37,18 @@ export class SqliteStore implements RegistryStore {
   readonly #db: Database.Database;
   readonly #stmt: ReturnType<SqliteStore['prepare']>;
 
-  /** Opens (creating when missing) the store in `dir`. */
-  static open(dir: string): SqliteStore {
-    return new SqliteStore(dir);
+  /**
+   * Opens (creating when missing) the store in `dir`, removing temporary blob files that writers killed mid-write
+   * left behind (`keepTemps`: leave them, for `store check`).
+   */
+  static open(dir: string, options: { keepTemps?: boolean } = {}): SqliteStore {
+    return new SqliteStore(dir, options);
   }
 
-  private constructor(dir: string) {
+  private constructor(dir: string, options: { keepTemps?: boolean }) {
     mkdirSync(dir, { recursive: true });
     this.location = dir;
-    this.blobs = new BlobDirectory(dir);
+    this.blobs = new BlobDirectory(dir, options);
     let db: Database.Database;
     try {
       db = new Database(join(dir, 'registry.db'));

@@ -10,8 +10,12 @@ import { isPostgresUrl } from './postgres-url.js';
  */
 export { isPostgresUrl, redactUrl } from './postgres-url.js';
 
-export async function openStore(location: string, options: PostgresStoreOptions = {}): Promise<RegistryStore> {
-  if (!isPostgresUrl(location)) return SqliteStore.open(location);
+/**
+ * `keepTemps` (folder stores): leave temporary blob files of interrupted writes in place (`store check`); otherwise
+ * opening removes those whose writer is dead. PostgreSQL has none: each blob is written in one transaction.
+ */
+export async function openStore(location: string, options: PostgresStoreOptions & { keepTemps?: boolean } = {}): Promise<RegistryStore> {
+  if (!isPostgresUrl(location)) return SqliteStore.open(location, { keepTemps: options.keepTemps === true });
   const { PostgresStore } = await import('./postgres-store.js');
   return PostgresStore.open(location, options);
 }

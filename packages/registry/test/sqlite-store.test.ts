@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { sha256Digest } from '@skillport/core';
 import { SqliteStore } from '../src/sqlite-store.js';
 import { storeContract } from './store-contract.js';
 import { files, newVersion } from './fixtures.js';
@@ -64,6 +66,55 @@ test('SQLite store: check finds a missing, a truncated and a corrupted blob, and
     const full = await store.check({ verifyBlobs: true });
     assert.ok(full.problems.some((p) => p.includes(`${c} does not match its digest`)));
     assert.equal(full.tempFiles.length, 1);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite store: opening removes temporary blob files of dead writers, keeps those of live writers and other hosts', async () => {
+  const dir = fresh();
+  await SqliteStore.open(dir).close();
+  const tmp = join(dir, 'blobs', 'tmp');
+  const host = hostname().replace(/[^A-Za-z0-9-]/g, '_');
+  // A pid that surely ran and is gone: a child that has exited.
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+  const names = {
+    dead: `${host}~${dead}.0123456789abcdef-aaaaaaaaaaaa`,
+    live: `${host}~${process.ppid}.0123456789abcdef-bbbbbbbbbbbb`,
+    self: `${host}~${process.pid}.0123456789abcdef-cccccccccccc`,
+    otherHost: `elsewhere~${dead}.0123456789abcdef-dddddddddddd`,
+    oldOtherHost: `elsewhere~${dead}.0123456789abcdef-eeeeeeeeeeee`,
+  };
+  for (const name of Object.values(names)) writeFileSync(join(tmp, name), 'partial');
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  utimesSync(join(tmp, names.oldOtherHost), twoHoursAgo, twoHoursAgo);
+
+  const checking = SqliteStore.open(dir, { keepTemps: true });
+  assert.equal((await checking.check()).tempFiles.length, 5, 'keepTemps (store check) removes nothing');
+  await checking.close();
+
+  const store = SqliteStore.open(dir);
+  try {
+    assert.equal(store.blobs.removedTemps, 2);
+    assert.deepEqual(readdirSync(tmp).sort(), [names.live, names.otherHost, names.self].sort());
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite store: a blob write that fails (a full disk, here a rename that cannot happen) leaves no temporary file', async () => {
+  const dir = fresh();
+  const store = SqliteStore.open(dir);
+  try {
+    const bytes = Buffer.from('blob that cannot land');
+    const digest = sha256Digest(bytes);
+    const target = join(dir, 'blobs', 'sha256', digest.slice(7, 9), digest.slice(7));
+    // A non-empty folder where the blob file should go: the write succeeds, the rename fails.
+    mkdirSync(join(target, 'in-the-way'), { recursive: true });
+    await assert.rejects(store.putBlob(digest, bytes));
+    assert.deepEqual(readdirSync(join(dir, 'blobs', 'tmp')), []);
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -22,7 +22,7 @@ export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKi
 export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';
 
 // Skills from elsewhere: providers and the catalog model they fill.
-export type { SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
+export type { ProviderDelta, SkillLookup, SkillProvider, VersionSelector } from './catalog/composite-catalog.js';
 export type { BlobSource, CatalogFile, CatalogSkill, FolderOrigin, SkillEntry, SkillOrigin, StoredOrigin } from './catalog/model.js';
 export { META_PACKAGE_DIGEST } from './catalog/model.js';
 export { buildCatalogSkill } from './catalog/catalog-skill.js';
@@ -47,7 +47,7 @@ export type { JwtOptions, ClaimMapping } from './access/jwt.js';
 // For the web catalog (packages/web): the per-principal view it renders, and the helpers it shares with the API.
 export type { AccessControl } from './access/access-control.js';
 export type { Scoped } from './mcp/scoped.js';
-export type { CatalogSnapshot } from './catalog/snapshot.js';
+export type { CatalogSnapshot, SnapshotDelta } from './catalog/snapshot.js';
 export type { SkillsService } from './mcp/skills-service.js';
 export type { WebRoute } from './http/routes.js';
 export { searchIndex } from './tools/search.js';

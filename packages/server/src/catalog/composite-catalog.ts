@@ -1,10 +1,10 @@
 import type { FolderProblem, FolderProblemCode } from '@skillport/core';
 import { originText } from './folder-scan.js';
-import { diff } from './live-catalog.js';
+import { changesOf, diff } from './live-catalog.js';
 import type { CatalogChanges, LiveCatalog } from './live-catalog.js';
 import type { CatalogSkill } from './model.js';
 import { CatalogSnapshot } from './snapshot.js';
-import type { UnlistedResolver } from './snapshot.js';
+import type { SnapshotDelta, UnlistedResolver } from './snapshot.js';
 
 /**
  * A source of skills other than the served folders: a registry, archives, a remote HTTP host. It hands over finished
@@ -15,8 +15,12 @@ export interface SkillProvider {
   readonly label: string;
   /** The skills it serves now. */
   skills(): readonly CatalogSkill[];
-  /** Called after its skills changed. Returns a function that unsubscribes. */
-  onChange(listener: () => void): () => void;
+  /**
+   * Called after its skills changed, with what changed when the provider knows (its listing's added or replaced
+   * skills, and URIs it no longer lists): the catalog then applies just that (ADR 0130); without it, the catalog
+   * merges every source again. Returns a function that unsubscribes.
+   */
+  onChange(listener: (delta?: ProviderDelta) => void): () => void;
   /**
    * A skill it serves without listing it (an exact registry version, say), found by the URI of any of its files or
    * folders; or why that skill is refused (a revoked version). Undefined: not one of its URIs.
@@ -38,6 +42,14 @@ export interface SkillProvider {
   close?(): void | Promise<void>;
 }
 
+/**
+ * What changed in a provider's listing, and the names whose unlisted versions changed (a version published untagged,
+ * yanked, revoked): a listed skill of that name elsewhere may now be shadowed by an exact version's URI, or freed.
+ */
+export interface ProviderDelta extends SnapshotDelta {
+  names?: readonly string[];
+}
+
 /** A skill found by a provider, or the one-line reason it is refused. */
 export type SkillLookup = { skill: CatalogSkill } | { refused: string };
 
@@ -48,7 +60,7 @@ export interface VersionSelector {
   digest?: string;
 }
 
-type Listener = (changes: CatalogChanges, snapshot: CatalogSnapshot) => void;
+type Listener = (changes: CatalogChanges, snapshot: CatalogSnapshot, delta?: SnapshotDelta) => void;
 
 /**
  * The served catalog: the live folder catalog merged with every provider into one immutable snapshot, rebuilt
@@ -63,11 +75,33 @@ export class CompositeCatalog {
   #unsubscribe: Array<() => void> = [];
   #generation = 0;
   #reported = new Set<string>();
+  /** Each provider's listing by URI, as of its last change (the incremental merge reads these). */
+  #listings: Array<Map<string, CatalogSkill>> = [];
 
   constructor(readonly live: LiveCatalog, readonly providers: readonly SkillProvider[], readonly onProblem: (problem: FolderProblem) => void = () => {}) {
     this.#snapshot = this.#build();
-    this.#unsubscribe.push(live.onChange(() => this.#rebuild()));
-    for (const provider of providers) this.#unsubscribe.push(provider.onChange(() => this.#rebuild()));
+    this.#unsubscribe.push(live.onChange((_changes, _snapshot, delta) => (delta === undefined || this.providers.length === 0 ? this.#rebuild() : this.#apply(touchedBy(delta)))));
+    providers.forEach((provider, index) => {
+      this.#unsubscribe.push(provider.onChange((delta) => {
+        if (delta === undefined) return this.#rebuild();
+        const listing = this.#listings[index]!;
+        for (const uri of delta.remove) listing.delete(uri);
+        for (const skill of delta.upsert) listing.set(skill.uri, skill);
+        // A listed skill of a changed name may now be claimed (or freed) by an exact version's URI: decide it again.
+        const touched = new Set(touchedBy(delta));
+        const names = new Set(delta.names ?? []);
+        for (const skill of delta.upsert) names.add(skill.name);
+        for (const uri of delta.remove) {
+          const name = this.#snapshot.listed(uri)?.name;
+          if (name !== undefined) names.add(name);
+        }
+        for (const name of names) {
+          for (const skill of this.live.snapshot.named(name)) touched.add(skill.uri);
+          for (const skill of this.#snapshot.named(name)) touched.add(skill.uri);
+        }
+        this.#apply(touched);
+      }));
+    });
   }
 
   get snapshot(): CatalogSnapshot {
@@ -97,11 +131,52 @@ export class CompositeCatalog {
     for (const listener of this.#listeners) listener(changes, next);
   }
 
+  /**
+   * Re-decides only the URIs a change touched, by the same rules as a full merge (folders first, then providers in
+   * order; a provider's unlisted URI is its own), and derives the next snapshot from the current one.
+   */
+  #apply(touched: Iterable<string>): void {
+    if (this.providers.length === 0) return this.#rebuild();
+    const previous = this.#snapshot;
+    const resolver = previous.unlisted;
+    const upsert: CatalogSkill[] = [];
+    const remove: string[] = [];
+    for (const uri of touched) {
+      let winner = this.live.snapshot.listed(uri);
+      for (const listing of this.#listings) {
+        const skill = listing.get(uri);
+        if (skill === undefined) continue;
+        if (winner === undefined) winner = skill;
+        else this.#reportOnce(`two skills at ${uri}: ${originText(winner)} and ${originText(skill)}; serving the first`, originText(skill), 'uri-conflict');
+      }
+      if (winner !== undefined && resolver !== undefined && this.#claimed(resolver, uri, winner)) winner = undefined;
+      const before = previous.listed(uri);
+      if (winner === before) continue;
+      if (winner === undefined) remove.push(uri);
+      else upsert.push(winner);
+    }
+    if (upsert.length + remove.length === 0) return;
+    const delta = { upsert, remove };
+    const next = previous.withChanges(delta, ++this.#generation, resolver);
+    const changes = changesOf(previous, delta);
+    this.#snapshot = next;
+    for (const listener of this.#listeners) listener(changes, next, delta);
+  }
+
+  /** A URI a provider answers for an unlisted skill of its own (an exact version) is not served to another skill. */
+  #claimed(resolver: UnlistedResolver, uri: string, skill: CatalogSkill): boolean {
+    const claimed = resolver.lookup(uri);
+    if (claimed === undefined || !('skill' in claimed) || claimed.skill === skill) return false;
+    this.#reportOnce(`${originText(skill)} is served at ${uri}, which names ${originText(claimed.skill)}'s exact version; not served (use --prefix)`, originText(skill));
+    return true;
+  }
+
   #build(): CatalogSnapshot {
     if (this.providers.length === 0) return this.live.snapshot;
     const byUri = new Map<string, CatalogSkill>();
     for (const skill of this.live.snapshot.skills) byUri.set(skill.uri, skill);
-    for (const provider of this.providers) {
+    this.#listings = this.providers.map(() => new Map());
+    for (const [index, provider] of this.providers.entries()) {
       let skills: readonly CatalogSkill[];
       try {
         skills = provider.skills();
@@ -109,6 +184,8 @@ export class CompositeCatalog {
         this.#reportOnce(`${provider.label}: could not list skills (${(error as Error).message}); its skills are not served`, provider.label);
         continue;
       }
+      const listing = this.#listings[index]!;
+      for (const skill of skills) listing.set(skill.uri, skill);
       for (const skill of skills) {
         const existing = byUri.get(skill.uri);
         if (existing === undefined) byUri.set(skill.uri, skill);
@@ -120,13 +197,7 @@ export class CompositeCatalog {
     if (resolver !== undefined) {
       // A URI a provider answers for an unlisted skill of its own (a registry's exact version) is that provider's:
       // a listed skill at the same spot (a folder named like a version) would shadow it, so it is not served.
-      for (const [uri, skill] of byUri) {
-        const claimed = resolver.lookup(uri);
-        if (claimed !== undefined && 'skill' in claimed && claimed.skill !== skill) {
-          byUri.delete(uri);
-          this.#reportOnce(`${originText(skill)} is served at ${uri}, which names ${originText(claimed.skill)}'s exact version; not served (use --prefix)`, originText(skill));
-        }
-      }
+      for (const [uri, skill] of byUri) if (this.#claimed(resolver, uri, skill)) byUri.delete(uri);
     }
     return new CatalogSnapshot([...byUri.values()], ++this.#generation, resolver);
   }
@@ -136,6 +207,10 @@ export class CompositeCatalog {
     this.#reported.add(message);
     this.onProblem({ severity: 'error', message, path, ...(code !== undefined ? { code } : {}) });
   }
+}
+
+function touchedBy(delta: SnapshotDelta): string[] {
+  return [...delta.upsert.map((skill) => skill.uri), ...delta.remove];
 }
 
 /** Asks each provider in turn for unlisted skills and versions; the first answer wins. */

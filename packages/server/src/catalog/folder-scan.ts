@@ -128,7 +128,8 @@ export function assemble(folders: readonly ScannedFolder[]): Assembly {
   return { skills: [...byUri.values()], problems };
 }
 
-function toCatalogSkill(folder: ScannedFolder, path: string[]): CatalogSkill | string {
+/** The catalog skill of a folder served at `path`, or why that path cannot be a skill:// URI. */
+export function toCatalogSkill(folder: ScannedFolder, path: string[]): CatalogSkill | string {
   const skill: InspectedSkill = folder.inspection.skill!;
   const built = buildCatalogSkill(skill, path, { kind: 'folder', root: folder.root.dir, dir: folder.dir, realDir: skill.realDir });
   return typeof built === 'string' ? `${built}; serve it with --prefix` : built;

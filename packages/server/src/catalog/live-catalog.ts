@@ -3,10 +3,12 @@ import { dirname, join, sep } from 'node:path';
 import { DigestCache, discoverSkills } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { CatalogSnapshot } from './snapshot.js';
+import type { SnapshotDelta } from './snapshot.js';
 import { loadCatalog, saveCatalog } from './persisted-catalog.js';
 import { scanInWorkers } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
-import { assemble, scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
+import { Assembly } from './assembly.js';
+import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
 
@@ -18,6 +20,15 @@ export interface CatalogChanges {
 
 /** See `LiveCatalogOptions.inlineCheckMax` (issue 20: the bundled examples and most personal skill folders). */
 export const INLINE_CHECK_MAX = 64;
+
+/** Told after each swap: what changed (by package digest and place), the new snapshot, and the delta that made it. */
+export type CatalogListener = (changes: CatalogChanges, snapshot: CatalogSnapshot, delta?: SnapshotDelta) => void;
+
+/** Folders a rescan took out and put in (a rescanned folder is both: its old object out, its new one in). */
+interface FolderChange {
+  removed: ScannedFolder[];
+  added: ScannedFolder[];
+}
 
 export interface LiveCatalogOptions {
   roots: FolderRoot[];
@@ -56,9 +67,9 @@ export interface LiveCatalogOptions {
 export class LiveCatalog {
   #snapshot!: CatalogSnapshot;
   #folders = new Map<string, ScannedFolder>();
-  #assemblyProblems: FolderProblem[] = [];
+  #assembly: Assembly;
   #reported = new Set<string>();
-  #listeners = new Set<(changes: CatalogChanges, snapshot: CatalogSnapshot) => void>();
+  #listeners = new Set<CatalogListener>();
   #watcher: TreeWatcher | undefined;
   #pending = new Set<string>();
   /** Paths rescanned since the catalog last settled: looked at once more after a quiet spell (see #settle). */
@@ -76,7 +87,16 @@ export class LiveCatalog {
   /** True when the first snapshot came from the persisted catalog (ADR 0004). */
   restoredAtStart = false;
 
-  private constructor(readonly options: LiveCatalogOptions) {}
+  private constructor(readonly options: LiveCatalogOptions) {
+    this.#assembly = new Assembly(this.#order);
+  }
+
+  /** The precedence of folders in a URI clash: the root given first, then the folder path. */
+  readonly #order = (a: ScannedFolder, b: ScannedFolder): number => {
+    const ra = this.options.roots.indexOf(a.root);
+    const rb = this.options.roots.indexOf(b.root);
+    return ra !== rb ? ra - rb : a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0;
+  };
 
   /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
   static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
@@ -102,7 +122,7 @@ export class LiveCatalog {
   get problems(): FolderProblem[] {
     const problems: FolderProblem[] = [];
     for (const folder of this.#folders.values()) problems.push(...folder.inspection.problems);
-    problems.push(...this.#assemblyProblems);
+    problems.push(...this.#assembly.problems);
     return problems;
   }
 
@@ -111,7 +131,7 @@ export class LiveCatalog {
     return this.#folders.size;
   }
 
-  onChange(listener: (changes: CatalogChanges, snapshot: CatalogSnapshot) => void): () => void {
+  onChange(listener: CatalogListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -123,7 +143,7 @@ export class LiveCatalog {
     this.#reloading = this.#reloading.then(async () => {
       await this.#scanAll(threads);
       this.unverified = false;
-      this.#swap();
+      this.#swapFull();
     });
     return this.#reloading;
   }
@@ -190,15 +210,19 @@ export class LiveCatalog {
       for (const path of paths) this.#touched.add(path);
       this.#settleSoon();
     }
+    await this.#rescan(full || paths.length > 256, paths);
+  }
+
+  /** A full rescan (a burst of events, a checkout, an unpacked archive: cheaper as one) or only the paths given. */
+  async #rescan(full: boolean, paths: string[]): Promise<void> {
     try {
-      // A burst of events (a checkout, an unpacked archive) is cheaper to handle as one full rescan.
-      if (full || paths.length > 256) await this.#scanAll();
-      else this.#rescanPaths(paths);
+      if (full) {
+        await this.#scanAll();
+        this.#swapFull();
+      } else this.#swapDelta(this.#rescanPaths(paths));
     } catch (error) {
       this.#report({ severity: 'error', message: `rescan failed (${(error as Error).message}); still serving the previous catalog`, path: '' });
-      return;
     }
-    this.#swap();
   }
 
   /**
@@ -215,22 +239,13 @@ export class LiveCatalog {
       const paths = [...this.#touched];
       this.#touched.clear();
       this.#touchedFull = false;
-      this.#reloading = this.#reloading.then(async () => {
-        try {
-          if (full) await this.#scanAll();
-          else this.#rescanPaths(paths);
-        } catch (error) {
-          this.#report({ severity: 'error', message: `rescan failed (${(error as Error).message}); still serving the previous catalog`, path: '' });
-          return;
-        }
-        this.#swap();
-      });
+      this.#reloading = this.#reloading.then(() => this.#rescan(full, paths));
     }, this.options.settleMs ?? 1000);
     this.#settleTimer.unref();
   }
 
-  /** Builds a snapshot from the current folders and, when it differs, swaps it in and tells the listeners. */
-  #swap(): void {
+  /** Builds a snapshot from every folder (after a full scan) and, when it differs, swaps it in and tells the listeners. */
+  #swapFull(): void {
     const previous = this.#snapshot;
     const next = this.#build();
     const changes = diff(previous, next);
@@ -238,6 +253,25 @@ export class LiveCatalog {
     this.#snapshot = next;
     this.#persistSoon();
     for (const listener of this.#listeners) listener(changes, next);
+  }
+
+  /**
+   * Applies the folders a rescan changed: the assembly re-decides only the URIs they touch, and the next snapshot
+   * is derived from this one (snapshot.ts), so the cost follows the change, not the catalog (ADR 0130).
+   */
+  #swapDelta(change: FolderChange): void {
+    const delta = this.#assembly.update(change.removed, change.added);
+    if (!this.unverified) {
+      for (const folder of change.added) for (const problem of folder.inspection.problems) this.#report(problem);
+      for (const problem of this.#assembly.problemsAt(delta.uris, change.added)) this.#report(problem);
+    }
+    if (delta.upsert.length + delta.remove.length === 0) return;
+    const previous = this.#snapshot;
+    const next = previous.withChanges(delta, ++this.#generation);
+    const changes = changesOf(previous, delta);
+    this.#snapshot = next;
+    this.#persistSoon();
+    for (const listener of this.#listeners) listener(changes, next, delta);
   }
 
   /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
@@ -268,7 +302,8 @@ export class LiveCatalog {
   }
 
   /** Rescans the skill folders that hold a changed path, and looks for new skills below the nearest folder that still exists. */
-  #rescanPaths(paths: string[]): void {
+  #rescanPaths(paths: string[]): FolderChange {
+    const change: FolderChange = { removed: [], added: [] };
     const affected = new Set<string>();
     const searchFrom = new Set<string>();
     for (const path of paths) {
@@ -281,8 +316,13 @@ export class LiveCatalog {
     const options = { limits: this.options.limits };
     for (const dir of affected) {
       const folder = this.#folders.get(dir)!;
+      change.removed.push(folder);
       if (!existsSync(join(dir, 'SKILL.md'))) this.#folders.delete(dir);
-      else this.#folders.set(dir, scanFolder(folder.root, dir, folder.segments, options));
+      else {
+        const scanned = scanFolder(folder.root, dir, folder.segments, options);
+        this.#folders.set(dir, scanned);
+        change.added.push(scanned);
+      }
     }
     // A search from a folder covers every folder below it: search each subtree once (a burst often names many).
     const starts = [...searchFrom].sort();
@@ -293,23 +333,23 @@ export class LiveCatalog {
       const base = segmentsUnder(root, start)!;
       for (const found of discoverSkills(start).skills) {
         if (this.#folders.has(found.dir)) continue;
-        this.#folders.set(found.dir, scanFolder(root, found.dir, [...base, ...found.segments], options));
+        const scanned = scanFolder(root, found.dir, [...base, ...found.segments], options);
+        this.#folders.set(found.dir, scanned);
+        change.added.push(scanned);
       }
     }
+    return change;
   }
 
+  /** A fresh assembly of every folder, and a snapshot built from it. */
   #build(): CatalogSnapshot {
-    const ordered = [...this.#folders.values()].sort((a, b) => {
-      const ra = this.options.roots.indexOf(a.root);
-      const rb = this.options.roots.indexOf(b.root);
-      return ra !== rb ? ra - rb : a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0;
-    });
+    const ordered = [...this.#folders.values()].sort(this.#order);
     // A restored catalog's problems are the last run's: only what the disk shows is reported (after `verify`).
     if (!this.unverified) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
-    const { skills, problems } = assemble(ordered);
-    this.#assemblyProblems = problems;
-    if (!this.unverified) for (const problem of problems) this.#report(problem);
-    return new CatalogSnapshot(skills, ++this.#generation);
+    this.#assembly = new Assembly(this.#order);
+    this.#assembly.update([], ordered);
+    if (!this.unverified) for (const problem of this.#assembly.problems) this.#report(problem);
+    return new CatalogSnapshot([...this.#assembly.served.values()], ++this.#generation);
   }
 
   #persist(): void {
@@ -332,6 +372,17 @@ export class LiveCatalog {
     this.#reported.add(key);
     this.options.onProblem?.(problem);
   }
+}
+
+/** The changes a delta makes to `previous`: new URIs, gone URIs, and replaced skills (new bytes or a new place). */
+export function changesOf(previous: CatalogSnapshot, delta: SnapshotDelta): CatalogChanges {
+  const changes: CatalogChanges = { added: [], removed: [], changed: [] };
+  for (const skill of delta.upsert) {
+    if (previous.listed(skill.uri) === undefined) changes.added.push(skill.uri);
+    else changes.changed.push(skill.uri);
+  }
+  for (const uri of delta.remove) if (previous.listed(uri) !== undefined) changes.removed.push(uri);
+  return changes;
 }
 
 export function diff(previous: CatalogSnapshot, next: CatalogSnapshot): CatalogChanges {

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { ChunkedFileWriter, mimeTypeFor } from '@skillport/core';
+import { ChunkedFileWriter, mimeTypeFor, readCheckedFile } from '@skillport/core';
 import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 
@@ -28,7 +27,10 @@ export function catalogKey(roots: readonly FolderRoot[], limits: SkillLimits): s
 
 export function loadCatalog(path: string, roots: readonly FolderRoot[], limits: SkillLimits): ScannedFolder[] | undefined {
   try {
-    const data = JSON.parse(readFileSync(path, 'utf8')) as { format?: string; key?: string; folders?: PersistedFolder[] };
+    // Checksummed (readCheckedFile): a torn or damaged file means a cold scan, never a believed one.
+    const text = readCheckedFile(path);
+    if (text === undefined) return undefined;
+    const data = JSON.parse(text) as { format?: string; key?: string; folders?: PersistedFolder[] };
     if (data.format !== FORMAT || data.key !== catalogKey(roots, limits) || !Array.isArray(data.folders)) return undefined;
     return data.folders.map(([rootIndex, relDir, problems, skill]) => {
       const root = roots[rootIndex];

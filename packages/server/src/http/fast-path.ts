@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SkillsService } from '../mcp/skills-service.js';
+import { PageCache } from './page-cache.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 
 /**
@@ -75,18 +76,50 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
   return undefined;
 }
 
+/** `skills/list` pages, serialised once per snapshot (the caller's view), era, cursor and page size. */
+const pages = new PageCache();
+
 /** Answers a hot request, or returns false (nothing written) when the SDK should answer it. */
 export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
+  if (hot.method === 'skills/list') return answerList(ctx, hot, res);
   const result = await compute(ctx, hot);
   if (result === undefined) return false;
-  const payload =
-    hot.era === 'modern'
-      ? { ...result, resultType: 'complete', ttlMs: ctx.cacheHint.ttlMs, cacheScope: ctx.cacheHint.cacheScope, _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity } }
-      : result;
   // One message answers one request: plain JSON in both eras, as the SDK path answers it (http/legacy-json.ts).
-  const json = JSON.stringify({ result: payload, jsonrpc: '2.0', id: hot.id });
+  const json = JSON.stringify({ result: wrap(ctx, hot, result), jsonrpc: '2.0', id: hot.id });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
   res.end(json);
+  return true;
+}
+
+function wrap(ctx: FastPathContext, hot: HotRequest, result: Record<string, unknown>): Record<string, unknown> {
+  return hot.era === 'modern'
+    ? { ...result, resultType: 'complete', ttlMs: ctx.cacheHint.ttlMs, cacheScope: ctx.cacheHint.cacheScope, _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity } }
+    : result;
+}
+
+/**
+ * A `skills/list` page from bytes made once for this snapshot: everything of the answer but the request id, which
+ * is the last member, so the cached prefix is followed by the id and `}` (the same bytes JSON.stringify makes).
+ */
+function answerList(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): boolean {
+  const { service } = ctx;
+  const snapshot = service.snapshot;
+  const cursor = hot.params['cursor'] as string | undefined;
+  const key = `${hot.era}\u0000${service.options.pageSize}\u0000${ctx.cacheHint.ttlMs}\u0000${ctx.cacheHint.cacheScope}\u0000${ctx.identity.name}\u0000${ctx.identity.version}\u0000${cursor ?? ''}`;
+  const prefix = pages.get(snapshot, key, () => {
+    let result: Record<string, unknown>;
+    try {
+      result = service.listSkillsOf(snapshot, cursor);
+    } catch {
+      return undefined; // the SDK path produces the error answer
+    }
+    const json = JSON.stringify({ result: wrap(ctx, hot, result), jsonrpc: '2.0', id: 0 });
+    return json.slice(0, json.length - '0}'.length);
+  });
+  if (prefix === undefined) return false;
+  const tail = Buffer.from(`${JSON.stringify(hot.id)}}`);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': prefix.length + tail.length });
+  res.end(Buffer.concat([prefix, tail], prefix.length + tail.length));
   return true;
 }
 
@@ -96,8 +129,6 @@ async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<st
   const uri = hot.params['uri'] as string;
   try {
     switch (hot.method) {
-      case 'skills/list':
-        return service.listSkills(cursor);
       case 'skills/get': {
         const skill = service.getSkill(uri);
         return skill === undefined || skill.uri !== uri ? undefined : { skill };

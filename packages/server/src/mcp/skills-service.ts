@@ -61,7 +61,12 @@ export class SkillsService {
   }
 
   listSkills(cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
-    const page = this.snapshot.page(decodeCursor(cursor), this.options.pageSize);
+    return this.listSkillsOf(this.snapshot, cursor);
+  }
+
+  /** A page of `snapshot` (held by the caller, so the page and its cache key name the same snapshot). */
+  listSkillsOf(snapshot: CatalogSnapshot, cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
+    const page = snapshot.page(decodeCursor(cursor), this.options.pageSize);
     const skills = page.skills.map((skill) => skill.entry);
     const last = page.skills.at(-1);
     return page.more && last ? { skills, nextCursor: encodeCursor(last.uri) } : { skills };

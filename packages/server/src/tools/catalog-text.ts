@@ -1,4 +1,4 @@
-import { escapeXml } from '@skillport/core';
+import { availableSkillsXml as catalogXml, escapeXml } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 
 /**
@@ -8,10 +8,7 @@ import type { CatalogSkill } from '../catalog/model.js';
 export { escapeXml };
 
 export function availableSkillsXml(skills: readonly CatalogSkill[]): string {
-  const items = skills.map(
-    (skill) => `<skill><name>${escapeXml(skill.name)}</name><description>${escapeXml(skill.description)}</description><location>${escapeXml(skill.uri)}</location></skill>`,
-  );
-  return `<available_skills>\n${items.join('\n')}\n</available_skills>`;
+  return catalogXml(skills.map((skill) => ({ name: skill.name, description: skill.description, location: skill.uri })));
 }
 
 export function formatSize(bytes: number): string {

@@ -21,7 +21,7 @@ export function registerStore(program: Command, exit: ExitCode): void {
         if (!isUrl(options.data) && !existsSync(join(options.data, 'registry.db'))) throw new CommandError(`${displayStore(options.data)} holds no registry (no registry.db)`);
         const { openStore } = await import('@skillport/registry');
         // A check never changes anything: on PostgreSQL an unmigrated database is reported, not migrated.
-        const opened = await openStore(options.data, { migrate: false });
+        const opened = await openStore(options.data, { migrate: false, keepTemps: true });
         let report;
         try {
           report = await opened.check({ verifyBlobs: options.verifyBlobs === true });
@@ -34,7 +34,7 @@ export function registerStore(program: Command, exit: ExitCode): void {
           process.stdout.write(`${report.consistent ? colors.green('Consistent') : colors.red('Inconsistent')}: ${plural(report.versions, 'version')}, ${plural(report.tags, 'tag')}, ${plural(report.blobs, 'blob')}\n`);
           for (const problem of report.problems) process.stdout.write(`  - ${problem}\n`);
           if (report.orphanBlobs.length) process.stdout.write(`  ${plural(report.orphanBlobs.length, 'orphaned blob')} (no version references them; left in place):\n${report.orphanBlobs.map((digest) => `    ${digest}`).join('\n')}\n`);
-          if (report.tempFiles.length) process.stdout.write(`  ${plural(report.tempFiles.length, 'temporary file')} from interrupted writes (left in place)\n`);
+          if (report.tempFiles.length) process.stdout.write(`  ${plural(report.tempFiles.length, 'temporary file')} from interrupted writes (left in place; serving or publishing into the folder removes those whose writer is gone)\n`);
         }
         if (!report.consistent) throw new CommandError(`the store in ${displayStore(options.data)} is inconsistent (${plural(report.problems.length, 'problem')})`);
       });

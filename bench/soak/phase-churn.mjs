@@ -1,0 +1,68 @@
+// Phase a: readers verifying every byte while the tree and the registry churn; then convergence on a fresh scan.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeTree, registryChurn } from './churn.mjs';
+import { difference, fingerprint, listing, log, sleep, startServe } from './lib.mjs';
+import { startReaders } from './readers.mjs';
+import { memory, summarise } from './report.mjs';
+
+export async function phaseChurn(config, rng) {
+  const tree = makeTree(config.skills, rng);
+  const data = mkdtempSync(join(tmpdir(), 'skillport-soak-data-'));
+  const server = await startServe([tree.root, '--data', data]);
+  try {
+    // Warm-up without churn: the memory baseline is taken once the heap has seen this load.
+    const warm = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
+    await sleep(Math.min(5000, config.duration / 3));
+    await warm.stop();
+    await sleep(500);
+    const before = server.rss();
+
+    log(`churn: ${config.clients} readers, a change every ${config.intervalMs} ms in the tree and in the registry, ${config.duration / 1000} s`);
+    const readers = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
+    const registry = registryChurn(server.base, rng);
+    tree.start(config.intervalMs);
+    registry.start(config.intervalMs);
+    await sleep(config.duration);
+    tree.stop();
+    await registry.stop();
+    const stats = await readers.stop();
+    const quietAt = performance.now();
+
+    // No reader from here on: the listing must converge on the disk by itself.
+    const samples = [];
+    while (performance.now() - quietAt < 5000) {
+      const live = await listing(server.url);
+      if (live) samples.push({ at: performance.now() - quietAt, print: fingerprint(live), live });
+      await sleep(100);
+    }
+    const fresh = await startServe([tree.root, '--data', data, '--no-watch']);
+    const freshListing = await listing(fresh.url);
+    await fresh.stop();
+    const finalLive = await listing(server.url);
+    const target = fingerprint(freshListing);
+    let convergedAt;
+    for (let i = samples.length - 1; i >= 0 && samples[i].print === target; i--) convergedAt = samples[i].at;
+    const converged = fingerprint(finalLive) === target && convergedAt !== undefined;
+    // The same warm-up load again: memory is compared in the same state, so growth is what the phase left behind.
+    const again = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
+    await sleep(Math.min(5000, config.duration / 3));
+    await again.stop();
+    await sleep(500);
+    const after = server.rss();
+    const result = {
+      reads: summarise(stats),
+      churn: { ...tree.counts, registry: registry.counts, acknowledgedPublishes: registry.acknowledged.length },
+      convergence: { converged, ms: convergedAt === undefined ? null : Math.round(convergedAt), skills: freshListing.size, difference: converged ? [] : difference(finalLive, freshListing) },
+      crashed: server.crashed,
+      memory: memory(before, after),
+    };
+    log(`   ${stats.reads} reads, ${stats.mismatches} mismatches, ${stats.status5xx} 5xx; converged ${converged} in ${result.convergence.ms} ms`);
+    return result;
+  } finally {
+    await server.stop();
+    tree.remove();
+    rmSync(data, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,3 @@
+export async function phaseHostile() {
+  return { skipped: 'not yet' };
+}

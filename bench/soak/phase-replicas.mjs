@@ -1,0 +1,3 @@
+export async function phaseReplicas() {
+  return { skipped: 'not yet' };
+}

@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { DEFAULT_LIMITS, sha256Digest } from '@skillport/core';
+import type { SkillManifest } from '@skillport/core';
+import { Assembly } from '../src/catalog/assembly.js';
+import { buildCatalogSkill } from '../src/catalog/catalog-skill.js';
+import { assemble, normaliseRoot, scanRoot } from '../src/catalog/folder-scan.js';
+import type { ScannedFolder } from '../src/catalog/folder-scan.js';
+import { LiveCatalog } from '../src/catalog/live-catalog.js';
+import type { CatalogSkill } from '../src/catalog/model.js';
+import { CatalogSnapshot } from '../src/catalog/snapshot.js';
+
+const temps: string[] = [];
+after(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A seeded generator, so a failure names the seed that reproduces it. */
+function random(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 0x100000000;
+  };
+}
+const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+
+const memory = { kind: 'stored' as const, source: 'test', blobs: { read: async () => new Uint8Array() } };
+
+/** A skill at `path` with some of a few files (some of them inside folders that are also skills, so files overlap). */
+function syntheticSkill(next: () => number, path: string[], version: number): CatalogSkill {
+  const paths = ['SKILL.md', ...['x.md', 'r/y.md', 'r/s/z.md', 'b/q.md', 'c/SKILL.md', 'a b/ü.md'].filter(() => next() < 0.5)];
+  const files = paths.map((file) => {
+    const digest = sha256Digest(Buffer.from(`${path.join('/')}/${file}@${version}`));
+    return { path: file, size: file.length + version, digest, mimeType: 'text/markdown' };
+  });
+  const name = path.at(-1)!;
+  const manifest: SkillManifest = { name, description: `Does ${name}.`, frontmatter: { name, description: `Does ${name}.` }, headings: [], files, totalBytes: 1, packageDigest: sha256Digest(Buffer.from(`${path.join('/')}@${version}`)) };
+  const skill = buildCatalogSkill(manifest, path, memory);
+  assert.ok(typeof skill !== 'string', String(skill));
+  return skill;
+}
+
+/** Every answer of two snapshots over a set of URIs and names: listing, pages, skills, files, folders, names. */
+function assertSameAnswers(actual: CatalogSnapshot, expected: CatalogSnapshot, uris: Iterable<string>, names: Iterable<string>, label: string): void {
+  assert.deepEqual(actual.skills.map((skill) => skill.uri), expected.skills.map((skill) => skill.uri), `${label}: listing`);
+  actual.skills.forEach((skill, index) => assert.equal(skill, expected.skills[index], `${label}: same skill objects`));
+  for (const size of [1, 3, 50]) {
+    let cursor: string | undefined;
+    for (;;) {
+      const a = actual.page(cursor, size);
+      const b = expected.page(cursor, size);
+      assert.deepEqual(a.skills.map((s) => s.uri), b.skills.map((s) => s.uri), `${label}: page after ${cursor}`);
+      assert.equal(a.more, b.more);
+      if (!a.more) break;
+      cursor = a.skills.at(-1)!.uri;
+    }
+  }
+  for (const uri of uris) {
+    assert.equal(actual.skill(uri), expected.skill(uri), `${label}: skill ${uri}`);
+    const fa = actual.file(uri);
+    const fb = expected.file(uri);
+    assert.deepEqual(fa && [fa.skill.uri, fa.file], fb && [fb.skill.uri, fb.file], `${label}: file ${uri}`);
+    assert.equal(actual.isDirectory(uri), expected.isDirectory(uri), `${label}: isDirectory ${uri}`);
+    assert.deepEqual(actual.directory(uri), expected.directory(uri), `${label}: directory ${uri}`);
+  }
+  for (const name of names) assert.deepEqual(actual.named(name).map((s) => s.uri), expected.named(name).map((s) => s.uri), `${label}: named ${name}`);
+}
+
+describe('incremental snapshots (ADR 0130)', () => {
+  test('a snapshot derived by deltas answers exactly like one built from scratch, and leaves its parent untouched', () => {
+    for (const seed of [1, 2, 3, 42, 2026]) {
+      const next = random(seed);
+      const segments = ['a', 'b', 'c', 'd'];
+      const paths: string[][] = [];
+      for (const x of segments) {
+        paths.push([x]);
+        for (const y of segments) {
+          paths.push([x, y]);
+          paths.push([x, y, pick(next, segments)]);
+        }
+      }
+      const live = new Map<string, CatalogSkill>();
+      const uris = new Set<string>();
+      const seen = (skill: CatalogSkill) => {
+        uris.add(skill.uri);
+        uris.add(skill.rootUri);
+        for (const file of skill.files) {
+          uris.add(file.uri);
+          uris.add(file.uri.slice(0, file.uri.lastIndexOf('/')));
+        }
+      };
+      let version = 0;
+      for (const path of paths) if (next() < 0.4) {
+        const skill = syntheticSkill(next, path, version++);
+        live.set(skill.uri, skill);
+        seen(skill);
+      }
+      let snapshot = new CatalogSnapshot([...live.values()], 1);
+      for (let step = 0; step < 120; step++) {
+        const upsert: CatalogSkill[] = [];
+        const remove: string[] = [];
+        const count = 1 + Math.floor(next() * 4);
+        for (let i = 0; i < count; i++) {
+          const path = pick(next, paths);
+          const uri = `skill://${path.join('/')}/SKILL.md`;
+          if (live.has(uri) && next() < 0.4) {
+            if (!remove.includes(uri) && !upsert.some((s) => s.uri === uri)) remove.push(uri);
+          } else if (!remove.includes(uri) && !upsert.some((s) => s.uri === uri)) {
+            const skill = syntheticSkill(next, path, version++);
+            upsert.push(skill);
+            seen(skill);
+          }
+        }
+        const before = snapshot;
+        const beforeListing = before.skills.map((skill) => skill.uri);
+        const beforeFiles = [...uris].map((uri) => before.file(uri)?.skill.uri);
+        snapshot = snapshot.withChanges({ upsert, remove }, step + 2);
+        for (const uri of remove) live.delete(uri);
+        for (const skill of upsert) live.set(skill.uri, skill);
+        const names = new Set([...live.values()].map((skill) => skill.name));
+        assertSameAnswers(snapshot, new CatalogSnapshot([...live.values()], 0), uris, names, `seed ${seed} step ${step}`);
+        assert.deepEqual(before.skills.map((skill) => skill.uri), beforeListing, 'the parent keeps its listing');
+        assert.deepEqual([...uris].map((uri) => before.file(uri)?.skill.uri), beforeFiles, 'the parent keeps its files');
+      }
+    }
+  });
+
+  test('the overlay stays small: a long run of one-skill changes folds back into a fresh base', () => {
+    const next = random(7);
+    const skills = Array.from({ length: 200 }, (_, i) => syntheticSkill(next, [`s${i}`], 0));
+    let snapshot = new CatalogSnapshot(skills, 1);
+    let largest = 0;
+    for (let step = 0; step < 3000; step++) {
+      snapshot = snapshot.withChanges({ upsert: [syntheticSkill(next, [`s${step % 200}`], step + 1)], remove: [] }, step + 2);
+      largest = Math.max(largest, snapshot.overlaySize);
+    }
+    assert.ok(largest > 0, 'changes go to the overlay');
+    assert.ok(largest < 6000, `overlay bounded (largest ${largest})`);
+    assert.equal(snapshot.size, 200);
+  });
+});
+
+/** A fresh tree of skill folders, changed at random: add, edit, rename (folder and name), delete, nest. */
+class RandomTree {
+  readonly root = mkdtempSync(join(tmpdir(), 'skillport-incremental-'));
+  readonly folders = new Set<string>();
+  #n = 0;
+
+  constructor(readonly next: () => number) {
+    temps.push(this.root);
+  }
+
+  #write(rel: string, name: string, body: string): void {
+    const dir = join(this.root, rel);
+    mkdirSync(join(dir, 'refs'), { recursive: true });
+    writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\n${body}\n`);
+    writeFileSync(join(dir, 'refs', 'notes.md'), `notes ${body}\n`);
+    this.folders.add(rel);
+  }
+
+  /** One random change; returns the paths it touched (what a watcher would report). */
+  step(): string[] {
+    const names = ['alpha', 'beta', 'gamma', 'delta'];
+    const existing = [...this.folders].sort();
+    const roll = this.next();
+    if (existing.length === 0 || roll < 0.3) {
+      // Add: sometimes nested in another skill, sometimes named unlike its folder (so two may want one URI).
+      const parent = existing.length > 0 && this.next() < 0.3 ? pick(this.next, existing) : pick(this.next, ['', 'team', 'team/sub', 'other']);
+      const folder = pick(this.next, names);
+      const rel = parent === '' ? folder : `${parent}/${folder}`;
+      if (this.folders.has(rel)) return this.step();
+      const name = this.next() < 0.7 ? folder : pick(this.next, names);
+      this.#write(rel, name, `v${this.#n++}`);
+      return [join(this.root, rel)];
+    }
+    const rel = pick(this.next, existing);
+    const dir = join(this.root, rel);
+    if (roll < 0.55) {
+      // Edit in place (sometimes the name, which moves the skill's URI).
+      const name = this.next() < 0.7 ? rel.split('/').at(-1)! : pick(this.next, names);
+      this.#write(rel, name, `v${this.#n++}`);
+      return [join(dir, 'SKILL.md')];
+    }
+    if (roll < 0.75) {
+      // Rename the folder (and everything nested in it).
+      const target = `${rel.split('/').slice(0, -1).concat(pick(this.next, names) + String(this.#n++ % 3)).join('/')}`;
+      if (this.folders.has(target) || [...this.folders].some((other) => other.startsWith(`${target}/`))) return this.step();
+      renameSync(dir, join(this.root, target));
+      for (const other of [...this.folders]) {
+        if (other === rel || other.startsWith(`${rel}/`)) {
+          this.folders.delete(other);
+          this.folders.add(target + other.slice(rel.length));
+        }
+      }
+      return [dir, join(this.root, target)];
+    }
+    // Delete the folder (and what is nested in it).
+    rmSync(dir, { recursive: true, force: true });
+    for (const other of [...this.folders]) if (other === rel || other.startsWith(`${rel}/`)) this.folders.delete(other);
+    return [dir];
+  }
+}
+
+function listingOf(snapshot: CatalogSnapshot): string[] {
+  return snapshot.skills.map((skill) => `${skill.uri} ${skill.packageDigest} ${skill.origin.kind === 'folder' ? skill.origin.dir : ''}`);
+}
+
+describe('incremental folder catalog (ADR 0130)', () => {
+  test('after random add/edit/rename/delete of skill folders, the live catalog equals a fresh scan (listing, digests, pages, problems)', async () => {
+    for (const seed of [11, 12, 13]) {
+      const next = random(seed);
+      const tree = new RandomTree(next);
+      for (let i = 0; i < 6; i++) tree.step();
+      const roots = [normaliseRoot(tree.root, undefined)];
+      const catalog = await LiveCatalog.open({ roots, limits: DEFAULT_LIMITS, scanThreads: 0 });
+      try {
+        for (let step = 0; step < 40; step++) {
+          const paths = [...tree.step(), ...(next() < 0.3 ? tree.step() : [])];
+          await catalog.reload(paths);
+          const fresh = await LiveCatalog.open({ roots, limits: DEFAULT_LIMITS, scanThreads: 0 });
+          const label = `seed ${seed} step ${step}`;
+          assert.deepEqual(listingOf(catalog.snapshot), listingOf(fresh.snapshot), label);
+          const uris = fresh.snapshot.skills.flatMap((skill) => [skill.uri, skill.rootUri, ...skill.files.map((file) => file.uri), `${skill.rootUri}/refs`]);
+          const names = new Set(fresh.snapshot.skills.map((skill) => skill.name));
+          // Skill objects differ (each scan makes its own), so answers are compared by what they say.
+          for (const uri of uris) {
+            assert.equal(catalog.snapshot.skill(uri)?.packageDigest, fresh.snapshot.skill(uri)?.packageDigest, `${label}: ${uri}`);
+            assert.equal(catalog.snapshot.file(uri)?.skill.uri, fresh.snapshot.file(uri)?.skill.uri, `${label}: file ${uri}`);
+            assert.deepEqual(catalog.snapshot.directory(uri), fresh.snapshot.directory(uri), `${label}: directory ${uri}`);
+          }
+          for (const name of names) assert.deepEqual(catalog.snapshot.named(name).map((s) => s.uri), fresh.snapshot.named(name).map((s) => s.uri));
+          const problems = (c: LiveCatalog) => c.problems.map((p) => `${p.severity} ${p.path} ${p.message}`).sort();
+          assert.deepEqual(problems(catalog), problems(fresh), `${label}: problems`);
+          fresh.close();
+        }
+      } finally {
+        catalog.close();
+      }
+    }
+  });
+
+  test('the incremental assembly equals assemble() over every folder, whatever order folders come and go in', async () => {
+    const next = random(99);
+    const tree = new RandomTree(next);
+    const roots = [normaliseRoot(tree.root, undefined)];
+    const order = (a: ScannedFolder, b: ScannedFolder) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0);
+    const assembly = new Assembly(order);
+    let folders: ScannedFolder[] = [];
+    for (let step = 0; step < 60; step++) {
+      tree.step();
+      // Rescan from disk; keep the objects of folders whose package is unchanged, like the live catalog does.
+      const fresh = scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders;
+      const removed = folders.filter((old) => !fresh.some((f) => f.dir === old.dir && f.inspection.skill?.packageDigest === old.inspection.skill?.packageDigest));
+      const added = fresh.filter((f) => !folders.some((old) => f.dir === old.dir && f.inspection.skill?.packageDigest === old.inspection.skill?.packageDigest));
+      folders = [...folders.filter((f) => !removed.includes(f)), ...added];
+      assembly.update(removed, added);
+      const full = assemble([...folders].sort(order));
+      assert.deepEqual([...assembly.served.keys()].sort(), full.skills.map((s) => s.uri).sort(), `step ${step}: URIs`);
+      for (const skill of full.skills) assert.equal(assembly.served.get(skill.uri)!.packageDigest, skill.packageDigest);
+      assert.deepEqual(assembly.problems.map((p) => p.message).sort(), full.problems.map((p) => p.message).sort(), `step ${step}: problems`);
+    }
+  });
+});
+
+describe('pre-serialised pages (issue 13)', () => {
+  test('a page is made once per snapshot and key, never served for another snapshot, and the byte budget holds', async () => {
+    const { PageCache } = await import('../src/http/page-cache.js');
+    const cache = new PageCache(1000, 600);
+    const a = new CatalogSnapshot([], 1);
+    const b = new CatalogSnapshot([], 2);
+    let made = 0;
+    const make = (text: string) => () => {
+      made++;
+      return text;
+    };
+    assert.equal(cache.get(a, 'p1', make('x'.repeat(400)))!.toString(), 'x'.repeat(400));
+    assert.equal(cache.get(a, 'p1', make('other'))!.toString(), 'x'.repeat(400), 'a hit');
+    assert.equal(made, 1);
+    assert.equal(cache.get(b, 'p1', make('y'.repeat(400)))!.toString(), 'y'.repeat(400), 'another snapshot: its own bytes');
+    assert.equal(cache.get(a, 'p2', make('z'.repeat(400)))!.length, 400);
+    assert.ok(cache.bytes <= 1000, `budget kept (${cache.bytes})`);
+    assert.equal(cache.get(a, 'p1', make('again'))!.toString(), 'again', 'the oldest went first');
+    assert.equal(cache.get(a, 'big', make('b'.repeat(700)))!.length, 700, 'too big to keep, still answered');
+    assert.equal(cache.get(a, 'none', () => undefined), undefined);
+  });
+});
