@@ -32,6 +32,8 @@ import type { ToolOptions } from './tools/tools.js';
 import { parseTemplate } from './tools/templates.js';
 import { decideFastPath } from './tools/asm/fast-path.js';
 import type { TemplateFamily } from './tools/templates.js';
+import { catalogSearch } from './tools/search.js';
+import type { CatalogSearch } from './tools/search.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
@@ -113,6 +115,7 @@ export class SkillportServer {
   #http: RunningHttpServer[] = [];
   #plugins: PluginParts[];
   #stdio: StdioServerHandle[] = [];
+  #search: CatalogSearch;
 
   private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[], access: AccessControl, plugins: PluginParts[]) {
     this.#options = options;
@@ -146,12 +149,18 @@ export class SkillportServer {
       templates,
       pageSize: options.pageSize ?? 100,
     });
+    // One search index for the server, shared by every view: built in the background from the start, then kept
+    // up to date skill by skill as the catalog changes (tools/search.ts).
+    const search = catalogSearch(this.service);
+    this.#search = search;
+    setImmediate(() => search.follow(this.catalog.snapshot));
     catalog.onChange((changes) => {
+      search.follow(this.catalog.snapshot);
       this.#announce();
       options.onChange?.(changes);
     });
     access.onChange((what) => {
-      if (what === 'tokens') this.#dropRevoked();
+      if (what === 'tokens') void this.#dropRevoked().catch(() => undefined);
       this.#announce();
       options.onAccessChange?.(what);
     });
@@ -179,10 +188,10 @@ export class SkillportServer {
   }
 
   /** A revoked (or expired) token's open streams are told their lists changed, then closed: its next request gets 401. */
-  #dropRevoked(): void {
+  async #dropRevoked(): Promise<void> {
     for (const http of this.#http) {
       for (const entry of http.handlers()) {
-        if (this.access.stillValid(entry.scoped.principal)) continue;
+        if (await this.access.stillValid(entry.scoped.principal)) continue;
         entry.handler.notify.resourcesChanged();
         entry.handler.notify.toolsChanged();
         this.scopes.drop(entry.key);
@@ -201,7 +210,7 @@ export class SkillportServer {
     let access: AccessControl;
     try {
       // Checked before the scan: a bad --auth/--policy/--data should not cost a long scan first.
-      access = AccessControl.open(options.access);
+      access = await AccessControl.open(options.access);
     } catch (error) {
       if (error instanceof AccessConfigError) throw new StartupError(error.message);
       throw error;
@@ -218,7 +227,7 @@ export class SkillportServer {
       return await SkillportServer.#open(options, families, access, plugins);
     } catch (error) {
       await Promise.all(plugins.map((parts) => parts.close?.()));
-      access.close();
+      await access.close();
       throw error;
     }
   }
@@ -320,7 +329,16 @@ export class SkillportServer {
       const state = (await check?.()) ?? { ready: true };
       if (!state.ready) return state;
     }
+    // Token revocations and policy edits made on other replicas are heard through the access store's listener.
+    if (!this.access.watching) return { ready: false, reason: 'the access store is unreachable: its change listener is reconnecting (token revocations and policy edits from other replicas are not heard meanwhile)' };
     return { ready: true };
+  }
+
+  /** The audit queue, when events are kept: waiting, dropped, and whether the store refuses them now. */
+  #auditHealth(): Record<string, unknown> {
+    if (this.access.store === undefined) return {};
+    const { queued, dropped, failing } = this.access.audit.state();
+    return { audit: { queued, dropped, writing: failing === undefined } };
   }
 
   /** One line per plugin for a start-up message. */
@@ -338,7 +356,7 @@ export class SkillportServer {
       {
         ...options,
         routes,
-        health: () => Object.assign({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }, this.#options.health?.(), ...this.#plugins.map((parts) => parts.health?.())),
+        health: () => Object.assign({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }, this.#auditHealth(), this.#options.health?.(), ...this.#plugins.map((parts) => parts.health?.())),
         ready: () => this.#ready(),
       },
       { access: this.access, scoped: (principal) => this.scopes.for(principal) },
@@ -348,12 +366,13 @@ export class SkillportServer {
   }
 
   async close(): Promise<void> {
+    this.#search.close();
     await this.catalog.close();
     await Promise.all([...this.#http.map((http) => http.close()), ...this.#stdio.map((stdio) => stdio.close())]);
     this.#http = [];
     this.#stdio = [];
     await Promise.all(this.#plugins.map((parts) => parts.close?.()));
-    this.access.close();
+    await this.access.close();
   }
 }
 
