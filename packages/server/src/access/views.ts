@@ -24,7 +24,8 @@ export class ViewSnapshot extends CatalogSnapshot {
   readonly #rank: ReadonlyMap<string, number>;
   session: SessionCatalog | undefined;
 
-  constructor(skills: CatalogSkill[], generation: number, rank: ReadonlyMap<string, number>, unlisted?: UnlistedResolver) {
+  /** `base`: the catalog snapshot this view was filtered from (a shared search index follows it, not the view). */
+  constructor(skills: CatalogSkill[], generation: number, rank: ReadonlyMap<string, number>, unlisted?: UnlistedResolver, readonly base?: CatalogSnapshot) {
     super(skills, generation, unlisted);
     this.#rank = rank;
   }
@@ -202,7 +203,7 @@ export class ViewCache {
       version: (skillUri, selector) => (view !== undefined && (view.skill(skillUri) !== undefined || ghostUri(skillUri)) ? base.version(skillUri, selector) : undefined),
       unlistedName: ghost,
     };
-    view = new ViewSnapshot(visible, snapshot.generation, ranks, unlisted);
+    view = new ViewSnapshot(visible, snapshot.generation, ranks, unlisted, snapshot);
     const sessions = this.#policy.sessions.filter((session) => subjects.has(session.for));
     if (sessions.length > 0) {
       const pick = (refs: string[], taken: Set<string>): CatalogSkill[] => {
