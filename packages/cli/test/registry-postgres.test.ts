@@ -205,7 +205,12 @@ describe('faults and tools on PostgreSQL', () => {
       await eventually(async () => ((await http(replica.url, '/readyz')).status === 200 ? true : undefined), 60_000, 'ready again');
       void pending;
     } finally {
-      await replica.stop();
+      // SIGKILL: the pause holds its publish (and a pooled client) for ever, so a graceful stop would wait on it.
+      if (replica.proc.exitCode === null && replica.proc.signalCode === null) {
+        const gone = new Promise((resolve) => replica.proc.once('exit', resolve));
+        replica.proc.kill('SIGKILL');
+        await gone;
+      }
     }
   });
 
