@@ -1,4 +1,5 @@
 import { DIRECTORY_MIME_TYPE, compareStrings, encodePath } from '@skillport/core';
+import { StringPool } from './intern.js';
 import type { CatalogFile, CatalogSkill } from './model.js';
 
 export interface DirectoryChild {
@@ -314,7 +315,7 @@ function foldersOf(skill: CatalogSkill): Map<string, string> {
       const dir = file.path.slice(0, slash);
       const dirUri = folderUri(skill.rootUri, dir);
       if (dirs.has(dirUri)) break; // its parents are in already (added on the way up from a sibling)
-      dirs.set(dirUri, dir);
+      dirs.set(dirUri, folderPaths.intern(dir));
       slash = dir.lastIndexOf('/');
     }
   }
@@ -412,6 +413,9 @@ function spliceSorted(skills: readonly CatalogSkill[], delta: SnapshotDelta): re
   }
   return Object.freeze(out);
 }
+
+/** Folder paths inside skills (`references`, `scripts`) repeat across thousands of skills: one string each. */
+const folderPaths = new StringPool();
 
 /** URI of a folder inside a skill, from its decoded `/`-separated path. */
 export function folderUri(rootUri: string, path: string): string {
