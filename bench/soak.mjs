@@ -16,7 +16,7 @@
 //      clients' p99.
 //   f. memory: each phase's server RSS after warm-up, at its peak, and after the phase.
 // Usage: node bench/soak.mjs [--short] [--clients 64] [--duration 30] [--kills 10] [--phases abcde] [--seed 1] [--json]
-// --short: the npm test version (a few tens of seconds; tests/soak.test.ts asserts its counters, never timings).
+// --short: the npm test version (packages/cli/test/soak.test.ts runs it and asserts its counters, never timings).
 import { phaseChurn } from './soak/phase-churn.mjs';
 import { phaseCrash } from './soak/phase-crash.mjs';
 import { phaseHostile } from './soak/phase-hostile.mjs';
@@ -24,7 +24,7 @@ import { phaseRegistry } from './soak/phase-registry.mjs';
 import { phaseReplicas } from './soak/phase-replicas.mjs';
 import { options, measuredCommit } from './args.mjs';
 import { closeAgents, log, seeded } from './soak/lib.mjs';
-import { printReport } from './soak/report.mjs';
+import { printReport, totals } from './soak/report.mjs';
 
 const flags = options();
 const short = flags.flag('short');
@@ -33,7 +33,7 @@ const config = {
   clients: Number(flags.value('clients', short ? '12' : '64')),
   duration: Number(flags.value('duration', short ? '6' : '45')) * 1000,
   skills: Number(flags.value('skills', short ? '16' : '40')),
-  kills: Number(flags.value('kills', short ? '3' : '10')),
+  kills: Number(flags.value('kills', short ? '2' : '10')),
   publishKills: Number(flags.value('publish-kills', short ? '2' : '5')),
   intervalMs: Number(flags.value('interval', '200')),
   seed: Number(flags.value('seed', String(Date.now() % 100000))),
@@ -61,5 +61,6 @@ try {
   closeAgents();
 }
 results.seconds = Number(((performance.now() - started) / 1000).toFixed(1));
+results.totals = totals(results);
 if (flags.flag('json')) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else printReport(results);

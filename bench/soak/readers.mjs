@@ -160,5 +160,6 @@ export function addStats(into, from) {
   }
   for (const [key, value] of Object.entries(from.otherErrors)) into.otherErrors[key] = (into.otherErrors[key] ?? 0) + value;
   into.samples.push(...from.samples.slice(0, 5 - into.samples.length));
+  for (const ms of from.latencies.slice(0, LATENCY_SAMPLES - into.latencies.length)) into.latencies.push(ms);
   return into;
 }

@@ -13,7 +13,7 @@ export function memory(before, after) {
 
 /** Totals across phases: the targets in one place. */
 export function totals(results) {
-  const t = { requests: 0, reads: 0, mismatches: 0, status5xx: 0, crashes: 0, otherErrors: 0 };
+  const t = { phasesFailed: 0, requests: 0, reads: 0, mismatches: 0, status5xx: 0, crashes: 0, otherErrors: 0 };
   const visit = (value) => {
     if (!value || typeof value !== 'object') return;
     if ('mismatches' in value && 'reads' in value) {
@@ -28,6 +28,9 @@ export function totals(results) {
     for (const child of Object.values(value)) visit(child);
   };
   visit(results.phases);
+  // Hostile requests are counted apart from reads: their 5xx count too.
+  t.status5xx += results.phases.hostile?.status5xx ?? 0;
+  t.phasesFailed = Object.values(results.phases).filter((phase) => phase.failed).length;
   return t;
 }
 

@@ -238,16 +238,6 @@ describe('faults and tools on PostgreSQL', () => {
     assert.match(migrate.stdout, /Up to date/);
   });
 
-  test('tokens and audit are not on PostgreSQL yet: a clear refusal, no folder named after the URL', { timeout: 120_000 }, async () => {
-    const url = await pg.createDatabase();
-    const token = await runCli(['token', 'list', '--data', url]);
-    assert.equal(token.code, 2);
-    assert.match(token.stderr, /not supported yet/);
-    const serve = await runCli(['serve', '--http', '--port', '0', '--auth', 'tokens', '--data', url]);
-    assert.equal(serve.code, 2);
-    assert.match(serve.stderr, /--auth tokens.*not supported yet/);
-  });
-
   test('SIGTERM: a replica stops accepting, finishes the publish in flight, exits 0', { timeout: 120_000 }, async () => {
     const url = await pg.createDatabase();
     const replica = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN });

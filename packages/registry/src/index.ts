@@ -14,4 +14,5 @@ export * from './plugin.js';
 export * from './store-open.js';
 export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
 export type { MigrationReport } from './postgres-schema.js';
+export type { PostgresAccessStore, PostgresAccessStoreOptions } from './postgres-access-store.js';
 export * from './store-copy.js';

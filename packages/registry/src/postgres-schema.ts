@@ -78,6 +78,54 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'access: tokens, audit events, policy',
+    sql: `
+      -- Access data (ADR 0025): what DIR/access.db holds for a folder registry. Times are ISO 8601 text compared in
+      -- code-point order, as in SQLite. Token revocations and policy changes are announced through the changes
+      -- table (kinds 'token' and 'policy', under the same revision lock) and NOTIFY, so every replica hears them.
+      CREATE TABLE access_tokens (
+        id TEXT PRIMARY KEY,
+        hash TEXT NOT NULL,
+        user_name TEXT NOT NULL,
+        orgs TEXT NOT NULL,
+        projects TEXT NOT NULL,
+        agent TEXT,
+        scopes TEXT NOT NULL,
+        description TEXT,
+        created_at TEXT COLLATE "C" NOT NULL,
+        expires_at TEXT,
+        revoked_at TEXT
+      );
+      CREATE TABLE audit_events (
+        id BIGSERIAL PRIMARY KEY,
+        time TEXT COLLATE "C" NOT NULL,
+        principal TEXT NOT NULL,
+        user_name TEXT,
+        token_id TEXT,
+        action TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        skill TEXT,
+        uri TEXT,
+        version TEXT,
+        digest TEXT,
+        file TEXT,
+        outcome TEXT NOT NULL,
+        detail TEXT
+      );
+      CREATE INDEX audit_events_time ON audit_events (time);
+      CREATE INDEX audit_events_user ON audit_events (user_name, time);
+      CREATE INDEX audit_events_skill ON audit_events (skill, time);
+      CREATE INDEX audit_events_uri ON audit_events (uri, time);
+      CREATE TABLE access_policy (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        text TEXT NOT NULL,
+        source_digest TEXT,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Arbitrary, fixed: the advisory lock key every skillport process uses while migrating. */

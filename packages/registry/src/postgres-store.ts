@@ -5,6 +5,7 @@ import type { NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model
 import { migrate } from './postgres-schema.js';
 import type { MigrationReport } from './postgres-schema.js';
 import { redactUrl } from './postgres-url.js';
+import { CHANGES_CHANNEL, listenForChanges } from './postgres-listen.js';
 import { chooseLatest } from './store.js';
 import type { CommitResult, RegistryStore, StoreCheck } from './store.js';
 
@@ -21,7 +22,7 @@ import type { CommitResult, RegistryStore, StoreCheck } from './store.js';
  *   the notification and catch up with `changesSince(lastApplied)`, so a missed notification costs nothing but time.
  * - A lost connection becomes a 503 `store_unavailable` for the caller; pg's pool reconnects on the next query.
  */
-export const CHANGES_CHANNEL = 'skillport_changes';
+export { CHANGES_CHANNEL };
 /** Bytes per blob chunk row: under PostgreSQL's 1 GB field limit by far, small enough to stream. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;
 
@@ -305,56 +306,7 @@ export class PostgresStore implements RegistryStore {
    * listening connection is its own, outside the pool; it reconnects with backoff (250 ms doubling to 5 s).
    */
   watch(onChange: () => void, onState?: (connected: boolean) => void): () => void {
-    let stopped = false;
-    let client: pg.Client | undefined;
-    let delay = 250;
-    let timer: NodeJS.Timeout | undefined;
-    let wasDown = false;
-    const connect = async () => {
-      if (stopped) return;
-      const next = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: 5000, application_name: 'skillport-listen' });
-      let lost = false;
-      const onLost = (error?: Error) => {
-        if (lost) return;
-        lost = true;
-        next.removeAllListeners('notification');
-        void next.end().catch(() => undefined);
-        if (client === next) client = undefined;
-        if (stopped) return;
-        if (!wasDown) this.#onProblem(`registry database: change listener disconnected (${error?.message ?? 'connection ended'}); serving from memory, reconnecting`);
-        wasDown = true;
-        onState?.(false);
-        timer = setTimeout(() => void connect(), delay);
-        timer.unref();
-        delay = Math.min(delay * 2, 5000);
-      };
-      next.on('error', onLost);
-      next.on('end', () => onLost());
-      try {
-        await next.connect();
-        next.on('notification', () => onChange());
-        await next.query(`LISTEN ${CHANGES_CHANNEL}`);
-      } catch (error) {
-        onLost(error as Error);
-        return;
-      }
-      if (stopped) {
-        void next.end().catch(() => undefined);
-        return;
-      }
-      client = next;
-      delay = 250;
-      if (wasDown) this.#onProblem('registry database: change listener reconnected; catching up');
-      wasDown = false;
-      onState?.(true);
-      onChange();
-    };
-    void connect();
-    return () => {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-      void client?.end().catch(() => undefined);
-    };
+    return listenForChanges(this.#url, onChange, onState, this.#onProblem, 'registry database');
   }
 
   async check(options: { verifyBlobs?: boolean } = {}): Promise<StoreCheck> {
@@ -504,7 +456,8 @@ function chunkCount(size: number): number {
   return Math.max(1, Math.ceil(size / BLOB_CHUNK_BYTES));
 }
 
-async function bump(client: pg.PoolClient): Promise<number> {
+/** Takes the writers' lock (the one revision row) and returns the new revision: every write transaction starts here. */
+export async function bump(client: pg.ClientBase): Promise<number> {
   const result = await client.query<{ revision: string }>(`UPDATE meta SET revision = revision + 1 WHERE id = 1 RETURNING revision`);
   return Number(result.rows[0]!.revision);
 }
@@ -518,7 +471,7 @@ async function upsertTag(client: pg.PoolClient, name: string, tag: string, versi
 }
 
 /** The change log (id = revision) and the wake-up for replicas, which PostgreSQL delivers when the transaction commits. */
-async function logChange(client: pg.PoolClient, rev: number, kind: string, name: string, version: string | null, detail: string | null = null): Promise<void> {
+export async function logChange(client: pg.ClientBase, rev: number, kind: string, name: string, version: string | null, detail: string | null = null): Promise<void> {
   await client.query(`INSERT INTO changes (id, kind, name, version, detail) VALUES ($1, $2, $3, $4, $5)`, [rev, kind, name, version, detail]);
   await client.query(`SELECT pg_notify($1, $2)`, [CHANGES_CHANNEL, String(rev)]);
 }

@@ -123,6 +123,12 @@ export class RegistryProvider implements SkillProvider {
   async #refresh(): Promise<void> {
     const changes = await this.#store.changesSince(this.#revision);
     if (changes.revision === this.#revision) return;
+    // A revision that changed no version nor tag (access data shares the revision on PostgreSQL: a token revoked,
+    // the policy edited) is taken note of, and nothing is rebuilt or announced.
+    if (changes.versions.length === 0 && this.#revision >= 0 && sameTags(this.#tags, changes.tags)) {
+      this.#revision = changes.revision;
+      return;
+    }
     for (const record of changes.versions) {
       let byVersion = this.#versions.get(record.name);
       if (byVersion === undefined) this.#versions.set(record.name, (byVersion = new Map()));
@@ -333,4 +339,10 @@ export class RegistryProvider implements SkillProvider {
 
 function isVersion(segment: string): boolean {
   return segment.includes('.') && semver.valid(segment) === segment;
+}
+
+function sameTags(known: ReadonlyMap<string, ReadonlyMap<string, string>>, tags: ReadonlyArray<{ name: string; tag: string; version: string }>): boolean {
+  let count = 0;
+  for (const byTag of known.values()) count += byTag.size;
+  return count === tags.length && tags.every((tag) => known.get(tag.name)?.get(tag.tag) === tag.version);
 }

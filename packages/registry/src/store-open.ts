@@ -1,3 +1,5 @@
+import type { AccessStore } from '@skillport/server';
+import type { PostgresAccessStoreOptions } from './postgres-access-store.js';
 import type { MigrationReport } from './postgres-schema.js';
 import type { PostgresStoreOptions } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -29,4 +31,17 @@ export async function migrateStore(url: string): Promise<MigrationReport> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The access store (tokens, audit, policy) that goes with `--data`: `DIR/access.db`, or the tables of the same
+ * PostgreSQL database (ADR 0025). The PostgreSQL one and `pg` are loaded only for a URL.
+ */
+export async function openAccessStore(location: string, options: PostgresAccessStoreOptions = {}): Promise<AccessStore> {
+  if (!isPostgresUrl(location)) {
+    const { SqliteAccessStore } = await import('@skillport/server');
+    return SqliteAccessStore.open(location);
+  }
+  const { PostgresAccessStore } = await import('./postgres-access-store.js');
+  return PostgresAccessStore.open(location, options);
 }

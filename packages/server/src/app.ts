@@ -154,7 +154,7 @@ export class SkillportServer {
       options.onChange?.(changes);
     });
     access.onChange((what) => {
-      if (what === 'tokens') this.#dropRevoked();
+      if (what === 'tokens') void this.#dropRevoked().catch(() => undefined);
       this.#announce();
       options.onAccessChange?.(what);
     });
@@ -182,10 +182,10 @@ export class SkillportServer {
   }
 
   /** A revoked (or expired) token's open streams are told their lists changed, then closed: its next request gets 401. */
-  #dropRevoked(): void {
+  async #dropRevoked(): Promise<void> {
     for (const http of this.#http) {
       for (const entry of http.handlers()) {
-        if (this.access.stillValid(entry.scoped.principal)) continue;
+        if (await this.access.stillValid(entry.scoped.principal)) continue;
         entry.handler.notify.resourcesChanged();
         entry.handler.notify.toolsChanged();
         this.scopes.drop(entry.key);
@@ -204,7 +204,7 @@ export class SkillportServer {
     let access: AccessControl;
     try {
       // Checked before the scan: a bad --auth/--policy/--data should not cost a long scan first.
-      access = AccessControl.open(options.access);
+      access = await AccessControl.open(options.access);
     } catch (error) {
       if (error instanceof AccessConfigError) throw new StartupError(error.message);
       throw error;
@@ -221,7 +221,7 @@ export class SkillportServer {
       return await SkillportServer.#open(options, families, access, plugins);
     } catch (error) {
       await Promise.all(plugins.map((parts) => parts.close?.()));
-      access.close();
+      await access.close();
       throw error;
     }
   }
@@ -324,7 +324,16 @@ export class SkillportServer {
       const state = (await check?.()) ?? { ready: true };
       if (!state.ready) return state;
     }
+    // Token revocations and policy edits made on other replicas are heard through the access store's listener.
+    if (!this.access.watching) return { ready: false, reason: 'the access store is unreachable: its change listener is reconnecting (token revocations and policy edits from other replicas are not heard meanwhile)' };
     return { ready: true };
+  }
+
+  /** The audit queue, when events are kept: waiting, dropped, and whether the store refuses them now. */
+  #auditHealth(): Record<string, unknown> {
+    if (this.access.store === undefined) return {};
+    const { queued, dropped, failing } = this.access.audit.state();
+    return { audit: { queued, dropped, writing: failing === undefined } };
   }
 
   /** One line per plugin for a start-up message. */
@@ -342,7 +351,7 @@ export class SkillportServer {
       {
         ...options,
         routes,
-        health: () => Object.assign({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }, this.#options.health?.(), ...this.#plugins.map((parts) => parts.health?.())),
+        health: () => Object.assign({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }, this.#auditHealth(), this.#options.health?.(), ...this.#plugins.map((parts) => parts.health?.())),
         ready: () => this.#ready(),
       },
       { access: this.access, scoped: (principal) => this.scopes.for(principal) },
@@ -357,7 +366,7 @@ export class SkillportServer {
     this.#http = [];
     this.#stdio = [];
     await Promise.all(this.#plugins.map((parts) => parts.close?.()));
-    this.access.close();
+    await this.access.close();
   }
 }
 

@@ -33,11 +33,15 @@ export type { ArchiveProviderOptions } from './providers/archive-provider.js';
 export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
 export type { HttpProviderOptions } from './providers/http-provider.js';
 
-// Access control (docs/security.md). AccessStore loads its native SQLite module only when a store is opened.
+// Access control (docs/security.md). SqliteAccessStore loads its native SQLite module only when a store is opened.
 export { AccessConfigError } from './access/access-control.js';
 export type { AccessOptions, AuthMode } from './access/access-control.js';
-export { AccessStore, ACCESS_DB } from './access/store.js';
-export type { AuditEvent, AuditQuery, TokenRecord, NewToken } from './access/store.js';
+export { ACCESS_DB, newTokenRecord, auditLimit, auditEventOf, tokenRecordOf } from './access/store.js';
+export type { AccessStore, AccessChange, AuditEvent, AuditQuery, TokenRecord, TokenEntry, NewToken, StoredPolicyText } from './access/store.js';
+export { SqliteAccessStore } from './access/sqlite-access-store.js';
+export { TokenCache } from './access/token-cache.js';
+export { copyAccess } from './access/copy.js';
+export type { AccessCopyResult } from './access/copy.js';
 export { parsePrincipalSpec, hasScope, ANONYMOUS, SCOPES } from './access/principal.js';
 export type { Principal, Scope } from './access/principal.js';
 export { parsePolicy, PolicyError } from './access/policy.js';

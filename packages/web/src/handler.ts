@@ -312,7 +312,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       const form = await readForm(req);
       if (!csrfValid(req, form?.get('_csrf') ?? null)) return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
       const id = form?.get('id') ?? '';
-      const revoked = access.store !== undefined && /^[0-9a-f]{6,64}$/.test(id) && access.store.revokeToken(id);
+      const revoked = access.store !== undefined && /^[0-9a-f]{6,64}$/.test(id) && (await access.revokeToken(id));
       redirect(res, `/admin/tokens?${new URLSearchParams({ notice: revoked ? `Token ${id} revoked.` : `No active token ${id.slice(0, 64)}.` })}`);
       return true;
     }
@@ -322,13 +322,13 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       let error: string | undefined;
       let events;
       if (access.store !== undefined) {
-        access.audit.flush();
+        await access.audit.flush();
         const since = filters.since === '' ? undefined : parseSince(filters.since);
         const until = filters.until === '' ? undefined : parseSince(filters.until);
         if (filters.since !== '' && since === undefined) error = `Since: "${filters.since.slice(0, 40)}" is not a time (ISO 8601, or 30m, 2h, 7d ago).`;
         else if (filters.until !== '' && until === undefined) error = `Until: "${filters.until.slice(0, 40)}" is not a time.`;
         else {
-          events = access.store.queryAudit({
+          events = await access.store.queryAudit({
             ...(since !== undefined ? { since } : {}),
             ...(filters.user !== '' ? { user: filters.user } : {}),
             ...(filters.skill !== '' ? { skill: filters.skill } : {}),
@@ -343,11 +343,11 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     }
     if (path === '/admin/tokens') {
       const notice = query.get('notice')?.slice(0, 200);
-      page(req, res, viewer, 200, 'Tokens', tokensBody(access.store?.listTokens().reverse(), viewer.csrf, notice), 'admin');
+      page(req, res, viewer, 200, 'Tokens', tokensBody((await access.store?.listTokens())?.reverse(), viewer.csrf, notice), 'admin');
       return true;
     }
     if (path === '/admin/policy') {
-      page(req, res, viewer, 200, 'Policy', policyBody(access.policyFile?.text, { open: access.views.open }), 'admin');
+      page(req, res, viewer, 200, 'Policy', policyBody(access.policySource?.text, { open: access.views.open }), 'admin');
       return true;
     }
     return notFound(req, res, viewer);

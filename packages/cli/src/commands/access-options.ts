@@ -27,7 +27,7 @@ export const ACCESS_PATH_KEYS = ['data', 'policy', 'jwtKey'];
 export function addAccessOptions(command: Command): Command {
   return command
     .addOption(new Option('--auth <mode>', 'who may connect over HTTP: none, tokens (skillport token create) or jwt').choices(['none', 'tokens', 'jwt']).default('none'))
-    .option('--policy <file>', 'visibility policy (YAML): who sees which skills; reloaded when it changes')
+    .option('--policy <file>', 'visibility policy (YAML): who sees which skills; reloaded when it changes (with --data postgres://…: loaded into the database at start when the file changed, then edited through the admin API)')
     .option('--principal <spec>', 'who stdio clients (and HTTP with --auth none) are, e.g. "user:alice org:acme project:web agent:ci"')
     .option('--jwks <url>', 'with --auth jwt: the issuer\'s JWKS URL')
     .option('--jwt-key <file>', 'with --auth jwt: a public key file instead of --jwks (PEM, JWK or JWKS)')
@@ -49,13 +49,20 @@ export async function accessOptions(flags: AccessFlags, warn: (message: string) 
       throw new Error(`--resource-url ${flags.resourceUrl}: not a URL`);
     }
   }
-  // Access data (tokens, audit) lives in a folder's access.db; with a PostgreSQL registry it has no home yet.
-  const onPostgres = flags.data !== undefined && /^postgres(ql)?:\/\//i.test(flags.data);
-  if (onPostgres && flags.auth === 'tokens') throw new Error('--auth tokens keeps tokens in DIR/access.db; with --data postgres://… tokens are not supported yet: use --auth jwt, or a folder for --data');
-  if (onPostgres) warn('the audit log is kept only with --data DIR (access.db); with --data postgres://… activations are not recorded');
+  // Access data (tokens, audit, and the policy) lives in a folder's access.db, or in the PostgreSQL database, where
+  // every replica shares it (ADR 0025). The PostgreSQL store comes from the registry package, loaded only for a URL.
+  const url = flags.data !== undefined && /^postgres(ql)?:\/\//i.test(flags.data) ? flags.data : undefined;
   return {
     auth: flags.auth,
-    ...(flags.data !== undefined && !onPostgres ? { dataDir: flags.data } : {}),
+    ...(flags.data !== undefined && url === undefined ? { dataDir: flags.data } : {}),
+    ...(url !== undefined
+      ? {
+          openStore: async () => {
+            const { openAccessStore } = await import('@skillport/registry');
+            return openAccessStore(url, { onProblem: warn });
+          },
+        }
+      : {}),
     ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
     ...(principal !== undefined ? { principal } : {}),
     ...(flags.resourceUrl !== undefined ? { resourceUrl: flags.resourceUrl } : {}),

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import type { ExitCode } from '../kit.js';
 import { arg } from '../kit.js';
 import { parsePositiveInt } from '../output.js';
-import { withAccessStore } from './access-store.js';
+import { isPostgresData, withAccessStore } from './access-store.js';
 
 /**
- * `skillport audit --data DIR [--since T] [--user U] [--skill S] [--json]`: the audit log a server kept in
- * DIR/access.db: every activation and file read, who, which skill (version, digest), which file, the outcome.
- * Reads through SQLite's WAL, so it works while the server runs.
+ * `skillport audit --data DIR|postgres://… [--since T] [--user U] [--skill S] [--json]`: the audit log a server kept in
+ * DIR/access.db (or the PostgreSQL database): every activation and file read, who, which skill (version, digest), which file, the outcome.
+ * Works while the servers run (SQLite's WAL; PostgreSQL); events reach it within a fraction of a second (batched).
  */
 interface AuditOptions {
   data: string;
@@ -22,7 +22,7 @@ export function registerAudit(program: Command, exit: ExitCode): void {
   program
     .command('audit')
     .description('show the audit log: skill activations and file reads, by whom, with outcome')
-    .requiredOption('--data <dir>', 'the server\'s data folder (where access.db is)')
+    .requiredOption('--data <dir|url>', 'the server\'s data folder (where access.db is), or its PostgreSQL URL')
     .option('--since <time>', 'only events since then: ISO 8601 (2026-11-30T06:00Z) or a span back from now (30m, 2h, 7d)')
     .option('--user <name>', 'only this user\'s events')
     .option('--skill <name>', 'only this skill\'s events (a name or a skill:// URI)')
@@ -33,15 +33,17 @@ Examples:
   skillport audit --data ./data --since 1h
   skillport audit --data ./data --user alice --skill pdf --json`)
     .action(async (options: AuditOptions) => {
-      const { ACCESS_DB } = await import('@skillport/server');
-      const { parseSince } = await import('@skillport/core');
-      const { existsSync } = await import('node:fs');
-      const { join } = await import('node:path');
-      if (!existsSync(join(options.data, ACCESS_DB))) {
-        process.stderr.write(`skillport: error: no audit log in ${options.data} (no ${ACCESS_DB}: was the server started with --data ${options.data}?)\n`);
-        exit.set(1);
-        return;
+      if (!isPostgresData(options.data)) {
+        const { ACCESS_DB } = await import('@skillport/server');
+        const { existsSync } = await import('node:fs');
+        const { join } = await import('node:path');
+        if (!existsSync(join(options.data, ACCESS_DB))) {
+          process.stderr.write(`skillport: error: no audit log in ${options.data} (no ${ACCESS_DB}: was the server started with --data ${options.data}?)\n`);
+          exit.set(1);
+          return;
+        }
       }
+      const { parseSince } = await import('@skillport/core');
       let since: string | undefined;
       if (options.since !== undefined) {
         since = parseSince(options.since);
@@ -51,8 +53,8 @@ Examples:
           return;
         }
       }
-      await withAccessStore(options.data, exit, (store) => {
-        const events = store.queryAudit({ ...(since !== undefined ? { since } : {}), ...(options.user !== undefined ? { user: options.user } : {}), ...(options.skill !== undefined ? { skill: options.skill } : {}), limit: options.limit });
+      await withAccessStore(options.data, exit, async (store) => {
+        const events = await store.queryAudit({ ...(since !== undefined ? { since } : {}), ...(options.user !== undefined ? { user: options.user } : {}), ...(options.skill !== undefined ? { skill: options.skill } : {}), limit: options.limit });
         if (options.json) process.stdout.write(`${JSON.stringify({ events }, null, 2)}\n`);
         else if (events.length === 0) process.stderr.write('skillport: no matching events\n');
         else {

@@ -7,9 +7,9 @@ import { paint } from '../output.js';
 import { withAccessStore } from './access-store.js';
 
 /**
- * `skillport token create|list|revoke --data DIR`: API tokens for `serve --auth tokens`. A token is printed once,
- * when it is created; only its sha256 is stored. The server looks tokens up at every request, so a new token works
- * and a revoked one stops working at once, without a restart.
+ * `skillport token create|list|revoke --data DIR|postgres://…`: API tokens for `serve --auth tokens`. A token is printed once,
+ * when it is created; only its sha256 is stored. A new token works at once; a revoked one stops working without a
+ * restart (within a second on every replica of a PostgreSQL registry).
  */
 const DEFAULT_SCOPES: readonly string[] = ['read'];
 
@@ -28,18 +28,19 @@ interface CreateOptions {
 export function registerToken(program: Command, exit: ExitCode): void {
   const token = program
     .command('token')
-    .description('Create, list and revoke API tokens for serve --auth tokens (kept in DIR/access.db).')
+    .description('Create, list and revoke API tokens for serve --auth tokens (kept in DIR/access.db, or in the PostgreSQL database).')
     .addHelpText('after', `
 Examples:
   skillport token create --data ./data --user alice --org acme --scope read
   skillport token create --data ./data --user ci --agent release-bot --scope publish
   skillport token list --data ./data
-  skillport token revoke --data ./data 3f2a9c1b7d4e`);
+  skillport token revoke --data ./data 3f2a9c1b7d4e
+  skillport token list --data postgres://skillport@db.internal/skillport`);
 
   token
     .command('create')
     .description('create a token and print it (once: only its hash is kept)')
-    .requiredOption('--data <dir>', 'the server\'s data folder')
+    .requiredOption('--data <dir|url>', 'the server\'s data folder, or its PostgreSQL URL')
     .requiredOption('--user <name>', 'the user the token stands for')
     .option('--org <name>', 'an organisation the user belongs to; repeatable', repeatable(), [] as string[])
     .option('--project <name>', 'a project the token is for; repeatable', repeatable(), [] as string[])
@@ -49,8 +50,8 @@ Examples:
     .option('--expires <when>', 'expiry: a time (ISO 8601) or a span from now (30d, 12h)', arg(parseExpiry))
     .option('--json', 'print the token and its record as JSON')
     .action(async (options: CreateOptions) => {
-      await withAccessStore(options.data, exit, (store) => {
-        const { token: secret, record } = store.createToken({
+      await withAccessStore(options.data, exit, async (store) => {
+        const { token: secret, record } = await store.createToken({
           user: options.user,
           orgs: options.org,
           projects: options.project,
@@ -70,11 +71,11 @@ Examples:
   token
     .command('list')
     .description('list tokens (ids, who, scopes, state; never the tokens)')
-    .requiredOption('--data <dir>', 'the server\'s data folder')
+    .requiredOption('--data <dir|url>', 'the server\'s data folder, or its PostgreSQL URL')
     .option('--json', 'print JSON')
     .action(async (options: { data: string; json?: boolean }) => {
-      await withAccessStore(options.data, exit, (store) => {
-        const tokens = store.listTokens();
+      await withAccessStore(options.data, exit, async (store) => {
+        const tokens = await store.listTokens();
         if (options.json) process.stdout.write(`${JSON.stringify({ tokens }, null, 2)}\n`);
         else if (tokens.length === 0) process.stderr.write('skillport: no tokens yet (skillport token create --data DIR --user NAME)\n');
         else {
@@ -91,7 +92,7 @@ Examples:
     .command('revoke')
     .description('revoke a token by its id (from token list); takes effect at once, also on a running server')
     .argument('<id>', 'the token id (12 hex characters), or the whole token')
-    .requiredOption('--data <dir>', 'the server\'s data folder')
+    .requiredOption('--data <dir|url>', 'the server\'s data folder, or its PostgreSQL URL')
     .action(async (id: string, options: { data: string }) => {
       const match = /^(?:skp_)?([0-9a-f]{12})(?:_.*)?$/.exec(id.trim());
       if (!match) {
@@ -99,13 +100,13 @@ Examples:
         exit.set(2);
         return;
       }
-      await withAccessStore(options.data, exit, (store) => {
-        const record = store.token(match[1]!);
+      await withAccessStore(options.data, exit, async (store) => {
+        const record = await store.token(match[1]!);
         if (record === undefined) {
-          process.stderr.write(`skillport: error: no token ${match[1]} in ${options.data}\n`);
+          process.stderr.write(`skillport: error: no token ${match[1]} in ${store.location}\n`);
           return 1;
         }
-        if (!store.revokeToken(record.id)) process.stderr.write(`skillport: token ${record.id} was already revoked (${record.revokedAt})\n`);
+        if (!(await store.revokeToken(record.id))) process.stderr.write(`skillport: token ${record.id} was already revoked (${record.revokedAt})\n`);
         else process.stderr.write(`skillport: revoked token ${record.id} (${describe(record)})\n`);
         return 0;
       });

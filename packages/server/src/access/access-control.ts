@@ -5,16 +5,19 @@ import type { JwtOptions } from './jwt.js';
 import { Metrics } from './metrics.js';
 import { OPEN_POLICY } from './policy.js';
 import { PolicyFile } from './policy-file.js';
+import { StoredPolicy } from './policy-source.js';
+import type { PolicySource } from './policy-source.js';
 import { ANONYMOUS, hasScope } from './principal.js';
 import type { Principal, Scope } from './principal.js';
-import { AccessStore } from './store.js';
+import type { AccessChange, AccessStore } from './store.js';
+import { TokenCache } from './token-cache.js';
 import { ViewCache } from './views.js';
 
 /**
  * Identity, visibility and audit for one server (docs/security.md): how a request's principal is established
  * (`auth`), what it may see (the policy, applied through per-principal views), and what it did (audit, metrics).
- * Changes (a policy edit, a token created or revoked by another process) are announced to `onChange` listeners,
- * which tell the sessions they affect.
+ * Changes (a policy edit, a token created or revoked by another process or replica) are announced to `onChange`
+ * listeners, which tell the sessions they affect.
  */
 export type AuthMode = 'none' | 'tokens' | 'jwt';
 
@@ -22,6 +25,11 @@ export interface AccessOptions {
   auth?: AuthMode;
   /** Where access.db (tokens, audit) lives; needed by `tokens`, optional otherwise (no audit log without it). */
   dataDir?: string;
+  /**
+   * Opens the access store instead of `dataDir`'s access.db (the PostgreSQL one of `--data postgres://…`, which
+   * the server package does not know). The policy then lives in the store too (`policyFile` is imported into it).
+   */
+  openStore?: () => Promise<AccessStore>;
   /** The visibility policy (YAML); without one every skill is public. */
   policyFile?: string;
   jwt?: JwtOptions;
@@ -34,7 +42,9 @@ export interface AccessOptions {
 
 export type AuthResult =
   | { principal: Principal }
-  | { status: 401; error?: 'invalid_token'; description: string };
+  | { status: 401; error?: 'invalid_token'; description: string }
+  /** The token could not be checked: the access store is unreachable and this replica has not seen the token. */
+  | { status: 503; error?: undefined; description: string };
 
 export class AccessConfigError extends Error {
   override name = 'AccessConfigError';
@@ -43,34 +53,37 @@ export class AccessConfigError extends Error {
 export class AccessControl {
   readonly auth: AuthMode;
   readonly store: AccessStore | undefined;
-  readonly policyFile: PolicyFile | undefined;
+  /** Where the policy comes from and the admin API writes it (a file, or the store); undefined: every skill public. */
+  readonly policySource: PolicySource | undefined;
   readonly views = new ViewCache();
   readonly metrics = new Metrics();
   readonly audit: AuditLog;
   readonly jwt: JwtVerifier | undefined;
   readonly configured: Principal;
+  readonly tokens: TokenCache | undefined;
   #listeners: Array<(what: 'policy' | 'tokens') => void> = [];
-  #poll: NodeJS.Timeout | undefined;
-  #dataVersion = 0;
+  #unwatch: (() => void) | undefined;
+  #watchConnected = true;
 
-  private constructor(readonly options: AccessOptions, store: AccessStore | undefined, policyFile: PolicyFile | undefined, jwt: JwtVerifier | undefined) {
+  private constructor(readonly options: AccessOptions, store: AccessStore | undefined, policySource: PolicySource | undefined, jwt: JwtVerifier | undefined) {
     this.auth = options.auth ?? 'none';
     this.store = store;
-    this.policyFile = policyFile;
+    this.tokens = store === undefined ? undefined : new TokenCache(store);
+    this.policySource = policySource;
     this.jwt = jwt;
     this.configured = options.principal ?? ANONYMOUS;
     this.audit = new AuditLog(store, this.metrics, (message) => options.onWarning?.(message));
-    this.views.setPolicy(policyFile?.policy ?? OPEN_POLICY);
-    policyFile?.onChange((policy) => {
+    this.views.setPolicy(policySource?.policy ?? OPEN_POLICY);
+    policySource?.onChange((policy) => {
       this.views.setPolicy(policy);
       this.#emit('policy');
     });
   }
 
   /** Checks the configuration and opens what it names; every problem is an AccessConfigError with one line. */
-  static open(options: AccessOptions = {}): AccessControl {
+  static async open(options: AccessOptions = {}): Promise<AccessControl> {
     const auth = options.auth ?? 'none';
-    if (auth === 'tokens' && options.dataDir === undefined) throw new AccessConfigError('--auth tokens needs --data DIR (where the tokens are kept)');
+    if (auth === 'tokens' && options.dataDir === undefined && options.openStore === undefined) throw new AccessConfigError('--auth tokens needs --data DIR|postgres://… (where the tokens are kept)');
     if (auth !== 'jwt' && options.jwt !== undefined && (options.jwt.jwksUrl !== undefined || options.jwt.keyFile !== undefined)) {
       throw new AccessConfigError('--jwks and --jwt-key apply only with --auth jwt');
     }
@@ -83,25 +96,27 @@ export class AccessControl {
       }
     }
     let store: AccessStore | undefined;
-    if (options.dataDir !== undefined) {
-      try {
-        store = AccessStore.open(options.dataDir);
-      } catch (error) {
-        throw new AccessConfigError(`cannot open the access store: ${(error as Error).message}`);
+    try {
+      if (options.openStore !== undefined) store = await options.openStore();
+      else if (options.dataDir !== undefined) {
+        // Loaded here: a server without access data never loads the native SQLite module.
+        const { SqliteAccessStore } = await import('./sqlite-access-store.js');
+        store = SqliteAccessStore.open(options.dataDir);
       }
+    } catch (error) {
+      throw new AccessConfigError(`cannot open the access store: ${(error as Error).message}`);
     }
-    let policyFile: PolicyFile | undefined;
-    if (options.policyFile !== undefined) {
-      try {
-        policyFile = new PolicyFile(options.policyFile, (message) => options.onWarning?.(message));
-      } catch (error) {
-        store?.close();
-        const message = (error as Error).message;
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new AccessConfigError(code === 'ENOENT' ? `--policy ${options.policyFile}: no such file` : code !== undefined ? `--policy ${options.policyFile}: ${message}` : message);
-      }
+    let policySource: PolicySource | undefined;
+    try {
+      if (options.openStore !== undefined && store !== undefined) policySource = await StoredPolicy.open(store, options.policyFile, (message) => options.onWarning?.(message));
+      else if (options.policyFile !== undefined) policySource = new PolicyFile(options.policyFile, (message) => options.onWarning?.(message));
+    } catch (error) {
+      await store?.close().catch(() => undefined);
+      const message = (error as Error).message;
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new AccessConfigError(code === 'ENOENT' ? `--policy ${options.policyFile}: no such file` : code !== undefined ? `--policy ${options.policyFile}: ${message}` : message);
     }
-    return new AccessControl(options, store, policyFile, jwt);
+    return new AccessControl(options, store, policySource, jwt);
   }
 
   /** True when anything restricts what callers see or must present (so global figures are not shown openly). */
@@ -109,24 +124,32 @@ export class AccessControl {
     return this.auth !== 'none' || !this.views.open;
   }
 
-  /** Starts watching the policy file and the token table (another process may create or revoke tokens). */
+  /** Starts watching the policy and the tokens (another process or replica may create or revoke tokens, or edit the policy). */
   watch(): void {
-    this.policyFile?.watch();
-    if (this.store !== undefined && this.#poll === undefined) {
-      this.#dataVersion = this.store.dataVersion();
-      this.#poll = setInterval(() => {
-        try {
-          const version = this.store!.dataVersion();
-          if (version !== this.#dataVersion) {
-            this.#dataVersion = version;
-            this.#emit('tokens');
-          }
-        } catch {
-          // a closed store: nothing to watch
-        }
-      }, 250);
-      this.#poll.unref();
+    this.policySource?.watch();
+    if (this.store !== undefined && this.#unwatch === undefined) {
+      this.#unwatch = this.store.watch(
+        (change) => this.#changed(change),
+        (connected) => {
+          this.#watchConnected = connected;
+        },
+      );
     }
+  }
+
+  /** Whether changes made elsewhere are being heard (false while the store's database is away). */
+  get watching(): boolean {
+    return this.#watchConnected;
+  }
+
+  #changed(change: AccessChange): void {
+    if (change.kind === 'token' || change.kind === 'all') {
+      if (change.kind === 'token') this.tokens?.invalidate(change.id);
+      else this.tokens?.invalidateAll();
+      this.#emit('tokens');
+    }
+    // The stored policy's own listener announces it (AccessControl's constructor) when the text did change.
+    if ((change.kind === 'policy' || change.kind === 'all') && this.policySource instanceof StoredPolicy) void this.policySource.reload();
   }
 
   onChange(listener: (what: 'policy' | 'tokens') => void): void {
@@ -157,8 +180,12 @@ export class AccessControl {
   async authenticateToken(token: string): Promise<AuthResult> {
     if (this.auth === 'none') return { principal: this.configured };
     if (this.auth === 'tokens') {
-      const checked = this.store!.checkToken(token);
+      const checked = await this.tokens!.check(token);
       if ('principal' in checked) return checked;
+      if ('unavailable' in checked) {
+        this.metrics.error('unavailable');
+        return { status: 503, description: 'The token cannot be checked now: the access store is unreachable; try again shortly' };
+      }
       this.metrics.error('unauthorized');
       return { status: 401, error: 'invalid_token', description: `The token is ${checked.error === 'invalid' ? 'not valid' : checked.error}` };
     }
@@ -170,22 +197,33 @@ export class AccessControl {
     }
   }
 
-  /** Whether a principal established earlier still holds (its token not revoked nor expired since). */
-  stillValid(principal: Principal): boolean {
-    if (principal.via !== 'token' || principal.tokenId === undefined || this.store === undefined) return true;
-    const record = this.store.token(principal.tokenId);
-    return record !== undefined && record.revokedAt === undefined && (record.expiresAt === undefined || Date.parse(record.expiresAt) > Date.now());
+  /** Revokes a token through this server (the web catalog's admin pages): refused here at once, on other replicas through the store. */
+  async revokeToken(id: string): Promise<boolean> {
+    if (this.store === undefined) return false;
+    const revoked = await this.store.revokeToken(id);
+    if (revoked) this.#changed({ kind: 'token', id });
+    return revoked;
+  }
+
+  /** Whether a principal established earlier still holds (its token not revoked nor expired since); true when it cannot be told now. */
+  async stillValid(principal: Principal): Promise<boolean> {
+    if (principal.via !== 'token' || principal.tokenId === undefined || this.tokens === undefined) return true;
+    try {
+      return await this.tokens.stillValid(principal.tokenId);
+    } catch {
+      return true; // the store is away: the next request meets the check again
+    }
   }
 
   allows(principal: Principal, scope: Scope): boolean {
     return hasScope(principal, scope);
   }
 
-  close(): void {
-    if (this.#poll !== undefined) clearInterval(this.#poll);
-    this.#poll = undefined;
-    this.policyFile?.close();
-    this.audit.flush();
-    this.store?.close();
+  async close(): Promise<void> {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
+    this.policySource?.close();
+    await this.audit.flush();
+    await this.store?.close().catch(() => undefined);
   }
 }

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, unwatchFile, watchFile, writeFileSync } from 
 import { basename, dirname, join } from 'node:path';
 import { parsePolicy } from './policy.js';
 import type { PolicyDocument } from './policy.js';
+import type { PolicySource } from './policy-source.js';
 
 /**
  * `--policy FILE`: read at start (a bad file stops the server), then watched. A change is parsed and swapped in
@@ -9,7 +10,7 @@ import type { PolicyDocument } from './policy.js';
  * an open one). The admin API writes through here: the text is checked first, then written atomically (temporary
  * file + rename), then applied at once without waiting for the watcher.
  */
-export class PolicyFile {
+export class PolicyFile implements PolicySource {
   /** The text of the policy in force. */
   #text: string;
   /** The text last read from the file (a broken one is reported once, not at every poll). */

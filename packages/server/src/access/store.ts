@@ -1,30 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
-import type { Database as DatabaseType, Statement } from 'better-sqlite3';
 import { SCOPES, checkSubjectName } from './principal.js';
 import type { Principal, Scope } from './principal.js';
 
 /**
- * Access data: API tokens and the audit log, in `DATA_DIR/access.db` (SQLite, WAL), apart from the registry's
- * metadata (ADR 0030). Only a token's sha256 is stored; the token itself is shown once, when it is created.
- * Tokens are looked up at every request, so a new or revoked token takes effect at once, also when another process
- * (`skillport token ...`) changed it.
+ * Access data: API tokens, the audit log and (on a shared database) the visibility policy, behind one async
+ * interface with two implementations: `SqliteAccessStore` (`DATA_DIR/access.db`, ADR 0030) and the PostgreSQL one
+ * in @skillport/registry (`--data postgres://…`, ADR 0025), both held to one contract suite. Only a token's sha256
+ * is stored; the token itself is shown once, when it is created. The server checks tokens against an in-memory
+ * cache (access/token-cache.ts) that a store's `watch` invalidates, so the hot path never waits on the store.
  */
 export const ACCESS_DB = 'access.db';
-
-/**
- * The native SQLite module, loaded when a store is first opened: a server without access data (a plain `serve`)
- * loads no native module at all (tested in access-lazy.test.ts).
- */
-let sqlite: typeof BetterSqlite3 | undefined;
-function nativeSqlite(): typeof BetterSqlite3 {
-  sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-  return sqlite;
-}
-const SCHEMA_VERSION = 1;
 
 export interface TokenRecord {
   id: string;
@@ -75,207 +60,135 @@ export interface AuditQuery {
   limit?: number;
 }
 
+/** What changed in a store (told by `watch`): one token, the policy, or something unknown (re-read everything). */
+export type AccessChange = { kind: 'token'; id: string } | { kind: 'policy' } | { kind: 'all' };
+
+/** A token's record with the sha256 a presented token must match. */
+export interface TokenEntry {
+  record: TokenRecord;
+  hash: string;
+}
+
+/** The policy text kept in a store, and the digest of the file it was last imported from (if it was). */
+export interface StoredPolicyText {
+  text: string;
+  sourceDigest?: string;
+  updatedAt: string;
+}
+
+export interface AccessStore {
+  /** Where it is, for messages (a URL without its password, or a file path). */
+  readonly location: string;
+  createToken(spec: NewToken): Promise<{ token: string; record: TokenRecord }>;
+  listTokens(): Promise<TokenRecord[]>;
+  token(id: string): Promise<TokenRecord | undefined>;
+  /** The record and stored hash of a token id (what a token check compares against). */
+  tokenEntry(id: string): Promise<TokenEntry | undefined>;
+  /** Every token with its hash (store copy). */
+  tokenEntries(): Promise<TokenEntry[]>;
+  /** Adds a token as it is (store copy); false when the id is already there. */
+  importToken(entry: TokenEntry): Promise<boolean>;
+  /** Revokes a token by its id; false when there is none or it already was. Other replicas are told. */
+  revokeToken(id: string): Promise<boolean>;
+  appendAudit(events: readonly AuditEvent[]): Promise<void>;
+  /** Events matching the query, oldest first (the latest `limit` of them). */
+  queryAudit(query?: AuditQuery): Promise<AuditEvent[]>;
+  /** Events after a position, oldest first, with their positions (store copy pages through the whole log). */
+  auditAfter(position: number, limit: number): Promise<Array<{ position: number; event: AuditEvent }>>;
+  policy(): Promise<StoredPolicyText | undefined>;
+  /** Replaces the policy text (the caller has checked it); other replicas are told. */
+  savePolicy(text: string, sourceDigest?: string): Promise<StoredPolicyText>;
+  /**
+   * Calls `onChange` when another process or replica changed something; `onState` with whether changes can be
+   * heard right now (a lost database connection: false until it is back and caught up). Returns the way to stop.
+   */
+  watch(onChange: (change: AccessChange) => void, onState?: (connected: boolean) => void): () => void;
+  /**
+   * Optional: a number that changes whenever another process may have changed something, cheap enough to ask at
+   * every token check (SQLite's `data_version`), so a revocation by another process is refused at the next request.
+   */
+  changeStamp?(): number;
+  close(): Promise<void>;
+}
+
 export type TokenCheck = { principal: Principal } | { error: 'invalid' | 'revoked' | 'expired' };
 
 const TOKEN_PATTERN = /^skp_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
-export class AccessStore {
-  readonly db: DatabaseType;
-  readonly #byId: Statement<[string], Record<string, unknown>>;
-  readonly #insertAudit: Statement<unknown[]>;
-  readonly #dataVersion: Statement<[], { data_version: number }>;
-  readonly #principals = new Map<string, { row: string; principal: Principal }>();
-
-  private constructor(readonly path: string) {
-    this.db = new (nativeSqlite())(path, { timeout: 5000 });
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.#migrate();
-    this.#byId = this.db.prepare('SELECT * FROM tokens WHERE id = ?');
-    this.#insertAudit = this.db.prepare(
-      'INSERT INTO audit (time, principal, user, token_id, action, surface, skill, uri, version, digest, file, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.#dataVersion = this.db.prepare('PRAGMA data_version');
-  }
-
-  /** Opens (creating when missing) `DIR/access.db`. */
-  static open(dataDir: string): AccessStore {
-    mkdirSync(dataDir, { recursive: true });
-    const path = join(dataDir, ACCESS_DB);
-    try {
-      return new AccessStore(path);
-    } catch (error) {
-      throw new Error(`${path}: ${(error as Error).message}`);
-    }
-  }
-
-  #migrate(): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) throw new Error(`${this.path} was written by a newer skillport (schema ${version}); upgrade skillport`);
-    if (version === SCHEMA_VERSION) return;
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS tokens (
-        id TEXT PRIMARY KEY,
-        hash TEXT NOT NULL,
-        user TEXT NOT NULL,
-        orgs TEXT NOT NULL,
-        projects TEXT NOT NULL,
-        agent TEXT,
-        scopes TEXT NOT NULL,
-        description TEXT,
-        created_at TEXT NOT NULL,
-        expires_at TEXT,
-        revoked_at TEXT
-      );
-      CREATE TABLE IF NOT EXISTS audit (
-        id INTEGER PRIMARY KEY,
-        time TEXT NOT NULL,
-        principal TEXT NOT NULL,
-        user TEXT,
-        token_id TEXT,
-        action TEXT NOT NULL,
-        surface TEXT NOT NULL,
-        skill TEXT,
-        uri TEXT,
-        version TEXT,
-        digest TEXT,
-        file TEXT,
-        outcome TEXT NOT NULL,
-        detail TEXT
-      );
-      CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
-      CREATE INDEX IF NOT EXISTS audit_user ON audit (user, time);
-      CREATE INDEX IF NOT EXISTS audit_skill ON audit (skill, time);
-      PRAGMA user_version = ${SCHEMA_VERSION};
-    `);
-  }
-
-  /** Creates a token; returns the secret (shown once) and its record. */
-  createToken(spec: NewToken): { token: string; record: TokenRecord } {
-    checkSubjectName('user', spec.user);
-    for (const org of spec.orgs ?? []) checkSubjectName('org', org);
-    for (const project of spec.projects ?? []) checkSubjectName('project', project);
-    if (spec.agent !== undefined) checkSubjectName('agent', spec.agent);
-    const scopes = [...new Set(spec.scopes && spec.scopes.length > 0 ? spec.scopes : (['read'] as Scope[]))];
-    for (const scope of scopes) if (!SCOPES.includes(scope)) throw new Error(`scope "${scope}" is not one of ${SCOPES.join(', ')}`);
-    const id = randomBytes(6).toString('hex');
-    const token = `skp_${id}_${randomBytes(32).toString('base64url')}`;
-    const record: TokenRecord = {
-      id,
-      user: spec.user,
-      orgs: [...new Set(spec.orgs ?? [])],
-      projects: [...new Set(spec.projects ?? [])],
-      ...(spec.agent !== undefined ? { agent: spec.agent } : {}),
-      scopes,
-      ...(spec.description !== undefined ? { description: spec.description } : {}),
-      createdAt: new Date().toISOString(),
-      ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt.toISOString() } : {}),
-    };
-    this.db
-      .prepare('INSERT INTO tokens (id, hash, user, orgs, projects, agent, scopes, description, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, hashToken(token), record.user, JSON.stringify(record.orgs), JSON.stringify(record.projects), record.agent ?? null, JSON.stringify(scopes), record.description ?? null, record.createdAt, record.expiresAt ?? null);
-    return { token, record };
-  }
-
-  listTokens(): TokenRecord[] {
-    return (this.db.prepare('SELECT * FROM tokens ORDER BY created_at, id').all() as Array<Record<string, unknown>>).map(toRecord);
-  }
-
-  /** Revokes a token by its id (the 12 hex characters after `skp_`); false when there is none or it already was. */
-  revokeToken(id: string): boolean {
-    const result = this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(new Date().toISOString(), id);
-    return result.changes > 0;
-  }
-
-  token(id: string): TokenRecord | undefined {
-    const row = this.#byId.get(id);
-    return row ? toRecord(row) : undefined;
-  }
-
-  /** The principal a bearer token stands for, or why it does not stand for one. */
-  checkToken(token: string, now = Date.now()): TokenCheck {
-    const match = TOKEN_PATTERN.exec(token);
-    if (!match) return { error: 'invalid' };
-    const row = this.#byId.get(match[1]!);
-    if (!row) return { error: 'invalid' };
-    const expected = Buffer.from(String(row['hash']), 'hex');
-    const actual = Buffer.from(hashToken(token), 'hex');
-    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return { error: 'invalid' };
-    const record = toRecord(row);
-    if (record.revokedAt !== undefined) return { error: 'revoked' };
-    if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now) return { error: 'expired' };
-    // The same token gives the same principal object while its record is unchanged, so per-principal state
-    // (keys, views, handlers) is found without recomputing anything.
-    const cached = this.#principals.get(record.id);
-    if (cached !== undefined && cached.row === row['hash'] + JSON.stringify(record)) return { principal: cached.principal };
-    const principal: Principal = {
-      via: 'token',
-      tokenId: record.id,
-      user: record.user,
-      orgs: record.orgs,
-      projects: record.projects,
-      ...(record.agent !== undefined ? { agent: record.agent } : {}),
-      scopes: new Set(record.scopes),
-    };
-    if (this.#principals.size >= 10_000) this.#principals.clear();
-    this.#principals.set(record.id, { row: row['hash'] + JSON.stringify(record), principal });
-    return { principal };
-  }
-
-  appendAudit(events: readonly AuditEvent[]): void {
-    if (events.length === 0) return;
-    this.db.transaction(() => {
-      for (const e of events) {
-        this.#insertAudit.run(e.time, e.principal, e.user ?? null, e.tokenId ?? null, e.action, e.surface, e.skill ?? null, e.uri ?? null, e.version ?? null, e.digest ?? null, e.file ?? null, e.outcome, e.detail ?? null);
-      }
-    })();
-  }
-
-  queryAudit(query: AuditQuery = {}): AuditEvent[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.since !== undefined) {
-      where.push('time >= ?');
-      params.push(query.since);
-    }
-    if (query.user !== undefined) {
-      where.push('user = ?');
-      params.push(query.user);
-    }
-    if (query.skill !== undefined) {
-      where.push('(skill = ? OR uri = ?)');
-      params.push(query.skill, query.skill);
-    }
-    const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    params.push(Math.max(1, Math.min(query.limit ?? 1000, 1_000_000)));
-    const rows = this.db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
-    return rows.reverse().map((row) => {
-      const event: AuditEvent = { time: String(row['time']), principal: String(row['principal']), action: row['action'] as AuditEvent['action'], surface: String(row['surface']), outcome: String(row['outcome']) };
-      for (const [column, key] of [['user', 'user'], ['token_id', 'tokenId'], ['skill', 'skill'], ['uri', 'uri'], ['version', 'version'], ['digest', 'digest'], ['file', 'file'], ['detail', 'detail']] as const) {
-        if (row[column] !== null && row[column] !== undefined) (event as unknown as Record<string, unknown>)[key] = String(row[column]);
-      }
-      return event;
-    });
-  }
-
-  /** Changes when another connection (another process) commits: tokens may have been created or revoked. */
-  dataVersion(): number {
-    return this.#dataVersion.get()!.data_version;
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
-  }
+/** The id inside a well-formed token, or undefined. */
+export function tokenId(token: string): string | undefined {
+  return TOKEN_PATTERN.exec(token)?.[1];
 }
 
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+/** Checks a new token's fields and makes its secret and record (the store inserts them). */
+export function newTokenRecord(spec: NewToken): { token: string; hash: string; record: TokenRecord } {
+  checkSubjectName('user', spec.user);
+  for (const org of spec.orgs ?? []) checkSubjectName('org', org);
+  for (const project of spec.projects ?? []) checkSubjectName('project', project);
+  if (spec.agent !== undefined) checkSubjectName('agent', spec.agent);
+  const scopes = [...new Set(spec.scopes && spec.scopes.length > 0 ? spec.scopes : (['read'] as Scope[]))];
+  for (const scope of scopes) if (!SCOPES.includes(scope)) throw new Error(`scope "${scope}" is not one of ${SCOPES.join(', ')}`);
+  const id = randomBytes(6).toString('hex');
+  const token = `skp_${id}_${randomBytes(32).toString('base64url')}`;
+  const record: TokenRecord = {
+    id,
+    user: spec.user,
+    orgs: [...new Set(spec.orgs ?? [])],
+    projects: [...new Set(spec.projects ?? [])],
+    ...(spec.agent !== undefined ? { agent: spec.agent } : {}),
+    scopes,
+    ...(spec.description !== undefined ? { description: spec.description } : {}),
+    createdAt: new Date().toISOString(),
+    ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt.toISOString() } : {}),
+  };
+  return { token, hash: hashToken(token), record };
 }
 
-function toRecord(row: Record<string, unknown>): TokenRecord {
+/** Whether a presented token matches a stored hash (constant time). */
+export function tokenMatches(token: string, hash: string): boolean {
+  const expected = Buffer.from(hash, 'hex');
+  const actual = Buffer.from(hashToken(token), 'hex');
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** Why a record does not stand for a principal now, or undefined when it does. */
+export function tokenState(record: TokenRecord, now = Date.now()): 'revoked' | 'expired' | undefined {
+  if (record.revokedAt !== undefined) return 'revoked';
+  if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now) return 'expired';
+  return undefined;
+}
+
+export function principalOf(record: TokenRecord): Principal {
+  return {
+    via: 'token',
+    tokenId: record.id,
+    user: record.user,
+    orgs: record.orgs,
+    projects: record.projects,
+    ...(record.agent !== undefined ? { agent: record.agent } : {}),
+    scopes: new Set(record.scopes),
+  };
+}
+
+/** The audit query's limit, bounded. */
+export function auditLimit(query: AuditQuery): number {
+  return Math.max(1, Math.min(query.limit ?? 1000, 1_000_000));
+}
+
+/** An audit row (either engine's column names) as an event. */
+export function auditEventOf(row: Record<string, unknown>): AuditEvent {
+  const event: AuditEvent = { time: String(row['time']), principal: String(row['principal']), action: row['action'] as AuditEvent['action'], surface: String(row['surface']), outcome: String(row['outcome']) };
+  for (const [column, key] of [['user_name', 'user'], ['token_id', 'tokenId'], ['skill', 'skill'], ['uri', 'uri'], ['version', 'version'], ['digest', 'digest'], ['file', 'file'], ['detail', 'detail']] as const) {
+    if (row[column] !== null && row[column] !== undefined) (event as unknown as Record<string, unknown>)[key] = String(row[column]);
+  }
+  return event;
+}
+
+/** A token row (either engine; JSON lists as text) as a record. */
+export function tokenRecordOf(row: Record<string, unknown>): TokenRecord {
   return {
     id: String(row['id']),
-    user: String(row['user']),
+    user: String(row['user_name']),
     orgs: JSON.parse(String(row['orgs'])) as string[],
     projects: JSON.parse(String(row['projects'])) as string[],
     ...(row['agent'] !== null ? { agent: String(row['agent']) } : {}),
@@ -285,4 +198,8 @@ function toRecord(row: Record<string, unknown>): TokenRecord {
     ...(row['expires_at'] !== null ? { expiresAt: String(row['expires_at']) } : {}),
     ...(row['revoked_at'] !== null ? { revokedAt: String(row['revoked_at']) } : {}),
   };
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }

@@ -15,7 +15,7 @@ import type { HttpApp, RouteKit } from './routes.js';
  * | `GET /api/v1/me` | read | the caller's principal (user, orgs, projects, agent, scopes) and how many skills it sees |
  * | `GET /api/v1/catalog` | read | the skills the caller sees (folders and registry alike) (name, description, uri, digest) |
  * | `GET /api/v1/admin/policy` | admin | the policy file's text (YAML) |
- * | `PUT /api/v1/admin/policy` | admin | replaces the policy (checked first; written atomically; in force at once) |
+ * | `PUT /api/v1/admin/policy` | admin | replaces the policy (checked first; written atomically, to the file or the database; in force at once, on every replica within a second) |
  * | `GET /api/v1/admin/audit?since=&user=&skill=&limit=` | admin | audit events, oldest first |
  * | `GET /api/v1/admin/tokens` | admin | the tokens' records (never a token or its hash) |
  *
@@ -38,14 +38,16 @@ export function accessRoutes(app: HttpApp, kit: RouteKit, access: AccessControl,
   app.all('/api/v1/catalog', () => methodNotAllowed('GET'));
 
   app.get('/api/v1/admin/policy', admin, (c) => {
-    if (access.policyFile === undefined) throw new HttpError(404, 'no_policy', 'No policy file: the server was started without --policy, so every skill is public');
-    return c.body(access.policyFile.text, 200, { 'content-type': 'application/yaml; charset=utf-8' });
+    const text = access.policySource?.text;
+    if (text === undefined) throw new HttpError(404, 'no_policy', 'No policy: the server was started without --policy (and none is stored), so every skill is public');
+    return c.body(text, 200, { 'content-type': 'application/yaml; charset=utf-8' });
   });
   app.put('/api/v1/admin/policy', admin, async (c) => {
-    if (access.policyFile === undefined) throw new HttpError(409, 'no_policy', 'The server was started without --policy FILE; start it with one to edit the policy');
+    const source = access.policySource;
+    if (source === undefined) throw new HttpError(409, 'no_policy', 'The server was started without --policy FILE; start it with one to edit the policy');
     const body = (await kit.readBody(c, MAX_POLICY_BYTES)).toString('utf8');
     try {
-      const policy = access.policyFile.write(body);
+      const policy = await source.write(body);
       return c.json({ ok: true, rules: policy.rules.length, sessions: policy.sessions.length, default: policy.default, precedence: policy.precedence });
     } catch (failure) {
       if (failure instanceof PolicyError) throw new HttpError(400, 'bad_policy', failure.message);
@@ -54,9 +56,9 @@ export function accessRoutes(app: HttpApp, kit: RouteKit, access: AccessControl,
   });
   app.all('/api/v1/admin/policy', () => methodNotAllowed('GET, PUT'));
 
-  app.get('/api/v1/admin/audit', admin, (c) => {
+  app.get('/api/v1/admin/audit', admin, async (c) => {
     if (access.store === undefined) throw new HttpError(404, 'no_audit_log', 'No audit log: the server was started without --data DIR');
-    access.audit.flush();
+    await access.audit.flush();
     const query = (name: string) => c.req.query(name);
     const since = query('since');
     let sinceIso: string | undefined;
@@ -67,7 +69,7 @@ export function accessRoutes(app: HttpApp, kit: RouteKit, access: AccessControl,
     const user = query('user');
     const skill = query('skill');
     const limit = query('limit');
-    const events = access.store.queryAudit({
+    const events = await access.store.queryAudit({
       ...(sinceIso !== undefined ? { since: sinceIso } : {}),
       ...(user !== undefined ? { user } : {}),
       ...(skill !== undefined ? { skill } : {}),
@@ -77,9 +79,9 @@ export function accessRoutes(app: HttpApp, kit: RouteKit, access: AccessControl,
   });
   app.all('/api/v1/admin/audit', () => methodNotAllowed('GET'));
 
-  app.get('/api/v1/admin/tokens', admin, (c) => {
+  app.get('/api/v1/admin/tokens', admin, async (c) => {
     if (access.store === undefined) throw new HttpError(404, 'no_token_store', 'No token store: the server was started without --data DIR');
-    return c.json({ tokens: access.store.listTokens() });
+    return c.json({ tokens: await access.store.listTokens() });
   });
   app.all('/api/v1/admin/tokens', () => methodNotAllowed('GET'));
 }

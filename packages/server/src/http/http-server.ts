@@ -11,7 +11,7 @@ import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../mcp/scoped.js';
 import { errorBody } from './errors.js';
 import { allowedHostnames, checkRequest } from './guards.js';
-import { forbidden, unauthorized } from './oauth.js';
+import { forbidden, refused as authRefused } from './oauth.js';
 import type { Answer } from './oauth.js';
 import { createRouter, nodeListener } from './router.js';
 import type { HttpRoutes, WebRoute } from './routes.js';
@@ -147,7 +147,7 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
 
     // Who is asking: the answer is for one principal.
     const auth = await access.authenticate(req);
-    if (!('principal' in auth)) return sendAnswer(res, unauthorized(access, req, auth.error, auth.description));
+    if (!('principal' in auth)) return sendAnswer(res, authRefused(access, req, auth));
     const principal = auth.principal;
     // An answer still open when the credential expires (a subscriptions/listen stream) is closed then, as a
     // revocation closes it: the client's next request meets the 401.
@@ -340,7 +340,11 @@ function tooLarge(res: ServerResponse, limit: number): void {
 }
 
 /** Errors node's HTTP parser raises before a request exists: one JSON line with a 4xx, then the connection closes. */
+/** Sockets already answered by answerClientError: node's parser reports every later chunk as another error. */
+const answeredClientErrors = new WeakSet<Socket>();
+
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits: RequestLimits): void {
+  if (answeredClientErrors.has(socket)) return; // being drained (below); destroying now would reset the answer away
   if (!socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
     socket.destroy();
     return;
@@ -352,7 +356,19 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits:
         ? [408, 'Request Timeout', `Request not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms (--headers-timeout, --request-timeout)`]
         : [400, 'Bad Request', `Bad Request: malformed HTTP (${error.code ?? 'parse error'})`];
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null });
+  answeredClientErrors.add(socket);
   socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  // A client still sending (a 1 MiB header) would get a reset instead of the answer if the socket closed with its
+  // bytes unread: read and drop them for a while, up to twice the body limit, then cut.
+  let discarded = 0;
+  const cut = setTimeout(() => socket.destroy(), 5000);
+  cut.unref();
+  socket.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > 2 * limits.maxBodyBytes) socket.destroy();
+  });
+  socket.once('close', () => clearTimeout(cut));
+  socket.resume();
 }
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {

@@ -17,7 +17,7 @@ export const MCP_PATH = '/mcp';
 
 /** A complete HTTP answer, to be written by whichever layer owns the response. */
 export interface Answer {
-  status: 401 | 403;
+  status: 401 | 403 | 503;
   headers: Record<string, string>;
   body: string;
 }
@@ -50,6 +50,16 @@ function quote(text: string): string {
   return `"${text.replace(/["\\\r\n]/g, ' ')}"`;
 }
 
+/** The caller's credential cannot be checked now (the access store is away and this replica has not seen it). */
+export function authUnavailable(description: string): Answer {
+  return answer(503, { 'retry-after': '1' }, { error: { code: 'store_unavailable', message: description } });
+}
+
+/** The answer to a failed authentication: 401 (RFC 6750), or 503 when the credential could not be checked. */
+export function refused(access: AccessControl, req: IncomingMessage, auth: { status: 401 | 503; error?: string | undefined; description: string }): Answer {
+  return auth.status === 503 ? authUnavailable(auth.description) : unauthorized(access, req, auth.error, auth.description);
+}
+
 export function unauthorized(access: AccessControl, req: IncomingMessage, error: string | undefined, description: string): Answer {
   const parts = [`resource_metadata=${quote(metadataUrl(access, req))}`];
   if (error !== undefined) parts.push(`error=${quote(error)}`, `error_description=${quote(description)}`);
@@ -62,7 +72,7 @@ export function forbidden(access: AccessControl, req: IncomingMessage, scope: Sc
   return answer(403, { 'www-authenticate': header }, { error: 'insufficient_scope', error_description: `This needs the ${scope} scope`, scope });
 }
 
-function answer(status: 401 | 403, headers: Record<string, string>, value: unknown): Answer {
+function answer(status: Answer['status'], headers: Record<string, string>, value: unknown): Answer {
   const body = JSON.stringify(value);
   return { status, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' }, body };
 }

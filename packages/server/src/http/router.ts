@@ -10,7 +10,7 @@ import type { Scoped } from '../mcp/scoped.js';
 import { readBodyLimited } from './body.js';
 import { HttpError, errorBody, methodNotAllowed } from './errors.js';
 import { accessRoutes } from './api-routes.js';
-import { METADATA_PATH, MCP_PATH, forbidden, protectedResourceMetadata, unauthorized } from './oauth.js';
+import { METADATA_PATH, MCP_PATH, forbidden, protectedResourceMetadata, refused } from './oauth.js';
 import type { Answer } from './oauth.js';
 
 /**
@@ -75,7 +75,7 @@ export function createRouter(options: RouterOptions): HttpApp {
   // Who is asking: every route below answers for one principal.
   app.use('*', async (c, next) => {
     const auth = await access.authenticate(c.env.incoming);
-    if (!('principal' in auth)) return reply(c, unauthorized(access, c.env.incoming, auth.error, auth.description));
+    if (!('principal' in auth)) return reply(c, refused(access, c.env.incoming, auth));
     c.set('principal', auth.principal);
     await next();
   });

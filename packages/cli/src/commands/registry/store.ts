@@ -57,7 +57,7 @@ export function registerStore(program: Command, exit: ExitCode): void {
 
   store
     .command('copy')
-    .description('Copy every version, tag and blob of one store into another (e.g. a folder into PostgreSQL), verifying every digest.')
+    .description('Copy every version, tag and blob of one store into another (e.g. a folder into PostgreSQL), verifying every digest; tokens, the audit log and a stored policy go along.')
     .requiredOption('--from <dir|url>', 'the store to read')
     .requiredOption('--to <dir|url>', 'the store to write (versions already there with the same bytes are skipped)')
     .option('--json', 'print the result as JSON')
@@ -72,11 +72,16 @@ export function registerStore(program: Command, exit: ExitCode): void {
           try {
             const progress = options.json || !process.stderr.isTTY ? () => {} : (line: string) => process.stderr.write(`\r${line}\x1b[K`);
             const result = await copyStore(from, to, { onProgress: progress });
+            // Access data goes along (tokens, audit log, stored policy), when the source has any.
+            const access = await copyAccessData(options.from, options.to, progress);
             if (!options.json && process.stderr.isTTY) process.stderr.write('\n');
-            if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+            if (options.json) process.stdout.write(`${JSON.stringify({ ...result, ...(access !== undefined ? { access } : {}) }, null, 2)}\n`);
             else {
               const colors = paint(process.stdout);
               process.stdout.write(`${result.problems.length === 0 ? colors.green('Copied') : colors.red('Copied with problems')}: ${plural(result.versions.created, 'version')} created, ${result.versions.existing} already there; ${plural(result.blobs.copied, 'blob')} copied, ${result.blobs.existing} already there, every digest verified; ${plural(result.tags, 'tag')}\n`);
+              if (access !== undefined) {
+                process.stdout.write(`Access data: ${plural(access.tokens.copied, 'token')} copied, ${access.tokens.existing} already there; ${plural(access.audit.copied, 'audit event')} copied${access.audit.skipped ? ` (${access.audit.skipped})` : ''}; policy ${access.policy === 'copied' ? 'copied' : access.policy === 'kept' ? 'already there (kept)' : 'none stored'}\n`);
+              }
               for (const problem of result.problems) process.stdout.write(`  - ${problem}\n`);
             }
             if (result.problems.length > 0) throw new CommandError(`the copy to ${displayStore(options.to)} is incomplete (${plural(result.problems.length, 'problem')})`);
@@ -88,4 +93,22 @@ export function registerStore(program: Command, exit: ExitCode): void {
         }
       });
     });
+}
+
+/** Copies tokens, audit events and a stored policy when the source has access data (a folder's access.db, or a database). */
+async function copyAccessData(fromData: string, toData: string, progress: (line: string) => void): Promise<import('@skillport/server').AccessCopyResult | undefined> {
+  const { ACCESS_DB, copyAccess } = await import('@skillport/server');
+  if (!isUrl(fromData) && !existsSync(join(fromData, ACCESS_DB))) return undefined;
+  const { openAccessStore } = await import('@skillport/registry');
+  const from = await openAccessStore(fromData, { migrate: false });
+  try {
+    const to = await openAccessStore(toData);
+    try {
+      return await copyAccess(from, to, { onProgress: progress });
+    } finally {
+      await to.close();
+    }
+  } finally {
+    await from.close();
+  }
 }

@@ -1,0 +1,221 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Database as DatabaseType, Statement } from 'better-sqlite3';
+import { ACCESS_DB, auditEventOf, auditLimit, newTokenRecord, tokenRecordOf } from './store.js';
+import type { AccessChange, AccessStore, AuditEvent, AuditQuery, NewToken, StoredPolicyText, TokenEntry, TokenRecord } from './store.js';
+
+/**
+ * The embedded access store: `DIR/access.db` (SQLite, WAL), apart from the registry's metadata (ADR 0030). Other
+ * processes (`skillport token …`) write the same file; `watch` notices their commits by polling `PRAGMA
+ * data_version` every 250 ms and says "something changed" (`all`), since SQLite does not say what.
+ */
+
+/**
+ * The native SQLite module, loaded when a store is first opened: a server without access data (a plain `serve`)
+ * loads no native module at all (tested in lazy-native.test.ts and serve-start-loads.test.ts).
+ */
+let sqlite: typeof BetterSqlite3 | undefined;
+function nativeSqlite(): typeof BetterSqlite3 {
+  sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  return sqlite;
+}
+/** 2 added the policy table (used by the contract suite and `store copy`; a folder server keeps its policy in the --policy file). */
+const SCHEMA_VERSION = 2;
+const TOKEN_COLUMNS = 'id, hash, user AS user_name, orgs, projects, agent, scopes, description, created_at, expires_at, revoked_at';
+
+export class SqliteAccessStore implements AccessStore {
+  readonly db: DatabaseType;
+  readonly #byId: Statement<[string], Record<string, unknown>>;
+  readonly #insertAudit: Statement<unknown[]>;
+  readonly #dataVersion: Statement<[], { data_version: number }>;
+
+  private constructor(readonly location: string) {
+    this.db = new (nativeSqlite())(location, { timeout: 5000 });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.#migrate();
+    this.#byId = this.db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`);
+    this.#insertAudit = this.db.prepare(
+      'INSERT INTO audit (time, principal, user, token_id, action, surface, skill, uri, version, digest, file, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.#dataVersion = this.db.prepare('PRAGMA data_version');
+  }
+
+  /** Opens (creating when missing) `DIR/access.db`. */
+  static open(dataDir: string): SqliteAccessStore {
+    mkdirSync(dataDir, { recursive: true });
+    const path = join(dataDir, ACCESS_DB);
+    try {
+      return new SqliteAccessStore(path);
+    } catch (error) {
+      throw new Error(`${path}: ${(error as Error).message}`);
+    }
+  }
+
+  #migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new Error(`${this.location} was written by a newer skillport (schema ${version}); upgrade skillport`);
+    if (version === SCHEMA_VERSION) return;
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS tokens (
+        id TEXT PRIMARY KEY,
+        hash TEXT NOT NULL,
+        user TEXT NOT NULL,
+        orgs TEXT NOT NULL,
+        projects TEXT NOT NULL,
+        agent TEXT,
+        scopes TEXT NOT NULL,
+        description TEXT,
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        revoked_at TEXT
+      );
+      CREATE TABLE IF NOT EXISTS audit (
+        id INTEGER PRIMARY KEY,
+        time TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        user TEXT,
+        token_id TEXT,
+        action TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        skill TEXT,
+        uri TEXT,
+        version TEXT,
+        digest TEXT,
+        file TEXT,
+        outcome TEXT NOT NULL,
+        detail TEXT
+      );
+      CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
+      CREATE INDEX IF NOT EXISTS audit_user ON audit (user, time);
+      CREATE INDEX IF NOT EXISTS audit_skill ON audit (skill, time);
+      CREATE TABLE IF NOT EXISTS policy (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        text TEXT NOT NULL,
+        source_digest TEXT,
+        updated_at TEXT NOT NULL
+      );
+      PRAGMA user_version = ${SCHEMA_VERSION};
+    `);
+  }
+
+  async createToken(spec: NewToken): Promise<{ token: string; record: TokenRecord }> {
+    const { token, hash, record } = newTokenRecord(spec);
+    this.#insertToken({ record, hash });
+    return { token, record };
+  }
+
+  #insertToken({ record, hash }: TokenEntry, orIgnore = false): boolean {
+    const result = this.db
+      .prepare(`INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO tokens (id, hash, user, orgs, projects, agent, scopes, description, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(record.id, hash, record.user, JSON.stringify(record.orgs), JSON.stringify(record.projects), record.agent ?? null, JSON.stringify(record.scopes), record.description ?? null, record.createdAt, record.expiresAt ?? null, record.revokedAt ?? null);
+    return result.changes > 0;
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return (await this.tokenEntries()).map((entry) => entry.record);
+  }
+
+  async tokenEntries(): Promise<TokenEntry[]> {
+    return (this.db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at, id`).all() as Array<Record<string, unknown>>).map((row) => ({ record: tokenRecordOf(row), hash: String(row['hash']) }));
+  }
+
+  async importToken(entry: TokenEntry): Promise<boolean> {
+    return this.#insertToken(entry, true);
+  }
+
+  async revokeToken(id: string): Promise<boolean> {
+    const result = this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(new Date().toISOString(), id);
+    return result.changes > 0;
+  }
+
+  async token(id: string): Promise<TokenRecord | undefined> {
+    return (await this.tokenEntry(id))?.record;
+  }
+
+  async tokenEntry(id: string): Promise<TokenEntry | undefined> {
+    const row = this.#byId.get(id);
+    return row ? { record: tokenRecordOf(row), hash: String(row['hash']) } : undefined;
+  }
+
+  async appendAudit(events: readonly AuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    this.db.transaction(() => {
+      for (const e of events) {
+        this.#insertAudit.run(e.time, e.principal, e.user ?? null, e.tokenId ?? null, e.action, e.surface, e.skill ?? null, e.uri ?? null, e.version ?? null, e.digest ?? null, e.file ?? null, e.outcome, e.detail ?? null);
+      }
+    })();
+  }
+
+  async queryAudit(query: AuditQuery = {}): Promise<AuditEvent[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.since !== undefined) {
+      where.push('time >= ?');
+      params.push(query.since);
+    }
+    if (query.user !== undefined) {
+      where.push('user = ?');
+      params.push(query.user);
+    }
+    if (query.skill !== undefined) {
+      where.push('(skill = ? OR uri = ?)');
+      params.push(query.skill, query.skill);
+    }
+    const sql = `SELECT *, user AS user_name FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    params.push(auditLimit(query));
+    const rows = this.db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
+    return rows.reverse().map(auditEventOf);
+  }
+
+  async auditAfter(position: number, limit: number): Promise<Array<{ position: number; event: AuditEvent }>> {
+    const rows = this.db.prepare('SELECT *, user AS user_name FROM audit WHERE id > ? ORDER BY id LIMIT ?').all(position, limit) as Array<Record<string, unknown>>;
+    return rows.map((row) => ({ position: Number(row['id']), event: auditEventOf(row) }));
+  }
+
+  async policy(): Promise<StoredPolicyText | undefined> {
+    const row = this.db.prepare('SELECT text, source_digest, updated_at FROM policy WHERE id = 1').get() as Record<string, string | null> | undefined;
+    return row === undefined ? undefined : { text: row['text']!, ...(row['source_digest'] !== null ? { sourceDigest: row['source_digest']! } : {}), updatedAt: row['updated_at']! };
+  }
+
+  async savePolicy(text: string, sourceDigest?: string): Promise<StoredPolicyText> {
+    const updatedAt = new Date().toISOString();
+    this.db
+      .prepare('INSERT INTO policy (id, text, source_digest, updated_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET text = excluded.text, source_digest = excluded.source_digest, updated_at = excluded.updated_at')
+      .run(text, sourceDigest ?? null, updatedAt);
+    return { text, ...(sourceDigest !== undefined ? { sourceDigest } : {}), updatedAt };
+  }
+
+  /** Changes when another connection (another process) commits. */
+  dataVersion(): number {
+    return this.#dataVersion.get()!.data_version;
+  }
+
+  changeStamp(): number {
+    return this.dataVersion();
+  }
+
+  watch(onChange: (change: AccessChange) => void, onState?: (connected: boolean) => void): () => void {
+    let seen = this.dataVersion();
+    onState?.(true);
+    const timer = setInterval(() => {
+      try {
+        const version = this.dataVersion();
+        if (version !== seen) {
+          seen = version;
+          onChange({ kind: 'all' });
+        }
+      } catch {
+        // a closed store: nothing to watch
+      }
+    }, 250);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
