@@ -84,6 +84,11 @@ export interface SearchOptions {
    * their weight. Default: WordNet (./wordnet.ts); false: none.
    */
   related?: ((word: string) => RelatedWord[]) | false;
+  /**
+   * Recent postings (of documents added or replaced since the last merge) held before they are merged into the
+   * compact lists, at least (default 65,536; a merge also waits for them to reach half the compact ones).
+   */
+  minMergeRows?: number;
 }
 
 export interface SearchHit {
@@ -367,35 +372,25 @@ class IntList {
 }
 
 /**
- * Collects an index's postings, one document at a time, as (term, document, occurrences per field) rows; they are
- * sorted into posting lists at the end. Occurrences within a document are counted in flat arrays indexed by term
- * id (no map per document), doubled (a compound's part counts half) and packed 8 bits per field into one integer:
- * BM25 saturation makes occurrences past 127 irrelevant anyway.
+ * Counts one document's terms: occurrences per term in flat arrays indexed by term id (no map per document),
+ * doubled (a compound's part counts half) and packed 8 bits per field into one integer: BM25 saturation makes
+ * occurrences past 127 irrelevant anyway. Owned by one index (term ids are the index's).
  */
-class PostingsBuilder {
-  readonly vocabulary = new Map<string, number>();
-  readonly terms: string[] = [];
-  readonly rowTerms: IntList;
-  readonly rowDocs: IntList;
-  readonly rowCounts: IntList;
-  private readonly lastDoc = new IntList(); // per term: 1 + the last document that counted it
+class TermCounter {
+  private readonly lastDoc = new IntList(); // per term: the stamp of the last document that counted it
   private readonly counts = new IntList(); // per term: packed doubled occurrences in the current document
-  private readonly touched: number[] = [];
-  private doc = 0;
+  readonly touched: number[] = [];
+  private stamp = 0;
 
-  constructor(
-    private readonly analyzer: Analyzer,
-    expectedRows: number,
-  ) {
-    this.rowTerms = new IntList(expectedRows);
-    this.rowDocs = new IntList(expectedRows);
-    this.rowCounts = new IntList(expectedRows);
+  constructor(private readonly analyzer: Analyzer, private readonly idOf: (term: string) => number) {}
+
+  /** Starts a new document. */
+  begin(): void {
+    this.touched.length = 0;
+    this.stamp++;
   }
 
-  /**
-   * Counts the words of `text` into `field` of the current document, appends their terms to `sequence` if given,
-   * and returns the number of words.
-   */
+  /** Counts the words of `text` into `field`, appends their terms to `sequence` if given; returns the number of words. */
   addText(text: string, field: number, sequence: IntList | undefined): number {
     const shift = FIELD_BITS * field;
     let words = 0;
@@ -415,36 +410,21 @@ class PostingsBuilder {
     return words;
   }
 
-  /** Turns the current document's counts into rows and moves on to the next document. */
-  endDocument(): void {
-    for (const id of this.touched) {
-      this.rowTerms.push(id);
-      this.rowDocs.push(this.doc);
-      this.rowCounts.push(this.counts.data[id]!);
-      this.counts.data[id] = 0;
-    }
-    this.touched.length = 0;
-    this.doc++;
-  }
-
-  private idOf(term: string): number {
-    let id = this.vocabulary.get(term);
-    if (id === undefined) {
-      id = this.terms.length;
-      this.vocabulary.set(term, id);
-      this.terms.push(term);
-      this.lastDoc.grow(id + 1);
-      this.counts.grow(id + 1);
-    }
-    return id;
+  /** The packed count of a term touched by the current document (then reset for the next one). */
+  take(id: number): number {
+    const packed = this.counts.data[id]! >>> 0;
+    this.counts.data[id] = 0;
+    return packed;
   }
 
   private count(id: number, doubled: number, shift: number): void {
-    if (this.lastDoc.data[id] !== this.doc + 1) {
-      this.lastDoc.data[id] = this.doc + 1;
+    this.lastDoc.grow(id + 1);
+    this.counts.grow(id + 1);
+    if (this.lastDoc.data[id] !== this.stamp) {
+      this.lastDoc.data[id] = this.stamp;
       this.touched.push(id);
     }
-    const packed = this.counts.data[id]!;
+    const packed = this.counts.data[id]! >>> 0;
     if (((packed >>> shift) & FIELD_MAX) + doubled <= FIELD_MAX) this.counts.data[id] = packed + doubled * 2 ** shift;
   }
 }
@@ -460,23 +440,69 @@ interface QueryTerm {
   weight: number;
 }
 
+/**
+ * The documents a search runs over, with the statistics BM25 takes from them: the whole index, or a view (a subset
+ * of its documents, e.g. what one principal may see). Statistics are the subset's own (document count, average
+ * field lengths, document frequencies), so a search in a view ranks exactly like an index built from the view's
+ * documents alone, and scores reveal nothing about documents outside it.
+ */
+interface Scope {
+  /** Per slot, 1 when the document is searched. */
+  visible: Uint8Array;
+  count: number;
+  averages: number[];
+  df: (id: number) => number;
+}
+
+/**
+ * A subset of an index's documents to search (`SkillSearchIndex.view`): a principal's view shares the index's
+ * analysed documents and postings; only a bit per document and its own statistics are kept, recomputed when the
+ * index changes.
+ */
+export class SearchView {
+  /** @internal */ epoch = -1;
+  /** @internal */ visible = new Uint8Array(0);
+  /** @internal */ count = 0;
+  /** @internal */ averages: number[] = [1, 1, 1, 1];
+  /** @internal */ dfs = new Map<number, number>();
+
+  constructor(readonly ids: readonly string[]) {}
+}
+
+/** Postings merged into the compact lists once the recent ones reach this many (or half the compact ones). */
+const MIN_MERGE_ROWS = 65_536;
+
+/**
+ * The index. Documents are added, replaced (same id) and removed one at a time; a search always ranks exactly like
+ * an index built at once from the current documents (same statistics: document count, average field lengths,
+ * document frequencies; the same near matches), which the tests check after random sequences of changes.
+ *
+ * Layout (memory: nothing of the source text is kept but names, ids and description term sequences):
+ * - terms: `vocabulary` (term → id) and `terms` (id → term), never removed (a term whose documents are all gone has
+ *   a document frequency of 0 and is treated as unknown); `df` per term, counted over the live documents.
+ * - documents by slot (a number; slots of removed documents are reused only after a merge renumbers them): id,
+ *   name, word count per field, the distinct term ids (`forward`, to undo its counts on removal) and the
+ *   description's term sequence (phrase bonus).
+ * - postings of term t: the compact lists (`baseOffsets[t] .. baseOffsets[t + 1]` in `baseDocs`/`baseCounts`, slots
+ *   ascending, built at the last merge) followed by the recent ones (`tail`: [slot, packed, ...] per term, for
+ *   documents added since). Counts are packed occurrences per field (see TermCounter); the BM25F value is computed
+ *   at query time from them and the scope's average lengths, so adding a document never rewrites other postings.
+ *   Postings of removed documents stay until the next merge and are skipped (their slot is not live).
+ * - merges rebuild the compact lists from the compact and recent ones (no text is analysed again) when the recent
+ *   postings outgrow half the compact ones, or removed documents hold half of them: amortised, a change costs a
+ *   constant number of posting copies.
+ *
+ * For a query-expansion step (e.g. issue 15's meaning module): `expansions` turns a query term into index terms
+ * with factors; a source of related words plugs in through `SearchOptions.related` without touching the layout.
+ */
 export class SkillSearchIndex {
-  private readonly ids: string[];
-  private readonly names: string[];
   private readonly analyzer = new Analyzer();
-  private readonly vocabulary: Map<string, number>;
-  private readonly terms: string[];
-  /** Postings of term t: documents `postingDocs[offsets[t] .. offsets[t + 1]]`, ascending, with their values. */
-  private readonly offsets: Int32Array;
-  private readonly postingDocs: Int32Array;
-  /** Per posting, the saturated BM25F value tf / (k1 + tf) (idf is applied at query time, per term). */
-  private readonly postingValues: Float64Array;
-  /** Per posting, a bit per field holding the term (bit f for FIELD_NAMES[f]): for the reasons of results. */
-  private readonly postingFields: Uint8Array;
-  private readonly idf: Float64Array;
-  /** The description's terms in order (stopwords dropped), per document, for the phrase bonus. */
-  private readonly descriptionStarts: Int32Array;
-  private readonly descriptionTerms: Int32Array;
+  private readonly related: ((word: string) => RelatedWord[]) | undefined;
+  private readonly counter: TermCounter;
+  // Terms.
+  private readonly vocabulary = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly df = new IntList();
   /** Term ids by their first 4 characters (terms of 5+ characters), for the prefix step. */
   private readonly byPrefix = new Map<string, number[]>();
   /**
@@ -485,139 +511,376 @@ export class SkillSearchIndex {
    */
   private readonly byFirst = new Map<string, number[]>();
   private readonly bySecond = new Map<string, number[]>();
-  /** Compact name key (no spaces) → documents, for the exact-name bonus. */
-  private readonly exactNames = new Map<string, number[]>();
-  /** Name keys, sorted, with their documents: for the name-prefix bonus. */
-  private readonly sortedNameKeys: string[];
-  private readonly sortedNameDocs: number[];
-  private readonly related: ((word: string) => RelatedWord[]) | undefined;
+  // Documents, by slot.
+  private readonly slots = new Map<string, number>();
+  private ids: string[] = [];
+  private names: string[] = [];
+  private lengths = [new IntList(), new IntList(), new IntList(), new IntList()];
+  private alive = new Uint8Array(16);
+  private forward: Array<Int32Array | undefined> = [];
+  private descriptions: Array<Int32Array | undefined> = [];
+  private readonly totals = [0, 0, 0, 0];
+  private live = 0;
+  // Postings.
+  private baseOffsets = new Int32Array(1);
+  private baseDocs = new Int32Array(0);
+  private baseCounts = new Uint32Array(0);
+  /** Slots below this are in the compact lists; slots from it on are recent. */
+  private baseSlots = 0;
+  private deadRows = 0;
+  /** Per term id, its recent postings (undefined when none). */
+  private tail: Array<number[] | undefined> = [];
+  private tailRows = 0;
+  // Names.
+  /** Compact name key (no spaces) → slots, for the exact-name bonus. */
+  private exactNames = new Map<string, number[]>();
+  /** Name keys, sorted, with their slots: for the name-prefix bonus. */
+  private sortedNameKeys: string[] = [];
+  private sortedNameDocs: number[] = [];
+  /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
+  private epoch = 0;
   private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array } | undefined;
+  private readonly minMergeRows: number;
 
-  constructor(documents: readonly SearchDocument[], options: SearchOptions = {}) {
-    const count = documents.length;
+  /** Documents with the same id: the last one wins. */
+  constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word));
-    this.ids = new Array<string>(count);
-    this.names = new Array<string>(count);
-    const lengths = [new Float64Array(count), new Float64Array(count), new Float64Array(count), new Float64Array(count)];
-    // Sizes estimated from the text: in the corpus, about one (term, document) pair per 12 characters, and one
-    // word per 7 characters of description.
-    let descriptionChars = 0;
-    let headingChars = 0;
-    for (const source of documents) {
-      descriptionChars += typeof source?.description === 'string' ? source.description.length : 0;
-      if (Array.isArray(source?.headings)) for (const heading of source.headings) headingChars += typeof heading === 'string' ? heading.length : 0;
-    }
-    const builder = new PostingsBuilder(this.analyzer, (descriptionChars + headingChars) / 12);
-    const descriptionStarts = new Int32Array(count + 1);
-    const descriptionTerms = new IntList(descriptionChars / 7);
-    for (let doc = 0; doc < count; doc++) {
-      const source = documents[doc];
-      this.ids[doc] = String(source?.id ?? '');
-      this.names[doc] = String(source?.name ?? '');
-      lengths[0]![doc] = builder.addText(this.names[doc]!, 0, undefined);
-      lengths[1]![doc] = builder.addText(String(source?.description ?? ''), 1, descriptionTerms);
-      descriptionStarts[doc + 1] = descriptionTerms.length;
-      let headingWords = 0;
-      if (Array.isArray(source?.headings)) for (const heading of source.headings) headingWords += builder.addText(String(heading), 2, undefined);
-      lengths[2]![doc] = headingWords;
-      lengths[3]![doc] = typeof source?.body === 'string' ? builder.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
-      builder.endDocument();
-      const key = nameKey(this.names[doc]!);
-      if (key !== '') addTo(this.exactNames, key.replace(/ /g, ''), doc);
-    }
-    this.vocabulary = builder.vocabulary;
-    this.terms = builder.terms;
-    const { rowTerms, rowDocs, rowCounts } = builder;
+    this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
+    this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
+    for (const document of documents) this.add(document, false);
+    this.merge();
+  }
 
-    // Sort the rows into posting lists (a counting sort by term keeps each list's documents ascending).
-    const termCount = this.terms.length;
-    const rows = rowTerms.length;
-    this.offsets = new Int32Array(termCount + 1);
-    for (let row = 0; row < rows; row++) this.offsets[rowTerms.data[row]! + 1]!++;
-    for (let id = 0; id < termCount; id++) this.offsets[id + 1]! += this.offsets[id]!;
-    const cursor = this.offsets.slice(0, termCount);
-    this.postingDocs = new Int32Array(rows);
-    this.postingValues = new Float64Array(rows);
-    this.postingFields = new Uint8Array(rows);
-    const average = lengths.map((perDoc) => {
-      let total = 0;
-      for (const length of perDoc) total += length;
-      return count > 0 && total > 0 ? total / count : 1;
-    });
-    for (let row = 0; row < rows; row++) {
-      const owner = rowDocs.data[row]!;
-      const packed = rowCounts.data[row]!;
-      let tf = 0;
-      let fields = 0;
-      for (let f = 0; f < FIELDS; f++) {
-        const occurrences = ((packed >>> (FIELD_BITS * f)) & FIELD_MAX) / 2;
-        if (occurrences > 0) fields |= 1 << f;
-        if (occurrences > 0) tf += (FIELD_WEIGHTS[f]! * occurrences) / (f === 3 ? Math.max(BODY_MIN_NORM, 1 - FIELD_B[f]! + (FIELD_B[f]! * lengths[f]![owner]!) / average[f]!) : 1 - FIELD_B[f]! + (FIELD_B[f]! * lengths[f]![owner]!) / average[f]!);
-      }
-      const slot = cursor[rowTerms.data[row]!]!++;
-      this.postingDocs[slot] = owner;
-      this.postingValues[slot] = tf / (K1 + tf);
-      this.postingFields[slot] = fields;
+  /** Documents indexed. */
+  get size(): number {
+    return this.live;
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  /** Adds a document, or replaces the one with the same id. */
+  add(source: SearchDocument, mergeWhenDue = true): void {
+    const id = String(source?.id ?? '');
+    this.remove(id, false);
+    const slot = this.ids.length;
+    const counter = this.counter;
+    counter.begin();
+    const name = String(source?.name ?? '');
+    const description = new IntList(16);
+    const lengths = [
+      counter.addText(name, 0, undefined),
+      counter.addText(String(source?.description ?? ''), 1, description),
+      0,
+      0,
+    ];
+    if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
+    lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
+    const touched = Int32Array.from(counter.touched);
+    for (const term of touched) {
+      const packed = counter.take(term);
+      this.df.data[term]!++;
+      const list = this.tail[term];
+      if (list === undefined) this.tail[term] = [slot, packed];
+      else list.push(slot, packed);
     }
-    this.idf = new Float64Array(termCount);
-    for (let id = 0; id < termCount; id++) {
-      const df = this.offsets[id + 1]! - this.offsets[id]!;
-      this.idf[id] = Math.log(1 + (count - df + 0.5) / (df + 0.5));
-      const term = this.terms[id]!;
+    this.tailRows += touched.length;
+    this.slots.set(id, slot);
+    this.ids.push(id);
+    this.names.push(name);
+    for (let f = 0; f < FIELDS; f++) {
+      this.lengths[f]!.push(lengths[f]!);
+      this.totals[f]! += lengths[f]!;
+    }
+    if (slot >= this.alive.length) {
+      const bigger = new Uint8Array(Math.max(16, slot * 2));
+      bigger.set(this.alive);
+      this.alive = bigger;
+    }
+    this.alive[slot] = 1;
+    this.forward.push(touched);
+    this.descriptions.push(description.toArray());
+    this.live++;
+    const key = nameKey(name);
+    if (key !== '') {
+      addTo(this.exactNames, key.replace(/ /g, ''), slot);
+      const at = upperBound(this.sortedNameKeys, key);
+      this.sortedNameKeys.splice(at, 0, key);
+      this.sortedNameDocs.splice(at, 0, slot);
+    }
+    this.epoch++;
+    if (mergeWhenDue) this.mergeIfDue();
+  }
+
+  /** Removes the document with this id; false when there is none. */
+  remove(id: string, mergeWhenDue = true): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    const terms = this.forward[slot]!;
+    for (const term of terms) this.df.data[term]!--;
+    if (slot < this.baseSlots) this.deadRows += terms.length;
+    this.slots.delete(id);
+    this.alive[slot] = 0;
+    this.forward[slot] = undefined;
+    this.descriptions[slot] = undefined;
+    for (let f = 0; f < FIELDS; f++) this.totals[f]! -= this.lengths[f]!.data[slot]!;
+    this.live--;
+    const key = nameKey(this.names[slot]!);
+    if (key !== '') {
+      const compact = key.replace(/ /g, '');
+      const same = this.exactNames.get(compact)!;
+      same.splice(same.indexOf(slot), 1);
+      if (same.length === 0) this.exactNames.delete(compact);
+      let at = lowerBound(this.sortedNameKeys, key);
+      while (this.sortedNameDocs[at] !== slot) at++;
+      this.sortedNameKeys.splice(at, 1);
+      this.sortedNameDocs.splice(at, 1);
+    }
+    this.epoch++;
+    if (mergeWhenDue) this.mergeIfDue();
+    return true;
+  }
+
+  /** A view of the documents with these ids (others are ignored), to pass to `search`. */
+  view(ids: Iterable<string>): SearchView {
+    return new SearchView([...ids]);
+  }
+
+  private mergeIfDue(): void {
+    const baseRows = this.baseDocs.length;
+    if (this.tailRows > Math.max(this.minMergeRows, baseRows / 2) || this.deadRows > Math.max(this.minMergeRows, baseRows / 2)) this.merge();
+  }
+
+  /**
+   * Rebuilds the compact posting lists from the compact and recent ones, dropping removed documents and
+   * renumbering slots (kept in order, so each list stays ascending: compact postings first, then recent ones).
+   */
+  private merge(): void {
+    const slotCount = this.ids.length;
+    const renumber = new Int32Array(slotCount);
+    let next = 0;
+    for (let slot = 0; slot < slotCount; slot++) renumber[slot] = this.alive[slot] === 1 ? next++ : -1;
+    const termCount = this.terms.length;
+    const offsets = new Int32Array(termCount + 1);
+    const baseTerms = this.baseOffsets.length - 1;
+    for (let term = 0; term < termCount; term++) {
+      let rows = 0;
+      if (term < baseTerms) for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
+      const recent = this.tail[term];
+      if (recent !== undefined) for (let at = 0; at < recent.length; at += 2) if (this.alive[recent[at]!] === 1) rows++;
+      offsets[term + 1] = offsets[term]! + rows;
+    }
+    const docs = new Int32Array(offsets[termCount]!);
+    const counts = new Uint32Array(offsets[termCount]!);
+    for (let term = 0; term < termCount; term++) {
+      let to = offsets[term]!;
+      if (term < baseTerms) {
+        for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
+          const slot = this.baseDocs[at]!;
+          if (this.alive[slot] !== 1) continue;
+          docs[to] = renumber[slot]!;
+          counts[to++] = this.baseCounts[at]!;
+        }
+      }
+      const recent = this.tail[term];
+      if (recent !== undefined) {
+        for (let at = 0; at < recent.length; at += 2) {
+          const slot = recent[at]!;
+          if (this.alive[slot] !== 1) continue;
+          docs[to] = renumber[slot]!;
+          counts[to++] = recent[at + 1]!;
+        }
+      }
+    }
+    this.baseOffsets = offsets;
+    this.baseDocs = docs;
+    this.baseCounts = counts;
+    this.tail = [];
+    this.tailRows = 0;
+    this.deadRows = 0;
+    // Per-slot data, renumbered.
+    const keep = <T>(values: T[]): T[] => values.filter((_, slot) => renumber[slot]! >= 0);
+    this.ids = keep(this.ids);
+    this.names = keep(this.names);
+    this.forward = keep(this.forward);
+    this.descriptions = keep(this.descriptions);
+    this.lengths = this.lengths.map((list) => {
+      const kept = new IntList(next);
+      for (let slot = 0; slot < slotCount; slot++) if (renumber[slot]! >= 0) kept.push(list.data[slot]!);
+      return kept;
+    });
+    this.alive = new Uint8Array(Math.max(16, next)).fill(1, 0, next);
+    this.baseSlots = next;
+    this.slots.clear();
+    this.ids.forEach((id, slot) => this.slots.set(id, slot));
+    for (const [key, list] of this.exactNames) this.exactNames.set(key, list.map((slot) => renumber[slot]!));
+    this.sortedNameDocs = this.sortedNameDocs.map((slot) => renumber[slot]!);
+    this.scratch = undefined;
+    this.epoch++;
+  }
+
+  private idOf(term: string): number {
+    let id = this.vocabulary.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.vocabulary.set(term, id);
+      this.terms.push(term);
+      this.df.grow(id + 1);
+      this.df.length = id + 1;
       if (term.length > MIN_PREFIX_LENGTH) addTo(this.byPrefix, term.slice(0, MIN_PREFIX_LENGTH), id);
       if (term.length >= MIN_TYPO_LENGTH - 1) {
         addTo(this.byFirst, `${term.length}:${term[0]}`, id);
         addTo(this.bySecond, `${term.length}:${term[1]}`, id);
       }
     }
-    this.descriptionStarts = descriptionStarts;
-    this.descriptionTerms = descriptionTerms.toArray();
-    const names = this.names
-      .map((name, index): [string, number] => [nameKey(name), index])
-      .filter(([key]) => key !== '')
-      .sort((a, b) => compareText(a[0], b[0]) || a[1] - b[1]);
-    this.sortedNameKeys = names.map(([key]) => key);
-    this.sortedNameDocs = names.map(([, index]) => index);
+    return id;
   }
 
-  get size(): number {
-    return this.ids.length;
+  /** The whole index, or a view brought up to date with the index. */
+  private scope(view: SearchView | undefined): Scope {
+    if (view === undefined) {
+      return { visible: this.alive, count: this.live, averages: averagesOf(this.totals, this.live), df: (id) => this.df.data[id]! };
+    }
+    if (view.epoch !== this.epoch) {
+      const visible = new Uint8Array(this.ids.length);
+      const totals = [0, 0, 0, 0];
+      let count = 0;
+      for (const id of view.ids) {
+        const slot = this.slots.get(id);
+        if (slot === undefined || visible[slot] === 1) continue;
+        visible[slot] = 1;
+        count++;
+        for (let f = 0; f < FIELDS; f++) totals[f]! += this.lengths[f]!.data[slot]!;
+      }
+      view.visible = visible;
+      view.count = count;
+      view.averages = averagesOf(totals, count);
+      view.dfs = new Map();
+      view.epoch = this.epoch;
+    }
+    const { visible, dfs } = view;
+    return {
+      visible,
+      count: view.count,
+      averages: view.averages,
+      df: (id) => {
+        let df = dfs.get(id);
+        if (df === undefined) {
+          df = 0;
+          this.forEachPosting(id, visible, () => df!++);
+          dfs.set(id, df);
+        }
+        return df;
+      },
+    };
   }
 
-  search(query: string, limit: number = DEFAULT_LIMIT): SearchHit[] {
-    const wanted = typeof limit === 'number' && !Number.isNaN(limit) ? Math.max(0, Math.floor(Math.min(limit, this.ids.length))) : DEFAULT_LIMIT;
+  /** Calls `visit(slot, packed)` for each posting of term `id` whose document is visible. */
+  private forEachPosting(id: number, visible: Uint8Array, visit: (slot: number, packed: number) => void): void {
+    if (id < this.baseOffsets.length - 1) {
+      for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
+        const slot = this.baseDocs[at]!;
+        if (visible[slot] === 1) visit(slot, this.baseCounts[at]!);
+      }
+    }
+    const recent = this.tail[id];
+    if (recent !== undefined) {
+      for (let at = 0; at < recent.length; at += 2) {
+        const slot = recent[at]!;
+        if (visible[slot] === 1) visit(slot, recent[at + 1]!);
+      }
+    }
+  }
+
+  /** The packed counts of term `id` in document `slot`, or 0 when it does not hold the term. */
+  private packedCount(id: number, slot: number): number {
+    if (slot < this.baseSlots) {
+      if (id >= this.baseOffsets.length - 1) return 0;
+      let low = this.baseOffsets[id]!;
+      const end = this.baseOffsets[id + 1]!;
+      let high = end;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (this.baseDocs[middle]! < slot) low = middle + 1;
+        else high = middle;
+      }
+      return low < end && this.baseDocs[low] === slot ? this.baseCounts[low]! : 0;
+    }
+    const recent = this.tail[id];
+    if (recent === undefined) return 0;
+    let low = 0;
+    let high = recent.length / 2;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (recent[2 * middle]! < slot) low = middle + 1;
+      else high = middle;
+    }
+    return 2 * low < recent.length && recent[2 * low] === slot ? recent[2 * low + 1]! : 0;
+  }
+
+  /** The saturated BM25F value tf / (k1 + tf) of packed counts in document `slot` (idf is applied per term). */
+  private saturated(packed: number, slot: number, average: number[]): number {
+    let tf = 0;
+    for (let f = 0; f < FIELDS; f++) {
+      const occurrences = ((packed >>> (FIELD_BITS * f)) & FIELD_MAX) / 2;
+      if (occurrences === 0) continue;
+      const norm = 1 - FIELD_B[f]! + (FIELD_B[f]! * this.lengths[f]!.data[slot]!) / average[f]!;
+      tf += (FIELD_WEIGHTS[f]! * occurrences) / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
+    }
+    return tf / (K1 + tf);
+  }
+
+  private idf(id: number, scope: Scope): number {
+    const df = scope.df(id);
+    return Math.log(1 + (scope.count - df + 0.5) / (df + 0.5));
+  }
+
+  /** The id of a term held by at least one document of the scope. */
+  private known(term: string, scope: Scope): number | undefined {
+    const id = this.vocabulary.get(term);
+    return id !== undefined && scope.df(id) > 0 ? id : undefined;
+  }
+
+  /** Searches the whole index, or only the documents of `view` (ranked as if they were the only ones). */
+  search(query: string, limit: number = DEFAULT_LIMIT, view?: SearchView): SearchHit[] {
+    const scope = this.scope(view);
+    const wanted = typeof limit === 'number' && !Number.isNaN(limit) ? Math.max(0, Math.floor(Math.min(limit, scope.count))) : DEFAULT_LIMIT;
     const text = typeof query === 'string' ? query.slice(0, MAX_QUERY_CHARS) : '';
     if (wanted === 0) return [];
-    const { terms, sequence } = this.queryTerms(text);
+    const { terms, sequence } = this.queryTerms(text, scope);
     if (terms.length === 0) return [];
 
     // Per-document accumulators, allocated once and left all-zero after each query (only touched slots are reset).
-    const count = this.ids.length;
-    this.scratch ??= { scores: new Float64Array(count), best: new Float64Array(count), covered: new Float64Array(count) };
+    const slotCount = this.ids.length;
+    if (this.scratch === undefined || this.scratch.scores.length < slotCount) {
+      const size = Math.max(16, slotCount * 2);
+      this.scratch = { scores: new Float64Array(size), best: new Float64Array(size), covered: new Float64Array(size) };
+    }
     const { scores, best, covered } = this.scratch;
+    const { visible, averages } = scope;
     const touched: number[] = [];
     const hit: number[] = [];
     let idfSum = 0;
     let importanceSum = 0;
     const expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }> = [];
     for (const { term, weight, word } of terms) {
-      const own = this.vocabulary.get(term);
-      if (weight === 1 && own !== undefined) idfSum += this.idf[own]!;
-      const expansions = this.expansions(term, word);
+      const own = this.known(term, scope);
+      if (weight === 1 && own !== undefined) idfSum += this.idf(own, scope);
+      const expansions = this.expansions(term, word, scope);
       expanded.push({ word: word ?? term, expansions, typed: weight === 1 });
       // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
-      let importance = own !== undefined ? this.idf[own]! : 0;
-      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf[id]!);
+      let importance = own !== undefined ? this.idf(own, scope) : 0;
+      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
       if (weight === 1) importanceSum += importance;
       for (const [id, factor] of expansions) {
-        const scale = this.idf[id]! * factor * weight;
-        for (let at = this.offsets[id]!, end = this.offsets[id + 1]!; at < end; at++) {
-          const doc = this.postingDocs[at]!;
-          const value = scale * this.postingValues[at]!;
+        const scale = this.idf(id, scope) * factor * weight;
+        this.forEachPosting(id, visible, (doc, packed) => {
+          const value = scale * this.saturated(packed, doc, averages);
           if (best[doc] === 0) hit.push(doc);
           if (value > best[doc]!) best[doc] = value;
-        }
+        });
       }
       for (const doc of hit) {
         if (scores[doc] === 0) touched.push(doc);
@@ -630,27 +893,27 @@ export class SkillSearchIndex {
     if (COVERAGE_EXPONENT > 0 && importanceSum > 0) {
       for (const doc of touched) scores[doc]! *= Math.pow(covered[doc]! / importanceSum, COVERAGE_EXPONENT);
     }
-    this.addPhraseBonus(sequence, scores);
-    this.addNameBonus(text, idfSum, scores, touched);
+    this.addPhraseBonus(sequence, scores, scope);
+    this.addNameBonus(text, idfSum, scores, touched, visible);
     const ranked = this.top(scores, touched, wanted);
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
-    const results = ranked.filter((doc) => scores[doc]! >= floor).map((doc) => this.hit(doc, scores[doc]!, expanded));
+    const results = ranked.filter((doc) => scores[doc]! >= floor).map((doc) => this.hit(doc, scores[doc]!, expanded, scope));
     for (const doc of touched) scores[doc] = covered[doc] = 0;
     return results;
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }>): SearchHit {
+  private hit(doc: number, score: number, expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }>, scope: Scope): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
     for (const { word, expansions, typed } of expanded) {
       let best: { id: number; kind: SearchMatch['kind']; value: number; fields: number } | undefined;
       for (const [id, factor, kind] of expansions) {
-        const at = this.posting(id, doc);
-        if (at < 0) continue;
-        const value = this.idf[id]! * factor * this.postingValues[at]!;
-        if (best === undefined || value > best.value) best = { id, kind, value, fields: this.postingFields[at]! };
+        const packed = this.packedCount(id, doc);
+        if (packed === 0) continue;
+        const value = this.idf(id, scope) * factor * this.saturated(packed, doc, scope.averages);
+        if (best === undefined || value > best.value) best = { id, kind, value, fields: fieldBits(packed) };
       }
       if (best === undefined) {
         if (typed) missed.push(word); // a compound the words were joined into is not worth naming
@@ -665,7 +928,7 @@ export class SkillSearchIndex {
   }
 
   /** The distinct query terms (plus compounds of adjacent words), and the typed terms in order for phrases. */
-  private queryTerms(text: string): { terms: QueryTerm[]; sequence: string[] } {
+  private queryTerms(text: string, scope: Scope): { terms: QueryTerm[]; sequence: string[] } {
     const terms: QueryTerm[] = [];
     const sequence: string[] = [];
     const seen = new Set<string>();
@@ -684,24 +947,28 @@ export class SkillSearchIndex {
         return;
       }
       // A compound the catalog never spells that way (`dotNetCore`) is looked up by its parts.
-      const byParts = parts !== undefined && !this.vocabulary.has(term);
+      const byParts = parts !== undefined && this.known(term, scope) === undefined;
       for (const stem of byParts ? parts : [term]) {
         sequence.push(stem);
         add(stem, 1, byParts ? undefined : folded);
       }
       if (previous !== undefined && !byParts) {
         const joined = lightStem(previous + folded);
-        if (this.vocabulary.has(joined)) add(joined, COMPOUND_WEIGHT);
+        if (this.known(joined, scope) !== undefined) add(joined, COMPOUND_WEIGHT);
       }
       previous = byParts ? undefined : folded;
     });
     return { terms, sequence };
   }
 
-  /** The index terms that stand for a query term, with their weights (the term itself, if indexed, at 1). */
-  private expansions(term: string, word?: string): Expansion[] {
+  /**
+   * The index terms that stand for a query term, with their weights (the term itself, if indexed, at 1). Near
+   * matches are taken in a canonical order (most documents first, then code-unit order), so the same documents give
+   * the same expansions whatever order they were added in.
+   */
+  private expansions(term: string, word: string | undefined, scope: Scope): Expansion[] {
     const found: Expansion[] = [];
-    const exact = this.vocabulary.get(term);
+    const exact = this.known(term, scope);
     if (exact !== undefined) found.push([exact, 1, 'exact']);
     if (word !== undefined && this.related !== undefined) {
       let taken = 0;
@@ -709,25 +976,22 @@ export class SkillSearchIndex {
         if (taken >= MAX_RELATED) break;
         if (related.word.includes(' ')) continue;
         const analysis = this.analyzer.analyze(related.word, false);
-        const id = analysis.term === undefined ? undefined : this.vocabulary.get(analysis.term);
+        const id = analysis.term === undefined ? undefined : this.known(analysis.term, scope);
         if (id === undefined || id === exact || found.some(([other]) => other === id)) continue;
         found.push([id, RELATED_WEIGHT * related.weight, 'related']);
         taken++;
       }
     }
     if (term.length >= MIN_PREFIX_LENGTH) {
-      let taken = 0;
+      const candidates: number[] = [];
       for (const id of this.byPrefix.get(term.slice(0, MIN_PREFIX_LENGTH)) ?? []) {
-        if (taken >= MAX_EXPANSIONS) break;
         const candidate = this.terms[id]!;
-        if (candidate.length > term.length && candidate.startsWith(term)) {
-          found.push([id, PREFIX_WEIGHT, 'near']);
-          taken++;
-        }
+        if (candidate.length > term.length && candidate.startsWith(term) && scope.df(id) > 0) candidates.push(id);
       }
+      for (const id of this.canonical(candidates, scope)) found.push([id, PREFIX_WEIGHT, 'near']);
     }
     for (let length = Math.max(MIN_TRUNCATED_LENGTH, term.length - MAX_TRUNCATION); length < term.length; length++) {
-      const head = this.vocabulary.get(term.slice(0, length));
+      const head = this.known(term.slice(0, length), scope);
       if (head !== undefined) found.push([head, TRUNCATION_WEIGHT, 'near']);
     }
     if (exact === undefined && term.length >= MIN_TYPO_LENGTH) {
@@ -745,60 +1009,52 @@ export class SkillSearchIndex {
         this.bySecond.get(`${length}:${second}`),
         this.bySecond.get(`${length + 1}:${first}`),
       ];
-      let taken = 0;
+      const candidates = new Set<number>();
       for (const bucket of buckets) {
         for (const id of bucket ?? []) {
-          if (taken >= MAX_EXPANSIONS) break;
-          if (withinOneEdit(term, this.terms[id]!) && !found.some(([other]) => other === id)) {
-            found.push([id, TYPO_WEIGHT, 'near']);
-            taken++;
-          }
+          if (!candidates.has(id) && withinOneEdit(term, this.terms[id]!) && scope.df(id) > 0 && !found.some(([other]) => other === id)) candidates.add(id);
         }
       }
+      for (const id of this.canonical([...candidates], scope)) found.push([id, TYPO_WEIGHT, 'near']);
     }
     return found;
   }
 
-  private addPhraseBonus(sequence: string[], scores: Float64Array): void {
+  /** Near-match candidates in canonical order (most documents first, then code-unit order), at most MAX_EXPANSIONS. */
+  private canonical(ids: number[], scope: Scope): number[] {
+    if (ids.length > 1) ids.sort((a, b) => scope.df(b) - scope.df(a) || compareText(this.terms[a]!, this.terms[b]!));
+    return ids.length > MAX_EXPANSIONS ? ids.slice(0, MAX_EXPANSIONS) : ids;
+  }
+
+  private addPhraseBonus(sequence: string[], scores: Float64Array, scope: Scope): void {
     const pairs = new Set<string>();
     for (let at = 0; at + 1 < sequence.length; at++) {
-      const first = this.vocabulary.get(sequence[at]!);
-      const second = this.vocabulary.get(sequence[at + 1]!);
+      const first = this.known(sequence[at]!, scope);
+      const second = this.known(sequence[at + 1]!, scope);
       if (first === undefined || second === undefined || first === second || pairs.has(`${first} ${second}`)) continue;
       pairs.add(`${first} ${second}`);
       // Walk the shorter posting list: the pair can only stand together where both terms occur.
-      const id = this.offsets[first + 1]! - this.offsets[first]! <= this.offsets[second + 1]! - this.offsets[second]! ? first : second;
-      for (let p = this.offsets[id]!, end = this.offsets[id + 1]!; p < end; p++) {
-        const doc = this.postingDocs[p]!;
-        if (!adjacent(this.descriptionTerms, this.descriptionStarts[doc]!, this.descriptionStarts[doc + 1]!, first, second)) continue;
+      const id = scope.df(first) <= scope.df(second) ? first : second;
+      this.forEachPosting(id, scope.visible, (doc) => {
+        const description = this.descriptions[doc]!;
+        if (!adjacent(description, 0, description.length, first, second)) return;
         // In proportion to what the two words already earn in this document: a phrase of strong words counts.
-        scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc), this.contribution(second, doc));
-      }
+        scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
+      });
     }
   }
 
   /** The BM25F score of one term in one document. */
-  private contribution(id: number, doc: number): number {
-    const at = this.posting(id, doc);
-    return at < 0 ? 0 : this.idf[id]! * this.postingValues[at]!;
+  private contribution(id: number, doc: number, scope: Scope): number {
+    const packed = this.packedCount(id, doc);
+    return packed === 0 ? 0 : this.idf(id, scope) * this.saturated(packed, doc, scope.averages);
   }
 
-  /** Where document `doc` sits in term `id`'s postings, or -1 (postings are sorted by document: binary search). */
-  private posting(id: number, doc: number): number {
-    let low = this.offsets[id]!;
-    let high = this.offsets[id + 1]!;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.postingDocs[middle]! < doc) low = middle + 1;
-      else high = middle;
-    }
-    return this.postingDocs[low] === doc && low < this.offsets[id + 1]! ? low : -1;
-  }
-
-  private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: number[]): void {
+  private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: number[], visible: Uint8Array): void {
     const key = nameKey(text);
     if (key === '' || idfSum === 0) return;
     const add = (doc: number, bonus: number): void => {
+      if (visible[doc] !== 1) return;
       if (scores[doc] === 0) touched.push(doc);
       scores[doc]! += bonus;
     };
@@ -826,11 +1082,23 @@ export class SkillSearchIndex {
     return ranked;
   }
 
-  /** Ranking order: higher score first, then name, then id, then position in the input. */
+  /** Ranking order: higher score first, then name, then id (ids are unique). */
   private before(a: number, b: number, scores: Float64Array): boolean {
     if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
     return (compareText(this.names[a]!, this.names[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
   }
+}
+
+/** Average words per field over `count` documents (1 for an empty field or index, as the normaliser's divisor). */
+function averagesOf(totals: readonly number[], count: number): number[] {
+  return totals.map((total) => (count > 0 && total > 0 ? total / count : 1));
+}
+
+/** Bit f set when field f holds the term. */
+function fieldBits(packed: number): number {
+  let bits = 0;
+  for (let f = 0; f < FIELDS; f++) if (((packed >>> (FIELD_BITS * f)) & FIELD_MAX) !== 0) bits |= 1 << f;
+  return bits;
 }
 
 function addTo(map: Map<string, number[]>, key: string, id: number): void {
@@ -848,6 +1116,18 @@ function adjacent(terms: Int32Array, start: number, end: number, first: number, 
 /** Code-unit order: the same on every machine and in every locale, unlike localeCompare. */
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The first index whose value is above `value`. */
+function upperBound(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! <= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The first index whose value is not below `value`. */

@@ -33,6 +33,8 @@ import type { ToolOptions } from './tools/tools.js';
 import { parseTemplate } from './tools/templates.js';
 import { decideFastPath } from './tools/asm/fast-path.js';
 import type { TemplateFamily } from './tools/templates.js';
+import { catalogSearch } from './tools/search.js';
+import type { CatalogSearch } from './tools/search.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
@@ -116,6 +118,7 @@ export class SkillportServer {
   #http: RunningHttpServer[] = [];
   #plugins: PluginParts[];
   #stdio: StdioServerHandle[] = [];
+  #search: CatalogSearch;
 
   private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[], access: AccessControl, plugins: PluginParts[]) {
     this.#options = options;
@@ -149,7 +152,13 @@ export class SkillportServer {
       templates,
       pageSize: options.pageSize ?? 100,
     });
+    // One search index for the server, shared by every view: built in the background from the start, then kept
+    // up to date skill by skill as the catalog changes (tools/search.ts).
+    const search = catalogSearch(this.service);
+    this.#search = search;
+    setImmediate(() => search.follow(this.catalog.snapshot));
     catalog.onChange((changes) => {
+      search.follow(this.catalog.snapshot);
       this.#announce();
       options.onChange?.(changes);
     });
@@ -361,6 +370,7 @@ export class SkillportServer {
   }
 
   async close(): Promise<void> {
+    this.#search.close();
     await this.catalog.close();
     await Promise.all([...this.#http.map((http) => http.close()), ...this.#stdio.map((stdio) => stdio.close())]);
     this.#http = [];

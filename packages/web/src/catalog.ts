@@ -1,4 +1,4 @@
-import { searchIndex } from '@skillport/server';
+import { searchSkills } from '@skillport/server';
 import type { CatalogSkill, CatalogSnapshot, SkillsService } from '@skillport/server';
 
 /**
@@ -111,8 +111,8 @@ export async function listSkills(snapshot: CatalogSnapshot, service: SkillsServi
   let all: readonly CatalogSkill[];
   let ranked = false;
   if (filters.q !== '') {
-    const index = await searchIndex(snapshot, service);
-    all = index.search(filters.q, MAX_HITS).map((hit) => snapshot.skill(hit.id)).filter((skill): skill is CatalogSkill => skill !== undefined && keep(skill));
+    const answer = await searchSkills(service, snapshot, filters.q, MAX_HITS);
+    all = answer.hits.map((hit) => snapshot.skill(hit.id)).filter((skill): skill is CatalogSkill => skill !== undefined && keep(skill));
     ranked = true;
   } else {
     all = filtered ? snapshot.skills.filter(keep) : snapshot.skills;

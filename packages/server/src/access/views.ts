@@ -24,14 +24,15 @@ export class ViewSnapshot extends CatalogSnapshot {
   readonly #rank: (skill: CatalogSkill) => number | undefined;
   session: SessionCatalog | undefined;
 
-  constructor(skills: readonly CatalogSkill[], generation: number, rank: (skill: CatalogSkill) => number | undefined, unlisted?: UnlistedResolver, state?: SnapshotState) {
+  /** `base`: the catalog snapshot this view was filtered from (a shared search index follows it, not the view). */
+  constructor(skills: readonly CatalogSkill[], generation: number, rank: (skill: CatalogSkill) => number | undefined, unlisted?: UnlistedResolver, readonly base?: CatalogSnapshot, state?: SnapshotState) {
     super(skills, generation, unlisted, state);
     this.#rank = rank;
   }
 
   /** The view after `delta` (already filtered to what the principal sees), sharing this view's maps (ADR 0130). */
-  derive(delta: SnapshotDelta, generation: number, unlisted: UnlistedResolver | undefined): ViewSnapshot {
-    return new ViewSnapshot([], generation, this.#rank, unlisted, this.changedState(delta));
+  derive(delta: SnapshotDelta, base: CatalogSnapshot, unlisted: UnlistedResolver | undefined): ViewSnapshot {
+    return new ViewSnapshot([], base.generation, this.#rank, unlisted, base, this.changedState(delta));
   }
 
   /** The best-ranked skills of that name (several only when they tie): what a name-based call means. */
@@ -210,7 +211,7 @@ export class ViewCache {
     }
     for (const uri of delta.remove) if (before.listed(uri) !== undefined) remove.push(uri);
     let view: ViewSnapshot | undefined;
-    view = before.derive({ upsert, remove }, snapshot.generation, this.#resolver(snapshot, principal, () => view));
+    view = before.derive({ upsert, remove }, snapshot, this.#resolver(snapshot, principal, () => view));
     this.#addSession(view, subjects);
     return view;
   }
@@ -220,7 +221,7 @@ export class ViewCache {
     const visible: CatalogSkill[] = [];
     for (const skill of snapshot.skills) if (this.rankOf(snapshot, skill, subjects) !== undefined) visible.push(skill);
     let view: ViewSnapshot | undefined;
-    view = new ViewSnapshot(visible, snapshot.generation, (skill) => this.rankOf(snapshot, skill, subjects), this.#resolver(snapshot, principal, () => view));
+    view = new ViewSnapshot(visible, snapshot.generation, (skill) => this.rankOf(snapshot, skill, subjects), this.#resolver(snapshot, principal, () => view), snapshot);
     this.#addSession(view, subjects);
     return view;
   }

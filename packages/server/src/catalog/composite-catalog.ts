@@ -136,7 +136,10 @@ export class CompositeCatalog {
    * order; a provider's unlisted URI is its own), and derives the next snapshot from the current one.
    */
   #apply(touched: Iterable<string>): void {
-    if (this.providers.length === 0) return this.#rebuild();
+    if (this.providers.length === 0) {
+      this.#rebuild();
+      return;
+    }
     const previous = this.#snapshot;
     const resolver = previous.unlisted;
     const upsert: CatalogSkill[] = [];

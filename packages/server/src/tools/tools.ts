@@ -9,7 +9,7 @@ import { availableSkillsXml } from './catalog-text.js';
 import { fail, readSkillResource } from './read-resource.js';
 import type { ReadOptions, ToolResult } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
-import { searchIndex } from './search.js';
+import { searchSkills } from './search.js';
 import { fuseRankings } from './embeddings.js';
 import type { SkillEmbeddings } from './embeddings.js';
 import { outlineTools } from './outline.js';
@@ -214,9 +214,11 @@ async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, arg
   }
   if (query) {
     const limit = args.limit ?? 10;
-    const skills = embeddings === undefined ? await lexicalSearch(service, snapshot, query, limit) : await hybridSearch(service, snapshot, query, limit, embeddings);
-    const result = { query, skills, total: snapshot.size };
-    return ok(skills.length === 0 ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.` : JSON.stringify(result), result);
+    const { skills, indexing } = embeddings === undefined ? await lexicalSearch(service, snapshot, query, limit) : await hybridSearch(service, snapshot, query, limit, embeddings);
+    // While the search index is still being built at start, the answer says how much of the catalog it covered.
+    const result = { query, skills, total: snapshot.size, ...(indexing !== undefined ? { indexing } : {}) };
+    const note = indexing === undefined ? '' : ` The search index is still being built: ${indexing.searched} of ${indexing.total} skills were searched; ask again shortly for complete results.`;
+    return ok(skills.length === 0 ? `No skill matches "${query}".${note || ' Try other words, or list_skills without a query to browse.'}` : JSON.stringify(result), result);
   }
   let after: string | undefined;
   try {
@@ -232,9 +234,20 @@ async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, arg
   return ok(JSON.stringify(result), result);
 }
 
+/** Search progress, in a result only while the index is incomplete: skills searched of the total. */
+interface Indexing {
+  searched: number;
+  total: number;
+}
+
 async function lexicalSearch(service: SkillsService, snapshot: CatalogSnapshot, query: string, limit: number) {
-  const hits = (await searchIndex(snapshot, service)).search(query, limit);
-  return hits.map((hit) => ({ ...skillEntry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)), reason: hit.reason }));
+  const answer = await searchSkills(service, snapshot, query, limit);
+  const skills = answer.hits.map((hit) => ({ ...skillEntry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)), reason: hit.reason }));
+  return { skills, indexing: indexingOf(answer) };
+}
+
+function indexingOf(answer: { complete: boolean; searched: number; total: number }): Indexing | undefined {
+  return answer.complete ? undefined : { searched: answer.searched, total: answer.total };
 }
 
 /**
@@ -243,13 +256,15 @@ async function lexicalSearch(service: SkillsService, snapshot: CatalogSnapshot, 
  */
 async function hybridSearch(service: SkillsService, snapshot: CatalogSnapshot, query: string, limit: number, embeddings: SkillEmbeddings) {
   const depth = Math.max(limit, HYBRID_DEPTH);
-  const [hits, similar] = await Promise.all([(await searchIndex(snapshot, service)).search(query, depth), embeddings.rank(snapshot, query, depth)]);
-  if (similar === undefined) return (await lexicalSearch(service, snapshot, query, limit));
+  const [answer, similar] = await Promise.all([searchSkills(service, snapshot, query, depth), embeddings.rank(snapshot, query, depth)]);
+  if (similar === undefined) return lexicalSearch(service, snapshot, query, limit);
+  const hits = answer.hits;
   const reasons = new Map(hits.map((hit) => [hit.id, hit.reason]));
-  return fuseRankings([hits.map((hit) => hit.id), similar])
+  const skills = fuseRankings([hits.map((hit) => hit.id), similar])
     .filter((hit) => snapshot.skill(hit.id) !== undefined)
     .slice(0, limit)
     .map((hit) => ({ ...skillEntry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(4)), reason: reasons.has(hit.id) ? `${reasons.get(hit.id)}; close in meaning` : 'close in meaning (embeddings) only' }));
+  return { skills, indexing: indexingOf(answer) };
 }
 
 /** How deep each ranking goes before fusion. */
