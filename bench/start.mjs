@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // bench/start: how long a client waits for a freshly spawned server, and how much memory that server takes.
 // From spawn to the answer of the first `skills/list`, and the server's peak RSS (VmHWM) at that moment, for
-// skillport (the installed command: node + packages/cli/dist/src/bin.js, what a `skillport` on the PATH runs) and the
+// skillport (the installed command: node + packages/cli/bin/skillport.js, what a `skillport` on the PATH runs: the
+// bundle built by scripts/bundle-cli.mjs) and the
 // MCP SDK's own minimal skills server (bench/sdk-stdio-server.mjs, bench/sdk-server.mjs), alternating pairs in one run
 // (the SDK first in even pairs), medians. Over stdio the client pipelines initialize, initialized and skills/list at
 // once (2025-11-25 handshake, as stdio clients do); over HTTP it polls a stateless 2026-07-28 skills/list.
 // Catalogs: the bundled examples, and the corpus with a warm cache (one unmeasured skillport start fills it first).
-// Usage: npm run build --silent && node bench/start.mjs [--pairs 8] [--catalogs examples,corpus] [--transports stdio,http] [--npx] [--json]
+// --plain adds the unbundled build (SKILLPORT_NO_BUNDLE=1), --npx adds `npx --no-install skillport` (the README's
+// other launch), both measured in the same alternation.
+// Usage: npm run build --silent && node bench/start.mjs [--pairs 8] [--catalogs examples,corpus] [--transports stdio,http] [--plain] [--npx] [--json]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +23,9 @@ const pairs = Number(flags.value('pairs', '8'));
 const catalogs = flags.value('catalogs', 'examples,corpus').split(',');
 const transports = flags.value('transports', 'stdio,http').split(',');
 const withNpx = flags.flag('npx');
+const withPlain = flags.flag('plain');
 const asJson = flags.flag('json');
-const cli = join(repo, 'packages/cli/dist/src/bin.js');
+const cli = join(repo, 'packages/cli/bin/skillport.js');
 const log = (line) => process.stderr.write(`${line}\n`);
 const dirs = { examples: join(repo, 'examples/skills'), corpus: resolve(repo, '../shared/corpus/skills') };
 let nextPort = 5300;
@@ -34,18 +38,26 @@ function peakRssMb(pid) {
   }
 }
 
+/**
+ * Measured runs are killed once answered. The warm-up run is stopped cleanly a moment later instead: skillport saves
+ * its persisted catalog a second after start and on a clean stop, and a run killed before that leaves the next start
+ * cold (the figures would then not be the warm start they claim to be).
+ */
+let graceful = false;
 function stop(proc) {
   if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     proc.once('exit', done);
-    proc.kill('SIGKILL');
+    if (!graceful) return proc.kill('SIGKILL');
+    setTimeout(() => proc.kill('SIGTERM'), 2000);
+    setTimeout(() => proc.kill('SIGKILL'), 15_000).unref();
   });
 }
 
 /** Spawns `argv` as a stdio server and resolves when the answer to skills/list arrives. */
-function stdioRun(command, argv) {
+function stdioRun(command, argv, env = {}) {
   const started = performance.now();
-  const proc = spawn(command, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const proc = spawn(command, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
   const messages = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-start', version: '1' } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -75,9 +87,9 @@ function stdioRun(command, argv) {
 }
 
 /** Spawns an HTTP server and resolves when a skills/list on it first succeeds. */
-async function httpRun(command, argv, port) {
+async function httpRun(command, argv, port, env = {}) {
   const started = performance.now();
-  const proc = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const proc = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
   let err = '';
   proc.stderr.on('data', (chunk) => (err += chunk));
   const body = JSON.stringify({
@@ -108,10 +120,12 @@ async function httpRun(command, argv, port) {
 
 function subjects(catalog, transport, cacheDir) {
   const dir = dirs[catalog];
-  const ours = (launcher) => (port) =>
-    transport === 'stdio'
-      ? stdioRun(...launcher(['serve', '--cache-dir', cacheDir, dir]))
-      : httpRun(...launcher(['serve', '--http', '--port', String(port), '--cache-dir', cacheDir, dir]), port);
+  const ours =
+    (launcher, env = {}) =>
+    (port) =>
+      transport === 'stdio'
+        ? stdioRun(...launcher(['serve', '--cache-dir', cacheDir, dir]), env)
+        : httpRun(...launcher(['serve', '--http', '--port', String(port), '--cache-dir', cacheDir, dir]), port, env);
   const list = [
     {
       name: 'SDK minimal server',
@@ -119,6 +133,7 @@ function subjects(catalog, transport, cacheDir) {
     },
     { name: 'skillport (installed command)', run: ours((args) => [process.execPath, [cli, ...args]]) },
   ];
+  if (withPlain) list.push({ name: 'skillport, unbundled build', run: ours((args) => [process.execPath, [cli, ...args]], { SKILLPORT_NO_BUNDLE: '1' }) });
   if (withNpx) list.push({ name: 'skillport via npx', run: ours((args) => ['npx', ['--no-install', 'skillport', ...args]]) });
   return list;
 }
@@ -136,7 +151,9 @@ for (const catalog of catalogs) {
     const list = subjects(catalog, transport, cacheDir);
     // One unmeasured start of each fills the caches (skillport's digest cache and persisted catalog; the OS's).
     log(`${catalog} over ${transport}: warming up...`);
+    graceful = true;
     for (const subject of list) await subject.run(nextPort++);
+    graceful = false;
     const runs = list.map(() => []);
     for (let pair = 0; pair < pairs; pair++) {
       const order = pair % 2 === 0 ? list.map((_, at) => at) : list.map((_, at) => at).reverse();

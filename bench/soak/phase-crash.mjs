@@ -88,6 +88,8 @@ export async function phaseCrash(config, rng) {
       identical: restarts.filter((r) => r.identical).length,
       identicalAtFirstListing: restarts.filter((r) => r.identicalAtFirstListing).length,
       maxIdenticalMs: Math.max(...restarts.map((r) => r.identicalMs ?? Infinity)),
+      // From the start-up line (serving) to a listing identical to a fresh scan: the background check's share.
+      maxIdenticalAfterStartMs: Math.max(...restarts.map((r) => (r.identicalMs ?? Infinity) - r.startMs)),
       details: restarts,
       crashed,
       memory: memory(before, after),

@@ -100,8 +100,9 @@ async function sdkReader(url, era, stats, rng, alive, pauseMs) {
     client = new Client({ name: 'soak-sdk', version: '1' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   } catch (error) {
+    // Connecting while the server is being killed (crash phase) is a cut connection, not a wrong answer.
     stats.transport++;
-    stats.otherErrors[`sdk connect: ${String(error.message).slice(0, 80)}`] = 1;
+    if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String(error?.message))) stats.otherErrors[`sdk connect: ${String(error.message).slice(0, 80)}`] = 1;
     return;
   }
   const skillsClient = new SkillsClient(client, { skipInvalid: true });
@@ -140,7 +141,8 @@ async function sdkReader(url, era, stats, rng, alive, pauseMs) {
             stats.mismatches++;
             if (stats.samples.length < 5) stats.samples.push(`sdk ${era} ${resource.uri}: ${message.slice(0, 160)}`);
           }
-        } else if (/-32011|changed on disk/.test(message)) stats.retryable++;
+        } else if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated/i.test(message)) stats.transport++; // the server was killed
+        else if (/-32011|changed on disk/.test(message)) stats.retryable++;
         else if (/-32002|not found|no skill|unknown/i.test(message)) stats.gone++;
         else if (/revoked|yanked/i.test(message)) stats.refused++;
         else stats.otherErrors[`sdk: ${message.slice(0, 80)}`] = (stats.otherErrors[`sdk: ${message.slice(0, 80)}`] ?? 0) + 1;

@@ -42,13 +42,14 @@ describe('access data on PostgreSQL, two replicas', () => {
   let alice: string;
   let bob: string;
   let admin: string;
+  let policy: string;
   before(async () => {
     url = await pg.createDatabase();
     // Tokens made by the CLI straight into the database, before any server ran (the CLI migrates it).
     alice = await createToken(url, ['--user', 'alice', '--org', 'acme']);
     bob = await createToken(url, ['--user', 'bob']);
     admin = await createToken(url, ['--user', 'root', '--scope', 'admin']);
-    const policy = join(mkdtempSync(join(tmpdir(), 'skillport-pgpolicy-')), 'policy.yaml');
+    policy = join(mkdtempSync(join(tmpdir(), 'skillport-pgpolicy-')), 'policy.yaml');
     writeFileSync(policy, 'default: public\nrules:\n  - skills: [release-notes]\n    allow: [org:acme]\n');
     // Replica 0 loads the policy into the database; replica 1 is given none and serves the stored one.
     replicas.push(await startHttp([EXAMPLES, '--auth', 'tokens', '--data', url, '--policy', policy]));
@@ -73,6 +74,10 @@ describe('access data on PostgreSQL, two replicas', () => {
     const bad = await fetch(api(replicas[1]!, '/api/v1/admin/policy'), { method: 'PUT', headers: { authorization: `Bearer ${admin}` }, body: 'rules: 7\n' });
     assert.equal(bad.status, 400);
     assert.ok((await catalog(replicas[0]!, bob)).names.includes('release-notes'));
+    // The file given to replica 0 is watched: an edit there is stored, and replica 1 (no file) serves it.
+    writeFileSync(policy, 'default: public\nrules:\n  - skills: [release-notes]\n    allow: [org:acme]\n    deny: [user:bob]\n');
+    await eventually(async () => ((await catalog(replicas[1]!, alice)).names.includes('release-notes') ? true : undefined), WAIT, 'the file edit on replica 1');
+    assert.ok(!(await catalog(replicas[1]!, bob)).names.includes('release-notes'));
   });
 
   test('audit events from both replicas are queried by user, skill and time, from the CLI and the admin API', { timeout: 120_000 }, async () => {

@@ -8,8 +8,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The built CLI entry (tests run from packages/cli/dist/test). */
-export const CLI = resolve(here, '../src/bin.js');
+/** The bundled CLI that the installed `skillport` command runs (scripts/bundle-cli.mjs, part of `npm run build`). */
+export const BUNDLED_CLI = resolve(here, '../bundle/skillport.js');
+/**
+ * The built CLI entry the tests run (tests run from packages/cli/dist/test): the plain build, so that a trace of module
+ * loads names packages; SKILLPORT_TEST_BUNDLE=1 runs every CLI test on the bundle instead.
+ */
+export const CLI = process.env['SKILLPORT_TEST_BUNDLE'] === '1' ? BUNDLED_CLI : resolve(here, '../src/bin.js');
 export const REPO = resolve(here, '../../../..');
 export const EXAMPLES = join(REPO, 'examples/skills');
 export const CORPUS = resolve(REPO, '../shared/corpus/skills');

@@ -2,17 +2,22 @@
  * Test-only, preloaded with `node --import` into a real skillport process: prints `trace: loaded <package>` on stderr
  * whenever a package that a plain stdio `serve DIR` should not need before its first answer is resolved (issue 20:
  * archive readers, access control's native module and JWT library, database drivers, the tokenizer, the HTTP stack,
- * the web catalog), so a test can show that start-up leaves them unloaded.
+ * the web catalog and its renderers, the registry, the client library), so a test can show that start-up leaves them
+ * unloaded. The bundle (dist/bundle/) holds them in chunks, not packages: each file of it resolved is printed as
+ * `trace: bundle <file>`, and the test looks up what that file holds in the bundle's metafile.
  */
 import { register } from 'node:module';
+import { DEFERRED } from './load-trace-deferred.js';
 
 register(
   'data:text/javascript,' +
-    encodeURIComponent(`const WATCHED = /\\/node_modules\\/(tar|yauzl|better-sqlite3|jose|pg|gpt-tokenizer|hono|@hono\\/node-server|@modelcontextprotocol\\/node)\\/|\\/packages\\/(web|registry)\\/dist\\//;
+    encodeURIComponent(`const WATCHED = new RegExp(${JSON.stringify(DEFERRED)});
     export async function resolve(specifier, context, next) {
       const resolved = await next(specifier, context);
       const match = WATCHED.exec(resolved.url);
       if (match) console.error('trace: loaded ' + (match[1] ?? match[2]) + ' ' + resolved.url);
+      const bundled = /\\/dist\\/bundle\\/([^/]+)$/.exec(resolved.url);
+      if (bundled) console.error('trace: bundle ' + bundled[1]);
       return resolved;
     }`),
 );

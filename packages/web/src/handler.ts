@@ -36,7 +36,9 @@ export interface WebCatalogOptions {
   pageSize?: number;
 }
 
-const ASSETS_DIR = new URL('../../assets/', import.meta.url);
+// Found through the package's own exports, not relative to this file: the CLI's bundle (scripts/bundle-cli.mjs) runs
+// this code from packages/cli/dist/bundle/.
+const ASSETS_DIR = new URL('./', import.meta.resolve('@skillport/web/assets/app.js'));
 const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
 const MAX_FORM_BYTES = 64 * 1024;
 const MAX_COMPARE_BYTES = 1024 * 1024;

@@ -27,7 +27,7 @@ export const ACCESS_PATH_KEYS = ['data', 'policy', 'jwtKey'];
 export function addAccessOptions(command: Command): Command {
   return command
     .addOption(new Option('--auth <mode>', 'who may connect over HTTP: none, tokens (skillport token create) or jwt').choices(['none', 'tokens', 'jwt']).default('none'))
-    .option('--policy <file>', 'visibility policy (YAML): who sees which skills; reloaded when it changes (with --data postgres://…: loaded into the database at start when the file changed, then edited through the admin API)')
+    .option('--policy <file>', 'visibility policy (YAML): who sees which skills; reloaded when it changes (with --data postgres://…: loaded into the database, shared by every replica, at start when it changed and on each change; the admin API edits it there)')
     .option('--principal <spec>', 'who stdio clients (and HTTP with --auth none) are, e.g. "user:alice org:acme project:web agent:ci"')
     .option('--jwks <url>', 'with --auth jwt: the issuer\'s JWKS URL')
     .option('--jwt-key <file>', 'with --auth jwt: a public key file instead of --jwks (PEM, JWK or JWKS)')

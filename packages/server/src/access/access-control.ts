@@ -5,7 +5,7 @@ import type { JwtOptions } from './jwt.js';
 import { Metrics } from './metrics.js';
 import { OPEN_POLICY } from './policy.js';
 import { PolicyFile } from './policy-file.js';
-import { StoredPolicy } from './policy-source.js';
+import { StoredPolicy } from './stored-policy.js';
 import type { PolicySource } from './policy-source.js';
 import { ANONYMOUS, hasScope } from './principal.js';
 import type { Principal, Scope } from './principal.js';

@@ -19,6 +19,9 @@ export interface CatalogChanges {
   changed: string[];
 }
 
+/** See `LiveCatalogOptions.inlineCheckMax` (issue 20: the bundled examples and most personal skill folders). */
+export const INLINE_CHECK_MAX = 64;
+
 /** Told after each swap: what changed (by package digest and place), the new snapshot, and the delta that made it. */
 export type CatalogListener = (changes: CatalogChanges, snapshot: CatalogSnapshot, delta?: SnapshotDelta) => void;
 
@@ -37,6 +40,12 @@ export interface LiveCatalogOptions {
   persistPath?: string;
   /** Worker threads for a full scan (0: scan on the calling thread). Default 1 (see parallel-scan.ts). */
   scanThreads?: number;
+  /**
+   * A restored catalog of at most this many skill folders is checked against the disk on this thread (default
+   * INLINE_CHECK_MAX): a worker thread (a V8 isolate of its own, loading the scanner again) costs more CPU and memory
+   * at start than checking a few dozen folders, whose digests and frontmatter the caches already hold.
+   */
+  inlineCheckMax?: number;
   /** Called with every problem the first time it is seen (warnings and errors). */
   onProblem?: (problem: FolderProblem) => void;
   /** Debounce for file-system events, in ms. */
@@ -130,11 +139,12 @@ export class LiveCatalog {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Checks a restored catalog against the disk (in a worker) and swaps in what changed; at once when scanned. */
+  /** Checks a restored catalog against the disk (in a worker, or here when small) and swaps in what changed; at once when scanned. */
   verify(): Promise<void> {
     if (!this.unverified) return this.#reloading;
+    const threads = this.#folders.size <= (this.options.inlineCheckMax ?? INLINE_CHECK_MAX) ? 0 : 1;
     this.#reloading = this.#reloading.then(async () => {
-      await this.#scanAll(1);
+      await this.#scanAll(threads);
       this.unverified = false;
       this.#swapFull();
     });

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import semver from 'semver';
 import { plural } from '../../output.js';
 import type { ExitCode } from '../../kit.js';
 import { CommandError, parseRef, report, run, target, withLocal } from './common.js';
@@ -30,7 +29,9 @@ export function registerManage(program: Command, exit: ExitCode): void {
             return { name, tags: found.tags, versions: found.versions.map((v) => ({ version: v.version, packageDigest: v.packageDigest, publishedAt: v.publishedAt, review: v.review, signatures: v.signatures.map((s) => ({ keyId: s.keyId, trusted: false })), ...(v.yankedAt ? { yankedAt: v.yankedAt } : {}), ...(v.revoked ? { revoked: v.revoked } : {}) })) };
           });
         // By semver precedence (not publish order): a backported 1.2.5 sits below 2.0.0, as npm and cargo show it.
-        answer.versions = [...answer.versions].sort((a, b) => compareVersions(a.version, b.version));
+        // semver is loaded here: every other command (serve above all) starts without it.
+        const { default: semver } = await import('semver');
+        answer.versions = [...answer.versions].sort((a, b) => compareVersions(semver, a.version, b.version));
         const tagsOf = (version: string) => Object.entries(answer.tags).filter(([, v]) => v === version).map(([t]) => t);
         const rows = answer.versions.map((v) => {
           const state = v.revoked ? `revoked: ${v.revoked.reason}` : v.yankedAt ? `yanked ${v.yankedAt}` : '';
@@ -101,7 +102,7 @@ export function registerManage(program: Command, exit: ExitCode): void {
 }
 
 /** Semver precedence; a version that is not semver (none are published, but a store may be old) sorts first. */
-function compareVersions(a: string, b: string): number {
+function compareVersions(semver: typeof import('semver'), a: string, b: string): number {
   const left = semver.valid(a);
   const right = semver.valid(b);
   if (left && right) return semver.compare(left, right);
