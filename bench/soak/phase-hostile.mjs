@@ -99,7 +99,7 @@ function unchunk(text) {
 const jsonHead = (port, length, extra = '') => `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25${length === undefined ? '' : `\r\nContent-Length: ${length}`}${extra}`;
 const rpcBody = (method, params) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
 
-function cases(port) {
+export function cases(port) {
   const post = (body, extra = '') => [jsonHead(port, body.byteLength, extra), body];
   const longUri = `skill://${'a/'.repeat(512 * 1024)}SKILL.md`;
   const deep = Buffer.from(`${'['.repeat(200_000)}${']'.repeat(200_000)}`);
