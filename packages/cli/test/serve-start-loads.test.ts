@@ -45,7 +45,10 @@ function firstAnswer(cli: string, args: string[], until?: (stderr: string) => bo
     proc.stderr.on('data', (chunk) => (stderr += chunk));
     proc.stdout.on('data', (chunk) => {
       out += chunk;
-      for (const line of out.split('\n')) {
+      // Whole lines only: an answer may arrive in several chunks.
+      const complete = out.split('\n');
+      out = complete.pop()!;
+      for (const line of complete) {
         if (!line.startsWith('{') || skills >= 0) continue;
         const message = JSON.parse(line) as { id?: number; result?: { skills: unknown[] } };
         // Answered: what was loaded by now is what start-up cost.
