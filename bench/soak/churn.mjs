@@ -158,7 +158,7 @@ async function api(base, method, path, body) {
  * Registry churn: every `intervalMs`, one of publish (a new version of reg-0..3), tag `beta`, yank or revoke an
  * older version. Publishes answered 201 are kept in `acknowledged` (to be found again later).
  */
-export function registryChurn(base, rng) {
+export function registryChurn(base, rng, prefix = 'reg') {
   const counts = { published: 0, tagged: 0, yanked: 0, revoked: 0, failed: {} };
   const acknowledged = [];
   const versions = new Map(); // name -> versions published
@@ -167,7 +167,7 @@ export function registryChurn(base, rng) {
   let loop;
   const fail = (what, status) => (counts.failed[`${what} ${status}`] = (counts.failed[`${what} ${status}`] ?? 0) + 1);
   const step = async () => {
-    const name = `reg-${rng.int(4)}`;
+    const name = `${prefix}-${rng.int(4)}`;
     const list = versions.get(name) ?? [];
     const kind = list.length < 2 ? 'publish' : rng.pick(['publish', 'publish', 'tag', 'yank', 'revoke']);
     if (kind === 'publish') {

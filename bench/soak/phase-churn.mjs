@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTree, registryChurn } from './churn.mjs';
 import { difference, fingerprint, listing, log, sleep, startServe } from './lib.mjs';
-import { startReaders } from './readers.mjs';
+import { addStats, startReaders } from './readers.mjs';
 import { memory, summarise } from './report.mjs';
 
 export async function phaseChurn(config, rng) {
@@ -46,17 +46,32 @@ export async function phaseChurn(config, rng) {
     for (let i = samples.length - 1; i >= 0 && samples[i].print === target; i--) convergedAt = samples[i].at;
     const converged = fingerprint(finalLive) === target && convergedAt !== undefined;
     // The same warm-up load again: memory is compared in the same state, so growth is what the phase left behind.
-    const again = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
-    await sleep(Math.min(5000, config.duration / 3));
-    await again.stop();
-    await sleep(500);
-    const after = server.rss();
+    const settle = async () => {
+      const again = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
+      await sleep(Math.min(5000, config.duration / 3));
+      addStats(stats, await again.stop());
+      await sleep(500);
+      return server.rss();
+    };
+    const after = await settle();
+    // A second, shorter round of churn: RSS that grows again round after round would be a leak; RSS that stays
+    // where the first round left it is a heap sized for the peak.
+    const second = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
+    const registry2 = registryChurn(server.base, rng, 'reg2');
+    tree.start(config.intervalMs);
+    registry2.start(config.intervalMs);
+    await sleep(config.duration / 2);
+    tree.stop();
+    await registry2.stop();
+    addStats(stats, await second.stop());
+    await sleep(2000);
+    const afterSecond = await settle();
     const result = {
       reads: summarise(stats),
       churn: { ...tree.counts, registry: registry.counts, acknowledgedPublishes: registry.acknowledged.length },
       convergence: { converged, ms: convergedAt === undefined ? null : Math.round(convergedAt), skills: freshListing.size, difference: converged ? [] : difference(finalLive, freshListing) },
       crashed: server.crashed,
-      memory: memory(before, after),
+      memory: { ...memory(before, after), afterSecondRoundMiB: Math.round(afterSecond.rss), secondRoundRatio: Number((afterSecond.rss / after.rss).toFixed(2)) },
     };
     log(`   ${stats.reads} reads, ${stats.mismatches} mismatches, ${stats.status5xx} 5xx; converged ${converged} in ${result.convergence.ms} ms`);
     return result;

@@ -99,7 +99,7 @@ function unchunk(text) {
 const jsonHead = (port, length, extra = '') => `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25${length === undefined ? '' : `\r\nContent-Length: ${length}`}${extra}`;
 const rpcBody = (method, params) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
 
-function cases(port) {
+export function cases(port) {
   const post = (body, extra = '') => [jsonHead(port, body.byteLength, extra), body];
   const longUri = `skill://${'a/'.repeat(512 * 1024)}SKILL.md`;
   const deep = Buffer.from(`${'['.repeat(200_000)}${']'.repeat(200_000)}`);
@@ -187,10 +187,20 @@ export async function phaseHostile(config, rng) {
     await warm.stop();
     const before = server.rss();
     const results = [];
-    for (const [name, run] of cases(port)) {
-      const answer = await run();
-      results.push(judge(name, answer));
-      if (!results.at(-1).ok) log(`   NOT OK: ${JSON.stringify(results.at(-1))}`);
+    // Three rounds of every case, RSS after each (under the same read load): growth round after round would be a leak.
+    const rounds = [];
+    for (let round = 0; round < 3; round++) {
+      for (const [name, run] of cases(port)) {
+        const answer = await run();
+        if (round > 0) continue;
+        results.push(judge(name, answer));
+        if (!results.at(-1).ok) log(`   NOT OK: ${JSON.stringify(results.at(-1))}`);
+      }
+      const settle = startReaders(server.url, { clients: 8, rng });
+      await sleep(2000);
+      await settle.stop();
+      await sleep(500);
+      rounds.push(Math.round(server.rss().rss));
     }
     // Baseline and slowloris, measured back to back with the same readers.
     const base = await slowloris(server, config, rng, 0);
@@ -208,7 +218,7 @@ export async function phaseHostile(config, rng) {
       slowloris: { slowConnections: slow, baseline: summarise(base), under: summarise(under), p99Ratio: Number((p99(under) / Math.max(0.1, p99(base))).toFixed(2)) },
       aliveAfter: alive,
       crashed: server.crashed,
-      memory: memory(before, after),
+      memory: { ...memory(before, after), afterEachRoundOfCasesMiB: rounds },
     };
     log(`   ${result.refusedClearly}/${results.length} refused with one clear line, ${result.status5xx} 5xx; slowloris p99 ratio ${result.slowloris.p99Ratio}`);
     return result;

@@ -34,7 +34,7 @@ export function totals(results) {
   return t;
 }
 
-const mem = (m) => (m ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x, peak ${m.peakMiB})` : '');
+const mem = (m) => (m ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x, peak ${m.peakMiB})${m.afterSecondRoundMiB ? `; after a second round of churn ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first)` : ''}${m.afterEachRoundOfCasesMiB ? `; after each of 3 rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB` : ''}` : '');
 const reads = (r) => (r ? `${r.reads} reads (${r.verified} verified against their listing, ${r.changedDuringRead} changed during the read and matched the next listing, ${r.matchedWritten} an intermediate write), ${r.mismatches} digest mismatches, ${r.status5xx} 5xx, ${r.retryable} retryable -32011, ${r.gone} gone, ${r.transport} cut, p50/p99 ${r.p50Ms}/${r.p99Ms} ms` : '');
 
 /** One line per figure, by phase; `--json` prints everything instead. */
