@@ -70,7 +70,8 @@ function firstAnswer(cli: string, args: string[], until?: (stderr: string) => bo
 }
 
 const deferred = new RegExp(DEFERRED);
-const persisted = (cacheDir: string) => () => readdirSync(cacheDir).some((name) => name.startsWith('catalog-'));
+// The catalog itself, not the temporary file it is written to first (catalog-….json.<pid>.tmp, renamed into place).
+const persisted = (cacheDir: string) => () => readdirSync(cacheDir).some((name) => /^catalog-.*\.json$/.test(name));
 
 test('a plain stdio serve loads no archive reader, access-control native module, JWT library, tokenizer, HTTP stack, registry, web catalog, client library or semver', { timeout: 180_000 }, async () => {
   const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-cache-'));
