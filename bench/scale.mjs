@@ -179,9 +179,9 @@ async function measureSize(count) {
       const path = join(dir, target.uri.slice('skill://'.length));
       const original = readFileSync(path);
       const word = `zqxscale${Date.now().toString(36)}`;
-      const started = performance.now();
       writeFileSync(path, Buffer.concat([original, Buffer.from(`\n${word} marker line.\n`)]));
-      const servedAt = (await until(async () => (await read(url, target.uri)).contents[0].text.includes(word)));
+      // Timed from the write: the watcher's debounce, the rescan, the derived snapshot, the read.
+      const servedAt = await until(async () => (await read(url, target.uri)).contents[0].text.includes(word));
       const searchableAt = await until(async () => (await search(url, word)).includes(target.uri.replace(/\/SKILL\.md$/, '')));
       ours.changeServedMs = servedAt;
       ours.changeSearchableMs = Number.isNaN(searchableAt) ? NaN : servedAt + searchableAt;

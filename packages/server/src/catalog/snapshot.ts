@@ -126,7 +126,7 @@ export class CatalogSnapshot {
     const skills = spliceSorted(this.skills, delta);
     const touched = delta.upsert.length + delta.remove.length;
     const overSize = this.#over?.size ?? 0;
-    const limit = 4096 + (this.#base.byUri.size + this.#base.files.size) / 16;
+    const limit = 2048 + (this.#base.byUri.size + this.#base.files.size) / 128;
     if (touched > this.skills.length * FULL_BUILD_SHARE + 16 || overSize > limit) {
       return { skills, base: buildIndex(skills), over: undefined, parent: this, delta };
     }
