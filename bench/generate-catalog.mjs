@@ -35,7 +35,9 @@ if (existsSync(marker) && readFileSync(marker, 'utf8') === `${from}\n${count}\n`
   process.exit(0);
 }
 rmSync(out, { recursive: true, force: true });
-const sources = skillDirs(from).filter((rel) => !skillDirs(from).some((other) => other !== rel && rel.startsWith(`${other}/`)));
+// The corpus is walked once (walking it again per skill made a 100,000-skill catalog start with minutes of walks).
+const all = skillDirs(from);
+const sources = all.filter((rel) => !all.some((other) => other !== rel && rel.startsWith(`${other}/`)));
 let made = 0;
 for (let copy = 0; made < count; copy++) {
   const top = join(out, `copy-${String(copy).padStart(2, '0')}`);

@@ -71,7 +71,10 @@ function stdioRun(command, argv, env = {}) {
     proc.on('exit', (code) => reject(new Error(`exited with ${code} before answering: ${err.slice(-500)}`)));
     proc.stdout.on('data', (chunk) => {
       out += chunk;
-      for (const line of out.split('\n')) {
+      // Whole lines only: a large answer (the corpus's first page) arrives in several chunks.
+      const lines = out.split('\n');
+      out = lines.pop();
+      for (const line of lines) {
         if (!line.startsWith('{')) continue;
         const message = JSON.parse(line);
         if (message.id !== 2) continue;

@@ -45,7 +45,10 @@ function firstAnswer(cli: string, args: string[], until?: (stderr: string) => bo
     proc.stderr.on('data', (chunk) => (stderr += chunk));
     proc.stdout.on('data', (chunk) => {
       out += chunk;
-      for (const line of out.split('\n')) {
+      // Whole lines only: an answer may arrive in several chunks.
+      const complete = out.split('\n');
+      out = complete.pop()!;
+      for (const line of complete) {
         if (!line.startsWith('{') || skills >= 0) continue;
         const message = JSON.parse(line) as { id?: number; result?: { skills: unknown[] } };
         // Answered: what was loaded by now is what start-up cost.
@@ -67,7 +70,8 @@ function firstAnswer(cli: string, args: string[], until?: (stderr: string) => bo
 }
 
 const deferred = new RegExp(DEFERRED);
-const persisted = (cacheDir: string) => () => readdirSync(cacheDir).some((name) => name.startsWith('catalog-'));
+// The catalog itself, not the temporary file it is written to first (catalog-….json.<pid>.tmp, renamed into place).
+const persisted = (cacheDir: string) => () => readdirSync(cacheDir).some((name) => /^catalog-.*\.json$/.test(name));
 
 test('a plain stdio serve loads no archive reader, access-control native module, JWT library, tokenizer, HTTP stack, registry, web catalog, client library or semver', { timeout: 180_000 }, async () => {
   const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-cache-'));

@@ -13,6 +13,7 @@ import { CompositeCatalog } from './catalog/composite-catalog.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
+import type { ScanProgress } from './catalog/parallel-scan.js';
 import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 import type { HttpRoutes } from './http/routes.js';
 import { ServerError } from './errors.js';
@@ -52,6 +53,8 @@ export interface SkillportServerOptions {
   identity?: Partial<ServerIdentity>;
   /** Worker threads for full scans (0: scan on the main thread). Default 1. */
   scanThreads?: number;
+  /** Told as the first full scan of the folders goes (a progress line on a terminal). */
+  onScanProgress?: (progress: ScanProgress) => void;
   /** Replace the generated server instructions. */
   instructions?: string;
   /** Add the compact `<available_skills>` catalog to the generated instructions. */
@@ -255,6 +258,7 @@ export class SkillportServer {
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+      ...(options.onScanProgress ? { onScanProgress: options.onScanProgress } : {}),
     });
     // The persisted catalog may speed a start, never change what it decides (ADR 0004): every start-up decision is
     // made on what the disk holds. A restored catalog that would fail, or any restored catalog under --strict, is

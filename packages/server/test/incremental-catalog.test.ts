@@ -290,3 +290,64 @@ describe('pre-serialised pages (issue 13)', () => {
     assert.equal(cache.get(a, 'none', () => undefined), undefined);
   });
 });
+
+describe('per-principal views follow deltas (ADR 0130)', () => {
+  test('a view derived from the parent view equals one built afresh (listing, names by rank, session, fingerprint)', async () => {
+    const { ViewCache } = await import('../src/access/views.js');
+    const { parsePolicy } = await import('../src/access/policy.js');
+    const { parsePrincipalSpec } = await import('../src/access/principal.js');
+    const policy = parsePolicy(`
+rules:
+  - uri: skill://a/
+    allow: [org:acme]
+  - uri: skill://b/
+    allow: [public]
+  - skills: c
+    deny: [user:mallory]
+  - skills: d
+    allow: [user:alice]
+sessions:
+  - for: project:web
+    required: [b, skill://a/b/SKILL.md]
+    pinned: [d]
+`);
+    const principals = ['user:alice org:acme', 'user:mallory org:acme', 'user:bob', 'user:carol project:web'].map((spec) => parsePrincipalSpec(spec));
+    const next = random(5);
+    const segments = ['a', 'b', 'c', 'd'];
+    const paths = segments.flatMap((x) => [[x], ...segments.map((y) => [x, y])]);
+    let version = 0;
+    const live = new Map<string, CatalogSkill>();
+    for (const path of paths) if (next() < 0.5) {
+      const skill = syntheticSkill(next, path, version++);
+      live.set(skill.uri, skill);
+    }
+    const incremental = new ViewCache();
+    incremental.setPolicy(policy);
+    let snapshot = new CatalogSnapshot([...live.values()], 1);
+    for (const principal of principals) incremental.fingerprint(incremental.view(snapshot, principal));
+    let derived = 0;
+    for (let step = 0; step < 80; step++) {
+      const path = pick(next, paths);
+      const uri = `skill://${path.join('/')}/SKILL.md`;
+      const delta = live.has(uri) && next() < 0.4 ? { upsert: [], remove: [uri] } : { upsert: [syntheticSkill(next, path, version++)], remove: [] };
+      const parent = snapshot;
+      snapshot = snapshot.withChanges(delta, step + 2);
+      for (const gone of delta.remove) live.delete(gone);
+      for (const skill of delta.upsert) live.set(skill.uri, skill);
+      const fresh = new ViewCache();
+      fresh.setPolicy(policy);
+      const rebuilt = new CatalogSnapshot([...live.values()], 0);
+      for (const principal of principals) {
+        const view = incremental.view(snapshot, principal);
+        if (view.parent?.deref() === incremental.view(parent, principal)) derived++;
+        const expected = fresh.view(rebuilt, principal);
+        const label = `step ${step} ${JSON.stringify(principal.user)}`;
+        assertSameAnswers(view, expected, [...live.keys()], segments, label);
+        const { sessionCatalog } = await import('../src/access/views.js');
+        assert.deepEqual(sessionCatalog(view) && { r: sessionCatalog(view)!.required.map((s) => s.uri), p: sessionCatalog(view)!.pinned.map((s) => s.uri) }, sessionCatalog(expected) && { r: sessionCatalog(expected)!.required.map((s) => s.uri), p: sessionCatalog(expected)!.pinned.map((s) => s.uri) }, `${label}: session`);
+        assert.equal(incremental.fingerprint(view), fresh.fingerprint(expected), `${label}: fingerprint`);
+      }
+    }
+    assert.ok(derived > 100, `views were derived from their parents (${derived})`);
+  });
+});

@@ -9,6 +9,8 @@ import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
 import { openSources } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
+import { progressLine } from '../progress.js';
+import type { ScanCounts } from '../progress.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
 import type { AccessFlags } from './access-options.js';
 import { addLimitOptions, limitOptions } from './limit-options.js';
@@ -180,7 +182,12 @@ async function serve(
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
   const { SkillportServer, StartupError } = await import('@skillport/server');
   const colors = paint(process.stderr);
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  // A cold scan on a terminal shows a progress line; any other line first takes it away.
+  const progress = progressLine(process.stderr, options.quiet === true);
+  const log = (line: string) => {
+    progress?.clear();
+    process.stderr.write(`${line}\n`);
+  };
   let server: SkillportServer;
   let access;
   try {
@@ -243,6 +250,7 @@ async function serve(
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
+      ...(progress ? { onScanProgress: (counts: ScanCounts) => progress.update(counts) } : {}),
       plugins: registry ? [registry] : [],
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
@@ -273,7 +281,9 @@ async function serve(
         log(`skillport: reloaded: ${parts.join(', ')} (${server.catalog.snapshot.size} skills)`);
       },
     });
+    progress?.clear();
   } catch (error) {
+    progress?.clear();
     if (error instanceof StartupError) {
       log(`skillport: ${colors.red('error')}: ${error.message}`);
       for (const provider of providers) await provider.close?.();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { canonicalSkillUri } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import { CatalogSnapshot } from '../catalog/snapshot.js';
-import type { UnlistedResolver } from '../catalog/snapshot.js';
+import type { SnapshotDelta, SnapshotState, UnlistedResolver } from '../catalog/snapshot.js';
 import { OPEN_POLICY, globToRegExp } from './policy.js';
 import type { PolicyDocument } from './policy.js';
 import { subjectsOf, viewKey } from './principal.js';
@@ -21,13 +21,18 @@ export interface SessionCatalog {
 
 /** A filtered snapshot whose name lookups follow the policy's precedence. */
 export class ViewSnapshot extends CatalogSnapshot {
-  readonly #rank: ReadonlyMap<string, number>;
+  readonly #rank: (skill: CatalogSkill) => number | undefined;
   session: SessionCatalog | undefined;
 
   /** `base`: the catalog snapshot this view was filtered from (a shared search index follows it, not the view). */
-  constructor(skills: CatalogSkill[], generation: number, rank: ReadonlyMap<string, number>, unlisted?: UnlistedResolver, readonly base?: CatalogSnapshot) {
-    super(skills, generation, unlisted);
+  constructor(skills: readonly CatalogSkill[], generation: number, rank: (skill: CatalogSkill) => number | undefined, unlisted?: UnlistedResolver, readonly base?: CatalogSnapshot, state?: SnapshotState) {
+    super(skills, generation, unlisted, state);
     this.#rank = rank;
+  }
+
+  /** The view after `delta` (already filtered to what the principal sees), sharing this view's maps (ADR 0130). */
+  derive(delta: SnapshotDelta, base: CatalogSnapshot, unlisted: UnlistedResolver | undefined): ViewSnapshot {
+    return new ViewSnapshot([], base.generation, this.#rank, unlisted, base, this.changedState(delta));
   }
 
   /** The best-ranked skills of that name (several only when they tie): what a name-based call means. */
@@ -35,8 +40,8 @@ export class ViewSnapshot extends CatalogSnapshot {
     const all = super.named(name);
     if (all.length < 2) return all;
     let best = Infinity;
-    for (const skill of all) best = Math.min(best, this.#rank.get(skill.uri) ?? Infinity);
-    return all.filter((skill) => (this.#rank.get(skill.uri) ?? Infinity) === best);
+    for (const skill of all) best = Math.min(best, this.#rank(skill) ?? Infinity);
+    return all.filter((skill) => (this.#rank(skill) ?? Infinity) === best);
   }
 
   /** Every visible skill of that name, whatever its rank (each stays reachable by its URI). */
@@ -50,15 +55,12 @@ export function sessionCatalog(snapshot: CatalogSnapshot): SessionCatalog | unde
   return snapshot instanceof ViewSnapshot ? snapshot.session : undefined;
 }
 
-interface Compiled {
-  policy: PolicyDocument;
-  /** For each skill of the snapshot (same order): the indexes of the rules that match it. */
-  matches: Map<string, number[]>;
-}
-
 export class ViewCache {
   #policy: PolicyDocument = OPEN_POLICY;
-  #compiled = new WeakMap<CatalogSnapshot, Compiled>();
+  /** For each skill: the indexes of the policy's rules that match it (per skill, so a change costs its skills only). */
+  #matches = new WeakMap<CatalogSkill, readonly number[]>();
+  /** Sums of per-skill hashes (4 lanes), so a fingerprint follows a delta instead of hashing the whole view. */
+  #sums = new WeakMap<CatalogSnapshot, Uint32Array>();
   #views = new WeakMap<CatalogSnapshot, Map<string, CatalogSnapshot>>();
   #fingerprints = new WeakMap<CatalogSnapshot, string>();
   #regexps: RegExp[][] = [];
@@ -73,7 +75,7 @@ export class ViewCache {
   setPolicy(policy: PolicyDocument): void {
     this.#policy = policy;
     this.#regexps = policy.rules.map((rule) => rule.skills.map(globToRegExp));
-    this.#compiled = new WeakMap();
+    this.#matches = new WeakMap();
     this.#views = new WeakMap();
   }
 
@@ -92,7 +94,7 @@ export class ViewCache {
     }
     let view = perSnapshot.get(key);
     if (view === undefined) {
-      view = this.#build(snapshot, principal);
+      view = this.#derive(snapshot, principal, key) ?? this.#build(snapshot, principal);
       if (perSnapshot.size >= this.maxViewsPerSnapshot) perSnapshot.delete(perSnapshot.keys().next().value!);
       perSnapshot.set(key, view);
     }
@@ -100,8 +102,8 @@ export class ViewCache {
   }
 
   /** Whether one skill is visible to the principal (and through which subject kind's rank). */
-  rankOf(snapshot: CatalogSnapshot, skill: CatalogSkill, subjects: ReadonlySet<string>): number | undefined {
-    return this.#rank(this.#compile(snapshot).matches.get(skill.uri) ?? [], subjects);
+  rankOf(_snapshot: CatalogSnapshot, skill: CatalogSkill, subjects: ReadonlySet<string>): number | undefined {
+    return this.#rank(this.#matchesOf(skill), subjects);
   }
 
   /**
@@ -134,12 +136,17 @@ export class ViewCache {
     return rank;
   }
 
-  /** A digest of what the principal sees: a change means its sessions must be told (list_changed). */
+  /**
+   * A digest of what the principal sees: a change means its sessions must be told (list_changed). It is the sum
+   * of one hash per visible skill (URI and package digest), in four 32-bit lanes, so a view derived by a delta gets
+   * its fingerprint from its parent's in time proportional to the delta.
+   */
   fingerprint(view: CatalogSnapshot): string {
     let value = this.#fingerprints.get(view);
     if (value === undefined) {
+      const sums = this.#sumsOf(view);
       const hash = createHash('sha256');
-      for (const skill of view.skills) hash.update(`${skill.uri} ${skill.packageDigest}\n`);
+      hash.update(`${view.size} ${Buffer.from(sums.buffer, sums.byteOffset, sums.byteLength).toString('hex')}\n`);
       const session = sessionCatalog(view);
       if (session) hash.update(`required ${session.required.map((s) => s.uri).join(' ')}\npinned ${session.pinned.map((s) => s.uri).join(' ')}\n`);
       value = hash.digest('base64url');
@@ -148,35 +155,79 @@ export class ViewCache {
     return value;
   }
 
-  #compile(snapshot: CatalogSnapshot): Compiled {
-    let compiled = this.#compiled.get(snapshot);
-    if (compiled === undefined || compiled.policy !== this.#policy) {
-      const matches = new Map<string, number[]>();
-      const rules = this.#policy.rules;
-      for (const skill of snapshot.skills) {
-        const hits: number[] = [];
-        rules.forEach((rule, index) => {
-          if (this.#regexps[index]!.some((re) => re.test(skill.name)) || rule.uris.some((prefix) => skill.uri.startsWith(prefix))) hits.push(index);
-        });
-        if (hits.length > 0) matches.set(skill.uri, hits);
+  #sumsOf(view: CatalogSnapshot): Uint32Array {
+    let sums = this.#sums.get(view);
+    if (sums !== undefined) return sums;
+    const parent = view.parent?.deref();
+    const parentSums = parent === undefined ? undefined : this.#sums.get(parent);
+    if (parent !== undefined && parentSums !== undefined && view.delta !== undefined) {
+      sums = parentSums.slice();
+      for (const uri of view.delta.remove) {
+        const old = parent.listed(uri);
+        if (old !== undefined) addHash(sums, old, -1);
       }
-      compiled = { policy: this.#policy, matches };
-      this.#compiled.set(snapshot, compiled);
+      for (const skill of view.delta.upsert) {
+        const old = parent.listed(skill.uri);
+        if (old !== undefined) addHash(sums, old, -1);
+        addHash(sums, skill, 1);
+      }
+    } else {
+      sums = new Uint32Array(4);
+      for (const skill of view.skills) addHash(sums, skill, 1);
     }
-    return compiled;
+    this.#sums.set(view, sums);
+    return sums;
+  }
+
+  #matchesOf(skill: CatalogSkill): readonly number[] {
+    let hits = this.#matches.get(skill);
+    if (hits === undefined) {
+      const found: number[] = [];
+      this.#policy.rules.forEach((rule, index) => {
+        if (this.#regexps[index]!.some((re) => re.test(skill.name)) || rule.uris.some((prefix) => skill.uri.startsWith(prefix))) found.push(index);
+      });
+      hits = found;
+      this.#matches.set(skill, hits);
+    }
+    return hits;
+  }
+
+  /**
+   * The principal's view of a snapshot derived by a delta, from its view of the parent snapshot when that is still
+   * cached: the delta filtered to what the principal sees, applied to the parent view (ADR 0130). Undefined: build.
+   */
+  #derive(snapshot: CatalogSnapshot, principal: Principal, key: string): ViewSnapshot | undefined {
+    const parent = snapshot.parent?.deref();
+    const delta = snapshot.delta;
+    if (parent === undefined || delta === undefined) return undefined;
+    const before = this.#views.get(parent)?.get(key);
+    if (!(before instanceof ViewSnapshot)) return undefined;
+    const subjects = new Set(subjectsOf(principal));
+    const upsert: CatalogSkill[] = [];
+    const remove: string[] = [];
+    for (const skill of delta.upsert) {
+      if (this.rankOf(snapshot, skill, subjects) !== undefined) upsert.push(skill);
+      else if (before.listed(skill.uri) !== undefined) remove.push(skill.uri);
+    }
+    for (const uri of delta.remove) if (before.listed(uri) !== undefined) remove.push(uri);
+    let view: ViewSnapshot | undefined;
+    view = before.derive({ upsert, remove }, snapshot, this.#resolver(snapshot, principal, () => view));
+    this.#addSession(view, subjects);
+    return view;
   }
 
   #build(snapshot: CatalogSnapshot, principal: Principal): ViewSnapshot {
     const subjects = new Set(subjectsOf(principal));
     const visible: CatalogSkill[] = [];
-    const ranks = new Map<string, number>();
-    for (const skill of snapshot.skills) {
-      const rank = this.rankOf(snapshot, skill, subjects);
-      if (rank === undefined) continue;
-      visible.push(skill);
-      ranks.set(skill.uri, rank);
-    }
+    for (const skill of snapshot.skills) if (this.rankOf(snapshot, skill, subjects) !== undefined) visible.push(skill);
     let view: ViewSnapshot | undefined;
+    view = new ViewSnapshot(visible, snapshot.generation, (skill) => this.rankOf(snapshot, skill, subjects), this.#resolver(snapshot, principal, () => view), snapshot);
+    this.#addSession(view, subjects);
+    return view;
+  }
+
+  /** The unlisted skills (exact registry versions) a principal may reach through its view. */
+  #resolver(snapshot: CatalogSnapshot, principal: Principal, current: () => ViewSnapshot | undefined): UnlistedResolver | undefined {
     const base = snapshot.unlisted;
     // A name known to a provider but listed by no one (every version yanked or revoked): reachable, like a listed
     // skill, when the policy lets the principal see that name at that URI. Otherwise it does not exist.
@@ -194,16 +245,24 @@ export class ViewCache {
       // only when the principal sees a skill of that source whose name is a segment of the URI. Otherwise: not found.
       lookup: (uri) => {
         const found = base.lookup(uri);
+        const view = current();
         if (found === undefined || view === undefined) return undefined;
         if ('skill' in found) return sameSource(view, found.skill) && this.allows(principal, found.skill.name, found.skill.uri) ? found : undefined;
         const segments = uri.slice('skill://'.length).split('/').map((segment) => safeDecode(segment));
         return segments.some((segment) => view!.allNamed(segment).some((skill) => skill.origin.kind === 'stored')) || ghostUri(uri) ? found : undefined;
       },
       // Other versions of a skill the principal sees (same name, same source): the caller already holds its URI.
-      version: (skillUri, selector) => (view !== undefined && (view.skill(skillUri) !== undefined || ghostUri(skillUri)) ? base.version(skillUri, selector) : undefined),
+      version: (skillUri, selector) => {
+        const view = current();
+        return view !== undefined && (view.skill(skillUri) !== undefined || ghostUri(skillUri)) ? base.version(skillUri, selector) : undefined;
+      },
       unlistedName: ghost,
     };
-    view = new ViewSnapshot(visible, snapshot.generation, ranks, unlisted, snapshot);
+    return unlisted;
+  }
+
+  /** The session catalog (required and pinned skills) of the principal's policy sessions, from its view. */
+  #addSession(view: ViewSnapshot, subjects: ReadonlySet<string>): void {
     const sessions = this.#policy.sessions.filter((session) => subjects.has(session.for));
     if (sessions.length > 0) {
       const pick = (refs: string[], taken: Set<string>): CatalogSkill[] => {
@@ -222,8 +281,13 @@ export class ViewCache {
       const pinned = pick(sessions.flatMap((session) => session.pinned), taken);
       view.session = { required, pinned };
     }
-    return view;
   }
+}
+
+/** Adds (or takes away, sign -1) one skill's hash to a view's fingerprint sums: four lanes of its sha256. */
+function addHash(sums: Uint32Array, skill: CatalogSkill, sign: 1 | -1): void {
+  const digest = createHash('sha256').update(`${skill.uri} ${skill.packageDigest}`).digest();
+  for (let lane = 0; lane < 4; lane++) sums[lane] = (sums[lane]! + sign * digest.readUInt32LE(lane * 4)) >>> 0;
 }
 
 function sameSource(view: ViewSnapshot, skill: CatalogSkill): boolean {

@@ -30,6 +30,8 @@ export function compactFolder(folder: ScannedFolder, pool: StringPool): ScannedF
       file.mimeType = mimeTypeFor(file.path); // constants from the media-type table
       file.path = pool.intern(file.path);
     }
+    // Headings repeat across skills ("Overview", "When to Use This Skill": hundreds of copies at 1,000 skills).
+    skill.headings = skill.headings.map((heading) => pool.intern(heading));
   }
   for (const problem of folder.inspection.problems) problem.message = pool.intern(problem.message);
   return folder;

@@ -6,6 +6,7 @@ import { CatalogSnapshot } from './snapshot.js';
 import type { SnapshotDelta } from './snapshot.js';
 import { loadCatalog, saveCatalog } from './persisted-catalog.js';
 import { scanInWorkers } from './parallel-scan.js';
+import type { ScanProgress } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
 import { Assembly } from './assembly.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
@@ -54,6 +55,8 @@ export interface LiveCatalogOptions {
    * 1000): the listing then equals a fresh scan even if a scan raced a half-done change (issue 17).
    */
   settleMs?: number;
+  /** Told as the first full scan goes (skills found, inspected, files hashed): for a progress line. */
+  onScanProgress?: (progress: ScanProgress) => void;
   /** Watch each folder on its own (default: on Linux; see tree-watcher.ts). */
   perFolderWatch?: boolean;
 }
@@ -107,7 +110,7 @@ export class LiveCatalog {
       catalog.unverified = true;
       catalog.restoredAtStart = true;
     } else {
-      await catalog.#scanAll();
+      await catalog.#scanAll(options.scanThreads, options.onScanProgress);
     }
     catalog.#snapshot = catalog.#build();
     if (!restored) catalog.#persistSoon();
@@ -275,7 +278,7 @@ export class LiveCatalog {
   }
 
   /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
-  async #scanAll(threads = this.options.scanThreads): Promise<void> {
+  async #scanAll(threads = this.options.scanThreads, onProgress?: (progress: ScanProgress) => void): Promise<void> {
     const { roots, limits, digestCachePath } = this.options;
     let folders: ScannedFolder[];
     if (threads === 0) {
@@ -288,7 +291,7 @@ export class LiveCatalog {
       }
       cache.save();
     } else {
-      const scan = await scanInWorkers(roots, limits, digestCachePath, threads);
+      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress);
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
       if (digestCachePath) {

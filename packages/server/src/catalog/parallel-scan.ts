@@ -10,8 +10,16 @@ export interface ParallelScan {
 }
 
 /** Scans every root in `shards` worker threads. One by default: measured on 2 cores, a second shard made a 10k-skill scan slower (file-system calls, not CPU, bound it), while one worker already keeps the parser garbage off the main heap. */
-export async function scanInWorkers(roots: FolderRoot[], limits: SkillLimits, digestCachePath: string | undefined, shards = 1): Promise<ParallelScan> {
+/** How far a full scan has got: skill folders found (so far), inspected, and the files hashed in them. */
+export interface ScanProgress {
+  found: number;
+  scanned: number;
+  files: number;
+}
+
+export async function scanInWorkers(roots: FolderRoot[], limits: SkillLimits, digestCachePath: string | undefined, shards = 1, onProgress?: (progress: ScanProgress) => void): Promise<ParallelScan> {
   const result: ParallelScan = { folders: [], problems: [], cache: [] };
+  const progress: ScanProgress = { found: 0, scanned: 0, files: 0 };
   await Promise.all(
     Array.from({ length: Math.max(1, shards) }, (_, shard) => {
       const request: ScanRequest = { roots, limits, shard, shards: Math.max(1, shards), ...(digestCachePath ? { digestCachePath } : {}) };
@@ -20,9 +28,17 @@ export async function scanInWorkers(roots: FolderRoot[], limits: SkillLimits, di
         const worker = new Worker(new URL('./scan-worker.js', import.meta.url), { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
         let done = false;
         worker.on('message', (message: ScanMessage) => {
-          if (message.kind === 'folders') {
+          if (message.kind === 'found') {
+            progress.found += message.skills;
+            onProgress?.(progress);
+          } else if (message.kind === 'folders') {
             result.problems.push(...message.problems);
-            for (const folder of message.folders) result.folders.push({ ...folder, root: roots[folder.root]! });
+            for (const folder of message.folders) {
+              result.folders.push({ ...folder, root: roots[folder.root]! });
+              progress.files += folder.inspection.skill?.files.length ?? 0;
+            }
+            progress.scanned += message.folders.length;
+            if (message.folders.length > 0) onProgress?.(progress);
           } else {
             result.cache.push(message.cache);
             done = true;

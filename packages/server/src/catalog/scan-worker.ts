@@ -22,6 +22,7 @@ export type WireFolder = Omit<ScannedFolder, 'root'> & { root: number };
 
 export type ScanMessage =
   | { kind: 'folders'; folders: WireFolder[]; problems: FolderProblem[] }
+  | { kind: 'found'; skills: number }
   | { kind: 'done'; cache: CacheEntries };
 
 const BATCH = 200;
@@ -32,6 +33,8 @@ const post = (message: ScanMessage) => parentPort!.postMessage(message);
 let batch: WireFolder[] = [];
 request.roots.forEach((root, index) => {
   const discovery = discoverSkills(root.dir);
+  // Every shard discovers the same folders: one of them says how many, for the progress line.
+  if (request.shard === 0) post({ kind: 'found', skills: discovery.skills.length });
   if (request.shard === 0 && discovery.problems.length > 0) post({ kind: 'folders', folders: [], problems: discovery.problems });
   discovery.skills.forEach((found, position) => {
     if (position % request.shards !== request.shard) return;

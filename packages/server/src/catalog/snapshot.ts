@@ -1,4 +1,5 @@
 import { DIRECTORY_MIME_TYPE, compareStrings, encodePath } from '@skillport/core';
+import { StringPool } from './intern.js';
 import type { CatalogFile, CatalogSkill } from './model.js';
 
 export interface DirectoryChild {
@@ -58,6 +59,8 @@ export interface SnapshotState {
   skills: readonly CatalogSkill[];
   base: Index;
   over: Overlay | undefined;
+  parent: CatalogSnapshot;
+  delta: SnapshotDelta;
 }
 
 /** One-skill snapshots of unlisted skills, so their files and folders are looked up exactly like listed ones. */
@@ -80,12 +83,21 @@ export class CatalogSnapshot {
   readonly skills: readonly CatalogSkill[];
   readonly #base: Index;
   readonly #over: Overlay | undefined;
+  /**
+   * The snapshot this one was derived from, and the delta between them (unset after a full build): what lets
+   * per-principal views and fingerprints follow a change instead of going over the catalog. Weak, so a chain of
+   * snapshots is never kept alive by its newest.
+   */
+  readonly parent: WeakRef<CatalogSnapshot> | undefined;
+  readonly delta: SnapshotDelta | undefined;
 
   constructor(skills: readonly CatalogSkill[], readonly generation: number, readonly unlisted?: UnlistedResolver, state?: SnapshotState) {
     if (state !== undefined) {
       this.skills = state.skills;
       this.#base = state.base;
       this.#over = state.over;
+      this.parent = new WeakRef(state.parent);
+      this.delta = state.delta;
       return;
     }
     this.skills = Object.freeze([...skills].sort((a, b) => compareStrings(a.uri, b.uri)));
@@ -114,16 +126,16 @@ export class CatalogSnapshot {
     const skills = spliceSorted(this.skills, delta);
     const touched = delta.upsert.length + delta.remove.length;
     const overSize = this.#over?.size ?? 0;
-    const limit = 4096 + (this.#base.byUri.size + this.#base.files.size) / 16;
+    const limit = 2048 + (this.#base.byUri.size + this.#base.files.size) / 128;
     if (touched > this.skills.length * FULL_BUILD_SHARE + 16 || overSize > limit) {
-      return { skills, base: buildIndex(skills), over: undefined };
+      return { skills, base: buildIndex(skills), over: undefined, parent: this, delta };
     }
     const previous = this.#over;
     const over: Overlay = previous === undefined
       ? { byUri: new Map(), byName: new Map(), files: new Map(), dirs: new Map(), size: 0 }
       : { byUri: new Map(previous.byUri), byName: new Map(previous.byName), files: new Map(previous.files), dirs: new Map(previous.dirs), size: 0 };
     const base = this.#base;
-    const next = { skills, base, over };
+    const next = { skills, base, over, parent: this, delta };
     // Read the new state while it is being written: what is already decided is in the overlay.
     const skillAt = (uri: string): CatalogSkill | undefined => lookup(base.byUri, over.byUri, uri);
     const names = new Set<string>();
@@ -303,7 +315,7 @@ function foldersOf(skill: CatalogSkill): Map<string, string> {
       const dir = file.path.slice(0, slash);
       const dirUri = folderUri(skill.rootUri, dir);
       if (dirs.has(dirUri)) break; // its parents are in already (added on the way up from a sibling)
-      dirs.set(dirUri, dir);
+      dirs.set(dirUri, folderPaths.intern(dir));
       slash = dir.lastIndexOf('/');
     }
   }
@@ -401,6 +413,9 @@ function spliceSorted(skills: readonly CatalogSkill[], delta: SnapshotDelta): re
   }
   return Object.freeze(out);
 }
+
+/** Folder paths inside skills (`references`, `scripts`) repeat across thousands of skills: one string each. */
+const folderPaths = new StringPool();
 
 /** URI of a folder inside a skill, from its decoded `/`-separated path. */
 export function folderUri(rootUri: string, path: string): string {
