@@ -78,6 +78,24 @@ function statusWithHost(url: string, host: string): Promise<number> {
 const BROKEN = '---\nname: alpha\n---\nno description\n';
 
 describe('start-up reads the disk, not the persisted catalog', () => {
+  test('a file changed while the server was down: the restart checks it against the disk and starts (it died on the reload line)', async () => {
+    const dir = makeTree({ 'alpha/SKILL.md': skillMd('alpha'), 'alpha/notes.md': 'first\n' });
+    const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-cache-'));
+    const first = await serve(['--cache-dir', cacheDir, dir]);
+    assert.ok(first.url, first.stderr);
+    await eventually(async () => (readdirSync(cacheDir).some((name) => name.startsWith('catalog-')) ? true : undefined), 60_000, 'the catalog persisted');
+    await first.stop();
+    writeFileSync(join(dir, 'alpha/notes.md'), 'second, longer\n');
+    const again = await serve(['--cache-dir', cacheDir, dir]);
+    try {
+      assert.ok(again.url, again.stderr);
+      assert.doesNotMatch(again.stderr, /error/);
+      assert.deepEqual(await names(again.url!), ['alpha']);
+    } finally {
+      await again.stop();
+    }
+  });
+
   test('a skill fixed while the server was down: --strict starts, and no stale error nor stale count is printed', async () => {
     const dir = makeTree({ 'alpha/SKILL.md': BROKEN });
     const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-cache-'));

@@ -278,7 +278,8 @@ async function serve(
           changes.changed.length ? `${changes.changed.length} changed` : '',
           changes.removed.length ? `${changes.removed.length} removed` : '',
         ].filter(Boolean);
-        log(`skillport: reloaded: ${parts.join(', ')} (${server.catalog.snapshot.size} skills)`);
+        // A restored catalog checked against the disk may report changes before open() has returned `server`.
+        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${server.catalog.snapshot.size} skills)`}`);
       },
     });
     progress?.clear();
