@@ -3,7 +3,7 @@ import { auditEventOf, auditLimit, newTokenRecord, tokenRecordOf } from '@skillp
 import type { AccessChange, AccessStore, AuditEvent, AuditQuery, NewToken, StoredPolicyText, TokenEntry, TokenRecord } from '@skillport/server';
 import { migrate } from './postgres-schema.js';
 import { listenForChanges } from './postgres-listen.js';
-import { bump, isConnectionError, logChange } from './postgres-store.js';
+import { bump, endPool, isConnectionError, logChange } from './postgres-store.js';
 import { redactUrl } from './postgres-url.js';
 
 /**
@@ -221,7 +221,7 @@ export class PostgresAccessStore implements AccessStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.pool.end();
+    await endPool(this.pool);
   }
 
   async #query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {

@@ -358,7 +358,7 @@ export class PostgresStore implements RegistryStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.pool.end();
+    await endPool(this.pool);
   }
 
   async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
@@ -483,6 +483,16 @@ export function isConnectionError(error: unknown): boolean {
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
   const message = String((error as Error | undefined)?.message ?? '');
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+}
+
+/**
+ * Ends a pool, but waits at most `ms` for clients still checked out: a query that never returns (a hung database)
+ * must not keep a replica from stopping on SIGTERM. Their sockets are closed with the process.
+ */
+export async function endPool(pool: pg.Pool, ms = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([pool.end().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** A lost database is the caller's 503, said plainly; anything else passes through unchanged. */
