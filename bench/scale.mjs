@@ -158,7 +158,9 @@ async function measureSize(count) {
     // The bare limit answers skills/list with this same first page (serialised per request).
     writeFileSync(pageFile, JSON.stringify(await post(url, 'skills/list', {})));
     // The first search may wait for the index (built in the background at start): time it, then measure.
-    ours.searchReadyMs = await until(async () => (await search(url, queries[0])).length > 0, 120_000);
+    // A partial answer (the index still being built) says so: search figures are measured on the complete index.
+    const complete = (text) => text.length > 0 && !text.includes('"indexing"') && !text.includes('still being built');
+    ours.searchReadyMs = await until(async () => complete(await search(url, queries[0])), 600_000);
     ours.read = load(url, 'read', files).perSecond;
     ours.list = load(url, 'list', cursors).perSecond;
     for (const query of queries.slice(0, 5)) await search(url, query); // warm-up
@@ -260,7 +262,7 @@ line('  ÷ bare limit', (row) => ratio(row.ours.list, row.bare.list));
 line('  ÷ SDK server', (row) => ratio(row.ours.list, row.sdk?.list));
 line('bare limit: read / list per s', (row) => `${f0(row.bare.read)} / ${f0(row.bare.list)}`);
 line('search p50 / p99 (ms, over HTTP)', (row) => `${f1(row.ours.searchP50)} / ${f1(row.ours.searchP99)}`);
-line('first search answered after start (ms)', (row) => f0(row.ours.searchReadyMs));
+line('search index complete after ready (ms)', (row) => f0(row.ours.searchReadyMs));
 line('one changed file → served (ms)', (row) => f0(row.ours.changeServedMs));
 line('one changed file → searchable (ms)', (row) => f0(row.ours.changeSearchableMs));
 line('one publish → accepted / served (ms)', (row) => `${f0(row.ours.publishAcceptedMs)} / ${f0(row.ours.publishServedMs)}`);

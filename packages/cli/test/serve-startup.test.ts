@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { CLI, connectHttp, eventually, makeTree, runCli, skillMd } from './helpers.js';
+import { CLI, EXAMPLES, connectHttp, eventually, makeTree, runCli, skillMd } from './helpers.js';
 
 /**
  * What `serve` decides at start-up and says about it (issue 10, items 4 to 8): start-up reads the disk, not the
@@ -104,9 +104,9 @@ describe('start-up reads the disk, not the persisted catalog', () => {
     assert.match(first.stderr, /Missing required field in frontmatter: description/);
     assert.match(first.stderr, /serving 0 skills/);
     // The catalog (with alpha's problem) is persisted a moment after the start, and on the way out.
-    await eventually(async () => (readdirSync(cacheDir).some((name) => name.startsWith('catalog-')) ? true : undefined), 60_000, 'the catalog persisted');
+    await eventually(async () => (readdirSync(cacheDir).some((name) => name.startsWith('catalog-') && name.endsWith('.json')) ? true : undefined), 60_000, 'the catalog persisted');
     await first.stop();
-    assert.ok(readdirSync(cacheDir).some((name) => name.startsWith('catalog-')), `a persisted catalog to restart from, in ${readdirSync(cacheDir).join()}:\n${first.stderr}`);
+    assert.ok(readdirSync(cacheDir).some((name) => name.startsWith('catalog-') && name.endsWith('.json')), `a persisted catalog to restart from, in ${readdirSync(cacheDir).join()}:\n${first.stderr}`);
 
     writeFileSync(join(dir, 'alpha/SKILL.md'), skillMd('alpha'));
 
@@ -277,4 +277,27 @@ describe('the start-up line says what is in force', () => {
       await plain.stop();
     }
   });
+
+  test('a stdio server whose client hangs up during start-up exits (the end of stdin is heard whenever it comes)', async () => {
+    // The client closes stdin at once: the end arrives while start-up is still checking the disk. Before the fix the
+    // listener was added after that check and the process lived on with no client.
+    for (const args of [[], ['--no-cache'], ['--no-watch']]) {
+      const proc = spawn(process.execPath, [CLI, 'serve', ...args, EXAMPLES], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'ignore', 'pipe'] });
+      proc.stdin.end();
+      let stderr = '';
+      proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null | 'alive'>((done) => {
+        const timer = setTimeout(() => {
+          proc.kill('SIGKILL');
+          done('alive');
+        }, 60_000);
+        proc.once('exit', (status) => {
+          clearTimeout(timer);
+          done(status);
+        });
+      });
+      assert.equal(code, 0, `serve ${args.join(' ')} after its client hung up: ${code === 'alive' ? 'still running 60 s later' : `exit ${code}`}\n${stderr}`);
+    }
+  });
 });
+

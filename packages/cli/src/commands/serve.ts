@@ -299,6 +299,8 @@ async function serve(
   }
 
   let url = 'stdio';
+  let stdinEnded = false;
+  let onStdinEnd: (() => void) | undefined;
   if (options.http) {
     try {
       // The web catalog is loaded only when served: stdio and --no-web never pay for its Markdown renderer.
@@ -319,6 +321,12 @@ async function serve(
     }
   } else {
     server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
+    // The client may hang up while start-up is still checking the disk: 'end' is emitted once, so it is heard from
+    // here on and acted on when start-up is done (a stdio server whose client is gone must not live on).
+    process.stdin.once('end', () => {
+      stdinEnded = true;
+      onStdinEnd?.();
+    });
   }
   // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
   // the disk holds, as after a cold start (ADR 0004).
@@ -344,7 +352,10 @@ async function serve(
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    if (!options.http) process.stdin.once('end', stop);
+    if (!options.http) {
+      if (stdinEnded) stop();
+      else onStdinEnd = stop;
+    }
   });
 }
 
