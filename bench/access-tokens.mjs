@@ -98,7 +98,9 @@ try {
     process.stdout.write(`Token check (µs per check, ${checks} checks; commit ${commit})\n`);
     process.stdout.write('| store | looked up per check (before) | cached (now) | ratio |\n|---|---|---|---|\n');
     for (const row of rows) process.stdout.write(`| ${row.engine} | ${row.baselineUs.toFixed(1)} | ${row.cachedUs.toFixed(1)} | ${row.ratio.toFixed(1)}x |\n`);
-    process.stdout.write(`\nRevocation heard by another store on PostgreSQL (${propagation.count}): p50 ${propagation.p50Ms.toFixed(1)} ms, p99 ${propagation.p99Ms.toFixed(1)} ms, max ${propagation.maxMs.toFixed(1)} ms\n`);
+    process.stdout.write(
+      `\nRevocation heard by another store on PostgreSQL (${propagation.count}): p50 ${propagation.p50Ms.toFixed(1)} ms, p99 ${propagation.p99Ms.toFixed(1)} ms, max ${propagation.maxMs.toFixed(1)} ms\n`,
+    );
   }
 } finally {
   await pg.close();

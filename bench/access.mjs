@@ -20,7 +20,10 @@ const cli = join(repo, 'packages/cli/dist/src/bin.js');
 const log = (line) => process.stderr.write(`${line}\n`);
 
 const data = mkdtempSync(join(tmpdir(), 'skillport-bench-access-'));
-const token = execFileSync(process.execPath, [cli, 'token', 'create', '--data', data, '--user', 'bench', '--org', 'even'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+const token = execFileSync(process.execPath, [cli, 'token', 'create', '--data', data, '--user', 'bench', '--org', 'even'], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'ignore'],
+}).trim();
 // 20 rules: skills whose name starts with a-m for org:even, n-z for org:odd, plus 18 rules naming other orgs.
 const rules = [
   '  - skills: ["a*", "b*", "c*", "d*", "e*", "f*", "g*", "h*", "i*", "j*", "k*", "l*", "m*"]\n    allow: [org:even]',
@@ -32,7 +35,9 @@ writeFileSync(policy, `default: none\nrules:\n${rules.join('\n')}\n`);
 
 function start(args) {
   return new Promise((resolveUrl, reject) => {
-    const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', dir, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', dir, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     proc.stderr.on('data', (chunk) => {
       stderr += chunk;
@@ -71,28 +76,35 @@ async function load(url, auth, uris) {
   let failed = 0;
   let id = 1;
   let seed = 12345;
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const until = Date.now() + duration;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < until) {
-      const uri = uris[Math.floor(random() * uris.length)];
-      const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'resources/read', params: { uri } });
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'content-length': Buffer.byteLength(body) };
-      if (auth) headers.authorization = `Bearer ${auth}`;
-      const good = await new Promise((done) => {
-        const req = request({ agent, host: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, method: 'POST', headers }, (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => done(res.statusCode === 200 && text.includes('"result"')));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) {
+        const uri = uris[Math.floor(random() * uris.length)];
+        const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'resources/read', params: { uri } });
+        const headers = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'content-length': Buffer.byteLength(body),
+        };
+        if (auth) headers.authorization = `Bearer ${auth}`;
+        const good = await new Promise((done) => {
+          const req = request({ agent, host: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, method: 'POST', headers }, (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk));
+            res.on('end', () => done(res.statusCode === 200 && text.includes('"result"')));
+          });
+          req.on('error', () => done(false));
+          req.end(body);
         });
-        req.on('error', () => done(false));
-        req.end(body);
-      });
-      if (good) ok++;
-      else failed++;
-    }
-  }));
+        if (good) ok++;
+        else failed++;
+      }
+    }),
+  );
   agent.destroy();
   return { perSecond: ok / ((performance.now() - started) / 1000), failed };
 }
@@ -118,7 +130,9 @@ const open = await start([]);
 const guarded = await start(['--auth', 'tokens', '--data', data, '--policy', policy]);
 try {
   const [openUris, guardedUris] = await Promise.all([targets(open.url, undefined), targets(guarded.url, token)]);
-  log(`${snapshot.size} skills; the principal sees files of ${new Set(guardedUris.map((u) => u.split('/')[2])).size} top folders, ${guardedUris.length} of ${openUris.length} files`);
+  log(
+    `${snapshot.size} skills; the principal sees files of ${new Set(guardedUris.map((u) => u.split('/')[2])).size} top folders, ${guardedUris.length} of ${openUris.length} files`,
+  );
   // The same files on both (those the principal may read), so only the access layer differs.
   const same = guardedUris;
   // Alternating rounds, best of each: the machine is shared, so single runs are noisy.
@@ -141,8 +155,12 @@ try {
   if (flags.flag('json')) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
     process.stdout.write(`catalog: ${result.skills} skills (${dir})\n`);
-    process.stdout.write(`view build (20-rule policy, one principal): median ${result.viewBuildMs.median} ms, max ${result.viewBuildMs.max} ms; cached lookup ${result.cachedViewLookupMicros} µs\n`);
-    process.stdout.write(`resources/read, ${concurrency} clients, ${duration / 1000} s, legacy era: open ${result.readsPerSecond.open}/s, tokens+policy+audit ${result.readsPerSecond.tokensPolicyAudit}/s (ratio ${result.ratio}), failed ${result.failed}\n`);
+    process.stdout.write(
+      `view build (20-rule policy, one principal): median ${result.viewBuildMs.median} ms, max ${result.viewBuildMs.max} ms; cached lookup ${result.cachedViewLookupMicros} µs\n`,
+    );
+    process.stdout.write(
+      `resources/read, ${concurrency} clients, ${duration / 1000} s, legacy era: open ${result.readsPerSecond.open}/s, tokens+policy+audit ${result.readsPerSecond.tokensPolicyAudit}/s (ratio ${result.ratio}), failed ${result.failed}\n`,
+    );
   }
 } finally {
   open.proc.kill('SIGTERM');

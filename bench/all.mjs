@@ -39,7 +39,9 @@ if (flags.flag('list')) {
 const commit = measuredCommit();
 const out = join(repo, 'bench/.results', commit);
 mkdirSync(out, { recursive: true });
-process.stderr.write(`benchmarks at ${commit}: ${chosen.map((bench) => bench.name).join(', ')} (about ${chosen.reduce((sum, bench) => sum + bench.minutes, 0)} min); output in ${out}\n`);
+process.stderr.write(
+  `benchmarks at ${commit}: ${chosen.map((bench) => bench.name).join(', ')} (about ${chosen.reduce((sum, bench) => sum + bench.minutes, 0)} min); output in ${out}\n`,
+);
 const summary = [];
 for (const bench of chosen) {
   const started = Date.now();

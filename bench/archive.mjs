@@ -63,7 +63,9 @@ for (let round = 0; round < 4; round++) {
 }
 const best = (list) => Math.min(...list);
 const totalBytes = skills.reduce((sum, skill) => sum + skill.bytes, 0);
-console.log(`corpus sample: ${skills.length} skills, ${(totalBytes / MiB).toFixed(1)} MiB of files; tar.gz ${(skills.reduce((s, k) => s + k.tgz.length, 0) / MiB).toFixed(1)} MiB, zip ${(skills.reduce((s, k) => s + k.zip.length, 0) / MiB).toFixed(1)} MiB`);
+console.log(
+  `corpus sample: ${skills.length} skills, ${(totalBytes / MiB).toFixed(1)} MiB of files; tar.gz ${(skills.reduce((s, k) => s + k.tgz.length, 0) / MiB).toFixed(1)} MiB, zip ${(skills.reduce((s, k) => s + k.zip.length, 0) / MiB).toFixed(1)} MiB`,
+);
 console.log(`package digests that differ from the folder's: ${mismatches}`);
 for (const kind of ['folder', 'tgz', 'zip']) {
   const ms = best(rounds[kind]);
@@ -88,12 +90,35 @@ async function bomb(label, bytes, expands) {
   const after = process.memoryUsage();
   peakRss = Math.max(peakRss, after.rss);
   peakBuffers = Math.max(peakBuffers, after.arrayBuffers);
-  console.log(`${label}: ${(bytes.length / 1024).toFixed(0)} KiB archive, would expand to ${expands}; refused in ${ms.toFixed(0)} ms, RSS +${((peakRss - before.rss) / MiB).toFixed(1)} MiB, array buffers +${((peakBuffers - before.arrayBuffers) / MiB).toFixed(1)} MiB: ${message}`);
+  console.log(
+    `${label}: ${(bytes.length / 1024).toFixed(0)} KiB archive, would expand to ${expands}; refused in ${ms.toFixed(0)} ms, RSS +${((peakRss - before.rss) / MiB).toFixed(1)} MiB, array buffers +${((peakBuffers - before.arrayBuffers) / MiB).toFixed(1)} MiB: ${message}`,
+  );
 }
 
 const md = '---\nname: bomb\ndescription: A bomb.\n---\n';
-await bomb('tar.gz of zeros', makeTarGz([{ path: 'SKILL.md', content: md }, { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) }]), '64 MiB');
-await bomb('zip entry of zeros', makeZip([{ path: 'SKILL.md', content: md }, { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) }]), '64 MiB');
-await bomb('zip with a lying header', makeZip([{ path: 'SKILL.md', content: md }, { path: 'zeros.bin', content: Buffer.alloc(64 * MiB), declaredSize: 1000 }]), '64 MiB (declares 1000 bytes)');
+await bomb(
+  'tar.gz of zeros',
+  makeTarGz([
+    { path: 'SKILL.md', content: md },
+    { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) },
+  ]),
+  '64 MiB',
+);
+await bomb(
+  'zip entry of zeros',
+  makeZip([
+    { path: 'SKILL.md', content: md },
+    { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) },
+  ]),
+  '64 MiB',
+);
+await bomb(
+  'zip with a lying header',
+  makeZip([
+    { path: 'SKILL.md', content: md },
+    { path: 'zeros.bin', content: Buffer.alloc(64 * MiB), declaredSize: 1000 },
+  ]),
+  '64 MiB (declares 1000 bytes)',
+);
 await bomb('overlapping-entries zip', makeOverlappingZipBomb(5000, MiB), '5,000 MiB');
 await bomb('overlapping-entries zip (1,000 entries)', makeOverlappingZipBomb(1000, MiB), '1,000 MiB');

@@ -6,7 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-const body = JSON.stringify({ result: { contents: [{ uri: 'skill://x/SKILL.md', mimeType: 'text/markdown', text: '# x\n'.repeat(200) }] }, jsonrpc: '2.0', id: 1 });
+const body = JSON.stringify({
+  result: { contents: [{ uri: 'skill://x/SKILL.md', mimeType: 'text/markdown', text: '# x\n'.repeat(200) }] },
+  jsonrpc: '2.0',
+  id: 1,
+});
 const page = process.argv[3] ? JSON.parse(readFileSync(process.argv[3], 'utf8')) : undefined;
 createServer((req, res) => {
   const chunks = [];

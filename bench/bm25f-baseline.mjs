@@ -29,7 +29,13 @@ export function stem(word) {
 }
 
 export function tokens(text) {
-  return (String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !FUNCTION_WORDS.has(word)).map(stem);
+  return (
+    String(text)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  )
+    .filter((word) => !FUNCTION_WORDS.has(word))
+    .map(stem);
 }
 
 export class BM25FBaseline {

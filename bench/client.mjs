@@ -18,7 +18,9 @@ const count = Number(flags.value('skills', '50'));
 const asJson = process.argv.includes('--json');
 const { McpSkillSource, SkillCache, SkillSet } = await import(join(repo, 'packages/client/dist/src/index.js'));
 
-const server = spawn(process.execPath, [join(repo, 'packages/cli/dist/src/bin.js'), 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+const server = spawn(process.execPath, [join(repo, 'packages/cli/dist/src/bin.js'), 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', dir], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
 const url = await new Promise((done, fail) => {
   let err = '';
   server.stderr.on('data', (chunk) => {
@@ -64,7 +66,9 @@ try {
   else {
     console.log(`catalog: ${dir}; ${cold.skills} skills activated, ${cold.files} files (${(cold.bytes / 1024).toFixed(0)} KiB) read each run`);
     for (const row of rows) {
-      console.log(`${row.label.padEnd(42)} ${String(row.ms).padStart(8)} ms  ${String(row.fileReads).padStart(5)} file reads  ${String(row.requests).padStart(5)} requests  ${(cold.ms / row.ms).toFixed(1)}x faster than cold`);
+      console.log(
+        `${row.label.padEnd(42)} ${String(row.ms).padStart(8)} ms  ${String(row.fileReads).padStart(5)} file reads  ${String(row.requests).padStart(5)} requests  ${(cold.ms / row.ms).toFixed(1)}x faster than cold`,
+      );
     }
   }
 } finally {

@@ -47,7 +47,11 @@ async function targets(url) {
   const cursors = [null];
   let cursor;
   do {
-    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: cursor ? { cursor } : {} }) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: cursor ? { cursor } : {} }),
+    });
     const text = await response.text();
     const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
     for (const skill of json.result.skills) for (const resource of skill.resources ?? []) uris.push(resource.uri);
@@ -83,7 +87,9 @@ try {
     }
     const ours = median(results[`${kind}:this`]);
     const theirs = median(results[`${kind}:baseline`]);
-    console.log(`${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`);
+    console.log(
+      `${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`,
+    );
   }
 } finally {
   for (const server of servers) server.proc.kill();

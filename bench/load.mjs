@@ -21,7 +21,14 @@ function build(id, target) {
     headers['mcp-protocol-version'] = '2026-07-28';
     headers['mcp-method'] = method;
     if (kind === 'read') headers['mcp-name'] = target;
-    params = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } };
+    params = {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    };
   } else {
     headers['mcp-protocol-version'] = '2025-11-25';
   }
@@ -31,14 +38,24 @@ function build(id, target) {
 function send(id, target) {
   const { headers, body } = build(id, target);
   return new Promise((resolve) => {
-    const req = request({ agent, host: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        resolve(res.statusCode === 200 && text.includes('"result"') && !text.includes('"error"'));
-      });
-    });
+    const req = request(
+      {
+        agent,
+        host: endpoint.hostname,
+        port: endpoint.port,
+        path: endpoint.pathname,
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          resolve(res.statusCode === 200 && text.includes('"result"') && !text.includes('"error"'));
+        });
+      },
+    );
     req.on('error', () => resolve(false));
     req.end(body);
   });
@@ -50,7 +67,7 @@ let id = 1;
 const until = Date.now() + duration;
 const started = performance.now();
 let seed = 12345;
-const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (Date.now() < until) {

@@ -47,13 +47,21 @@ for (const skill of core.discoverSkills(corpus).skills) {
   names.add(inspection.skill.name);
   const files = inspection.skill.files.map((file) => ({ path: file.path, bytes: readFileSync(join(inspection.skill.realDir, file.path)) }));
   cpSync(inspection.skill.realDir, join(flat, inspection.skill.name), { recursive: true, filter: (source) => !source.includes('/.git') });
-  chosen.push({ name: inspection.skill.name, files, archive: pkg.packSkillArchive(pkg.manifestFor(inspection.skill.name, files, { version: '1.0.0' }), files), bytes: inspection.skill.totalBytes });
+  chosen.push({
+    name: inspection.skill.name,
+    files,
+    archive: pkg.packSkillArchive(pkg.manifestFor(inspection.skill.name, files, { version: '1.0.0' }), files),
+    bytes: inspection.skill.totalBytes,
+  });
 }
 const totalBytes = chosen.reduce((sum, skill) => sum + skill.bytes, 0);
 log(`   ${chosen.length} skills, ${chosen.reduce((n, s) => n + s.files.length, 0)} files, ${(totalBytes / 1048576).toFixed(1)} MiB`);
 
 async function start(args, env = {}) {
-  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
+  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
   let stderr = '';
   const url = await new Promise((resolveUrl, reject) => {
     proc.stderr.on('data', (chunk) => {
@@ -78,14 +86,20 @@ async function publishAll(url) {
   let next = 0;
   const statuses = {};
   const started = performance.now();
-  await Promise.all(Array.from({ length: publishers }, async () => {
-    while (next < chosen.length) {
-      const skill = chosen[next++];
-      const response = await fetch(`${url}/api/v1/skills`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' }, body: skill.archive });
-      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-      await response.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: publishers }, async () => {
+      while (next < chosen.length) {
+        const skill = chosen[next++];
+        const response = await fetch(`${url}/api/v1/skills`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' },
+          body: skill.archive,
+        });
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        await response.arrayBuffer();
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   return { seconds, perSecond: chosen.length / seconds, statuses };
 }
@@ -93,17 +107,46 @@ async function publishAll(url) {
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 /** One resources/read on the 2026-07-28 wire; true when it answered with a result. */
 function read(url, uri) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'resources/read',
+    params: {
+      uri,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
   const endpoint = new URL(`${url}/mcp`);
   return new Promise((done) => {
-    const req = request({ agent, host: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'resources/read', 'mcp-name': uri, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        done(res.statusCode === 200 && text.includes('"result"') && !text.includes('"error"'));
-      });
-    });
+    const req = request(
+      {
+        agent,
+        host: endpoint.hostname,
+        port: endpoint.port,
+        path: endpoint.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'resources/read',
+          'mcp-name': uri,
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          done(res.statusCode === 200 && text.includes('"result"') && !text.includes('"error"'));
+        });
+      },
+    );
     req.on('error', () => done(false));
     req.end(body);
   });
@@ -112,7 +155,9 @@ function read(url, uri) {
 function load(url, targets) {
   const file = join(tmpdir(), `skillport-bench-targets-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(targets));
-  const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), `${url}/mcp`, 'modern', 'read', String(duration), String(clients), file], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), `${url}/mcp`, 'modern', 'read', String(duration), String(clients), file], {
+    encoding: 'utf8',
+  });
   rmSync(file, { force: true });
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout);
@@ -139,7 +184,9 @@ try {
   const a = await start(['--data', db], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
   log('publishing into PostgreSQL...');
   const pgPublish = await publishAll(a.url);
-  log(`   SQLite ${sqlitePublish.perSecond.toFixed(1)}/s ${JSON.stringify(sqlitePublish.statuses)}, PostgreSQL ${pgPublish.perSecond.toFixed(1)}/s ${JSON.stringify(pgPublish.statuses)}`);
+  log(
+    `   SQLite ${sqlitePublish.perSecond.toFixed(1)}/s ${JSON.stringify(sqlitePublish.statuses)}, PostgreSQL ${pgPublish.perSecond.toFixed(1)}/s ${JSON.stringify(pgPublish.statuses)}`,
+  );
 
   // --- 2. propagation A -> B
   const b = await start(['--data', db], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
@@ -149,7 +196,11 @@ try {
   for (let i = 1; i <= propagations; i++) {
     const version = `2.0.${i}`;
     const archive = pkg.packSkillArchive(pkg.manifestFor(base.name, base.files, { version }), base.files);
-    const response = await fetch(`${a.url}/api/v1/skills?version=${version}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' }, body: archive });
+    const response = await fetch(`${a.url}/api/v1/skills?version=${version}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' },
+      body: archive,
+    });
     await response.arrayBuffer();
     if (response.status !== 201) throw new Error(`publish ${version}: HTTP ${response.status}`);
     const committed = performance.now();
@@ -171,7 +222,10 @@ try {
   const samples = { folder: [], replica: [], failed: 0 };
   for (let round = 1; round <= rounds; round++) {
     log(`reads, round ${round} of ${rounds}...`);
-    for (const [key, url] of [['folder', folder.url], ['replica', b.url]]) {
+    for (const [key, url] of [
+      ['folder', folder.url],
+      ['replica', b.url],
+    ]) {
       const result = load(url, targets);
       samples[key].push(result.perSecond);
       samples.failed += result.failed;
@@ -181,15 +235,31 @@ try {
   await stop(b.proc);
   const check = JSON.parse(spawnSync(process.execPath, [cli, 'store', 'check', '--data', db, '--json'], { encoding: 'utf8' }).stdout);
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
-  const result = { commit, skills: chosen.length, files: targets.length, mib: totalBytes / 1048576, publishers, publish: { sqlite: sqlitePublish, postgres: pgPublish }, propagation, reads: { folder: median(samples.folder), replica: median(samples.replica), samples }, storeConsistent: check.consistent };
+  const result = {
+    commit,
+    skills: chosen.length,
+    files: targets.length,
+    mib: totalBytes / 1048576,
+    publishers,
+    publish: { sqlite: sqlitePublish, postgres: pgPublish },
+    propagation,
+    reads: { folder: median(samples.folder), replica: median(samples.replica), samples },
+    storeConsistent: check.consistent,
+  };
   if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
-    process.stdout.write(`\n### Registry on PostgreSQL (commit ${commit}): ${chosen.length} corpus skills, ${targets.length} files, ${(totalBytes / 1048576).toFixed(1)} MiB\n\n`);
+    process.stdout.write(
+      `\n### Registry on PostgreSQL (commit ${commit}): ${chosen.length} corpus skills, ${targets.length} files, ${(totalBytes / 1048576).toFixed(1)} MiB\n\n`,
+    );
     process.stdout.write('| measure | PostgreSQL | baseline | ratio |\n|---|---:|---:|---:|\n');
-    process.stdout.write(`| publishes per s, ${publishers} concurrent publishers (baseline: SQLite + blob files) | ${pgPublish.perSecond.toFixed(1)} | ${sqlitePublish.perSecond.toFixed(1)} | ${ratio(pgPublish.perSecond, sqlitePublish.perSecond)} |\n`);
+    process.stdout.write(
+      `| publishes per s, ${publishers} concurrent publishers (baseline: SQLite + blob files) | ${pgPublish.perSecond.toFixed(1)} | ${sqlitePublish.perSecond.toFixed(1)} | ${ratio(pgPublish.perSecond, sqlitePublish.perSecond)} |\n`,
+    );
     process.stdout.write(`| propagation A→B after the publish answered, p50 ms (${propagation.count} publishes) | ${propagation.p50.toFixed(1)} | | |\n`);
     process.stdout.write(`| propagation p99 ms / max ms | ${propagation.p99.toFixed(1)} / ${propagation.max.toFixed(1)} | | |\n`);
-    process.stdout.write(`| resources/read per s, one replica (baseline: folder server), ${clients} clients, median of ${rounds} | ${median(samples.replica).toFixed(0)} | ${median(samples.folder).toFixed(0)} | ${ratio(median(samples.replica), median(samples.folder))} |\n`);
+    process.stdout.write(
+      `| resources/read per s, one replica (baseline: folder server), ${clients} clients, median of ${rounds} | ${median(samples.replica).toFixed(0)} | ${median(samples.folder).toFixed(0)} | ${ratio(median(samples.replica), median(samples.folder))} |\n`,
+    );
     process.stdout.write(`| failed reads / store check | ${samples.failed} / ${check.consistent ? 'consistent' : 'INCONSISTENT'} | | |\n`);
   }
 } finally {

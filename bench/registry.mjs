@@ -49,13 +49,18 @@ for (const skill of found) {
 }
 const totalBytes = chosen.reduce((sum, skill) => sum + skill.bytes, 0);
 const archiveBytes = chosen.reduce((sum, skill) => sum + skill.archive.byteLength, 0);
-log(`   ${chosen.length} skills, ${chosen.reduce((n, s) => n + s.files.length, 0)} files, ${(totalBytes / 1048576).toFixed(1)} MiB (${(archiveBytes / 1048576).toFixed(1)} MiB packed)`);
+log(
+  `   ${chosen.length} skills, ${chosen.reduce((n, s) => n + s.files.length, 0)} files, ${(totalBytes / 1048576).toFixed(1)} MiB (${(archiveBytes / 1048576).toFixed(1)} MiB packed)`,
+);
 
 async function start(args, env = {}) {
   const port = nextPort++;
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', String(port), '--quiet', '--no-watch', '--no-cache', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
+  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', String(port), '--quiet', '--no-watch', '--no-cache', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
   let stderr = '';
   proc.stderr.on('data', (chunk) => (stderr += chunk));
   for (;;) {
@@ -83,14 +88,20 @@ async function publishAll(url) {
   let next = 0;
   const statuses = {};
   const started = performance.now();
-  await Promise.all(Array.from({ length: publishers }, async () => {
-    while (next < chosen.length) {
-      const skill = chosen[next++];
-      const response = await fetch(`${url}/api/v1/skills`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' }, body: skill.archive });
-      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-      await response.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: publishers }, async () => {
+      while (next < chosen.length) {
+        const skill = chosen[next++];
+        const response = await fetch(`${url}/api/v1/skills`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' },
+          body: skill.archive,
+        });
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        await response.arrayBuffer();
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   return { seconds, perSecond: chosen.length / seconds, mibPerSecond: archiveBytes / 1048576 / seconds, statuses };
 }
@@ -118,9 +129,11 @@ async function durableCopy() {
     };
     await Promise.all(Array.from({ length: Math.min(8, files.length) }, writer));
   };
-  await Promise.all(Array.from({ length: publishers }, async () => {
-    for (let skill = skills.shift(); skill !== undefined; skill = skills.shift()) await writeSkill(skill);
-  }));
+  await Promise.all(
+    Array.from({ length: publishers }, async () => {
+      for (let skill = skills.shift(); skill !== undefined; skill = skills.shift()) await writeSkill(skill);
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   rmSync(dir, { recursive: true, force: true });
   return { seconds, perSecond: chosen.length / seconds };
@@ -129,7 +142,9 @@ async function durableCopy() {
 function load(url, era, targets) {
   const file = join(tmpdir(), `skillport-bench-targets-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(targets));
-  const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), `${url}/mcp`, era, 'read', String(duration), String(clients), file], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), `${url}/mcp`, era, 'read', String(duration), String(clients), file], {
+    encoding: 'utf8',
+  });
   rmSync(file, { force: true });
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout);
@@ -172,8 +187,19 @@ for (let round = 1; round <= rounds; round++) {
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const folder = { readyMs: folderServer.readyMs, modern: { perSecond: median(samples.folderModern) }, legacy: { perSecond: median(samples.folderLegacy) }, peakRssMb: peakRss(folderServer.proc) };
-const fromRegistry = { readyMs: registryServer.readyMs, modern: { perSecond: median(samples.registryModern) }, legacy: { perSecond: median(samples.registryLegacy) }, exact: { perSecond: median(samples.exact) }, peakRssMb: peakRss(registryServer.proc) };
+const folder = {
+  readyMs: folderServer.readyMs,
+  modern: { perSecond: median(samples.folderModern) },
+  legacy: { perSecond: median(samples.folderLegacy) },
+  peakRssMb: peakRss(folderServer.proc),
+};
+const fromRegistry = {
+  readyMs: registryServer.readyMs,
+  modern: { perSecond: median(samples.registryModern) },
+  legacy: { perSecond: median(samples.registryLegacy) },
+  exact: { perSecond: median(samples.exact) },
+  peakRssMb: peakRss(registryServer.proc),
+};
 await stop(folderServer.proc);
 await stop(registryServer.proc);
 const check = spawnSync(process.execPath, [cli, 'store', 'check', '--data', data, '--json'], { encoding: 'utf8' });
@@ -182,23 +208,49 @@ rmSync(data, { recursive: true, force: true });
 rmSync(flat, { recursive: true, force: true });
 
 const ratio = (a, b) => (b === 0 ? 'n/a' : (a / b).toFixed(2));
-const result = { skills: chosen.length, files: tagged.length, mib: totalBytes / 1048576, publishers, first, again, copy, folder, registry: fromRegistry, samples, storeConsistent: report.consistent };
+const result = {
+  skills: chosen.length,
+  files: tagged.length,
+  mib: totalBytes / 1048576,
+  publishers,
+  first,
+  again,
+  copy,
+  folder,
+  registry: fromRegistry,
+  samples,
+  storeConsistent: report.consistent,
+};
 if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
-  process.stdout.write(`\n### Publish: ${chosen.length} corpus skills (${(totalBytes / 1048576).toFixed(1)} MiB, ${tagged.length} files), ${publishers} concurrent publishers\n\n`);
+  process.stdout.write(
+    `\n### Publish: ${chosen.length} corpus skills (${(totalBytes / 1048576).toFixed(1)} MiB, ${tagged.length} files), ${publishers} concurrent publishers\n\n`,
+  );
   process.stdout.write('| measure | value | baseline: folder write + fsync per file | ratio |\n|---|---:|---:|---:|\n');
-  process.stdout.write(`| publishes per s (new versions) | ${first.perSecond.toFixed(1)} | ${copy.perSecond.toFixed(1)} skills/s | ${ratio(first.perSecond, copy.perSecond)} |\n`);
+  process.stdout.write(
+    `| publishes per s (new versions) | ${first.perSecond.toFixed(1)} | ${copy.perSecond.toFixed(1)} skills/s | ${ratio(first.perSecond, copy.perSecond)} |\n`,
+  );
   process.stdout.write(`| packed MiB per s | ${first.mibPerSecond.toFixed(2)} | | |\n`);
   process.stdout.write(`| publishes per s (same bytes again: no-op) | ${again.perSecond.toFixed(1)} | | ${ratio(again.perSecond, copy.perSecond)} |\n`);
   process.stdout.write(`| HTTP statuses | ${JSON.stringify(first.statuses)} then ${JSON.stringify(again.statuses)} | | |\n`);
   process.stdout.write(`| store check after | ${report.consistent ? 'consistent' : 'INCONSISTENT'}, ${report.orphanBlobs.length} orphans | | |\n`);
-  process.stdout.write(`\n### Reads: the same ${tagged.length} files at random, ${clients} clients, median of ${rounds} alternating rounds of ${duration} s\n\n`);
+  process.stdout.write(
+    `\n### Reads: the same ${tagged.length} files at random, ${clients} clients, median of ${rounds} alternating rounds of ${duration} s\n\n`,
+  );
   process.stdout.write('| measure | folder | registry | ratio |\n|---|---:|---:|---:|\n');
   process.stdout.write(`| ready, ms | ${folder.readyMs.toFixed(0)} | ${fromRegistry.readyMs.toFixed(0)} | ${ratio(fromRegistry.readyMs, folder.readyMs)} |\n`);
-  process.stdout.write(`| resources/read per s (2026-07-28) | ${folder.modern.perSecond.toFixed(0)} | ${fromRegistry.modern.perSecond.toFixed(0)} | ${ratio(fromRegistry.modern.perSecond, folder.modern.perSecond)} |\n`);
-  process.stdout.write(`| resources/read per s (2025-11-25) | ${folder.legacy.perSecond.toFixed(0)} | ${fromRegistry.legacy.perSecond.toFixed(0)} | ${ratio(fromRegistry.legacy.perSecond, folder.legacy.perSecond)} |\n`);
-  process.stdout.write(`| exact-version URIs per s (2026-07-28) | | ${fromRegistry.exact.perSecond.toFixed(0)} | ${ratio(fromRegistry.exact.perSecond, folder.modern.perSecond)} |\n`);
-  process.stdout.write(`| peak RSS, MB | ${folder.peakRssMb.toFixed(0)} | ${fromRegistry.peakRssMb.toFixed(0)} | ${ratio(fromRegistry.peakRssMb, folder.peakRssMb)} |\n`);
+  process.stdout.write(
+    `| resources/read per s (2026-07-28) | ${folder.modern.perSecond.toFixed(0)} | ${fromRegistry.modern.perSecond.toFixed(0)} | ${ratio(fromRegistry.modern.perSecond, folder.modern.perSecond)} |\n`,
+  );
+  process.stdout.write(
+    `| resources/read per s (2025-11-25) | ${folder.legacy.perSecond.toFixed(0)} | ${fromRegistry.legacy.perSecond.toFixed(0)} | ${ratio(fromRegistry.legacy.perSecond, folder.legacy.perSecond)} |\n`,
+  );
+  process.stdout.write(
+    `| exact-version URIs per s (2026-07-28) | | ${fromRegistry.exact.perSecond.toFixed(0)} | ${ratio(fromRegistry.exact.perSecond, folder.modern.perSecond)} |\n`,
+  );
+  process.stdout.write(
+    `| peak RSS, MB | ${folder.peakRssMb.toFixed(0)} | ${fromRegistry.peakRssMb.toFixed(0)} | ${ratio(fromRegistry.peakRssMb, folder.peakRssMb)} |\n`,
+  );
   process.stdout.write(`| failed requests (all rounds) | ${samples.failed} | | |\n`);
 }
 void readdirSync;

@@ -34,9 +34,26 @@ const began = performance.now();
 
 // --- HTTP helpers (the 2026-07-28 wire, as bench/serve.mjs speaks it) ---
 function post(url, method, params, name) {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method };
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+  };
   if (name !== undefined) headers['mcp-name'] = name;
-  const body = { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } };
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  };
   return fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }).then(async (response) => {
     const text = await response.text();
     const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
@@ -78,7 +95,10 @@ async function stop(proc) {
 function load(url, kind, targets) {
   const file = join(tmpdir(), `skillport-scale-targets-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(targets));
-  const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), url, 'modern', kind, String(duration), String(concurrency), file], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), url, 'modern', kind, String(duration), String(concurrency), file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   rmSync(file, { force: true });
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout);
@@ -126,10 +146,15 @@ async function until(check, timeoutMs = 30_000) {
 // --- one size ---
 async function measureSize(count) {
   log(`\n== ${count} skills: preparing the catalog (bench/generate-catalog.mjs; reused when present)...`);
-  const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   const row = { count };
 
-  const queries = JSON.parse(readFileSync(join(repo, 'bench/search-queries.json'), 'utf8')).map((q) => q.query).slice(0, 40);
+  const queries = JSON.parse(readFileSync(join(repo, 'bench/search-queries.json'), 'utf8'))
+    .map((q) => q.query)
+    .slice(0, 40);
 
   if (count <= sdkMax) {
     log('SDK skills server (loadSkills + createMcpHandler)...');
@@ -137,7 +162,12 @@ async function measureSize(count) {
     const url = `http://127.0.0.1:${port}/mcp`;
     const sdk = await spawnServer([join(repo, 'bench/sdk-server.mjs'), dir, String(port)], async () => (await post(url, 'skills/list', {})) !== undefined);
     const { skills, cursors } = await listAll(url);
-    row.sdk = { readyMs: sdk.readyMs, skills: skills.length, read: load(url, 'read', sampleFiles(skills)).perSecond, list: load(url, 'list', cursors).perSecond };
+    row.sdk = {
+      readyMs: sdk.readyMs,
+      skills: skills.length,
+      read: load(url, 'read', sampleFiles(skills)).perSecond,
+      list: load(url, 'list', cursors).perSecond,
+    };
     row.sdk.peakRssMb = peakRss(sdk.proc);
     await stop(sdk.proc);
   }
@@ -154,7 +184,11 @@ async function measureSize(count) {
     const cold = await spawnServer(serveArgs(port), async () => (await post(url, 'skills/list', {})) !== undefined, env);
     const { skills, cursors } = await listAll(url);
     const files = sampleFiles(skills);
-    const ours = { readyMs: cold.readyMs, skills: skills.length, rssAtReadyMb: Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${cold.proc.pid}/status`, 'utf8'))[1]) / 1024 };
+    const ours = {
+      readyMs: cold.readyMs,
+      skills: skills.length,
+      rssAtReadyMb: Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${cold.proc.pid}/status`, 'utf8'))[1]) / 1024,
+    };
     // The bare limit answers skills/list with this same first page (serialised per request).
     writeFileSync(pageFile, JSON.stringify(await post(url, 'skills/list', {})));
     // The first search may wait for the index (built in the background at start): time it, then measure.
@@ -193,11 +227,20 @@ async function measureSize(count) {
     // One publish: a new skill POSTed to the registry; when does the catalog serve it?
     {
       const name = `bench-publish-${Date.now().toString(36)}`;
-      const content = [{ path: 'SKILL.md', bytes: Buffer.from(`---\nname: ${name}\ndescription: A skill published by bench/scale. Use when measuring.\n---\n\n# ${name}\n\nPublished.\n`) }];
+      const content = [
+        {
+          path: 'SKILL.md',
+          bytes: Buffer.from(`---\nname: ${name}\ndescription: A skill published by bench/scale. Use when measuring.\n---\n\n# ${name}\n\nPublished.\n`),
+        },
+      ];
       const archive = registry.packSkillArchive(registry.manifestFor(name, content, { version: '1.0.0' }), content);
       const base = url.replace(/\/mcp$/, '');
       const started = performance.now();
-      const response = await fetch(`${base}/api/v1/skills`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' }, body: archive });
+      const response = await fetch(`${base}/api/v1/skills`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' },
+        body: archive,
+      });
       await response.arrayBuffer();
       ours.publishAcceptedMs = performance.now() - started;
       if (response.status !== 201) log(`   publish answered ${response.status}`);
@@ -220,11 +263,13 @@ async function measureSize(count) {
     {
       const port = nextPort++;
       const url = `http://127.0.0.1:${port}/mcp`;
-      const bare = await spawnServer([join(repo, 'bench/bare-server.mjs'), String(port), pageFile], async () => (await fetch(url, { method: 'POST', body: '{}' })).ok);
+      const bare = await spawnServer(
+        [join(repo, 'bench/bare-server.mjs'), String(port), pageFile],
+        async () => (await fetch(url, { method: 'POST', body: '{}' })).ok,
+      );
       row.bare = { read: load(url, 'read', ['skill://x/SKILL.md']).perSecond, list: load(url, 'list', [null]).perSecond };
       await stop(bare.proc);
     }
-
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });
     rmSync(store, { recursive: true, force: true });
@@ -244,7 +289,12 @@ const f0 = (value) => (value === undefined || Number.isNaN(value) ? 'n/a' : Math
 const f1 = (value) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(1));
 const ratio = (a, b) => (a === undefined || b === undefined || Number.isNaN(a) || Number.isNaN(b) || b === 0 ? 'n/a' : (a / b).toFixed(2));
 const heading = `skillport at ${sizes.map((n) => n.toLocaleString('en-US')).join(' / ')} generated skills; commit ${commit}; ${concurrency} clients, ${duration} s per load${label ? `; ${label}` : ''}; ${minutes.toFixed(1)} min`;
-const lines = [`### Scale: ${heading}`, '', `| measure | ${rows.map((row) => row.count.toLocaleString('en-US')).join(' | ')} |`, `|---|${rows.map(() => '---:').join('|')}|`];
+const lines = [
+  `### Scale: ${heading}`,
+  '',
+  `| measure | ${rows.map((row) => row.count.toLocaleString('en-US')).join(' | ')} |`,
+  `|---|${rows.map(() => '---:').join('|')}|`,
+];
 const line = (name, pick) => lines.push(`| ${name} | ${rows.map(pick).join(' | ')} |`);
 line('skills served', (row) => f0(row.ours.skills));
 line('ready, cold (ms)', (row) => f0(row.ours.readyMs));
@@ -273,7 +323,9 @@ if (flags.flag('write-docs')) {
   const docs = join(repo, 'docs/benchmarks.md');
   const text = readFileSync(docs, 'utf8');
   const block = `<!-- scale:begin (written by bench/scale.mjs --write-docs) -->\n${table}\n![skillport at scale: ready, memory, throughput, search, changes](scale.svg)\n\nCommand: \`node bench/scale.mjs --sizes ${sizes.join(',')}${label ? ` --label "${label}"` : ''} --write-docs\`\n<!-- scale:end -->`;
-  const next = /<!-- scale:begin[\s\S]*?<!-- scale:end -->/.test(text) ? text.replace(/<!-- scale:begin[\s\S]*?<!-- scale:end -->/, block) : `${text.trimEnd()}\n\n## Scale (issue 13)\n\n${block}\n`;
+  const next = /<!-- scale:begin[\s\S]*?<!-- scale:end -->/.test(text)
+    ? text.replace(/<!-- scale:begin[\s\S]*?<!-- scale:end -->/, block)
+    : `${text.trimEnd()}\n\n## Scale (issue 13)\n\n${block}\n`;
   writeFileSync(docs, next);
 }
 if (asJson) process.stdout.write(`${JSON.stringify({ commit, label, sizes, minutes, rows }, null, 2)}\n`);
@@ -282,12 +334,52 @@ else process.stdout.write(`\n${table}`);
 // --- the curves, as a hand-written SVG (no plotting dependency): five panels over a log axis of catalog sizes ---
 function svg(data) {
   const panels = [
-    { title: 'ready (s)', series: [['cold', (r) => r.ours.readyMs / 1000], ['warm', (r) => r.ours.warmReadyMs / 1000], ['SDK', (r) => (r.sdk ? r.sdk.readyMs / 1000 : undefined)]] },
-    { title: 'peak RSS (MB)', series: [['skillport', (r) => r.ours.peakRssMb], ['SDK', (r) => r.sdk?.peakRssMb]] },
-    { title: 'resources/read per s', series: [['skillport', (r) => r.ours.read], ['bare limit', (r) => r.bare.read], ['SDK', (r) => r.sdk?.read]] },
-    { title: 'skills/list pages per s', series: [['skillport', (r) => r.ours.list], ['bare limit', (r) => r.bare.list], ['SDK', (r) => r.sdk?.list]] },
-    { title: 'search p50 / p99 (ms)', series: [['p50', (r) => r.ours.searchP50], ['p99', (r) => r.ours.searchP99]] },
-    { title: 'change → served (ms)', series: [['file served', (r) => r.ours.changeServedMs], ['file searchable', (r) => r.ours.changeSearchableMs], ['publish served', (r) => r.ours.publishServedMs]] },
+    {
+      title: 'ready (s)',
+      series: [
+        ['cold', (r) => r.ours.readyMs / 1000],
+        ['warm', (r) => r.ours.warmReadyMs / 1000],
+        ['SDK', (r) => (r.sdk ? r.sdk.readyMs / 1000 : undefined)],
+      ],
+    },
+    {
+      title: 'peak RSS (MB)',
+      series: [
+        ['skillport', (r) => r.ours.peakRssMb],
+        ['SDK', (r) => r.sdk?.peakRssMb],
+      ],
+    },
+    {
+      title: 'resources/read per s',
+      series: [
+        ['skillport', (r) => r.ours.read],
+        ['bare limit', (r) => r.bare.read],
+        ['SDK', (r) => r.sdk?.read],
+      ],
+    },
+    {
+      title: 'skills/list pages per s',
+      series: [
+        ['skillport', (r) => r.ours.list],
+        ['bare limit', (r) => r.bare.list],
+        ['SDK', (r) => r.sdk?.list],
+      ],
+    },
+    {
+      title: 'search p50 / p99 (ms)',
+      series: [
+        ['p50', (r) => r.ours.searchP50],
+        ['p99', (r) => r.ours.searchP99],
+      ],
+    },
+    {
+      title: 'change → served (ms)',
+      series: [
+        ['file served', (r) => r.ours.changeServedMs],
+        ['file searchable', (r) => r.ours.changeSearchableMs],
+        ['publish served', (r) => r.ours.publishServedMs],
+      ],
+    },
   ];
   const colours = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
   const W = 300;
@@ -300,7 +392,11 @@ function svg(data) {
   const counts = data.map((r) => r.count);
   const lx = (n) => Math.log10(n);
   const [x0, x1] = counts.length > 1 ? [lx(Math.min(...counts)), lx(Math.max(...counts))] : [lx(counts[0]) - 1, lx(counts[0]) + 1];
-  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`, `<rect width="100%" height="100%" fill="white"/>`, `<text x="8" y="18" font-size="13">${esc(heading)}</text>`];
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="8" y="18" font-size="13">${esc(heading)}</text>`,
+  ];
   panels.forEach((panel, index) => {
     const ox = (index % cols) * W;
     const oy = 30 + Math.floor(index / cols) * H;
@@ -309,13 +405,17 @@ function svg(data) {
     const px = (n) => ox + pad.l + ((lx(n) - x0) / (x1 - x0 || 1)) * (W - pad.l - pad.r);
     const py = (v) => oy + H - pad.b - (v / top) * (H - pad.t - pad.b);
     out.push(`<text x="${ox + pad.l}" y="${oy + 16}" font-weight="bold">${esc(panel.title)}</text>`);
-    out.push(`<line x1="${ox + pad.l}" y1="${oy + H - pad.b}" x2="${ox + W - pad.r}" y2="${oy + H - pad.b}" stroke="#888"/><line x1="${ox + pad.l}" y1="${oy + pad.t}" x2="${ox + pad.l}" y2="${oy + H - pad.b}" stroke="#888"/>`);
+    out.push(
+      `<line x1="${ox + pad.l}" y1="${oy + H - pad.b}" x2="${ox + W - pad.r}" y2="${oy + H - pad.b}" stroke="#888"/><line x1="${ox + pad.l}" y1="${oy + pad.t}" x2="${ox + pad.l}" y2="${oy + H - pad.b}" stroke="#888"/>`,
+    );
     for (const n of counts) out.push(`<text x="${px(n)}" y="${oy + H - pad.b + 14}" text-anchor="middle">${n >= 1000 ? `${n / 1000}k` : n}</text>`);
-    for (const f of [0.5, 1]) out.push(`<text x="${ox + pad.l - 4}" y="${py(top * f / 1.1) + 4}" text-anchor="end">${esc(f0(top * f / 1.1))}</text>`);
+    for (const f of [0.5, 1]) out.push(`<text x="${ox + pad.l - 4}" y="${py((top * f) / 1.1) + 4}" text-anchor="end">${esc(f0((top * f) / 1.1))}</text>`);
     panel.series.forEach(([name, pick], s) => {
       const points = data.map((r) => [r.count, pick(r)]).filter(([, v]) => v !== undefined && Number.isFinite(v));
       if (points.length === 0) return;
-      out.push(`<polyline fill="none" stroke="${colours[s]}" stroke-width="2" points="${points.map(([n, v]) => `${px(n).toFixed(1)},${py(v).toFixed(1)}`).join(' ')}"/>`);
+      out.push(
+        `<polyline fill="none" stroke="${colours[s]}" stroke-width="2" points="${points.map(([n, v]) => `${px(n).toFixed(1)},${py(v).toFixed(1)}`).join(' ')}"/>`,
+      );
       for (const [n, v] of points) out.push(`<circle cx="${px(n).toFixed(1)}" cy="${py(v).toFixed(1)}" r="3" fill="${colours[s]}"/>`);
       out.push(`<text x="${ox + W - pad.r}" y="${oy + pad.t + 12 * s}" text-anchor="end" fill="${colours[s]}">${esc(name)}</text>`);
     });

@@ -23,9 +23,16 @@ if (process.env.SEARCH_BENCH_CHILD) {
   const sizes = String(flags.value('sizes', '1000,10000')).split(',').map(Number);
   const rows = [];
   for (const size of sizes) {
-    const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(size)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(size)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
     process.stderr.write(`\n${size} skills: measuring (a fresh process)\n`);
-    const run = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, ...process.argv.slice(2)], { env: { ...process.env, SEARCH_BENCH_CHILD: dir }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const run = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, ...process.argv.slice(2)], {
+      env: { ...process.env, SEARCH_BENCH_CHILD: dir },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     if (run.status !== 0) throw new Error(`the measuring process failed (${run.status})`);
     rows.push({ size, ...JSON.parse(run.stdout) });
   }
@@ -52,7 +59,13 @@ function print(rows) {
   ];
   const width = Math.max(...lines.map((line) => line[0].length));
   const columns = rows.map((_, at) => Math.max(...lines.map((line) => line[at + 1].length)));
-  for (const line of lines) console.log(`${line[0].padEnd(width)}  ${line.slice(1).map((cell, at) => cell.padStart(columns[at])).join('  ')}`);
+  for (const line of lines)
+    console.log(
+      `${line[0].padEnd(width)}  ${line
+        .slice(1)
+        .map((cell, at) => cell.padStart(columns[at]))
+        .join('  ')}`,
+    );
   console.log(`\nnode ${process.version}; figures from one process per size; machine load not controlled (label runs under load).`);
 }
 
@@ -104,7 +117,9 @@ async function child(dir, rounds) {
     const path = join(dir, skill.uri.slice('skill://'.length));
     const original = readFileSync(path, 'utf8');
     // Letters only: a word with digits would also be searched by its parts (`3`), found in many skills.
-    const word = `zqxmarker${'abcdefghij'[round % 10]}${Date.now().toString(36).replace(/[0-9]/g, (digit) => 'klmnopqrst'[digit])}`;
+    const word = `zqxmarker${'abcdefghij'[round % 10]}${Date.now()
+      .toString(36)
+      .replace(/[0-9]/g, (digit) => 'klmnopqrst'[digit])}`;
     const at = performance.now();
     writeFileSync(path, `${original}\n${word}\n`); // a new word at the end of the body
     try {
@@ -135,14 +150,25 @@ async function child(dir, rounds) {
     updates.push(performance.now() - at);
   }
   updates.sort((a, b) => a - b);
-  const change = { fileToSearchableMs: fileTimes[Math.floor(fileTimes.length / 2)], fileToSearchableAll: fileTimes, updateMs: updates[Math.floor(updates.length / 2)] };
+  const change = {
+    fileToSearchableMs: fileTimes[Math.floor(fileTimes.length / 2)],
+    fileToSearchableAll: fileTimes,
+    updateMs: updates[Math.floor(updates.length / 2)],
+  };
 
   // Baseline: a full rebuild, every body read and analysed again.
   global.gc?.();
   const rssStart = process.memoryUsage().rss;
   const rebuildStart = performance.now();
   const docs = [];
-  for (const skill of server.catalog.snapshot.skills) docs.push({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body: await bodyOf(server, skill, decodeText, splitFrontmatter) });
+  for (const skill of server.catalog.snapshot.skills)
+    docs.push({
+      id: skill.uri,
+      name: skill.name,
+      description: skill.description,
+      headings: skill.headings,
+      body: await bodyOf(server, skill, decodeText, splitFrontmatter),
+    });
   const rebuilt = new SkillSearchIndex(docs);
   const rebuild = { wallMs: performance.now() - rebuildStart, rssGrowth: process.memoryUsage().rss - rssStart, size: rebuilt.size };
   await server.close();

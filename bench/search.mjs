@@ -23,7 +23,8 @@ const option = (name, fallback) => flags.value(name, fallback);
 const corpus = resolve(option('corpus', join(repo, '../shared/corpus/skills')));
 const asJson = args.includes('--json');
 const quick = args.includes('--quick');
-const setFiles = option('queries') !== undefined ? [option('queries')] : ['bench/search-queries.json', 'bench/search-queries-heldout.json', 'bench/blind/queries-dev.json'];
+const setFiles =
+  option('queries') !== undefined ? [option('queries')] : ['bench/search-queries.json', 'bench/search-queries-heldout.json', 'bench/blind/queries-dev.json'];
 const sets = setFiles.map((file) => {
   if (basename(file).includes('holdout')) {
     process.stderr.write(`${file}: the held-out blind set is scored once at the end with bench/blind/score.mjs, not here\n`);
@@ -125,7 +126,11 @@ function latency(index, runs) {
     }
   }
   times.sort((a, b) => a - b);
-  return { meanMs: times.reduce((sum, ms) => sum + ms, 0) / times.length, p50Ms: times[Math.floor(times.length / 2)], p95Ms: times[Math.floor(times.length * 0.95)] };
+  return {
+    meanMs: times.reduce((sum, ms) => sum + ms, 0) / times.length,
+    p50Ms: times[Math.floor(times.length / 2)],
+    p95Ms: times[Math.floor(times.length * 0.95)],
+  };
 }
 
 // A 10,000-document catalog made of corpus copies under distinct ids. Plain copies would share every word with the
@@ -135,12 +140,22 @@ function latency(index, runs) {
 function scaledCatalog(docs, count) {
   let counter = 0;
   const vary = (text, copy) =>
-    copy === 0 ? text : text.replace(/[A-Za-z]{4,}/g, (word) => ((counter++ * 2654435761) >>> 0) % 10 < 3 ? `${word}${String.fromCharCode(97 + (copy % 26), 97 + Math.floor(copy / 26))}` : word);
+    copy === 0
+      ? text
+      : text.replace(/[A-Za-z]{4,}/g, (word) =>
+          ((counter++ * 2654435761) >>> 0) % 10 < 3 ? `${word}${String.fromCharCode(97 + (copy % 26), 97 + Math.floor(copy / 26))}` : word,
+        );
   const out = [];
   for (let copy = 0; out.length < count; copy++) {
     for (const doc of docs) {
       if (out.length >= count) break;
-      out.push({ id: `copy${copy}/${doc.id}`, name: doc.name, description: vary(doc.description, copy), headings: doc.headings.map((heading) => vary(heading, copy)), body: vary(doc.body, copy) });
+      out.push({
+        id: `copy${copy}/${doc.id}`,
+        name: doc.name,
+        description: vary(doc.description, copy),
+        headings: doc.headings.map((heading) => vary(heading, copy)),
+        body: vary(doc.body, copy),
+      });
     }
   }
   return out;
@@ -221,11 +236,26 @@ if (asJson) {
     rows.push([`${label} recall@5`, pct(set.engine.recallAt5), pct(set.baseline.recallAt5), ratio(set.engine.recallAt5, set.baseline.recallAt5)]);
     rows.push([`${label} MRR@10`, set.engine.mrr.toFixed(3), set.baseline.mrr.toFixed(3), ratio(set.engine.mrr, set.baseline.mrr)]);
   }
-  rows.push(['query latency, mean / p50 / p95', `${ms(engineLatency.meanMs)} / ${ms(engineLatency.p50Ms)} / ${ms(engineLatency.p95Ms)}`, `${ms(baselineLatency.meanMs)} / ${ms(baselineLatency.p50Ms)} / ${ms(baselineLatency.p95Ms)}`, '']);
+  rows.push([
+    'query latency, mean / p50 / p95',
+    `${ms(engineLatency.meanMs)} / ${ms(engineLatency.p50Ms)} / ${ms(engineLatency.p95Ms)}`,
+    `${ms(baselineLatency.meanMs)} / ${ms(baselineLatency.p50Ms)} / ${ms(baselineLatency.p95Ms)}`,
+    '',
+  ]);
   rows.push([`index build (${docs.length} skills), wall / CPU`, `${ms(engine.ms)} / ${ms(engine.cpuMs)}`, `${ms(baseline.ms)} / ${ms(baseline.cpuMs)}`, '']);
   if (engineLarge !== undefined) {
-    rows.push(['index build (10,000 docs), wall / CPU', `${ms(engineLarge.ms)} / ${ms(engineLarge.cpuMs)}`, `${ms(baselineLarge.ms)} / ${ms(baselineLarge.cpuMs)}`, '']);
-    rows.push(['query latency (10,000 docs), mean / p50 / p95', `${ms(engineLarge.latency.meanMs)} / ${ms(engineLarge.latency.p50Ms)} / ${ms(engineLarge.latency.p95Ms)}`, `${ms(baselineLarge.latency.meanMs)} / ${ms(baselineLarge.latency.p50Ms)} / ${ms(baselineLarge.latency.p95Ms)}`, '']);
+    rows.push([
+      'index build (10,000 docs), wall / CPU',
+      `${ms(engineLarge.ms)} / ${ms(engineLarge.cpuMs)}`,
+      `${ms(baselineLarge.ms)} / ${ms(baselineLarge.cpuMs)}`,
+      '',
+    ]);
+    rows.push([
+      'query latency (10,000 docs), mean / p50 / p95',
+      `${ms(engineLarge.latency.meanMs)} / ${ms(engineLarge.latency.p50Ms)} / ${ms(engineLarge.latency.p95Ms)}`,
+      `${ms(baselineLarge.latency.meanMs)} / ${ms(baselineLarge.latency.p50Ms)} / ${ms(baselineLarge.latency.p95Ms)}`,
+      '',
+    ]);
   }
   const widths = [0, 1, 2, 3].map((column) => Math.max(...[['', 'SkillSearchIndex', 'BM25F baseline', 'ratio'], ...rows].map((row) => row[column].length)));
   const line = (row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('   ');
@@ -235,7 +265,10 @@ if (asJson) {
   for (const row of rows) console.log(line(row));
   console.log(`(machine reference: 1,000,000 string-keyed Map set + get took ${ms(referenceMs)})`);
   for (const set of sets) {
-    for (const [label, result] of [['SkillSearchIndex', set.engine], ['baseline', set.baseline]]) {
+    for (const [label, result] of [
+      ['SkillSearchIndex', set.engine],
+      ['baseline', set.baseline],
+    ]) {
       if (label === 'baseline' && !args.includes('--baseline-misses')) continue;
       console.log('');
       console.log(`${set.file}, ${label}: ${result.misses.length} queries without an expected skill in the top 5`);

@@ -32,7 +32,10 @@ function catalogDir(name) {
   if (name === 'corpus') return corpus;
   const count = Number(name);
   log(`preparing a ${count}-skill catalog (bench/generate-catalog.mjs)...`);
-  return execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  return execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
 }
 
 function post(url, era, method, params) {
@@ -41,7 +44,14 @@ function post(url, era, method, params) {
     headers['mcp-protocol-version'] = '2026-07-28';
     headers['mcp-method'] = method;
     if (method === 'resources/read') headers['mcp-name'] = params.uri;
-    params = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } };
+    params = {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    };
   } else headers['mcp-protocol-version'] = '2025-11-25';
   return fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then(async (response) => {
     const text = await response.text();
@@ -54,9 +64,10 @@ function post(url, era, method, params) {
 async function start(kind, dir, cacheDir) {
   const port = nextPort++;
   const url = `http://127.0.0.1:${port}/mcp`;
-  const argv = kind === 'sdk'
-    ? [join(repo, 'bench/sdk-server.mjs'), dir, String(port)]
-    : [cli, 'serve', '--http', '--port', String(port), '--quiet', '--no-watch', '--cache-dir', cacheDir, dir];
+  const argv =
+    kind === 'sdk'
+      ? [join(repo, 'bench/sdk-server.mjs'), dir, String(port)]
+      : [cli, 'serve', '--http', '--port', String(port), '--quiet', '--no-watch', '--cache-dir', cacheDir, dir];
   const started = performance.now();
   const proc = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
   let stderr = '';
@@ -193,13 +204,30 @@ for (const name of catalogs) {
     ['ready (warm restart), ms', sdk.readyMs.toFixed(0), warm.readyMs.toFixed(0), ratio(warm.readyMs, sdk.readyMs)],
     ['peak RSS, MB', sdk.peakRssMb.toFixed(0), cold.peakRssMb.toFixed(0), ratio(cold.peakRssMb, sdk.peakRssMb)],
     ['peak RSS after warm restart (same phases), MB', sdk.peakRssMb.toFixed(0), warm.peakRssMb.toFixed(0), ratio(warm.peakRssMb, sdk.peakRssMb)],
-    ['resources/read per s (2026-07-28)', sdk.readModern.perSecond.toFixed(0), cold.readModern.perSecond.toFixed(0), ratio(cold.readModern.perSecond, sdk.readModern.perSecond)],
-    ['resources/read per s (2025-11-25)', sdk.readLegacy.perSecond.toFixed(0), cold.readLegacy.perSecond.toFixed(0), ratio(cold.readLegacy.perSecond, sdk.readLegacy.perSecond)],
+    [
+      'resources/read per s (2026-07-28)',
+      sdk.readModern.perSecond.toFixed(0),
+      cold.readModern.perSecond.toFixed(0),
+      ratio(cold.readModern.perSecond, sdk.readModern.perSecond),
+    ],
+    [
+      'resources/read per s (2025-11-25)',
+      sdk.readLegacy.perSecond.toFixed(0),
+      cold.readLegacy.perSecond.toFixed(0),
+      ratio(cold.readLegacy.perSecond, sdk.readLegacy.perSecond),
+    ],
     ['skills/list pages per s', sdk.list.perSecond.toFixed(0), cold.list.perSecond.toFixed(0), ratio(cold.list.perSecond, sdk.list.perSecond)],
-    ['failed requests', sdk.readModern.failed + sdk.readLegacy.failed + sdk.list.failed, cold.readModern.failed + cold.readLegacy.failed + cold.list.failed, ''],
+    [
+      'failed requests',
+      sdk.readModern.failed + sdk.readLegacy.failed + sdk.list.failed,
+      cold.readModern.failed + cold.readLegacy.failed + cold.list.failed,
+      '',
+    ],
   ];
   if (!asJson) {
-    process.stdout.write(`\n### ${name === 'corpus' ? 'corpus (725 skills)' : `${name}-skill catalog`}, ${files.length} files read at random, ${concurrency} clients, ${duration} s each; medians of ${rounds} alternating rounds; commit ${commit}\n\n`);
+    process.stdout.write(
+      `\n### ${name === 'corpus' ? 'corpus (725 skills)' : `${name}-skill catalog`}, ${files.length} files read at random, ${concurrency} clients, ${duration} s each; medians of ${rounds} alternating rounds; commit ${commit}\n\n`,
+    );
     process.stdout.write('| measure | SDK server | skillport | ratio |\n|---|---:|---:|---:|\n');
     for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
   }

@@ -20,9 +20,26 @@ const hex = (n) => n.toString(16).padStart(64, '0');
 
 function skill(i, version) {
   const path = [`team-${i % 97}`, `group-${i % 13}`, `skill-${i}`];
-  const files = ['SKILL.md', 'references/guide.md', 'references/api.md', 'scripts/run.py', 'assets/logo.png'].map((file, k) => ({ path: file, size: 100 + k, digest: `sha256:${hex(i * 8 + k + version * 1e9)}`, mimeType: 'text/plain' }));
+  const files = ['SKILL.md', 'references/guide.md', 'references/api.md', 'scripts/run.py', 'assets/logo.png'].map((file, k) => ({
+    path: file,
+    size: 100 + k,
+    digest: `sha256:${hex(i * 8 + k + version * 1e9)}`,
+    mimeType: 'text/plain',
+  }));
   const name = path.at(-1);
-  return buildCatalogSkill({ name, description: `Does ${name}.`, frontmatter: { name, description: `Does ${name}.` }, headings: [], files, totalBytes: 600, packageDigest: `sha256:${hex(i + version * 1e9)}` }, path, origin);
+  return buildCatalogSkill(
+    {
+      name,
+      description: `Does ${name}.`,
+      frontmatter: { name, description: `Does ${name}.` },
+      headings: [],
+      files,
+      totalBytes: 600,
+      packageDigest: `sha256:${hex(i + version * 1e9)}`,
+    },
+    path,
+    origin,
+  );
 }
 
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
@@ -36,7 +53,12 @@ for (const size of sizes) {
   for (let c = 0; c < changes; c++) {
     const kind = c % 3;
     const i = (c * 7919) % size;
-    const delta = kind === 0 ? { upsert: [skill(i, c + 1)], remove: [] } : kind === 1 ? { upsert: [skill(size + c, 0)], remove: [] } : { upsert: [], remove: [skills[(i + 1) % size].uri] };
+    const delta =
+      kind === 0
+        ? { upsert: [skill(i, c + 1)], remove: [] }
+        : kind === 1
+          ? { upsert: [skill(size + c, 0)], remove: [] }
+          : { upsert: [], remove: [skills[(i + 1) % size].uri] };
     const t = performance.now();
     snapshot = snapshot.withChanges(delta, c + 2);
     times.push(performance.now() - t);
@@ -47,6 +69,11 @@ for (const size of sizes) {
 }
 if (flags.flag('json')) process.stdout.write(`${JSON.stringify({ commit: measuredCommit(), rows }, null, 2)}\n`);
 else {
-  process.stdout.write(`\n### One changed skill, catalog snapshot only (bench/snapshot-delta.mjs, ${changes} changes; commit ${measuredCommit()})\n\n| skills | full build, ms | delta p50, ms | delta p99, ms | delta mean, ms | full ÷ delta mean |\n|---:|---:|---:|---:|---:|---:|\n`);
-  for (const r of rows) process.stdout.write(`| ${r.size.toLocaleString('en-US')} | ${r.fullMs.toFixed(0)} | ${r.deltaP50.toFixed(3)} | ${r.deltaP99.toFixed(2)} | ${r.deltaMean.toFixed(3)} | ${(r.fullMs / r.deltaMean).toFixed(0)} |\n`);
+  process.stdout.write(
+    `\n### One changed skill, catalog snapshot only (bench/snapshot-delta.mjs, ${changes} changes; commit ${measuredCommit()})\n\n| skills | full build, ms | delta p50, ms | delta p99, ms | delta mean, ms | full ÷ delta mean |\n|---:|---:|---:|---:|---:|---:|\n`,
+  );
+  for (const r of rows)
+    process.stdout.write(
+      `| ${r.size.toLocaleString('en-US')} | ${r.fullMs.toFixed(0)} | ${r.deltaP50.toFixed(3)} | ${r.deltaP99.toFixed(2)} | ${r.deltaMean.toFixed(3)} | ${(r.fullMs / r.deltaMean).toFixed(0)} |\n`,
+    );
 }

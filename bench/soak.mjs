@@ -42,7 +42,13 @@ const config = {
 const rng = seeded(config.seed);
 const started = performance.now();
 const results = { commit: measuredCommit(), config, phases: {} };
-const phases = { a: ['churn', phaseChurn], b: ['crash', phaseCrash], c: ['registry', phaseRegistry], d: ['replicas', phaseReplicas], e: ['hostile', phaseHostile] };
+const phases = {
+  a: ['churn', phaseChurn],
+  b: ['crash', phaseCrash],
+  c: ['registry', phaseRegistry],
+  d: ['replicas', phaseReplicas],
+  e: ['hostile', phaseHostile],
+};
 try {
   for (const key of config.phases) {
     const [name, run] = phases[key] ?? [];

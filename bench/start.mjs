@@ -59,7 +59,12 @@ function stdioRun(command, argv, env = {}) {
   const started = performance.now();
   const proc = spawn(command, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
   const messages = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-start', version: '1' } } },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-start', version: '1' } },
+    },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} },
   ];
@@ -99,9 +104,20 @@ async function httpRun(command, argv, port, env = {}) {
     jsonrpc: '2.0',
     id: 1,
     method: 'skills/list',
-    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench-start', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench-start', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
   });
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'skills/list' };
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'skills/list',
+  };
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`exited with ${proc.exitCode}: ${err.slice(-500)}`);
     try {
@@ -132,7 +148,10 @@ function subjects(catalog, transport, cacheDir) {
   const list = [
     {
       name: 'SDK minimal server',
-      run: (port) => (transport === 'stdio' ? stdioRun(process.execPath, [join(repo, 'bench/sdk-stdio-server.mjs'), dir]) : httpRun(process.execPath, [join(repo, 'bench/sdk-server.mjs'), dir, String(port)], port)),
+      run: (port) =>
+        transport === 'stdio'
+          ? stdioRun(process.execPath, [join(repo, 'bench/sdk-stdio-server.mjs'), dir])
+          : httpRun(process.execPath, [join(repo, 'bench/sdk-server.mjs'), dir, String(port)], port),
     },
     { name: 'skillport (installed command)', run: ours((args) => [process.execPath, [cli, ...args]]) },
   ];
@@ -178,8 +197,13 @@ if (asJson) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else {
   for (const { catalog, transport, rows } of report) {
     const base = rows[0];
-    process.stdout.write(`\n### ${catalog}${catalog === 'corpus' ? ' (warm cache)' : ''} over ${transport}: spawn to first skills/list answer; medians of ${pairs} alternating pairs; commit ${commit}\n\n`);
+    process.stdout.write(
+      `\n### ${catalog}${catalog === 'corpus' ? ' (warm cache)' : ''} over ${transport}: spawn to first skills/list answer; medians of ${pairs} alternating pairs; commit ${commit}\n\n`,
+    );
     process.stdout.write('| server | skills | first answer, ms | ratio | server peak RSS, MB | ratio |\n|---|---:|---:|---:|---:|---:|\n');
-    for (const row of rows) process.stdout.write(`| ${row.subject} | ${row.skills} | ${row.firstAnswerMs.toFixed(0)} | ${(row.firstAnswerMs / base.firstAnswerMs).toFixed(2)} | ${row.peakRssMb.toFixed(0)} | ${(row.peakRssMb / base.peakRssMb).toFixed(2)} |\n`);
+    for (const row of rows)
+      process.stdout.write(
+        `| ${row.subject} | ${row.skills} | ${row.firstAnswerMs.toFixed(0)} | ${(row.firstAnswerMs / base.firstAnswerMs).toFixed(2)} | ${row.peakRssMb.toFixed(0)} | ${(row.peakRssMb / base.peakRssMb).toFixed(2)} |\n`,
+      );
   }
 }

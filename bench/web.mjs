@@ -18,8 +18,14 @@ const asJson = flags.flag('json');
 const log = (line) => process.stderr.write(`${line}\n`);
 
 const from = flags.value('from');
-const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count), ...(from ? ['--from', from] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-const proc = spawn(process.execPath, [join(repo, 'packages/cli/dist/src/bin.js'), 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', dir], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count), ...(from ? ['--from', from] : [])], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+}).trim();
+const proc = spawn(process.execPath, [join(repo, 'packages/cli/dist/src/bin.js'), 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', dir], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  env: { ...process.env, NO_COLOR: '1' },
+});
 let stderr = '';
 const base = await new Promise((done, fail) => {
   proc.stderr.on('data', (chunk) => {
@@ -41,7 +47,11 @@ async function timed(path, init) {
 }
 
 const mcpList = () =>
-  timed('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: {} }) });
+  timed('/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: {} }),
+  });
 
 // Pick real targets from the catalog itself.
 const home = await timed('/');
@@ -51,7 +61,16 @@ const folder = /name="folder"><option value="" selected>Any folder<\/option><opt
 const indexBuild = await timed('/fragments/results?q=warm+up+the+index');
 log(`first search (builds the index for ${count} skills): ${indexBuild.ms.toFixed(0)} ms`);
 
-const queries = ['clean a csv file', 'write release notes', 'review an api design', 'pdf forms', 'kubernetes deployment', 'marketing plan', 'unit tests', 'security audit'];
+const queries = [
+  'clean a csv file',
+  'write release notes',
+  'review an api design',
+  'pdf forms',
+  'kubernetes deployment',
+  'marketing plan',
+  'unit tests',
+  'security audit',
+];
 const pages = {
   'mcp skills/list (baseline)': () => mcpList(),
   'home (page 1)': () => timed('/'),
@@ -85,6 +104,9 @@ if (asJson) {
 } else {
   console.log(`web catalog at ${count} skills, ${rounds} sequential requests per page (client-side times over loopback)`);
   console.log(`${'page'.padEnd(32)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'x baseline'.padStart(11)} ${'bytes'.padStart(8)}`);
-  for (const [name, r] of Object.entries(results)) console.log(`${name.padEnd(32)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${(r.p50 / baseline).toFixed(2).padStart(11)} ${String(r.bytes).padStart(8)}`);
+  for (const [name, r] of Object.entries(results))
+    console.log(
+      `${name.padEnd(32)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${(r.p50 / baseline).toFixed(2).padStart(11)} ${String(r.bytes).padStart(8)}`,
+    );
   console.log(`first search (index build, once per catalog snapshot): ${indexBuild.ms.toFixed(0)} ms`);
 }

@@ -19,7 +19,9 @@ if (process.env.SKILLPORT_SKIP_CONFORMANCE !== '1') {
   const ready = existsSync(join(tools, 'node_modules/.bin/conformance')) && existsSync(join(tools, 'node_modules/node/bin/node'));
   if (!ready) {
     process.stderr.write(`test setup: installing ${CONFORMANCE} and node@22 into .tools/\n`);
-    execFileSync('npm', ['install', '--prefix', tools, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', CONFORMANCE, 'node@22'], { stdio: 'inherit' });
+    execFileSync('npm', ['install', '--prefix', tools, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', CONFORMANCE, 'node@22'], {
+      stdio: 'inherit',
+    });
   }
   process.env.SKILLPORT_CONFORMANCE_NODE = join(tools, 'node_modules/node/bin/node');
   process.env.SKILLPORT_CONFORMANCE_CLI = join(tools, 'node_modules/.bin/conformance');
@@ -59,7 +61,16 @@ if (selected.length === 0) {
 }
 // The usual report on stdout (spec on a terminal, TAP otherwise), plus a TAP copy read afterwards for the skips.
 const tapFile = join(mkdtempSync(join(tmpdir(), 'skillport-tests-')), 'report.tap');
-const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', 'tap', '--test-reporter-destination', tapFile];
+const reporters = [
+  '--test-reporter',
+  process.stdout.isTTY ? 'spec' : 'tap',
+  '--test-reporter-destination',
+  'stdout',
+  '--test-reporter',
+  'tap',
+  '--test-reporter-destination',
+  tapFile,
+];
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...reporters, ...selected.sort()], { stdio: 'inherit', cwd: root });
 
 const tap = existsSync(tapFile) ? readFileSync(tapFile, 'utf8') : '';

@@ -21,7 +21,13 @@ function parseCatalog(system) {
   return entries;
 }
 
-const unescape = (text) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const unescape = (text) =>
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** Skill content in context: activation results and re-injected skills (`<skill_content name="…">…`). */
 function skillContents(messages, bootstrap) {
@@ -50,8 +56,14 @@ export class ScriptedAgent {
     const system = messages.find((message) => message.role === 'system')?.content ?? '';
     const prompt = [...messages].reverse().find((message) => message.role === 'user' && !message.restored)?.content ?? '';
     const results = messages.filter((message) => message.role === 'tool');
-    const calledWith = (name) => messages.filter((message) => message.role === 'assistant').flatMap((message) => message.tool_calls ?? []).filter((call) => call.function.name === name);
-    const call = (name, args) => ({ toolCalls: [{ id: `call_${messages.length}_${name}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+    const calledWith = (name) =>
+      messages
+        .filter((message) => message.role === 'assistant')
+        .flatMap((message) => message.tool_calls ?? [])
+        .filter((call) => call.function.name === name);
+    const call = (name, args) => ({
+      toolCalls: [{ id: `call_${messages.length}_${name}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
 
     const contents = skillContents(messages, this.bootstrapName);
     if (contents.length > 0) {
@@ -63,7 +75,9 @@ export class ScriptedAgent {
         if (listed && !done && offered.has('read_skill_resource')) return call('read_skill_resource', { name: active.name, path });
       }
       const reads = results.filter((message) => message.name === 'read_skill_resource' && !message.content.startsWith('Error'));
-      return { content: [`Following the skill ${active.name}:`, ...contents.map((item) => item.text), ...reads.map((message) => message.content)].join('\n\n') };
+      return {
+        content: [`Following the skill ${active.name}:`, ...contents.map((item) => item.text), ...reads.map((message) => message.content)].join('\n\n'),
+      };
     }
 
     // A catalog in the system prompt (other than the bootstrap alone): choose from it.
@@ -79,7 +93,8 @@ export class ScriptedAgent {
     // The bootstrap skill says how to find remote skills: load it once.
     const bootstrapListed = parseCatalog(system).some((entry) => entry.name === this.bootstrapName);
     const bootstrapLoaded = results.some((message) => message.content.includes(`<skill_content name="${this.bootstrapName}"`));
-    if (bootstrapListed && !bootstrapLoaded && offered.has('load_skill') && calledWith('load_skill').length === 0) return call('load_skill', { name: this.bootstrapName });
+    if (bootstrapListed && !bootstrapLoaded && offered.has('load_skill') && calledWith('load_skill').length === 0)
+      return call('load_skill', { name: this.bootstrapName });
 
     // Search, then activate the best match.
     if (offered.has('list_skills')) {

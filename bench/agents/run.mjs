@@ -39,10 +39,16 @@ function fail(message) {
 // --- tasks ------------------------------------------------------------------------------------------------------
 function loadTasks(path) {
   if (!existsSync(path)) fail(`no tasks at ${path}`);
-  const files = statSync(path).isDirectory() ? readdirSync(path).filter((name) => name.endsWith('.json')).sort().map((name) => join(path, name)) : [path];
+  const files = statSync(path).isDirectory()
+    ? readdirSync(path)
+        .filter((name) => name.endsWith('.json'))
+        .sort()
+        .map((name) => join(path, name))
+    : [path];
   const tasks = files.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')));
   for (const task of tasks) {
-    if (typeof task.id !== 'string' || typeof task.prompt !== 'string' || !Array.isArray(task.skills) || task.skills.length === 0) fail(`task ${JSON.stringify(task).slice(0, 80)}: needs id, prompt and skills`);
+    if (typeof task.id !== 'string' || typeof task.prompt !== 'string' || !Array.isArray(task.skills) || task.skills.length === 0)
+      fail(`task ${JSON.stringify(task).slice(0, 80)}: needs id, prompt and skills`);
   }
   return limit > 0 ? tasks.slice(0, limit) : tasks;
 }
@@ -52,7 +58,10 @@ if (!existsSync(skillsDir)) fail(`no skills folder at ${skillsDir} (--skills DIR
 // --- the server ---------------------------------------------------------------------------------------------------
 async function startServer(dir) {
   const cli = join(repo, 'packages/cli/dist/src/bin.js');
-  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', dir], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', dir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let stderr = '';
   const url = await new Promise((done, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 300_000);
@@ -71,7 +80,8 @@ async function startServer(dir) {
 
 // --- one run -----------------------------------------------------------------------------------------------------
 const tokens = (text) => (text ? encode(text).length : 0);
-const messageText = (messages) => messages.map((message) => `${message.content ?? ''}${message.tool_calls ? JSON.stringify(message.tool_calls) : ''}`).join('\n');
+const messageText = (messages) =>
+  messages.map((message) => `${message.content ?? ''}${message.tool_calls ? JSON.stringify(message.tool_calls) : ''}`).join('\n');
 const expectedChecks = (task) => task.answer?.includes ?? [];
 
 async function runTask(setup, agent, task) {
@@ -79,7 +89,21 @@ async function runTask(setup, agent, task) {
   const user = { role: 'user', content: task.prompt };
   let messages = [system, user];
   const byName = new Map(setup.tools.map((tool) => [tool.name, tool]));
-  const record = { task: task.id, calls: [], cyclesBeforeWork: undefined, activated: [], hallucinated: 0, forbidden: 0, reads: { made: 0, ok: 0 }, tokens: { catalog: tokens(setup.system), activation: 0, reads: 0, total: 0 }, activationMs: [], compaction: undefined, listed: false, candidates: [], answer: '' };
+  const record = {
+    task: task.id,
+    calls: [],
+    cyclesBeforeWork: undefined,
+    activated: [],
+    hallucinated: 0,
+    forbidden: 0,
+    reads: { made: 0, ok: 0 },
+    tokens: { catalog: tokens(setup.system), activation: 0, reads: 0, total: 0 },
+    activationMs: [],
+    compaction: undefined,
+    listed: false,
+    candidates: [],
+    answer: '',
+  };
   let cycles = 0;
   for (let step = 0; step < maxSteps; step++) {
     if (task.compaction && record.cyclesBeforeWork !== undefined && record.compaction === undefined) {
@@ -134,7 +158,9 @@ async function runTask(setup, agent, task) {
   record.candidates = [...(agent.candidates ?? [])];
   const baseName = (id) => String(id).split('@')[0];
   const rightSkill = record.activated.some((id) => task.skills.includes(baseName(id)));
-  const readsDone = (task.reads ?? []).every((path) => record.calls.some((made) => made.name === 'read_skill_resource' && made.args.path === path && !made.error));
+  const readsDone = (task.reads ?? []).every((path) =>
+    record.calls.some((made) => made.name === 'read_skill_resource' && made.args.path === path && !made.error),
+  );
   record.passed = rightSkill && readsDone && record.forbidden === 0 && expectedChecks(task).every((check) => record.answer.includes(check));
   record.rightSkill = rightSkill;
   record.inTopK = record.candidates.some((id) => task.skills.includes(baseName(id)));
@@ -172,7 +198,10 @@ function metricsOf(setupId, warm, cold, cacheStats) {
 }
 
 // --- main -----------------------------------------------------------------------------------------------------------
-const agentFor = () => (modelUrl ? new ModelAgent({ url: modelUrl, model: modelName ?? 'default', apiKey: process.env.SKILLPORT_MODEL_KEY ?? process.env.OPENAI_API_KEY }) : new ScriptedAgent());
+const agentFor = () =>
+  modelUrl
+    ? new ModelAgent({ url: modelUrl, model: modelName ?? 'default', apiKey: process.env.SKILLPORT_MODEL_KEY ?? process.env.OPENAI_API_KEY })
+    : new ScriptedAgent();
 if (modelUrl && !modelName) fail('--model-url needs --model NAME');
 log(`bench agents: ${tasks.length} tasks, 5 setups, agent ${agentFor().name}, skills from ${skillsDir}`);
 const server = await startServer(skillsDir);
@@ -189,7 +218,8 @@ try {
       const before = setup.cache ? { ...setup.cache.stats } : undefined;
       const runs = [];
       for (const task of tasks) runs.push(await runTask(setup, agentFor(), task));
-      if (setup.cache && pass === 'warm') cacheStats = { blobHits: setup.cache.stats.blobHits - before.blobHits, blobMisses: setup.cache.stats.blobMisses - before.blobMisses };
+      if (setup.cache && pass === 'warm')
+        cacheStats = { blobHits: setup.cache.stats.blobHits - before.blobHits, blobMisses: setup.cache.stats.blobMisses - before.blobMisses };
       await setup.close();
       passes[pass] = runs;
       log(`${name} (${pass}): ${runs.filter((run) => run.passed).length}/${runs.length} passed`);
@@ -217,17 +247,30 @@ const verdicts = results
     return { setup: result.setup, quality, cycles, safe, meets: quality && cycles && safe };
   });
 const agentName = agentFor().name;
-const report = { commit: measuredCommit(), agent: agentName, tasks: tasks.length, skills: skillsDir, setups: results.map(({ setup, metrics }) => ({ setup, metrics })), verdict: verdicts };
+const report = {
+  commit: measuredCommit(),
+  agent: agentName,
+  tasks: tasks.length,
+  skills: skillsDir,
+  setups: results.map(({ setup, metrics }) => ({ setup, metrics })),
+  verdict: verdicts,
+};
 
 if (svgPath) writeFileSync(svgPath, chart(report));
 if (asJson) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else {
   const names = Object.keys(results[0].metrics);
-  process.stdout.write(`\n### Agent benchmark: ${tasks.length} tasks, agent ${agentName}, warm pass (activation latency cold and warm), commit ${report.commit}\n\n`);
+  process.stdout.write(
+    `\n### Agent benchmark: ${tasks.length} tasks, agent ${agentName}, warm pass (activation latency cold and warm), commit ${report.commit}\n\n`,
+  );
   process.stdout.write(`| metric | ${results.map((result) => result.setup).join(' | ')} |\n|---|${results.map(() => '---:').join('|')}|\n`);
-  for (const metric of names) process.stdout.write(`| ${metric} | ${results.map((result) => (result.metrics[metric] === null ? 'n/a' : result.metrics[metric])).join(' | ')} |\n`);
+  for (const metric of names)
+    process.stdout.write(`| ${metric} | ${results.map((result) => (result.metrics[metric] === null ? 'n/a' : result.metrics[metric])).join(' | ')} |\n`);
   process.stdout.write('\nVerdict (seed 003: within 5 points of local, at most one extra tool cycle, zero forbidden effects):\n');
-  for (const verdict of verdicts) process.stdout.write(`- ${verdict.setup}: ${verdict.meets ? 'meets the target' : `misses it (${[!verdict.quality && 'quality', !verdict.cycles && 'tool cycles', !verdict.safe && 'forbidden effects'].filter(Boolean).join(', ')})`}\n`);
+  for (const verdict of verdicts)
+    process.stdout.write(
+      `- ${verdict.setup}: ${verdict.meets ? 'meets the target' : `misses it (${[!verdict.quality && 'quality', !verdict.cycles && 'tool cycles', !verdict.safe && 'forbidden effects'].filter(Boolean).join(', ')})`}\n`,
+    );
 }
 
 /** A bar chart of pass rate and tool cycles per setup, as SVG (no dependency). */

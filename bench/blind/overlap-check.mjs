@@ -40,7 +40,8 @@ const LIMIT = 0.25;
 const KINDS = new Set(['paraphrase', 'indirect', 'terse', 'near-duplicate']);
 
 // Standard English stop words (the NLTK English list, plus a few contractions' parts).
-export const STOP_WORDS = new Set(`
+export const STOP_WORDS = new Set(
+  `
 a about above after again against ain all am an and any are aren arent as at be because been before being below
 between both but by can couldn couldnt d did didn didnt do does doesn doesnt doing don dont down during each few for
 from further had hadn hadnt has hasn hasnt have haven havent having he her here hers herself him himself his how i
@@ -49,7 +50,10 @@ nor not now o of off on once only or other our ours ourselves out over own re s 
 shouldve shouldn shouldnt so some such t than that thatll the their theirs them themselves then there these they
 this those through to too under until up ve very was wasn wasnt we were weren werent what when where which while
 who whom why will with won wont wouldn wouldnt y you youd youll youre youve your yours yourself yourselves
-`.split(/\s+/).filter(Boolean));
+`
+    .split(/\s+/)
+    .filter(Boolean),
+);
 
 export function stem(w) {
   if (w.length > 4 && w.endsWith('ies')) w = w.slice(0, -3) + 'y';
@@ -57,8 +61,13 @@ export function stem(w) {
   else if (/(x|ch|sh|z)es$/.test(w)) w = w.slice(0, -2);
   else if (w.length > 3 && w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
   let cut = false;
-  if (w.endsWith('ing') && w.length - 3 >= 3) { w = w.slice(0, -3); cut = true; }
-  else if (w.endsWith('ed') && w.length - 2 >= 3) { w = w.slice(0, -2); cut = true; }
+  if (w.endsWith('ing') && w.length - 3 >= 3) {
+    w = w.slice(0, -3);
+    cut = true;
+  } else if (w.endsWith('ed') && w.length - 2 >= 3) {
+    w = w.slice(0, -2);
+    cut = true;
+  }
   if (cut && /([^aeiouylsz])\1$/.test(w)) w = w.slice(0, -1);
   if (w.endsWith('e') && w.length - 1 >= 3) w = w.slice(0, -1);
   return w;
@@ -66,7 +75,9 @@ export function stem(w) {
 
 export function contentWords(text) {
   const out = new Set();
-  for (const tok of String(text).toLowerCase().split(/[^a-z]+/)) {
+  for (const tok of String(text)
+    .toLowerCase()
+    .split(/[^a-z]+/)) {
     if (tok.length < 3 || STOP_WORDS.has(tok)) continue;
     out.add(stem(tok));
   }
@@ -90,7 +101,11 @@ export function loadCorpus(corpusDir) {
     const m = text.match(/^---\r?\n([\s\S]*?)\r?\n---/);
     if (!m) continue;
     let fm;
-    try { fm = YAML.parse(m[1]); } catch { continue; }
+    try {
+      fm = YAML.parse(m[1]);
+    } catch {
+      continue;
+    }
     if (!fm || typeof fm.name !== 'string') continue;
     const entry = byName.get(fm.name) ?? { words: new Set(), folders: [] };
     for (const w of contentWords(`${fm.name} ${fm.description ?? ''}`)) entry.words.add(w);
@@ -110,7 +125,10 @@ function main() {
   const args = process.argv.slice(2);
   let corpus = process.env.SKILLPORT_CORPUS || path.resolve(repoRoot, '..', 'shared', 'corpus');
   const ci = args.indexOf('--corpus');
-  if (ci >= 0) { corpus = path.resolve(args[ci + 1]); args.splice(ci, 2); }
+  if (ci >= 0) {
+    corpus = path.resolve(args[ci + 1]);
+    args.splice(ci, 2);
+  }
   if (!fs.existsSync(path.join(corpus, 'skills'))) {
     for (const alt of ['/work/shared/corpus']) if (fs.existsSync(path.join(alt, 'skills'))) corpus = alt;
   }
@@ -121,7 +139,10 @@ function main() {
     console.log('content words:', [...contentWords(q)].join(' '));
     for (const n of names) {
       const e = skills.get(n);
-      if (!e) { console.log(`${n}: MISSING`); continue; }
+      if (!e) {
+        console.log(`${n}: MISSING`);
+        continue;
+      }
       const o = overlap(q, e);
       console.log(`${n}: ${(o.ratio * 100).toFixed(0)}% shared=[${o.shared.join(' ')}]`);
     }
@@ -140,7 +161,10 @@ function main() {
     for (const q of list) {
       n++;
       const tag = `${path.basename(f)}:${q.id}`;
-      if (!q.id || typeof q.query !== 'string' || !Array.isArray(q.expected) || !q.expected.length) { problems.push(`${tag}: malformed`); continue; }
+      if (!q.id || typeof q.query !== 'string' || !Array.isArray(q.expected) || !q.expected.length) {
+        problems.push(`${tag}: malformed`);
+        continue;
+      }
       if (ids.has(q.id)) problems.push(`${tag}: duplicate id`);
       ids.add(q.id);
       if (!KINDS.has(q.kind)) problems.push(`${tag}: bad kind ${q.kind}`);
@@ -149,7 +173,10 @@ function main() {
       let worst = 0;
       for (const name of q.expected) {
         const e = skills.get(name);
-        if (!e) { problems.push(`${tag}: unknown skill "${name}"`); continue; }
+        if (!e) {
+          problems.push(`${tag}: unknown skill "${name}"`);
+          continue;
+        }
         covered.add(name);
         const o = overlap(q.query, e);
         worst = Math.max(worst, o.ratio);
@@ -160,11 +187,13 @@ function main() {
   }
   ratios.sort((a, b) => a - b);
   const mean = ratios.reduce((a, b) => a + b, 0) / (ratios.length || 1);
-  const pct = (p) => ratios.length ? ratios[Math.min(ratios.length - 1, Math.floor(p * ratios.length))] : 0;
+  const pct = (p) => (ratios.length ? ratios[Math.min(ratios.length - 1, Math.floor(p * ratios.length))] : 0);
   console.log(`corpus: ${corpus} (${skills.size} distinct names)`);
   console.log(`queries: ${n} in ${files.length} file(s); kinds: ${JSON.stringify(kinds)}`);
   console.log(`distinct expected skills: ${covered.size}`);
-  console.log(`overlap (worst expected skill per query): mean ${(mean * 100).toFixed(1)}%, median ${(pct(0.5) * 100).toFixed(0)}%, p90 ${(pct(0.9) * 100).toFixed(0)}%, max ${(pct(1) * 100).toFixed(0)}%, zero-overlap ${ratios.filter((r) => r === 0).length}`);
+  console.log(
+    `overlap (worst expected skill per query): mean ${(mean * 100).toFixed(1)}%, median ${(pct(0.5) * 100).toFixed(0)}%, p90 ${(pct(0.9) * 100).toFixed(0)}%, max ${(pct(1) * 100).toFixed(0)}%, zero-overlap ${ratios.filter((r) => r === 0).length}`,
+  );
   if (problems.length) {
     console.log(`\n${problems.length} problem(s):`);
     for (const p of problems) console.log('  ' + p);

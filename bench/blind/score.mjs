@@ -70,7 +70,8 @@ if (args.includes('--baseline')) {
   const baseline = new BM25FBaseline(docs);
   result.baseline = score((query) => baseline.search(query, 10));
 }
-const line = (label, r) => `${label}: ${r.queries} queries, recall@1 ${(100 * r.recallAt1).toFixed(1)} %, recall@5 ${(100 * r.recallAt5).toFixed(1)} %, MRR ${r.mrr.toFixed(3)}`;
+const line = (label, r) =>
+  `${label}: ${r.queries} queries, recall@1 ${(100 * r.recallAt1).toFixed(1)} %, recall@5 ${(100 * r.recallAt5).toFixed(1)} %, MRR ${r.mrr.toFixed(3)}`;
 if (args.includes('--json')) console.log(JSON.stringify(result));
 else {
   console.log(line(`${file}${split ? ` (${split})` : ''}`, result));

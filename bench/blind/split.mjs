@@ -13,7 +13,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 function mulberry32(a) {
   return () => {
-    a |= 0; a = (a + 0x6d2b79f5) | 0;
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -22,10 +23,12 @@ function mulberry32(a) {
 
 const all = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const rand = mulberry32(SEED);
-const dev = [], holdout = [];
+const dev = [],
+  holdout = [];
 for (const kind of [...new Set(all.map((q) => q.kind))].sort()) {
   const group = all.filter((q) => q.kind === kind);
-  for (let i = group.length - 1; i > 0; i--) { // Fisher-Yates
+  for (let i = group.length - 1; i > 0; i--) {
+    // Fisher-Yates
     const j = Math.floor(rand() * (i + 1));
     [group[i], group[j]] = [group[j], group[i]];
   }

@@ -46,7 +46,8 @@ if (!corpusDir) {
 }
 
 // ---- stopwords (English function words + pronouns + a few fillers) ----
-const STOP = new Set(`
+const STOP = new Set(
+  `
 a about above after again against all am an and any are aren as at be because been before being below between both
 but by can cannot could couldn did didn do does doesn doing don down during each few for from further had hadn has
 hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself just let ll
@@ -56,7 +57,10 @@ those through to too under until up very was wasn we were weren what when where 
 won would wouldn you your yours yourself yourselves ve d m s t also get got into onto via vs etc e g i.e eg ie
 can't i'm it's don't want wants need needs needed like please thing things something anything every really still
 lot lots one ones way maybe even much many us okay ok going
-`.split(/\s+/).filter(Boolean));
+`
+    .split(/\s+/)
+    .filter(Boolean),
+);
 
 function stem(w) {
   if (/^\d+$/.test(w)) return w;
@@ -73,7 +77,10 @@ function stem(w) {
 }
 export function contentWords(text) {
   const out = new Set();
-  for (const raw of String(text).toLowerCase().replace(/['’]/g, '').split(/[^a-z0-9]+/)) {
+  for (const raw of String(text)
+    .toLowerCase()
+    .replace(/['’]/g, '')
+    .split(/[^a-z0-9]+/)) {
     if (!raw || raw.length < 2 || STOP.has(raw)) continue;
     out.add(stem(raw));
   }
@@ -141,8 +148,14 @@ for (const q of queries) {
     let s = byFolder.get(ex);
     if (!s) {
       const hits = byName.get(ex) || [];
-      if (hits.length === 0) { problems.push(`${q.id}: expected "${ex}" not in corpus`); continue; }
-      if (hits.length > 1) { problems.push(`${q.id}: expected "${ex}" is ambiguous (${hits.map((h) => h.folder).join(', ')}); use the folder path`); continue; }
+      if (hits.length === 0) {
+        problems.push(`${q.id}: expected "${ex}" not in corpus`);
+        continue;
+      }
+      if (hits.length > 1) {
+        problems.push(`${q.id}: expected "${ex}" is ambiguous (${hits.map((h) => h.folder).join(', ')}); use the folder path`);
+        continue;
+      }
       s = hits[0];
     }
     const sw = contentWords(`${s.name} ${s.name.replace(/[-_/]/g, ' ')} ${s.description}`);
@@ -158,7 +171,9 @@ for (const r of rows) {
   const bad = r.ratio > LIMIT + 1e-9;
   if (bad) over++;
   if (!quiet || bad) {
-    console.log(`${bad ? 'FAIL' : 'ok  '} ${r.id} ${r.kind.padEnd(14)} ${r.split.padEnd(7)} ratio ${r.ratio.toFixed(3)} (${r.shared.length}/${r.words}) vs ${r.skill}${r.shared.length ? ` shared: ${r.shared.join(' ')}` : ''}`);
+    console.log(
+      `${bad ? 'FAIL' : 'ok  '} ${r.id} ${r.kind.padEnd(14)} ${r.split.padEnd(7)} ratio ${r.ratio.toFixed(3)} (${r.shared.length}/${r.words}) vs ${r.skill}${r.shared.length ? ` shared: ${r.shared.join(' ')}` : ''}`,
+    );
   }
 }
 const ratios = rows.map((r) => r.ratio).sort((a, b) => a - b);
@@ -166,8 +181,12 @@ const mean = ratios.reduce((a, b) => a + b, 0) / (ratios.length || 1);
 const count = (k, v) => rows.filter((r) => r[k] === v).length;
 console.log('');
 console.log(`corpus: ${skills.length} skills from ${corpusDir}`);
-console.log(`queries: ${rows.length}  kinds: ${[...KINDS].map((k) => `${k}=${count('kind', k)}`).join(' ')}  splits: dev=${count('split', 'dev')} holdout=${count('split', 'holdout')}`);
-console.log(`overlap ratio (worst expected skill per query): mean ${mean.toFixed(3)}, median ${(ratios[Math.floor(ratios.length / 2)] || 0).toFixed(3)}, max ${(ratios[ratios.length - 1] || 0).toFixed(3)}, zero-overlap queries ${ratios.filter((r) => r === 0).length}`);
+console.log(
+  `queries: ${rows.length}  kinds: ${[...KINDS].map((k) => `${k}=${count('kind', k)}`).join(' ')}  splits: dev=${count('split', 'dev')} holdout=${count('split', 'holdout')}`,
+);
+console.log(
+  `overlap ratio (worst expected skill per query): mean ${mean.toFixed(3)}, median ${(ratios[Math.floor(ratios.length / 2)] || 0).toFixed(3)}, max ${(ratios[ratios.length - 1] || 0).toFixed(3)}, zero-overlap queries ${ratios.filter((r) => r === 0).length}`,
+);
 console.log(`limit ${LIMIT}: ${over} over the limit`);
 for (const p of problems) console.log(`PROBLEM ${p}`);
 if (over > 0 || problems.length > 0) {

@@ -15,7 +15,8 @@ const seed = data.seed;
 if (!Number.isInteger(seed)) throw new Error('queries.json needs an integer "seed"');
 function mulberry32(s) {
   return () => {
-    s |= 0; s = (s + 0x6d2b79f5) | 0;
+    s |= 0;
+    s = (s + 0x6d2b79f5) | 0;
     let t = Math.imul(s ^ (s >>> 15), 1 | s);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;

@@ -124,7 +124,12 @@ const pkg = await import(join(repo, 'packages/registry/dist/src/client.js'));
 /** A `.skill` archive of `name` at `version` whose files say which release they are. */
 export function archiveOf(name, version, extra = {}) {
   const files = [
-    { path: 'SKILL.md', bytes: Buffer.from(`---\nname: ${name}\ndescription: Registry skill ${name}. Use when the soak test reads it.\n---\n\n# ${name}\n\nRelease ${version}.\n`) },
+    {
+      path: 'SKILL.md',
+      bytes: Buffer.from(
+        `---\nname: ${name}\ndescription: Registry skill ${name}. Use when the soak test reads it.\n---\n\n# ${name}\n\nRelease ${version}.\n`,
+      ),
+    },
     { path: 'references/guide.md', bytes: Buffer.from(`guide for ${name} ${version}\n`.repeat(20)) },
     ...Object.entries(extra).map(([path, bytes]) => ({ path, bytes: Buffer.from(bytes) })),
   ];
@@ -136,7 +141,12 @@ export function archiveOf(name, version, extra = {}) {
 export async function publishTo(base, name, version, extra) {
   const { archive, packageDigest, files } = archiveOf(name, version, extra);
   try {
-    const response = await fetch(`${base}/api/v1/skills?version=${version}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' }, body: archive, signal: AbortSignal.timeout(60_000) });
+    const response = await fetch(`${base}/api/v1/skills?version=${version}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' },
+      body: archive,
+      signal: AbortSignal.timeout(60_000),
+    });
     const body = await response.json().catch(() => undefined);
     return { status: response.status, body, packageDigest, files };
   } catch (error) {
@@ -146,7 +156,12 @@ export async function publishTo(base, name, version, extra) {
 
 async function api(base, method, path, body) {
   try {
-    const response = await fetch(`${base}/api/v1/skills/${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${base}/api/v1/skills/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {

@@ -32,7 +32,10 @@ export function seeded(seed) {
 export async function startServe(args, { env = {}, cacheDir } = {}) {
   const cacheArgs = cacheDir ? ['--cache-dir', cacheDir] : ['--no-cache'];
   const started = performance.now();
-  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', ...cacheArgs, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', SKILLPORT_PUBLISH_TOKEN: TOKEN, ...env } });
+  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', ...cacheArgs, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', SKILLPORT_PUBLISH_TOKEN: TOKEN, ...env },
+  });
   let stderr = '';
   const url = await new Promise((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`server did not start in 120 s:\n${stderr}`)), 120_000);
@@ -100,7 +103,11 @@ export function closeAgents() {
   agents.clear();
 }
 
-const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'soak', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'soak', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /**
  * One JSON-RPC request to /mcp, as the SDK client sends it on the 2026-07-28 (`modern`) or 2025-11-25 (`legacy`)
@@ -119,23 +126,34 @@ export function rpc(url, method, params, era = 'modern', { timeoutMs = 30_000 } 
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: sent });
   const started = performance.now();
   return new Promise((done) => {
-    const req = request({ agent: agentFor(endpoint.origin), host: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        let text = Buffer.concat(chunks).toString();
-        // An SSE answer: the data line of the message.
-        if ((res.headers['content-type'] ?? '').includes('text/event-stream')) text = /^data: (.*)$/m.exec(text)?.[1] ?? '';
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        done({ status: res.statusCode, result: json?.result, error: json?.error, ms: performance.now() - started });
-      });
-      res.on('error', () => done({ status: 0, ms: performance.now() - started }));
-    });
+    const req = request(
+      {
+        agent: agentFor(endpoint.origin),
+        host: endpoint.hostname,
+        port: endpoint.port,
+        path: endpoint.pathname,
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          let text = Buffer.concat(chunks).toString();
+          // An SSE answer: the data line of the message.
+          if ((res.headers['content-type'] ?? '').includes('text/event-stream')) text = /^data: (.*)$/m.exec(text)?.[1] ?? '';
+          let json;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          done({ status: res.statusCode, result: json?.result, error: json?.error, ms: performance.now() - started });
+        });
+        res.on('error', () => done({ status: 0, ms: performance.now() - started }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (error) => done({ status: 0, transport: error.message, ms: performance.now() - started }));
     req.end(body);
@@ -150,7 +168,11 @@ export async function listing(url, era = 'modern') {
     const answer = await rpc(url, 'skills/list', cursor ? { cursor } : {}, era);
     if (!answer.result) return undefined;
     for (const skill of answer.result.skills) {
-      skills.set(skill.uri, { digest: skill._meta?.['dev.skillport/packageDigest'], version: skill._meta?.['dev.skillport/version'], files: new Map((skill.resources ?? []).map((r) => [r.uri, r.digest])) });
+      skills.set(skill.uri, {
+        digest: skill._meta?.['dev.skillport/packageDigest'],
+        version: skill._meta?.['dev.skillport/version'],
+        files: new Map((skill.resources ?? []).map((r) => [r.uri, r.digest])),
+      });
     }
     cursor = answer.result.nextCursor;
     if (!cursor) return skills;
@@ -160,7 +182,10 @@ export async function listing(url, era = 'modern') {
 
 /** A listing as one comparable value: sorted `uri packageDigest` lines. */
 export function fingerprint(skills) {
-  return [...skills].map(([uri, skill]) => `${uri} ${skill.digest}`).sort().join('\n');
+  return [...skills]
+    .map(([uri, skill]) => `${uri} ${skill.digest}`)
+    .sort()
+    .join('\n');
 }
 
 /** What differs between two listings, a few lines for a report. */

@@ -69,9 +69,18 @@ export async function phaseChurn(config, rng) {
     const result = {
       reads: summarise(stats),
       churn: { ...tree.counts, registry: registry.counts, acknowledgedPublishes: registry.acknowledged.length },
-      convergence: { converged, ms: convergedAt === undefined ? null : Math.round(convergedAt), skills: freshListing.size, difference: converged ? [] : difference(finalLive, freshListing) },
+      convergence: {
+        converged,
+        ms: convergedAt === undefined ? null : Math.round(convergedAt),
+        skills: freshListing.size,
+        difference: converged ? [] : difference(finalLive, freshListing),
+      },
       crashed: server.crashed,
-      memory: { ...memory(before, after), afterSecondRoundMiB: Math.round(afterSecond.rss), secondRoundRatio: Number((afterSecond.rss / after.rss).toFixed(2)) },
+      memory: {
+        ...memory(before, after),
+        afterSecondRoundMiB: Math.round(afterSecond.rss),
+        secondRoundRatio: Number((afterSecond.rss / after.rss).toFixed(2)),
+      },
     };
     log(`   ${stats.reads} reads, ${stats.mismatches} mismatches, ${stats.status5xx} 5xx; converged ${converged} in ${result.convergence.ms} ms`);
     return result;

@@ -21,7 +21,10 @@ const DAMAGE = {
   // Well-formed, but one file's digest is another's: only a check of the content itself can tell.
   digest(path) {
     const text = readFileSync(path, 'utf8');
-    writeFileSync(path, text.replace(/sha256:([0-9a-f])/, (_, c) => `sha256:${c === '0' ? '1' : '0'}`));
+    writeFileSync(
+      path,
+      text.replace(/sha256:([0-9a-f])/, (_, c) => `sha256:${c === '0' ? '1' : '0'}`),
+    );
   },
 };
 
@@ -75,7 +78,18 @@ export async function phaseCrash(config, rng) {
       const after = startReaders(server.url, { clients: 4, rng, known: tree.known });
       await sleep(500);
       addStats(stats, await after.stop());
-      restarts.push({ damage: damage ?? 'none', damagedFiles: damaged.length, startMs: Math.round(server.startMs), identicalAtFirstListing: first !== undefined && fingerprint(first) === expected, firstListingMs: Math.round(firstAt), identical, identicalMs: identical ? Math.round(same) : null, difference: identical ? [] : difference(await listing(server.url), new Map(expected.split('\n').map((line) => [line.split(' ')[0], { digest: line.split(' ')[1] }]))) });
+      restarts.push({
+        damage: damage ?? 'none',
+        damagedFiles: damaged.length,
+        startMs: Math.round(server.startMs),
+        identicalAtFirstListing: first !== undefined && fingerprint(first) === expected,
+        firstListingMs: Math.round(firstAt),
+        identical,
+        identicalMs: identical ? Math.round(same) : null,
+        difference: identical
+          ? []
+          : difference(await listing(server.url), new Map(expected.split('\n').map((line) => [line.split(' ')[0], { digest: line.split(' ')[1] }]))),
+      });
       log(`   restart ${i + 1}/${total}${damage ? ` (cache ${damage})` : ''}: identical ${identical} after ${restarts.at(-1).identicalMs} ms`);
       if (server.crashed) crashed = true;
     }

@@ -34,7 +34,14 @@ function raw(port, head, body, { localAddress, timeoutMs = 60_000 } = {}) {
       const split = text.indexOf('\r\n\r\n');
       let bodyText = split < 0 ? '' : text.slice(split + 4);
       if (/transfer-encoding: chunked/i.test(text.slice(0, split))) bodyText = unchunk(bodyText);
-      done({ status, body: bodyText.slice(0, 2000), answerBytes: answer.byteLength, writtenAtAnswer: writtenAtAnswer ?? written, ms: performance.now() - started, error });
+      done({
+        status,
+        body: bodyText.slice(0, 2000),
+        answerBytes: answer.byteLength,
+        writtenAtAnswer: writtenAtAnswer ?? written,
+        ms: performance.now() - started,
+        error,
+      });
     };
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     socket.on('data', (chunk) => {
@@ -96,7 +103,8 @@ function unchunk(text) {
   }
 }
 
-const jsonHead = (port, length, extra = '') => `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25${length === undefined ? '' : `\r\nContent-Length: ${length}`}${extra}`;
+const jsonHead = (port, length, extra = '') =>
+  `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25${length === undefined ? '' : `\r\nContent-Length: ${length}`}${extra}`;
 const rpcBody = (method, params) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
 
 export function cases(port) {
@@ -104,13 +112,25 @@ export function cases(port) {
   const longUri = `skill://${'a/'.repeat(512 * 1024)}SKILL.md`;
   const deep = Buffer.from(`${'['.repeat(200_000)}${']'.repeat(200_000)}`);
   const batch = Buffer.from(JSON.stringify(Array.from({ length: 10_000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'skills/list', params: {} }))));
-  const badUtf8 = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('/SKILL.md"}}')]);
+  const badUtf8 = Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://'),
+    Buffer.from([0xc3, 0x28, 0xff, 0xfe]),
+    Buffer.from('/SKILL.md"}}'),
+  ]);
   const list = rpcBody('skills/list', {});
   return [
     ['body 10 MiB, Content-Length', () => raw(port, jsonHead(port, 10 * MiB), { size: 10 * MiB })],
     ['body 100 MiB, Content-Length, streamed', () => raw(port, jsonHead(port, 100 * MiB), { size: 100 * MiB })],
     ['body 100 MiB, chunked, streamed', () => raw(port, `${jsonHead(port, undefined)}\r\nTransfer-Encoding: chunked`, { chunked: 100 * MiB })],
-    ['registry upload 100 MiB, Content-Length, streamed', () => raw(port, `POST /api/v1/skills HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer soak-token\r\nContent-Type: application/vnd.skillport.skill+gzip\r\nContent-Length: ${100 * MiB}`, { size: 100 * MiB })],
+    [
+      'registry upload 100 MiB, Content-Length, streamed',
+      () =>
+        raw(
+          port,
+          `POST /api/v1/skills HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer soak-token\r\nContent-Type: application/vnd.skillport.skill+gzip\r\nContent-Length: ${100 * MiB}`,
+          { size: 100 * MiB },
+        ),
+    ],
     ['JSON nested 200,000 deep', () => raw(port, ...post(deep))],
     ['resources/read of a 1 MiB URI', () => raw(port, ...post(rpcBody('resources/read', { uri: longUri })))],
     ['skills/get of a 1 MiB URI', () => raw(port, ...post(rpcBody('skills/get', { uri: longUri })))],
@@ -126,7 +146,10 @@ export function cases(port) {
     ['HTTP/1.0 POST', () => raw(port, jsonHead(port, list.byteLength).replace('HTTP/1.1', 'HTTP/1.0'), list)],
     ['HTTP/1.0 without Host', () => raw(port, `GET /healthz HTTP/1.0`)],
     ['Host evil.example', () => raw(port, jsonHead(port, list.byteLength).replace(`Host: 127.0.0.1:${port}`, 'Host: evil.example'), list)],
-    ['Host 127.0.0.1:80@evil.example', () => raw(port, jsonHead(port, list.byteLength).replace(`Host: 127.0.0.1:${port}`, 'Host: 127.0.0.1:80@evil.example'), list)],
+    [
+      'Host 127.0.0.1:80@evil.example',
+      () => raw(port, jsonHead(port, list.byteLength).replace(`Host: 127.0.0.1:${port}`, 'Host: 127.0.0.1:80@evil.example'), list),
+    ],
     ['Origin http://evil.example', () => raw(port, ...post(list, '\r\nOrigin: http://evil.example'))],
     ['method PUT on /mcp', () => raw(port, jsonHead(port, list.byteLength).replace('POST', 'PUT'), list)],
     ['unknown JSON-RPC method', () => raw(port, ...post(rpcBody('no/such/method', {})))],
@@ -139,17 +162,27 @@ function judge(name, answer) {
   let message = '';
   const success = answer.status === 200 && !/"error"/.test(answer.body);
   if (success) message = '';
-  else try {
-    const json = JSON.parse(answer.body.includes('data: ') ? /^data: (.*)$/m.exec(answer.body)[1] : answer.body);
-    message = json.error?.message ?? json.error ?? '';
-    if (typeof message === 'object') message = message.message ?? JSON.stringify(message);
-  } catch {
-    message = answer.body.trim();
-  }
+  else
+    try {
+      const json = JSON.parse(answer.body.includes('data: ') ? /^data: (.*)$/m.exec(answer.body)[1] : answer.body);
+      message = json.error?.message ?? json.error ?? '';
+      if (typeof message === 'object') message = message.message ?? JSON.stringify(message);
+    } catch {
+      message = answer.body.trim();
+    }
   const refused = (answer.status >= 400 && answer.status < 500) || (answer.status === 200 && /"error"/.test(answer.body));
   const ok = name.startsWith('HTTP/1.0') ? answer.status > 0 && answer.status < 500 : refused;
   const oneLine = !String(message).includes('\n') && String(message).length <= 300;
-  return { name, ms: Math.round(answer.ms), status: answer.status, ok: ok && oneLine && answer.answerBytes < 16 * 1024, message: String(message).slice(0, 160), answerBytes: answer.answerBytes, bodyBytesSentBeforeAnswer: answer.writtenAtAnswer, error: answer.error };
+  return {
+    name,
+    ms: Math.round(answer.ms),
+    status: answer.status,
+    ok: ok && oneLine && answer.answerBytes < 16 * 1024,
+    message: String(message).slice(0, 160),
+    answerBytes: answer.answerBytes,
+    bodyBytesSentBeforeAnswer: answer.writtenAtAnswer,
+    error: answer.error,
+  };
 }
 
 /** Normal readers' latency while `slow` connections trickle their headers from other addresses. */
@@ -215,7 +248,12 @@ export async function phaseHostile(config, rng) {
       refusedClearly: results.filter((r) => r.ok).length,
       status5xx: results.filter((r) => r.status >= 500).length,
       cases: results,
-      slowloris: { slowConnections: slow, baseline: summarise(base), under: summarise(under), p99Ratio: Number((p99(under) / Math.max(0.1, p99(base))).toFixed(2)) },
+      slowloris: {
+        slowConnections: slow,
+        baseline: summarise(base),
+        under: summarise(under),
+        p99Ratio: Number((p99(under) / Math.max(0.1, p99(base))).toFixed(2)),
+      },
       aliveAfter: alive,
       crashed: server.crashed,
       memory: { ...memory(before, after), afterEachRoundOfCasesMiB: rounds },

@@ -18,7 +18,17 @@ async function afterFault(data, acknowledged) {
     const temps = data.startsWith('postgres') ? 0 : readdirSync(join(data, 'blobs', 'tmp')).length;
     const found = await verifyAcknowledged(server.base, server.url, acknowledged);
     const listed = await verifyListed(server.base, server.url, NAMES);
-    return { storeConsistent: check.consistent, problems: check.problems, orphanBlobs: check.orphanBlobs, tempFilesAtCheck: check.tempFiles, tempFilesAfterRestart: temps, acknowledged: found.checked, lost: found.lost, listedVersions: listed.versions, partial: listed.partial };
+    return {
+      storeConsistent: check.consistent,
+      problems: check.problems,
+      orphanBlobs: check.orphanBlobs,
+      tempFilesAtCheck: check.tempFiles,
+      tempFilesAfterRestart: temps,
+      acknowledged: found.checked,
+      lost: found.lost,
+      listedVersions: listed.versions,
+      partial: listed.partial,
+    };
   } finally {
     await server.stop();
   }
@@ -50,7 +60,9 @@ async function kills(config, rng) {
     if (server.crashed) crashed = true;
     await server.stop();
     const after = await afterFault(data, publishers.acknowledged);
-    log(`   kills: ${config.publishKills}, acknowledged ${after.acknowledged}, lost ${after.lost.length}, partial ${after.partial.length}, store ${after.storeConsistent ? 'consistent' : 'INCONSISTENT'}`);
+    log(
+      `   kills: ${config.publishKills}, acknowledged ${after.acknowledged}, lost ${after.lost.length}, partial ${after.partial.length}, store ${after.storeConsistent ? 'consistent' : 'INCONSISTENT'}`,
+    );
     return { kills: config.publishKills, publishes: publishers.statuses, errors: publishers.errors, recoveryMs: recoveries, crashed, ...after };
   } finally {
     await publishers.stop();
@@ -76,16 +88,24 @@ async function diskFull() {
     const current = server;
     publishers = startPublishers(() => current.base, { count: 4, assetBytes: 512 * 1024, prefix: 'pub' });
     // Until the disk is full and stays so: every publish refused for a while.
-    await until(async () => {
-      const failed = Object.entries(publishers.statuses).filter(([status]) => status !== '201').reduce((n, [, c]) => n + c, 0);
-      return failed >= 8 ? true : undefined;
-    }, 60_000, 100);
+    await until(
+      async () => {
+        const failed = Object.entries(publishers.statuses)
+          .filter(([status]) => status !== '201')
+          .reduce((n, [, c]) => n + c, 0);
+        return failed >= 8 ? true : undefined;
+      },
+      60_000,
+      100,
+    );
     await publishers.stop();
     const crashed = server.crashed;
     await server.stop();
     // Room again (what an operator does), then the usual checks.
     const after = await afterFault(data, publishers.acknowledged);
-    log(`   disk full: publishes ${JSON.stringify(publishers.statuses)}, acknowledged ${after.acknowledged}, lost ${after.lost.length}, store ${after.storeConsistent ? 'consistent' : 'INCONSISTENT'}`);
+    log(
+      `   disk full: publishes ${JSON.stringify(publishers.statuses)}, acknowledged ${after.acknowledged}, lost ${after.lost.length}, store ${after.storeConsistent ? 'consistent' : 'INCONSISTENT'}`,
+    );
     return { publishes: publishers.statuses, errors: publishers.errors, crashed, ...after };
   } finally {
     await publishers?.stop();
@@ -122,8 +142,19 @@ async function postgres(config) {
     const crashed = server.crashed;
     await server.stop();
     const after = await afterFault(db, publishers.acknowledged);
-    log(`   PostgreSQL down ${((startedAt - stoppedAt) / 1000).toFixed(1)} s: publishes ${JSON.stringify(publishers.statuses)}, first publish ${Math.round(back)} ms after it returned, lost ${after.lost.length}`);
-    return { downMs: Math.round(startedAt - stoppedAt), readyzWhileDown: readyWhileDown, publishBackMs: back === undefined ? null : Math.round(back), readyBackMs: readyAgain === undefined ? null : Math.round(readyAgain), publishes: publishers.statuses, errors: publishers.errors, crashed, ...after };
+    log(
+      `   PostgreSQL down ${((startedAt - stoppedAt) / 1000).toFixed(1)} s: publishes ${JSON.stringify(publishers.statuses)}, first publish ${Math.round(back)} ms after it returned, lost ${after.lost.length}`,
+    );
+    return {
+      downMs: Math.round(startedAt - stoppedAt),
+      readyzWhileDown: readyWhileDown,
+      publishBackMs: back === undefined ? null : Math.round(back),
+      readyBackMs: readyAgain === undefined ? null : Math.round(readyAgain),
+      publishes: publishers.statuses,
+      errors: publishers.errors,
+      crashed,
+      ...after,
+    };
   } finally {
     await publishers?.stop();
     await server?.stop();

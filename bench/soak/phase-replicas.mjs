@@ -75,7 +75,10 @@ export async function phaseReplicas(config, rng) {
     await sleep(3000);
     replicas[1] = await startServe(['--data', db]);
     const restartMs = performance.now() - killedAt;
-    const servedAgain = await until(async () => ((await rpc(replicas[1].url, 'skills/get', { uri: 'skill://rep-0/SKILL.md' })).result ? true : undefined), 30_000);
+    const servedAgain = await until(
+      async () => ((await rpc(replicas[1].url, 'skills/get', { uri: 'skill://rep-0/SKILL.md' })).result ? true : undefined),
+      30_000,
+    );
     await sleep(1000);
     const stats = addStats(addStats(newStats(), await onA.stop()), await onC.stop());
     log(`   replica killed: ${stats.reads} reads on the others, ${stats.transport + stats.status5xx} failed, ${stats.mismatches} mismatches`);
@@ -95,18 +98,37 @@ export async function phaseReplicas(config, rng) {
     const sawWhileCut = (await rpc(c.url, 'resources/read', { uri: `skill://2.0.0/rep-0/SKILL.md` })).result !== undefined;
     proxy.restore();
     const restoredAt = performance.now();
-    const caughtUp = await until(async () => {
-      for (const item of fresh) if (!(await rpc(c.url, 'resources/read', { uri: `skill://${item.version}/${item.name}/SKILL.md` })).result) return undefined;
-      return performance.now() - restoredAt;
-    }, 60_000, 50);
-    const readyAgain = await until(async () => ((await fetch(`${c.base}/readyz`).catch(() => undefined))?.status === 200 ? performance.now() - restoredAt : undefined), 60_000, 50);
-    log(`   replica cut for ${((restoredAt - cutAt) / 1000).toFixed(1)} s: caught up ${caughtUp === undefined ? 'NEVER' : `${Math.round(caughtUp)} ms`} after it returned`);
+    const caughtUp = await until(
+      async () => {
+        for (const item of fresh) if (!(await rpc(c.url, 'resources/read', { uri: `skill://${item.version}/${item.name}/SKILL.md` })).result) return undefined;
+        return performance.now() - restoredAt;
+      },
+      60_000,
+      50,
+    );
+    const readyAgain = await until(
+      async () => ((await fetch(`${c.base}/readyz`).catch(() => undefined))?.status === 200 ? performance.now() - restoredAt : undefined),
+      60_000,
+      50,
+    );
+    log(
+      `   replica cut for ${((restoredAt - cutAt) / 1000).toFixed(1)} s: caught up ${caughtUp === undefined ? 'NEVER' : `${Math.round(caughtUp)} ms`} after it returned`,
+    );
     await sleep(1000);
     const after = a.rss();
     return {
       reads: summarise(stats),
       killed: { restartMs: Math.round(restartMs), servedAgain: servedAgain === true, othersFailed: stats.transport + stats.status5xx },
-      partition: { cutMs: Math.round(restoredAt - cutAt), readyzWhileCut: readyWhileCut, servedWhileCut: servesWhileCut, newVersionsPublished: fresh.length, sawThemWhileCut: sawWhileCut, caughtUp: caughtUp !== undefined, caughtUpMs: caughtUp === undefined ? null : Math.round(caughtUp), readyAgainMs: readyAgain === undefined ? null : Math.round(readyAgain) },
+      partition: {
+        cutMs: Math.round(restoredAt - cutAt),
+        readyzWhileCut: readyWhileCut,
+        servedWhileCut: servesWhileCut,
+        newVersionsPublished: fresh.length,
+        sawThemWhileCut: sawWhileCut,
+        caughtUp: caughtUp !== undefined,
+        caughtUpMs: caughtUp === undefined ? null : Math.round(caughtUp),
+        readyAgainMs: readyAgain === undefined ? null : Math.round(readyAgain),
+      },
       crashed: replicas[0].crashed || replicas[2].crashed || replicas[1].crashed,
       memory: memory(before, after),
     };

@@ -106,7 +106,13 @@ export async function storeCheck(data) {
   const run = await runCli(['store', 'check', '--data', data, '--verify-blobs', '--json']);
   try {
     const report = JSON.parse(run.stdout);
-    return { consistent: report.consistent, problems: report.problems, versions: report.versions, orphanBlobs: report.orphanBlobs.length, tempFiles: report.tempFiles.length };
+    return {
+      consistent: report.consistent,
+      problems: report.problems,
+      versions: report.versions,
+      orphanBlobs: report.orphanBlobs.length,
+      tempFiles: report.tempFiles.length,
+    };
   } catch {
     return { consistent: false, problems: [run.stderr.trim().slice(0, 300)] };
   }

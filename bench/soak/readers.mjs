@@ -8,7 +8,23 @@ import { bytesOf, listing, rpc, sha256, sleep } from './lib.mjs';
 
 /** Counters every reader adds to; `mismatches` holds the first few failures in words. */
 export function newStats() {
-  return { requests: 0, reads: 0, verified: 0, changedDuringRead: 0, matchedWritten: 0, mismatches: 0, gone: 0, retryable: 0, refused: 0, status5xx: 0, status4xx: 0, transport: 0, otherErrors: {}, latencies: [], samples: [] };
+  return {
+    requests: 0,
+    reads: 0,
+    verified: 0,
+    changedDuringRead: 0,
+    matchedWritten: 0,
+    mismatches: 0,
+    gone: 0,
+    retryable: 0,
+    refused: 0,
+    status5xx: 0,
+    status4xx: 0,
+    transport: 0,
+    otherErrors: {},
+    latencies: [],
+    samples: [],
+  };
 }
 
 const LATENCY_SAMPLES = 200_000;
@@ -29,7 +45,11 @@ function note(stats, answer) {
 export function startReaders(url, { clients, rng, known = () => undefined, sdkEvery = 8, pauseMs = 0 }) {
   const stats = newStats();
   let running = true;
-  const loops = Array.from({ length: clients }, (_, i) => (i % sdkEvery === sdkEvery - 1 ? sdkReader(url, i % 2 ? 'legacy' : 'modern', stats, rng, () => running, pauseMs) : rawReader(url, i % 2 ? 'legacy' : 'modern', stats, rng, known, () => running, pauseMs)));
+  const loops = Array.from({ length: clients }, (_, i) =>
+    i % sdkEvery === sdkEvery - 1
+      ? sdkReader(url, i % 2 ? 'legacy' : 'modern', stats, rng, () => running, pauseMs)
+      : rawReader(url, i % 2 ? 'legacy' : 'modern', stats, rng, known, () => running, pauseMs),
+  );
   return {
     stats,
     async stop() {
@@ -74,7 +94,8 @@ async function rawReader(url, era, stats, rng, known, alive, pauseMs) {
         else if (known(uri)?.has(got)) stats.matchedWritten++;
         else {
           stats.mismatches++;
-          if (stats.samples.length < 5) stats.samples.push(`${era} ${uri}: got ${got.slice(0, 19)}, listed ${digest.slice(0, 19)} (skill ${skillUri}), now ${now?.slice(0, 19)}`);
+          if (stats.samples.length < 5)
+            stats.samples.push(`${era} ${uri}: got ${got.slice(0, 19)}, listed ${digest.slice(0, 19)} (skill ${skillUri}), now ${now?.slice(0, 19)}`);
         }
         skills = after;
         listedAt = performance.now();
@@ -84,7 +105,9 @@ async function rawReader(url, era, stats, rng, known, alive, pauseMs) {
       if (code === -32011) stats.retryable++;
       else if (code === -32002 || (code === -32602 && /not found/i.test(answer.error.message ?? ''))) stats.gone++;
       else if (/revoked|yanked/i.test(answer.error.message ?? '')) stats.refused++;
-      else stats.otherErrors[`${code} ${String(answer.error.message).slice(0, 80)}`] = (stats.otherErrors[`${code} ${String(answer.error.message).slice(0, 80)}`] ?? 0) + 1;
+      else
+        stats.otherErrors[`${code} ${String(answer.error.message).slice(0, 80)}`] =
+          (stats.otherErrors[`${code} ${String(answer.error.message).slice(0, 80)}`] ?? 0) + 1;
       skills = undefined;
     } else if (answer.status !== 200) {
       skills = undefined;
@@ -102,7 +125,8 @@ async function sdkReader(url, era, stats, rng, alive, pauseMs) {
   } catch (error) {
     // Connecting while the server is being killed (crash phase) is a cut connection, not a wrong answer.
     stats.transport++;
-    if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String(error?.message))) stats.otherErrors[`sdk connect: ${String(error.message).slice(0, 80)}`] = 1;
+    if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String(error?.message)))
+      stats.otherErrors[`sdk connect: ${String(error.message).slice(0, 80)}`] = 1;
     return;
   }
   const skillsClient = new SkillsClient(client, { skipInvalid: true });
@@ -141,7 +165,8 @@ async function sdkReader(url, era, stats, rng, alive, pauseMs) {
             stats.mismatches++;
             if (stats.samples.length < 5) stats.samples.push(`sdk ${era} ${resource.uri}: ${message.slice(0, 160)}`);
           }
-        } else if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated/i.test(message)) stats.transport++; // the server was killed
+        } else if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated/i.test(message))
+          stats.transport++; // the server was killed
         else if (/-32011|changed on disk/.test(message)) stats.retryable++;
         else if (/-32002|not found|no skill|unknown/i.test(message)) stats.gone++;
         else if (/revoked|yanked/i.test(message)) stats.refused++;

@@ -8,7 +8,12 @@ export function summarise(stats) {
 
 /** RSS before a phase (after its warm-up), the process's peak, and after it (MiB); `ratio` after / before. */
 export function memory(before, after) {
-  return { beforeMiB: Math.round(before.rss), peakMiB: Math.round(after.peak), afterMiB: Math.round(after.rss), ratio: before.rss ? Number((after.rss / before.rss).toFixed(2)) : null };
+  return {
+    beforeMiB: Math.round(before.rss),
+    peakMiB: Math.round(after.peak),
+    afterMiB: Math.round(after.rss),
+    ratio: before.rss ? Number((after.rss / before.rss).toFixed(2)) : null,
+  };
 }
 
 /** Totals across phases: the issue's targets in one place. */
@@ -34,49 +39,85 @@ export function totals(results) {
   return t;
 }
 
-const mem = (m) => (m ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x, peak ${m.peakMiB})${m.afterSecondRoundMiB ? `; after a second round of churn ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first)` : ''}${m.afterEachRoundOfCasesMiB ? `; after each of 3 rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB` : ''}` : '');
-const reads = (r) => (r ? `${r.reads} reads (${r.verified} verified against their listing, ${r.changedDuringRead} changed during the read and matched the next listing, ${r.matchedWritten} an intermediate write), ${r.mismatches} digest mismatches, ${r.status5xx} 5xx, ${r.retryable} retryable -32011, ${r.gone} gone, ${r.transport} cut, p50/p99 ${r.p50Ms}/${r.p99Ms} ms` : '');
+const mem = (m) =>
+  m
+    ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x, peak ${m.peakMiB})${m.afterSecondRoundMiB ? `; after a second round of churn ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first)` : ''}${m.afterEachRoundOfCasesMiB ? `; after each of 3 rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB` : ''}`
+    : '';
+const reads = (r) =>
+  r
+    ? `${r.reads} reads (${r.verified} verified against their listing, ${r.changedDuringRead} changed during the read and matched the next listing, ${r.matchedWritten} an intermediate write), ${r.mismatches} digest mismatches, ${r.status5xx} 5xx, ${r.retryable} retryable -32011, ${r.gone} gone, ${r.transport} cut, p50/p99 ${r.p50Ms}/${r.p99Ms} ms`
+    : '';
 
 /** One line per figure, by phase; `--json` prints everything instead. */
 export function printReport(results) {
   const out = (line = '') => process.stdout.write(`${line}\n`);
   const { config, phases } = results;
   const t = results.totals ?? totals(results);
-  out(`### Soak (commit ${results.commit}, ${config.short ? 'short' : 'long'}: ${config.clients} clients, ${config.duration / 1000} s of churn, seed ${config.seed}; ${results.seconds} s in all)`);
+  out(
+    `### Soak (commit ${results.commit}, ${config.short ? 'short' : 'long'}: ${config.clients} clients, ${config.duration / 1000} s of churn, seed ${config.seed}; ${results.seconds} s in all)`,
+  );
   out();
   out(`| figure | value |\n|---|---|`);
-  out(`| totals | ${t.reads} reads, ${t.requests} requests; ${t.mismatches} digest mismatches, ${t.status5xx} 5xx, ${t.crashes} crashes, ${t.otherErrors} unexpected errors, ${t.phasesFailed} phases failed |`);
+  out(
+    `| totals | ${t.reads} reads, ${t.requests} requests; ${t.mismatches} digest mismatches, ${t.status5xx} 5xx, ${t.crashes} crashes, ${t.otherErrors} unexpected errors, ${t.phasesFailed} phases failed |`,
+  );
   const a = phases.churn;
   if (a?.reads) {
     out(`| a. churn: reads (under load) | ${reads(a.reads)} |`);
-    out(`| a. churn: changes | ${Object.entries(a.churn).filter(([, v]) => typeof v === 'number').map(([k, v]) => `${v} ${k}`).join(', ')}; registry ${a.churn.registry.published} published, ${a.churn.registry.tagged} tagged, ${a.churn.registry.yanked} yanked, ${a.churn.registry.revoked} revoked |`);
-    out(`| a. churn: listing equal to a fresh scan | ${a.convergence.converged ? `yes, ${a.convergence.ms} ms after the churn stopped (no readers)` : `NO: ${a.convergence.difference.join('; ')}`} |`);
+    out(
+      `| a. churn: changes | ${Object.entries(a.churn)
+        .filter(([, v]) => typeof v === 'number')
+        .map(([k, v]) => `${v} ${k}`)
+        .join(
+          ', ',
+        )}; registry ${a.churn.registry.published} published, ${a.churn.registry.tagged} tagged, ${a.churn.registry.yanked} yanked, ${a.churn.registry.revoked} revoked |`,
+    );
+    out(
+      `| a. churn: listing equal to a fresh scan | ${a.convergence.converged ? `yes, ${a.convergence.ms} ms after the churn stopped (no readers)` : `NO: ${a.convergence.difference.join('; ')}`} |`,
+    );
     out(`| a. churn: memory | ${mem(a.memory)} |`);
   }
   const b = phases.crash;
   if (b?.reads) {
-    out(`| b. crash: restarts identical to a --no-cache start | ${b.identical}/${b.restarts} (${b.kills} SIGKILLs under load, then torn, garbage and one-digest-changed cache files); identical at the first listing ${b.identicalAtFirstListing}/${b.restarts}; slowest ${b.maxIdenticalMs} ms from the restart, ${b.maxIdenticalAfterStartMs} ms after its start-up line |`);
+    out(
+      `| b. crash: restarts identical to a --no-cache start | ${b.identical}/${b.restarts} (${b.kills} SIGKILLs under load, then torn, garbage and one-digest-changed cache files); identical at the first listing ${b.identicalAtFirstListing}/${b.restarts}; slowest ${b.maxIdenticalMs} ms from the restart, ${b.maxIdenticalAfterStartMs} ms after its start-up line |`,
+    );
     out(`| b. crash: reads | ${reads(b.reads)} |`);
     out(`| b. crash: memory | ${mem(b.memory)} |`);
   }
   const c = phases.registry;
-  const fault = (f) => (f.skipped ? `skipped: ${f.skipped}` : `publishes ${JSON.stringify(f.publishes)}; acknowledged ${f.acknowledged}, lost ${f.lost.length}, partial ${f.partial.length}; store check ${f.storeConsistent ? 'consistent' : 'INCONSISTENT'}; temporary files after a restart ${f.tempFilesAfterRestart}${f.crashed ? '; CRASHED' : ''}`);
+  const fault = (f) =>
+    f.skipped
+      ? `skipped: ${f.skipped}`
+      : `publishes ${JSON.stringify(f.publishes)}; acknowledged ${f.acknowledged}, lost ${f.lost.length}, partial ${f.partial.length}; store check ${f.storeConsistent ? 'consistent' : 'INCONSISTENT'}; temporary files after a restart ${f.tempFilesAfterRestart}${f.crashed ? '; CRASHED' : ''}`;
   if (c?.kills) {
-    out(`| c. registry: ${c.kills.kills} SIGKILLs under 4 publishers | ${fault(c.kills)}; first acknowledged publish after each restart ${c.kills.recoveryMs.join(', ')} ms |`);
+    out(
+      `| c. registry: ${c.kills.kills} SIGKILLs under 4 publishers | ${fault(c.kills)}; first acknowledged publish after each restart ${c.kills.recoveryMs.join(', ')} ms |`,
+    );
     out(`| c. registry: full disk (tmpfs) | ${fault(c.diskFull)} |`);
-    if (c.postgres) out(`| c. registry: PostgreSQL stopped ${c.postgres.downMs} ms | ${fault(c.postgres)}; /readyz ${c.postgres.readyzWhileDown} while down; first publish ${c.postgres.publishBackMs} ms and ready ${c.postgres.readyBackMs} ms after it returned |`);
+    if (c.postgres)
+      out(
+        `| c. registry: PostgreSQL stopped ${c.postgres.downMs} ms | ${fault(c.postgres)}; /readyz ${c.postgres.readyzWhileDown} while down; first publish ${c.postgres.publishBackMs} ms and ready ${c.postgres.readyBackMs} ms after it returned |`,
+      );
   }
   const d = phases.replicas;
   if (d?.reads) {
     out(`| d. replicas: one of 3 SIGKILLed | the others: ${reads(d.reads)}; failed ${d.killed.othersFailed}; killed one back in ${d.killed.restartMs} ms |`);
-    out(`| d. replicas: one cut from PostgreSQL ${d.partition.cutMs} ms | /readyz ${d.partition.readyzWhileCut} while cut, served reads ${d.partition.servedWhileCut}; ${d.partition.newVersionsPublished} versions published meanwhile, caught up ${d.partition.caughtUpMs} ms after reconnecting |`);
+    out(
+      `| d. replicas: one cut from PostgreSQL ${d.partition.cutMs} ms | /readyz ${d.partition.readyzWhileCut} while cut, served reads ${d.partition.servedWhileCut}; ${d.partition.newVersionsPublished} versions published meanwhile, caught up ${d.partition.caughtUpMs} ms after reconnecting |`,
+    );
     out(`| d. replicas: memory | ${mem(d.memory)} |`);
   }
   const e = phases.hostile;
   if (e?.cases) {
     out(`| e. hostile: refused with a 4xx and one line | ${e.refusedClearly}/${e.requests}; 5xx ${e.status5xx}; alive after: ${e.aliveAfter} |`);
-    for (const item of e.cases) out(`| e. ${item.name} | ${item.status} ${item.message.replace(/\|/g, '\\|')} (${item.answerBytes} bytes answered${item.bodyBytesSentBeforeAnswer > 100_000 ? `, after ${(item.bodyBytesSentBeforeAnswer / 1048576).toFixed(1)} MiB sent` : ''})${item.ok ? '' : ' **NOT OK**'} |`);
-    out(`| e. slowloris: ${e.slowloris.slowConnections} slow connections | other clients' p99 ${e.slowloris.under.p99Ms} ms vs ${e.slowloris.baseline.p99Ms} ms without (${e.slowloris.p99Ratio}x); ${e.slowloris.under.reads} reads, ${e.slowloris.under.mismatches} mismatches |`);
+    for (const item of e.cases)
+      out(
+        `| e. ${item.name} | ${item.status} ${item.message.replace(/\|/g, '\\|')} (${item.answerBytes} bytes answered${item.bodyBytesSentBeforeAnswer > 100_000 ? `, after ${(item.bodyBytesSentBeforeAnswer / 1048576).toFixed(1)} MiB sent` : ''})${item.ok ? '' : ' **NOT OK**'} |`,
+      );
+    out(
+      `| e. slowloris: ${e.slowloris.slowConnections} slow connections | other clients' p99 ${e.slowloris.under.p99Ms} ms vs ${e.slowloris.baseline.p99Ms} ms without (${e.slowloris.p99Ratio}x); ${e.slowloris.under.reads} reads, ${e.slowloris.under.mismatches} mismatches |`,
+    );
     out(`| e. hostile: memory | ${mem(e.memory)} |`);
   }
   for (const [name, phase] of Object.entries(phases)) if (phase.failed) out(`| ${name} | FAILED: ${phase.failed.split('\n')[0]} |`);

@@ -45,8 +45,32 @@ export class ConfigError extends Error {
 }
 
 const OPTION_KEYS = new Set([
-  'http', 'port', 'host', 'allowedHost', 'prefix', 'strict', 'watch', 'maxFiles', 'maxBytes', 'pageSize', 'ttl', 'cacheScope',
-  'cacheDir', 'cache', 'fastPath', 'quiet', 'tools', 'asmFastPath', 'asmFastPathMax', 'vision', 'catalogMax', 'textMax', 'binaryMax', 'prompts', 'index', 'instructionsCatalog',
+  'http',
+  'port',
+  'host',
+  'allowedHost',
+  'prefix',
+  'strict',
+  'watch',
+  'maxFiles',
+  'maxBytes',
+  'pageSize',
+  'ttl',
+  'cacheScope',
+  'cacheDir',
+  'cache',
+  'fastPath',
+  'quiet',
+  'tools',
+  'asmFastPath',
+  'asmFastPathMax',
+  'vision',
+  'catalogMax',
+  'textMax',
+  'binaryMax',
+  'prompts',
+  'index',
+  'instructionsCatalog',
   ...ACCESS_CONFIG_KEYS,
 ]);
 
@@ -77,8 +101,13 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     if (!Array.isArray(config['templates'])) throw new ConfigError(`config ${path}: templates must be a list of {uri, dir, description?}`);
     config['templates'].forEach((entry: unknown, index: number) => {
       const template = (entry ?? {}) as { uri?: unknown; dir?: unknown; description?: unknown };
-      if (typeof template.uri !== 'string') throw new ConfigError(`config ${path}: templates[${index}].uri must be a URI template such as skill://docs/{product}/SKILL.md`);
-      result.templates.push({ uriTemplate: template.uri, dir: at(template.dir, `templates[${index}].dir`), ...(typeof template.description === 'string' ? { description: template.description } : {}) });
+      if (typeof template.uri !== 'string')
+        throw new ConfigError(`config ${path}: templates[${index}].uri must be a URI template such as skill://docs/{product}/SKILL.md`);
+      result.templates.push({
+        uriTemplate: template.uri,
+        dir: at(template.dir, `templates[${index}].dir`),
+        ...(typeof template.description === 'string' ? { description: template.description } : {}),
+      });
     });
   }
   if (config['name'] !== undefined) result.name = String(config['name']);
@@ -103,7 +132,13 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
         const id = typeof skill.id === 'string' && skill.id !== '' ? skill.id : undefined;
         const same = result.remotes.find((remote) => remote.url === url && remote.only !== undefined);
         if (same && id !== undefined) same.only!.push(id);
-        else result.remotes.push({ url, ...stringMap(options['headers'], `${where}.options.headers`, path, 'headers'), ...stringMap(options['params'], `${where}.options.params`, path, 'params'), ...(id !== undefined ? { only: [id] } : {}) });
+        else
+          result.remotes.push({
+            url,
+            ...stringMap(options['headers'], `${where}.options.headers`, path, 'headers'),
+            ...stringMap(options['params'], `${where}.options.params`, path, 'params'),
+            ...(id !== undefined ? { only: [id] } : {}),
+          });
       } else {
         throw new ConfigError(`config ${path}: ${where}: provider must be "fs" or "http" (got ${JSON.stringify(skill.provider)})`);
       }
@@ -115,12 +150,14 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     dirs.forEach((dir, index) => result.dirs.push(at(dir, `dirs[${index}]`)));
   }
   if (config['remotes'] !== undefined) {
-    if (!Array.isArray(config['remotes'])) throw new ConfigError(`config ${path}: remotes must be a list of {url, headers?, params?, skills?, allowHosts?, prefix?, timeout?, retries?, refresh?}`);
+    if (!Array.isArray(config['remotes']))
+      throw new ConfigError(`config ${path}: remotes must be a list of {url, headers?, params?, skills?, allowHosts?, prefix?, timeout?, retries?, refresh?}`);
     config['remotes'].forEach((entry: unknown, index: number) => result.remotes.push(remoteSpec(entry, `remotes[${index}]`, path)));
   }
   for (const [key, value] of Object.entries(config)) {
     if (['name', 'instructions', 'skills', 'dirs', 'folders', 'templates', 'remotes', '$schema'].includes(key)) continue;
-    if (!OPTION_KEYS.has(key)) throw new ConfigError(`config ${path}: unknown setting "${key}" (settings are the serve options in camelCase, e.g. port, tools, prefix)`);
+    if (!OPTION_KEYS.has(key))
+      throw new ConfigError(`config ${path}: unknown setting "${key}" (settings are the serve options in camelCase, e.g. port, tools, prefix)`);
     result.options[key] = key === 'cacheDir' || ACCESS_PATH_KEYS.includes(key) ? at(value, key) : value;
   }
   return result;
@@ -131,24 +168,31 @@ const REMOTE_KEYS = new Set(['url', 'headers', 'params', 'skills', 'allowHosts',
 function remoteSpec(entry: unknown, where: string, path: string): RemoteSpec {
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new ConfigError(`config ${path}: ${where} must be an object with a url`);
   const remote = entry as Record<string, unknown>;
-  for (const key of Object.keys(remote)) if (!REMOTE_KEYS.has(key)) throw new ConfigError(`config ${path}: ${where}: unknown setting "${key}" (use ${[...REMOTE_KEYS].join(', ')})`);
+  for (const key of Object.keys(remote))
+    if (!REMOTE_KEYS.has(key)) throw new ConfigError(`config ${path}: ${where}: unknown setting "${key}" (use ${[...REMOTE_KEYS].join(', ')})`);
   if (typeof remote['url'] !== 'string' || !/^https?:\/\//.test(remote['url'])) throw new ConfigError(`config ${path}: ${where}.url must be an http(s) URL`);
   const list = (key: string): string[] | undefined => {
     const value = remote[key];
     if (value === undefined) return undefined;
-    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw new ConfigError(`config ${path}: ${where}.${key} must be a list of strings`);
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+      throw new ConfigError(`config ${path}: ${where}.${key} must be a list of strings`);
     return value as string[];
   };
   const only = list('skills');
   const allowHosts = list('allowHosts');
-  const spec: RemoteSpec = { url: remote['url'], ...stringMap(remote['headers'], `${where}.headers`, path, 'headers'), ...stringMap(remote['params'], `${where}.params`, path, 'params') };
+  const spec: RemoteSpec = {
+    url: remote['url'],
+    ...stringMap(remote['headers'], `${where}.headers`, path, 'headers'),
+    ...stringMap(remote['params'], `${where}.params`, path, 'params'),
+  };
   if (only) spec.only = only;
   if (allowHosts) spec.allowHosts = allowHosts;
   if (remote['prefix'] !== undefined) spec.prefix = String(remote['prefix']);
   if (remote['timeout'] !== undefined) spec.timeoutMs = duration(remote['timeout'], `${where}.timeout`, path);
   if (remote['refresh'] !== undefined) spec.refreshMs = duration(remote['refresh'], `${where}.refresh`, path);
   if (remote['retries'] !== undefined) {
-    if (!Number.isInteger(remote['retries']) || (remote['retries'] as number) < 0 || (remote['retries'] as number) > 10) throw new ConfigError(`config ${path}: ${where}.retries must be a whole number from 0 to 10`);
+    if (!Number.isInteger(remote['retries']) || (remote['retries'] as number) < 0 || (remote['retries'] as number) > 10)
+      throw new ConfigError(`config ${path}: ${where}.retries must be a whole number from 0 to 10`);
     spec.retries = remote['retries'] as number;
   }
   return spec;

@@ -49,7 +49,18 @@ export function formatProblem(problem: FolderProblem, colors: Paint): string {
 export function parseSize(text: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(text);
   if (!match) throw new Error(`not a size: ${JSON.stringify(text)} (try 16MiB, 512KiB or a number of bytes)`);
-  const units: Record<string, number> = { b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+  const units: Record<string, number> = {
+    b: 1,
+    k: 1024,
+    kb: 1024,
+    kib: 1024,
+    m: 1024 ** 2,
+    mb: 1024 ** 2,
+    mib: 1024 ** 2,
+    g: 1024 ** 3,
+    gb: 1024 ** 3,
+    gib: 1024 ** 3,
+  };
   return Math.floor(Number(match[1]) * units[(match[2] ?? 'b').toLowerCase()]!);
 }
 

@@ -40,7 +40,12 @@ export interface SourceOptions {
  * in parallel). Returns a one-line error instead when one cannot be used at all (a bad URL), or when `--strict`
  * and any of them reported a problem; whatever was opened is closed again then.
  */
-export async function openSources(paths: readonly string[], remotes: readonly RemoteSpec[], options: SourceOptions, onProblem: (problem: FolderProblem) => void): Promise<{ folders: string[]; providers: SkillProvider[] } | string> {
+export async function openSources(
+  paths: readonly string[],
+  remotes: readonly RemoteSpec[],
+  options: SourceOptions,
+  onProblem: (problem: FolderProblem) => void,
+): Promise<{ folders: string[]; providers: SkillProvider[] } | string> {
   const { folders, archives } = splitSources(paths);
   const providers: SkillProvider[] = [];
   const fail = async (message: string) => {
@@ -50,9 +55,15 @@ export async function openSources(paths: readonly string[], remotes: readonly Re
   // Loaded only when needed, like the server itself.
   const { ArchiveProvider, HttpProvider, defaultCacheDir } = await import('@skillport/server');
   if (archives.length > 0) {
-    const provider = await ArchiveProvider.open({ archives, ...(options.prefix !== undefined ? { prefix: options.prefix } : {}), limits: options.limits, onProblem });
+    const provider = await ArchiveProvider.open({
+      archives,
+      ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+      limits: options.limits,
+      onProblem,
+    });
     providers.push(provider);
-    if (options.strict === true && provider.startupProblems.length > 0) return fail(`--strict: ${provider.startupProblems.length} problem(s) in the skill archives`);
+    if (options.strict === true && provider.startupProblems.length > 0)
+      return fail(`--strict: ${provider.startupProblems.length} problem(s) in the skill archives`);
   }
   const opened = await Promise.allSettled(
     remotes.map((remote) =>

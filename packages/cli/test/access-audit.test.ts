@@ -67,22 +67,29 @@ describe('audit log and metrics', () => {
     // A read the HTTP fast path answers is recorded too.
     await rawRequest(server.url, 'modern', bob, 1, 'resources/read', { uri: 'skill://sql-query-optimization/SKILL.md' });
 
-    const events = await eventually(async () => {
-      const all = await audit('--user', 'alice');
-      return all.length >= 9 ? all : undefined;
-    }, 10_000, 'alice\'s events');
+    const events = await eventually(
+      async () => {
+        const all = await audit('--user', 'alice');
+        return all.length >= 9 ? all : undefined;
+      },
+      10_000,
+      "alice's events",
+    );
     const summary = events.map((event) => `${event.action} ${event.surface} ${event.skill ?? '-'} ${event.file ?? '-'} ${event.outcome}`);
-    assert.deepEqual(summary, [
-      'activate resources/read csv-data-cleaning SKILL.md ok',
-      'read resources/read csv-data-cleaning references/pitfalls.md ok',
-      'activate activate_skill release-notes SKILL.md ok',
-      'read read_skill_resource release-notes references/template.md ok',
-      'read read_skill_resource release-notes nope.md refused',
-      'activate activate_skill no-such-skill - not_found',
-      'read get_skill_section git-commit-messages SKILL.md#nope refused',
-      'activate prompts/get incident-postmortem SKILL.md ok',
-      'read resources/read skill://missing/SKILL.md - not_found',
-    ].slice(0, events.length));
+    assert.deepEqual(
+      summary,
+      [
+        'activate resources/read csv-data-cleaning SKILL.md ok',
+        'read resources/read csv-data-cleaning references/pitfalls.md ok',
+        'activate activate_skill release-notes SKILL.md ok',
+        'read read_skill_resource release-notes references/template.md ok',
+        'read read_skill_resource release-notes nope.md refused',
+        'activate activate_skill no-such-skill - not_found',
+        'read get_skill_section git-commit-messages SKILL.md#nope refused',
+        'activate prompts/get incident-postmortem SKILL.md ok',
+        'read resources/read skill://missing/SKILL.md - not_found',
+      ].slice(0, events.length),
+    );
     assert.equal(events.length, 9);
     const first = events[0]!;
     assert.equal(first.user, 'alice');
@@ -93,11 +100,18 @@ describe('audit log and metrics', () => {
     // The version is the skill's metadata.version when it has one (the registry's version for registry skills).
     assert.equal(events.find((event) => event.skill === 'release-notes')?.version, '1.0.0');
 
-    const bobs = await eventually(async () => {
-      const found = await audit('--user', 'bob');
-      return found.length > 0 ? found : undefined;
-    }, 10_000, 'bob\'s fast-path read');
-    assert.deepEqual(bobs.map((event) => [event.action, event.skill, event.outcome]), [['activate', 'sql-query-optimization', 'ok']]);
+    const bobs = await eventually(
+      async () => {
+        const found = await audit('--user', 'bob');
+        return found.length > 0 ? found : undefined;
+      },
+      10_000,
+      "bob's fast-path read",
+    );
+    assert.deepEqual(
+      bobs.map((event) => [event.action, event.skill, event.outcome]),
+      [['activate', 'sql-query-optimization', 'ok']],
+    );
 
     // Filters: by skill (name or URI), by time.
     assert.equal((await audit('--skill', 'release-notes')).length, 3);

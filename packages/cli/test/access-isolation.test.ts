@@ -86,7 +86,8 @@ function files(skills: SkillSpec[]): { tree: Record<string, string>; docs: Recor
   for (const skill of skills) {
     const target = skill.template ? docs : tree;
     const path = skill.template ? skill.path.slice('docs/'.length) : skill.path;
-    target[`${path}/SKILL.md`] = `---\nname: ${skill.name}\ndescription: Helps with ${skill.name} work ${marker(skill, 'DESC')}. Use when asked about ${skill.name}.\n---\n\n# ${skill.name}\n\n## Steps ${marker(skill, 'HEAD')}\n\nDo it. ${marker(skill, 'BODY')}\n`;
+    target[`${path}/SKILL.md`] =
+      `---\nname: ${skill.name}\ndescription: Helps with ${skill.name} work ${marker(skill, 'DESC')}. Use when asked about ${skill.name}.\n---\n\n# ${skill.name}\n\n## Steps ${marker(skill, 'HEAD')}\n\nDo it. ${marker(skill, 'BODY')}\n`;
     target[`${path}/references/notes.md`] = `Notes ${marker(skill, 'FILE')}\n`;
   }
   return { tree, docs };
@@ -105,7 +106,20 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
     // Every world has both folders, even when one is empty, so the server's shape is the same.
     const treeDir = makeTree({ '.keep': '', ...tree });
     const docsDir = makeTree({ '.keep': '', ...docs });
-    return startHttp([treeDir, '--template', `skill://docs/{product}/SKILL.md=${docsDir}`, '--tools', 'full,asm', '--auth', 'tokens', '--data', data, '--policy', policy, '--no-watch']);
+    return startHttp([
+      treeDir,
+      '--template',
+      `skill://docs/{product}/SKILL.md=${docsDir}`,
+      '--tools',
+      'full,asm',
+      '--auth',
+      'tokens',
+      '--data',
+      data,
+      '--policy',
+      policy,
+      '--no-watch',
+    ]);
   };
 
   before(async () => {
@@ -135,12 +149,17 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
     await ask('index.json', () => client.readResource({ uri: 'skill://index.json' }));
     await ask('list_skills', () => client.callTool({ name: 'list_skills', arguments: {} }));
     // agentskills-mcp-server's surface (--tools asm): its catalogs and usage text follow the caller's view too.
-    for (const uri of ['skills://catalog/xml', 'skills://catalog/markdown', 'skills://tools-usage-instructions']) await ask(uri, () => client.readResource({ uri }));
+    for (const uri of ['skills://catalog/xml', 'skills://catalog/markdown', 'skills://tools-usage-instructions'])
+      await ask(uri, () => client.readResource({ uri }));
     for (const prefix of ['', 'o', 'g', 'acme', 'x']) {
-      await ask(`complete skill_id ${prefix}`, () => client.complete({ ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' }, argument: { name: 'skill_id', value: prefix } }));
+      await ask(`complete skill_id ${prefix}`, () =>
+        client.complete({ ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' }, argument: { name: 'skill_id', value: prefix } }),
+      );
     }
     for (const prefix of ['', 'a', 'g', 'globex', 'acme-', 'x']) {
-      await ask(`complete ${prefix}`, () => client.complete({ ref: { type: 'ref/resource', uri: 'skill://docs/{product}/SKILL.md' }, argument: { name: 'product', value: prefix } }));
+      await ask(`complete ${prefix}`, () =>
+        client.complete({ ref: { type: 'ref/resource', uri: 'skill://docs/{product}/SKILL.md' }, argument: { name: 'product', value: prefix } }),
+      );
     }
     let id = 1000;
     for (const skill of [...SKILLS, ghost]) {
@@ -154,12 +173,16 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
       await ask(`prompt ${skill.name}`, () => client.getPrompt({ name: skill.name }));
       await ask(`prompt path ${skill.path}`, () => client.getPrompt({ name: skill.path }));
       await ask(`search ${skill.name}`, () => client.callTool({ name: 'list_skills', arguments: { query: skill.name } }));
-      await ask(`search marker ${skill.name}`, () => client.callTool({ name: 'list_skills', arguments: { query: `${skill.name} ${marker(skill, 'DESC')} ${marker(skill, 'HEAD')}` } }));
+      await ask(`search marker ${skill.name}`, () =>
+        client.callTool({ name: 'list_skills', arguments: { query: `${skill.name} ${marker(skill, 'DESC')} ${marker(skill, 'HEAD')}` } }),
+      );
       await ask(`activate name ${skill.name}`, () => client.callTool({ name: 'activate_skill', arguments: { name: skill.name } }));
       await ask(`activate uri ${uri}`, () => client.callTool({ name: 'activate_skill', arguments: { uri } }));
       await ask(`activate root ${root}`, () => client.callTool({ name: 'activate_skill', arguments: { uri: root } }));
       await ask(`read tool ${uri}`, () => client.callTool({ name: 'read_skill_resource', arguments: { uri, path: 'references/notes.md' } }));
-      await ask(`read tool name ${skill.name}`, () => client.callTool({ name: 'read_skill_resource', arguments: { name: skill.name, path: 'references/notes.md' } }));
+      await ask(`read tool name ${skill.name}`, () =>
+        client.callTool({ name: 'read_skill_resource', arguments: { name: skill.name, path: 'references/notes.md' } }),
+      );
       await ask(`outline ${uri}`, () => client.callTool({ name: 'get_skill_outline', arguments: { uri } }));
       await ask(`section ${uri}`, () => client.callTool({ name: 'get_skill_section', arguments: { uri, key: 'steps' } }));
       // asm's tools resolve skill_id in the caller's view: by name and by path (they share one resolver, ids.ts).
@@ -220,7 +243,13 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
   }
 
   test('precedence: a shared name means the best-ranked visible skill; each stays reachable by URI', async () => {
-    const expected: Record<string, string> = { alice: 'users/alice/onboarding', bob: 'globex/onboarding', carol: 'acme/onboarding', bot: 'public/onboarding', dave: 'public/onboarding' };
+    const expected: Record<string, string> = {
+      alice: 'users/alice/onboarding',
+      bob: 'globex/onboarding',
+      carol: 'acme/onboarding',
+      bot: 'public/onboarding',
+      dave: 'public/onboarding',
+    };
     for (const [name, path] of Object.entries(expected)) {
       const client = await connectAs(shared.url, 'modern', tokens[name]!);
       try {
@@ -228,7 +257,9 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
         assert.match(result.content[0]!.text, new RegExp(`uri="skill://${path}/SKILL.md"`), `${name} gets ${path}`);
         // Another visible skill of the same name is still reachable by its URI.
         if (name === 'alice') {
-          const other = (await client.callTool({ name: 'activate_skill', arguments: { uri: 'skill://public/onboarding/SKILL.md' } })) as { content: Array<{ text: string }> };
+          const other = (await client.callTool({ name: 'activate_skill', arguments: { uri: 'skill://public/onboarding/SKILL.md' } })) as {
+            content: Array<{ text: string }>;
+          };
           assert.match(other.content[0]!.text, /uri="skill:\/\/public\/onboarding\/SKILL.md"/);
           const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
           assert.ok(prompts.includes('onboarding'));
@@ -241,18 +272,25 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
     }
   });
 
-  test('session catalog: list_skills without a query returns the project\'s required and pinned skills (hidden ones left out)', async () => {
+  test("session catalog: list_skills without a query returns the project's required and pinned skills (hidden ones left out)", async () => {
     const client = await connectAs(shared.url, 'modern', tokens['carol']!);
     try {
-      const listed = (await client.callTool({ name: 'list_skills', arguments: {} })) as { structuredContent: { skills: Array<{ uri: string; required?: boolean; pinned?: boolean }>; session: boolean; searchable: number } };
+      const listed = (await client.callTool({ name: 'list_skills', arguments: {} })) as {
+        structuredContent: { skills: Array<{ uri: string; required?: boolean; pinned?: boolean }>; session: boolean; searchable: number };
+      };
       assert.equal(listed.structuredContent.session, true);
-      assert.deepEqual(listed.structuredContent.skills.map((skill) => [skill.uri, skill.required ?? false, skill.pinned ?? false]), [
-        ['skill://projects/web/web-checklist/SKILL.md', true, false],
-        ['skill://public/style-guide/SKILL.md', false, true],
-      ]);
+      assert.deepEqual(
+        listed.structuredContent.skills.map((skill) => [skill.uri, skill.required ?? false, skill.pinned ?? false]),
+        [
+          ['skill://projects/web/web-checklist/SKILL.md', true, false],
+          ['skill://public/style-guide/SKILL.md', false, true],
+        ],
+      );
       assert.equal(listed.structuredContent.searchable, SKILLS.filter((skill) => skill.seenBy.includes('carol')).length);
       // With a query it searches everything carol may see.
-      const searched = (await client.callTool({ name: 'list_skills', arguments: { query: 'acme deploy' } })) as { structuredContent: { skills: Array<{ name: string }> } };
+      const searched = (await client.callTool({ name: 'list_skills', arguments: { query: 'acme deploy' } })) as {
+        structuredContent: { skills: Array<{ name: string }> };
+      };
       assert.equal(searched.structuredContent.skills[0]?.name, 'acme-deploy');
       assert.match(client.getInstructions() ?? '', /requires these skills: activate each before starting work: web-checklist/);
     } finally {

@@ -28,9 +28,21 @@ describe('--auth jwt', () => {
   let otherKeys: Awaited<ReturnType<typeof generateKeyPair>>;
   const policyDir = mkdtempSync(join(tmpdir(), 'skillport-jwt-'));
   const policy = join(policyDir, 'policy.yaml');
-  writeFileSync(policy, 'default: none\nrules:\n  - skills: "csv-*"\n    allow: [org:acme]\n  - skills: "git-*"\n    allow: [project:web]\n  - skills: release-notes\n    allow: [public]\n');
+  writeFileSync(
+    policy,
+    'default: none\nrules:\n  - skills: "csv-*"\n    allow: [org:acme]\n  - skills: "git-*"\n    allow: [project:web]\n  - skills: release-notes\n    allow: [public]\n',
+  );
 
-  const sign = (claims: Record<string, unknown>, options: { key?: Awaited<ReturnType<typeof generateKeyPair>>['privateKey']; issuer?: string; audience?: string; expires?: string | number; kid?: string } = {}) =>
+  const sign = (
+    claims: Record<string, unknown>,
+    options: {
+      key?: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+      issuer?: string;
+      audience?: string;
+      expires?: string | number;
+      kid?: string;
+    } = {},
+  ) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? 'k1' })
       .setIssuer(options.issuer ?? ISSUER)
@@ -72,7 +84,14 @@ describe('--auth jwt', () => {
     const answer = await me(server.url, token);
     assert.equal(answer.status, 200);
     assert.deepEqual(
-      { user: answer.body['user'], orgs: answer.body['orgs'], projects: answer.body['projects'], agent: answer.body['agent'], scopes: answer.body['scopes'], via: answer.body['via'] },
+      {
+        user: answer.body['user'],
+        orgs: answer.body['orgs'],
+        projects: answer.body['projects'],
+        agent: answer.body['agent'],
+        scopes: answer.body['scopes'],
+        via: answer.body['via'],
+      },
       { user: 'alice', orgs: ['acme', 'beta'], projects: ['web'], agent: 'copilot', scopes: ['publish', 'read'], via: 'jwt' },
     );
     assert.ok(jwksHits >= 1, 'the JWKS was fetched over HTTP');
@@ -82,7 +101,11 @@ describe('--auth jwt', () => {
     const acme = await connectAs(server.url, 'modern', await sign({ sub: 'alice', orgs: 'acme', scope: 'read' }));
     const web = await connectAs(server.url, 'legacy', await sign({ sub: 'bob', projects: ['web'], scp: ['read'] }));
     try {
-      const names = async (client: typeof acme) => (await client.listResources()).resources.filter((resource) => resource.uri !== 'skill://index.json').map((resource) => resource.name).sort();
+      const names = async (client: typeof acme) =>
+        (await client.listResources()).resources
+          .filter((resource) => resource.uri !== 'skill://index.json')
+          .map((resource) => resource.name)
+          .sort();
       assert.deepEqual(await names(acme), ['csv-data-cleaning', 'release-notes']);
       assert.deepEqual(await names(web), ['git-commit-messages', 'release-notes']);
     } finally {
@@ -134,12 +157,44 @@ describe('--auth jwt', () => {
     const noIssuer = await runCli(['serve', '--http', '--port', '0', '--no-cache', '--auth', 'jwt', '--jwks', jwksUrl, EXAMPLES]);
     assert.equal(noIssuer.code, 1);
     assert.match(noIssuer.stderr, /needs an issuer/);
-    const both = await runCli(['serve', '--http', '--port', '0', '--no-cache', '--auth', 'jwt', '--jwks', jwksUrl, '--jwt-key', 'x.pem', '--jwt-issuer', ISSUER, '--jwt-audience', AUDIENCE, EXAMPLES]);
+    const both = await runCli([
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--no-cache',
+      '--auth',
+      'jwt',
+      '--jwks',
+      jwksUrl,
+      '--jwt-key',
+      'x.pem',
+      '--jwt-issuer',
+      ISSUER,
+      '--jwt-audience',
+      AUDIENCE,
+      EXAMPLES,
+    ]);
     assert.equal(both.code, 1);
     assert.match(both.stderr, /exactly one of --jwks URL or --jwt-key FILE/);
     const privateJwk = join(policyDir, 'private.json');
     writeFileSync(privateJwk, JSON.stringify(await exportJWK(keys.privateKey)));
-    const priv = await runCli(['serve', '--http', '--port', '0', '--no-cache', '--auth', 'jwt', '--jwt-key', privateJwk, '--jwt-issuer', ISSUER, '--jwt-audience', AUDIENCE, EXAMPLES]);
+    const priv = await runCli([
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--no-cache',
+      '--auth',
+      'jwt',
+      '--jwt-key',
+      privateJwk,
+      '--jwt-issuer',
+      ISSUER,
+      '--jwt-audience',
+      AUDIENCE,
+      EXAMPLES,
+    ]);
     assert.equal(priv.code, 1);
     assert.match(priv.stderr, /public keys only/);
   });

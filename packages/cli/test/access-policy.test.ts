@@ -19,7 +19,10 @@ rules:
 `;
 
 async function visible(client: Client): Promise<string[]> {
-  return (await client.listResources()).resources.filter((resource) => resource.uri !== 'skill://index.json').map((resource) => resource.uri).sort();
+  return (await client.listResources()).resources
+    .filter((resource) => resource.uri !== 'skill://index.json')
+    .map((resource) => resource.uri)
+    .sort();
 }
 
 describe('visibility policy', () => {
@@ -79,7 +82,10 @@ describe('visibility policy', () => {
       const seen = await visible(alice);
       writeFileSync(policy, 'default: none\nrules:\n  - uri: skill://acme/\n    allow: [orgacme]\n');
       await eventually(async () => (server.stderr().includes('"orgacme" is not public') ? true : undefined), 10_000, 'the error on stderr');
-      assert.match(server.stderr(), /policy\.yaml: rules\[0\]\.allow: "orgacme" is not public, user:NAME, org:NAME, project:NAME or agent:NAME; keeping the policy in force/);
+      assert.match(
+        server.stderr(),
+        /policy\.yaml: rules\[0\]\.allow: "orgacme" is not public, user:NAME, org:NAME, project:NAME or agent:NAME; keeping the policy in force/,
+      );
       assert.deepEqual(await visible(alice), seen);
     } finally {
       writeFileSync(policy, before);
@@ -89,7 +95,11 @@ describe('visibility policy', () => {
 
   test('admin API: read and replace the policy (admin scope); a bad policy is refused with the reason', async () => {
     const api = (token: string, method = 'GET', body?: string) =>
-      fetch(server.url.replace(/\/mcp$/, '/api/v1/admin/policy'), { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/yaml' }, ...(body !== undefined ? { body } : {}) });
+      fetch(server.url.replace(/\/mcp$/, '/api/v1/admin/policy'), {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/yaml' },
+        ...(body !== undefined ? { body } : {}),
+      });
     assert.equal((await api(tokens['alice']!)).status, 403);
     assert.equal((await api(tokens['alice']!, 'PUT', 'default: public\n')).status, 403);
     const current = await api(tokens['admin']!);
@@ -126,7 +136,10 @@ describe('visibility policy', () => {
     writeFileSync(config, `dirs: [${JSON.stringify(tree)}]\npolicy: ${JSON.stringify(policy)}\nprincipal:\n  user: bob\n  orgs: [globex]\nwatch: false\n`);
     const fromConfig = await connectStdio(['--config', config], 'modern');
     try {
-      assert.deepEqual((await visible(fromConfig.client)).filter((uri) => !uri.includes('delta')), ['skill://globex/beta/SKILL.md']);
+      assert.deepEqual(
+        (await visible(fromConfig.client)).filter((uri) => !uri.includes('delta')),
+        ['skill://globex/beta/SKILL.md'],
+      );
     } finally {
       await fromConfig.client.close();
     }

@@ -20,9 +20,12 @@ import { publish, releaseFolder, storeDir } from './registry-helpers.js';
 const WAIT = 30_000;
 
 let pg: TestPostgres;
-before(async () => {
-  pg = await startTestPostgres();
-}, { timeout: 240_000 });
+before(
+  async () => {
+    pg = await startTestPostgres();
+  },
+  { timeout: 240_000 },
+);
 after(async () => {
   await pg?.close();
 });
@@ -43,18 +46,21 @@ describe('access data on PostgreSQL, two replicas', () => {
   let bob: string;
   let admin: string;
   let policy: string;
-  before(async () => {
-    url = await pg.createDatabase();
-    // Tokens made by the CLI straight into the database, before any server ran (the CLI migrates it).
-    alice = await createToken(url, ['--user', 'alice', '--org', 'acme']);
-    bob = await createToken(url, ['--user', 'bob']);
-    admin = await createToken(url, ['--user', 'root', '--scope', 'admin']);
-    policy = join(mkdtempSync(join(tmpdir(), 'skillport-pgpolicy-')), 'policy.yaml');
-    writeFileSync(policy, 'default: public\nrules:\n  - skills: [release-notes]\n    allow: [org:acme]\n');
-    // Replica 0 loads the policy into the database; replica 1 is given none and serves the stored one.
-    replicas.push(await startHttp([EXAMPLES, '--auth', 'tokens', '--data', url, '--policy', policy]));
-    replicas.push(await startHttp([EXAMPLES, '--auth', 'tokens', '--data', url]));
-  }, { timeout: 240_000 });
+  before(
+    async () => {
+      url = await pg.createDatabase();
+      // Tokens made by the CLI straight into the database, before any server ran (the CLI migrates it).
+      alice = await createToken(url, ['--user', 'alice', '--org', 'acme']);
+      bob = await createToken(url, ['--user', 'bob']);
+      admin = await createToken(url, ['--user', 'root', '--scope', 'admin']);
+      policy = join(mkdtempSync(join(tmpdir(), 'skillport-pgpolicy-')), 'policy.yaml');
+      writeFileSync(policy, 'default: public\nrules:\n  - skills: [release-notes]\n    allow: [org:acme]\n');
+      // Replica 0 loads the policy into the database; replica 1 is given none and serves the stored one.
+      replicas.push(await startHttp([EXAMPLES, '--auth', 'tokens', '--data', url, '--policy', policy]));
+      replicas.push(await startHttp([EXAMPLES, '--auth', 'tokens', '--data', url]));
+    },
+    { timeout: 240_000 },
+  );
   after(async () => {
     for (const replica of replicas) await replica.stop();
   });
@@ -64,7 +70,11 @@ describe('access data on PostgreSQL, two replicas', () => {
       assert.ok((await catalog(replica, alice)).names.includes('release-notes'), 'alice (acme) sees release-notes');
       assert.ok(!(await catalog(replica, bob)).names.includes('release-notes'), 'bob does not');
     }
-    const edit = await fetch(api(replicas[0]!, '/api/v1/admin/policy'), { method: 'PUT', headers: { authorization: `Bearer ${admin}` }, body: 'default: public\nrules:\n  - skills: [release-notes]\n    allow: [user:bob]\n' });
+    const edit = await fetch(api(replicas[0]!, '/api/v1/admin/policy'), {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${admin}` },
+      body: 'default: public\nrules:\n  - skills: [release-notes]\n    allow: [user:bob]\n',
+    });
     assert.equal(edit.status, 200, await edit.text());
     await eventually(async () => ((await catalog(replicas[1]!, bob)).names.includes('release-notes') ? true : undefined), WAIT, 'the edit on replica 1');
     assert.ok(!(await catalog(replicas[1]!, alice)).names.includes('release-notes'));
@@ -82,22 +92,37 @@ describe('access data on PostgreSQL, two replicas', () => {
 
   test('audit events from both replicas are queried by user, skill and time, from the CLI and the admin API', { timeout: 120_000 }, async () => {
     const since = new Date(Date.now() - 1000).toISOString();
-    for (const [i, token] of [[0, alice], [1, alice], [1, bob]] as const) {
+    for (const [i, token] of [
+      [0, alice],
+      [1, alice],
+      [1, bob],
+    ] as const) {
       const read = await rawRequest(replicas[i]!.url, 'legacy', token, 1, 'resources/read', { uri: 'skill://csv-data-cleaning/SKILL.md' });
       assert.equal(read.status, 200);
     }
-    const events = await eventually(async () => {
-      const run = await runCli(['audit', '--data', url, '--user', 'alice', '--skill', 'csv-data-cleaning', '--since', since, '--json']);
-      assert.equal(run.code, 0, run.stderr);
-      const found = (JSON.parse(run.stdout) as { events: Array<Record<string, unknown>> }).events;
-      return found.length >= 2 ? found : undefined;
-    }, WAIT, 'alice\'s two reads in the audit log');
+    const events = await eventually(
+      async () => {
+        const run = await runCli(['audit', '--data', url, '--user', 'alice', '--skill', 'csv-data-cleaning', '--since', since, '--json']);
+        assert.equal(run.code, 0, run.stderr);
+        const found = (JSON.parse(run.stdout) as { events: Array<Record<string, unknown>> }).events;
+        return found.length >= 2 ? found : undefined;
+      },
+      WAIT,
+      "alice's two reads in the audit log",
+    );
     assert.equal(events.length, 2);
-    for (const event of events) assert.deepEqual([event['user'], event['skill'], event['action'], event['outcome']], ['alice', 'csv-data-cleaning', 'activate', 'ok']);
-    const viaApi = await eventually(async () => {
-      const body = (await (await fetch(api(replicas[0]!, `/api/v1/admin/audit?user=bob&since=${encodeURIComponent(since)}`), { headers: { authorization: `Bearer ${admin}` } })).json()) as { events: Array<Record<string, unknown>> };
-      return body.events.length > 0 ? body.events : undefined;
-    }, WAIT, 'bob\'s read through the admin API of the other replica');
+    for (const event of events)
+      assert.deepEqual([event['user'], event['skill'], event['action'], event['outcome']], ['alice', 'csv-data-cleaning', 'activate', 'ok']);
+    const viaApi = await eventually(
+      async () => {
+        const body = (await (
+          await fetch(api(replicas[0]!, `/api/v1/admin/audit?user=bob&since=${encodeURIComponent(since)}`), { headers: { authorization: `Bearer ${admin}` } })
+        ).json()) as { events: Array<Record<string, unknown>> };
+        return body.events.length > 0 ? body.events : undefined;
+      },
+      WAIT,
+      "bob's read through the admin API of the other replica",
+    );
     assert.ok(viaApi.every((event) => event['user'] === 'bob'));
     const text = await runCli(['audit', '--data', url, '--user', 'nobody']);
     assert.equal(text.code, 0, text.stderr);
@@ -124,7 +149,10 @@ describe('access data on PostgreSQL, two replicas', () => {
     assert.equal((await catalog(replicas[1]!, alice)).status, 200);
   });
 
-  test('the database goes away: tokens already seen keep working, an unseen one gets 503, audit events wait and are written when it returns', { skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test', timeout: 240_000 }, async () => {
+  test('the database goes away: tokens already seen keep working, an unseen one gets 503, audit events wait and are written when it returns', {
+    skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test',
+    timeout: 240_000,
+  }, async () => {
     const unseen = await createToken(url, ['--user', 'gina']);
     assert.equal((await catalog(replicas[0]!, alice)).status, 200);
     await pg.stop();
@@ -138,17 +166,25 @@ describe('access data on PostgreSQL, two replicas', () => {
     } finally {
       await pg.start();
     }
-    await eventually(async () => ((await catalog(replicas[0]!, unseen)).status === 200 ? true : undefined), 60_000, 'the unseen token once the database is back');
-    const events = await eventually(async () => {
-      const run = await runCli(['audit', '--data', url, '--user', 'alice', '--skill', 'sql-query-optimization', '--json']);
-      const found = run.code === 0 ? (JSON.parse(run.stdout) as { events: unknown[] }).events : [];
-      return found.length > 0 ? found : undefined;
-    }, 60_000, 'the audit event made while the database was away');
+    await eventually(
+      async () => ((await catalog(replicas[0]!, unseen)).status === 200 ? true : undefined),
+      60_000,
+      'the unseen token once the database is back',
+    );
+    const events = await eventually(
+      async () => {
+        const run = await runCli(['audit', '--data', url, '--user', 'alice', '--skill', 'sql-query-optimization', '--json']);
+        const found = run.code === 0 ? (JSON.parse(run.stdout) as { events: unknown[] }).events : [];
+        return found.length > 0 ? found : undefined;
+      },
+      60_000,
+      'the audit event made while the database was away',
+    );
     assert.equal(events.length, 1);
   });
 });
 
-test('store copy takes a folder\'s tokens and audit log into PostgreSQL: the same tokens work on a replica there', { timeout: 180_000 }, async () => {
+test("store copy takes a folder's tokens and audit log into PostgreSQL: the same tokens work on a replica there", { timeout: 180_000 }, async () => {
   const dir = storeDir();
   assert.equal((await publish([releaseFolder('carried', '1.0.0'), '--data', dir, '--version', '1.0.0'])).code, 0, 'publish failed');
   const kept = await createToken(dir, ['--user', 'dana']);

@@ -37,7 +37,11 @@ describe('registry with --auth tokens and a policy', () => {
     assert.equal(first.code, 0, first.stderr);
     const second = await publish([releaseFolder('acme-deploy', '2'), '--registry', registry, '--token', tokens['acmePublisher']!, '--version', '1.1.0']);
     assert.equal(second.code, 0, second.stderr);
-    const revokeDenied = await fetch(`${registry}/api/v1/skills/acme-deploy/versions/1.0.0/revoke`, { method: 'POST', headers: { authorization: `Bearer ${tokens['acmePublisher']}`, 'content-type': 'application/json' }, body: '{"reason":"x"}' });
+    const revokeDenied = await fetch(`${registry}/api/v1/skills/acme-deploy/versions/1.0.0/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens['acmePublisher']}`, 'content-type': 'application/json' },
+      body: '{"reason":"x"}',
+    });
     assert.equal(revokeDenied.status, 403);
   });
 
@@ -47,7 +51,10 @@ describe('registry with --auth tokens and a policy', () => {
       const response = await fetch(`${registry}${path}`, { headers: { authorization: `Bearer ${token}` } });
       return { status: response.status, body: (await response.json()) as { skills: Array<{ name: string }> } };
     };
-    assert.deepEqual((await get(tokens['acmeReader']!, '/api/v1/skills')).body.skills.map((skill: { name: string }) => skill.name), ['acme-deploy']);
+    assert.deepEqual(
+      (await get(tokens['acmeReader']!, '/api/v1/skills')).body.skills.map((skill: { name: string }) => skill.name),
+      ['acme-deploy'],
+    );
     assert.deepEqual((await get(tokens['globexReader']!, '/api/v1/skills')).body.skills, []);
     for (const path of ['/api/v1/skills/acme-deploy', '/api/v1/skills/acme-deploy/versions/1.0.0', '/api/v1/skills/acme-deploy/versions/1.0.0/archive']) {
       const hidden = await get(tokens['globexReader']!, path);
@@ -62,13 +69,22 @@ describe('registry with --auth tokens and a policy', () => {
     const acme = await connectAs(server.url, 'legacy', tokens['acmeReader']!);
     const globex = await connectAs(server.url, 'legacy', tokens['globexReader']!);
     try {
-      const exact = (await acme.callTool({ name: 'activate_skill', arguments: { name: 'acme-deploy', version: '1.0.0' } })) as { content: Array<{ text: string }>; isError?: boolean };
+      const exact = (await acme.callTool({ name: 'activate_skill', arguments: { name: 'acme-deploy', version: '1.0.0' } })) as {
+        content: Array<{ text: string }>;
+        isError?: boolean;
+      };
       assert.ok(!exact.isError, exact.content[0]?.text);
       assert.match(exact.content[0]!.text, /Release 1\./);
       const uri = /uri="([^"]+)"/.exec(exact.content[0]!.text)![1]!;
       // The same exact-version URI is not found for globex, exactly like a URI that does not exist.
-      const hidden = await globex.readResource({ uri }).then(() => 'read', (error: Error) => error.message);
-      const missing = await globex.readResource({ uri: uri.replace('acme-deploy', 'acme-nothing') }).then(() => 'read', (error: Error) => error.message);
+      const hidden = await globex.readResource({ uri }).then(
+        () => 'read',
+        (error: Error) => error.message,
+      );
+      const missing = await globex.readResource({ uri: uri.replace('acme-deploy', 'acme-nothing') }).then(
+        () => 'read',
+        (error: Error) => error.message,
+      );
       assert.equal(hidden.replace(uri, 'U'), missing.replace(uri.replace('acme-deploy', 'acme-nothing'), 'U'));
       const tool = (await globex.callTool({ name: 'activate_skill', arguments: { uri } })) as { content: Array<{ text: string }>; isError?: boolean };
       assert.equal(tool.isError, true);

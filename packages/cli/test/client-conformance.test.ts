@@ -27,7 +27,10 @@ describe('official conformance scenarios (SEP-2640 client)', { skip: node === un
 
   for (const scenario of scenarios) {
     test(scenario, () => {
-      const run = spawnSync(node!, [cli!, 'client', '--command', `${process.execPath} ${runner}`, '--scenario', scenario], { encoding: 'utf8', timeout: 120_000 });
+      const run = spawnSync(node!, [cli!, 'client', '--command', `${process.execPath} ${runner}`, '--scenario', scenario], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       const output = `${run.stdout}\n${run.stderr}`;
       assert.equal(run.status, 0, output);
       assert.match(output, /Passed: (\d+)\/\1, 0 failed/, output);

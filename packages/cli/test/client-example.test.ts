@@ -23,7 +23,22 @@ interface Example {
 
 test('the AI SDK example type-checks (strict, checkJs)', () => {
   const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
-  const args = ['--noEmit', '--allowJs', '--checkJs', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', join(REPO, 'examples/client/ai-sdk-agent.mjs')];
+  const args = [
+    '--noEmit',
+    '--allowJs',
+    '--checkJs',
+    '--strict',
+    '--skipLibCheck',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--types',
+    'node',
+    join(REPO, 'examples/client/ai-sdk-agent.mjs'),
+  ];
   const run = spawnSync(process.execPath, [tsc, ...args], { encoding: 'utf8', cwd: REPO, timeout: 120_000 });
   assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
 });
@@ -34,13 +49,35 @@ test('the AI SDK example runs an agent loop with skills from a real server', asy
     const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
     const model = new MockLanguageModelV2({
       doGenerate: [
-        { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'load_skill', input: JSON.stringify({ name: 'csv-data-cleaning' }) }], finishReason: 'tool-calls', usage, warnings: [] },
-        { content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'read_skill_resource', input: JSON.stringify({ name: 'csv-data-cleaning', path: 'references/pitfalls.md' }) }], finishReason: 'tool-calls', usage, warnings: [] },
+        {
+          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'load_skill', input: JSON.stringify({ name: 'csv-data-cleaning' }) }],
+          finishReason: 'tool-calls',
+          usage,
+          warnings: [],
+        },
+        {
+          content: [
+            {
+              type: 'tool-call',
+              toolCallId: 'c2',
+              toolName: 'read_skill_resource',
+              input: JSON.stringify({ name: 'csv-data-cleaning', path: 'references/pitfalls.md' }),
+            },
+          ],
+          finishReason: 'tool-calls',
+          usage,
+          warnings: [],
+        },
         { content: [{ type: 'text', text: 'Cleaned.' }], finishReason: 'stop', usage, warnings: [] },
       ],
     });
     const example = (await import(pathToFileURL(join(REPO, 'examples/client/ai-sdk-agent.mjs')).href)) as Example;
-    const result = await example.runAgent({ model, prompt: 'My CSV export has duplicate rows', sources: [server.url], cache: mkdtempSync(join(tmpdir(), 'skillport-example-')) });
+    const result = await example.runAgent({
+      model,
+      prompt: 'My CSV export has duplicate rows',
+      sources: [server.url],
+      cache: mkdtempSync(join(tmpdir(), 'skillport-example-')),
+    });
     assert.equal(result.text, 'Cleaned.');
     const system = JSON.stringify(model.doGenerateCalls[0]!.prompt[0]);
     assert.match(system, /<available_skills>/);

@@ -78,7 +78,11 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
     const v1 = await runCli(['cat', server.url, 'demo@1.0.0', 'references/guide.md'], env);
     assert.equal(v1.stdout, 'guide for release 1.0.0\n', v1.stderr);
     assert.equal((await runCli(['cat', server.url, 'demo', 'references/guide.md', '--version', '1.0.0'], env)).stdout, 'guide for release 1.0.0\n');
-    assert.equal((await runCli(['cat', server.url, 'demo@beta', 'references/guide.md'], env)).stdout, 'guide for release 1.0.0\n', 'a tag is resolved through the registry API');
+    assert.equal(
+      (await runCli(['cat', server.url, 'demo@beta', 'references/guide.md'], env)).stdout,
+      'guide for release 1.0.0\n',
+      'a tag is resolved through the registry API',
+    );
     assert.equal((await runCli(['cat', server.url, 'demo', 'references/guide.md'], env)).stdout, 'guide for release 1.1.0\n');
     const missing = await runCli(['cat', server.url, 'demo@9.9.9'], env);
     assert.equal(missing.code, 1);
@@ -104,9 +108,18 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
       const published = await publish([join(base, 'demo'), '--registry', registry, '--token', writer, '--version', version, '--tag', 'next']);
       assert.equal(published.code, 0, published.stderr);
     }
-    await eventually(async () => (/published demo@1\.2\.0 sha256:\S+ \(tags: next\) by carol/.test(server.stderr()) ? true : undefined), 5000, 'the publish log line');
+    await eventually(
+      async () => (/published demo@1\.2\.0 sha256:\S+ \(tags: next\) by carol/.test(server.stderr()) ? true : undefined),
+      5000,
+      'the publish log line',
+    );
     assert.match(server.stderr(), /published demo@1\.10\.0 sha256:/);
-    for (const args of [['tag', 'demo@1.10.0', 'stable'], ['yank', 'demo@1.2.0'], ['yank', 'demo@1.2.0', '--undo'], ['revoke', 'demo@1.2.0', '--reason', 'leaks a key']]) {
+    for (const args of [
+      ['tag', 'demo@1.10.0', 'stable'],
+      ['yank', 'demo@1.2.0'],
+      ['yank', 'demo@1.2.0', '--undo'],
+      ['revoke', 'demo@1.2.0', '--reason', 'leaks a key'],
+    ]) {
       const run = await runCli([...args, '--registry', registry, '--token', writer]);
       assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
     }
@@ -120,7 +133,10 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
     const lines = versions.stdout.trim().split('\n');
     assert.equal(lines[0], 'demo: 4 versions');
     assert.match(lines[1]!, /^VERSION +DIGEST +PUBLISHED +SIGNATURE +TAGS +REVIEW +STATE$/);
-    assert.deepEqual(lines.slice(2).map((line) => line.split(/\s+/)[0]), ['1.0.0', '1.1.0', '1.2.0', '1.10.0']);
+    assert.deepEqual(
+      lines.slice(2).map((line) => line.split(/\s+/)[0]),
+      ['1.0.0', '1.1.0', '1.2.0', '1.10.0'],
+    );
     assert.match(lines[4]!, /revoked: leaks a key$/);
   });
 });
@@ -182,7 +198,13 @@ describe('install keeps local work and scripts; ls reads folders', () => {
     assert.equal((await runCli(['install', server.url, '--to', target])).code, 0);
     const frozen = await runCli(['install', '--frozen', '--to', target, '--json']);
     assert.equal(frozen.code, 0, frozen.stderr);
-    assert.deepEqual((JSON.parse(frozen.stdout) as { results: Array<{ name: string; ok: boolean }> }).results.map((r) => [r.name, r.ok]), [['alpha', true], ['beta', true]]);
+    assert.deepEqual(
+      (JSON.parse(frozen.stdout) as { results: Array<{ name: string; ok: boolean }> }).results.map((r) => [r.name, r.ok]),
+      [
+        ['alpha', true],
+        ['beta', true],
+      ],
+    );
     const usage = await runCli(['install', '--to', target]);
     assert.equal(usage.code, 1);
     assert.match(usage.stderr, /give the server to install from/);
@@ -191,7 +213,13 @@ describe('install keeps local work and scripts; ls reads folders', () => {
   test('ls, show and cat work on a local folder; a SKILL.md path says to give its folder', async () => {
     const ls = await runCli(['ls', source]);
     assert.equal(ls.code, 0, ls.stderr);
-    assert.deepEqual(ls.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]), ['alpha', 'beta']);
+    assert.deepEqual(
+      ls.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/)[0]),
+      ['alpha', 'beta'],
+    );
     const cat = await runCli(['cat', source, 'alpha', 'scripts/run.sh']);
     assert.equal(cat.stdout, '#!/bin/sh\necho alpha\n');
     const file = await runCli(['ls', join(source, 'alpha/SKILL.md')]);
@@ -205,7 +233,10 @@ describe('install keeps local work and scripts; ls reads folders', () => {
 
 describe('errors people understand', () => {
   test('a stdio server that exits: its stderr tail is shown', async () => {
-    const script = join(makeTree({ 'fail.mjs': "console.error('loading config…');\nconsole.error('fatal: missing config file /etc/skills.yaml');\nprocess.exit(3);\n" }), 'fail.mjs');
+    const script = join(
+      makeTree({ 'fail.mjs': "console.error('loading config…');\nconsole.error('fatal: missing config file /etc/skills.yaml');\nprocess.exit(3);\n" }),
+      'fail.mjs',
+    );
     const result = await runCli(['ls', `stdio:${process.execPath} ${script}`]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /the server process exited/);
@@ -242,7 +273,12 @@ describe('small things users of npm, cargo and Verdaccio expect', () => {
 
   test('token list, audit and versions with a mistyped --data fail and create nothing', async () => {
     const typo = join(makeTree({}), 'dta');
-    for (const args of [['token', 'list', '--data', typo], ['audit', '--data', typo], ['versions', 'x', '--data', typo], ['yank', 'x@1.0.0', '--data', typo]]) {
+    for (const args of [
+      ['token', 'list', '--data', typo],
+      ['audit', '--data', typo],
+      ['versions', 'x', '--data', typo],
+      ['yank', 'x@1.0.0', '--data', typo],
+    ]) {
       const result = await runCli(args);
       assert.equal(result.code, 1, args.join(' '));
       assert.match(result.stderr, /no (access|registry) data at |no audit log in /, args.join(' '));

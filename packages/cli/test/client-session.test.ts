@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FolderSkillSource, McpSkillSource, SkillSession, SkillSet, callSkillTool, renderCatalog, skillTools, toJsonSchemaTools, toOpenAITools, answerOpenAIToolCall } from '@skillport/client';
+import {
+  FolderSkillSource,
+  McpSkillSource,
+  SkillSession,
+  SkillSet,
+  callSkillTool,
+  renderCatalog,
+  skillTools,
+  toJsonSchemaTools,
+  toOpenAITools,
+  answerOpenAIToolCall,
+} from '@skillport/client';
 import type { TemplateInputRequest } from '@skillport/client';
 import { aiSdkTools } from '@skillport/client/ai';
 import { EXAMPLES, makeTree, skillMd, startHttp } from './helpers.js';
@@ -30,7 +41,10 @@ describe('client sessions', () => {
     'plain/SKILL.md': skillMd('plain', 'A plain skill. Use for plain tasks.'),
   });
   const config = join(tree, 'skillport.yaml');
-  writeFileSync(config, `name: refs\ninstructions: "Follow our coding standards. Load skill://code-standards/SKILL.md for details."\ndirs: [${JSON.stringify(tree)}]\n`);
+  writeFileSync(
+    config,
+    `name: refs\ninstructions: "Follow our coding standards. Load skill://code-standards/SKILL.md for details."\ndirs: [${JSON.stringify(tree)}]\n`,
+  );
   const otherTree = makeTree({ 'plain/SKILL.md': skillMd('plain', 'Another plain skill. Use for other plain tasks.'), 'b-skill/SKILL.md': skillMd('b-skill') });
 
   before(async () => {
@@ -45,7 +59,11 @@ describe('client sessions', () => {
   });
 
   const setOf = () =>
-    new SkillSet([new McpSkillSource(proxy.url, { origin: 'refs' }), new McpSkillSource(other.url, { origin: 'other' }), new FolderSkillSource(EXAMPLES, { origin: 'local' })]);
+    new SkillSet([
+      new McpSkillSource(proxy.url, { origin: 'refs' }),
+      new McpSkillSource(other.url, { origin: 'other' }),
+      new FolderSkillSource(EXAMPLES, { origin: 'local' }),
+    ]);
 
   test('instructions: escaped, sorted catalog with origins; names namespaced; server instructions only on request; omitted when empty', async () => {
     const set = setOf();
@@ -59,7 +77,10 @@ describe('client sessions', () => {
     assert.doesNotMatch(plainText, /Follow our coding standards/);
     assert.doesNotMatch(plainText, /read_skill_uri/);
     const withServer = await set.session({ includeServerInstructions: true, directReferences: true }).instructions();
-    assert.match(withServer, /<server_instructions origin="refs">\n\[Origin: refs\]\nFollow our coding standards\. Load skill:\/\/code-standards\/SKILL\.md for details\./);
+    assert.match(
+      withServer,
+      /<server_instructions origin="refs">\n\[Origin: refs\]\nFollow our coding standards\. Load skill:\/\/code-standards\/SKILL\.md for details\./,
+    );
     assert.doesNotMatch(withServer, /\[Origin: other\]/, 'no marker on content without skill:// references');
     const templated = await set.session({ instructionsTemplate: 'SKILLS:\n{available_skills}\nEND' }).instructions();
     assert.match(templated, /^SKILLS:\n<available_skills>[\s\S]*<\/available_skills>\nEND$/);
@@ -122,7 +143,10 @@ describe('client sessions', () => {
     assert.equal(proxy.counts['skills/list'] ?? 0, 0, 'a restored session reuses its pins');
 
     const exported = session.export();
-    assert.deepEqual(exported.skills.map((skill) => skill.name), ['code-standards', 'csv-data-cleaning']);
+    assert.deepEqual(
+      exported.skills.map((skill) => skill.name),
+      ['code-standards', 'csv-data-cleaning'],
+    );
     const delegate = setOf().session();
     const result = await delegate.importActive(JSON.parse(JSON.stringify(exported)));
     assert.deepEqual(result, { activated: ['code-standards', 'csv-data-cleaning'], refused: [] });
@@ -139,7 +163,10 @@ describe('client sessions', () => {
     const set = setOf();
     const session = set.session({ directReferences: true, includeServerInstructions: true });
     const tools = await skillTools(session);
-    assert.deepEqual(tools.map((tool) => tool.name), ['load_skill', 'read_skill_resource', 'read_skill_uri']);
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['load_skill', 'read_skill_resource', 'read_skill_uri'],
+    );
     await session.instructions();
     const call = (name: string, args: unknown) => callSkillTool(tools, name, args);
     const loaded = await call('load_skill', { name: 'code-standards' });
@@ -157,7 +184,10 @@ describe('client sessions', () => {
     const missing = await call('read_skill_uri', { uri: 'skill://elsewhere/SKILL.md', origin: 'refs' });
     assert.match(missing, /^Error: [^\n]*not a file of any skill on refs/);
     assert.match(await call('read_skill_uri', { uri: 'skill://code-standards/../plain/SKILL.md', origin: 'refs' }), /^Error: /);
-    assert.match(await call('read_skill_uri', { uri: 'skill://x/SKILL.md', origin: 'nowhere' }), /^Error: Unknown origin 'nowhere'\. Origins: refs, other, local/);
+    assert.match(
+      await call('read_skill_uri', { uri: 'skill://x/SKILL.md', origin: 'nowhere' }),
+      /^Error: Unknown origin 'nowhere'\. Origins: refs, other, local/,
+    );
     await set.close();
   });
 
@@ -169,8 +199,14 @@ describe('client sessions', () => {
     assert.match(first, /\[bytes 0-5000 of 12498; read the rest with offset 5000\]\n<\/skill_resource>$/);
     const last = await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: 10000 });
     assert.match(last, /\[bytes 10000-12498 of 12498; end of file\]/);
-    assert.match(await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: 99999 }), /^Error: offset 99999 is past the end/);
-    assert.match(await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: -1 }), /^Error: 'offset' must be a non-negative integer/);
+    assert.match(
+      await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: 99999 }),
+      /^Error: offset 99999 is past the end/,
+    );
+    assert.match(
+      await callSkillTool(tools, 'read_skill_resource', { name: 'csv-data-cleaning', path: 'scripts/profile_csv.py', offset: -1 }),
+      /^Error: 'offset' must be a non-negative integer/,
+    );
     const logo = await callSkillTool(tools, 'read_skill_resource', { name: 'release-notes', path: 'assets/logo.png' });
     const envelope = JSON.parse(logo.split('\n')[1]!) as { mediaType: string; encoding: string; data: string; size: number };
     assert.equal(envelope.mediaType, 'image/png');
@@ -190,7 +226,14 @@ describe('client sessions', () => {
     assert.equal(reply.role, 'tool');
     assert.equal(reply.tool_call_id, 'call_1');
     assert.match(reply.content, /<skill_content name="plain@other" origin="other"/);
-    assert.deepEqual(toJsonSchemaTools(tools).map((tool) => Object.keys(tool)), [['name', 'description', 'inputSchema'], ['name', 'description', 'inputSchema'], ['name', 'description', 'inputSchema']]);
+    assert.deepEqual(
+      toJsonSchemaTools(tools).map((tool) => Object.keys(tool)),
+      [
+        ['name', 'description', 'inputSchema'],
+        ['name', 'description', 'inputSchema'],
+        ['name', 'description', 'inputSchema'],
+      ],
+    );
     const ai = aiSdkTools(tools);
     assert.deepEqual(Object.keys(ai), ['load_skill', 'read_skill_resource', 'read_skill_uri']);
     const out = await ai['read_skill_resource']!.execute!({ name: 'plain@other', path: 'x.md' }, { toolCallId: 't', messages: [] });
@@ -209,7 +252,12 @@ describe('template skills in a session', () => {
       'api/gadgets/v3/SKILL.md': skillMd('v3', 'Gadgets API version 3. Use for gadgets v3.'),
       'api/gadgets/v3/references/endpoints.md': '# Endpoints\n',
     });
-    const server = await startHttp(['--template', `skill://docs/{product}/SKILL.md=${dir}/docs`, '--template', `skill://api/{product}/{version}/SKILL.md=${dir}/api`]);
+    const server = await startHttp([
+      '--template',
+      `skill://docs/{product}/SKILL.md=${dir}/docs`,
+      '--template',
+      `skill://api/{product}/{version}/SKILL.md=${dir}/api`,
+    ]);
     try {
       const set = new SkillSet([new McpSkillSource(server.url, { origin: 'docs' })]);
       const session = set.session();
@@ -235,7 +283,10 @@ describe('template skills in a session', () => {
       assert.deepEqual(first.values, ['gadgets', 'widgets']);
       const stored = JSON.stringify(session);
       const later = SkillSession.fromJSON(set, stored);
-      assert.deepEqual(later.pendingInputs().map((request) => request.id), [first.id]);
+      assert.deepEqual(
+        later.pendingInputs().map((request) => request.id),
+        [first.id],
+      );
       const step = await later.answer(first.id, 'gadgets');
       assert.ok('request' in step);
       assert.equal(step.request.variable, 'version');
@@ -257,8 +308,13 @@ describe('template skills in a session', () => {
       const draft = new SkillSet([new McpSkillSource(server.url, { origin: 'draft', mode: 'index' })]);
       const draftSession = draft.session();
       const draftTemplates = await draftSession.templates();
-      assert.deepEqual(draftTemplates.map((template) => template.uriTemplate).sort(), ['skill://api/{product}/{version}/SKILL.md', 'skill://docs/{product}/SKILL.md']);
-      const widgets = await draftSession.resolveTemplate(draftTemplates.find((template) => template.variables.length === 1)!, (request) => request.values.find((value) => value === 'widgets'));
+      assert.deepEqual(draftTemplates.map((template) => template.uriTemplate).sort(), [
+        'skill://api/{product}/{version}/SKILL.md',
+        'skill://docs/{product}/SKILL.md',
+      ]);
+      const widgets = await draftSession.resolveTemplate(draftTemplates.find((template) => template.variables.length === 1)!, (request) =>
+        request.values.find((value) => value === 'widgets'),
+      );
       assert.equal(widgets?.uri, 'skill://docs/widgets/SKILL.md');
       const text = await callSkillTool(await skillTools(draftSession), 'load_skill', { name: widgets!.id });
       // This server also lists the family's skills in its index (with digests): the resolved URI is that listed,

@@ -66,9 +66,28 @@ describe('client sources', () => {
     try {
       const csv = (await mcp.list()).find((skill) => skill.name === 'csv-data-cleaning')!;
       proxy.reset();
-      await assert.rejects(mcp.readFile(csv, 'references/missing.md'), (error: unknown) => error instanceof VerificationError && error.code === 'unlisted' && /not a file of skill 'csv-data-cleaning'; its files: assets\/sample.csv/.test(error.message));
-      for (const path of ['../api-design-review/SKILL.md', '/etc/passwd', 'references/../SKILL.md', 'references\\pitfalls.md', '%2e%2e/x', 'file:///etc/passwd', '', 'a\0b']) {
-        await assert.rejects(mcp.readFile(csv, path), (error: unknown) => error instanceof SkillError && error.code === 'path' && !error.message.includes('\n'), path);
+      await assert.rejects(
+        mcp.readFile(csv, 'references/missing.md'),
+        (error: unknown) =>
+          error instanceof VerificationError &&
+          error.code === 'unlisted' &&
+          /not a file of skill 'csv-data-cleaning'; its files: assets\/sample.csv/.test(error.message),
+      );
+      for (const path of [
+        '../api-design-review/SKILL.md',
+        '/etc/passwd',
+        'references/../SKILL.md',
+        'references\\pitfalls.md',
+        '%2e%2e/x',
+        'file:///etc/passwd',
+        '',
+        'a\0b',
+      ]) {
+        await assert.rejects(
+          mcp.readFile(csv, path),
+          (error: unknown) => error instanceof SkillError && error.code === 'path' && !error.message.includes('\n'),
+          path,
+        );
       }
       assert.equal(proxy.counts['resources/read'] ?? 0, 0);
     } finally {
@@ -94,9 +113,16 @@ describe('client sources', () => {
       const dir = makeTree({ 'first/SKILL.md': skillMd('first') });
       const live = kind === 'http' ? await startHttp([dir]) : undefined;
       let changes = 0;
-      const mcp = new McpSkillSource(live ? live.url : `stdio:${process.execPath} ${CLI} serve --no-cache ${dir}`, { watch: true, onChange: () => changes++, defaultTtlMs: 600_000 });
+      const mcp = new McpSkillSource(live ? live.url : `stdio:${process.execPath} ${CLI} serve --no-cache ${dir}`, {
+        watch: true,
+        onChange: () => changes++,
+        defaultTtlMs: 600_000,
+      });
       try {
-        assert.deepEqual((await mcp.list()).map((skill) => skill.name), ['first']);
+        assert.deepEqual(
+          (await mcp.list()).map((skill) => skill.name),
+          ['first'],
+        );
         mkdirSync(join(dir, 'second'));
         writeFileSync(join(dir, 'second/SKILL.md'), skillMd('second'));
         await eventually(async () => (changes > 0 ? true : undefined), 30_000, `${kind}: list_changed`);
@@ -156,7 +182,7 @@ describe('client sources', () => {
     }
   });
 
-  test("tool-only servers: list_skills, activate_skill, read_skill_resource; unlisted files refused", async () => {
+  test('tool-only servers: list_skills, activate_skill, read_skill_resource; unlisted files refused', async () => {
     proxy.reset();
     const mcp = new McpSkillSource(proxy.url, { origin: 'tools', mode: 'tools' });
     try {
@@ -183,7 +209,10 @@ describe('client sources', () => {
   });
 
   test('composition: filter, dedupe by digest or name, names namespaced per origin, a dead source does not stop the others', async () => {
-    const other = makeTree({ 'csv-data-cleaning/SKILL.md': skillMd('csv-data-cleaning', 'A different CSV skill. Use for CSV things.'), 'solo/SKILL.md': skillMd('solo') });
+    const other = makeTree({
+      'csv-data-cleaning/SKILL.md': skillMd('csv-data-cleaning', 'A different CSV skill. Use for CSV things.'),
+      'solo/SKILL.md': skillMd('solo'),
+    });
     const warnings: string[] = [];
     const make = (dedupe?: 'none' | 'name' | 'digest') =>
       new SkillSet(
@@ -197,15 +226,30 @@ describe('client sources', () => {
       );
     const all = make();
     const plain = await all.skills();
-    assert.ok(warnings.some((message) => message.startsWith('dead: ')), warnings.join('\n'));
+    assert.ok(
+      warnings.some((message) => message.startsWith('dead: ')),
+      warnings.join('\n'),
+    );
     assert.ok(!plain.some((skill) => skill.name === 'sql-query-optimization'));
-    const csv = plain.filter((skill) => skill.name === 'csv-data-cleaning').map((skill) => skill.id).sort();
+    const csv = plain
+      .filter((skill) => skill.name === 'csv-data-cleaning')
+      .map((skill) => skill.id)
+      .sort();
     assert.deepEqual(csv, ['csv-data-cleaning@local', 'csv-data-cleaning@mine', 'csv-data-cleaning@team']);
     assert.ok(plain.some((skill) => skill.id === 'solo'));
     const byDigest = await make('digest').skills();
-    assert.deepEqual(byDigest.filter((skill) => skill.name === 'csv-data-cleaning').map((skill) => skill.id).sort(), ['csv-data-cleaning@mine', 'csv-data-cleaning@team']);
+    assert.deepEqual(
+      byDigest
+        .filter((skill) => skill.name === 'csv-data-cleaning')
+        .map((skill) => skill.id)
+        .sort(),
+      ['csv-data-cleaning@mine', 'csv-data-cleaning@team'],
+    );
     const byName = await make('name').skills();
-    assert.deepEqual(byName.filter((skill) => skill.name === 'csv-data-cleaning').map((skill) => [skill.id, skill.origin]), [['csv-data-cleaning', 'team']]);
+    assert.deepEqual(
+      byName.filter((skill) => skill.name === 'csv-data-cleaning').map((skill) => [skill.id, skill.origin]),
+      [['csv-data-cleaning', 'team']],
+    );
     await all.close();
     assert.throws(() => new SkillSet([new FolderSkillSource(EXAMPLES), new FolderSkillSource(other)]), /share the origin 'local'/);
   });
@@ -220,7 +264,10 @@ describe('client sources', () => {
       const folder = (await local.list())[0]!;
       await assert.rejects(team.readFile(folder, 'SKILL.md'), /belongs to local, not team/);
       const tools = await skillTools(new SkillSet([team]).session());
-      assert.deepEqual(tools.map((tool) => tool.name), ['load_skill', 'read_skill_resource']);
+      assert.deepEqual(
+        tools.map((tool) => tool.name),
+        ['load_skill', 'read_skill_resource'],
+      );
     } finally {
       await team.close();
     }

@@ -94,7 +94,6 @@ describe('HTTP fast path answers exactly like the SDK path', () => {
     assert.ok(health.requests.fastPath >= 20, JSON.stringify(health));
     assert.equal(baseline.requests.fastPath, 0);
   });
-
 });
 
 /**

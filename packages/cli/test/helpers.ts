@@ -115,7 +115,12 @@ export function makeTree(spec: TreeSpec, base = mkdtempSync(join(tmpdir(), 'skil
   return base;
 }
 
-export function skillMd(name: string, description = `Does ${name} things. Use when the user asks for ${name}.`, extra = '', body = `# ${name}\n\nInstructions for ${name}.\n`): string {
+export function skillMd(
+  name: string,
+  description = `Does ${name} things. Use when the user asks for ${name}.`,
+  extra = '',
+  body = `# ${name}\n\nInstructions for ${name}.\n`,
+): string {
   return `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n${body}`;
 }
 

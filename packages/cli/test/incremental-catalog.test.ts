@@ -76,7 +76,11 @@ describe('incremental catalog equals a fresh start (issue 13)', () => {
           listed.push(...page.skills.map((skill) => JSON.parse(JSON.stringify(skill)) as unknown));
           cursor = page.nextCursor;
         } while (cursor !== undefined);
-        assert.deepEqual(listed, entries(fresh.catalog.snapshot).map((text) => JSON.parse(text) as unknown), `${label}: skills/list over HTTP`);
+        assert.deepEqual(
+          listed,
+          entries(fresh.catalog.snapshot).map((text) => JSON.parse(text) as unknown),
+          `${label}: skills/list over HTTP`,
+        );
       } finally {
         await fresh.close();
       }

@@ -56,8 +56,11 @@ describe('packaging', () => {
   test('npm pack of each package installs from the tarballs into an empty folder; skillport --help and serve work', async () => {
     const work = mkdtempSync(join(tmpdir(), 'skillport-pack-'));
     try {
-      const packed = await run('npm', ['pack', '--json', '--pack-destination', work, ...PACKAGES.flatMap((pkg) => ['-w', `packages/${pkg}`])], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
-      const tarballs = (JSON.parse(packed.stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>);
+      const packed = await run('npm', ['pack', '--json', '--pack-destination', work, ...PACKAGES.flatMap((pkg) => ['-w', `packages/${pkg}`])], {
+        cwd: REPO,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const tarballs = JSON.parse(packed.stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
       assert.equal(tarballs.length, PACKAGES.length);
       for (const tarball of tarballs) {
         const paths = tarball.files.map((file) => file.path);
@@ -69,11 +72,19 @@ describe('packaging', () => {
       writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n');
       // Third-party packages come from npm's cache when it holds them. --ignore-scripts: better-sqlite3's native
       // build (needed by `serve --data` and the access store only) is npm's business, not what is tested here.
-      await run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(work, t.filename))], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
+      await run(
+        'npm',
+        ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(work, t.filename))],
+        { cwd: app, maxBuffer: 64 * 1024 * 1024 },
+      );
       const bin = join(app, 'node_modules/.bin/skillport');
       const help = await run(bin, ['--help'], { cwd: app, env: { ...process.env, NO_COLOR: '1' } });
       assert.match(help.stdout, /^Usage: skillport /);
-      const server = spawn(bin, ['serve', '--http', '--port', '0', '--no-cache', EXAMPLES], { cwd: app, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const server = spawn(bin, ['serve', '--http', '--port', '0', '--no-cache', EXAMPLES], {
+        cwd: app,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       try {
         let stderr = '';
         const url = await new Promise<string>((resolve, reject) => {

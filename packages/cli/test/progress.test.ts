@@ -5,17 +5,28 @@ import { startHttp, makeTree, skillMd } from './helpers.js';
 
 /** A stand-in for a terminal's stderr: what was written, and whether it claims to be a TTY. */
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
-  const stream = { isTTY, columns: 80, text: '', write(chunk: string) {
-    stream.text += chunk;
-    return true;
-  } };
+  const stream = {
+    isTTY,
+    columns: 80,
+    text: '',
+    write(chunk: string) {
+      stream.text += chunk;
+      return true;
+    },
+  };
   return stream as unknown as NodeJS.WriteStream & { text: string };
 }
 
 describe('cold-scan progress line (issue 13)', () => {
   test('says skills found and scanned, files, rate and time left', () => {
-    assert.equal(formatProgress({ found: 10000, scanned: 4200, files: 31502 }, 5), 'skillport: scanning: 4,200 of 10,000 skills, 31,502 files, 840 skills/s, about 7 s left');
-    assert.equal(formatProgress({ found: 100000, scanned: 1000, files: 5000 }, 10), 'skillport: scanning: 1,000 of 100,000 skills, 5,000 files, 100 skills/s, about 17 min left');
+    assert.equal(
+      formatProgress({ found: 10000, scanned: 4200, files: 31502 }, 5),
+      'skillport: scanning: 4,200 of 10,000 skills, 31,502 files, 840 skills/s, about 7 s left',
+    );
+    assert.equal(
+      formatProgress({ found: 100000, scanned: 1000, files: 5000 }, 10),
+      'skillport: scanning: 1,000 of 100,000 skills, 5,000 files, 100 skills/s, about 17 min left',
+    );
     assert.equal(formatProgress({ found: 0, scanned: 0, files: 0 }, 0), 'skillport: scanning: 0 of 0 skills, 0 files');
   });
 
@@ -32,7 +43,10 @@ describe('cold-scan progress line (issue 13)', () => {
       clock = 200;
       line.update({ found: 10, scanned: 10, files: 20 });
       line.clear();
-      assert.match(tty.text, /^\rskillport: scanning: 2 of 10 skills, 4 files\u001b\[K\rskillport: scanning: 10 of 10 skills, 20 files, 50 skills\/s\u001b\[K\r\u001b\[K$/);
+      assert.match(
+        tty.text,
+        /^\rskillport: scanning: 2 of 10 skills, 4 files\u001b\[K\rskillport: scanning: 10 of 10 skills, 20 files, 50 skills\/s\u001b\[K\r\u001b\[K$/,
+      );
       assert.equal(progressLine(fakeStream(false), false), undefined, 'not a terminal: no line');
       assert.equal(progressLine(fakeStream(true), true), undefined, '--quiet: no line');
       process.env['NO_COLOR'] = '1';

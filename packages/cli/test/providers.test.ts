@@ -19,7 +19,12 @@ class MemoryProvider implements SkillProvider {
     const inspected = inspectSkillFiles(entries, { folderName: name });
     assert.ok(inspected.skill, JSON.stringify(inspected.problems));
     for (const entry of entries) this.blobs.set(sha256Digest(entry.bytes), entry.bytes);
-    const skill = buildCatalogSkill(inspected.skill, path, { kind: 'stored', source: 'memory', blobs: { read: async (digest) => this.blobs.get(digest) ?? new Uint8Array() } }, { 'dev.skillport/test': 'yes' });
+    const skill = buildCatalogSkill(
+      inspected.skill,
+      path,
+      { kind: 'stored', source: 'memory', blobs: { read: async (digest) => this.blobs.get(digest) ?? new Uint8Array() } },
+      { 'dev.skillport/test': 'yes' },
+    );
     assert.equal(typeof skill, 'object');
     this.#skills = [...this.#skills.filter((s) => s.uri !== (skill as CatalogSkill).uri), skill as CatalogSkill];
     for (const listener of this.#listeners) listener();
@@ -63,7 +68,10 @@ describe('skills from a provider (stored origin) beside folder skills', () => {
     assert.equal((byName.get('stored-one')!._meta as Record<string, unknown>)['dev.skillport/test'], 'yes');
     const guide = await skills.read(byName.get('stored-one')!, 'skill://stored-one/references/guide.md');
     assert.equal(guide.text, '# Guide\n');
-    assert.ok(problems.some((message) => message.includes('two skills at skill://folder-one/SKILL.md')), problems.join('\n'));
+    assert.ok(
+      problems.some((message) => message.includes('two skills at skill://folder-one/SKILL.md')),
+      problems.join('\n'),
+    );
   });
 
   test('a blob that does not match its digest is refused, and the rest keeps serving', async () => {
@@ -78,9 +86,13 @@ describe('skills from a provider (stored origin) beside folder skills', () => {
 
   test('a provider change is served at once', async () => {
     provider.put('stored-two', { 'SKILL.md': skillMd('stored-two') });
-    await eventually(async () => {
-      const listing = await new SkillsClient(client).list();
-      return listing.skills.some((skill) => skill.frontmatter.name === 'stored-two') ? true : undefined;
-    }, 5000, 'stored-two listed');
+    await eventually(
+      async () => {
+        const listing = await new SkillsClient(client).list();
+        return listing.skills.some((skill) => skill.frontmatter.name === 'stored-two') ? true : undefined;
+      },
+      5000,
+      'stored-two listed',
+    );
   });
 });

@@ -46,14 +46,17 @@ export async function startProxy(target: string, tamper?: Tamper): Promise<Proxy
     if (body.length > 0) {
       try {
         const parsed = JSON.parse(body.toString('utf8')) as unknown;
-        methods = (Array.isArray(parsed) ? parsed : [parsed]).filter((item) => typeof item?.method === 'string').map((item) => ({ id: item.id, method: item.method, params: item.params ?? {} }));
+        methods = (Array.isArray(parsed) ? parsed : [parsed])
+          .filter((item) => typeof item?.method === 'string')
+          .map((item) => ({ id: item.id, method: item.method, params: item.params ?? {} }));
       } catch {
         // not JSON: forwarded as is
       }
     }
     for (const item of methods) if (item.id !== undefined) counts[item.method] = (counts[item.method] ?? 0) + 1;
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(request.headers)) if (typeof value === 'string' && key !== 'host' && key !== 'content-length' && key !== 'connection') headers[key] = value;
+    for (const [key, value] of Object.entries(request.headers))
+      if (typeof value === 'string' && key !== 'host' && key !== 'content-length' && key !== 'connection') headers[key] = value;
     const upstream = await fetch(new URL(request.url ?? '/', target), { method: request.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) });
     const outHeaders: Record<string, string> = {};
     upstream.headers.forEach((value, key) => {

@@ -9,7 +9,6 @@ import { connectHttp, eventually, makeTree, runCli, startHttp } from './helpers.
 import type { RunningServer } from './helpers.js';
 import { publish, registryUrl, releaseFolder, storeDir } from './registry-helpers.js';
 
-
 /** The environment that makes a spawned server pause at `point` (crash-pause.ts, preloaded; the product reads nothing). */
 function pauseAt(point: string): NodeJS.ProcessEnv {
   const hook = new URL('./crash-pause.js', import.meta.url).href;
@@ -43,7 +42,9 @@ async function kill(server: RunningServer): Promise<void> {
 }
 
 /** After a restart: what the registry shows for big-skill, through the API, MCP and store check. */
-async function inspect(data: string): Promise<{ versions: string[]; latest: string | undefined; listed: unknown; exact11: boolean; check: { code: number; stdout: string } }> {
+async function inspect(
+  data: string,
+): Promise<{ versions: string[]; latest: string | undefined; listed: unknown; exact11: boolean; check: { code: number; stdout: string } }> {
   const server = await startHttp(['--data', data], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
   try {
     const answer = await fetch(`${registryUrl(server.url)}/api/v1/skills/big-skill`);
@@ -141,7 +142,7 @@ describe('atomic publish: SIGKILL a real server mid-publish', () => {
     const report = JSON.parse((await runCli(['store', 'check', '--data', data, '--json'])).stdout) as { tempFiles: string[] };
     assert.equal(report.tempFiles.length, temps().length);
     const after = await inspect(data);
-    assert.deepEqual(temps(), [], 'the restart removed the dead writer\'s temporary files');
+    assert.deepEqual(temps(), [], "the restart removed the dead writer's temporary files");
     assert.deepEqual(after.versions, ['1.0.0']);
     assert.equal(after.check.code, 0, after.check.stdout);
     assert.doesNotMatch(after.check.stdout, /temporary file/);
@@ -156,7 +157,13 @@ describe('atomic publish: SIGKILL a real server mid-publish', () => {
     const archive = readFileSync(out);
     const server = await startHttp(['--data', data], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
     const url = new URL(`${registryUrl(server.url)}/api/v1/skills`);
-    const upload = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip', 'content-length': archive.byteLength } });
+    const upload = request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip', 'content-length': archive.byteLength },
+    });
     const outcome = new Promise<string>((resolve) => {
       upload.on('error', (error) => resolve(`error: ${error.message}`));
       upload.on('response', (response) => resolve(`status ${response.statusCode}`));

@@ -17,18 +17,24 @@ export function releaseFolder(name: string, release: string, extra: Record<strin
 }
 
 export function writeRelease(base: string, name: string, release: string, extra: Record<string, string | Uint8Array> = {}): void {
-  makeTree({
-    [`${name}/SKILL.md`]: skillMd(name, undefined, '', `# ${name}\n\nRelease ${release}. Read references/guide.md.\n`),
-    [`${name}/references/guide.md`]: `guide for release ${release}\n`,
-    ...Object.fromEntries(Object.entries(extra).map(([path, content]) => [`${name}/${path}`, content])),
-  }, base);
+  makeTree(
+    {
+      [`${name}/SKILL.md`]: skillMd(name, undefined, '', `# ${name}\n\nRelease ${release}. Read references/guide.md.\n`),
+      [`${name}/references/guide.md`]: `guide for release ${release}\n`,
+      ...Object.fromEntries(Object.entries(extra).map(([path, content]) => [`${name}/${path}`, content])),
+    },
+    base,
+  );
 }
 
 export function registryUrl(mcpUrl: string): string {
   return mcpUrl.replace(/\/mcp$/, '');
 }
 
-export async function publish(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string; json?: Record<string, unknown> }> {
+export async function publish(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string; json?: Record<string, unknown> }> {
   const result = await runCli(['publish', '--json', ...args], env);
   let json: Record<string, unknown> | undefined;
   try {

@@ -43,12 +43,26 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
 
   test('publish a signed folder: the version, its digests and provenance come back; skills/list serves it, verified', async () => {
     void auth;
-    const result = await publish([join(skillBase, 'pdf-tools'), ...target(), '--version', '1.2.0', '--sign', join(keyDir, 'ci.key'), '--source-repo', 'https://git.example/skills', '--source-commit', 'abc123']);
+    const result = await publish([
+      join(skillBase, 'pdf-tools'),
+      ...target(),
+      '--version',
+      '1.2.0',
+      '--sign',
+      join(keyDir, 'ci.key'),
+      '--source-repo',
+      'https://git.example/skills',
+      '--source-commit',
+      'abc123',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.json?.['status'], 'created');
     assert.equal(result.json?.['version'], '1.2.0');
     assert.match(String(result.json?.['packageDigest']), /^sha256:[0-9a-f]{64}$/);
-    assert.deepEqual((result.json?.['signatures'] as Array<{ trusted: boolean }>).map((s) => s.trusted), [true]);
+    assert.deepEqual(
+      (result.json?.['signatures'] as Array<{ trusted: boolean }>).map((s) => s.trusted),
+      [true],
+    );
     assert.deepEqual(result.json?.['provenance'], { repository: 'https://git.example/skills', commit: 'abc123' });
     assert.equal(result.json?.['uri'], 'skill://1.2.0/pdf-tools/SKILL.md');
 
@@ -63,7 +77,10 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     const provenance = meta['dev.skillport/provenance'] as Record<string, unknown>;
     assert.equal(provenance['repository'], 'https://git.example/skills');
     assert.equal(provenance['review'], 'unreviewed');
-    assert.deepEqual((provenance['signatures'] as Array<{ trusted: boolean }>).map((s) => s.trusted), [true]);
+    assert.deepEqual(
+      (provenance['signatures'] as Array<{ trusted: boolean }>).map((s) => s.trusted),
+      [true],
+    );
     // The SDK's skills client verifies size and digest of what it reads.
     const guide = await skills.read(entry, 'skill://pdf-tools/references/guide.md');
     assert.equal(guide.text, 'guide for release 1.2.0\n');
@@ -95,7 +112,14 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     const next = await publish([join(skillBase, 'pdf-tools'), ...target(), '--version', '1.3.0']);
     assert.equal(next.code, 0, next.stderr);
     const skills = new SkillsClient(client);
-    await eventually(async () => ((await skills.list()).skills.find((s) => s.frontmatter.name === 'pdf-tools')?._meta as Record<string, unknown> | undefined)?.['dev.skillport/version'] === '1.3.0' || undefined, 5000, '1.3.0 listed');
+    await eventually(
+      async () =>
+        ((await skills.list()).skills.find((s) => s.frontmatter.name === 'pdf-tools')?._meta as Record<string, unknown> | undefined)?.[
+          'dev.skillport/version'
+        ] === '1.3.0' || undefined,
+      5000,
+      '1.3.0 listed',
+    );
     const old = await client.readResource({ uri: 'skill://1.2.0/pdf-tools/references/guide.md' });
     assert.equal((old.contents[0] as { text: string }).text, 'guide for release 1.2.0\n');
     const oldEntry = await skills.get('skill://1.2.0/pdf-tools/SKILL.md');
@@ -104,16 +128,31 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.deepEqual(unlisted, [], 'exact versions are not listed');
     // Folders of an exact version are directory resources like a listed skill's.
     const root = await skills.readDirectory('skill://1.2.0/pdf-tools');
-    assert.deepEqual(root.resources.map((r) => [r.uri, r.mimeType]), [['skill://1.2.0/pdf-tools/SKILL.md', 'text/markdown'], ['skill://1.2.0/pdf-tools/references', 'inode/directory']]);
+    assert.deepEqual(
+      root.resources.map((r) => [r.uri, r.mimeType]),
+      [
+        ['skill://1.2.0/pdf-tools/SKILL.md', 'text/markdown'],
+        ['skill://1.2.0/pdf-tools/references', 'inode/directory'],
+      ],
+    );
     const references = await skills.readDirectory('skill://1.2.0/pdf-tools/references');
-    assert.deepEqual(references.resources.map((r) => r.uri), ['skill://1.2.0/pdf-tools/references/guide.md']);
+    assert.deepEqual(
+      references.resources.map((r) => r.uri),
+      ['skill://1.2.0/pdf-tools/references/guide.md'],
+    );
     await assert.rejects(skills.readDirectory('skill://1.2.0/pdf-tools/nope'));
 
     const activated = await callText(client, 'activate_skill', { name: 'pdf-tools', version: '1.2.0' });
     assert.equal(activated.isError, false, activated.text);
-    assert.match(activated.text, /<skill_content name="pdf-tools" uri="skill:\/\/1\.2\.0\/pdf-tools\/SKILL\.md" digest="sha256:[0-9a-f]{64}" version="1\.2\.0">/);
+    assert.match(
+      activated.text,
+      /<skill_content name="pdf-tools" uri="skill:\/\/1\.2\.0\/pdf-tools\/SKILL\.md" digest="sha256:[0-9a-f]{64}" version="1\.2\.0">/,
+    );
     assert.match(activated.text, /Release 1\.2\.0/);
-    assert.match(activated.text, /<skill_provenance>published .* by publish-token; signed by ed25519:[0-9a-f]{32} \(trusted\); source https:\/\/git\.example\/skills at abc123; review: unreviewed<\/skill_provenance>/);
+    assert.match(
+      activated.text,
+      /<skill_provenance>published .* by publish-token; signed by ed25519:[0-9a-f]{32} \(trusted\); source https:\/\/git\.example\/skills at abc123; review: unreviewed<\/skill_provenance>/,
+    );
     const current = await callText(client, 'activate_skill', { name: 'pdf-tools' });
     assert.match(current.text, /version="1\.3\.0"/);
     const byVersion = await callText(client, 'read_skill_resource', { name: 'pdf-tools', version: '1.2.0', path: 'references/guide.md' });
@@ -135,7 +174,14 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.deepEqual(versions.tags, { latest: '1.2.0' });
     assert.ok(versions.versions.find((v: { version: string }) => v.version === '1.3.0').yankedAt);
     const skills = new SkillsClient(client);
-    await eventually(async () => ((await skills.list()).skills.find((s) => s.frontmatter.name === 'pdf-tools')?._meta as Record<string, unknown> | undefined)?.['dev.skillport/version'] === '1.2.0' || undefined, 5000, 'back to 1.2.0');
+    await eventually(
+      async () =>
+        ((await skills.list()).skills.find((s) => s.frontmatter.name === 'pdf-tools')?._meta as Record<string, unknown> | undefined)?.[
+          'dev.skillport/version'
+        ] === '1.2.0' || undefined,
+      5000,
+      'back to 1.2.0',
+    );
     const yanked = await client.readResource({ uri: 'skill://1.3.0/pdf-tools/references/guide.md' });
     assert.equal((yanked.contents[0] as { text: string }).text, 'guide for release 1.3.0\n');
     const activated = await callText(client, 'activate_skill', { name: 'pdf-tools', version: '1.3.0' });
@@ -146,14 +192,18 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     const revoke = await runCli(['revoke', 'pdf-tools@1.3.0', '--reason', 'references/guide.md carries a prompt injection', ...target()]);
     assert.equal(revoke.code, 0, revoke.stderr);
     // (Not a URI read before: a 2026-07-28 client may answer those from its cache for ttlMs.)
-    await eventually(async () => {
-      try {
-        await client.readResource({ uri: 'skill://1.3.0/pdf-tools/SKILL.md' });
-        return undefined;
-      } catch (error) {
-        return String(error);
-      }
-    }, 5000, 'revoked read refused').then((message) => assert.match(message, /pdf-tools@1\.3\.0 was revoked on .*: references\/guide\.md carries a prompt injection/));
+    await eventually(
+      async () => {
+        try {
+          await client.readResource({ uri: 'skill://1.3.0/pdf-tools/SKILL.md' });
+          return undefined;
+        } catch (error) {
+          return String(error);
+        }
+      },
+      5000,
+      'revoked read refused',
+    ).then((message) => assert.match(message, /pdf-tools@1\.3\.0 was revoked on .*: references\/guide\.md carries a prompt injection/));
     await assert.rejects(new SkillsClient(client).get('skill://1.3.0/pdf-tools/SKILL.md'), /was revoked/);
     const tool = await callText(client, 'activate_skill', { name: 'pdf-tools', version: '1.3.0' });
     assert.equal(tool.isError, true);
@@ -165,7 +215,7 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.match(retag.stderr, /is revoked .* cannot be tagged/);
   });
 
-  test('a folder and the registry hold the same name: the folder wins the URI; the registry\'s versions stay reachable', async () => {
+  test("a folder and the registry hold the same name: the folder wins the URI; the registry's versions stay reachable", async () => {
     const shadow = releaseFolder('shadowed', '1.0.0');
     assert.equal((await publish([shadow, ...target(), '--version', '1.0.0'])).code, 0);
     const skills = new SkillsClient(client);
@@ -173,7 +223,11 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.equal(listed.length, 1);
     assert.match(String(listed[0]!.frontmatter.description), /folder copy/);
     await eventually(async () => (/two skills at skill:\/\/shadowed\/SKILL\.md/.test(server.stderr()) ? true : undefined), 5000, 'clash reported');
-    await eventually(async () => (/skill:\/\/1\.0\.0\/shadowed\/SKILL\.md, which names .*exact version; not served/.test(server.stderr()) ? true : undefined), 5000, 'impostor reported');
+    await eventually(
+      async () => (/skill:\/\/1\.0\.0\/shadowed\/SKILL\.md, which names .*exact version; not served/.test(server.stderr()) ? true : undefined),
+      5000,
+      'impostor reported',
+    );
     const manifest = await client.readResource({ uri: 'skill://1.0.0/shadowed/SKILL.md' });
     assert.doesNotMatch((manifest.contents[0] as { text: string }).text, /IMPOSTOR/);
     const exact = await client.readResource({ uri: 'skill://1.0.0/shadowed/references/guide.md' });
@@ -184,7 +238,11 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
 
   test('the API answers bad requests with one-line JSON errors and keeps serving', async () => {
     const call = async (method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}) => {
-      const response = await fetch(`${registry}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers }, ...(body !== undefined ? { body } : {}) });
+      const response = await fetch(`${registry}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+        ...(body !== undefined ? { body } : {}),
+      });
       return { status: response.status, body: (await response.json()) as { error?: { code: string; message: string } } };
     };
     assert.equal((await call('GET', '/api/v1/nothing')).status, 404);
@@ -205,7 +263,7 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
     assert.ok(health.registry.versions >= 3);
   });
 
-  test('the archive of a version can be downloaded and verified offline with its signer\'s public key', async () => {
+  test("the archive of a version can be downloaded and verified offline with its signer's public key", async () => {
     const response = await fetch(`${registry}/api/v1/skills/pdf-tools/versions/1.2.0/archive`);
     assert.equal(response.status, 200);
     const file = join(keyDir, 'pdf-tools-1.2.0.skill');
@@ -249,7 +307,9 @@ describe('registry writes without SKILLPORT_PUBLISH_TOKEN, and --require-signatu
     await runCli(['keygen', '-o', join(keys, 'stranger.key')]);
     // Published earlier, unsigned, straight into the store.
     assert.equal((await publish([releaseFolder('legacy', '1.0.0'), '--data', data, '--version', '1.0.0'])).code, 0);
-    const server = await startHttp(['--data', data, '--trusted-keys', join(keys, 'trusted.key.pub'), '--require-signatures'], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
+    const server = await startHttp(['--data', data, '--trusted-keys', join(keys, 'trusted.key.pub'), '--require-signatures'], {
+      SKILLPORT_PUBLISH_TOKEN: TOKEN,
+    });
     try {
       const registry = registryUrl(server.url);
       const skill = releaseFolder('signed-skill', '1.0.0');

@@ -78,7 +78,10 @@ describe('pinned sessions', () => {
         await eventually(async () => ((await listedVersion(client, 'deploy-guide')) === '1.3.0' ? true : undefined), 5000, '1.3.0 listed');
 
         assert.equal((await callText(client, 'read_skill_resource', { uri, path: 'references/guide.md' })).text, 'guide for release 1.2.0\n');
-        assert.equal((await callText(client, 'read_skill_resource', { name: 'deploy-guide', digest, path: 'references/guide.md' })).text, 'guide for release 1.2.0\n');
+        assert.equal(
+          (await callText(client, 'read_skill_resource', { name: 'deploy-guide', digest, path: 'references/guide.md' })).text,
+          'guide for release 1.2.0\n',
+        );
         assert.equal((await callText(client, 'read_skill_resource', { name: 'deploy-guide', path: 'references/guide.md' })).text, 'guide for release 1.3.0\n');
         const stale = await callText(client, 'read_skill_resource', { name: 'deploy-guide', digest: `sha256:${'0'.repeat(64)}`, path: 'references/guide.md' });
         assert.equal(stale.isError, true);

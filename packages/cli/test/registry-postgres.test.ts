@@ -27,9 +27,12 @@ function pauseAt(point: string): NodeJS.ProcessEnv {
 const WAIT = 30_000;
 
 let pg: TestPostgres;
-before(async () => {
-  pg = await startTestPostgres();
-}, { timeout: 240_000 });
+before(
+  async () => {
+    pg = await startTestPostgres();
+  },
+  { timeout: 240_000 },
+);
 after(async () => {
   await pg?.close();
 });
@@ -49,12 +52,15 @@ describe('three replicas on one PostgreSQL', () => {
   const replicas: RunningServer[] = [];
   const clients: Client[] = [];
   let url: string;
-  before(async () => {
-    url = await pg.createDatabase();
-    // Started together: they race to migrate the empty database; the advisory lock lets one do it.
-    replicas.push(...(await Promise.all([0, 1, 2].map(() => startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN })))));
-    for (const replica of replicas) clients.push(await connectHttp(replica.url, 'modern'));
-  }, { timeout: 240_000 });
+  before(
+    async () => {
+      url = await pg.createDatabase();
+      // Started together: they race to migrate the empty database; the advisory lock lets one do it.
+      replicas.push(...(await Promise.all([0, 1, 2].map(() => startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN })))));
+      for (const replica of replicas) clients.push(await connectHttp(replica.url, 'modern'));
+    },
+    { timeout: 240_000 },
+  );
   after(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
     for (const replica of replicas) await replica.stop();
@@ -72,7 +78,12 @@ describe('three replicas on one PostgreSQL', () => {
     // A second version from replica 1: the others list it as latest, and read its bytes from the database.
     const second = await publish([releaseFolder('relay', '1.1.0'), ...on(1), '--version', '1.1.0']);
     assert.equal(second.code, 0, second.stderr);
-    for (const i of [0, 2]) await eventually(async () => ((await listed(clients[i]!, 'relay'))?.['dev.skillport/version'] === '1.1.0' ? true : undefined), WAIT, `relay 1.1.0 on replica ${i}`);
+    for (const i of [0, 2])
+      await eventually(
+        async () => ((await listed(clients[i]!, 'relay'))?.['dev.skillport/version'] === '1.1.0' ? true : undefined),
+        WAIT,
+        `relay 1.1.0 on replica ${i}`,
+      );
     const skills = new SkillsClient(clients[2]!);
     const entry = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'relay')!;
     const text = await skills.read(entry, 'skill://relay/references/guide.md');
@@ -84,20 +95,34 @@ describe('three replicas on one PostgreSQL', () => {
     // Yank 1.1.0 on replica 2: latest moves back to 1.0.0 everywhere.
     assert.equal((await runCli(['yank', 'relay@1.1.0', ...on(2)])).code, 0, 'runCli failed');
     for (const i of [0, 1]) {
-      const meta = await eventually(async () => {
-        const found = await listed(clients[i]!, 'relay');
-        return found?.['dev.skillport/version'] === '1.0.0' ? found : undefined;
-      }, WAIT, `latest back at 1.0.0 on replica ${i}`);
+      const meta = await eventually(
+        async () => {
+          const found = await listed(clients[i]!, 'relay');
+          return found?.['dev.skillport/version'] === '1.0.0' ? found : undefined;
+        },
+        WAIT,
+        `latest back at 1.0.0 on replica ${i}`,
+      );
       assert.deepEqual(meta['dev.skillport/tags'], ['latest', 'stable']);
     }
     // Review on replica 0, seen in the provenance on replica 1.
     assert.equal((await runCli(['review', 'relay@1.0.0', '--status', 'approved', ...on(0)])).code, 0, 'runCli failed');
-    await eventually(async () => (((await listed(clients[1]!, 'relay'))?.['dev.skillport/provenance'] as Record<string, unknown> | undefined)?.['review'] === 'approved' ? true : undefined), WAIT, 'review on replica 1');
+    await eventually(
+      async () =>
+        ((await listed(clients[1]!, 'relay'))?.['dev.skillport/provenance'] as Record<string, unknown> | undefined)?.['review'] === 'approved'
+          ? true
+          : undefined,
+      WAIT,
+      'review on replica 1',
+    );
     // Revoke on replica 1: every replica refuses the version, with the reason.
     assert.equal((await runCli(['revoke', 'relay@1.0.0', '--reason', 'leaks a key', ...on(1)])).code, 0, 'runCli failed');
     for (const i of [0, 2]) {
       await eventually(async () => ((await listed(clients[i]!, 'relay')) === undefined ? true : undefined), WAIT, `relay unlisted on replica ${i}`);
-      const read = await clients[i]!.readResource({ uri: 'skill://1.0.0/relay/SKILL.md' }).then(() => 'served', (error: Error) => error.message);
+      const read = await clients[i]!.readResource({ uri: 'skill://1.0.0/relay/SKILL.md' }).then(
+        () => 'served',
+        (error: Error) => error.message,
+      );
       assert.match(read, /leaks a key/);
     }
   });
@@ -105,15 +130,22 @@ describe('three replicas on one PostgreSQL', () => {
   test('/healthz says alive, /readyz says caught up', async () => {
     for (const replica of replicas) {
       assert.equal((await http(replica.url, '/healthz')).status, 200);
-      const ready = await eventually(async () => {
-        const answer = await http(replica.url, '/readyz');
-        return answer.status === 200 ? answer : undefined;
-      }, WAIT, 'ready');
+      const ready = await eventually(
+        async () => {
+          const answer = await http(replica.url, '/readyz');
+          return answer.status === 200 ? answer : undefined;
+        },
+        WAIT,
+        'ready',
+      );
       assert.equal(ready.body['ready'], true);
     }
   });
 
-  test('the database goes away: reads go on from memory, writes get a clear 503, and after it returns everything catches up', { skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test', timeout: 240_000 }, async () => {
+  test('the database goes away: reads go on from memory, writes get a clear 503, and after it returns everything catches up', {
+    skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test',
+    timeout: 240_000,
+  }, async () => {
     const base = join(releaseFolder('steady', '1.0.0'), '..');
     assert.equal((await publish([join(base, 'steady'), ...on(0), '--version', '1.0.0'])).code, 0, 'publish failed');
     for (const i of [1, 2]) await eventually(() => listed(clients[i]!, 'steady'), WAIT, `steady on replica ${i}`);
@@ -127,22 +159,36 @@ describe('three replicas on one PostgreSQL', () => {
       const refused = await publish([releaseFolder('steady', '2.0.0'), ...on(1), '--version', '2.0.0']);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /database is unreachable.*503|503.*database is unreachable/s);
-      const notReady = await eventually(async () => {
-        const answer = await http(replicas[2]!.url, '/readyz');
-        return answer.status === 503 ? answer : undefined;
-      }, WAIT, 'not ready while the database is down');
+      const notReady = await eventually(
+        async () => {
+          const answer = await http(replicas[2]!.url, '/readyz');
+          return answer.status === 503 ? answer : undefined;
+        },
+        WAIT,
+        'not ready while the database is down',
+      );
       assert.match(String(notReady.body['reason']), /unreachable|reconnecting/);
     } finally {
       await pg.start();
     }
     // Back: writes work again (the pool reconnects), and the others catch up through the change log.
-    const again = await eventually(async () => {
-      const result = await publish([releaseFolder('steady', '2.0.0'), ...on(1), '--version', '2.0.0']);
-      return result.code === 0 ? result : undefined;
-    }, 60_000, 'a publish after the database returned');
+    const again = await eventually(
+      async () => {
+        const result = await publish([releaseFolder('steady', '2.0.0'), ...on(1), '--version', '2.0.0']);
+        return result.code === 0 ? result : undefined;
+      },
+      60_000,
+      'a publish after the database returned',
+    );
     assert.equal(again.json?.['status'], 'created');
-    for (const i of [0, 2]) await eventually(async () => ((await listed(clients[i]!, 'steady'))?.['dev.skillport/version'] === '2.0.0' ? true : undefined), 60_000, `steady 2.0.0 on replica ${i}`);
-    for (const replica of replicas) await eventually(async () => ((await http(replica.url, '/readyz')).status === 200 ? true : undefined), 60_000, 'ready again');
+    for (const i of [0, 2])
+      await eventually(
+        async () => ((await listed(clients[i]!, 'steady'))?.['dev.skillport/version'] === '2.0.0' ? true : undefined),
+        60_000,
+        `steady 2.0.0 on replica ${i}`,
+      );
+    for (const replica of replicas)
+      await eventually(async () => ((await http(replica.url, '/readyz')).status === 200 ? true : undefined), 60_000, 'ready again');
   });
 });
 
@@ -179,13 +225,24 @@ describe('faults and tools on PostgreSQL', () => {
     }
   });
 
-  test('the database stops while a publish holds a connection mid-transaction: the replica keeps running and serving', { skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test', timeout: 240_000 }, async () => {
+  test('the database stops while a publish holds a connection mid-transaction: the replica keeps running and serving', {
+    skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test',
+    timeout: 240_000,
+  }, async () => {
     const url = await pg.createDatabase();
     const replica = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt('pg-blob-chunk') });
     try {
       assert.equal((await publish([releaseFolder('steady', '1.0.0'), '--registry', registryUrl(replica.url), '--token', TOKEN, '--version', '1.0.0'])).code, 0);
       // A blob over one chunk row is written in a transaction on a checked-out connection; the pause holds it there.
-      const pending = publish([releaseFolder('held', '1.0.0', { 'assets/big.bin': randomBytes(1536 * 1024) }), '--registry', registryUrl(replica.url), '--token', TOKEN, '--version', '1.0.0']);
+      const pending = publish([
+        releaseFolder('held', '1.0.0', { 'assets/big.bin': randomBytes(1536 * 1024) }),
+        '--registry',
+        registryUrl(replica.url),
+        '--token',
+        TOKEN,
+        '--version',
+        '1.0.0',
+      ]);
       await eventually(async () => (replica.stderr().includes('test pause at pg-blob-chunk') ? true : undefined), WAIT, 'the publish to hold a connection');
       await pg.stop();
       try {
@@ -217,7 +274,11 @@ describe('faults and tools on PostgreSQL', () => {
     const dir = storeDir();
     const base = join(releaseFolder('moved', '1.0.0'), '..');
     assert.equal((await publish([join(base, 'moved'), '--data', dir, '--version', '1.0.0'])).code, 0, 'publish failed');
-    assert.equal((await publish([releaseFolder('moved', '1.1.0', { 'big.bin': randomBytes(1536 * 1024) }), '--data', dir, '--version', '1.1.0'])).code, 0, 'publish failed');
+    assert.equal(
+      (await publish([releaseFolder('moved', '1.1.0', { 'big.bin': randomBytes(1536 * 1024) }), '--data', dir, '--version', '1.1.0'])).code,
+      0,
+      'publish failed',
+    );
     assert.equal((await publish([releaseFolder('other', '0.1.0'), '--data', dir, '--version', '0.1.0'])).code, 0, 'publish failed');
     assert.equal((await runCli(['yank', 'moved@1.1.0', '--data', dir])).code, 0, 'runCli failed');
     const url = await pg.createDatabase();
@@ -227,12 +288,20 @@ describe('faults and tools on PostgreSQL', () => {
     assert.equal(result.versions.created, 3);
     assert.deepEqual(result.problems, []);
     // Again: nothing new, nothing wrong.
-    const again = JSON.parse((await runCli(['store', 'copy', '--from', dir, '--to', url, '--json'])).stdout) as { versions: { created: number; existing: number } };
+    const again = JSON.parse((await runCli(['store', 'copy', '--from', dir, '--to', url, '--json'])).stdout) as {
+      versions: { created: number; existing: number };
+    };
     assert.deepEqual([again.versions.created, again.versions.existing], [0, 3]);
     const versions = await runCli(['versions', 'moved', '--data', url, '--json']);
     assert.equal(versions.code, 0, versions.stderr);
     const listing = JSON.parse(versions.stdout) as { versions: Array<{ version: string; yankedAt?: string }>; tags: Record<string, string> };
-    assert.deepEqual(listing.versions.map((v) => [v.version, v.yankedAt !== undefined]), [['1.0.0', false], ['1.1.0', true]]);
+    assert.deepEqual(
+      listing.versions.map((v) => [v.version, v.yankedAt !== undefined]),
+      [
+        ['1.0.0', false],
+        ['1.1.0', true],
+      ],
+    );
     assert.equal(listing.tags['latest'], '1.0.0');
     const check = await runCli(['store', 'check', '--data', url, '--verify-blobs']);
     assert.equal(check.code, 0, check.stdout + check.stderr);
@@ -252,11 +321,20 @@ describe('faults and tools on PostgreSQL', () => {
     // Half the upload, then SIGTERM, then the rest: the request is in flight when the signal arrives.
     const target = new URL(registryUrl(replica.url));
     const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: target.hostname, port: target.port, path: '/api/v1/skills', method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip', 'content-length': archive.byteLength } }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: '/api/v1/skills',
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip', 'content-length': archive.byteLength },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', reject);
       req.write(archive.subarray(0, 10));
       setTimeout(() => {

@@ -40,18 +40,33 @@ describe('search follows changes', () => {
       assert.deepEqual(names(await search(client, 'zebra crossing')), []);
 
       // An edit: the new words find it, the old ones no longer do.
-      writeFileSync(join(dir, 'beta/SKILL.md'), skillMd('beta', 'Guides pedestrians over a zebra crossing.', '', '# beta\n\nLook both ways at the quokka sign.\n'));
-      await eventually(async () => (names(await search(client, 'zebra crossing'))[0] === 'beta' ? true : undefined), 10_000, 'the edited description to be searchable');
+      writeFileSync(
+        join(dir, 'beta/SKILL.md'),
+        skillMd('beta', 'Guides pedestrians over a zebra crossing.', '', '# beta\n\nLook both ways at the quokka sign.\n'),
+      );
+      await eventually(
+        async () => (names(await search(client, 'zebra crossing'))[0] === 'beta' ? true : undefined),
+        10_000,
+        'the edited description to be searchable',
+      );
       assert.deepEqual(names(await search(client, 'quokka')), ['beta'], 'the edited body is searched too');
       assert.deepEqual(names(await search(client, 'release notes')), []);
 
       // A new skill.
       makeTree({ 'delta/SKILL.md': skillMd('delta', 'Plans zebra migrations across the savanna.') }, dir);
-      await eventually(async () => (names(await search(client, 'zebra savanna')).includes('delta') ? true : undefined), 10_000, 'the new skill to be searchable');
+      await eventually(
+        async () => (names(await search(client, 'zebra savanna')).includes('delta') ? true : undefined),
+        10_000,
+        'the new skill to be searchable',
+      );
 
       // A deleted skill disappears from search, and the others are still found.
       rmSync(join(dir, 'beta'), { recursive: true });
-      await eventually(async () => (names(await search(client, 'zebra crossing')).includes('beta') ? undefined : true), 10_000, 'the deleted skill to leave search');
+      await eventually(
+        async () => (names(await search(client, 'zebra crossing')).includes('beta') ? undefined : true),
+        10_000,
+        'the deleted skill to leave search',
+      );
       assert.deepEqual(names(await search(client, 'quokka')), []);
       assert.deepEqual(names(await search(client, 'code review')), ['gamma']);
       assert.deepEqual(names(await search(client, 'spreadsheets')), ['alpha']);
@@ -60,7 +75,7 @@ describe('search follows changes', () => {
     }
   });
 
-  test('a principal\'s search never shows a skill it cannot see, before or after the hidden skill changes (http, tokens)', async () => {
+  test("a principal's search never shows a skill it cannot see, before or after the hidden skill changes (http, tokens)", async () => {
     const data = mkdtempSync(join(tmpdir(), 'skillport-search-data-'));
     const policy = join(mkdtempSync(join(tmpdir(), 'skillport-search-policy-')), 'policy.yaml');
     writeFileSync(policy, 'default: none\nrules:\n  - uri: skill://open/\n    allow: [public]\n  - uri: skill://secret/\n    allow: [org:acme]\n');
@@ -83,7 +98,11 @@ describe('search follows changes', () => {
 
       // The hidden skill changes: the insider finds its new words, the outsider still never sees it.
       writeFileSync(join(dir, 'secret/zebra-ledger/SKILL.md'), skillMd('zebra-ledger', 'Keeps the zebra ledger of acme, now with quokka forecasts.'));
-      await eventually(async () => (names(await search(insider, 'quokka forecasts')).includes('zebra-ledger') ? true : undefined), 10_000, 'the edit to be searchable by the insider');
+      await eventually(
+        async () => (names(await search(insider, 'quokka forecasts')).includes('zebra-ledger') ? true : undefined),
+        10_000,
+        'the edit to be searchable by the insider',
+      );
       assert.deepEqual(names(await search(other, 'quokka forecasts')), []);
       assert.deepEqual(names(await search(other, 'zebra')), ['zebra-guide']);
     } finally {

@@ -204,7 +204,10 @@ function recordingClient(url: string, era: Era, headers: Record<string, string> 
   };
   const client = new Client(
     { name: 'skillport-test', version: '1.0.0' },
-    { ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}), ...(onListChanged ? { listChanged: { resources: { onChanged: onListChanged } } } : {}) },
+    {
+      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+      ...(onListChanged ? { listChanged: { resources: { onChanged: onListChanged } } } : {}),
+    },
   );
   const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: recording, requestInit: { headers } });
   return { client, transport, seen, listenEnded: () => listenEnded };
@@ -284,10 +287,14 @@ describe('an expired JWT ends its open stream', () => {
     try {
       await client.connect(transport);
       await client.listResources();
-      const { ended } = await eventually(async () => {
-        const stream = listenEnded();
-        return stream === undefined ? undefined : { ended: stream };
-      }, 10_000, 'a subscriptions/listen stream');
+      const { ended } = await eventually(
+        async () => {
+          const stream = listenEnded();
+          return stream === undefined ? undefined : { ended: stream };
+        },
+        10_000,
+        'a subscriptions/listen stream',
+      );
       const outcomeOf = await Promise.race([ended.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('still open 20 s later'), 20_000))]);
       assert.equal(outcomeOf, 'ended');
     } finally {

@@ -16,7 +16,10 @@ const sha256 = (bytes: Uint8Array | string) => `sha256:${createHash('sha256').up
 function fixtures() {
   const packed = makeTarGz([
     { path: 'pdf-tools/', type: '5' },
-    { path: 'pdf-tools/SKILL.md', content: skillMd('pdf-tools', 'Fill and merge PDF forms. Use for PDFs.', '', '# PDF tools\n\nSee [forms](references/forms.md).\n') },
+    {
+      path: 'pdf-tools/SKILL.md',
+      content: skillMd('pdf-tools', 'Fill and merge PDF forms. Use for PDFs.', '', '# PDF tools\n\nSee [forms](references/forms.md).\n'),
+    },
     { path: 'pdf-tools/references/forms.md', content: '# Forms\n\nField names.\n' },
   ]);
   const zipped = makeZip([
@@ -92,7 +95,11 @@ describe('serve skill archives', () => {
         const client = await connectHttp(server.url, era);
         const skills = new SkillsClient(client);
         const listing = await skills.list();
-        assert.deepEqual(listing.skills.map((entry) => entry.uri).sort(), ['skill://csv-cleaner/SKILL.md', 'skill://git-notes/SKILL.md', 'skill://pdf-tools/SKILL.md']);
+        assert.deepEqual(listing.skills.map((entry) => entry.uri).sort(), [
+          'skill://csv-cleaner/SKILL.md',
+          'skill://git-notes/SKILL.md',
+          'skill://pdf-tools/SKILL.md',
+        ]);
         const pdf = listing.skills.find((entry) => entry.uri === 'skill://pdf-tools/SKILL.md')!;
         // The SDK's skills client checks digest and size of what it reads against the listing.
         assert.equal((await skills.read(pdf, 'skill://pdf-tools/references/forms.md')).text, '# Forms\n\nField names.\n');
@@ -161,7 +168,10 @@ describe('serve skill archives', () => {
   });
 
   test('an archive past the draft caps (20 files) is listed as skill-md', async () => {
-    const many = makeZip([{ path: 'SKILL.md', content: skillMd('many-files') }, ...Array.from({ length: 25 }, (_, i) => ({ path: `references/r${i}.md`, content: `# ${i}\n` }))]);
+    const many = makeZip([
+      { path: 'SKILL.md', content: skillMd('many-files') },
+      ...Array.from({ length: 25 }, (_, i) => ({ path: `references/r${i}.md`, content: `# ${i}\n` })),
+    ]);
     const dir = makeTree({ 'many.zip': many });
     const server = await startHttp([join(dir, 'many.zip')]);
     try {
@@ -176,10 +186,28 @@ describe('serve skill archives', () => {
 
   test('a hostile or broken archive is reported in one line and the rest keeps serving; --strict refuses to start', async () => {
     const { skill, dir } = fixtures();
-    writeFileSync(join(dir, 'slip.zip'), makeZip([{ path: 'SKILL.md', content: skillMd('slip') }, { path: '../../.bashrc', content: 'evil' }]));
-    writeFileSync(join(dir, 'link.tgz'), makeTarGz([{ path: 'SKILL.md', content: skillMd('link') }, { path: 'passwd', type: '2', linkpath: '/etc/passwd' }]));
+    writeFileSync(
+      join(dir, 'slip.zip'),
+      makeZip([
+        { path: 'SKILL.md', content: skillMd('slip') },
+        { path: '../../.bashrc', content: 'evil' },
+      ]),
+    );
+    writeFileSync(
+      join(dir, 'link.tgz'),
+      makeTarGz([
+        { path: 'SKILL.md', content: skillMd('link') },
+        { path: 'passwd', type: '2', linkpath: '/etc/passwd' },
+      ]),
+    );
     writeFileSync(join(dir, 'junk.skill'), 'not an archive at all');
-    writeFileSync(join(dir, 'bomb.zip'), makeZip([{ path: 'SKILL.md', content: skillMd('bomb') }, { path: 'zeros.bin', content: Buffer.alloc(64 * 1024 * 1024) }]));
+    writeFileSync(
+      join(dir, 'bomb.zip'),
+      makeZip([
+        { path: 'SKILL.md', content: skillMd('bomb') },
+        { path: 'zeros.bin', content: Buffer.alloc(64 * 1024 * 1024) },
+      ]),
+    );
     const args = [skill, join(dir, 'slip.zip'), join(dir, 'link.tgz'), join(dir, 'junk.skill'), join(dir, 'bomb.zip')];
     const server = await startHttp(args);
     try {
@@ -191,7 +219,10 @@ describe('serve skill archives', () => {
       assert.match(stderr, /serving 1 skill /);
       const client = await connectHttp(server.url, 'modern');
       const listing = await new SkillsClient(client).list();
-      assert.deepEqual(listing.skills.map((entry) => entry.uri), ['skill://pdf-tools/SKILL.md']);
+      assert.deepEqual(
+        listing.skills.map((entry) => entry.uri),
+        ['skill://pdf-tools/SKILL.md'],
+      );
       await client.close();
     } finally {
       await server.stop();
@@ -202,13 +233,19 @@ describe('serve skill archives', () => {
   });
 
   test('two archives holding the same skill: the first is served, the clash reported', async () => {
-    const dir = makeTree({ 'a.zip': makeZip([{ path: 'SKILL.md', content: skillMd('same', 'First copy.') }]), 'b.zip': makeZip([{ path: 'SKILL.md', content: skillMd('same', 'Second copy.') }]) });
+    const dir = makeTree({
+      'a.zip': makeZip([{ path: 'SKILL.md', content: skillMd('same', 'First copy.') }]),
+      'b.zip': makeZip([{ path: 'SKILL.md', content: skillMd('same', 'Second copy.') }]),
+    });
     const server = await startHttp([join(dir, 'a.zip'), join(dir, 'b.zip')]);
     try {
       assert.match(server.stderr(), /two archives hold skill:\/\/same\/SKILL\.md/);
       const client = await connectHttp(server.url, 'modern');
       const listing = await new SkillsClient(client).list();
-      assert.deepEqual(listing.skills.map((entry) => entry.frontmatter.description), ['First copy.']);
+      assert.deepEqual(
+        listing.skills.map((entry) => entry.frontmatter.description),
+        ['First copy.'],
+      );
       await client.close();
     } finally {
       await server.stop();
@@ -224,7 +261,13 @@ describe('serve skill archives', () => {
     try {
       assert.equal(await description(), 'Version one.');
       // Written beside it and renamed over it, as editors and downloads do.
-      writeFileSync(join(dir, 'live.zip.tmp'), makeZip([{ path: 'SKILL.md', content: skillMd('live', 'Version two.') }, { path: 'notes.md', content: 'new' }]));
+      writeFileSync(
+        join(dir, 'live.zip.tmp'),
+        makeZip([
+          { path: 'SKILL.md', content: skillMd('live', 'Version two.') },
+          { path: 'notes.md', content: 'new' },
+        ]),
+      );
       renameSync(join(dir, 'live.zip.tmp'), path);
       await eventually(async () => ((await description()) === 'Version two.' ? true : undefined), 15_000, 'the new version');
       assert.equal(((await client.readResource({ uri: 'skill://live/notes.md' })).contents[0] as { text: string }).text, 'new');
@@ -243,13 +286,20 @@ describe('serve skill archives', () => {
   test('a config file names archives among its dirs; server.json fs roots may be archives', async () => {
     const { dir, skill, zip } = fixtures();
     writeFileSync(join(dir, 'skillport.yaml'), `dirs:\n  - ./pdf-tools.skill\n  - ${zip}\n`);
-    writeFileSync(join(dir, 'server.json'), JSON.stringify({ name: 'x', skills: [{ id: 'pdf-tools', provider: 'fs', options: { root: './pdf-tools.skill' } }] }));
+    writeFileSync(
+      join(dir, 'server.json'),
+      JSON.stringify({ name: 'x', skills: [{ id: 'pdf-tools', provider: 'fs', options: { root: './pdf-tools.skill' } }] }),
+    );
     for (const config of ['skillport.yaml', 'server.json']) {
       const server = await startHttp(['--config', join(dir, config)]);
       try {
         const client = await connectHttp(server.url, 'modern');
         const uris = (await new SkillsClient(client).list()).skills.map((entry) => entry.uri).sort();
-        assert.deepEqual(uris, config === 'skillport.yaml' ? ['skill://csv-cleaner/SKILL.md', 'skill://pdf-tools/SKILL.md'] : ['skill://pdf-tools/SKILL.md'], skill);
+        assert.deepEqual(
+          uris,
+          config === 'skillport.yaml' ? ['skill://csv-cleaner/SKILL.md', 'skill://pdf-tools/SKILL.md'] : ['skill://pdf-tools/SKILL.md'],
+          skill,
+        );
         await client.close();
       } finally {
         await server.stop();

@@ -44,7 +44,12 @@ const BODY = [
   '',
 ].join('\n');
 /** agentskills-mcp-server rejected spec-valid `compatibility` strings; skillport serves them. */
-const INCIDENT = skillMd('incident-response', 'Runbook for production incidents. Use when a service is down or degraded.', 'license: MIT\ncompatibility: Requires bash and network access to the pager API.\n', BODY);
+const INCIDENT = skillMd(
+  'incident-response',
+  'Runbook for production incidents. Use when a service is down or degraded.',
+  'license: MIT\ncompatibility: Requires bash and network access to the pager API.\n',
+  BODY,
+);
 const INCIDENT_FILES: Record<string, string | Uint8Array> = {
   'SKILL.md': INCIDENT,
   'references/severity-levels.md': '# Severity levels\n\nSEV1: full outage.\n',
@@ -78,7 +83,16 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return result.text;
 }
 
-const EIGHT = ['get_skill_asset', 'get_skill_body', 'get_skill_metadata', 'get_skill_outline', 'get_skill_reference', 'get_skill_script', 'get_skill_section', 'list_skill_resources'];
+const EIGHT = [
+  'get_skill_asset',
+  'get_skill_body',
+  'get_skill_metadata',
+  'get_skill_outline',
+  'get_skill_reference',
+  'get_skill_script',
+  'get_skill_section',
+  'list_skill_resources',
+];
 
 /** The documented flow for incident-response: metadata, outline, section, resources, reference, script, asset. */
 async function walk(client: Client, id = 'incident-response', options: { binaries?: boolean; other?: boolean } = {}): Promise<void> {
@@ -98,7 +112,8 @@ async function walk(client: Client, id = 'incident-response', options: { binarie
   const outline = await call(client, 'get_skill_outline', { skill_id: id });
   assert.match(outline, new RegExp(`^'${id.replace(/[/.]/g, '\\$&')}': ~\\d+ tokens in 5 sections\\.`));
   // Flat keys: the repeated heading gets -2, not a path under its parent.
-  for (const key of ['incident-response', 'severity-levels', 'install', 'escalation', 'install-2']) assert.match(outline, new RegExp(`- ${key} \\(~\\d+\\) — `));
+  for (const key of ['incident-response', 'severity-levels', 'install', 'escalation', 'install-2'])
+    assert.match(outline, new RegExp(`- ${key} \\(~\\d+\\) — `));
   assert.match(outline, /Call get_skill_body instead: the whole body is only ~\d+ tokens/);
 
   // Sections do not nest: the parent's text stops at its child's heading.
@@ -123,7 +138,10 @@ async function walk(client: Client, id = 'incident-response', options: { binarie
   assert.equal(await call(client, 'get_skill_script', { skill_id: id, name: 'page-oncall.sh' }), '#!/bin/sh\necho paging\n');
   if (options.binaries === false) return;
   const png = JSON.parse(await call(client, 'get_skill_asset', { skill_id: id, name: 'architecture.png' })) as Record<string, unknown>;
-  assert.deepEqual({ ...png, digest: undefined }, { name: 'architecture.png', media_type: 'image/png', size_bytes: PNG.byteLength, encoding: 'base64', content: PNG.toString('base64'), digest: undefined });
+  assert.deepEqual(
+    { ...png, digest: undefined },
+    { name: 'architecture.png', media_type: 'image/png', size_bytes: PNG.byteLength, encoding: 'base64', content: PNG.toString('base64'), digest: undefined },
+  );
   assert.equal(png['digest'], `sha256:${createHash('sha256').update(PNG).digest('hex')}`);
   // Past the inline ceiling (--binary-max 2KiB here): described, not inlined.
   const big = JSON.parse(await call(client, 'get_skill_asset', { skill_id: id, name: 'big.bin' })) as Record<string, unknown>;
@@ -140,7 +158,11 @@ async function toolNames(client: Client): Promise<string[]> {
 describe('--tools asm: the agentskills-mcp-server surface', () => {
   const tree = folderOf('api-style-guide', { 'SKILL.md': STYLE }, folderOf('incident-response', INCIDENT_FILES));
 
-  for (const [transport, era] of [['stdio', 'legacy'], ['http', 'modern'], ['http', 'legacy']] as Array<['stdio' | 'http', Era]>) {
+  for (const [transport, era] of [
+    ['stdio', 'legacy'],
+    ['http', 'modern'],
+    ['http', 'legacy'],
+  ] as Array<['stdio' | 'http', Era]>) {
     test(`a folder, over ${transport} (${era}): the documented flow, as the Agent Framework provider drives it`, async () => {
       const args = ['--tools', 'asm', '--binary-max', '2KiB', tree];
       if (transport === 'stdio') {
@@ -191,7 +213,10 @@ describe('--tools asm: the agentskills-mcp-server surface', () => {
       assert.match(markdown, /^# Available Skills\n\n## api-style-guide\n- \*\*Description\*\*: House rules for HTTP APIs\./);
       assert.match(markdown, /## incident-response\n- \*\*Description\*\*: Runbook for production incidents\./);
       // Completion of the template's variable, from what the caller sees.
-      const completion = await client.complete({ ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' }, argument: { name: 'skill_id', value: 'inc' } });
+      const completion = await client.complete({
+        ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' },
+        argument: { name: 'skill_id', value: 'inc' },
+      });
       assert.deepEqual(completion.completion.values, ['incident-response']);
     } finally {
       await client.close();
@@ -220,7 +245,10 @@ describe('--tools asm: the agentskills-mcp-server surface', () => {
     const { client } = await connectStdio(['--tools', 'asm', '--binary-max', '2KiB', '--data', data], 'legacy');
     try {
       await walk(client);
-      assert.match(await readText(client, 'skills://catalog/xml'), /<name>incident-response<\/name>\n {4}<description>[^<]*<\/description>\n {4}<version>1\.0\.0<\/version>/);
+      assert.match(
+        await readText(client, 'skills://catalog/xml'),
+        /<name>incident-response<\/name>\n {4}<description>[^<]*<\/description>\n {4}<version>1\.0\.0<\/version>/,
+      );
       // An exact version, addressed by its path: the registry serves every version at skill://<version>/<name>/.
       const exact = JSON.parse(await call(client, 'get_skill_metadata', { skill_id: '1.0.0/incident-response' })) as Record<string, unknown>;
       assert.equal(exact['name'], 'incident-response');
@@ -239,8 +267,20 @@ describe('--tools asm: the agentskills-mcp-server surface', () => {
       JSON.stringify({
         $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
         skills: [
-          { name: 'incident-response', type: 'archive', description: 'Runbook for production incidents. Use when a service is down or degraded.', url: 'incident-response.tar.gz', digest: sha(packed) },
-          { name: 'guide-md', type: 'skill-md', description: 'Does guide-md things. Use when the user asks for guide-md.', url: 'guide-md/SKILL.md', digest: sha(guide) },
+          {
+            name: 'incident-response',
+            type: 'archive',
+            description: 'Runbook for production incidents. Use when a service is down or degraded.',
+            url: 'incident-response.tar.gz',
+            digest: sha(packed),
+          },
+          {
+            name: 'guide-md',
+            type: 'skill-md',
+            description: 'Does guide-md things. Use when the user asks for guide-md.',
+            url: 'guide-md/SKILL.md',
+            digest: sha(guide),
+          },
         ],
       }),
     );
@@ -250,7 +290,10 @@ describe('--tools asm: the agentskills-mcp-server surface', () => {
       await walk(client);
       const listing = JSON.parse(await call(client, 'list_skill_resources', { skill_id: 'guide-md' })) as Record<string, unknown>;
       assert.equal(listing['supported'], false);
-      assert.match(String(listing['note']), /cannot be listed: the host publishes only its SKILL\.md\. Take resource names from the skill's instructions instead\./);
+      assert.match(
+        String(listing['note']),
+        /cannot be listed: the host publishes only its SKILL\.md\. Take resource names from the skill's instructions instead\./,
+      );
       const extra = await callText(client, 'get_skill_reference', { skill_id: 'guide-md', name: 'extra.md' });
       assert.equal(extra.isError, true);
       assert.match(extra.text, /has no reference 'extra\.md' served here: the host publishes only its SKILL\.md/);
@@ -289,14 +332,27 @@ describe('--tools asm: names shared by two skills, hostile input, hidden skills'
     assert.match(xml, /<name>team-b\/pdf<\/name>/);
     assert.equal(await call(client, 'get_skill_reference', { skill_id: 'team-b/pdf', name: 'guide.md' }), 'team B guide\n');
     assert.equal(await call(client, 'get_skill_reference', { skill_id: 'skill://team-a/pdf/SKILL.md', name: 'guide.md' }), 'team A guide\n');
-    assert.deepEqual(JSON.parse(await readText(client, `skills://${encodeURIComponent('team-b/pdf')}/resources`)), { references: ['guide.md'], scripts: [], assets: [] });
+    assert.deepEqual(JSON.parse(await readText(client, `skills://${encodeURIComponent('team-b/pdf')}/resources`)), {
+      references: ['guide.md'],
+      scripts: [],
+      assets: [],
+    });
     const both = await callText(client, 'get_skill_body', { skill_id: 'pdf' });
     assert.equal(both.isError, true);
     assert.match(both.text, /2 skills are named 'pdf'; call again with one of these skill_id values: team-a\/pdf, team-b\/pdf/);
   });
 
-  test('path tricks in name and skill_id: a clear error, never another skill\'s file', async () => {
-    for (const name of ['../../vault/secret-plan/references/guide.md', '../SKILL.md', '/etc/passwd', 'references/../../notes/SKILL.md', 'C:\\windows\\win.ini', 'file:///etc/passwd', 'a\u0000b', '']) {
+  test("path tricks in name and skill_id: a clear error, never another skill's file", async () => {
+    for (const name of [
+      '../../vault/secret-plan/references/guide.md',
+      '../SKILL.md',
+      '/etc/passwd',
+      'references/../../notes/SKILL.md',
+      'C:\\windows\\win.ini',
+      'file:///etc/passwd',
+      'a\u0000b',
+      '',
+    ]) {
       const result = await callText(client, 'get_skill_reference', { skill_id: 'open/notes', name });
       assert.equal(result.isError, true, name);
       assert.match(result.text, /^Error: /, name);
@@ -304,7 +360,12 @@ describe('--tools asm: names shared by two skills, hostile input, hidden skills'
     }
     const dotdot = await callText(client, 'get_skill_reference', { skill_id: 'open/notes', name: '../../vault/secret-plan/references/guide.md' });
     assert.match(dotdot.text, /may not contain '\.', '\.\.' or empty segments/);
-    for (const skill_id of ['../vault/secret-plan', 'open/../vault/secret-plan', 'skill://open/../vault/secret-plan/SKILL.md', 'open/notes/../../vault/secret-plan']) {
+    for (const skill_id of [
+      '../vault/secret-plan',
+      'open/../vault/secret-plan',
+      'skill://open/../vault/secret-plan/SKILL.md',
+      'open/notes/../../vault/secret-plan',
+    ]) {
       const result = await callText(client, 'get_skill_reference', { skill_id, name: 'guide.md' });
       assert.equal(result.isError, true, skill_id);
       assert.doesNotMatch(result.text, /^secret/, skill_id);
@@ -317,7 +378,16 @@ describe('--tools asm: names shared by two skills, hostile input, hidden skills'
     assert.doesNotMatch(await readText(client, 'skills://catalog/markdown'), /secret/);
     const answer = async (id: string) => {
       const out: string[] = [];
-      for (const [tool, extra] of [['get_skill_metadata', {}], ['get_skill_body', {}], ['get_skill_outline', {}], ['get_skill_section', { key: 'x' }], ['list_skill_resources', {}], ['get_skill_reference', { name: 'guide.md' }], ['get_skill_script', { name: 'a.sh' }], ['get_skill_asset', { name: 'a.png' }]] as Array<[string, Record<string, unknown>]>) {
+      for (const [tool, extra] of [
+        ['get_skill_metadata', {}],
+        ['get_skill_body', {}],
+        ['get_skill_outline', {}],
+        ['get_skill_section', { key: 'x' }],
+        ['list_skill_resources', {}],
+        ['get_skill_reference', { name: 'guide.md' }],
+        ['get_skill_script', { name: 'a.sh' }],
+        ['get_skill_asset', { name: 'a.png' }],
+      ] as Array<[string, Record<string, unknown>]>) {
         const result = await callText(client, tool, { skill_id: id, ...extra });
         assert.equal(result.isError, true);
         out.push(result.text.replaceAll(id, '<id>'));
@@ -334,20 +404,29 @@ describe('--tools asm: names shared by two skills, hostile input, hidden skills'
     assert.deepEqual(hidden, missing);
     assert.match(hidden[0]!, /^Error: Skill '<id>' not found\. The skills are listed in skills:\/\/catalog\/xml\.$/);
     assert.deepEqual(await answer('vault/secret-plan'), await answer('vault/wobbly-zebra'));
-    const completion = await client.complete({ ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' }, argument: { name: 'skill_id', value: 's' } });
+    const completion = await client.complete({
+      ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' },
+      argument: { name: 'skill_id', value: 's' },
+    });
     assert.deepEqual(completion.completion.values, []);
   });
 });
 
 describe('--tools asm: single-skill fast path, both surfaces, config files', () => {
-  const small = makeTree({ 'tiny/SKILL.md': skillMd('tiny', 'A tiny skill. Use when testing.', '', '# Tiny\n\nSay hello, then read references/more.md.\n'), 'tiny/references/more.md': 'more\n' });
+  const small = makeTree({
+    'tiny/SKILL.md': skillMd('tiny', 'A tiny skill. Use when testing.', '', '# Tiny\n\nSay hello, then read references/more.md.\n'),
+    'tiny/references/more.md': 'more\n',
+  });
 
   test('--asm-fast-path: the catalogs serve the body, the four body tools are never registered, resource tools stay', async () => {
     const { client } = await connectStdio(['--tools', 'asm', '--asm-fast-path', small], 'legacy');
     try {
       assert.deepEqual(await toolNames(client), ['get_skill_asset', 'get_skill_reference', 'get_skill_script', 'list_skill_resources']);
       const instructions = await injectedInstructions(client);
-      assert.match(instructions, /You have one skill, `tiny`; its full instructions are below\. Follow them when the task is in their domain\.\n\n<skill id="tiny">\n# Tiny\n\nSay hello, then read references\/more\.md\.\n<\/skill>/);
+      assert.match(
+        instructions,
+        /You have one skill, `tiny`; its full instructions are below\. Follow them when the task is in their domain\.\n\n<skill id="tiny">\n# Tiny\n\nSay hello, then read references\/more\.md\.\n<\/skill>/,
+      );
       assert.doesNotMatch(instructions, /Choose a skill|get_skill_body/);
       assert.match(instructions, /### Bundled resources/);
       assert.equal(await readText(client, 'skills://catalog/markdown'), await readText(client, 'skills://catalog/xml'));
@@ -358,7 +437,10 @@ describe('--tools asm: single-skill fast path, both surfaces, config files', () 
   });
 
   test('without --asm-fast-path (as the original CLI), or over its ceiling, all eight tools', async () => {
-    for (const args of [['--tools', 'asm', small], ['--tools', 'asm', '--asm-fast-path', '--asm-fast-path-max', '5', small]]) {
+    for (const args of [
+      ['--tools', 'asm', small],
+      ['--tools', 'asm', '--asm-fast-path', '--asm-fast-path-max', '5', small],
+    ]) {
       const { client } = await connectStdio(args, 'legacy');
       try {
         assert.deepEqual(await toolNames(client), EIGHT);
@@ -403,7 +485,9 @@ describe('--tools asm: single-skill fast path, both surfaces, config files', () 
       // full's path keys still find their section.
       assert.match(await call(client, 'get_skill_section', { name: 'incident-response', key: 'incident-response/escalation/install' }), /escalation bot/);
       // --vision: an image (by its bytes) from assets or references is image content; scripts never are.
-      const image = (await client.callTool({ name: 'get_skill_asset', arguments: { skill_id: 'incident-response', name: 'architecture.png' } })) as { content: Array<{ type: string; data?: string; mimeType?: string }> };
+      const image = (await client.callTool({ name: 'get_skill_asset', arguments: { skill_id: 'incident-response', name: 'architecture.png' } })) as {
+        content: Array<{ type: string; data?: string; mimeType?: string }>;
+      };
       assert.deepEqual(image.content[0], { type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' });
       // Text past --text-max: a clear error, then the parts with offset and length.
       const whole = await callText(client, 'get_skill_reference', { skill_id: 'incident-response', name: 'long.md' });
@@ -423,11 +507,14 @@ describe('--tools asm: single-skill fast path, both surfaces, config files', () 
     }
   });
 
-  test('the seed\'s README: its server.json, with only the command changed, over stdio and Streamable HTTP', async () => {
+  test("the seed's README: its server.json, with only the command changed, over stdio and Streamable HTTP", async () => {
     const dir = makeTree({});
     folderOf('incident-response', INCIDENT_FILES, join(dir, 'skills'));
     const config = join(dir, 'server.json');
-    writeFileSync(config, JSON.stringify({ name: 'My Skills Server', skills: [{ id: 'incident-response', provider: 'fs', options: { root: './skills' } }] }, null, 4));
+    writeFileSync(
+      config,
+      JSON.stringify({ name: 'My Skills Server', skills: [{ id: 'incident-response', provider: 'fs', options: { root: './skills' } }] }, null, 4),
+    );
     // `python -m agentskills_mcp_server --config server.json` becomes `skillport serve --config server.json`.
     const { client } = await connectStdio(['--config', config], 'legacy');
     try {

@@ -24,7 +24,10 @@ describe('serve --config', () => {
       assert.equal(client.getServerVersion()?.name, 'Skills of ops');
       assert.equal(client.getInstructions(), 'Use the incident skill when paged. Token: ');
       const listing = await new SkillsClient(client).list();
-      assert.deepEqual(listing.skills.map((skill) => skill.uri), ['skill://incident-response/SKILL.md']);
+      assert.deepEqual(
+        listing.skills.map((skill) => skill.uri),
+        ['skill://incident-response/SKILL.md'],
+      );
       await client.close();
     } finally {
       await server.stop();

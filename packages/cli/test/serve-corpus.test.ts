@@ -53,13 +53,17 @@ describe('the real-skills corpus', { skip: existsSync(CORPUS) ? false : `no corp
     assert.ok(files > 3000, `${files} files verified`);
 
     // Each folder not served is reported on stderr with an error naming it.
-    const errorLines = server.stderr().split('\n').filter((line) => line.startsWith('skillport: error: '));
+    const errorLines = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('skillport: error: '));
     const reported = new Set<string>();
     for (const folder of folders) {
       // The server names folders by their real path (the corpus folder may be reached through a link).
       const real = realpathSync(folder);
       const rel = relative(process.cwd(), folder);
-      const named = (line: string) => [folder, real].some((path) => line.includes(`${path}/`) || line.endsWith(path) || line.includes(`${path}:`)) || line.includes(`${rel}/`);
+      const named = (line: string) =>
+        [folder, real].some((path) => line.includes(`${path}/`) || line.endsWith(path) || line.includes(`${path}:`)) || line.includes(`${rel}/`);
       if (errorLines.some(named)) reported.add(folder);
     }
     assert.equal(listing.skills.length + reported.size, 725, `${listing.skills.length} served + ${reported.size} reported`);
@@ -89,4 +93,3 @@ describe('the real-skills corpus', { skip: existsSync(CORPUS) ? false : `no corp
     await client.close();
   });
 });
-

@@ -9,7 +9,11 @@ import type { RunningServer } from './helpers.js';
 
 // A real embeddings endpoint (node:http, OpenAI-compatible) with deterministic vectors: `zorblax` means what
 // `postgres` and `sql` mean, so only the embeddings can find the SQL skill for it.
-const CONCEPTS = [['zorblax', 'postgres', 'sql'], ['outage', 'incident'], ['commit', 'git']];
+const CONCEPTS = [
+  ['zorblax', 'postgres', 'sql'],
+  ['outage', 'incident'],
+  ['commit', 'git'],
+];
 const vector = (text: string) => CONCEPTS.map((concept) => (text.toLowerCase().match(/[a-z]+/g) ?? []).filter((word) => concept.includes(word)).length + 0.01);
 
 function endpoint(status: number): Promise<{ server: Server; url: string }> {
@@ -22,7 +26,9 @@ function endpoint(status: number): Promise<{ server: Server; url: string }> {
       res.end(JSON.stringify(status === 200 ? { data: input.map((text, index) => ({ index, embedding: vector(text) })) } : { error: 'down' }));
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` })),
+  );
 }
 
 type Found = { skills: Array<{ name: string; reason: string }> };

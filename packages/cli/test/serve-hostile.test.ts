@@ -35,7 +35,10 @@ after(() => {
 function aliasBomb(): string {
   // "Billion laughs": each level refers nine times to the one before; fully expanded it would be 9^10 strings.
   let yaml = 'name: alias-bomb\ndescription: An alias bomb.\nl0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n';
-  for (let level = 1; level <= 10; level++) yaml += `l${level}: &l${level} [${Array(9).fill(`*l${level - 1}`).join(', ')}]\n`;
+  for (let level = 1; level <= 10; level++)
+    yaml += `l${level}: &l${level} [${Array(9)
+      .fill(`*l${level - 1}`)
+      .join(', ')}]\n`;
   return `---\n${yaml}---\n\n# Boom\n`;
 }
 
@@ -61,7 +64,11 @@ const GOOD_FILES: Record<string, string> = {
 function hostileSpec(): TreeSpec {
   const spec: TreeSpec = {
     ...GOOD_FILES,
-    'bad-utf8/SKILL.md': Buffer.concat([Buffer.from('---\nname: bad-utf8\ndescription: Broken '), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('\n---\n\n# Bad\n')]),
+    'bad-utf8/SKILL.md': Buffer.concat([
+      Buffer.from('---\nname: bad-utf8\ndescription: Broken '),
+      Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+      Buffer.from('\n---\n\n# Bad\n'),
+    ]),
     'alias-bomb/SKILL.md': aliasBomb(),
     'huge-frontmatter/SKILL.md': hugeFrontmatter(),
     // 50k levels is past the frontmatter cap (refused before parsing); 32k levels fits under it and reaches the parser.
@@ -204,13 +211,20 @@ describe('serve: a tree of hostile skills', () => {
         for (const { folder, severity } of REPORTED) {
           if (severity !== 'error') continue;
           await assert.rejects(skills.get(`skill://${folder}/SKILL.md`), (error: { code?: number }) => error.code === -32602, folder);
-          await assert.rejects(client.readResource({ uri: `skill://${folder}/SKILL.md` }), (error: { code?: number }) => typeof error.code === 'number', folder);
+          await assert.rejects(
+            client.readResource({ uri: `skill://${folder}/SKILL.md` }),
+            (error: { code?: number }) => typeof error.code === 'number',
+            folder,
+          );
         }
         for (const uri of ['skill://has-fifo/pipe', 'skill://has-fifo/references/pipe.md', 'skill://folder-name/SKILL.md']) {
           await assert.rejects(client.readResource({ uri }), (error: { code?: number }) => typeof error.code === 'number', uri);
         }
         const dir = await skills.readDirectory('skill://has-fifo/references');
-        assert.deepEqual(dir.resources.map((child) => child.name), ['notes.md']);
+        assert.deepEqual(
+          dir.resources.map((child) => child.name),
+          ['notes.md'],
+        );
       } finally {
         await client.close();
       }
@@ -257,7 +271,11 @@ describe('serve: a tree of hostile skills', () => {
     assert.match(run.stderr, /skillport: error: --strict: \d+ problem\(s\) in the skill folders/);
     assert.doesNotMatch(run.stderr, /serving|on http:\/\//, 'never started listening');
     // It says which folders are at fault.
-    for (const { folder, reason } of REPORTED) assert.ok(linesAbout(run.stderr, HOSTILE, folder).some((line) => reason.test(line)), folder);
+    for (const { folder, reason } of REPORTED)
+      assert.ok(
+        linesAbout(run.stderr, HOSTILE, folder).some((line) => reason.test(line)),
+        folder,
+      );
   });
 });
 
@@ -265,14 +283,17 @@ describe('serve: byte limit', () => {
   test('--max-bytes 1MiB refuses a larger skill and serves the rest', async () => {
     const root = join(tempDir('bytes'), 'skills');
     const chunk = Buffer.alloc(600 * 1024, 'a');
-    makeTree({
-      ...GOOD_FILES,
-      'too-big/SKILL.md': skillMd('too-big'),
-      'too-big/assets/one.bin': chunk,
-      'too-big/assets/two.bin': chunk,
-      'just-fits/SKILL.md': skillMd('just-fits'),
-      'just-fits/assets/one.bin': Buffer.alloc(1024 * 1024 - 4096, 'b'),
-    }, root);
+    makeTree(
+      {
+        ...GOOD_FILES,
+        'too-big/SKILL.md': skillMd('too-big'),
+        'too-big/assets/one.bin': chunk,
+        'too-big/assets/two.bin': chunk,
+        'just-fits/SKILL.md': skillMd('just-fits'),
+        'just-fits/assets/one.bin': Buffer.alloc(1024 * 1024 - 4096, 'b'),
+      },
+      root,
+    );
     const server = await startHttp(['--max-bytes', '1MiB', root]);
     try {
       const lines = linesAbout(server.stderr(), root, 'too-big');
@@ -314,7 +335,14 @@ describe('serve: two folders with the same skill URI', () => {
   const base = tempDir('clash');
   const first = join(base, 'first');
   const second = join(base, 'second');
-  makeTree({ 'first/dup/SKILL.md': skillMd('dup'), 'second/dup/SKILL.md': skillMd('dup', 'Another dup. Use when testing clashes.'), 'second/solo/SKILL.md': skillMd('solo') }, base);
+  makeTree(
+    {
+      'first/dup/SKILL.md': skillMd('dup'),
+      'second/dup/SKILL.md': skillMd('dup', 'Another dup. Use when testing clashes.'),
+      'second/solo/SKILL.md': skillMd('solo'),
+    },
+    base,
+  );
 
   test('exit code 1, naming both folders', async () => {
     const run = await runCliBounded(['serve', '--no-cache', '--http', '--port', '0', first, second]);
@@ -344,7 +372,11 @@ describe('serve: two folders with the same skill URI', () => {
           await assert.rejects(client.readResource({ uri: 'skill://dup/SKILL.md' }), (error: { code?: number }) => typeof error.code === 'number');
           const resources = await client.listResources();
           // Every skill moves under the prefix; the draft-era index stays at its well-known skill://index.json.
-          assert.deepEqual(resources.resources.map((resource) => resource.uri).sort(), ['skill://acme/tools/dup/SKILL.md', 'skill://acme/tools/solo/SKILL.md', 'skill://index.json']);
+          assert.deepEqual(resources.resources.map((resource) => resource.uri).sort(), [
+            'skill://acme/tools/dup/SKILL.md',
+            'skill://acme/tools/solo/SKILL.md',
+            'skill://index.json',
+          ]);
         } finally {
           await client.close();
         }
@@ -415,7 +447,14 @@ describe('serve: malformed HTTP requests', () => {
 
   test('a foreign Host header -> 403', async () => {
     const headers = Object.entries(MCP_HEADERS).map(([name, value]) => `${name}: ${value}`);
-    for (const host of ['evil.example', 'evil.example:80', `evil.example:${new URL(server.url).port}`, '127.0.0.1.evil.example', 'localhost@evil.example', '']) {
+    for (const host of [
+      'evil.example',
+      'evil.example:80',
+      `evil.example:${new URL(server.url).port}`,
+      '127.0.0.1.evil.example',
+      'localhost@evil.example',
+      '',
+    ]) {
       const response = await rawRequest(server.url, ['POST /mcp HTTP/1.1', `host: ${host}`, ...headers], LIST);
       assert.equal(response.status, 403, `Host: ${JSON.stringify(host)}`);
       assert.match(jsonRpcError(response.body).message, /Host/);

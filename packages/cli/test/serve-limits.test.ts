@@ -40,7 +40,12 @@ function exchange(url: string, parts: Array<string | Buffer>, waitMs = 15_000): 
       socket.destroy();
       const text = Buffer.concat(chunks).toString('utf8');
       const split = text.indexOf('\r\n\r\n');
-      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0), headers: split < 0 ? text : text.slice(0, split), body: split < 0 ? '' : text.slice(split + 4), closed });
+      resolve({
+        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0),
+        headers: split < 0 ? text : text.slice(0, split),
+        body: split < 0 ? '' : text.slice(split + 4),
+        closed,
+      });
     };
     const socket: Socket = connect(Number(target.port), target.hostname, () => {
       for (const part of parts) socket.write(part);
@@ -78,7 +83,9 @@ async function post(url: string, body: string, headers: Record<string, string> =
 
 /** The JSON-RPC message of an answer, whether it came as JSON or as one SSE event. */
 function message(answer: { type: string; text: string }): Record<string, unknown> {
-  return answer.type.startsWith('text/event-stream') ? (JSON.parse(/^data: (.*)$/m.exec(answer.text)![1]!) as Record<string, unknown>) : (JSON.parse(answer.text) as Record<string, unknown>);
+  return answer.type.startsWith('text/event-stream')
+    ? (JSON.parse(/^data: (.*)$/m.exec(answer.text)![1]!) as Record<string, unknown>)
+    : (JSON.parse(answer.text) as Record<string, unknown>);
 }
 
 describe('serve: request limits', () => {
@@ -86,7 +93,19 @@ describe('serve: request limits', () => {
   let skills: string;
   before(async () => {
     skills = makeTree({ 'alpha/SKILL.md': skillMd('alpha'), 'alpha/references/notes.md': 'notes v1\n' });
-    server = await startHttp([skills, EXAMPLES, '--no-watch', '--max-body', '2MiB', '--max-header-size', '8KiB', '--headers-timeout', '1500', '--request-timeout', '3000']);
+    server = await startHttp([
+      skills,
+      EXAMPLES,
+      '--no-watch',
+      '--max-body',
+      '2MiB',
+      '--max-header-size',
+      '8KiB',
+      '--headers-timeout',
+      '1500',
+      '--request-timeout',
+      '3000',
+    ]);
   });
   after(async () => {
     await server.stop();
@@ -112,12 +131,17 @@ describe('serve: request limits', () => {
   });
 
   test('Expect: 100-continue with a body too large: 413 instead of 100', async () => {
-    const answer = await exchange(server.url, [head(server.url, ['content-type: application/json', 'expect: 100-continue', `content-length: ${10 * 1024 * 1024}`])]);
+    const answer = await exchange(server.url, [
+      head(server.url, ['content-type: application/json', 'expect: 100-continue', `content-length: ${10 * 1024 * 1024}`]),
+    ]);
     assert.equal(answer.status, 413);
   });
 
   test('a 5,000-deep body is a 400 with one line, not a 500', async () => {
-    for (const body of [`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`, '['.repeat(5000) + ']'.repeat(5000)]) {
+    for (const body of [
+      `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+      '['.repeat(5000) + ']'.repeat(5000),
+    ]) {
       const answer = await post(server.url, body);
       assert.equal(answer.status, 400);
       const error = oneLineError(answer.text);
@@ -156,7 +180,14 @@ describe('serve: request limits', () => {
     // A small batch is still answered.
     const small = await post(server.url, JSON.stringify(batch.slice(0, 2)));
     assert.equal(small.status, 200);
-    const answers = (small.type.startsWith('application/json') ? JSON.parse(small.text) : small.text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)))) as unknown[];
+    const answers = (
+      small.type.startsWith('application/json')
+        ? JSON.parse(small.text)
+        : small.text
+            .split('\n')
+            .filter((line) => line.startsWith('data: '))
+            .map((line) => JSON.parse(line.slice(6)))
+    ) as unknown[];
     assert.equal(answers.length, 2);
   });
 
@@ -173,8 +204,19 @@ describe('serve: request limits', () => {
     ];
     for (const [method, params, reason] of cases) {
       for (const era of ['legacy', 'modern'] as const) {
-        const headers: Record<string, string> = era === 'legacy' ? LEGACY_HEADERS : { ...LEGACY_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method };
-        const body = era === 'legacy' ? params : { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } };
+        const headers: Record<string, string> =
+          era === 'legacy' ? LEGACY_HEADERS : { ...LEGACY_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method };
+        const body =
+          era === 'legacy'
+            ? params
+            : {
+                ...params,
+                _meta: {
+                  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+                  'io.modelcontextprotocol/clientCapabilities': {},
+                },
+              };
         const answer = await post(server.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method, params: body }), headers);
         assert.ok(answer.status < 500, `${method} (${era}): ${answer.status}`);
         const error = oneLineError(JSON.stringify(message(answer)));
@@ -203,7 +245,18 @@ describe('serve: request limits', () => {
   test('a Host header with userinfo or a path is refused, not read as its first name', async () => {
     const port = new URL(server.url).port;
     for (const host of ['127.0.0.1:80@evil.example', `127.0.0.1:${port}@evil.example`, 'localhost:80/evil', '127.0.0.1:99999', 'localhost:80:80']) {
-      const answer = await exchange(server.url, [[`POST /mcp HTTP/1.1`, `host: ${host}`, 'content-type: application/json', 'accept: application/json, text/event-stream', 'content-length: 2', 'connection: close', '', '{}'].join('\r\n')]);
+      const answer = await exchange(server.url, [
+        [
+          `POST /mcp HTTP/1.1`,
+          `host: ${host}`,
+          'content-type: application/json',
+          'accept: application/json, text/event-stream',
+          'content-length: 2',
+          'connection: close',
+          '',
+          '{}',
+        ].join('\r\n'),
+      ]);
       assert.equal(answer.status, 403, host);
       assert.match(oneLineError(answer.body).message, /Host/);
     }
@@ -249,10 +302,12 @@ describe('serve: connections per client address', () => {
     const target = new URL(server.url);
     const idle: Socket[] = [];
     for (let i = 0; i < 3; i++) {
-      idle.push(await new Promise<Socket>((resolve) => {
-        const socket = connect(Number(target.port), target.hostname, () => resolve(socket));
-        socket.on('error', () => {});
-      }));
+      idle.push(
+        await new Promise<Socket>((resolve) => {
+          const socket = connect(Number(target.port), target.hostname, () => resolve(socket));
+          socket.on('error', () => {});
+        }),
+      );
     }
     try {
       const refused = await exchange(server.url, [head(server.url, ['content-length: 0'])]);

@@ -4,7 +4,12 @@ import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { connectHttp, makeTree, runCli, skillMd, startHttp } from './helpers.js';
 
 test('a lowercase skill.md (accepted by skills-ref) is served as SKILL.md, verified, with a warning', async () => {
-  const dir = makeTree({ 'lower/skill.md': skillMd('lower'), 'lower/notes.md': 'notes\n', 'upper/SKILL.md': skillMd('upper'), 'upper/skill.md': 'not the manifest\n' });
+  const dir = makeTree({
+    'lower/skill.md': skillMd('lower'),
+    'lower/notes.md': 'notes\n',
+    'upper/SKILL.md': skillMd('upper'),
+    'upper/skill.md': 'not the manifest\n',
+  });
   const server = await startHttp([dir]);
   try {
     const client = await connectHttp(server.url, 'modern');
@@ -12,7 +17,10 @@ test('a lowercase skill.md (accepted by skills-ref) is served as SKILL.md, verif
     const listing = await skills.list();
     const lower = listing.skills.find((skill) => skill.frontmatter.name === 'lower')!;
     assert.equal(lower.uri, 'skill://lower/SKILL.md');
-    assert.deepEqual((lower.resources as Array<{ uri: string }>).map((resource) => resource.uri), ['skill://lower/SKILL.md', 'skill://lower/notes.md']);
+    assert.deepEqual(
+      (lower.resources as Array<{ uri: string }>).map((resource) => resource.uri),
+      ['skill://lower/SKILL.md', 'skill://lower/notes.md'],
+    );
     const manifest = await skills.read(lower);
     assert.equal(manifest.verified, true);
     assert.equal(manifest.frontmatter?.['name'], 'lower');

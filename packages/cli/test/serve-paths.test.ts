@@ -142,7 +142,10 @@ async function probeRead(client: Client, uri: string): Promise<Outcome> {
 async function namesSkill(skills: SkillsClient): Promise<Skill> {
   const listing = await skills.list();
   assert.equal(listing.invalid.length, 0);
-  assert.deepEqual(listing.skills.map((skill) => skill.uri), ['skill://names/SKILL.md', 'skill://other/SKILL.md']);
+  assert.deepEqual(
+    listing.skills.map((skill) => skill.uri),
+    ['skill://names/SKILL.md', 'skill://other/SKILL.md'],
+  );
   return listing.skills.find((skill) => skill.uri === 'skill://names/SKILL.md')!;
 }
 
@@ -362,7 +365,10 @@ describe('serve: file names, URI spellings, path tricks and symlinks over Stream
     const answers = JSON.parse(batch.text) as Array<{ id: number; error?: { code: number }; result?: unknown }>;
     assert.ok(Array.isArray(answers), batch.text);
     assert.equal(answers.find((answer) => answer.id === 1)?.error?.code, -32602, batch.text);
-    assert.ok(answers.every((answer) => answer.result === undefined), batch.text);
+    assert.ok(
+      answers.every((answer) => answer.result === undefined),
+      batch.text,
+    );
     const { client, stderr } = await connectStdio([ROOT], 'legacy');
     try {
       await assert.rejects(client.readResource({ uri: 'skill://names/\ud800.md' }), (error: { code?: number }) => error.code === -32602, stderr());
@@ -390,19 +396,30 @@ describe('serve: a folder symlink inside a skill that leads outside it', () => {
   test('is not served as a nested skill either', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'skillport-paths-')));
     try {
-      makeTree({
-        'outside/leak/SKILL.md': skillMd('leak'),
-        'outside/leak/private.txt': `${SECRET}\n`,
-        'skills/names/SKILL.md': skillMd('names'),
-        'skills/names/ext': { symlink: '../../outside/leak' },
-      }, dir);
+      makeTree(
+        {
+          'outside/leak/SKILL.md': skillMd('leak'),
+          'outside/leak/private.txt': `${SECRET}\n`,
+          'skills/names/SKILL.md': skillMd('names'),
+          'skills/names/ext': { symlink: '../../outside/leak' },
+        },
+        dir,
+      );
       const server = await startHttp([join(dir, 'skills')]);
       try {
-        assert.equal(countOf(server.stderr(), `${join(dir, 'skills/names/ext')}: symbolic link leads outside the skill folder; not served`), 1, server.stderr());
+        assert.equal(
+          countOf(server.stderr(), `${join(dir, 'skills/names/ext')}: symbolic link leads outside the skill folder; not served`),
+          1,
+          server.stderr(),
+        );
         const client = await connectHttp(server.url, 'legacy');
         try {
           const listing = await new SkillsClient(client).list();
-          assert.deepEqual(listing.skills.map((skill) => skill.uri), ['skill://names/SKILL.md'], 'only the skill inside the root');
+          assert.deepEqual(
+            listing.skills.map((skill) => skill.uri),
+            ['skill://names/SKILL.md'],
+            'only the skill inside the root',
+          );
           const outcome = await probeRead(client, 'skill://names/leak/private.txt');
           assert.ok(!outcome.text.includes(SECRET), 'the outside folder is not served');
         } finally {

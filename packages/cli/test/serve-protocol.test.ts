@@ -54,7 +54,10 @@ async function checkExamples(client: Client, era: Era): Promise<void> {
   const children = dir.resources.map((child) => `${child.name}:${child.mimeType}`).sort();
   assert.deepEqual(children, ['SKILL.md:text/markdown', 'references:inode/directory']);
   const nested = await skills.readDirectory('skill://api-design-review/references/pagination');
-  assert.deepEqual(nested.resources.map((child) => child.uri), ['skill://api-design-review/references/pagination/cursor-pagination.md']);
+  assert.deepEqual(
+    nested.resources.map((child) => child.uri),
+    ['skill://api-design-review/references/pagination/cursor-pagination.md'],
+  );
 
   const resources = await client.listResources();
   assert.equal(resources.resources.filter((resource) => resource.uri.endsWith('/SKILL.md')).length, 6);

@@ -30,18 +30,26 @@ describe('hot reload', () => {
         await eventually(async () => ((await names(skills)).includes('beta') ? true : undefined), 5000, 'beta to appear');
         await eventually(async () => (notified > 0 ? true : undefined), 5000, 'list_changed notification');
         // The catalog in activate_skill's description follows too, on this long-lived connection.
-        await eventually(async () => {
-          const activate = (await client.listTools()).tools.find((tool) => tool.name === 'activate_skill');
-          return activate?.description?.includes('<name>beta</name>') ? true : undefined;
-        }, 5000, 'activate_skill description to list beta');
+        await eventually(
+          async () => {
+            const activate = (await client.listTools()).tools.find((tool) => tool.name === 'activate_skill');
+            return activate?.description?.includes('<name>beta</name>') ? true : undefined;
+          },
+          5000,
+          'activate_skill description to list beta',
+        );
 
         // Change a file: the new digest is listed and the new bytes verify.
         writeFileSync(join(dir, 'alpha/notes.md'), 'v2, longer\n');
-        const changed = await eventually(async () => {
-          const alpha = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'alpha')!;
-          const file = await skills.read(alpha, 'notes.md');
-          return Buffer.from(file.bytes).toString() === 'v2, longer\n' ? file : undefined;
-        }, 5000, 'notes.md to change');
+        const changed = await eventually(
+          async () => {
+            const alpha = (await skills.list()).skills.find((skill) => skill.frontmatter.name === 'alpha')!;
+            const file = await skills.read(alpha, 'notes.md');
+            return Buffer.from(file.bytes).toString() === 'v2, longer\n' ? file : undefined;
+          },
+          5000,
+          'notes.md to change',
+        );
         assert.equal(changed.verified, true);
 
         // Remove a skill.
@@ -61,7 +69,11 @@ describe('hot reload', () => {
       assert.deepEqual(await names(skills), ['delta', 'gamma']);
       writeFileSync(join(dir, 'gamma/SKILL.md'), '---\nname: gamma\n---\nno description\n');
       await eventually(async () => ((await names(skills)).join() === 'delta' ? true : undefined), 5000, 'gamma to be withdrawn');
-      await eventually(async () => (server.stderr().includes('Missing required field in frontmatter: description') ? true : undefined), 5000, 'reason on stderr');
+      await eventually(
+        async () => (server.stderr().includes('Missing required field in frontmatter: description') ? true : undefined),
+        5000,
+        'reason on stderr',
+      );
       writeFileSync(join(dir, 'gamma/SKILL.md'), skillMd('gamma'));
       await eventually(async () => ((await names(skills)).join() === 'delta,gamma' ? true : undefined), 5000, 'gamma to return');
       // New folders deep in the tree are found too.
@@ -106,11 +118,14 @@ describe('hot reload', () => {
             continue;
           }
           const after = await digestOf();
-          const digest = `sha256:${createHash('sha256').update(text ?? '').digest('hex')}`;
+          const digest = `sha256:${createHash('sha256')
+            .update(text ?? '')
+            .digest('hex')}`;
           // The read was answered from a snapshot published between the two listings (on a slow machine several
           // versions may be published meanwhile): the bytes must be one of the versions listed in that window.
           const at = (value: string) => index.get(value) ?? -1;
-          if (!(at(before) <= at(digest) && at(digest) <= at(after))) problems.push(`served ${JSON.stringify(text)} (version ${at(digest)}) outside the versions listed around it (${at(before)} to ${at(after)})`);
+          if (!(at(before) <= at(digest) && at(digest) <= at(after)))
+            problems.push(`served ${JSON.stringify(text)} (version ${at(digest)}) outside the versions listed around it (${at(before)} to ${at(after)})`);
           served++;
         }
       })();

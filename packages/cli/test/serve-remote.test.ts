@@ -19,7 +19,13 @@ const SIG = 'secret-sig-9a7c';
 function index(skills: Array<{ name: string; type: string; url: string; bytes: Uint8Array | string; description?: string; digest?: string }>): string {
   return JSON.stringify({
     $schema: SCHEMA,
-    skills: skills.map((skill) => ({ name: skill.name, type: skill.type, description: skill.description ?? `Does ${skill.name} things. Use when the user asks for ${skill.name}.`, url: skill.url, digest: skill.digest ?? sha256(skill.bytes) })),
+    skills: skills.map((skill) => ({
+      name: skill.name,
+      type: skill.type,
+      description: skill.description ?? `Does ${skill.name} things. Use when the user asks for ${skill.name}.`,
+      url: skill.url,
+      digest: skill.digest ?? sha256(skill.bytes),
+    })),
   });
 }
 
@@ -42,8 +48,14 @@ const uris = async (url: string) => {
 describe('serve skills from a static HTTP host (discovery index)', () => {
   let host: StaticHost;
   const guide = skillMd('guide-md', undefined, '', '# Guide\n\nOnly a SKILL.md.\n');
-  const packed = makeTarGz([{ path: 'SKILL.md', content: skillMd('packed-tgz') }, { path: 'references/api.md', content: '# API\n' }]);
-  const wrapped = makeZip([{ path: 'wrapped-zip/SKILL.md', content: skillMd('wrapped-zip') }, { path: 'wrapped-zip/scripts/run.sh', content: 'echo run\n' }]);
+  const packed = makeTarGz([
+    { path: 'SKILL.md', content: skillMd('packed-tgz') },
+    { path: 'references/api.md', content: '# API\n' },
+  ]);
+  const wrapped = makeZip([
+    { path: 'wrapped-zip/SKILL.md', content: skillMd('wrapped-zip') },
+    { path: 'wrapped-zip/scripts/run.sh', content: 'echo run\n' },
+  ]);
   before(async () => {
     host = await startStaticHost({
       '/.well-known/agent-skills/guide-md/SKILL.md': guide,
@@ -69,13 +81,19 @@ describe('serve skills from a static HTTP host (discovery index)', () => {
       const client = await connectHttp(server.url, 'modern');
       const skills = new SkillsClient(client);
       const listing = await skills.list();
-      assert.deepEqual(listing.skills.map((skill) => skill.uri).sort(), ['skill://guide-md/SKILL.md', 'skill://packed-tgz/SKILL.md', 'skill://wrapped-zip/SKILL.md']);
+      assert.deepEqual(listing.skills.map((skill) => skill.uri).sort(), [
+        'skill://guide-md/SKILL.md',
+        'skill://packed-tgz/SKILL.md',
+        'skill://wrapped-zip/SKILL.md',
+      ]);
       const packedEntry = listing.skills.find((skill) => skill.uri === 'skill://packed-tgz/SKILL.md')!;
       assert.equal((await skills.read(packedEntry, 'skill://packed-tgz/references/api.md')).text, '# API\n');
       const wrappedEntry = listing.skills.find((skill) => skill.uri === 'skill://wrapped-zip/SKILL.md')!;
       assert.equal((await skills.read(wrappedEntry, 'skill://wrapped-zip/scripts/run.sh')).text, 'echo run\n');
       // The draft-era index passes the publisher's archive on with the publisher's digest.
-      const ours = JSON.parse(((await client.readResource({ uri: 'skill://index.json' })).contents[0] as { text: string }).text) as { skills: Array<{ name: string; type: string; digest: string; url: string }> };
+      const ours = JSON.parse(((await client.readResource({ uri: 'skill://index.json' })).contents[0] as { text: string }).text) as {
+        skills: Array<{ name: string; type: string; digest: string; url: string }>;
+      };
       const tgz = ours.skills.find((entry) => entry.name === 'packed-tgz')!;
       assert.equal(tgz.type, 'archive');
       assert.equal(tgz.digest, sha256(packed));
@@ -100,7 +118,12 @@ describe('serve skills from a static HTTP host (discovery index)', () => {
     const folder = makeTree({ 'local/SKILL.md': skillMd('local') });
     const server = await startHttp(['--remote', host.url, folder]);
     try {
-      assert.deepEqual(await uris(server.url), ['skill://guide-md/SKILL.md', 'skill://local/SKILL.md', 'skill://packed-tgz/SKILL.md', 'skill://wrapped-zip/SKILL.md']);
+      assert.deepEqual(await uris(server.url), [
+        'skill://guide-md/SKILL.md',
+        'skill://local/SKILL.md',
+        'skill://packed-tgz/SKILL.md',
+        'skill://wrapped-zip/SKILL.md',
+      ]);
     } finally {
       await server.stop();
     }
@@ -109,7 +132,13 @@ describe('serve skills from a static HTTP host (discovery index)', () => {
   test('agentskills-mcp-server server.json: an http provider with base_url and id serves that skill', async () => {
     const dir = makeTree({});
     const config = join(dir, 'server.json');
-    writeFileSync(config, JSON.stringify({ name: 'remote', skills: [{ id: 'packed-tgz', provider: 'http', options: { base_url: `${host.origin}/skills`, headers: { 'X-Key': 'k' } } }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        name: 'remote',
+        skills: [{ id: 'packed-tgz', provider: 'http', options: { base_url: `${host.origin}/skills`, headers: { 'X-Key': 'k' } } }],
+      }),
+    );
     const server = await startHttp(['--config', config]);
     try {
       // No index under /skills: found at the origin's well-known place.
@@ -169,7 +198,13 @@ describe('a hostile or failing host', () => {
         { name: 'cross-host', type: 'skill-md', url: `${other.origin}/cross.md`, bytes: cross },
       ]),
     );
-    const config = writeConfig({ url: `${host.origin}/index.json`, headers: { Authorization: `Bearer ${TOKEN}` }, params: { sig: SIG }, timeout: '700ms', retries: 2 });
+    const config = writeConfig({
+      url: `${host.origin}/index.json`,
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      params: { sig: SIG },
+      timeout: '700ms',
+      retries: 2,
+    });
     const server = await startHttp(['--config', config, '--max-bytes', '64KiB']);
     try {
       const stderr = server.stderr();
@@ -218,7 +253,9 @@ describe('a hostile or failing host', () => {
     host.routes.set('/.well-known/agent-skills/index.json', (req, res) => {
       const etag = `"v${version}"`;
       if (req.headers['if-none-match'] === etag) return res.writeHead(304, { etag }).end();
-      res.writeHead(200, { etag, 'content-type': 'application/json' }).end(index([{ name: 'moving', type: 'skill-md', url: '/moving.md', bytes: md(), description: `Version ${version}.` }]));
+      res
+        .writeHead(200, { etag, 'content-type': 'application/json' })
+        .end(index([{ name: 'moving', type: 'skill-md', url: '/moving.md', bytes: md(), description: `Version ${version}.` }]));
     });
     const config = writeConfig({ url: host.url, refresh: '300ms' });
     const server = await startHttp(['--config', config]);
@@ -226,7 +263,11 @@ describe('a hostile or failing host', () => {
     const description = async () => (await new SkillsClient(client).list()).skills.map((skill) => skill.frontmatter.description).join();
     try {
       assert.equal(await description(), 'Version 1.');
-      await eventually(async () => (host.requests.some((request) => request.headers['if-none-match'] === '"v1"') ? true : undefined), 15_000, 'a conditional index request');
+      await eventually(
+        async () => (host.requests.some((request) => request.headers['if-none-match'] === '"v1"') ? true : undefined),
+        15_000,
+        'a conditional index request',
+      );
       version = 2;
       await eventually(async () => ((await description()) === 'Version 2.' ? true : undefined), 15_000, 'version 2');
       assert.equal(host.count('/moving.md'), 2, 'an unchanged digest is not fetched again');
@@ -237,7 +278,10 @@ describe('a hostile or failing host', () => {
   });
 
   test('a host that is down, an index that is not JSON or from before 0.2.0: one clear line, the server starts', async () => {
-    const host = await startStaticHost({ '/bad/index.json': '{ not json', '/old/index.json': JSON.stringify({ skills: [{ name: 'x', description: 'y', files: ['SKILL.md'] }] }) });
+    const host = await startStaticHost({
+      '/bad/index.json': '{ not json',
+      '/old/index.json': JSON.stringify({ skills: [{ name: 'x', description: 'y', files: ['SKILL.md'] }] }),
+    });
     hosts.push(host);
     const folder = makeTree({ 'local/SKILL.md': skillMd('local') });
     for (const [url, message] of [
@@ -271,7 +315,12 @@ describe('a hostile or failing host', () => {
       void released.then(() => res.writeHead(200).end(index([{ name: 'late-one', type: 'skill-md', url: 'late.md', bytes: late }])));
     });
     const problems: string[] = [];
-    const provider = await HttpProvider.open({ url: `${host.origin}/index.json`, startupWaitMs: 200, timeoutMs: 60_000, onProblem: (problem) => problems.push(problem.message) });
+    const provider = await HttpProvider.open({
+      url: `${host.origin}/index.json`,
+      startupWaitMs: 200,
+      timeoutMs: 60_000,
+      onProblem: (problem) => problems.push(problem.message),
+    });
     try {
       assert.deepEqual(provider.skills(), []);
       assert.match(problems.join('\n'), /still loading after 0 s; starting without its skills/);
@@ -288,22 +337,34 @@ describe('a hostile or failing host', () => {
   test('fetched artifacts are cached by digest on disk: a restart does not fetch them again, a damaged cache file is refetched', async () => {
     const host = await startStaticHost();
     hosts.push(host);
-    const archive = makeZip([{ path: 'SKILL.md', content: skillMd('cached') }, { path: 'data.txt', content: 'data\n' }]);
+    const archive = makeZip([
+      { path: 'SKILL.md', content: skillMd('cached') },
+      { path: 'data.txt', content: 'data\n' },
+    ]);
     host.routes.set('/cached.zip', archive);
     host.routes.set('/index.json', index([{ name: 'cached', type: 'archive', url: 'cached.zip', bytes: archive }]));
     const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-blobs-'));
     const open = () => HttpProvider.open({ url: `${host.origin}/index.json`, cacheDir });
     const first = await open();
-    assert.deepEqual(first.skills().map((skill) => skill.name), ['cached']);
+    assert.deepEqual(
+      first.skills().map((skill) => skill.name),
+      ['cached'],
+    );
     first.close();
     const second = await open();
-    assert.deepEqual(second.skills().map((skill) => skill.packageDigest), first.skills().map((skill) => skill.packageDigest));
+    assert.deepEqual(
+      second.skills().map((skill) => skill.packageDigest),
+      first.skills().map((skill) => skill.packageDigest),
+    );
     second.close();
     assert.equal(host.count('/cached.zip'), 1);
     assert.equal(host.count('/index.json'), 2);
     writeFileSync(join(cacheDir, sha256(archive).replace(':', '-')), 'damaged');
     const third = await open();
-    assert.deepEqual(third.skills().map((skill) => skill.name), ['cached']);
+    assert.deepEqual(
+      third.skills().map((skill) => skill.name),
+      ['cached'],
+    );
     third.close();
     assert.equal(host.count('/cached.zip'), 2);
   });

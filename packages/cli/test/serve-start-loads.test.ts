@@ -73,7 +73,9 @@ const deferred = new RegExp(DEFERRED);
 // The catalog itself, not the temporary file it is written to first (catalog-….json.<pid>.tmp, renamed into place).
 const persisted = (cacheDir: string) => () => readdirSync(cacheDir).some((name) => /^catalog-.*\.json$/.test(name));
 
-test('a plain stdio serve loads no archive reader, access-control native module, JWT library, tokenizer, HTTP stack, registry, web catalog, client library or semver', { timeout: 180_000 }, async () => {
+test('a plain stdio serve loads no archive reader, access-control native module, JWT library, tokenizer, HTTP stack, registry, web catalog, client library or semver', {
+  timeout: 180_000,
+}, async () => {
   const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-cache-'));
   // Cold (a scan; the process runs on until its catalog is persisted), then warm (from the persisted catalog,
   // checked in the background): both paths.
@@ -110,7 +112,10 @@ test('the bundle the installed command runs loads no chunk that holds a deferred
   const cold = await firstAnswer(BUNDLED_CLI, ['--cache-dir', cacheDir, EXAMPLES], persisted(cacheDir));
   const warm = await firstAnswer(BUNDLED_CLI, ['--cache-dir', cacheDir, EXAMPLES], (stderr) => /serving \d+ skills/.test(stderr));
   assert.match(warm.later, /started from the last run's catalog/, 'the second start was warm');
-  for (const [run, answered] of [['cold', cold], ['warm', warm]] as const) {
+  for (const [run, answered] of [
+    ['cold', cold],
+    ['warm', warm],
+  ] as const) {
     assert.ok(answered.skills > 0, `${run}: no skills listed:\n${answered.stderr}`);
     const files = loadedFiles(answered.stderr);
     assert.ok(files.includes('skillport.js'), `${run}: the trace saw the bundle load:\n${answered.stderr}`);

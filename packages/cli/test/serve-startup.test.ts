@@ -42,7 +42,13 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}, prefix: string[] = [
       const match = / on (http:\/\/\S+)/.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1]!, get stderr() { return stderr; }, stop });
+        resolve({
+          url: match[1]!,
+          get stderr() {
+            return stderr;
+          },
+          stop,
+        });
       }
     });
     proc.on('exit', (code) => {
@@ -64,12 +70,32 @@ async function names(url: string): Promise<string[]> {
 /** The HTTP status of an `initialize` POSTed to `url` with the given Host header (fetch cannot set Host). */
 function statusWithHost(url: string, host: string): Promise<number> {
   const target = new URL(url);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   return new Promise((resolve, reject) => {
-    const req = request({ hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), connection: 'close' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: {
+          host,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(body),
+          connection: 'close',
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -104,9 +130,16 @@ describe('start-up reads the disk, not the persisted catalog', () => {
     assert.match(first.stderr, /Missing required field in frontmatter: description/);
     assert.match(first.stderr, /serving 0 skills/);
     // The catalog (with alpha's problem) is persisted a moment after the start, and on the way out.
-    await eventually(async () => (readdirSync(cacheDir).some((name) => name.startsWith('catalog-') && name.endsWith('.json')) ? true : undefined), 60_000, 'the catalog persisted');
+    await eventually(
+      async () => (readdirSync(cacheDir).some((name) => name.startsWith('catalog-') && name.endsWith('.json')) ? true : undefined),
+      60_000,
+      'the catalog persisted',
+    );
     await first.stop();
-    assert.ok(readdirSync(cacheDir).some((name) => name.startsWith('catalog-') && name.endsWith('.json')), `a persisted catalog to restart from, in ${readdirSync(cacheDir).join()}:\n${first.stderr}`);
+    assert.ok(
+      readdirSync(cacheDir).some((name) => name.startsWith('catalog-') && name.endsWith('.json')),
+      `a persisted catalog to restart from, in ${readdirSync(cacheDir).join()}:\n${first.stderr}`,
+    );
 
     writeFileSync(join(dir, 'alpha/SKILL.md'), skillMd('alpha'));
 
@@ -233,7 +266,23 @@ describe('options never swallow the sources after them', () => {
 
   test('publish --tag and token create --org/--project/--scope repeat, never variadic', async () => {
     const data = mkdtempSync(join(tmpdir(), 'skillport-data-'));
-    const created = await runCli(['token', 'create', '--data', data, '--user', 'alice', '--org', 'acme', '--org', 'beta', '--scope', 'publish', '--scope', 'read', '--json']);
+    const created = await runCli([
+      'token',
+      'create',
+      '--data',
+      data,
+      '--user',
+      'alice',
+      '--org',
+      'acme',
+      '--org',
+      'beta',
+      '--scope',
+      'publish',
+      '--scope',
+      'read',
+      '--json',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const record = JSON.parse(created.stdout) as { orgs: string[]; scopes: string[] };
     assert.deepEqual(record.orgs, ['acme', 'beta']);
@@ -300,4 +349,3 @@ describe('the start-up line says what is in force', () => {
     }
   });
 });
-

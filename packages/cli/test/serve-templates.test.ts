@@ -18,9 +18,12 @@ describe('template skills resolved through completion', () => {
     for (let i = 0; i < 150; i++) spec[`many/p${String(i).padStart(3, '0')}/SKILL.md`] = skillMd(`p${String(i).padStart(3, '0')}`);
     const dir = makeTree(spec);
     const server = await startHttp([
-      '--template', `skill://docs/{product}/SKILL.md=${dir}/docs`,
-      '--template', `skill://api/{product}/{version}/SKILL.md=${dir}/api`,
-      '--template', `skill://many/{item}/SKILL.md=${dir}/many`,
+      '--template',
+      `skill://docs/{product}/SKILL.md=${dir}/docs`,
+      '--template',
+      `skill://api/{product}/{version}/SKILL.md=${dir}/api`,
+      '--template',
+      `skill://many/{item}/SKILL.md=${dir}/many`,
     ]);
     try {
       for (const era of ['legacy', 'modern'] as const) {
@@ -45,7 +48,9 @@ describe('template skills resolved through completion', () => {
         const { skill } = await skills.get('skill://docs/gizmo/SKILL.md');
         assert.equal((await skills.read(skill, 'references/faq.md')).verified, true);
 
-        const index = JSON.parse(((await client.readResource({ uri: 'skill://index.json' })).contents[0] as { text: string }).text) as { skills: Array<{ type: string; url: string }> };
+        const index = JSON.parse(((await client.readResource({ uri: 'skill://index.json' })).contents[0] as { text: string }).text) as {
+          skills: Array<{ type: string; url: string }>;
+        };
         assert.ok(index.skills.some((entry) => entry.type === 'mcp-resource-template' && entry.url === 'skill://api/{product}/{version}/SKILL.md'));
         await client.close();
       }

@@ -10,9 +10,18 @@ import type { Era, RunningServer } from './helpers.js';
 
 type Content = Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
 
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean; content: Content; structured: unknown }> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ text: string; isError: boolean; content: Content; structured: unknown }> {
   const result = (await client.callTool({ name, arguments: args })) as { content: Content; isError?: boolean; structuredContent?: unknown };
-  return { text: result.content.map((item) => item.text ?? '').join('\n'), isError: result.isError === true, content: result.content, structured: result.structuredContent };
+  return {
+    text: result.content.map((item) => item.text ?? '').join('\n'),
+    isError: result.isError === true,
+    content: result.content,
+    structured: result.structuredContent,
+  };
 }
 
 async function toolNames(client: Client): Promise<string[]> {
@@ -23,7 +32,10 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
   let server: RunningServer;
   let vision: RunningServer;
   before(async () => {
-    [server, vision] = await Promise.all([startHttp([EXAMPLES, '--tools', 'full', '--text-max', '2KiB']), startHttp([EXAMPLES, '--vision', '--catalog-max', '3'])]);
+    [server, vision] = await Promise.all([
+      startHttp([EXAMPLES, '--tools', 'full', '--text-max', '2KiB']),
+      startHttp([EXAMPLES, '--vision', '--catalog-max', '3']),
+    ]);
   });
   after(async () => {
     await Promise.all([server.stop(), vision.stop()]);
@@ -39,7 +51,10 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
 
       const activated = await call(client, 'activate_skill', { name: 'csv-data-cleaning' });
       assert.equal(activated.isError, false);
-      assert.ok(activated.text.startsWith(`<skill_content name="csv-data-cleaning" uri="skill://csv-data-cleaning/SKILL.md" digest="${packageDigest}">`), activated.text.slice(0, 200));
+      assert.ok(
+        activated.text.startsWith(`<skill_content name="csv-data-cleaning" uri="skill://csv-data-cleaning/SKILL.md" digest="${packageDigest}">`),
+        activated.text.slice(0, 200),
+      );
       const body = readFileSync(join(EXAMPLES, 'csv-data-cleaning/SKILL.md'), 'utf8').split('\n---\n').slice(1).join('\n---\n').trim();
       assert.ok(activated.text.includes(body.slice(0, 300)), 'the SKILL.md body is in the activation');
       assert.ok(!activated.text.includes('\nname: csv-data-cleaning'), 'frontmatter is not repeated in the body');
@@ -109,7 +124,7 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
     const cases: Array<[string, string]> = [
       ['my spreadsheet export has duplicate rows and weird date formats', 'csv-data-cleaning'],
       ['this postgres query takes forever', 'sql-query-optimization'],
-      ['write up what went wrong in last night\'s outage', 'incident-postmortem'],
+      ["write up what went wrong in last night's outage", 'incident-postmortem'],
       ['help me word my commit', 'git-commit-messages'],
       // Words found only in the opening of a SKILL.md body (the index reads bodies when it is built).
       ['how many blanks before the bigquery load', 'csv-data-cleaning'],
@@ -132,13 +147,16 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
     assert.match(top.reason, /\bquery in [a-z+]*description/);
     assert.match(top.reason, /not matched: .*zebra/);
     // Every result scores at least a quarter of the first (the cut rule of packages/core/src/search.ts).
-    assert.ok(found.skills.every((skill) => skill.score >= 0.25 * top.score - 0.001), JSON.stringify(found.skills));
+    assert.ok(
+      found.skills.every((skill) => skill.score >= 0.25 * top.score - 0.001),
+      JSON.stringify(found.skills),
+    );
     const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'list_skills')!;
     assert.match(tool.description ?? '', /user's own words plus the terms/);
     await client.close();
   });
 
-  test('the catalog sits in activate_skill\'s description while it is small, and list_skills is named beyond', async () => {
+  test("the catalog sits in activate_skill's description while it is small, and list_skills is named beyond", async () => {
     const small = await connectHttp(server.url, 'legacy');
     const activate = (await small.listTools()).tools.find((tool) => tool.name === 'activate_skill')!;
     assert.ok(activate.description!.includes('<available_skills>'));
@@ -180,7 +198,14 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
   test('prompts: each skill, activated', async () => {
     const client = await connectHttp(server.url, 'modern');
     const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name).sort();
-    assert.deepEqual(prompts, ['api-design-review', 'csv-data-cleaning', 'git-commit-messages', 'incident-postmortem', 'release-notes', 'sql-query-optimization']);
+    assert.deepEqual(prompts, [
+      'api-design-review',
+      'csv-data-cleaning',
+      'git-commit-messages',
+      'incident-postmortem',
+      'release-notes',
+      'sql-query-optimization',
+    ]);
     const prompt = await client.getPrompt({ name: 'release-notes' });
     const text = (prompt.messages[0]!.content as { text: string }).text;
     assert.ok(text.includes('<skill_content name="release-notes"'));
@@ -197,8 +222,11 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
 });
 
 describe('single-skill fast path and --tools none (stdio)', () => {
-  test('one small skill is inlined in the instructions; the tool set stays the mode\'s', async () => {
-    const dir = makeTree({ 'solo/SKILL.md': skillMd('solo', 'Solo things. Use for solo work.', '', '# Solo\n\nDo the solo steps.\n'), 'solo/notes.md': 'solo notes\n' });
+  test("one small skill is inlined in the instructions; the tool set stays the mode's", async () => {
+    const dir = makeTree({
+      'solo/SKILL.md': skillMd('solo', 'Solo things. Use for solo work.', '', '# Solo\n\nDo the solo steps.\n'),
+      'solo/notes.md': 'solo notes\n',
+    });
     const { client } = await connectStdio([dir], 'legacy');
     // The tool set never depends on the catalog or the caller (issue 10, item 9): every tool is listed and callable.
     assert.deepEqual((await toolNames(client)).sort(), ['activate_skill', 'list_skills', 'read_skill_resource']);
@@ -218,7 +246,7 @@ describe('single-skill fast path and --tools none (stdio)', () => {
   });
 });
 
-describe('draft-era discovery index (a client like Agent Framework\'s MCP skills source)', () => {
+describe("draft-era discovery index (a client like Agent Framework's MCP skills source)", () => {
   for (const era of ['legacy', 'modern'] as const satisfies readonly Era[]) {
     test(`reads skill://index.json, loads each skill by url, reads siblings by relative path (${era})`, async () => {
       const server = await startHttp([EXAMPLES]);
@@ -227,7 +255,10 @@ describe('draft-era discovery index (a client like Agent Framework\'s MCP skills
         const listed = (await client.listResources()).resources.map((resource) => resource.uri);
         assert.ok(listed.includes('skill://index.json'));
         const raw = await client.readResource({ uri: 'skill://index.json' });
-        const index = JSON.parse((raw.contents[0] as { text: string }).text) as { $schema: string; skills: Array<{ name: string; type: string; description: string; url: string; digest: string }> };
+        const index = JSON.parse((raw.contents[0] as { text: string }).text) as {
+          $schema: string;
+          skills: Array<{ name: string; type: string; description: string; url: string; digest: string }>;
+        };
         assert.equal(index.$schema, 'https://schemas.agentskills.io/discovery/0.2.0/schema.json');
         assert.equal(index.skills.length, 6);
         for (const entry of index.skills) {

@@ -192,10 +192,14 @@ describe('live reload, whatever way files are edited', () => {
       let last: Listing = [];
       const quiet = Date.now();
       try {
-        await eventually(async () => {
-          last = await listing(skills);
-          return JSON.stringify(last) === JSON.stringify(expected) ? true : undefined;
-        }, 10_000, 'the listing to equal a fresh scan');
+        await eventually(
+          async () => {
+            last = await listing(skills);
+            return JSON.stringify(last) === JSON.stringify(expected) ? true : undefined;
+          },
+          10_000,
+          'the listing to equal a fresh scan',
+        );
         t.diagnostic(`converged ${Date.now() - quiet} ms after the fresh scan's listing`);
       } catch (error) {
         assert.deepEqual(last, expected, String(error));

@@ -22,7 +22,10 @@ interface SoakResult {
 
 function runSoak(): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const proc = spawn(process.execPath, [join(REPO, 'bench/soak.mjs'), '--short', '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const proc = spawn(process.execPath, [join(REPO, 'bench/soak.mjs'), '--short', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -31,7 +34,9 @@ function runSoak(): Promise<{ code: number | null; stdout: string; stderr: strin
   });
 }
 
-test('soak --short: no mismatch, no 5xx, no crash, restarts identical, no acknowledged publish lost, hostile requests refused', { timeout: 900_000 }, async () => {
+test('soak --short: no mismatch, no 5xx, no crash, restarts identical, no acknowledged publish lost, hostile requests refused', {
+  timeout: 900_000,
+}, async () => {
   const run = await runSoak();
   assert.equal(run.code, 0, run.stderr.slice(-3000));
   const result = JSON.parse(run.stdout) as SoakResult;

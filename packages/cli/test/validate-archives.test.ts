@@ -6,9 +6,15 @@ import { makeTree, runCli, skillMd } from './helpers.js';
 
 test('validate checks skill archives: safety first, then the skill rules; --json says what serve would do', async () => {
   const dir = makeTree({
-    'good.skill': makeZip([{ path: 'good/SKILL.md', content: skillMd('good') }, { path: 'good/references/a.md', content: '# A\n' }]),
+    'good.skill': makeZip([
+      { path: 'good/SKILL.md', content: skillMd('good') },
+      { path: 'good/references/a.md', content: '# A\n' },
+    ]),
     'renamed.tgz': makeTarGz([{ path: 'other-name/SKILL.md', content: skillMd('renamed') }]),
-    'slip.zip': makeZip([{ path: 'SKILL.md', content: skillMd('slip') }, { path: '../evil', content: 'x' }]),
+    'slip.zip': makeZip([
+      { path: 'SKILL.md', content: skillMd('slip') },
+      { path: '../evil', content: 'x' },
+    ]),
     'nodesc.zip': makeZip([{ path: 'SKILL.md', content: '---\nname: nodesc\n---\n\n# x\n' }]),
   });
   const good = await runCli(['validate', join(dir, 'good.skill')]);
@@ -22,5 +28,12 @@ test('validate checks skill archives: safety first, then the skill rules; --json
   const json = await runCli(['validate', '--json', join(dir, 'good.skill'), join(dir, 'renamed.tgz'), join(dir, 'slip.zip')]);
   const report = JSON.parse(json.stdout) as { valid: boolean; skills: Array<{ name?: string; valid: boolean; servable: boolean }> };
   assert.equal(report.valid, false);
-  assert.deepEqual(report.skills.map((skill) => [skill.name, skill.valid, skill.servable]), [['good', true, true], ['renamed', false, true], [undefined, false, false]]);
+  assert.deepEqual(
+    report.skills.map((skill) => [skill.name, skill.valid, skill.servable]),
+    [
+      ['good', true, true],
+      ['renamed', false, true],
+      [undefined, false, false],
+    ],
+  );
 });

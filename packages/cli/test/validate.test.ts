@@ -22,7 +22,11 @@ const INVALID: Array<{ folder: string; text: string | undefined; expected: Array
   { folder: 'no-frontmatter', text: '# Just markdown\n', expected: ['SKILL.md must start with YAML frontmatter (---)'] },
   { folder: 'unclosed', text: '---\nname: unclosed\ndescription: x\n', expected: ['SKILL.md frontmatter not properly closed with ---'] },
   { folder: 'bad-yaml', text: fm(['name: [bad-yaml', `description: ${DESCRIPTION}`]), expected: [/^Invalid YAML in frontmatter: \S.*$/] },
-  { folder: 'duplicate-key', text: fm(['name: duplicate-key', 'name: duplicate-key', `description: ${DESCRIPTION}`]), expected: [/^Invalid YAML in frontmatter: \S.*$/] },
+  {
+    folder: 'duplicate-key',
+    text: fm(['name: duplicate-key', 'name: duplicate-key', `description: ${DESCRIPTION}`]),
+    expected: [/^Invalid YAML in frontmatter: \S.*$/],
+  },
   { folder: 'not-mapping', text: fm(['- name', '- description']), expected: ['SKILL.md frontmatter must be a YAML mapping'] },
   {
     folder: 'extra-fields',
@@ -32,7 +36,11 @@ const INVALID: Array<{ folder: string; text: string | undefined; expected: Array
   { folder: 'no-name', text: fm([`description: ${DESCRIPTION}`]), expected: ['Missing required field in frontmatter: name'] },
   { folder: 'number-name', text: fm(['name: 123', `description: ${DESCRIPTION}`]), expected: ["Field 'name' must be a non-empty string"] },
   { folder: 'empty-name', text: fm(['name: ""', `description: ${DESCRIPTION}`]), expected: ["Field 'name' must be a non-empty string"] },
-  { folder: 'a'.repeat(65), text: fm([`name: ${'a'.repeat(65)}`, `description: ${DESCRIPTION}`]), expected: [`Skill name '${'a'.repeat(65)}' exceeds 64 character limit (65 chars)`] },
+  {
+    folder: 'a'.repeat(65),
+    text: fm([`name: ${'a'.repeat(65)}`, `description: ${DESCRIPTION}`]),
+    expected: [`Skill name '${'a'.repeat(65)}' exceeds 64 character limit (65 chars)`],
+  },
   { folder: 'Upper', text: fm(['name: Upper', `description: ${DESCRIPTION}`]), expected: ["Skill name 'Upper' must be lowercase"] },
   { folder: '-leading', text: fm(['name: -leading', `description: ${DESCRIPTION}`]), expected: ['Skill name cannot start or end with a hyphen'] },
   { folder: 'trailing-', text: fm(['name: trailing-', `description: ${DESCRIPTION}`]), expected: ['Skill name cannot start or end with a hyphen'] },
@@ -42,7 +50,11 @@ const INVALID: Array<{ folder: string; text: string | undefined; expected: Array
     text: fm(['name: under_score', `description: ${DESCRIPTION}`]),
     expected: ["Skill name 'under_score' contains invalid characters. Only letters, digits, and hyphens are allowed."],
   },
-  { folder: 'folder-name', text: fm(['name: skill-name', `description: ${DESCRIPTION}`]), expected: [`Directory name 'folder-name' must match skill name 'skill-name'${WARN}`] },
+  {
+    folder: 'folder-name',
+    text: fm(['name: skill-name', `description: ${DESCRIPTION}`]),
+    expected: [`Directory name 'folder-name' must match skill name 'skill-name'${WARN}`],
+  },
   { folder: 'no-description', text: fm(['name: no-description']), expected: ['Missing required field in frontmatter: description'] },
   { folder: 'number-description', text: fm(['name: number-description', 'description: 5']), expected: ["Field 'description' must be a non-empty string"] },
   {
@@ -145,7 +157,10 @@ describe('skillport validate', { concurrency: true }, () => {
       assert.equal(run.code, 1, run.stderr);
       assert.equal(run.stdout, `Valid skill: ${join(base, 'valid', 'pdf')}\n`);
       const keys = [...blocks.keys()];
-      assert.deepEqual(keys.slice(0, INVALID.length), INVALID.map((item) => dirOf(item.folder)));
+      assert.deepEqual(
+        keys.slice(0, INVALID.length),
+        INVALID.map((item) => dirOf(item.folder)),
+      );
       assert.equal(keys.length, INVALID.length + 2);
       // A SKILL.md path stands for its folder (reported under the path as given, or its folder).
       assert.ok([upperFile(), dirOf('Upper')].includes(keys[INVALID.length]!), keys[INVALID.length]);
@@ -178,7 +193,11 @@ describe('skillport validate', { concurrency: true }, () => {
   test('a warning-only case alone also exits 1 (skills-ref treats it as an error)', async () => {
     const dir = dirOf('folder-name');
     const run = await runCli(['validate', dir]);
-    assert.deepEqual(run, { code: 1, stdout: '', stderr: `Validation failed for ${dir}:\n  - Directory name 'folder-name' must match skill name 'skill-name'${WARN}\n` });
+    assert.deepEqual(run, {
+      code: 1,
+      stdout: '',
+      stderr: `Validation failed for ${dir}:\n  - Directory name 'folder-name' must match skill name 'skill-name'${WARN}\n`,
+    });
   });
 
   test('a nonexistent path alone exits 1 with a message', async () => {

@@ -34,7 +34,10 @@ export function availableSkillsXml(entries: readonly CatalogEntry[]): string {
 }
 
 /** The template with `{available_skills}` replaced; empty when there is no skill. */
-export function renderCatalog(entries: readonly CatalogEntry[], template: string | ((xml: string, entries: readonly CatalogEntry[]) => string) = DEFAULT_INSTRUCTIONS_TEMPLATE): string {
+export function renderCatalog(
+  entries: readonly CatalogEntry[],
+  template: string | ((xml: string, entries: readonly CatalogEntry[]) => string) = DEFAULT_INSTRUCTIONS_TEMPLATE,
+): string {
   if (entries.length === 0) return '';
   const xml = availableSkillsXml(entries);
   if (typeof template === 'function') return template(xml, entries);

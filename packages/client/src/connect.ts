@@ -124,7 +124,8 @@ export function explainConnectError(error: unknown, server: ServerSpec): string 
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 6; cause = cause.cause, depth++) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (typeof code === 'string') codes.push(code);
-    for (const inner of (cause as { errors?: unknown[] }).errors ?? []) if (typeof (inner as NodeJS.ErrnoException)?.code === 'string') codes.push((inner as NodeJS.ErrnoException).code!);
+    for (const inner of (cause as { errors?: unknown[] }).errors ?? [])
+      if (typeof (inner as NodeJS.ErrnoException)?.code === 'string') codes.push((inner as NodeJS.ErrnoException).code!);
   }
   const where = server.kind === 'http' ? server.url.host : server.command;
   if (codes.includes('ECONNREFUSED')) return `connection refused by ${where} (is the server running, on that port?)`;
@@ -137,7 +138,8 @@ export function explainConnectError(error: unknown, server: ServerSpec): string 
   let innermost: unknown = error;
   while (innermost instanceof Error && innermost.cause instanceof Error) innermost = innermost.cause;
   if (/fetch failed$/.test(message) && innermost instanceof Error && innermost !== error) message = `${message} (${innermost.message})`;
-  if (server.kind === 'stdio' && /^(MCP error -?\d+: )?Connection closed/i.test(message)) return 'the server process exited (or closed its output) before answering';
+  if (server.kind === 'stdio' && /^(MCP error -?\d+: )?Connection closed/i.test(message))
+    return 'the server process exited (or closed its output) before answering';
   const status = /\b(401|403)\b/.exec(message)?.[1];
   if (server.kind === 'http' && status === '401') return 'unauthorized (HTTP 401): the server wants a bearer token, and none or an unknown one was sent';
   if (server.kind === 'http' && status === '403') return 'forbidden (HTTP 403): the token lacks the scope this needs';

@@ -126,9 +126,19 @@ export class SkillSession {
     if (exact) return exact;
     const byName = skills.filter((skill) => skill.name === name);
     if (byName.length === 1) return byName[0]!;
-    if (byName.length > 1) throw new SkillError('not-found', `Skill '${printable(name)}' is served by several origins; use one of: ${byName.map((skill) => skill.id).sort().join(', ')}`);
+    if (byName.length > 1)
+      throw new SkillError(
+        'not-found',
+        `Skill '${printable(name)}' is served by several origins; use one of: ${byName
+          .map((skill) => skill.id)
+          .sort()
+          .join(', ')}`,
+      );
     const close = skills.filter((skill) => skill.id.includes(name) || name.includes(skill.name)).slice(0, 5);
-    throw new SkillError('not-found', `Skill '${printable(name)}' not found.${close.length ? ` Did you mean: ${close.map((skill) => skill.id).join(', ')}?` : ' Use a name from <available_skills>.'}`);
+    throw new SkillError(
+      'not-found',
+      `Skill '${printable(name)}' not found.${close.length ? ` Did you mean: ${close.map((skill) => skill.id).join(', ')}?` : ' Use a name from <available_skills>.'}`,
+    );
   }
 
   /** Activates a skill: reads and verifies SKILL.md (once per session), pins it, returns what the model sees. */
@@ -173,7 +183,10 @@ export class SkillSession {
       try {
         checkBytes(entry, file.bytes);
       } catch {
-        throw new SkillError('digest', `'${file.path}' of skill '${skill.id}' changed since the skill was activated: refused; the session keeps the version it pinned`);
+        throw new SkillError(
+          'digest',
+          `'${file.path}' of skill '${skill.id}' changed since the skill was activated: refused; the session keeps the version it pinned`,
+        );
       }
     }
     return { file, content: this.present(skill.origin, skill.id, file, offset) };
@@ -187,9 +200,14 @@ export class SkillSession {
     if (!source.readUri) throw new SkillError('origin', `Origin '${origin}' cannot read skill:// URIs`);
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) throw new SkillError('path', `'${printable(uri)}' is not a valid skill:// URI`);
-    const listed = (await this.skills()).some((skill) => skill.origin === origin && (skill.uri === canonical || skill.files?.some((file) => file.uri === canonical)));
+    const listed = (await this.skills()).some(
+      (skill) => skill.origin === origin && (skill.uri === canonical || skill.files?.some((file) => file.uri === canonical)),
+    );
     if (!listed && !this.references.has(origin, canonical)) {
-      throw new SkillError('origin', `${canonical} was not mentioned by content from '${origin}'; read only skill:// URIs that appear after an [Origin: ${origin}] marker, with that origin`);
+      throw new SkillError(
+        'origin',
+        `${canonical} was not mentioned by content from '${origin}'; read only skill:// URIs that appear after an [Origin: ${origin}] marker, with that origin`,
+      );
     }
     const file = await source.readUri(canonical);
     return { file, content: this.present(origin, undefined, file, 0) };
@@ -248,7 +266,8 @@ export class SkillSession {
           this.resolved.push(item.skill);
           skill = (await this.skills()).find((candidate) => candidate.origin === item.origin && candidate.uri === item.uri)!;
         }
-        if (item.packageDigest && skill.packageDigest && item.packageDigest !== skill.packageDigest) throw new SkillError('digest', `'${item.name}' changed since it was exported`);
+        if (item.packageDigest && skill.packageDigest && item.packageDigest !== skill.packageDigest)
+          throw new SkillError('digest', `'${item.name}' changed since it was exported`);
         const { skill: done } = await this.activate(skill.id);
         const active = this.active.get(skillKey(done))!;
         if (active.skillMdDigest !== item.skillMdDigest) {

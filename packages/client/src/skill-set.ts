@@ -63,7 +63,12 @@ export class SkillSet implements SessionCatalog {
         }),
       ),
     );
-    this.catalog = nameSkills(dedupe(listed.flat().filter((skill) => this.options.filter?.(skill) ?? true), this.options.dedupe ?? 'none'));
+    this.catalog = nameSkills(
+      dedupe(
+        listed.flat().filter((skill) => this.options.filter?.(skill) ?? true),
+        this.options.dedupe ?? 'none',
+      ),
+    );
     return this.catalog;
   }
 
@@ -118,5 +123,7 @@ export function nameSkills(skills: readonly SkillDescriptor[]): CatalogSkill[] {
   // Two skills of one origin with the same name (different prefixes): the URI tells them apart.
   const ids = new Map<string, number>();
   for (const skill of named) ids.set(skill.id, (ids.get(skill.id) ?? 0) + 1);
-  return named.map((skill) => (ids.get(skill.id)! > 1 ? { ...skill, id: `${skill.name}@${skill.origin}${skill.uri.replace(/^skill:\/\//, '/').replace(/\/SKILL\.md$/, '')}` } : skill));
+  return named.map((skill) =>
+    ids.get(skill.id)! > 1 ? { ...skill, id: `${skill.name}@${skill.origin}${skill.uri.replace(/^skill:\/\//, '/').replace(/\/SKILL\.md$/, '')}` } : skill,
+  );
 }

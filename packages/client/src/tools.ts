@@ -42,7 +42,8 @@ export async function skillTools(session: SkillSession, options: ToolOptions = {
     },
     {
       name: 'read_skill_resource',
-      description: "Read one file of a skill (a reference, script or asset listed when the skill was loaded) by its path inside the skill, only when the skill's instructions call for it.",
+      description:
+        "Read one file of a skill (a reference, script or asset listed when the skill was loaded) by its path inside the skill, only when the skill's instructions call for it.",
       inputSchema: {
         type: 'object',
         properties: {
@@ -95,7 +96,8 @@ class ArgumentError extends Error {}
 function guarded(run: (args: Record<string, unknown>) => Promise<string>): (args: unknown) => Promise<string> {
   return async (args) => {
     try {
-      if (args === null || typeof args !== 'object' || Array.isArray(args) || '__invalid' in args) throw new ArgumentError('The arguments must be a JSON object.');
+      if (args === null || typeof args !== 'object' || Array.isArray(args) || '__invalid' in args)
+        throw new ArgumentError('The arguments must be a JSON object.');
       return await run(args as Record<string, unknown>);
     } catch (error) {
       return `Error: ${describeError(error)}`;

@@ -9,12 +9,20 @@ import type { SkillFileEntry } from './model.js';
  */
 export function checkBytes(entry: Pick<SkillFileEntry, 'uri' | 'digest' | 'size'>, bytes: Uint8Array): void {
   if (entry.size !== undefined && bytes.byteLength !== entry.size) {
-    throw new VerificationError('size', entry.uri, `${entry.uri} is ${bytes.byteLength} bytes but was listed as ${entry.size}: refused (tampered or changed; list the skills again)`);
+    throw new VerificationError(
+      'size',
+      entry.uri,
+      `${entry.uri} is ${bytes.byteLength} bytes but was listed as ${entry.size}: refused (tampered or changed; list the skills again)`,
+    );
   }
   if (entry.digest !== undefined) {
     const actual = sha256Digest(bytes);
     if (actual !== entry.digest) {
-      throw new VerificationError('digest', entry.uri, `${entry.uri} does not match its digest (${entry.digest.slice(0, 19)}… listed, ${actual.slice(0, 19)}… received): refused`);
+      throw new VerificationError(
+        'digest',
+        entry.uri,
+        `${entry.uri} does not match its digest (${entry.digest.slice(0, 19)}… listed, ${actual.slice(0, 19)}… received): refused`,
+      );
     }
   }
 }
@@ -72,7 +80,8 @@ function canonicalJson(value: unknown): string {
  * NUL, percent-encoded tricks and URI schemes. Returns the normalised `/`-separated path.
  */
 export function checkRelativePath(path: string): string {
-  const bad = (why: string) => new SkillError('path', `'${printable(path)}' is not a valid path inside a skill (${why}); use a path as listed, e.g. references/guide.md`);
+  const bad = (why: string) =>
+    new SkillError('path', `'${printable(path)}' is not a valid path inside a skill (${why}); use a path as listed, e.g. references/guide.md`);
   if (typeof path !== 'string' || path.trim() === '') throw bad('empty');
   if (path.length > 4096) throw bad('too long');
   if (/[\\\0]/.test(path)) throw bad('backslash or NUL');

@@ -83,7 +83,10 @@ function looksLikeTar(bytes: Uint8Array): boolean {
   let sum = 8 * 0x20;
   for (let i = 0; i < 512; i++) if (i < 148 || i >= 156) sum += bytes[i]!;
   // Read as tar reads it: 12 bytes from 148, up to the first NUL, trimmed, octal (an empty field is not a number).
-  const field = Buffer.from(bytes.buffer, bytes.byteOffset + 148, 12).toString('utf8').replace(/\0.*$/, '').trim();
+  const field = Buffer.from(bytes.buffer, bytes.byteOffset + 148, 12)
+    .toString('utf8')
+    .replace(/\0.*$/, '')
+    .trim();
   return parseInt(field, 8) === sum;
 }
 
@@ -120,7 +123,8 @@ export async function readSkillArchive(source: Uint8Array | string, options: Rea
     return { format, ...collector.finish() };
   } catch (error) {
     // Anything a parser throws on its own is still about the input: a refusal, never a crash.
-    const message = error instanceof ArchiveRefused ? error.message : `truncated or corrupt archive: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
+    const message =
+      error instanceof ArchiveRefused ? error.message : `truncated or corrupt archive: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
     return { format, files: [], problems: [{ severity: 'error', message, path: '' }] };
   }
 }
@@ -308,12 +312,14 @@ async function readTar(tar: Buffer, collector: EntryCollector): Promise<void> {
       try {
         collector.countEntry();
         const refused = TAR_REFUSED[entry.type];
-        if (refused !== undefined) refuse(`${refused} entry ${JSON.stringify(entry.path.slice(0, 200))} refused (a skill archive holds regular files and folders only)`);
+        if (refused !== undefined)
+          refuse(`${refused} entry ${JSON.stringify(entry.path.slice(0, 200))} refused (a skill archive holds regular files and folders only)`);
         const path = collector.entryPath(entry.type === 'Directory' && !entry.path.endsWith('/') ? `${entry.path}/` : entry.path);
         if (path === undefined) return entry.resume();
         collector.claim(path);
         if (entry.type === 'Directory' || entry.type === 'GNUDumpDir') return entry.resume();
-        if (!TAR_FILE_TYPES.has(entry.type)) refuse(`entry ${JSON.stringify(entry.path.slice(0, 200))} of type ${entry.type} refused (a skill archive holds regular files and folders only)`);
+        if (!TAR_FILE_TYPES.has(entry.type))
+          refuse(`entry ${JSON.stringify(entry.path.slice(0, 200))} of type ${entry.type} refused (a skill archive holds regular files and folders only)`);
         collector.account(entry.size);
         const chunks: Buffer[] = [];
         entry.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -363,7 +369,11 @@ async function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> 
         if (failed) return;
         failed = true;
         zip.close();
-        reject(error instanceof ArchiveRefused ? error : new ArchiveRefused(`truncated or corrupt archive: ${error instanceof Error ? error.message : String(error)}`));
+        reject(
+          error instanceof ArchiveRefused
+            ? error
+            : new ArchiveRefused(`truncated or corrupt archive: ${error instanceof Error ? error.message : String(error)}`),
+        );
       };
       if (zip.entryCount > collector.limitEntries()) return fail(new ArchiveRefused(`archive has more than ${collector.limitEntries()} entries (the limit)`));
       zip.on('error', fail);
@@ -378,7 +388,8 @@ async function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> 
           const rawName = DOS_HOSTS.has(entry.versionMadeBy >> 8) ? decoded.replaceAll('\\', '/') : decoded;
           const found = zipEntryKind(entry);
           const kind = found === 'file' && rawName.endsWith('/') ? 'folder' : found;
-          if (kind !== 'file' && kind !== 'folder') refuse(`${kind} entry ${JSON.stringify(rawName.slice(0, 200))} refused (a skill archive holds regular files and folders only)`);
+          if (kind !== 'file' && kind !== 'folder')
+            refuse(`${kind} entry ${JSON.stringify(rawName.slice(0, 200))} refused (a skill archive holds regular files and folders only)`);
           const path = collector.entryPath(kind === 'folder' && !rawName.endsWith('/') ? `${rawName}/` : rawName);
           if (path === undefined) return zip.readEntry();
           collector.claim(path);
@@ -391,7 +402,11 @@ async function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> 
             const chunks: Buffer[] = [];
             stream.on('data', (chunk: Buffer) => chunks.push(chunk));
             stream.on('error', (error: Error) =>
-              fail(/too many bytes in the stream/.test(error.message) ? new ArchiveRefused(`entry ${JSON.stringify(path.slice(0, 200))} inflates past its declared size (refused as a possible zip bomb)`) : error),
+              fail(
+                /too many bytes in the stream/.test(error.message)
+                  ? new ArchiveRefused(`entry ${JSON.stringify(path.slice(0, 200))} inflates past its declared size (refused as a possible zip bomb)`)
+                  : error,
+              ),
             );
             stream.on('end', () => {
               if (failed) return;

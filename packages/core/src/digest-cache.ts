@@ -31,7 +31,10 @@ export class DigestCache {
   misses = 0;
 
   /** `load: false` starts empty but still saves to `path` (to merge what worker threads found, then save). */
-  constructor(readonly path?: string, options: { load?: boolean } = {}) {
+  constructor(
+    readonly path?: string,
+    options: { load?: boolean } = {},
+  ) {
     if (path === undefined || options.load === false) return;
     try {
       const text = readCheckedFile(path);

@@ -50,10 +50,14 @@ export function parseDiscoveryIndex(text: string, indexUrl: string): ParsedDisco
   const version = index['version'];
   if (typeof schema === 'string') {
     const match = /\/discovery\/(\d+)\.(\d+)\.(\d+)\/schema\.json$/.exec(schema);
-    if (!match || match[1] !== '0' || Number(match[2]) < 2) throw new DiscoveryIndexError(`unsupported index schema ${JSON.stringify(schema.slice(0, 200))} (this reader knows ${DISCOVERY_SCHEMA_0_2_0})`);
+    if (!match || match[1] !== '0' || Number(match[2]) < 2)
+      throw new DiscoveryIndexError(`unsupported index schema ${JSON.stringify(schema.slice(0, 200))} (this reader knows ${DISCOVERY_SCHEMA_0_2_0})`);
   } else if (typeof version === 'string') {
     const match = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
-    if (!match || match[1] !== '0' || Number(match[2]) < 2) throw new DiscoveryIndexError(`unsupported index version ${JSON.stringify(version.slice(0, 50))} (this reader knows 0.2.0: entries with type, url and digest)`);
+    if (!match || match[1] !== '0' || Number(match[2]) < 2)
+      throw new DiscoveryIndexError(
+        `unsupported index version ${JSON.stringify(version.slice(0, 50))} (this reader knows 0.2.0: entries with type, url and digest)`,
+      );
   } else {
     throw new DiscoveryIndexError('the index has no $schema (or version): an index from before 0.2.0 lists files without digests, which cannot be verified');
   }

@@ -98,5 +98,3 @@ function jsonProblem(value: unknown, depth: number): string | undefined {
   }
   return `unsupported value (${Object.prototype.toString.call(value)})`;
 }
-
-

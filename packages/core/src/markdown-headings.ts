@@ -96,7 +96,10 @@ function indentOf(content: string): number {
 
 /** `## Title ##` -> `Title`: drop the optional closing run of `#`s (only when a space precedes it, per CommonMark). */
 function headingText(raw: string): string {
-  return raw.trim().replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
+  return raw
+    .trim()
+    .replace(/(?:^|[ \t]+)#+[ \t]*$/, '')
+    .trim();
 }
 
 /**

@@ -106,7 +106,9 @@ export function checkFrontmatter(frontmatter: Record<string, unknown>, folderNam
     const raw = frontmatter['metadata'];
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) error("Field 'metadata' must be a mapping of strings to strings");
     else {
-      const bad = Object.entries(raw).filter(([, value]) => typeof value !== 'string').map(([key]) => key);
+      const bad = Object.entries(raw)
+        .filter(([, value]) => typeof value !== 'string')
+        .map(([key]) => key);
       if (bad.length > 0) error(`Field 'metadata' must map strings to strings (not: ${bad.join(', ')})`);
     }
   }

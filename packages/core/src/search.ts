@@ -162,7 +162,8 @@ const WORD_CACHE_LIMIT = 200_000;
 
 /** Words that carry no topic in a request or a description. Kept short: idf already discounts common words. */
 const STOPWORDS = new Set(
-  ('a an the and or nor but if then than so as of to in on at by for from with without into onto about over ' +
+  (
+    'a an the and or nor but if then than so as of to in on at by for from with without into onto about over ' +
     'is are was were be been being am do does did done doing have has had having can could should would will shall ' +
     'may might must i me my mine myself we us our ours you your yours he him his she her it its they them their ' +
     'this that these those there here what which who whom whose when where why how all any some each every ' +
@@ -170,7 +171,8 @@ const STOPWORDS = new Set(
     // conversational filler of requests ("I really need something that...")
     'want wants need needs really actually something anything everything thing things stuff sure maybe ' +
     // the tails of contractions once the apostrophe has split them: I'm, it's, don't, we're, I've, you'll, I'd
-    'm s t re ve ll d don doesn didn isn aren wasn weren won wouldn shouldn couldn').split(' '),
+    'm s t re ve ll d don doesn didn isn aren wasn weren won wouldn shouldn couldn'
+  ).split(' '),
 );
 
 const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
@@ -382,7 +384,10 @@ class TermCounter {
   readonly touched: number[] = [];
   private stamp = 0;
 
-  constructor(private readonly analyzer: Analyzer, private readonly idOf: (term: string) => number) {}
+  constructor(
+    private readonly analyzer: Analyzer,
+    private readonly idOf: (term: string) => number,
+  ) {}
 
   /** Starts a new document. */
   begin(): void {
@@ -545,7 +550,7 @@ export class SkillSearchIndex {
   /** Documents with the same id: the last one wins. */
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
-    this.related = options.related === false ? undefined : options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word));
+    this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -570,12 +575,7 @@ export class SkillSearchIndex {
     counter.begin();
     const name = String(source?.name ?? '');
     const description = new IntList(16);
-    const lengths = [
-      counter.addText(name, 0, undefined),
-      counter.addText(String(source?.description ?? ''), 1, description),
-      0,
-      0,
-    ];
+    const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
     if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
     lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
     const touched = Int32Array.from(counter.touched);
@@ -667,7 +667,8 @@ export class SkillSearchIndex {
     const baseTerms = this.baseOffsets.length - 1;
     for (let term = 0; term < termCount; term++) {
       let rows = 0;
-      if (term < baseTerms) for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
+      if (term < baseTerms)
+        for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
       const recent = this.tail[term];
       if (recent !== undefined) for (let at = 0; at < recent.length; at += 2) if (this.alive[recent[at]!] === 1) rows++;
       offsets[term + 1] = offsets[term]! + rows;
@@ -715,7 +716,11 @@ export class SkillSearchIndex {
     this.baseSlots = next;
     this.slots.clear();
     this.ids.forEach((id, slot) => this.slots.set(id, slot));
-    for (const [key, list] of this.exactNames) this.exactNames.set(key, list.map((slot) => renumber[slot]!));
+    for (const [key, list] of this.exactNames)
+      this.exactNames.set(
+        key,
+        list.map((slot) => renumber[slot]!),
+      );
     this.sortedNameDocs = this.sortedNameDocs.map((slot) => renumber[slot]!);
     this.scratch = undefined;
     this.epoch++;
@@ -1141,4 +1146,3 @@ function lowerBound(sorted: readonly string[], value: string): number {
   }
   return low;
 }
-

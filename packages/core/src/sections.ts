@@ -105,7 +105,10 @@ function loadCounter(): Promise<Counter> {
  * start of a run.
  */
 const LONG_RUN = 256;
-const LONG_RUNS = new RegExp(`(?<!\\p{L})\\p{L}{${LONG_RUN + 1},}|(?<!\\s)\\s{${LONG_RUN + 1},}|(?<![^\\s\\p{L}\\p{N}])[^\\s\\p{L}\\p{N}]{${LONG_RUN + 1},}`, 'gu');
+const LONG_RUNS = new RegExp(
+  `(?<!\\p{L})\\p{L}{${LONG_RUN + 1},}|(?<!\\s)\\s{${LONG_RUN + 1},}|(?<![^\\s\\p{L}\\p{N}])[^\\s\\p{L}\\p{N}]{${LONG_RUN + 1},}`,
+  'gu',
+);
 
 function countSliced(text: string, count: Counter): number {
   if (text.length <= LONG_RUN) return count(text);
@@ -194,8 +197,10 @@ interface Span {
 export async function outlineSkill(body: string, options: OutlineOptions = {}): Promise<SkillOutline> {
   const wholeBodyTokens = options.wholeBodyTokens ?? DEFAULT_WHOLE_BODY_TOKENS;
   const maxSectionTokens = options.maxSectionTokens;
-  if (maxSectionTokens !== undefined && !(Number.isInteger(maxSectionTokens) && maxSectionTokens > 0)) throw new RangeError(`maxSectionTokens must be a positive integer (got ${maxSectionTokens})`);
-  if (!(Number.isFinite(wholeBodyTokens) && wholeBodyTokens >= 0)) throw new RangeError(`wholeBodyTokens must be a non-negative number (got ${wholeBodyTokens})`);
+  if (maxSectionTokens !== undefined && !(Number.isInteger(maxSectionTokens) && maxSectionTokens > 0))
+    throw new RangeError(`maxSectionTokens must be a positive integer (got ${maxSectionTokens})`);
+  if (!(Number.isFinite(wholeBodyTokens) && wholeBodyTokens >= 0))
+    throw new RangeError(`wholeBodyTokens must be a non-negative number (got ${wholeBodyTokens})`);
   const count = await loadCounter();
   const scanned = scanMarkdown(body);
   const { headings, lineStarts } = scanned;
@@ -211,7 +216,14 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
   headings.forEach((heading, index) => {
     // A blank preamble is not a section of its own: it rides with the first section, so nothing of the body is lost.
     const start = index === 0 && !preambleIsSection ? 0 : heading.offset;
-    spans.push({ key: keys[index]!, title: heading.title, level: heading.level, start, end: headings[index + 1]?.offset ?? body.length, headingLine: heading.line });
+    spans.push({
+      key: keys[index]!,
+      title: heading.title,
+      level: heading.level,
+      start,
+      end: headings[index + 1]?.offset ?? body.length,
+      headingLine: heading.line,
+    });
   });
 
   const lineOf = lineIndex(lineStarts);
@@ -265,7 +277,15 @@ function lineIndex(lineStarts: readonly number[]): (offset: number) => number {
  * lines, outside fences and comments) while they fit; a block that alone is too big is cut at line ends; a line
  * that alone is too big is a part of its own. Each part is counted again as a whole, so its `tokens` is exact.
  */
-function splitSpan(body: string, span: Span, max: number, scanned: MarkdownScan, lineOf: (offset: number) => number, count: Counter, taken: Set<string>): Array<{ span: Span; tokens: number }> {
+function splitSpan(
+  body: string,
+  span: Span,
+  max: number,
+  scanned: MarkdownScan,
+  lineOf: (offset: number) => number,
+  count: Counter,
+  taken: Set<string>,
+): Array<{ span: Span; tokens: number }> {
   const { lineStarts, blockStart } = scanned;
   const first = lineOf(span.start);
   const last = span.end >= body.length ? lineStarts.length : lineOf(span.end); // exclusive
@@ -357,7 +377,11 @@ export function suggestSections(outline: SkillOutline, key: string): string[] {
       return;
     }
     const leaf = section.key.slice(section.key.lastIndexOf('/') + 1);
-    const score = Math.min(editDistance(wanted, section.key, limit), editDistance(wanted, leaf, limit), editDistance(title, normalizeTitle(section.title), limit));
+    const score = Math.min(
+      editDistance(wanted, section.key, limit),
+      editDistance(wanted, leaf, limit),
+      editDistance(title, normalizeTitle(section.title), limit),
+    );
     if (score <= limit) scored.push({ key: section.key, score, order });
   });
   scored.sort((a, b) => a.score - b.score || a.order - b.order);
@@ -365,10 +389,13 @@ export function suggestSections(outline: SkillOutline, key: string): string[] {
 }
 
 function normalizeKey(key: string): string {
-  return key.trim().toLowerCase().replace(/^#+\s*/, '').replace(/^\/+|\/+$/g, '');
+  return key
+    .trim()
+    .toLowerCase()
+    .replace(/^#+\s*/, '')
+    .replace(/^\/+|\/+$/g, '');
 }
 
 function normalizeTitle(title: string): string {
   return title.trim().replace(/\s+/g, ' ').toLowerCase();
 }
-

@@ -225,7 +225,12 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
 }
 
 /** The manifest of a skill that passed the rules: one place for folders and in-memory skills. */
-export function skillManifest(verdict: { name?: string; description?: string }, parsed: { frontmatter: Record<string, unknown>; headings?: string[] }, files: SkillFileRecord[], totalBytes: number): SkillManifest {
+export function skillManifest(
+  verdict: { name?: string; description?: string },
+  parsed: { frontmatter: Record<string, unknown>; headings?: string[] },
+  files: SkillFileRecord[],
+  totalBytes: number,
+): SkillManifest {
   return {
     name: verdict.name!,
     description: verdict.description!,
@@ -269,7 +274,9 @@ export function parseManifestBytes(data: Buffer, limits: SkillLimits): ParsedFro
     return {
       frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>,
       bodyLine,
-      headings: markdownHeadings(body).slice(0, MAX_HEADINGS).map((heading) => heading.slice(0, 200)),
+      headings: markdownHeadings(body)
+        .slice(0, MAX_HEADINGS)
+        .map((heading) => heading.slice(0, 200)),
     };
   } catch (error) {
     if (error instanceof FrontmatterError) return { error: error.message };

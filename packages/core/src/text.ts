@@ -28,7 +28,9 @@ export function escapeXml(text: string): string {
 
 /** A caller's text quoted in a message: control characters (and DEL) shown as `?`, at most `max` characters. */
 export function printable(text: string, max = 200): string {
-  return String(text).replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, max);
+  return String(text)
+    .replace(/[\u0000-\u001f\u007f]/g, '?')
+    .slice(0, max);
 }
 
 /** Text on one line: every run of whitespace (line breaks included) becomes one space; at most `max` characters. */

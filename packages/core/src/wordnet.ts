@@ -61,7 +61,10 @@ export class WordNet {
     if (cached !== undefined) return cached;
     const found = new Map<string, number>();
     const add = (lemma: string, weight: number): void => {
-      const text = lemma.replace(/_/g, ' ').replace(/\([a-z]+\)$/, '').toLowerCase();
+      const text = lemma
+        .replace(/_/g, ' ')
+        .replace(/\([a-z]+\)$/, '')
+        .toLowerCase();
       if (text !== word && (found.get(text) ?? 0) < weight) found.set(text, weight);
     };
     for (const pos of POS) {
@@ -109,7 +112,10 @@ export class WordNet {
       const order = index[start] === 32 ? -1 : Buffer.compare(index.subarray(start, end), key);
       if (order === 0) {
         const lineEnd = index.indexOf(10, start);
-        const fields = index.toString('latin1', start, lineEnd < 0 ? index.length : lineEnd).trim().split(' ');
+        const fields = index
+          .toString('latin1', start, lineEnd < 0 ? index.length : lineEnd)
+          .trim()
+          .split(' ');
         const synsetCount = Number(fields[2]);
         return fields.slice(fields.length - synsetCount).map(Number);
       }
@@ -173,11 +179,33 @@ function baseForms(word: string, pos: (typeof POS)[number]): string[] {
   const forms = [word];
   const rules: Array<[string, string]> =
     pos === 'noun'
-      ? [['s', ''], ['ses', 's'], ['xes', 'x'], ['ches', 'ch'], ['shes', 'sh'], ['ies', 'y'], ['men', 'man']]
+      ? [
+          ['s', ''],
+          ['ses', 's'],
+          ['xes', 'x'],
+          ['ches', 'ch'],
+          ['shes', 'sh'],
+          ['ies', 'y'],
+          ['men', 'man'],
+        ]
       : pos === 'verb'
-        ? [['s', ''], ['ies', 'y'], ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', '']]
+        ? [
+            ['s', ''],
+            ['ies', 'y'],
+            ['es', 'e'],
+            ['es', ''],
+            ['ed', 'e'],
+            ['ed', ''],
+            ['ing', 'e'],
+            ['ing', ''],
+          ]
         : pos === 'adj'
-          ? [['er', ''], ['est', ''], ['er', 'e'], ['est', 'e']]
+          ? [
+              ['er', ''],
+              ['est', ''],
+              ['er', 'e'],
+              ['est', 'e'],
+            ]
           : [];
   for (const [suffix, replacement] of rules) {
     if (word.length > suffix.length + 2 && word.endsWith(suffix)) forms.push(word.slice(0, -suffix.length) + replacement);

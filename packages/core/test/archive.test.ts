@@ -5,7 +5,15 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { archiveFormatOf, discoverSkills, inspectSkillArchive, inspectSkillFolder, isSkillArchiveName, readSkillArchive, unsafePathReason } from '../src/index.js';
+import {
+  archiveFormatOf,
+  discoverSkills,
+  inspectSkillArchive,
+  inspectSkillFolder,
+  isSkillArchiveName,
+  readSkillArchive,
+  unsafePathReason,
+} from '../src/index.js';
 import { makeOverlappingZipBomb, makeTar, makeTarGz, makeZip, paxPath } from './archive-builders.js';
 import { CORPUS, removeTrees, skillMd } from './helpers.js';
 
@@ -25,7 +33,7 @@ async function refusal(source: Uint8Array | string, limits?: Parameters<typeof r
 
 const paths = (files: { path: string }[]) => files.map((file) => file.path).sort();
 
-test('a tar.gz with a single top folder is that folder\'s skill', async () => {
+test("a tar.gz with a single top folder is that folder's skill", async () => {
   const archive = makeTarGz([
     { path: 'my-skill/', type: '5' },
     { path: 'my-skill/SKILL.md', content: skillMd('my-skill') },
@@ -44,13 +52,24 @@ test('a tar.gz with a single top folder is that folder\'s skill', async () => {
 });
 
 test('a tar made with `tar czf x.tgz .` (./ prefixes) has its files at the root', async () => {
-  const result = await readSkillArchive(makeTarGz([{ path: './', type: '5' }, { path: './SKILL.md', content: skillMd('dot') }, { path: './a/b.txt', content: 'b' }]));
+  const result = await readSkillArchive(
+    makeTarGz([
+      { path: './', type: '5' },
+      { path: './SKILL.md', content: skillMd('dot') },
+      { path: './a/b.txt', content: 'b' },
+    ]),
+  );
   assert.equal(result.folderName, undefined);
   assert.deepEqual(paths(result.files), ['SKILL.md', 'a/b.txt']);
 });
 
 test('a zip with folder entries and files at the root reads as is; an uncompressed tar too', async () => {
-  const zip = makeZip([{ path: 'SKILL.md', content: skillMd('zipped') }, { path: 'references/', unixMode: 0o40755 }, { path: 'references/a.md', content: '# A\n', unixMode: 0o100644 }, { path: 'logo.bin', content: Buffer.from([0, 1, 2, 255]), method: 'store' }]);
+  const zip = makeZip([
+    { path: 'SKILL.md', content: skillMd('zipped') },
+    { path: 'references/', unixMode: 0o40755 },
+    { path: 'references/a.md', content: '# A\n', unixMode: 0o100644 },
+    { path: 'logo.bin', content: Buffer.from([0, 1, 2, 255]), method: 'store' },
+  ]);
   const result = await readSkillArchive(zip);
   assert.equal(result.format, 'zip');
   assert.equal(result.folderName, undefined);
@@ -109,7 +128,18 @@ test('tar: path tricks are refused with the reason', async () => {
   assert.match(await refusal(makeTarGz([{ path: '/etc/cron.d/x', content: 'x' }, good])), /absolute path/);
   assert.match(await refusal(makeTarGz([good, { path: 'a\\..\\b', content: '' }])), /backslash/);
   // A long path in a pax header goes through the same check.
-  assert.match(await refusal(makeTarGz([good, paxPath(`${'a/'.repeat(60)}../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../evil`), { path: 'placeholder', content: 'x' }])), /'\.\.' segment/);
+  assert.match(
+    await refusal(
+      makeTarGz([
+        good,
+        paxPath(
+          `${'a/'.repeat(60)}../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../evil`,
+        ),
+        { path: 'placeholder', content: 'x' },
+      ]),
+    ),
+    /'\.\.' segment/,
+  );
   const longOk = `deep/${'d/'.repeat(20)}${'n'.repeat(150)}.md`;
   const result = await readSkillArchive(makeTarGz([good, paxPath(longOk), { path: 'placeholder', content: 'x' }]));
   assert.deepEqual(paths(result.files), [longOk, 'SKILL.md'].sort());
@@ -125,8 +155,24 @@ test('tar: links, devices and FIFOs are refused', async () => {
 });
 
 test('duplicate entries are refused in both formats', async () => {
-  assert.match(await refusal(makeTarGz([{ path: 'SKILL.md', content: skillMd('x') }, { path: './SKILL.md', content: 'second' }])), /^duplicate entry in archive: "SKILL.md"/);
-  assert.match(await refusal(makeZip([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'SKILL.md', content: 'second' }])), /^duplicate entry in archive/);
+  assert.match(
+    await refusal(
+      makeTarGz([
+        { path: 'SKILL.md', content: skillMd('x') },
+        { path: './SKILL.md', content: 'second' },
+      ]),
+    ),
+    /^duplicate entry in archive: "SKILL.md"/,
+  );
+  assert.match(
+    await refusal(
+      makeZip([
+        { path: 'SKILL.md', content: skillMd('x') },
+        { path: 'SKILL.md', content: 'second' },
+      ]),
+    ),
+    /^duplicate entry in archive/,
+  );
 });
 
 test('zip: path tricks, symlinks and encrypted entries are refused', async () => {
@@ -138,27 +184,47 @@ test('zip: path tricks, symlinks and encrypted entries are refused', async () =>
   assert.match(await refusal(makeZip([good, { path: 'a\\..\\..\\x', content: 'evil' }])), /'\.\.' segment/);
   // Made on Unix: a backslash is part of a name, which a skill path may not hold.
   assert.match(await refusal(makeZip([good, { path: 'a\\b', content: 'x', unixMode: 0o100644 }])), /backslash/);
-  assert.match(await refusal(makeZip([good, { path: 'link', content: '/etc/passwd', unixMode: 0o120777, method: 'store' }])), /^symbolic link entry "link" refused/);
+  assert.match(
+    await refusal(makeZip([good, { path: 'link', content: '/etc/passwd', unixMode: 0o120777, method: 'store' }])),
+    /^symbolic link entry "link" refused/,
+  );
   assert.match(await refusal(makeZip([good, { path: 'dev', content: '', unixMode: 0o20644 }])), /^special file/);
   assert.match(await refusal(makeZip([good, { path: 'secret.txt', content: 'x', flags: 0x1 }])), /^encrypted entry "secret.txt" refused/);
 });
 
 test('gzip bomb: inflating stops at the cap, the archive is refused', async () => {
   // 64 MiB of zeros in one tar entry: about 64 KiB compressed.
-  const bomb = makeTarGz([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) }]);
+  const bomb = makeTarGz([
+    { path: 'SKILL.md', content: skillMd('x') },
+    { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) },
+  ]);
   assert.ok(bomb.length < 200 * 1024);
   assert.match(await refusal(bomb, { limits: { maxRatio: 1_000_000 } }), /inflates past 16 MiB \(the limit; refused as a possible zip bomb\)/);
   // With the default ratio cap, it is refused as soon as it expands 200 times its size.
   assert.match(await refusal(bomb), /expands more than 200 times its size/);
   // 3 MiB of zeros is under the total cap but far over the ratio.
-  assert.match(await refusal(makeTarGz([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'zeros.bin', content: Buffer.alloc(3 * MiB) }])), /expands more than 200 times/);
+  assert.match(
+    await refusal(
+      makeTarGz([
+        { path: 'SKILL.md', content: skillMd('x') },
+        { path: 'zeros.bin', content: Buffer.alloc(3 * MiB) },
+      ]),
+    ),
+    /expands more than 200 times/,
+  );
 });
 
 test('zip bomb: a big honest entry is refused before inflating, a lying header is cut off', async () => {
-  const honest = makeZip([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) }]);
+  const honest = makeZip([
+    { path: 'SKILL.md', content: skillMd('x') },
+    { path: 'zeros.bin', content: Buffer.alloc(64 * MiB) },
+  ]);
   assert.match(await refusal(honest, { limits: { maxRatio: 1_000_000 } }), /inflates past 16 MiB/);
   // Declares 1000 bytes, inflates to 8 MiB: yauzl stops at the declared size.
-  const lying = makeZip([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'zeros.bin', content: Buffer.alloc(8 * MiB), declaredSize: 1000 }]);
+  const lying = makeZip([
+    { path: 'SKILL.md', content: skillMd('x') },
+    { path: 'zeros.bin', content: Buffer.alloc(8 * MiB), declaredSize: 1000 },
+  ]);
   assert.match(await refusal(lying), /inflates past its declared size/);
 });
 
@@ -179,15 +245,29 @@ test('too many entries are refused', async () => {
 });
 
 test('truncated and corrupt archives get one clear line', async () => {
-  const tgz = makeTarGz([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'data.bin', content: Buffer.from(Array.from({ length: 20000 }, (_, i) => (i * 7919) % 251)) }]);
+  const tgz = makeTarGz([
+    { path: 'SKILL.md', content: skillMd('x') },
+    { path: 'data.bin', content: Buffer.from(Array.from({ length: 20000 }, (_, i) => (i * 7919) % 251)) },
+  ]);
   assert.match(await refusal(tgz.subarray(0, Math.floor(tgz.length / 2))), /^truncated or corrupt archive: /);
-  const tar = makeTar([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'data.bin', content: Buffer.alloc(5000, 1) }]);
+  const tar = makeTar([
+    { path: 'SKILL.md', content: skillMd('x') },
+    { path: 'data.bin', content: Buffer.alloc(5000, 1) },
+  ]);
   assert.match(await refusal(tar.subarray(0, 2560)), /^truncated or corrupt archive: .*[Tt]runcated/);
   assert.match(await refusal(tar.subarray(0, 1500)), /^truncated or corrupt archive: the tar ends inside a 512-byte block/);
-  const badChecksum = Buffer.from(makeTar([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'b.txt', content: 'b' }]));
+  const badChecksum = Buffer.from(
+    makeTar([
+      { path: 'SKILL.md', content: skillMd('x') },
+      { path: 'b.txt', content: 'b' },
+    ]),
+  );
   badChecksum[1024 + 5]! ^= 0xff; // second header's name
   assert.match(await refusal(gzipSync(badChecksum)), /^truncated or corrupt archive: .*checksum/);
-  const zip = makeZip([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'b.txt', content: 'b'.repeat(5000) }]);
+  const zip = makeZip([
+    { path: 'SKILL.md', content: skillMd('x') },
+    { path: 'b.txt', content: 'b'.repeat(5000) },
+  ]);
   assert.match(await refusal(zip.subarray(0, zip.length - 30)), /^truncated or corrupt archive: /);
   const flipped = Buffer.from(zip);
   flipped[60]! ^= 0xff; // inside the first entry's deflated data
@@ -200,7 +280,10 @@ test('a gzip inside the gzip is refused rather than inflated again without a cap
 });
 
 test('an archive larger than the archive limit is refused before it is read', async () => {
-  const archive = makeZip([{ path: 'SKILL.md', content: skillMd('x') }, { path: 'noise.bin', content: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31) % 256)), method: 'store' }]);
+  const archive = makeZip([
+    { path: 'SKILL.md', content: skillMd('x') },
+    { path: 'noise.bin', content: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31) % 256)), method: 'store' },
+  ]);
   assert.match(await refusal(archive, { limits: { maxArchiveBytes: 1024 } }), /^archive is larger than 1 KiB \(the limit\)/);
   const dir = mkdtempSync(join(tmpdir(), 'skillport-archive-'));
   writeFileSync(join(dir, 'big.zip'), archive);
@@ -209,25 +292,55 @@ test('an archive larger than the archive limit is refused before it is read', as
 });
 
 test('macOS metadata (__MACOSX/, ._ files) is skipped with a warning and does not hide the top folder', async () => {
-  const result = await readSkillArchive(makeZip([{ path: 'pdf/SKILL.md', content: skillMd('pdf') }, { path: '__MACOSX/pdf/._SKILL.md', content: 'junk' }]));
+  const result = await readSkillArchive(
+    makeZip([
+      { path: 'pdf/SKILL.md', content: skillMd('pdf') },
+      { path: '__MACOSX/pdf/._SKILL.md', content: 'junk' },
+    ]),
+  );
   assert.equal(result.folderName, 'pdf');
   assert.deepEqual(paths(result.files), ['SKILL.md']);
-  assert.deepEqual(result.problems.map((problem) => problem.severity), ['warning']);
-  const tar = await readSkillArchive(makeTarGz([{ path: './._SKILL.md', content: 'junk' }, { path: './SKILL.md', content: skillMd('x') }, { path: './a/._b.md', content: 'junk' }, { path: './a/b.md', content: 'b' }]));
+  assert.deepEqual(
+    result.problems.map((problem) => problem.severity),
+    ['warning'],
+  );
+  const tar = await readSkillArchive(
+    makeTarGz([
+      { path: './._SKILL.md', content: 'junk' },
+      { path: './SKILL.md', content: skillMd('x') },
+      { path: './a/._b.md', content: 'junk' },
+      { path: './a/b.md', content: 'b' },
+    ]),
+  );
   assert.deepEqual(paths(tar.files), ['SKILL.md', 'a/b.md']);
 });
 
 test('a zip made on Windows with backslash separators reads as folders', async () => {
-  const result = await readSkillArchive(makeZip([{ path: 'win-skill\\SKILL.md', content: skillMd('win-skill') }, { path: 'win-skill\\references\\a.md', content: '# A\n' }]));
+  const result = await readSkillArchive(
+    makeZip([
+      { path: 'win-skill\\SKILL.md', content: skillMd('win-skill') },
+      { path: 'win-skill\\references\\a.md', content: '# A\n' },
+    ]),
+  );
   assert.equal(result.folderName, 'win-skill');
   assert.deepEqual(paths(result.files), ['SKILL.md', 'references/a.md']);
 });
 
 test('several top folders or files at the root are kept as they are; the skill rules then apply', async () => {
-  const two = await readSkillArchive(makeTarGz([{ path: 'a/SKILL.md', content: skillMd('a') }, { path: 'b/SKILL.md', content: skillMd('b') }]));
+  const two = await readSkillArchive(
+    makeTarGz([
+      { path: 'a/SKILL.md', content: skillMd('a') },
+      { path: 'b/SKILL.md', content: skillMd('b') },
+    ]),
+  );
   assert.equal(two.folderName, undefined);
   assert.deepEqual(paths(two.files), ['a/SKILL.md', 'b/SKILL.md']);
-  const inspected = await inspectSkillArchive(makeTarGz([{ path: 'a/SKILL.md', content: skillMd('a') }, { path: 'b/SKILL.md', content: skillMd('b') }]));
+  const inspected = await inspectSkillArchive(
+    makeTarGz([
+      { path: 'a/SKILL.md', content: skillMd('a') },
+      { path: 'b/SKILL.md', content: skillMd('b') },
+    ]),
+  );
   assert.equal(inspected.skill, undefined);
   assert.match(inspected.problems[0]!.message, /Missing required file: SKILL.md/);
   // A skill whose name differs from its top folder: served, with the spec's warning.
@@ -237,7 +350,12 @@ test('several top folders or files at the root are kept as they are; the skill r
 });
 
 test('an empty top folder or an archive of folders only is not a skill', async () => {
-  const inspected = await inspectSkillArchive(makeTarGz([{ path: 'a/', type: '5' }, { path: 'a/b/', type: '5' }]));
+  const inspected = await inspectSkillArchive(
+    makeTarGz([
+      { path: 'a/', type: '5' },
+      { path: 'a/b/', type: '5' },
+    ]),
+  );
   assert.equal(inspected.skill, undefined);
   assert.match(inspected.problems[0]!.message, /Missing required file: SKILL.md/);
 });
@@ -251,7 +369,11 @@ test('mutated archives never throw: each is read or refused with one line', asyn
     state ^= state << 5;
     return (state >>> 0) % below;
   };
-  const files = [{ path: 'fuzz/SKILL.md', content: skillMd('fuzz') }, { path: 'fuzz/references/a.md', content: '# A\n'.repeat(50) }, { path: 'fuzz/b.bin', content: Buffer.from(Array.from({ length: 700 }, (_, i) => i % 256)) }];
+  const files = [
+    { path: 'fuzz/SKILL.md', content: skillMd('fuzz') },
+    { path: 'fuzz/references/a.md', content: '# A\n'.repeat(50) },
+    { path: 'fuzz/b.bin', content: Buffer.from(Array.from({ length: 700 }, (_, i) => i % 256)) },
+  ];
   const seeds = [makeTarGz(files), makeTar(files), makeZip(files), makeZip(files.map((file) => ({ ...file, method: 'store' as const })))];
   let read = 0;
   let refused = 0;

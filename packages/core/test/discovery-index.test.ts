@@ -3,19 +3,37 @@ import { test } from 'node:test';
 import { DISCOVERY_SCHEMA_0_2_0, DiscoveryIndexError, parseDiscoveryIndex } from '../src/index.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
-const entry = (extra: Record<string, unknown>) => ({ name: 'code-review', type: 'skill-md', description: 'Review code.', url: 'code-review/SKILL.md', digest: DIGEST, ...extra });
+const entry = (extra: Record<string, unknown>) => ({
+  name: 'code-review',
+  type: 'skill-md',
+  description: 'Review code.',
+  url: 'code-review/SKILL.md',
+  digest: DIGEST,
+  ...extra,
+});
 
 test('entries resolve against the index URL (relative, path-absolute, absolute), with $schema or version', () => {
   const index = 'https://example.com/.well-known/agent-skills/index.json';
   const parsed = parseDiscoveryIndex(
     JSON.stringify({
       $schema: DISCOVERY_SCHEMA_0_2_0,
-      skills: [entry({}), entry({ name: 'wrangler', type: 'archive', url: '/.well-known/agent-skills/wrangler.tar.gz' }), entry({ name: 'cdn', url: 'https://cdn.example.com/v2/cdn/SKILL.md' })],
+      skills: [
+        entry({}),
+        entry({ name: 'wrangler', type: 'archive', url: '/.well-known/agent-skills/wrangler.tar.gz' }),
+        entry({ name: 'cdn', url: 'https://cdn.example.com/v2/cdn/SKILL.md' }),
+      ],
     }),
     index,
   );
   assert.deepEqual(parsed.skipped, []);
-  assert.deepEqual(parsed.entries.map((found) => found.url), ['https://example.com/.well-known/agent-skills/code-review/SKILL.md', 'https://example.com/.well-known/agent-skills/wrangler.tar.gz', 'https://cdn.example.com/v2/cdn/SKILL.md']);
+  assert.deepEqual(
+    parsed.entries.map((found) => found.url),
+    [
+      'https://example.com/.well-known/agent-skills/code-review/SKILL.md',
+      'https://example.com/.well-known/agent-skills/wrangler.tar.gz',
+      'https://cdn.example.com/v2/cdn/SKILL.md',
+    ],
+  );
   assert.equal(parsed.entries[1]!.type, 'archive');
   // The RFC's own examples carry a version field instead; a UTF-8 BOM is tolerated.
   const versioned = parseDiscoveryIndex(`\uFEFF${JSON.stringify({ version: '0.2.0', skills: [entry({})] })}`, index);
@@ -41,7 +59,10 @@ test('unusable entries are skipped with a reason, the rest kept', () => {
     }),
     'https://example.com/index.json',
   );
-  assert.deepEqual(parsed.entries.map((found) => found.name), ['kept']);
+  assert.deepEqual(
+    parsed.entries.map((found) => found.name),
+    ['kept'],
+  );
   assert.deepEqual(parsed.skipped, [
     '"code-review": type "mcp-resource-template" is not one this reader serves (skill-md, archive)',
     '"Bad Name": name must be 1-64 lowercase letters, digits and single hyphens',

@@ -180,7 +180,12 @@ describe('refused YAML', () => {
 
   test('an alias bomb is refused, not expanded', async () => {
     const lines = ['l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i <= 12; i++) lines.push(`l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(', ')}]`);
+    for (let i = 1; i <= 12; i++)
+      lines.push(
+        `l${i}: &l${i} [${Array(10)
+          .fill(`*l${i - 1}`)
+          .join(', ')}]`,
+      );
     const yaml = `${lines.join('\n')}\n`;
     // Parsed in a worker, so that a regression (expanding 10^13 nodes, which never ends) fails the test instead of
     // hanging the run. The deadline is a hang guard, generous for a loaded machine; speed is not asserted here.

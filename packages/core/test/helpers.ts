@@ -30,7 +30,12 @@ export function removeTrees(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-export function skillMd(name: string, description = `Does ${name} things. Use when the user asks for ${name}.`, extra = '', body = `# ${name}\n\nInstructions for ${name}.\n`): string {
+export function skillMd(
+  name: string,
+  description = `Does ${name} things. Use when the user asks for ${name}.`,
+  extra = '',
+  body = `# ${name}\n\nInstructions for ${name}.\n`,
+): string {
   return `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n${body}`;
 }
 

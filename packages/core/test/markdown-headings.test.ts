@@ -26,7 +26,10 @@ test('markdownHeadings: the same headings as the sections, comments and fences l
   const outline = await outlineSkill(BODY);
   const titles = outline.sections.filter((section) => section.key !== 'preamble').map((section) => section.title);
   assert.equal(titles.length, headings.length);
-  assert.deepEqual(scanMarkdown(BODY).headings.map((heading) => heading.level), [1, 2, 2, 2, 2]);
+  assert.deepEqual(
+    scanMarkdown(BODY).headings.map((heading) => heading.level),
+    [1, 2, 2, 2, 2],
+  );
 });
 
 test('markdownHeadings: empty headings are skipped; a body without headings has none', () => {

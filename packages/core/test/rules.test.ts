@@ -39,7 +39,7 @@ describe('skills-ref messages, exact wording', () => {
     assert.deepEqual(check(`description: ${DESCRIPTION}`), errors('Missing required field in frontmatter: name'));
   });
 
-  test("name that is not a non-empty string", () => {
+  test('name that is not a non-empty string', () => {
     for (const value of ['', '""', "'   '", '123', 'true', '[pdf]', '{a: b}', 'null']) {
       assert.deepEqual(check(`name: ${value}\ndescription: ${DESCRIPTION}`), errors("Field 'name' must be a non-empty string"), `name: ${value}`);
     }
@@ -110,7 +110,11 @@ describe('skills-ref messages, exact wording', () => {
 
   test('compatibility that is not a string', () => {
     for (const value of ['3', 'true', '[node]', '{a: b}', 'null']) {
-      assert.deepEqual(check(`name: pdf\ndescription: ${DESCRIPTION}\ncompatibility: ${value}`, 'pdf'), errors("Field 'compatibility' must be a string"), value);
+      assert.deepEqual(
+        check(`name: pdf\ndescription: ${DESCRIPTION}\ncompatibility: ${value}`, 'pdf'),
+        errors("Field 'compatibility' must be a string"),
+        value,
+      );
     }
   });
 
@@ -167,7 +171,10 @@ describe('Unicode', () => {
 
   test('the folder name is NFKC-normalised for the match rule, and quoted as it is', () => {
     assert.deepEqual(checkFrontmatter({ name: 'pdf', description: DESCRIPTION }, 'ｐｄｆ').problems, []);
-    assert.deepEqual(checkFrontmatter({ name: 'café', description: DESCRIPTION }, 'cafe\u0301').problems.filter((p) => p.severity === 'warning'), []);
+    assert.deepEqual(
+      checkFrontmatter({ name: 'café', description: DESCRIPTION }, 'cafe\u0301').problems.filter((p) => p.severity === 'warning'),
+      [],
+    );
     assert.deepEqual(
       checkFrontmatter({ name: 'pdf', description: DESCRIPTION }, 'ＰＤＦ').problems,
       warnings("Directory name 'ＰＤＦ' must match skill name 'pdf'"),

@@ -46,15 +46,42 @@ function makeDocument(next: () => number, id: string): SearchDocument {
   return document;
 }
 
-const QUERIES = ['deploy', 'kubernetes containers', 'kuberntes', 'pdf forms', 'slack gif', 'pdf', 'data', 'unit tests for bash scripts', 'web app', 'timezone info', 'deploymnt', 'blurry images', 'migrat', 'report charts data', 'query tuning postgres', 'search index', 'creator'];
+const QUERIES = [
+  'deploy',
+  'kubernetes containers',
+  'kuberntes',
+  'pdf forms',
+  'slack gif',
+  'pdf',
+  'data',
+  'unit tests for bash scripts',
+  'web app',
+  'timezone info',
+  'deploymnt',
+  'blurry images',
+  'migrat',
+  'report charts data',
+  'query tuning postgres',
+  'search index',
+  'creator',
+];
 
 function same(actual: SearchHit[], expected: SearchHit[], label: string): void {
-  assert.deepEqual(actual.map((hit) => hit.id), expected.map((hit) => hit.id), label);
+  assert.deepEqual(
+    actual.map((hit) => hit.id),
+    expected.map((hit) => hit.id),
+    label,
+  );
   actual.forEach((hit, at) => assert.ok(Math.abs(hit.score - expected[at]!.score) <= 1e-9, `${label}: ${hit.id} ${hit.score} vs ${expected[at]!.score}`));
-  assert.deepEqual(actual.map((hit) => hit.matches), expected.map((hit) => hit.matches), label);
+  assert.deepEqual(
+    actual.map((hit) => hit.matches),
+    expected.map((hit) => hit.matches),
+    label,
+  );
 }
 
-const related = (word: string): RelatedWord[] => (word === 'blurry' ? [{ word: 'fuzzy', weight: 1 }] : word === 'deploy' ? [{ word: 'migrate', weight: 0.5 }] : []);
+const related = (word: string): RelatedWord[] =>
+  word === 'blurry' ? [{ word: 'fuzzy', weight: 1 }] : word === 'deploy' ? [{ word: 'migrate', weight: 0.5 }] : [];
 
 describe('incremental search index', () => {
   for (const seed of [1, 2, 3, 42, 1234]) {
@@ -114,7 +141,10 @@ describe('incremental search index', () => {
     // The view follows the index: a document of the view edited is found by its new words, a removed one is gone.
     const edited = { ...shown[0]!, description: 'zebra crossing' };
     index.add(edited);
-    assert.deepEqual(index.search('zebra', 10, view).map((hit) => hit.id), [edited.id]);
+    assert.deepEqual(
+      index.search('zebra', 10, view).map((hit) => hit.id),
+      [edited.id],
+    );
     index.remove(edited.id);
     assert.deepEqual(index.search('zebra', 10, view), []);
     const empty = index.view([]);
@@ -122,9 +152,18 @@ describe('incremental search index', () => {
   });
 
   test('ids are keys: the same id twice keeps the last document', () => {
-    const index = new SkillSearchIndex([{ id: 'a', name: 'a', description: 'old words', headings: [] }, { id: 'a', name: 'a', description: 'new words', headings: [] }], { related: false });
+    const index = new SkillSearchIndex(
+      [
+        { id: 'a', name: 'a', description: 'old words', headings: [] },
+        { id: 'a', name: 'a', description: 'new words', headings: [] },
+      ],
+      { related: false },
+    );
     assert.equal(index.size, 1);
     assert.deepEqual(index.search('old'), []);
-    assert.deepEqual(index.search('new').map((hit) => hit.id), ['a']);
+    assert.deepEqual(
+      index.search('new').map((hit) => hit.id),
+      ['a'],
+    );
   });
 });

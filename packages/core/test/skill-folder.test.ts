@@ -57,7 +57,10 @@ describe('inspectSkillFolder: the manifest', () => {
       skill.files.map((file) => file.mimeType),
       ['text/markdown', 'text/plain', 'image/png', 'text/markdown', 'text/markdown', 'text/x-python'],
     );
-    assert.equal(skill.totalBytes, skill.files.reduce((sum, file) => sum + file.size, 0));
+    assert.equal(
+      skill.totalBytes,
+      skill.files.reduce((sum, file) => sum + file.size, 0),
+    );
   });
 
   test('the package digest follows the documented canonical form', () => {
@@ -86,9 +89,15 @@ describe('inspectSkillFolder: the manifest', () => {
 
   test('missing SKILL.md, a missing folder and a file are errors (skills-ref wording)', () => {
     const base = makeTree({ 'empty/readme.md': 'x', 'file.txt': 'x' });
-    assert.deepEqual(inspectSkillFolder(join(base, 'empty')), { problems: [{ severity: 'error', message: 'Missing required file: SKILL.md', path: join(base, 'empty') }] });
-    assert.deepEqual(inspectSkillFolder(join(base, 'nope')), { problems: [{ severity: 'error', message: `Path does not exist: ${join(base, 'nope')}`, path: join(base, 'nope'), code: 'path-missing' }] });
-    assert.deepEqual(inspectSkillFolder(join(base, 'file.txt')), { problems: [{ severity: 'error', message: `Not a directory: ${join(base, 'file.txt')}`, path: join(base, 'file.txt'), code: 'not-a-directory' }] });
+    assert.deepEqual(inspectSkillFolder(join(base, 'empty')), {
+      problems: [{ severity: 'error', message: 'Missing required file: SKILL.md', path: join(base, 'empty') }],
+    });
+    assert.deepEqual(inspectSkillFolder(join(base, 'nope')), {
+      problems: [{ severity: 'error', message: `Path does not exist: ${join(base, 'nope')}`, path: join(base, 'nope'), code: 'path-missing' }],
+    });
+    assert.deepEqual(inspectSkillFolder(join(base, 'file.txt')), {
+      problems: [{ severity: 'error', message: `Not a directory: ${join(base, 'file.txt')}`, path: join(base, 'file.txt'), code: 'not-a-directory' }],
+    });
   });
 
   test('frontmatter problems carry the SKILL.md path; parse errors stop the skill', () => {
@@ -99,17 +108,23 @@ describe('inspectSkillFolder: the manifest', () => {
       'bin/SKILL.md': new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0x0a]),
     });
     const unclosed = inspectSkillFolder(join(base, 'pdf'));
-    assert.deepEqual(unclosed, { problems: [{ severity: 'error', message: 'SKILL.md frontmatter not properly closed with ---', path: join(base, 'pdf', 'SKILL.md') }] });
+    assert.deepEqual(unclosed, {
+      problems: [{ severity: 'error', message: 'SKILL.md frontmatter not properly closed with ---', path: join(base, 'pdf', 'SKILL.md') }],
+    });
     const renamed = inspectSkillFolder(join(base, 'other'));
     assert.equal(servable(renamed).name, 'pdf');
-    assert.deepEqual(renamed.problems, [{ severity: 'warning', message: "Directory name 'other' must match skill name 'pdf'", path: join(base, 'other', 'SKILL.md') }]);
+    assert.deepEqual(renamed.problems, [
+      { severity: 'warning', message: "Directory name 'other' must match skill name 'pdf'", path: join(base, 'other', 'SKILL.md') },
+    ]);
     const upper = inspectSkillFolder(join(base, 'upper'));
     assert.equal(upper.skill, undefined);
     assert.deepEqual(upper.problems, [
       { severity: 'error', message: "Skill name 'Upper' must be lowercase", path: join(base, 'upper', 'SKILL.md') },
       { severity: 'warning', message: "Directory name 'upper' must match skill name 'Upper'", path: join(base, 'upper', 'SKILL.md') },
     ]);
-    assert.deepEqual(inspectSkillFolder(join(base, 'bin')).problems, [{ severity: 'error', message: 'SKILL.md is not valid UTF-8 text', path: join(base, 'bin', 'SKILL.md') }]);
+    assert.deepEqual(inspectSkillFolder(join(base, 'bin')).problems, [
+      { severity: 'error', message: 'SKILL.md is not valid UTF-8 text', path: join(base, 'bin', 'SKILL.md') },
+    ]);
   });
 });
 
@@ -131,7 +146,10 @@ describe('inspectSkillFolder: limits', () => {
     const inspection = inspectSkillFolder(dir, { limits: resolveLimits({ maxBytes: 1024 }), cache });
     assert.deepEqual(inspection, { problems: [{ severity: 'error', message: 'skill is larger than 1 KiB (the limit); not served', path: dir }] });
     assert.equal(cache.hits + cache.misses, 0, 'no file was looked up for hashing');
-    assert.match(inspectSkillFolder(dir, { limits: resolveLimits({ maxBytes: total - 1 }) }).problems[0]!.message, /^skill is larger than .* \(the limit\); not served$/);
+    assert.match(
+      inspectSkillFolder(dir, { limits: resolveLimits({ maxBytes: total - 1 }) }).problems[0]!.message,
+      /^skill is larger than .* \(the limit\); not served$/,
+    );
   });
 
   test('folders nested past maxDepth are an error', () => {
@@ -139,7 +157,9 @@ describe('inspectSkillFolder: limits', () => {
     servable(inspectSkillFolder(dir, { limits: resolveLimits({ maxDepth: 3 }) }));
     const inspection = inspectSkillFolder(dir, { limits: resolveLimits({ maxDepth: 2 }) });
     assert.equal(inspection.skill, undefined);
-    assert.deepEqual(inspection.problems, [{ severity: 'error', message: 'folders nested deeper than 2 levels', path: join(realpathSync(dir), 'a', 'b', 'c') }]);
+    assert.deepEqual(inspection.problems, [
+      { severity: 'error', message: 'folders nested deeper than 2 levels', path: join(realpathSync(dir), 'a', 'b', 'c') },
+    ]);
   });
 
   test('resolveLimits refuses non-positive or fractional limits', () => {
@@ -203,9 +223,12 @@ describe('inspectSkillFolder: symbolic links and special files', () => {
 
   test('the skill folder itself may be reached through a link', () => {
     const base = makeTree({ 'store/pdf/SKILL.md': skillMd('pdf'), 'store/pdf/a.md': 'a' });
-    makeTree({ 'pdf': { symlink: join(base, 'store', 'pdf') } }, base);
+    makeTree({ pdf: { symlink: join(base, 'store', 'pdf') } }, base);
     const skill = servable(inspectSkillFolder(join(base, 'pdf')));
-    assert.deepEqual(skill.files.map((file) => file.path), ['SKILL.md', 'a.md']);
+    assert.deepEqual(
+      skill.files.map((file) => file.path),
+      ['SKILL.md', 'a.md'],
+    );
   });
 
   test('FIFOs are left out with a warning (and never opened)', { skip: process.platform === 'win32' }, (t) => {
@@ -214,7 +237,9 @@ describe('inspectSkillFolder: symbolic links and special files', () => {
     if (made.status !== 0) return t.skip(`mkfifo failed (${made.error?.message ?? made.stderr.toString().trim()}): FIFO handling not tested here`);
     const inspection = inspectSkillFolder(dir);
     assert.ok(!servable(inspection).files.some((file) => file.path === 'pipe'));
-    assert.deepEqual(inspection.problems, [{ severity: 'warning', message: 'not a regular file (FIFO, socket or device); not served', path: join(realpathSync(dir), 'pipe') }]);
+    assert.deepEqual(inspection.problems, [
+      { severity: 'warning', message: 'not a regular file (FIFO, socket or device); not served', path: join(realpathSync(dir), 'pipe') },
+    ]);
   });
 
   test('file names with a backslash or non-UTF-8 bytes are left out with a warning', { skip: process.platform !== 'linux' }, () => {
@@ -222,7 +247,10 @@ describe('inspectSkillFolder: symbolic links and special files', () => {
     writeFileSync(Buffer.concat([Buffer.from(`${dir}/bad-`), Buffer.from([0xff]), Buffer.from('.md')]), 'x');
     const inspection = inspectSkillFolder(dir);
     const skill = servable(inspection);
-    assert.deepEqual(skill.files.map((file) => file.path), ['SKILL.md', 'assets/logo.png', 'references/guide.md', 'scripts/run.py']);
+    assert.deepEqual(
+      skill.files.map((file) => file.path),
+      ['SKILL.md', 'assets/logo.png', 'references/guide.md', 'scripts/run.py'],
+    );
     assert.equal(inspection.problems.length, 2);
     for (const problem of inspection.problems) {
       assert.equal(problem.severity, 'warning');

@@ -102,8 +102,16 @@ describe('parseSkillUri / canonicalSkillUri', () => {
     }
   });
 
-  test("scheme: anything that is not skill://", () => {
-    for (const uri of ['http://pdf/SKILL.md', 'file:///etc/passwd', 'SKILL://pdf/SKILL.md', 'skill:pdf/SKILL.md', 'skills://pdf/SKILL.md', '', 'pdf/SKILL.md']) {
+  test('scheme: anything that is not skill://', () => {
+    for (const uri of [
+      'http://pdf/SKILL.md',
+      'file:///etc/passwd',
+      'SKILL://pdf/SKILL.md',
+      'skill:pdf/SKILL.md',
+      'skills://pdf/SKILL.md',
+      '',
+      'pdf/SKILL.md',
+    ]) {
       assert.equal(parseSkillUri(uri), 'scheme', uri);
     }
     assert.equal(parseSkillUri(42 as unknown as string), 'scheme');

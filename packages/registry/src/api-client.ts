@@ -4,7 +4,11 @@
  */
 export class ApiError extends Error {
   override name = 'ApiError';
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -36,7 +40,12 @@ export class RegistryClient {
     this.#fetch = options.fetch ?? fetch;
   }
 
-  async request<T = Record<string, unknown>>(method: string, path: string, body?: { json?: unknown; bytes?: Uint8Array; contentType?: string }, query?: URLSearchParams): Promise<T> {
+  async request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: { json?: unknown; bytes?: Uint8Array; contentType?: string },
+    query?: URLSearchParams,
+  ): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.#token) headers['authorization'] = `Bearer ${this.#token}`;
     let payload: string | Uint8Array | undefined;
@@ -60,7 +69,11 @@ export class RegistryClient {
     try {
       value = text === '' ? {} : JSON.parse(text);
     } catch {
-      throw new ApiError(response.status, 'bad_response', `the registry answered ${response.status} with something that is not JSON (is ${this.base} a skillport server?)`);
+      throw new ApiError(
+        response.status,
+        'bad_response',
+        `the registry answered ${response.status} with something that is not JSON (is ${this.base} a skillport server?)`,
+      );
     }
     if (!response.ok) {
       const error = (value as { error?: { code?: string; message?: string } }).error;

@@ -34,11 +34,21 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
 
   async authorizeWrite(request: WriteRequest): Promise<WriteDecision> {
     if (this.#hash === undefined) {
-      return { ok: false, status: 503, message: 'this registry is read-only: the server was started without SKILLPORT_PUBLISH_TOKEN, so it refuses every write (set it in the server\'s environment and send it as a Bearer token)' };
+      return {
+        ok: false,
+        status: 503,
+        message:
+          "this registry is read-only: the server was started without SKILLPORT_PUBLISH_TOKEN, so it refuses every write (set it in the server's environment and send it as a Bearer token)",
+      };
     }
     const header = request.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (match === null) return { ok: false, status: 401, message: 'writes need Authorization: Bearer <token> (the server\'s SKILLPORT_PUBLISH_TOKEN; skillport takes it from --token or SKILLPORT_TOKEN)' };
+    if (match === null)
+      return {
+        ok: false,
+        status: 401,
+        message: "writes need Authorization: Bearer <token> (the server's SKILLPORT_PUBLISH_TOKEN; skillport takes it from --token or SKILLPORT_TOKEN)",
+      };
     // Hashes of equal length, compared in constant time: the token's length and prefix leak nothing.
     if (!timingSafeEqual(digest(match[1]!), this.#hash)) return { ok: false, status: 403, message: 'the token is not valid for this registry' };
     return { ok: true, principal: 'publish-token' };

@@ -164,4 +164,3 @@ async function syncFolder(folder: string): Promise<void> {
     await handle?.close();
   }
 }
-

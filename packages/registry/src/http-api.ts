@@ -66,12 +66,22 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
     const principal = kit.principal(c);
     // A hidden name answers like an unpublished one, on reads and writes alike.
     if (params['name'] !== undefined && !canSee(principal, params['name'])) {
-      if (params['version'] !== undefined) throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
+      if (params['version'] !== undefined)
+        throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
       throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
     }
     if (action !== undefined) {
-      const decision = await options.authorizer.authorizeWrite({ authorization: c.req.header('authorization'), principal }, action, params['name'] !== undefined ? { name: params['name'] } : {});
-      if (!decision.ok) throw new RegistryError(decision.status, decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden', decision.message);
+      const decision = await options.authorizer.authorizeWrite(
+        { authorization: c.req.header('authorization'), principal },
+        action,
+        params['name'] !== undefined ? { name: params['name'] } : {},
+      );
+      if (!decision.ok)
+        throw new RegistryError(
+          decision.status,
+          decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden',
+          decision.message,
+        );
       params['principal'] = decision.principal;
     }
     return handler(c, params);
@@ -100,7 +110,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
 
   route('GET', '/api/v1/skills/{name}/versions/{version}/archive', async (c, params) => {
     const record = await service.version(params['name']!, params['version']!);
-    if (record.revoked) throw new RegistryError(410, 'version_revoked', `${record.name}@${record.version} was revoked on ${record.revoked.at}: ${record.revoked.reason}`);
+    if (record.revoked)
+      throw new RegistryError(410, 'version_revoked', `${record.name}@${record.version} was revoked on ${record.revoked.at}: ${record.revoked.reason}`);
     const files = await blobFiles(service.store, record);
     const manifest = manifestFor(record.name, files, { version: record.version, provenance: record.provenance, signatures: record.signatures });
     const archive = packSkillArchive(manifest, files);
@@ -110,78 +121,123 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
     });
   });
 
-  route('POST', '/api/v1/skills', async (c, params) => {
-    const body = await readBody(kit, c, maxUpload);
-    const query = new URL(c.req.url).searchParams;
-    const tags = query.getAll('tag').flatMap((tag) => tag.split(',')).map((tag) => tag.trim()).filter((tag) => tag !== '');
-    const provenance: { repository?: string; commit?: string } = {};
-    if (query.get('repository')) provenance.repository = query.get('repository')!;
-    if (query.get('commit')) provenance.commit = query.get('commit')!;
-    const result = await service.publish({
-      archive: body,
-      ...(query.get('version') ? { version: query.get('version')! } : {}),
-      ...(tags.length > 0 ? { tags } : {}),
-      publisher: params['principal']!,
-      provenance,
-    });
-    await options.provider?.refresh();
-    if (result.status === 'created') {
-      const tagged = result.tags.filter((tag) => tag.version === result.version.version).map((tag) => tag.tag);
-      event(params, `published ${result.version.name}@${result.version.version} ${result.version.packageDigest.slice(0, 19)}…${tagged.length ? ` (tags: ${tagged.join(', ')})` : ''}`);
-    }
-    return c.json({
-      status: result.status,
-      ...summary(result.version, service, options.provider),
-      tags: Object.fromEntries(result.tags.map((tag) => [tag.tag, tag.version])),
-      files: result.version.manifest.files,
-    }, result.status === 'created' ? 201 : 200);
-  }, 'publish');
+  route(
+    'POST',
+    '/api/v1/skills',
+    async (c, params) => {
+      const body = await readBody(kit, c, maxUpload);
+      const query = new URL(c.req.url).searchParams;
+      const tags = query
+        .getAll('tag')
+        .flatMap((tag) => tag.split(','))
+        .map((tag) => tag.trim())
+        .filter((tag) => tag !== '');
+      const provenance: { repository?: string; commit?: string } = {};
+      if (query.get('repository')) provenance.repository = query.get('repository')!;
+      if (query.get('commit')) provenance.commit = query.get('commit')!;
+      const result = await service.publish({
+        archive: body,
+        ...(query.get('version') ? { version: query.get('version')! } : {}),
+        ...(tags.length > 0 ? { tags } : {}),
+        publisher: params['principal']!,
+        provenance,
+      });
+      await options.provider?.refresh();
+      if (result.status === 'created') {
+        const tagged = result.tags.filter((tag) => tag.version === result.version.version).map((tag) => tag.tag);
+        event(
+          params,
+          `published ${result.version.name}@${result.version.version} ${result.version.packageDigest.slice(0, 19)}…${tagged.length ? ` (tags: ${tagged.join(', ')})` : ''}`,
+        );
+      }
+      return c.json(
+        {
+          status: result.status,
+          ...summary(result.version, service, options.provider),
+          tags: Object.fromEntries(result.tags.map((tag) => [tag.tag, tag.version])),
+          files: result.version.manifest.files,
+        },
+        result.status === 'created' ? 201 : 200,
+      );
+    },
+    'publish',
+  );
 
-  route('PUT', '/api/v1/skills/{name}/tags/{tag}', async (c, params) => {
-    const body = await readJson(kit, c);
-    if (typeof body['version'] !== 'string') throw new RegistryError(400, 'bad_request', 'send {"version": "<version>"}');
-    const tags = await service.tag(params['name']!, body['version'], params['tag']!);
-    await options.provider?.refresh();
-    event(params, `tagged ${printable(params['name']!)}@${printable(body['version'])} as ${printable(params['tag']!)}`);
-    return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
-  }, 'tag');
+  route(
+    'PUT',
+    '/api/v1/skills/{name}/tags/{tag}',
+    async (c, params) => {
+      const body = await readJson(kit, c);
+      if (typeof body['version'] !== 'string') throw new RegistryError(400, 'bad_request', 'send {"version": "<version>"}');
+      const tags = await service.tag(params['name']!, body['version'], params['tag']!);
+      await options.provider?.refresh();
+      event(params, `tagged ${printable(params['name']!)}@${printable(body['version'])} as ${printable(params['tag']!)}`);
+      return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
+    },
+    'tag',
+  );
 
-  route('DELETE', '/api/v1/skills/{name}/tags/{tag}', async (c, params) => {
-    const tags = await service.untag(params['name']!, params['tag']!);
-    await options.provider?.refresh();
-    event(params, `removed tag ${printable(params['tag']!)} from ${printable(params['name']!)}`);
-    return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
-  }, 'tag');
+  route(
+    'DELETE',
+    '/api/v1/skills/{name}/tags/{tag}',
+    async (c, params) => {
+      const tags = await service.untag(params['name']!, params['tag']!);
+      await options.provider?.refresh();
+      event(params, `removed tag ${printable(params['tag']!)} from ${printable(params['name']!)}`);
+      return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
+    },
+    'tag',
+  );
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/yank', async (c, params) => {
-    const record = await service.yank(params['name']!, params['version']!);
-    await options.provider?.refresh();
-    event(params, `yanked ${record.name}@${record.version}`);
-    return c.json(summary(record, service, options.provider));
-  }, 'yank');
+  route(
+    'POST',
+    '/api/v1/skills/{name}/versions/{version}/yank',
+    async (c, params) => {
+      const record = await service.yank(params['name']!, params['version']!);
+      await options.provider?.refresh();
+      event(params, `yanked ${record.name}@${record.version}`);
+      return c.json(summary(record, service, options.provider));
+    },
+    'yank',
+  );
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/unyank', async (c, params) => {
-    const record = await service.unyank(params['name']!, params['version']!);
-    await options.provider?.refresh();
-    event(params, `unyanked ${record.name}@${record.version}`);
-    return c.json(summary(record, service, options.provider));
-  }, 'yank');
+  route(
+    'POST',
+    '/api/v1/skills/{name}/versions/{version}/unyank',
+    async (c, params) => {
+      const record = await service.unyank(params['name']!, params['version']!);
+      await options.provider?.refresh();
+      event(params, `unyanked ${record.name}@${record.version}`);
+      return c.json(summary(record, service, options.provider));
+    },
+    'yank',
+  );
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/revoke', async (c, params) => {
-    const body = await readJson(kit, c);
-    const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '');
-    await options.provider?.refresh();
-    event(params, `revoked ${record.name}@${record.version}: ${printable(record.revoked?.reason ?? '')}`);
-    return c.json(summary(record, service, options.provider));
-  }, 'revoke');
+  route(
+    'POST',
+    '/api/v1/skills/{name}/versions/{version}/revoke',
+    async (c, params) => {
+      const body = await readJson(kit, c);
+      const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '');
+      await options.provider?.refresh();
+      event(params, `revoked ${record.name}@${record.version}: ${printable(record.revoked?.reason ?? '')}`);
+      return c.json(summary(record, service, options.provider));
+    },
+    'revoke',
+  );
 
-  route('POST', '/api/v1/skills/{name}/versions/{version}/review', async (c, params) => {
-    const body = await readJson(kit, c);
-    const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '');
-    await options.provider?.refresh();
-    event(params, `review of ${record.name}@${record.version}: ${record.review}`);
-    return c.json(summary(record, service, options.provider));
-  }, 'review');
+  route(
+    'POST',
+    '/api/v1/skills/{name}/versions/{version}/review',
+    async (c, params) => {
+      const body = await readJson(kit, c);
+      const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '');
+      await options.provider?.refresh();
+      event(params, `review of ${record.name}@${record.version}: ${record.review}`);
+      return c.json(summary(record, service, options.provider));
+    },
+    'review',
+  );
 
   // Any other method on a known path: 405 with the methods it takes.
   for (const [pattern, methods] of allowed) app.all(pattern, () => methodNotAllowed(methods.join(', ')));
@@ -231,7 +287,8 @@ function summary(record: VersionRecord, service: RegistryService, provider: Regi
 
 async function readBody(kit: RouteKit, c: HttpContext, limit: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw new RegistryError(413, 'too_large', `the upload is ${declared} bytes; this registry takes at most ${limit}`);
+  if (Number.isFinite(declared) && declared > limit)
+    throw new RegistryError(413, 'too_large', `the upload is ${declared} bytes; this registry takes at most ${limit}`);
   try {
     return await kit.readBody(c, limit);
   } catch (error) {

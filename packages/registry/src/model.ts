@@ -80,7 +80,11 @@ export const LATEST = 'latest';
  */
 export class RegistryError extends Error {
   override name = 'RegistryError';
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -35,8 +35,14 @@ export class ArchiveError extends Error {
 }
 
 /** Builds the manifest of a set of files (sorted by path, as the package digest orders them). */
-export function manifestFor(name: string, files: readonly SkillFileEntry[], extra: Partial<Pick<ArchiveManifest, 'version' | 'provenance' | 'signatures'>> = {}): ArchiveManifest {
-  const stored = files.map((file) => ({ path: file.path, size: file.bytes.byteLength, digest: sha256Digest(file.bytes) })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+export function manifestFor(
+  name: string,
+  files: readonly SkillFileEntry[],
+  extra: Partial<Pick<ArchiveManifest, 'version' | 'provenance' | 'signatures'>> = {},
+): ArchiveManifest {
+  const stored = files
+    .map((file) => ({ path: file.path, size: file.bytes.byteLength, digest: sha256Digest(file.bytes) }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const manifest: ArchiveManifest = { format: ARCHIVE_FORMAT, name, packageDigest: packageDigest(stored), files: stored };
   if (extra.version !== undefined) manifest.version = extra.version;
   if (extra.provenance !== undefined && Object.keys(extra.provenance).length > 0) manifest.provenance = extra.provenance;
@@ -48,7 +54,17 @@ export function manifestFor(name: string, files: readonly SkillFileEntry[], extr
 export function packSkillArchive(manifest: ArchiveManifest, files: readonly SkillFileEntry[]): Buffer {
   const blocks: Buffer[] = [];
   const add = (path: string, bytes: Uint8Array) => {
-    const data: ConstructorParameters<typeof Header>[0] & object = { path, mode: 0o644, uid: 0, gid: 0, size: bytes.byteLength, mtime: new Date(0), type: 'File', uname: '', gname: '' };
+    const data: ConstructorParameters<typeof Header>[0] & object = {
+      path,
+      mode: 0o644,
+      uid: 0,
+      gid: 0,
+      size: bytes.byteLength,
+      mtime: new Date(0),
+      type: 'File',
+      uname: '',
+      gname: '',
+    };
     const header = new Header(data);
     const block = Buffer.alloc(512);
     if (header.encode(block, 0)) blocks.push(new Pax({ ...data, mtime: undefined, atime: undefined, ctime: undefined } as never).encode());
@@ -88,11 +104,15 @@ export async function readSkillPackage(bytes: Uint8Array, limits: SkillLimits = 
   });
   const refused = contents.problems.find((problem) => problem.severity === 'error');
   if (refused !== undefined) throw new ArchiveError(refused.message);
-  const entries = contents.folderName === undefined ? contents.files : contents.files.map((file) => ({ path: `${contents.folderName}/${file.path}`, bytes: file.bytes }));
+  const entries =
+    contents.folderName === undefined ? contents.files : contents.files.map((file) => ({ path: `${contents.folderName}/${file.path}`, bytes: file.bytes }));
   if (entries.length > limits.maxFiles + 1) throw new ArchiveError(`archive holds more than ${limits.maxFiles} files (the limit)`);
   const total = entries.reduce((sum, entry) => sum + (entry.path === ARCHIVE_MANIFEST ? 0 : entry.bytes.byteLength), 0);
   if (total > limits.maxBytes) throw new ArchiveError(`archive holds more than ${formatBytes(limits.maxBytes)} of files (the limit)`);
-  return assemble(entries.map((entry) => ({ path: entry.path, bytes: Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength) })), limits);
+  return assemble(
+    entries.map((entry) => ({ path: entry.path, bytes: Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength) })),
+    limits,
+  );
 }
 
 const MANIFEST_ROOM = 1024 * 1024;
@@ -136,7 +156,9 @@ function assemble(entries: Array<{ path: string; bytes: Buffer }>, limits: Skill
     if (actual.packageDigest !== manifest.packageDigest) {
       const listed = new Map(manifest.files.map((file) => [file.path, file]));
       const wrong = actual.files.find((file) => listed.get(file.path)?.digest !== file.digest) ?? manifest.files.find((file) => !seen.has(file.path));
-      throw new ArchiveError(`archive files do not match its manifest${wrong ? ` (${wrong.path})` : ''}: package digest ${actual.packageDigest}, manifest says ${manifest.packageDigest}`);
+      throw new ArchiveError(
+        `archive files do not match its manifest${wrong ? ` (${wrong.path})` : ''}: package digest ${actual.packageDigest}, manifest says ${manifest.packageDigest}`,
+      );
     }
   }
   const result: ReadArchive = { files: inner };
@@ -155,14 +177,27 @@ function parseManifest(bytes: Buffer, limits: SkillLimits): ArchiveManifest {
   }
   const manifest = value as Partial<ArchiveManifest> & Record<string, unknown>;
   if (manifest === null || typeof manifest !== 'object') throw new ArchiveError(`${ARCHIVE_MANIFEST} is not an object`);
-  if (manifest.format !== ARCHIVE_FORMAT) throw new ArchiveError(`${ARCHIVE_MANIFEST}: unknown format ${JSON.stringify(manifest.format)} (expected ${ARCHIVE_FORMAT})`);
-  if (typeof manifest.name !== 'string' || manifest.name === '' || manifest.name.length > 64 || unsafePathReason(manifest.name) !== undefined || manifest.name.includes('/')) {
+  if (manifest.format !== ARCHIVE_FORMAT)
+    throw new ArchiveError(`${ARCHIVE_MANIFEST}: unknown format ${JSON.stringify(manifest.format)} (expected ${ARCHIVE_FORMAT})`);
+  if (
+    typeof manifest.name !== 'string' ||
+    manifest.name === '' ||
+    manifest.name.length > 64 ||
+    unsafePathReason(manifest.name) !== undefined ||
+    manifest.name.includes('/')
+  ) {
     throw new ArchiveError(`${ARCHIVE_MANIFEST}: name must be the skill's name`);
   }
-  if (manifest.version !== undefined && (typeof manifest.version !== 'string' || manifest.version.length > 256)) throw new ArchiveError(`${ARCHIVE_MANIFEST}: version must be a string`);
-  if (typeof manifest.packageDigest !== 'string' || !DIGEST_PATTERN.test(manifest.packageDigest)) throw new ArchiveError(`${ARCHIVE_MANIFEST}: packageDigest must be sha256:<64 hex>`);
-  if (!Array.isArray(manifest.files) || manifest.files.some((file) => !isStoredFile(file))) throw new ArchiveError(`${ARCHIVE_MANIFEST}: files must be [{path, size, digest}]`);
-  if (manifest.signatures !== undefined && (!Array.isArray(manifest.signatures) || manifest.signatures.length > 16 || !manifest.signatures.every(isSignatureRecord))) {
+  if (manifest.version !== undefined && (typeof manifest.version !== 'string' || manifest.version.length > 256))
+    throw new ArchiveError(`${ARCHIVE_MANIFEST}: version must be a string`);
+  if (typeof manifest.packageDigest !== 'string' || !DIGEST_PATTERN.test(manifest.packageDigest))
+    throw new ArchiveError(`${ARCHIVE_MANIFEST}: packageDigest must be sha256:<64 hex>`);
+  if (!Array.isArray(manifest.files) || manifest.files.some((file) => !isStoredFile(file)))
+    throw new ArchiveError(`${ARCHIVE_MANIFEST}: files must be [{path, size, digest}]`);
+  if (
+    manifest.signatures !== undefined &&
+    (!Array.isArray(manifest.signatures) || manifest.signatures.length > 16 || !manifest.signatures.every(isSignatureRecord))
+  ) {
     throw new ArchiveError(`${ARCHIVE_MANIFEST}: signatures must be [{algorithm: "ed25519", keyId, publicKey, signature}]`);
   }
   const provenance = manifest.provenance;
@@ -170,7 +205,8 @@ function parseManifest(bytes: Buffer, limits: SkillLimits): ArchiveManifest {
     if (provenance === null || typeof provenance !== 'object') throw new ArchiveError(`${ARCHIVE_MANIFEST}: provenance must be an object`);
     for (const key of ['repository', 'commit'] as const) {
       const field = (provenance as Record<string, unknown>)[key];
-      if (field !== undefined && (typeof field !== 'string' || field.length > 1000)) throw new ArchiveError(`${ARCHIVE_MANIFEST}: provenance.${key} must be a string`);
+      if (field !== undefined && (typeof field !== 'string' || field.length > 1000))
+        throw new ArchiveError(`${ARCHIVE_MANIFEST}: provenance.${key} must be a string`);
     }
   }
   return manifest as ArchiveManifest;
@@ -179,6 +215,12 @@ function parseManifest(bytes: Buffer, limits: SkillLimits): ArchiveManifest {
 function isStoredFile(value: unknown): value is StoredFile {
   if (value === null || typeof value !== 'object') return false;
   const file = value as Record<string, unknown>;
-  return typeof file['path'] === 'string' && typeof file['size'] === 'number' && Number.isInteger(file['size']) && (file['size'] as number) >= 0
-    && typeof file['digest'] === 'string' && DIGEST_PATTERN.test(file['digest'] as string);
+  return (
+    typeof file['path'] === 'string' &&
+    typeof file['size'] === 'number' &&
+    Number.isInteger(file['size']) &&
+    (file['size'] as number) >= 0 &&
+    typeof file['digest'] === 'string' &&
+    DIGEST_PATTERN.test(file['digest'] as string)
+  );
 }

@@ -95,7 +95,11 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         ready: () => registry.provider.readiness(),
         summary: () => {
           const stats = registry.provider.stats();
-          const writes = context.authenticated ? 'writes with publish-scope tokens' : writable ? 'writes with SKILLPORT_PUBLISH_TOKEN' : 'read-only: SKILLPORT_PUBLISH_TOKEN not set';
+          const writes = context.authenticated
+            ? 'writes with publish-scope tokens'
+            : writable
+              ? 'writes with SKILLPORT_PUBLISH_TOKEN'
+              : 'read-only: SKILLPORT_PUBLISH_TOKEN not set';
           const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
           return `registry ${where} (${count(stats.names, 'skill')}, ${count(stats.versions, 'version')}; ${writes})`;
         },

@@ -77,7 +77,19 @@ export class PostgresAccessStore implements AccessStore {
   async #insertToken({ record, hash }: TokenEntry): Promise<boolean> {
     const result = await this.#query(
       `INSERT INTO access_tokens (${TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
-      [record.id, hash, record.user, JSON.stringify(record.orgs), JSON.stringify(record.projects), record.agent ?? null, JSON.stringify(record.scopes), record.description ?? null, record.createdAt, record.expiresAt ?? null, record.revokedAt ?? null],
+      [
+        record.id,
+        hash,
+        record.user,
+        JSON.stringify(record.orgs),
+        JSON.stringify(record.projects),
+        record.agent ?? null,
+        JSON.stringify(record.scopes),
+        record.description ?? null,
+        record.createdAt,
+        record.expiresAt ?? null,
+        record.revokedAt ?? null,
+      ],
     );
     return result.rowCount !== 0;
   }
@@ -94,7 +106,8 @@ export class PostgresAccessStore implements AccessStore {
   async importToken(entry: TokenEntry): Promise<boolean> {
     const inserted = await this.#insertToken(entry);
     // A revoked token copied in is announced, so a replica that cached it under the same id looks it up again.
-    if (inserted && entry.record.revokedAt !== undefined) await this.#transaction(async (client) => logChange(client, await bump(client), 'token', entry.record.id, null));
+    if (inserted && entry.record.revokedAt !== undefined)
+      await this.#transaction(async (client) => logChange(client, await bump(client), 'token', entry.record.id, null));
     return inserted;
   }
 
@@ -121,7 +134,21 @@ export class PostgresAccessStore implements AccessStore {
     if (events.length === 0) return;
     const columns: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const e of events) {
-      const values = [e.time, e.principal, e.user ?? null, e.tokenId ?? null, e.action, e.surface, e.skill ?? null, e.uri ?? null, e.version ?? null, e.digest ?? null, e.file ?? null, e.outcome, e.detail ?? null];
+      const values = [
+        e.time,
+        e.principal,
+        e.user ?? null,
+        e.tokenId ?? null,
+        e.action,
+        e.surface,
+        e.skill ?? null,
+        e.uri ?? null,
+        e.version ?? null,
+        e.digest ?? null,
+        e.file ?? null,
+        e.outcome,
+        e.detail ?? null,
+      ];
       values.forEach((value, i) => columns[i]!.push(value));
     }
     await this.#query(
@@ -147,7 +174,9 @@ export class PostgresAccessStore implements AccessStore {
       where.push(`(skill = $${params.length} OR uri = $${params.length})`);
     }
     params.push(auditLimit(query));
-    const rows = (await this.#query(`SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`, params)).rows;
+    const rows = (
+      await this.#query(`SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`, params)
+    ).rows;
     return rows.reverse().map(auditEventOf);
   }
 
@@ -157,8 +186,14 @@ export class PostgresAccessStore implements AccessStore {
   }
 
   async policy(): Promise<StoredPolicyText | undefined> {
-    const row = (await this.#query<{ text: string; source_digest: string | null; updated_at: string }>(`SELECT text, source_digest, updated_at FROM access_policy WHERE id = 1`)).rows[0];
-    return row === undefined ? undefined : { text: row.text, ...(row.source_digest !== null ? { sourceDigest: row.source_digest } : {}), updatedAt: row.updated_at };
+    const row = (
+      await this.#query<{ text: string; source_digest: string | null; updated_at: string }>(
+        `SELECT text, source_digest, updated_at FROM access_policy WHERE id = 1`,
+      )
+    ).rows[0];
+    return row === undefined
+      ? undefined
+      : { text: row.text, ...(row.source_digest !== null ? { sourceDigest: row.source_digest } : {}), updatedAt: row.updated_at };
   }
 
   async savePolicy(text: string, sourceDigest?: string): Promise<StoredPolicyText> {

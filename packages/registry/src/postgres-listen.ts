@@ -9,7 +9,13 @@ import pg from 'pg';
  */
 export const CHANGES_CHANNEL = 'skillport_changes';
 
-export function listenForChanges(url: string, onChange: () => void, onState: ((connected: boolean) => void) | undefined, onProblem: (message: string) => void, what: string): () => void {
+export function listenForChanges(
+  url: string,
+  onChange: () => void,
+  onState: ((connected: boolean) => void) | undefined,
+  onProblem: (message: string) => void,
+  what: string,
+): () => void {
   let stopped = false;
   let client: pg.Client | undefined;
   let delay = 250;

@@ -146,11 +146,23 @@ export async function migrate(client: pg.ClientBase, options: { apply: boolean }
   const latest = MIGRATIONS.at(-1)!.version;
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
-    await client.query(`CREATE TABLE IF NOT EXISTS skillport_migrations (version INTEGER PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS skillport_migrations (version INTEGER PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
     const found = Number((await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM skillport_migrations')).rows[0]?.v ?? 0);
-    if (found > latest) throw new RegistryError(500, 'store_too_new', `the registry database is at schema ${found}, written by a newer skillport (this one knows up to ${latest}); upgrade skillport`);
+    if (found > latest)
+      throw new RegistryError(
+        500,
+        'store_too_new',
+        `the registry database is at schema ${found}, written by a newer skillport (this one knows up to ${latest}); upgrade skillport`,
+      );
     const pending = MIGRATIONS.filter((migration) => migration.version > found);
-    if (pending.length > 0 && !options.apply) throw new RegistryError(500, 'store_needs_migration', `the registry database is at schema ${found}; run \`skillport store migrate --data URL\` to bring it to ${latest}`);
+    if (pending.length > 0 && !options.apply)
+      throw new RegistryError(
+        500,
+        'store_needs_migration',
+        `the registry database is at schema ${found}; run \`skillport store migrate --data URL\` to bring it to ${latest}`,
+      );
     const applied: MigrationReport['applied'] = [];
     for (const migration of pending) {
       await client.query('BEGIN');

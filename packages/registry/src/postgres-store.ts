@@ -108,10 +108,18 @@ export class PostgresStore implements RegistryStore {
     if (await this.hasBlob(digest)) return;
     await this.#transaction(async (client) => {
       // Concurrent writers of one digest: the second waits on the key, then inserts nothing.
-      const inserted = await client.query(`INSERT INTO blobs (digest, size, chunks) VALUES ($1, $2, $3) ON CONFLICT (digest) DO NOTHING RETURNING digest`, [digest, bytes.byteLength, chunkCount(bytes.byteLength)]);
+      const inserted = await client.query(`INSERT INTO blobs (digest, size, chunks) VALUES ($1, $2, $3) ON CONFLICT (digest) DO NOTHING RETURNING digest`, [
+        digest,
+        bytes.byteLength,
+        chunkCount(bytes.byteLength),
+      ]);
       if (inserted.rowCount === 0) return;
       for (let seq = 0, offset = 0; offset < buffer.byteLength || seq === 0; seq++, offset += BLOB_CHUNK_BYTES) {
-        await client.query(`INSERT INTO blob_chunks (digest, seq, data) VALUES ($1, $2, $3)`, [digest, seq, buffer.subarray(offset, offset + BLOB_CHUNK_BYTES)]);
+        await client.query(`INSERT INTO blob_chunks (digest, seq, data) VALUES ($1, $2, $3)`, [
+          digest,
+          seq,
+          buffer.subarray(offset, offset + BLOB_CHUNK_BYTES),
+        ]);
       }
     });
   }
@@ -178,10 +186,26 @@ export class PostgresStore implements RegistryStore {
       await client.query(
         `INSERT INTO versions (name, version, package_digest, manifest, published_at, publisher, signatures, provenance, review, rev)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [input.name, input.version, input.packageDigest, JSON.stringify(input.manifest), input.publishedAt, input.publisher, JSON.stringify(input.signatures), JSON.stringify(input.provenance), input.review, rev],
+        [
+          input.name,
+          input.version,
+          input.packageDigest,
+          JSON.stringify(input.manifest),
+          input.publishedAt,
+          input.publisher,
+          JSON.stringify(input.signatures),
+          JSON.stringify(input.provenance),
+          input.review,
+          rev,
+        ],
       );
       const files = new Map(input.manifest.files.map((file) => [file.digest, file.size]));
-      await client.query(`INSERT INTO version_blobs (name, version, digest, size) SELECT $1, $2, d, s FROM unnest($3::text[], $4::bigint[]) AS t(d, s)`, [input.name, input.version, [...files.keys()], [...files.values()]]);
+      await client.query(`INSERT INTO version_blobs (name, version, digest, size) SELECT $1, $2, d, s FROM unnest($3::text[], $4::bigint[]) AS t(d, s)`, [
+        input.name,
+        input.version,
+        [...files.keys()],
+        [...files.values()],
+      ]);
       for (const tag of tags) await upsertTag(client, input.name, tag, input.version);
       await logChange(client, rev, 'publish', input.name, input.version);
       return { status: 'created', version: toRecord((await getRow(client, input.name, input.version))!) } as const;
@@ -210,7 +234,8 @@ export class PostgresStore implements RegistryStore {
       const rev = await bump(client);
       const row = await getRow(client, name, version);
       if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
-      if (row.revoked_at !== null) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked (${row.revoked_reason}); it cannot be tagged`);
+      if (row.revoked_at !== null)
+        throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked (${row.revoked_reason}); it cannot be tagged`);
       if (row.yanked_at !== null) throw new RegistryError(409, 'version_yanked', `${name}@${version} is yanked; it cannot be tagged`);
       await upsertTag(client, name, tag, version);
       await logChange(client, rev, 'tag', name, version, tag);
@@ -228,7 +253,9 @@ export class PostgresStore implements RegistryStore {
   }
 
   yank(name: string, version: string, at: string): Promise<VersionRecord> {
-    return this.#withdraw(name, version, 'yank', (client, rev) => client.query(`UPDATE versions SET yanked_at = COALESCE(yanked_at, $1), rev = $2 WHERE name = $3 AND version = $4`, [at, rev, name, version]));
+    return this.#withdraw(name, version, 'yank', (client, rev) =>
+      client.query(`UPDATE versions SET yanked_at = COALESCE(yanked_at, $1), rev = $2 WHERE name = $3 AND version = $4`, [at, rev, name, version]),
+    );
   }
 
   unyank(name: string, version: string): Promise<VersionRecord> {
@@ -249,7 +276,9 @@ export class PostgresStore implements RegistryStore {
   }
 
   revoke(name: string, version: string, reason: string, at: string): Promise<VersionRecord> {
-    return this.#withdraw(name, version, 'revoke', (client, rev) => client.query(`UPDATE versions SET revoked_at = $1, revoked_reason = $2, rev = $3 WHERE name = $4 AND version = $5`, [at, reason, rev, name, version]));
+    return this.#withdraw(name, version, 'revoke', (client, rev) =>
+      client.query(`UPDATE versions SET revoked_at = $1, revoked_reason = $2, rev = $3 WHERE name = $4 AND version = $5`, [at, reason, rev, name, version]),
+    );
   }
 
   /** Marks a version withdrawn, drops its tags, and re-points `latest` when it was on it: one transaction. */
@@ -317,7 +346,8 @@ export class PostgresStore implements RegistryStore {
     for (const row of rows) {
       const record = toRecord(row);
       const recomputed = packageDigest(record.manifest.files);
-      if (recomputed !== record.packageDigest) problems.push(`${row.name}@${row.version}: package digest ${row.package_digest} does not match its files (${recomputed})`);
+      if (recomputed !== record.packageDigest)
+        problems.push(`${row.name}@${row.version}: package digest ${row.package_digest} does not match its files (${recomputed})`);
       for (const file of record.manifest.files) referenced.set(file.digest, file.size);
     }
     for (const row of (await this.#query<{ digest: string }>(`SELECT DISTINCT digest FROM version_blobs`)).rows) {
@@ -339,10 +369,13 @@ export class PostgresStore implements RegistryStore {
       const blob = sizes.get(digest);
       if (blob === undefined) problems.push(`blob ${digest} is missing`);
       else if (Number(blob.size) !== size) problems.push(`blob ${digest} is ${blob.size} bytes, expected ${size}`);
-      else if (Number(blob.stored) !== size || Number(blob.count) !== blob.chunks) problems.push(`blob ${digest} holds ${blob.stored} bytes in ${blob.count} of ${blob.chunks} chunks, expected ${size}`);
+      else if (Number(blob.stored) !== size || Number(blob.count) !== blob.chunks)
+        problems.push(`blob ${digest} holds ${blob.stored} bytes in ${blob.count} of ${blob.chunks} chunks, expected ${size}`);
       else if (options.verifyBlobs && sha256Digest(await this.readBlob(digest, size)) !== digest) problems.push(`blob ${digest} does not match its digest`);
     }
-    const stray = await this.#query<{ digest: string }>(`SELECT DISTINCT digest FROM blob_chunks c WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.digest = c.digest)`);
+    const stray = await this.#query<{ digest: string }>(
+      `SELECT DISTINCT digest FROM blob_chunks c WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.digest = c.digest)`,
+    );
     for (const row of stray.rows) problems.push(`blob chunks for ${row.digest} without a blob row`);
     return {
       consistent: problems.length === 0,
@@ -405,7 +438,8 @@ export class PostgresStore implements RegistryStore {
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         if (error instanceof Abort) return error.value as T;
-        if ((error as { code?: string }).code === '23505') throw new RegistryError(409, 'conflict', `a concurrent write changed the same record; try again (${(error as Error).message})`);
+        if ((error as { code?: string }).code === '23505')
+          throw new RegistryError(409, 'conflict', `a concurrent write changed the same record; try again (${(error as Error).message})`);
         throw error;
       }
     });
@@ -467,22 +501,50 @@ async function getRow(client: pg.PoolClient, name: string, version: string): Pro
 }
 
 async function upsertTag(client: pg.PoolClient, name: string, tag: string, version: string): Promise<void> {
-  await client.query(`INSERT INTO tags (name, tag, version) VALUES ($1, $2, $3) ON CONFLICT (name, tag) DO UPDATE SET version = excluded.version`, [name, tag, version]);
+  await client.query(`INSERT INTO tags (name, tag, version) VALUES ($1, $2, $3) ON CONFLICT (name, tag) DO UPDATE SET version = excluded.version`, [
+    name,
+    tag,
+    version,
+  ]);
 }
 
 /** The change log (id = revision) and the wake-up for replicas, which PostgreSQL delivers when the transaction commits. */
-export async function logChange(client: pg.ClientBase, rev: number, kind: string, name: string, version: string | null, detail: string | null = null): Promise<void> {
+export async function logChange(
+  client: pg.ClientBase,
+  rev: number,
+  kind: string,
+  name: string,
+  version: string | null,
+  detail: string | null = null,
+): Promise<void> {
   await client.query(`INSERT INTO changes (id, kind, name, version, detail) VALUES ($1, $2, $3, $4, $5)`, [rev, kind, name, version, detail]);
   await client.query(`SELECT pg_notify($1, $2)`, [CHANGES_CHANNEL, String(rev)]);
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+]);
 
 export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
   const message = String((error as Error | undefined)?.message ?? '');
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+    message,
+  );
 }
 
 /**
@@ -498,7 +560,11 @@ export async function endPool(pool: pg.Pool, ms = 5000): Promise<void> {
 /** A lost database is the caller's 503, said plainly; anything else passes through unchanged. */
 function unavailable(error: unknown): unknown {
   if (error instanceof RegistryError || !isConnectionError(error)) return error;
-  return new RegistryError(503, 'store_unavailable', `the registry database is unreachable (${(error as Error).message || (error as { code?: string }).code}); writes are refused until it is back, reads are served from memory`);
+  return new RegistryError(
+    503,
+    'store_unavailable',
+    `the registry database is unreachable (${(error as Error).message || (error as { code?: string }).code}); writes are refused until it is back, reads are served from memory`,
+  );
 }
 
 function toRecord(row: VersionRow): VersionRecord {

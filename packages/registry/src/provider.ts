@@ -100,15 +100,17 @@ export class RegistryProvider implements SkillProvider {
 
   /** Reads what changed in the store since the last refresh; announces it when anything did. Serialised. */
   refresh(): Promise<void> {
-    this.#refreshing = this.#refreshing.then(() => this.#refresh()).then(
-      () => {
-        this.#lastError = undefined;
-      },
-      (error: unknown) => {
-        this.#lastError = (error as Error).message;
-        this.#report(`registry: could not read the store (${(error as Error).message}); serving what was read before`);
-      },
-    );
+    this.#refreshing = this.#refreshing
+      .then(() => this.#refresh())
+      .then(
+        () => {
+          this.#lastError = undefined;
+        },
+        (error: unknown) => {
+          this.#lastError = (error as Error).message;
+          this.#report(`registry: could not read the store (${(error as Error).message}); serving what was read before`);
+        },
+      );
     return this.#refreshing;
   }
 
@@ -170,7 +172,10 @@ export class RegistryProvider implements SkillProvider {
         if (record !== undefined) this.#report(`registry: ${name}@${record.version} (tag ${this.#tag}) is not served: ${this.#refusal(record)}`);
         continue;
       }
-      const tagsOn = [...byTag].filter(([, v]) => v === record.version).map(([tag]) => tag).sort();
+      const tagsOn = [...byTag]
+        .filter(([, v]) => v === record.version)
+        .map(([tag]) => tag)
+        .sort();
       const skill = this.#build(record, [...this.#prefix, name], { [META_TAGS]: tagsOn, [META_VERSION_URI]: this.exactUri(name, record.version) });
       if (skill !== undefined) listed.push(skill);
     }
@@ -194,7 +199,9 @@ export class RegistryProvider implements SkillProvider {
     // A skill of ours whose tag names nothing served any more: say why rather than "not found".
     const byVersion = this.#versions.get(rest[0]!);
     if (byVersion !== undefined && rest.length === 2 && rest[1] === 'SKILL.md') {
-      return { refused: `every version of '${rest[0]}' is yanked or revoked; nothing is tagged ${this.#tag}. Ask for an exact version: ${[...byVersion.keys()].slice(-5).join(', ')}` };
+      return {
+        refused: `every version of '${rest[0]}' is yanked or revoked; nothing is tagged ${this.#tag}. Ask for an exact version: ${[...byVersion.keys()].slice(-5).join(', ')}`,
+      };
     }
     return undefined;
   }
@@ -218,9 +225,14 @@ export class RegistryProvider implements SkillProvider {
       const version = this.#tags.get(name)?.get(wanted) ?? wanted;
       const record = byVersion.get(version);
       if (record === undefined) {
-        const live = [...byVersion.values()].filter((r) => r.revoked === undefined && r.yankedAt === undefined).map((r) => r.version).sort(semver.compare);
+        const live = [...byVersion.values()]
+          .filter((r) => r.revoked === undefined && r.yankedAt === undefined)
+          .map((r) => r.version)
+          .sort(semver.compare);
         const tags = [...(this.#tags.get(name) ?? [])].map(([tag, v]) => `${tag} -> ${v}`).join(', ');
-        return { refused: `Skill '${name}' has no version or tag '${wanted.slice(0, 100)}'. Versions: ${live.slice(-10).join(', ') || 'none served'}${tags ? `; tags: ${tags}` : ''}.` };
+        return {
+          refused: `Skill '${name}' has no version or tag '${wanted.slice(0, 100)}'. Versions: ${live.slice(-10).join(', ') || 'none served'}${tags ? `; tags: ${tags}` : ''}.`,
+        };
       }
       return this.#answer(record);
     }

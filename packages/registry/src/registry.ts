@@ -57,7 +57,8 @@ export function loadTrustedKeys(file: string): Map<string, KeyObject> {
 export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRegistry> {
   const env = options.env ?? process.env;
   const trustedKeys = options.trustedKeysFile !== undefined ? loadTrustedKeys(options.trustedKeysFile) : new Map<string, KeyObject>();
-  if (options.requireSignatures && trustedKeys.size === 0) throw new Error('--require-signatures needs --trusted-keys FILE (the public keys whose signatures count)');
+  if (options.requireSignatures && trustedKeys.size === 0)
+    throw new Error('--require-signatures needs --trusted-keys FILE (the public keys whose signatures count)');
   const store = await openStore(options.dir, { ...(options.onProblem ? { onProblem: options.onProblem } : {}) });
   const service = new RegistryService({
     store,

@@ -98,16 +98,25 @@ export class RegistryService {
     const inspected = inspectSkillFiles(files, { limits: this.limits, ...(folderName !== undefined ? { folderName } : {}) });
     if (inspected.skill === undefined || inspected.problems.length > 0) {
       const lines = inspected.problems.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
-      throw new RegistryError(422, 'invalid_skill', `the skill does not validate (publishing is strict: fix every problem \`skillport validate\` reports): ${lines.join('; ')}`);
+      throw new RegistryError(
+        422,
+        'invalid_skill',
+        `the skill does not validate (publishing is strict: fix every problem \`skillport validate\` reports): ${lines.join('; ')}`,
+      );
     }
     const skill = inspected.skill;
-    if (manifestName !== undefined && manifestName !== skill.name) throw new RegistryError(400, 'name_mismatch', `the archive manifest names '${printable(manifestName)}' but SKILL.md names '${skill.name}'`);
+    if (manifestName !== undefined && manifestName !== skill.name)
+      throw new RegistryError(400, 'name_mismatch', `the archive manifest names '${printable(manifestName)}' but SKILL.md names '${skill.name}'`);
     const version = this.#chooseVersion(request.version, manifestVersion, skill.frontmatter);
     const digest = skill.packageDigest;
 
     const checked = this.#checkSignatures(digest, signatures);
     if (this.options.requireSignatures && checked.trusted.length === 0) {
-      throw new RegistryError(403, 'signature_required', `this registry requires a signature by a trusted key (--require-signatures); ${signatures.length === 0 ? 'the package is not signed (publish --sign KEYFILE)' : `it is signed only by untrusted keys: ${signatures.map((s) => s.keyId).join(', ')}`}`);
+      throw new RegistryError(
+        403,
+        'signature_required',
+        `this registry requires a signature by a trusted key (--require-signatures); ${signatures.length === 0 ? 'the package is not signed (publish --sign KEYFILE)' : `it is signed only by untrusted keys: ${signatures.map((s) => s.keyId).join(', ')}`}`,
+      );
     }
 
     const existing = await this.store.getVersion(skill.name, version);
@@ -156,7 +165,11 @@ export class RegistryService {
 
   async #sameOrConflict(existing: VersionRecord, digest: string): Promise<PublishResult> {
     if (existing.packageDigest !== digest) {
-      throw new RegistryError(409, 'version_exists', `${existing.name}@${existing.version} is already published with other bytes (${existing.packageDigest}); versions never change: publish a new version`);
+      throw new RegistryError(
+        409,
+        'version_exists',
+        `${existing.name}@${existing.version} is already published with other bytes (${existing.packageDigest}); versions never change: publish a new version`,
+      );
     }
     return { status: 'exists', version: existing, tags: await this.store.tags(existing.name) };
   }
@@ -165,7 +178,8 @@ export class RegistryService {
     const metadata = frontmatter['metadata'];
     const fromFrontmatter = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>)['version'] : undefined;
     const candidate = given ?? fromManifest ?? (typeof fromFrontmatter === 'string' ? fromFrontmatter : undefined);
-    if (candidate === undefined) throw new RegistryError(400, 'version_required', 'no version: give one (publish --version 1.0.0) or set metadata.version in SKILL.md');
+    if (candidate === undefined)
+      throw new RegistryError(400, 'version_required', 'no version: give one (publish --version 1.0.0) or set metadata.version in SKILL.md');
     if (candidate.length > 128 || semver.valid(candidate) !== candidate) {
       throw new RegistryError(400, 'bad_version', `'${printable(candidate)}' is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.2.0 or 2.0.0-beta.1)`);
     }
@@ -253,7 +267,8 @@ export class RegistryService {
 
   async revoke(name: string, version: string, reason: string): Promise<VersionRecord> {
     const text = reason.trim();
-    if (text === '' || text.length > 500) throw new RegistryError(400, 'reason_required', 'give a reason (1-500 characters): it is shown to everyone who asks for the version');
+    if (text === '' || text.length > 500)
+      throw new RegistryError(400, 'reason_required', 'give a reason (1-500 characters): it is shown to everyone who asks for the version');
     await this.version(name, version);
     const result = await this.store.revoke(name, version, text, this.#now());
     this.#changed();
@@ -261,7 +276,8 @@ export class RegistryService {
   }
 
   async review(name: string, version: string, status: string): Promise<VersionRecord> {
-    if (!REVIEW_STATUSES.includes(status as ReviewStatus)) throw new RegistryError(400, 'bad_review', `review status must be one of ${REVIEW_STATUSES.join(', ')}`);
+    if (!REVIEW_STATUSES.includes(status as ReviewStatus))
+      throw new RegistryError(400, 'bad_review', `review status must be one of ${REVIEW_STATUSES.join(', ')}`);
     await this.version(name, version);
     const result = await this.store.setReview(name, version, status as ReviewStatus);
     this.#changed();

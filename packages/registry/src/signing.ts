@@ -86,6 +86,13 @@ export function checkSignature(packageDigest: string, signature: SignatureRecord
 export function isSignatureRecord(value: unknown): value is SignatureRecord {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;
-  return record['algorithm'] === 'ed25519' && typeof record['keyId'] === 'string' && typeof record['publicKey'] === 'string' && typeof record['signature'] === 'string'
-    && record['publicKey'].length < 1000 && record['signature'].length < 200 && record['keyId'].length < 100;
+  return (
+    record['algorithm'] === 'ed25519' &&
+    typeof record['keyId'] === 'string' &&
+    typeof record['publicKey'] === 'string' &&
+    typeof record['signature'] === 'string' &&
+    record['publicKey'].length < 1000 &&
+    record['signature'].length < 200 &&
+    record['keyId'].length < 100
+  );
 }

@@ -105,7 +105,8 @@ export class SqliteStore implements RegistryStore {
       INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '${SCHEMA_VERSION}'), ('revision', '0');
     `);
     const schema = Number((db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string }).value);
-    if (schema > SCHEMA_VERSION) throw new RegistryError(500, 'store_too_new', `the registry in ${this.location} was written by a newer skillport (schema ${schema})`);
+    if (schema > SCHEMA_VERSION)
+      throw new RegistryError(500, 'store_too_new', `the registry in ${this.location} was written by a newer skillport (schema ${schema})`);
   }
 
   private prepare() {
@@ -197,22 +198,27 @@ export class SqliteStore implements RegistryStore {
   }
 
   async setTag(name: string, tag: string, version: string): Promise<void> {
-    this.#db.transaction(() => {
-      const row = this.#stmt.get.get(name, version) as VersionRow | undefined;
-      if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
-      if (row.revoked_at !== null) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked (${row.revoked_reason}); it cannot be tagged`);
-      if (row.yanked_at !== null) throw new RegistryError(409, 'version_yanked', `${name}@${version} is yanked; it cannot be tagged`);
-      this.#stmt.setTag.run(name, tag, version);
-      this.#stmt.bump.get();
-    }).immediate();
+    this.#db
+      .transaction(() => {
+        const row = this.#stmt.get.get(name, version) as VersionRow | undefined;
+        if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+        if (row.revoked_at !== null)
+          throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked (${row.revoked_reason}); it cannot be tagged`);
+        if (row.yanked_at !== null) throw new RegistryError(409, 'version_yanked', `${name}@${version} is yanked; it cannot be tagged`);
+        this.#stmt.setTag.run(name, tag, version);
+        this.#stmt.bump.get();
+      })
+      .immediate();
   }
 
   async removeTag(name: string, tag: string): Promise<boolean> {
-    return this.#db.transaction(() => {
-      const removed = this.#stmt.removeTag.run(name, tag).changes > 0;
-      if (removed) this.#stmt.bump.get();
-      return removed;
-    }).immediate();
+    return this.#db
+      .transaction(() => {
+        const removed = this.#stmt.removeTag.run(name, tag).changes > 0;
+        if (removed) this.#stmt.bump.get();
+        return removed;
+      })
+      .immediate();
   }
 
   async yank(name: string, version: string, at: string): Promise<VersionRecord> {
@@ -220,18 +226,20 @@ export class SqliteStore implements RegistryStore {
   }
 
   async unyank(name: string, version: string): Promise<VersionRecord> {
-    return this.#db.transaction(() => {
-      const row = this.#stmt.get.get(name, version) as VersionRow | undefined;
-      if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
-      if (row.revoked_at !== null) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked; a revoked version cannot be restored`);
-      if (row.yanked_at === null) return toRecord(row);
-      const rev = (this.#stmt.bump.get() as { rev: number }).rev;
-      this.#stmt.unyank.run(rev, name, version);
-      const latest = (this.#stmt.tags.all(name) as Array<{ tag: string; version: string }>).find((tag) => tag.tag === LATEST);
-      const best = chooseLatest((this.#stmt.list.all(name) as VersionRow[]).map(toRecord));
-      if (latest === undefined || best === version) this.#stmt.setTag.run(name, LATEST, best ?? version);
-      return toRecord(this.#stmt.get.get(name, version) as VersionRow);
-    }).immediate();
+    return this.#db
+      .transaction(() => {
+        const row = this.#stmt.get.get(name, version) as VersionRow | undefined;
+        if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+        if (row.revoked_at !== null) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked; a revoked version cannot be restored`);
+        if (row.yanked_at === null) return toRecord(row);
+        const rev = (this.#stmt.bump.get() as { rev: number }).rev;
+        this.#stmt.unyank.run(rev, name, version);
+        const latest = (this.#stmt.tags.all(name) as Array<{ tag: string; version: string }>).find((tag) => tag.tag === LATEST);
+        const best = chooseLatest((this.#stmt.list.all(name) as VersionRow[]).map(toRecord));
+        if (latest === undefined || best === version) this.#stmt.setTag.run(name, LATEST, best ?? version);
+        return toRecord(this.#stmt.get.get(name, version) as VersionRow);
+      })
+      .immediate();
   }
 
   async revoke(name: string, version: string, reason: string, at: string): Promise<VersionRecord> {
@@ -240,26 +248,31 @@ export class SqliteStore implements RegistryStore {
 
   /** Marks a version withdrawn, drops its tags, and re-points `latest` when it was on it: one transaction. */
   #withdraw(name: string, version: string, mark: (rev: number) => void): VersionRecord {
-    return this.#db.transaction(() => {
-      if (!this.#stmt.get.get(name, version)) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
-      const rev = (this.#stmt.bump.get() as { rev: number }).rev;
-      mark(rev);
-      const tags = (this.#stmt.tagsOn.all(name, version) as Array<{ tag: string }>).map((row) => row.tag);
-      this.#stmt.removeTagsOn.run(name, version);
-      if (tags.includes(LATEST)) {
-        const next = chooseLatest((this.#stmt.list.all(name) as VersionRow[]).map(toRecord));
-        if (next !== undefined) this.#stmt.setTag.run(name, LATEST, next);
-      }
-      return toRecord(this.#stmt.get.get(name, version) as VersionRow);
-    }).immediate();
+    return this.#db
+      .transaction(() => {
+        if (!this.#stmt.get.get(name, version)) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+        const rev = (this.#stmt.bump.get() as { rev: number }).rev;
+        mark(rev);
+        const tags = (this.#stmt.tagsOn.all(name, version) as Array<{ tag: string }>).map((row) => row.tag);
+        this.#stmt.removeTagsOn.run(name, version);
+        if (tags.includes(LATEST)) {
+          const next = chooseLatest((this.#stmt.list.all(name) as VersionRow[]).map(toRecord));
+          if (next !== undefined) this.#stmt.setTag.run(name, LATEST, next);
+        }
+        return toRecord(this.#stmt.get.get(name, version) as VersionRow);
+      })
+      .immediate();
   }
 
   async setReview(name: string, version: string, review: ReviewStatus): Promise<VersionRecord> {
-    return this.#db.transaction(() => {
-      const rev = (this.#stmt.bump.get() as { rev: number }).rev;
-      if (this.#stmt.review.run(review, rev, name, version).changes === 0) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
-      return toRecord(this.#stmt.get.get(name, version) as VersionRow);
-    }).immediate();
+    return this.#db
+      .transaction(() => {
+        const rev = (this.#stmt.bump.get() as { rev: number }).rev;
+        if (this.#stmt.review.run(review, rev, name, version).changes === 0)
+          throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+        return toRecord(this.#stmt.get.get(name, version) as VersionRow);
+      })
+      .immediate();
   }
 
   async revision(): Promise<number> {
@@ -292,7 +305,8 @@ export class SqliteStore implements RegistryStore {
     for (const row of rows) {
       const record = toRecord(row);
       const recomputed = packageDigest(record.manifest.files);
-      if (recomputed !== record.packageDigest) problems.push(`${row.name}@${row.version}: package digest ${row.package_digest} does not match its files (${recomputed})`);
+      if (recomputed !== record.packageDigest)
+        problems.push(`${row.name}@${row.version}: package digest ${row.package_digest} does not match its files (${recomputed})`);
       for (const file of record.manifest.files) referenced.set(file.digest, file.size);
     }
     for (const row of this.#stmt.everyBlob.all() as Array<{ digest: string; size: number; max_size: number }>) {
@@ -307,7 +321,8 @@ export class SqliteStore implements RegistryStore {
       const actual = this.blobs.sizeOf(digest);
       if (actual === undefined) problems.push(`blob ${digest} is missing`);
       else if (actual !== size) problems.push(`blob ${digest} is ${actual} bytes, expected ${size}`);
-      else if (options.verifyBlobs && sha256Digest(readFileSync(this.blobs.pathOf(digest))) !== digest) problems.push(`blob ${digest} does not match its digest`);
+      else if (options.verifyBlobs && sha256Digest(readFileSync(this.blobs.pathOf(digest))) !== digest)
+        problems.push(`blob ${digest} does not match its digest`);
     }
     const onDisk = this.blobs.list();
     const orphanBlobs = onDisk.filter((digest) => !referenced.has(digest));

@@ -46,13 +46,16 @@ export async function copyStore(from: RegistryStore, to: RegistryStore, options:
       }
       if (committed.status === 'conflict') {
         result.versions.conflicts++;
-        result.problems.push(`${name}@${record.version}: the target holds other bytes under this version (${committed.version.packageDigest}, source ${record.packageDigest}); left alone`);
+        result.problems.push(
+          `${name}@${record.version}: the target holds other bytes under this version (${committed.version.packageDigest}, source ${record.packageDigest}); left alone`,
+        );
         continue;
       }
       result.versions[committed.status === 'created' ? 'created' : 'existing']++;
       const there = committed.version;
       if (record.revoked !== undefined && there.revoked === undefined) await to.revoke(name, record.version, record.revoked.reason, record.revoked.at);
-      else if (record.yankedAt !== undefined && there.yankedAt === undefined && there.revoked === undefined) await to.yank(name, record.version, record.yankedAt);
+      else if (record.yankedAt !== undefined && there.yankedAt === undefined && there.revoked === undefined)
+        await to.yank(name, record.version, record.yankedAt);
       if (record.review !== there.review) await to.setReview(name, record.version, record.review);
     }
     const wanted = await from.tags(name);

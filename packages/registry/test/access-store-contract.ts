@@ -82,23 +82,48 @@ export function accessStoreContract(engine: string, open: () => Promise<OpenedAc
           ...extra,
         });
         assert.deepEqual(await store.queryAudit(), []);
-        await store.appendAudit([event(1, 'alice', 'pdf', { tokenId: 'abcdefabcdef', version: '1.0.0', digest: 'sha256:00', file: 'SKILL.md', detail: 'x' }), event(2, 'bob', 'pdf'), event(3, 'alice', 'csv', { action: 'activate', outcome: 'not_found' })]);
+        await store.appendAudit([
+          event(1, 'alice', 'pdf', { tokenId: 'abcdefabcdef', version: '1.0.0', digest: 'sha256:00', file: 'SKILL.md', detail: 'x' }),
+          event(2, 'bob', 'pdf'),
+          event(3, 'alice', 'csv', { action: 'activate', outcome: 'not_found' }),
+        ]);
         await store.appendAudit([event(4, 'alice', 'pdf')]);
         await store.appendAudit([]);
         const all = await store.queryAudit();
-        assert.deepEqual(all.map((e) => e.time.slice(14, 16)), ['01', '02', '03', '04']);
+        assert.deepEqual(
+          all.map((e) => e.time.slice(14, 16)),
+          ['01', '02', '03', '04'],
+        );
         assert.deepEqual(all[0], event(1, 'alice', 'pdf', { tokenId: 'abcdefabcdef', version: '1.0.0', digest: 'sha256:00', file: 'SKILL.md', detail: 'x' }));
         assert.equal(all[1]!.tokenId, undefined);
-        assert.deepEqual((await store.queryAudit({ user: 'alice' })).map((e) => e.time.slice(14, 16)), ['01', '03', '04']);
-        assert.deepEqual((await store.queryAudit({ skill: 'pdf' })).map((e) => e.time.slice(14, 16)), ['01', '02', '04']);
-        assert.deepEqual((await store.queryAudit({ skill: 'skill://csv/SKILL.md' })).map((e) => e.action), ['activate']);
-        assert.deepEqual((await store.queryAudit({ since: '2026-11-30T10:02:00.000Z', user: 'alice' })).map((e) => e.time.slice(14, 16)), ['03', '04']);
-        assert.deepEqual((await store.queryAudit({ limit: 2 })).map((e) => e.time.slice(14, 16)), ['03', '04']);
+        assert.deepEqual(
+          (await store.queryAudit({ user: 'alice' })).map((e) => e.time.slice(14, 16)),
+          ['01', '03', '04'],
+        );
+        assert.deepEqual(
+          (await store.queryAudit({ skill: 'pdf' })).map((e) => e.time.slice(14, 16)),
+          ['01', '02', '04'],
+        );
+        assert.deepEqual(
+          (await store.queryAudit({ skill: 'skill://csv/SKILL.md' })).map((e) => e.action),
+          ['activate'],
+        );
+        assert.deepEqual(
+          (await store.queryAudit({ since: '2026-11-30T10:02:00.000Z', user: 'alice' })).map((e) => e.time.slice(14, 16)),
+          ['03', '04'],
+        );
+        assert.deepEqual(
+          (await store.queryAudit({ limit: 2 })).map((e) => e.time.slice(14, 16)),
+          ['03', '04'],
+        );
         assert.deepEqual(await store.queryAudit({ user: 'nobody' }), []);
         const first = await store.auditAfter(0, 3);
         assert.equal(first.length, 3);
         const rest = await store.auditAfter(first.at(-1)!.position, 3);
-        assert.deepEqual(rest.map((row) => row.event.time.slice(14, 16)), ['04']);
+        assert.deepEqual(
+          rest.map((row) => row.event.time.slice(14, 16)),
+          ['04'],
+        );
       }));
 
     test('the policy text is stored whole, with the digest of the file it came from', () =>
@@ -146,7 +171,17 @@ export function accessStoreContract(engine: string, open: () => Promise<OpenedAc
           const revoked = await store.createToken({ user: 'finn' });
           await store.revokeToken(revoked.record.id);
           await store.savePolicy('default: public\n');
-          await store.appendAudit([{ time: '2026-11-30T10:00:00.000Z', principal: 'user:erin', user: 'erin', action: 'activate', surface: 'activate_skill', skill: 'pdf', outcome: 'ok' }]);
+          await store.appendAudit([
+            {
+              time: '2026-11-30T10:00:00.000Z',
+              principal: 'user:erin',
+              user: 'erin',
+              action: 'activate',
+              surface: 'activate_skill',
+              skill: 'pdf',
+              outcome: 'ok',
+            },
+          ]);
           const first = await copyAccess(store, target.store);
           assert.deepEqual(first, { tokens: { copied: 2, existing: 0 }, audit: { copied: 1 }, policy: 'copied' });
           const cache = new TokenCache(target.store);

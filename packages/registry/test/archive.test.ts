@@ -10,8 +10,15 @@ import { files, skillMd } from './fixtures.js';
 function tarOf(entries: Array<{ path: string; type?: string; body?: string | Buffer; linkpath?: string; size?: number }>): Buffer {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
-    const body = typeof entry.body === 'string' ? Buffer.from(entry.body) : entry.body ?? Buffer.alloc(0);
-    const header = new Header({ path: entry.path, mode: 0o644, size: entry.size ?? body.byteLength, type: (entry.type ?? 'File') as never, mtime: new Date(0), ...(entry.linkpath ? { linkpath: entry.linkpath } : {}) });
+    const body = typeof entry.body === 'string' ? Buffer.from(entry.body) : (entry.body ?? Buffer.alloc(0));
+    const header = new Header({
+      path: entry.path,
+      mode: 0o644,
+      size: entry.size ?? body.byteLength,
+      type: (entry.type ?? 'File') as never,
+      mtime: new Date(0),
+      ...(entry.linkpath ? { linkpath: entry.linkpath } : {}),
+    });
     const block = Buffer.alloc(512);
     header.encode(block, 0);
     blocks.push(block, body, Buffer.alloc((512 - (body.byteLength % 512)) % 512));
@@ -45,22 +52,64 @@ describe('.skill archives', () => {
   });
 
   test('a plain tar.gz of a skill folder (no manifest) is read too', async () => {
-    const read = await readSkillPackage(gzipSync(tarOf([{ path: 'plain/SKILL.md', body: skillMd('plain') }, { path: 'plain/', type: 'Directory' }])));
+    const read = await readSkillPackage(
+      gzipSync(
+        tarOf([
+          { path: 'plain/SKILL.md', body: skillMd('plain') },
+          { path: 'plain/', type: 'Directory' },
+        ]),
+      ),
+    );
     assert.equal(read.manifest, undefined);
     assert.equal(read.folderName, 'plain');
-    assert.deepEqual(read.files.map((f) => f.path), ['SKILL.md']);
+    assert.deepEqual(
+      read.files.map((f) => f.path),
+      ['SKILL.md'],
+    );
   });
 
   test('zip-slip and other path tricks are refused', async () => {
-    await refuses(gzipSync(tarOf([{ path: 'x/SKILL.md', body: 'a' }, { path: 'x/../../etc/evil', body: 'b' }])), /unsafe entry path.*'\.\.' segment/);
+    await refuses(
+      gzipSync(
+        tarOf([
+          { path: 'x/SKILL.md', body: 'a' },
+          { path: 'x/../../etc/evil', body: 'b' },
+        ]),
+      ),
+      /unsafe entry path.*'\.\.' segment/,
+    );
     await refuses(gzipSync(tarOf([{ path: '/etc/passwd', body: 'b' }])), /unsafe path|absolute/);
     await refuses(gzipSync(tarOf([{ path: 'x/a\\b.md', body: 'b' }])), /backslash/);
-    await refuses(gzipSync(tarOf([{ path: 'x/C:evil', body: 'b' }, { path: 'x/SKILL.md', body: 'a' }])), /unsafe path|drive/);
+    await refuses(
+      gzipSync(
+        tarOf([
+          { path: 'x/C:evil', body: 'b' },
+          { path: 'x/SKILL.md', body: 'a' },
+        ]),
+      ),
+      /unsafe path|drive/,
+    );
   });
 
   test('links, devices and FIFOs are refused', async () => {
-    await refuses(gzipSync(tarOf([{ path: 'x/SKILL.md', body: 'a' }, { path: 'x/link', type: 'SymbolicLink', linkpath: '/etc/passwd' }])), /symbolic link entry .* refused/);
-    await refuses(gzipSync(tarOf([{ path: 'x/SKILL.md', body: 'a' }, { path: 'x/hard', type: 'Link', linkpath: 'x/SKILL.md' }])), /hard link entry .* refused/);
+    await refuses(
+      gzipSync(
+        tarOf([
+          { path: 'x/SKILL.md', body: 'a' },
+          { path: 'x/link', type: 'SymbolicLink', linkpath: '/etc/passwd' },
+        ]),
+      ),
+      /symbolic link entry .* refused/,
+    );
+    await refuses(
+      gzipSync(
+        tarOf([
+          { path: 'x/SKILL.md', body: 'a' },
+          { path: 'x/hard', type: 'Link', linkpath: 'x/SKILL.md' },
+        ]),
+      ),
+      /hard link entry .* refused/,
+    );
     await refuses(gzipSync(tarOf([{ path: 'x/dev', type: 'CharacterDevice' }])), /character device entry .* refused/);
     await refuses(gzipSync(tarOf([{ path: 'x/fifo', type: 'FIFO' }])), /FIFO entry .* refused/);
   });
@@ -81,10 +130,36 @@ describe('.skill archives', () => {
     const manifest = manifestFor('liar', content);
     const tampered = packSkillArchive(manifest, files('liar', { 'a.md': 'swapped' }));
     await refuses(tampered, /do not match its manifest \(a\.md\)/);
-    const renamed = gzipSync(tarOf([{ path: 'skillport.json', body: JSON.stringify(manifest) }, ...content.map((f) => ({ path: `other/${f.path}`, body: Buffer.from(f.bytes) }))]));
+    const renamed = gzipSync(
+      tarOf([{ path: 'skillport.json', body: JSON.stringify(manifest) }, ...content.map((f) => ({ path: `other/${f.path}`, body: Buffer.from(f.bytes) }))]),
+    );
     await refuses(renamed, /differs from the manifest/);
-    await refuses(gzipSync(tarOf([{ path: 'x/SKILL.md', body: 'a' }, { path: 'x/SKILL.md', body: 'b' }])), /twice|duplicate entry/);
-    await refuses(gzipSync(tarOf([{ path: 'skillport.json', body: '{"format":"nope"}' }, { path: 'x/SKILL.md', body: 'a' }])), /unknown format/);
-    await refuses(gzipSync(tarOf([{ path: 'skillport.json', body: '{not json' }, { path: 'x/SKILL.md', body: 'a' }])), /not valid JSON/);
+    await refuses(
+      gzipSync(
+        tarOf([
+          { path: 'x/SKILL.md', body: 'a' },
+          { path: 'x/SKILL.md', body: 'b' },
+        ]),
+      ),
+      /twice|duplicate entry/,
+    );
+    await refuses(
+      gzipSync(
+        tarOf([
+          { path: 'skillport.json', body: '{"format":"nope"}' },
+          { path: 'x/SKILL.md', body: 'a' },
+        ]),
+      ),
+      /unknown format/,
+    );
+    await refuses(
+      gzipSync(
+        tarOf([
+          { path: 'skillport.json', body: '{not json' },
+          { path: 'x/SKILL.md', body: 'a' },
+        ]),
+      ),
+      /not valid JSON/,
+    );
   });
 });

@@ -13,14 +13,25 @@ export function files(name: string, spec: Record<string, string | Uint8Array> = 
 }
 
 /** A version record for store-level tests (the store does not validate skills; the service does). */
-export function newVersion(name: string, version: string, content: SkillFileEntry[] = files(name), at = '2026-11-30T00:00:00.000Z'): { record: NewVersion; blobs: Array<[string, Uint8Array]> } {
+export function newVersion(
+  name: string,
+  version: string,
+  content: SkillFileEntry[] = files(name),
+  at = '2026-11-30T00:00:00.000Z',
+): { record: NewVersion; blobs: Array<[string, Uint8Array]> } {
   const manifest = manifestFor(name, content);
   return {
     record: {
       name,
       version,
       packageDigest: manifest.packageDigest,
-      manifest: { description: `Does ${name} things.`, frontmatter: { name }, headings: [], files: manifest.files, totalBytes: manifest.files.reduce((sum, file) => sum + file.size, 0) },
+      manifest: {
+        description: `Does ${name} things.`,
+        frontmatter: { name },
+        headings: [],
+        files: manifest.files,
+        totalBytes: manifest.files.reduce((sum, file) => sum + file.size, 0),
+      },
       publishedAt: at,
       publisher: 'test',
       signatures: [],

@@ -49,7 +49,15 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
       persistent: true,
       createPostgresUser: true,
       // Tests kill replicas, never the database: durability on disk only costs time on a shared machine.
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])],
+      postgresFlags: [
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=200',
+        ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+      ],
       onLog: keep,
       onError: keep,
     });

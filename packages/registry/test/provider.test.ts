@@ -23,12 +23,27 @@ async function setup(options: { prefix?: string; tag?: string; trusted?: string;
   const store = SqliteStore.open(dir);
   const trustedKeys = options.trusted ? parseTrustedKeys(options.trusted) : undefined;
   const service = new RegistryService({ store, ...(trustedKeys ? { trustedKeys } : {}) });
-  const provider = await RegistryProvider.open({ store, pollMs: 0, ...(options.prefix ? { prefix: options.prefix } : {}), ...(options.tag ? { tag: options.tag } : {}), ...(trustedKeys ? { trustedKeys } : {}), ...(options.requireSignatures ? { requireSignatures: true } : {}) });
-  closers.push(() => provider.close(), () => store.close());
+  const provider = await RegistryProvider.open({
+    store,
+    pollMs: 0,
+    ...(options.prefix ? { prefix: options.prefix } : {}),
+    ...(options.tag ? { tag: options.tag } : {}),
+    ...(trustedKeys ? { trustedKeys } : {}),
+    ...(options.requireSignatures ? { requireSignatures: true } : {}),
+  });
+  closers.push(
+    () => provider.close(),
+    () => store.close(),
+  );
   const publish = async (name: string, version: string, extra: Record<string, string> = {}, tags?: string[], key?: string) => {
     const content = files(name, extra);
     const signatures = key ? [signDigest(manifestFor(name, content).packageDigest, key)] : [];
-    await service.publish({ archive: packSkillArchive(manifestFor(name, content, { signatures }), content), version, publisher: 'p', ...(tags ? { tags } : {}) });
+    await service.publish({
+      archive: packSkillArchive(manifestFor(name, content, { signatures }), content),
+      version,
+      publisher: 'p',
+      ...(tags ? { tags } : {}),
+    });
     await provider.refresh();
   };
   return { service, provider, publish };
@@ -44,7 +59,10 @@ describe('registry provider', () => {
     const { provider, publish } = await setup();
     await publish('alpha', '1.0.0');
     await publish('alpha', '1.1.0', { 'b.md': 'b' });
-    assert.deepEqual(provider.skills().map((s) => [s.uri, s.entry._meta?.['dev.skillport/version']]), [['skill://alpha/SKILL.md', '1.1.0']]);
+    assert.deepEqual(
+      provider.skills().map((s) => [s.uri, s.entry._meta?.['dev.skillport/version']]),
+      [['skill://alpha/SKILL.md', '1.1.0']],
+    );
     const exact = skillOf(provider.lookup('skill://1.0.0/alpha/SKILL.md'));
     assert.equal(exact.uri, 'skill://1.0.0/alpha/SKILL.md');
     assert.equal(skillOf(provider.lookup('skill://1.0.0/alpha/references')).uri, exact.uri, 'any URI inside the version finds it');
@@ -65,9 +83,16 @@ describe('registry provider', () => {
   test('prefix and served tag', async () => {
     const { provider, publish } = await setup({ prefix: 'acme/tools', tag: 'stable' });
     await publish('gamma', '1.0.0');
-    assert.deepEqual(provider.skills().map((s) => s.uri), [], 'nothing tagged stable yet');
+    assert.deepEqual(
+      provider.skills().map((s) => s.uri),
+      [],
+      'nothing tagged stable yet',
+    );
     await publish('gamma', '1.1.0', { 'c.md': 'c' }, ['stable']);
-    assert.deepEqual(provider.skills().map((s) => s.uri), ['skill://acme/tools/gamma/SKILL.md']);
+    assert.deepEqual(
+      provider.skills().map((s) => s.uri),
+      ['skill://acme/tools/gamma/SKILL.md'],
+    );
     assert.equal(skillOf(provider.lookup('skill://acme/tools/1.0.0/gamma/SKILL.md')).uri, 'skill://acme/tools/1.0.0/gamma/SKILL.md');
     assert.equal(provider.lookup('skill://1.0.0/gamma/SKILL.md'), undefined, 'outside the prefix');
   });
@@ -78,7 +103,10 @@ describe('registry provider', () => {
     await publish('delta', '2.0.0', { 'd.md': 'd' });
     await service.yank('delta', '2.0.0');
     await provider.refresh();
-    assert.deepEqual(provider.skills().map((s) => s.entry._meta?.['dev.skillport/version']), ['1.0.0']);
+    assert.deepEqual(
+      provider.skills().map((s) => s.entry._meta?.['dev.skillport/version']),
+      ['1.0.0'],
+    );
     const yanked = skillOf(provider.lookup('skill://2.0.0/delta/SKILL.md'));
     assert.ok((yanked.entry._meta?.['dev.skillport/provenance'] as Record<string, unknown>)['yankedAt']);
     await service.revoke('delta', '1.0.0', 'bad advice');
@@ -93,10 +121,16 @@ describe('registry provider', () => {
     const { provider, publish } = await setup({ trusted: trusted.publicKey, requireSignatures: true });
     await publish('eps', '1.0.0');
     await publish('zeta', '1.0.0', {}, undefined, trusted.privateKey);
-    assert.deepEqual(provider.skills().map((s) => s.uri), ['skill://zeta/SKILL.md']);
+    assert.deepEqual(
+      provider.skills().map((s) => s.uri),
+      ['skill://zeta/SKILL.md'],
+    );
     assert.match(JSON.stringify(provider.lookup('skill://1.0.0/eps/SKILL.md')), /not signed by a trusted key/);
     const signatures = (provider.skills()[0]!.entry._meta?.['dev.skillport/provenance'] as { signatures: Array<{ trusted: boolean }> }).signatures;
-    assert.deepEqual(signatures.map((s) => s.trusted), [true]);
+    assert.deepEqual(
+      signatures.map((s) => s.trusted),
+      [true],
+    );
   });
 
   test('sees changes made by another process through the store revision (polling)', async () => {
@@ -105,14 +139,25 @@ describe('registry provider', () => {
     const reader = SqliteStore.open(dir);
     const writer = SqliteStore.open(dir);
     const provider = await RegistryProvider.open({ store: reader, pollMs: 20 });
-    closers.push(() => provider.close(), () => reader.close(), () => writer.close());
+    closers.push(
+      () => provider.close(),
+      () => reader.close(),
+      () => writer.close(),
+    );
     let changes = 0;
     provider.onChange(() => changes++);
     const content = files('polled');
-    await new RegistryService({ store: writer }).publish({ archive: packSkillArchive(manifestFor('polled', content), content), version: '1.0.0', publisher: 'other' });
+    await new RegistryService({ store: writer }).publish({
+      archive: packSkillArchive(manifestFor('polled', content), content),
+      version: '1.0.0',
+      publisher: 'other',
+    });
     const until = Date.now() + 5000;
     while (provider.skills().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(provider.skills().map((s) => s.uri), ['skill://polled/SKILL.md']);
+    assert.deepEqual(
+      provider.skills().map((s) => s.uri),
+      ['skill://polled/SKILL.md'],
+    );
     assert.ok(changes >= 1);
   });
 });

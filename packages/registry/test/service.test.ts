@@ -24,7 +24,8 @@ const archive = (name: string, extra: Record<string, string> = {}, version?: str
   return packSkillArchive(manifestFor(name, content, { ...(version ? { version } : {}), signatures }), content);
 };
 
-const refused = (status: number, pattern: RegExp) => (error: unknown) => error instanceof RegistryError && error.status === status && pattern.test(error.message);
+const refused = (status: number, pattern: RegExp) => (error: unknown) =>
+  error instanceof RegistryError && error.status === status && pattern.test(error.message);
 
 describe('registry service', () => {
   test('publishes an archive; the same bytes again is a no-op; other bytes under the same version are 409', async () => {
@@ -32,9 +33,15 @@ describe('registry service', () => {
     const first = await service.publish({ archive: archive('pub', {}, '1.0.0'), publisher: 'tester' });
     assert.equal(first.status, 'created');
     assert.equal(first.version.publisher, 'tester');
-    assert.deepEqual(first.tags.map((t) => [t.tag, t.version]), [['latest', '1.0.0']]);
+    assert.deepEqual(
+      first.tags.map((t) => [t.tag, t.version]),
+      [['latest', '1.0.0']],
+    );
     assert.equal((await service.publish({ archive: archive('pub', {}, '1.0.0'), publisher: 'tester' })).status, 'exists');
-    await assert.rejects(service.publish({ archive: archive('pub', { 'x.md': 'x' }, '1.0.0'), publisher: 'tester' }), refused(409, /already published with other bytes/));
+    await assert.rejects(
+      service.publish({ archive: archive('pub', { 'x.md': 'x' }, '1.0.0'), publisher: 'tester' }),
+      refused(409, /already published with other bytes/),
+    );
   });
 
   test('the version comes from the request, the archive, or metadata.version, and must be semver', async () => {
@@ -70,7 +77,10 @@ describe('registry service', () => {
     await assert.rejects(service.tag('t', '1.1.0', 'v1.2.3'), refused(400, /looks like a version/));
     await assert.rejects(service.tag('t', '1.1.0', 'Bad Tag'), refused(400, /must be 1-64/));
     await assert.rejects(service.untag('t', 'latest'), refused(400, /cannot be removed/));
-    assert.deepEqual((await service.untag('t', 'beta')).map((x) => x.tag), ['latest']);
+    assert.deepEqual(
+      (await service.untag('t', 'beta')).map((x) => x.tag),
+      ['latest'],
+    );
   });
 
   test('yank moves latest back and keeps the record; revoke needs a reason', async () => {
@@ -95,19 +105,32 @@ describe('registry service', () => {
     const service = open({ trustedKeys: keys, requireSignatures: true });
     const digest = manifestFor('s', files('s')).packageDigest;
     await assert.rejects(service.publish({ archive: archive('s', {}, '1.0.0'), publisher: 't' }), refused(403, /not signed/));
-    await assert.rejects(service.publish({ archive: archive('s', {}, '1.0.0', [signDigest(digest, stranger.privateKey)]), publisher: 't' }), refused(403, /only by untrusted keys/));
+    await assert.rejects(
+      service.publish({ archive: archive('s', {}, '1.0.0', [signDigest(digest, stranger.privateKey)]), publisher: 't' }),
+      refused(403, /only by untrusted keys/),
+    );
     const forged = { ...signDigest(digest, stranger.privateKey), keyId: trusted.keyId, publicKey: trusted.publicKey };
     await assert.rejects(service.publish({ archive: archive('s', {}, '1.0.0', [forged]), publisher: 't' }), refused(400, /does not verify/));
     const otherDigest = manifestFor('s', files('s', { z: 'z' })).packageDigest;
-    await assert.rejects(service.publish({ archive: archive('s', {}, '1.0.0', [signDigest(otherDigest, trusted.privateKey)]), publisher: 't' }), refused(400, /does not verify/));
-    const ok = await service.publish({ archive: archive('s', {}, '1.0.0', [signDigest(digest, trusted.privateKey), signDigest(digest, stranger.privateKey)]), publisher: 't' });
+    await assert.rejects(
+      service.publish({ archive: archive('s', {}, '1.0.0', [signDigest(otherDigest, trusted.privateKey)]), publisher: 't' }),
+      refused(400, /does not verify/),
+    );
+    const ok = await service.publish({
+      archive: archive('s', {}, '1.0.0', [signDigest(digest, trusted.privateKey), signDigest(digest, stranger.privateKey)]),
+      publisher: 't',
+    });
     assert.deepEqual(ok.version.signatures.map((s) => s.keyId).sort(), [trusted.keyId, stranger.keyId].sort());
     assert.equal(service.isTrusted(ok.version.signatures.find((s) => s.keyId === trusted.keyId)!), true);
     assert.equal(service.isTrusted(ok.version.signatures.find((s) => s.keyId === stranger.keyId)!), false);
   });
 
   test('a publish that fails before its commit leaves no version (only orphaned blobs, which check reports)', async () => {
-    const service = open({ pause: async (point) => { if (point === 'before-commit') throw new Error('crash here'); } });
+    const service = open({
+      pause: async (point) => {
+        if (point === 'before-commit') throw new Error('crash here');
+      },
+    });
     await assert.rejects(service.publish({ archive: archive('half', { 'r.md': 'r' }, '1.0.0'), publisher: 't' }), /crash here/);
     assert.equal(await service.store.getVersion('half', '1.0.0'), undefined);
     const report = await service.store.check();

@@ -50,7 +50,10 @@ export function storeContract(label: string, factory: StoreFactory): void {
         const first = await publish(store, 'alpha', '1.0.0');
         assert.equal(first.status, 'created');
         assert.equal(first.version.name, 'alpha');
-        assert.deepEqual((await store.tags('alpha')).map((t) => [t.tag, t.version]), [['latest', '1.0.0']]);
+        assert.deepEqual(
+          (await store.tags('alpha')).map((t) => [t.tag, t.version]),
+          [['latest', '1.0.0']],
+        );
         const again = await publish(store, 'alpha', '1.0.0');
         assert.equal(again.status, 'exists');
         const other = await publish(store, 'alpha', '1.0.0', files('alpha', { 'extra.md': 'changed' }));
@@ -75,7 +78,10 @@ export function storeContract(label: string, factory: StoreFactory): void {
         await publish(store, 'alpha', '1.0.0', files('alpha', { 'a.md': 'a' }));
         assert.deepEqual(await store.listNames(), ['alpha', 'zeta']);
         const versions = await store.listVersions('alpha');
-        assert.deepEqual(versions.map((v) => v.version), ['2.0.0', '1.0.0']);
+        assert.deepEqual(
+          versions.map((v) => v.version),
+          ['2.0.0', '1.0.0'],
+        );
         const got = await store.getVersion('alpha', '1.0.0');
         assert.equal(got?.manifest.files.length, 2);
         assert.equal(got?.review, 'unreviewed');
@@ -88,13 +94,19 @@ export function storeContract(label: string, factory: StoreFactory): void {
         await publish(store, 'gamma', '1.1.0', files('gamma', { 'b.md': 'b' }));
         await store.setTag('gamma', 'beta', '1.0.0');
         await store.setTag('gamma', 'beta', '1.1.0');
-        assert.deepEqual((await store.tags('gamma')).map((t) => [t.tag, t.version]), [['beta', '1.1.0'], ['latest', '1.1.0']]);
+        assert.deepEqual(
+          (await store.tags('gamma')).map((t) => [t.tag, t.version]),
+          [
+            ['beta', '1.1.0'],
+            ['latest', '1.1.0'],
+          ],
+        );
         assert.equal(await store.removeTag('gamma', 'beta'), true);
         assert.equal(await store.removeTag('gamma', 'beta'), false);
         await assert.rejects(store.setTag('gamma', 'beta', '9.9.9'), (error: unknown) => error instanceof RegistryError && error.status === 404);
       }));
 
-    test('yank removes the version\'s tags and moves latest to the highest live release; revoke the same, with a reason', () =>
+    test("yank removes the version's tags and moves latest to the highest live release; revoke the same, with a reason", () =>
       withStore(async (store) => {
         await publish(store, 'delta', '1.0.0');
         await publish(store, 'delta', '1.2.0', files('delta', { 'c.md': 'c' }));
@@ -103,14 +115,23 @@ export function storeContract(label: string, factory: StoreFactory): void {
         await store.setTag('delta', 'stable', '1.1.0');
         const yanked = await store.yank('delta', '1.1.0', '2026-11-30T01:00:00.000Z');
         assert.equal(yanked.yankedAt, '2026-11-30T01:00:00.000Z');
-        assert.deepEqual((await store.tags('delta')).map((t) => [t.tag, t.version]), [['latest', '1.2.0']]);
+        assert.deepEqual(
+          (await store.tags('delta')).map((t) => [t.tag, t.version]),
+          [['latest', '1.2.0']],
+        );
         const revoked = await store.revoke('delta', '1.2.0', 'leaks a credential', '2026-11-30T02:00:00.000Z');
         assert.deepEqual(revoked.revoked, { at: '2026-11-30T02:00:00.000Z', reason: 'leaks a credential' });
-        assert.deepEqual((await store.tags('delta')).map((t) => [t.tag, t.version]), [['latest', '1.0.0']]);
+        assert.deepEqual(
+          (await store.tags('delta')).map((t) => [t.tag, t.version]),
+          [['latest', '1.0.0']],
+        );
         await assert.rejects(store.setTag('delta', 'x', '1.2.0'), (error: unknown) => error instanceof RegistryError && error.status === 409);
         await store.revoke('delta', '1.0.0', 'bad', '2026-11-30T03:00:00.000Z');
         // Only a prerelease is left: it becomes latest rather than leaving the skill unserved.
-        assert.deepEqual((await store.tags('delta')).map((t) => [t.tag, t.version]), [['latest', '2.0.0-rc.1']]);
+        assert.deepEqual(
+          (await store.tags('delta')).map((t) => [t.tag, t.version]),
+          [['latest', '2.0.0-rc.1']],
+        );
         await assert.rejects(store.yank('delta', '3.0.0', 'x'), (error: unknown) => error instanceof RegistryError && error.status === 404);
       }));
 
@@ -119,16 +140,25 @@ export function storeContract(label: string, factory: StoreFactory): void {
         await publish(store, 'zeta', '1.0.0');
         await publish(store, 'zeta', '2.0.0', files('zeta', { 'b.md': 'b' }));
         await store.yank('zeta', '2.0.0', '2026-11-30T01:00:00.000Z');
-        assert.deepEqual((await store.tags('zeta')).map((t) => [t.tag, t.version]), [['latest', '1.0.0']]);
+        assert.deepEqual(
+          (await store.tags('zeta')).map((t) => [t.tag, t.version]),
+          [['latest', '1.0.0']],
+        );
         const before = await store.revision();
         const restored = await store.unyank('zeta', '2.0.0');
         assert.equal(restored.yankedAt, undefined);
         assert.ok((await store.revision()) > before, 'an unyank is a change');
-        assert.deepEqual((await store.tags('zeta')).map((t) => [t.tag, t.version]), [['latest', '2.0.0']]);
+        assert.deepEqual(
+          (await store.tags('zeta')).map((t) => [t.tag, t.version]),
+          [['latest', '2.0.0']],
+        );
         // Unyanking a lower version leaves latest where it is; unyanking a live version changes nothing.
         await store.yank('zeta', '1.0.0', '2026-11-30T02:00:00.000Z');
         await store.unyank('zeta', '1.0.0');
-        assert.deepEqual((await store.tags('zeta')).map((t) => [t.tag, t.version]), [['latest', '2.0.0']]);
+        assert.deepEqual(
+          (await store.tags('zeta')).map((t) => [t.tag, t.version]),
+          [['latest', '2.0.0']],
+        );
         assert.equal((await store.unyank('zeta', '1.0.0')).yankedAt, undefined);
         await store.revoke('zeta', '1.0.0', 'bad', '2026-11-30T03:00:00.000Z');
         await assert.rejects(store.unyank('zeta', '1.0.0'), (error: unknown) => error instanceof RegistryError && error.status === 409);
@@ -150,11 +180,17 @@ export function storeContract(label: string, factory: StoreFactory): void {
         assert.ok(afterPublish > start);
         await publish(store, 'iota', '1.0.0');
         const changes = await store.changesSince(afterPublish);
-        assert.deepEqual(changes.versions.map((v) => v.name), ['iota']);
+        assert.deepEqual(
+          changes.versions.map((v) => v.name),
+          ['iota'],
+        );
         assert.deepEqual(changes.tags.map((t) => t.name).sort(), ['iota', 'theta']);
         await store.yank('theta', '1.0.0', '2026-11-30T00:00:00.000Z');
         const later = await store.changesSince(changes.revision);
-        assert.deepEqual(later.versions.map((v) => `${v.name}@${v.version}`), ['theta@1.0.0']);
+        assert.deepEqual(
+          later.versions.map((v) => `${v.name}@${v.version}`),
+          ['theta@1.0.0'],
+        );
         assert.ok(later.revision > changes.revision);
         const same = await store.changesSince(later.revision);
         assert.equal(same.versions.length, 0);
@@ -186,7 +222,10 @@ export function storeContract(label: string, factory: StoreFactory): void {
         const again = await opened.reopen();
         try {
           assert.equal((await again.getVersion('lambda', '1.0.0'))?.version, '1.0.0');
-          assert.deepEqual((await again.tags('lambda')).map((t) => t.tag), ['latest']);
+          assert.deepEqual(
+            (await again.tags('lambda')).map((t) => t.tag),
+            ['latest'],
+          );
         } finally {
           await again.close();
         }

@@ -90,7 +90,10 @@ export interface SkillportServerOptions {
 /** The server cannot start: a bad configuration, a missing folder, a URI conflict, a plugin that failed to open. */
 export class StartupError extends ServerError {
   override name = 'StartupError';
-  constructor(message: string, readonly problems: FolderProblem[] = []) {
+  constructor(
+    message: string,
+    readonly problems: FolderProblem[] = [],
+  ) {
     super('startup', message);
   }
 }
@@ -127,7 +130,7 @@ export class SkillportServer {
     this.access = access;
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
     // Answers differ by caller once access is restricted: no shared cache may keep one caller's answer for another.
-    this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: access.restricted ? 'private' : options.cacheHint?.cacheScope ?? 'public' };
+    this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: access.restricted ? 'private' : (options.cacheHint?.cacheScope ?? 'public') };
     const content = new ContentReader(options.contentCacheBytes ?? 16 * 1024 * 1024);
     // Only a folder file is rescanned; a stored origin's bytes never change under the same digest.
     const onStale = (source: string) => {
@@ -135,7 +138,14 @@ export class SkillportServer {
     };
     /** The whole catalog, unfiltered: for the server's own use (health), never for answering a caller. */
     this.service = new SkillsService({ snapshot: () => this.catalog.snapshot, content, pageSize: options.pageSize ?? 100, onStale });
-    this.scopes = new ScopedServices({ catalog: () => this.catalog.snapshot, access, content, pageSize: options.pageSize ?? 100, cacheHint: this.cacheHint, onStale });
+    this.scopes = new ScopedServices({
+      catalog: () => this.catalog.snapshot,
+      access,
+      content,
+      pageSize: options.pageSize ?? 100,
+      cacheHint: this.cacheHint,
+      onStale,
+    });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;
     this.factory = new McpFactory({
@@ -222,7 +232,9 @@ export class SkillportServer {
     try {
       for (const plugin of options.plugins ?? []) {
         try {
-          plugins.push(await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }));
+          plugins.push(
+            await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }),
+          );
         } catch (error) {
           throw new StartupError((error as Error).message);
         }
@@ -239,12 +251,21 @@ export class SkillportServer {
     const providers = [...plugins.flatMap((parts) => parts.providers ?? []), ...(options.providers ?? [])];
     if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
     // A template family's folder is served like any other, under the template's fixed segments.
-    const roots = [...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)), ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/')))];
+    const roots = [
+      ...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)),
+      ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/'))),
+    ];
     // Decided from the disk before anything else (and before a persisted catalog could answer for a missing folder).
     const missing = roots.map((root) => rootProblem(root.dir)).filter((problem) => problem !== undefined);
     if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
     const limits = resolveLimits(options.limits);
-    let files = options.cacheDir === false ? undefined : cacheFiles(options.cacheDir, roots.map((root) => root.dir));
+    let files =
+      options.cacheDir === false
+        ? undefined
+        : cacheFiles(
+            options.cacheDir,
+            roots.map((root) => root.dir),
+          );
     const cacheDir = typeof options.cacheDir === 'string' ? options.cacheDir : defaultCacheDir();
     const unusable = files === undefined ? undefined : cacheDirProblem(cacheDir);
     if (unusable !== undefined) {
@@ -318,11 +339,14 @@ export class SkillportServer {
 
   /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
   serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
-    const handle = serveStdio(async () => {
-      const server = await this.factory.create();
-      this.factory.track(server);
-      return server;
-    }, { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport(), options.maxUriLength) });
+    const handle = serveStdio(
+      async () => {
+        const server = await this.factory.create();
+        this.factory.track(server);
+        return server;
+      },
+      { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport(), options.maxUriLength) },
+    );
     this.#stdio.push(handle);
     return handle;
   }
@@ -334,7 +358,12 @@ export class SkillportServer {
       if (!state.ready) return state;
     }
     // Token revocations and policy edits made on other replicas are heard through the access store's listener.
-    if (!this.access.watching) return { ready: false, reason: 'the access store is unreachable: its change listener is reconnecting (token revocations and policy edits from other replicas are not heard meanwhile)' };
+    if (!this.access.watching)
+      return {
+        ready: false,
+        reason:
+          'the access store is unreachable: its change listener is reconnecting (token revocations and policy edits from other replicas are not heard meanwhile)',
+      };
     return { ready: true };
   }
 
@@ -360,7 +389,13 @@ export class SkillportServer {
       {
         ...options,
         routes,
-        health: () => Object.assign({ skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation }, this.#auditHealth(), this.#options.health?.(), ...this.#plugins.map((parts) => parts.health?.())),
+        health: () =>
+          Object.assign(
+            { skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation },
+            this.#auditHealth(),
+            this.#options.health?.(),
+            ...this.#plugins.map((parts) => parts.health?.()),
+          ),
         ready: () => this.#ready(),
       },
       { access: this.access, scoped: (principal) => this.scopes.for(principal) },
@@ -420,7 +455,7 @@ function cacheFiles(dir: string | undefined, roots: string[]): { digests: string
 export function defaultInstructions(): string {
   return [
     'This server serves Agent Skills (folders of instructions, references and scripts) through the MCP Skills extension.',
-    'Call skills/list to see each skill (name, description, files with sha256 digests); read a skill\'s SKILL.md with resources/read when a task matches its description,',
+    "Call skills/list to see each skill (name, description, files with sha256 digests); read a skill's SKILL.md with resources/read when a task matches its description,",
     'then read only the other files it points to, by their skill:// URIs. Verify each file against its listed digest.',
   ].join(' ');
 }

@@ -12,9 +12,22 @@ describe('JWT claim mapping', () => {
     const keys = await generateKeyPair('ES256', { extractable: true });
     const file = join(mkdtempSync(join(tmpdir(), 'skillport-jwt-unit-')), 'jwks.json');
     writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'a' }] }));
-    const verifier = new JwtVerifier({ keyFile: file, issuer: 'i', audience: 'a', claims: { user: 'email', orgs: 'realm.groups', agent: 'azp', scopes: 'perms' } });
-    const principal = verifier.principalFrom({ email: 'alice@acme.test', realm: { groups: ['acme', 'ops'] }, azp: 'copilot', perms: ['skillport:admin', 'other'] });
-    assert.deepEqual({ user: principal.user, orgs: principal.orgs, agent: principal.agent, scopes: [...principal.scopes] }, { user: 'alice@acme.test', orgs: ['acme', 'ops'], agent: 'copilot', scopes: ['admin'] });
+    const verifier = new JwtVerifier({
+      keyFile: file,
+      issuer: 'i',
+      audience: 'a',
+      claims: { user: 'email', orgs: 'realm.groups', agent: 'azp', scopes: 'perms' },
+    });
+    const principal = verifier.principalFrom({
+      email: 'alice@acme.test',
+      realm: { groups: ['acme', 'ops'] },
+      azp: 'copilot',
+      perms: ['skillport:admin', 'other'],
+    });
+    assert.deepEqual(
+      { user: principal.user, orgs: principal.orgs, agent: principal.agent, scopes: [...principal.scopes] },
+      { user: 'alice@acme.test', orgs: ['acme', 'ops'], agent: 'copilot', scopes: ['admin'] },
+    );
     assert.throws(() => verifier.principalFrom({ realm: { groups: 'x' } }), JwtRejected);
     assert.throws(() => verifier.principalFrom({ email: 'a', realm: { groups: [1] } }), /must be a string or a list of strings/);
   });

@@ -57,7 +57,11 @@ describe('policy parsing', () => {
       [`x: &a [${'*a,'.repeat(200)}]`, /not valid YAML|unknown key/],
     ];
     for (const [text, message] of cases) {
-      assert.throws(() => parsePolicy(text, 'p'), (error: unknown) => error instanceof PolicyError && message.test(error.message) && !error.message.includes('\n'), text);
+      assert.throws(
+        () => parsePolicy(text, 'p'),
+        (error: unknown) => error instanceof PolicyError && message.test(error.message) && !error.message.includes('\n'),
+        text,
+      );
     }
   });
 
@@ -72,7 +76,14 @@ describe('policy parsing', () => {
 
 describe('views', () => {
   const snapshot = new CatalogSnapshot(
-    [skill('acme/deploy'), skill('acme/onboarding', 'onboarding'), skill('public/onboarding', 'onboarding'), skill('users/alice/onboarding', 'onboarding'), skill('misc/loose'), skill('acme/secret')],
+    [
+      skill('acme/deploy'),
+      skill('acme/onboarding', 'onboarding'),
+      skill('public/onboarding', 'onboarding'),
+      skill('users/alice/onboarding', 'onboarding'),
+      skill('misc/loose'),
+      skill('acme/secret'),
+    ],
     1,
   );
   const views = new ViewCache();
@@ -95,19 +106,37 @@ sessions:
   );
 
   test('rules, default none, deny wins', () => {
-    assert.deepEqual(uris(views.view(snapshot, who('user:alice org:acme'))), ['acme/deploy', 'acme/onboarding', 'acme/secret', 'public/onboarding', 'users/alice/onboarding']);
+    assert.deepEqual(uris(views.view(snapshot, who('user:alice org:acme'))), [
+      'acme/deploy',
+      'acme/onboarding',
+      'acme/secret',
+      'public/onboarding',
+      'users/alice/onboarding',
+    ]);
     assert.deepEqual(uris(views.view(snapshot, who('user:mallory org:acme'))), ['acme/deploy', 'acme/onboarding', 'public/onboarding']);
     assert.deepEqual(uris(views.view(snapshot, who('user:bob'))), ['public/onboarding']);
   });
 
   test('precedence picks the name-based skill; all stay reachable by URI', () => {
     const alice = views.view(snapshot, who('user:alice org:acme'));
-    assert.deepEqual(alice.named('onboarding').map((s) => s.uri), ['skill://users/alice/onboarding/SKILL.md']);
+    assert.deepEqual(
+      alice.named('onboarding').map((s) => s.uri),
+      ['skill://users/alice/onboarding/SKILL.md'],
+    );
     assert.ok(alice.skill('skill://public/onboarding/SKILL.md'));
     const carol = views.view(snapshot, who('user:carol org:acme'));
-    assert.deepEqual(carol.named('onboarding').map((s) => s.uri), ['skill://acme/onboarding/SKILL.md']);
+    assert.deepEqual(
+      carol.named('onboarding').map((s) => s.uri),
+      ['skill://acme/onboarding/SKILL.md'],
+    );
     views.setPolicy({ ...views.policy, precedence: ['public', 'org', 'user', 'agent', 'project'] });
-    assert.deepEqual(views.view(snapshot, who('user:alice org:acme')).named('onboarding').map((s) => s.uri), ['skill://public/onboarding/SKILL.md']);
+    assert.deepEqual(
+      views
+        .view(snapshot, who('user:alice org:acme'))
+        .named('onboarding')
+        .map((s) => s.uri),
+      ['skill://public/onboarding/SKILL.md'],
+    );
   });
 
   test('views are cached per snapshot and subjects, and rebuilt for a new policy', () => {
@@ -121,14 +150,27 @@ sessions:
   });
 
   test('session catalog: required then pinned, only what the principal may see', () => {
-    views.setPolicy(parsePolicy('default: none\nrules:\n  - uri: skill://acme/\n    allow: [org:acme]\n  - uri: skill://public/\n    allow: [public]\nsessions:\n  - for: project:web\n    required: [deploy]\n    pinned: [onboarding, loose, deploy]\n'));
+    views.setPolicy(
+      parsePolicy(
+        'default: none\nrules:\n  - uri: skill://acme/\n    allow: [org:acme]\n  - uri: skill://public/\n    allow: [public]\nsessions:\n  - for: project:web\n    required: [deploy]\n    pinned: [onboarding, loose, deploy]\n',
+      ),
+    );
     const session = sessionCatalog(views.view(snapshot, who('user:carol org:acme project:web')));
-    assert.deepEqual(session?.required.map((s) => s.uri), ['skill://acme/deploy/SKILL.md']);
-    assert.deepEqual(session?.pinned.map((s) => s.uri), ['skill://acme/onboarding/SKILL.md']);
+    assert.deepEqual(
+      session?.required.map((s) => s.uri),
+      ['skill://acme/deploy/SKILL.md'],
+    );
+    assert.deepEqual(
+      session?.pinned.map((s) => s.uri),
+      ['skill://acme/onboarding/SKILL.md'],
+    );
     assert.equal(sessionCatalog(views.view(snapshot, who('user:carol org:acme'))), undefined);
     const outsider = sessionCatalog(views.view(snapshot, who('user:x project:web')));
     assert.deepEqual(outsider?.required, []);
-    assert.deepEqual(outsider?.pinned.map((s) => s.uri), ['skill://public/onboarding/SKILL.md']);
+    assert.deepEqual(
+      outsider?.pinned.map((s) => s.uri),
+      ['skill://public/onboarding/SKILL.md'],
+    );
   });
 });
 

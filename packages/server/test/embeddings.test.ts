@@ -14,7 +14,11 @@ import type { CatalogSnapshot } from '../src/index.js';
  * "concept" (words listed together count for the same dimension), so that a query can be close in meaning to a
  * skill without sharing a word with it.
  */
-const CONCEPTS = [['zorblax', 'postgres', 'sql'], ['flibber', 'outage', 'incident'], ['commit', 'git']];
+const CONCEPTS = [
+  ['zorblax', 'postgres', 'sql'],
+  ['flibber', 'outage', 'incident'],
+  ['commit', 'git'],
+];
 function vector(text: string): number[] {
   const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
   return CONCEPTS.map((concept) => words.filter((word) => concept.includes(word)).length + 0.01);
@@ -32,12 +36,24 @@ function startEndpoint(status = 200): Promise<{ server: Server; url: string; inp
       res.end(status === 200 ? JSON.stringify({ data: input.map((text, index) => ({ index, embedding: vector(text) })) }) : '{"error":"down"}');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, inputs })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, inputs })),
+  );
 }
 
-const skill = (name: string, description: string, digest: string) => ({ uri: `skill://${name}/SKILL.md`, name, description, headings: [], packageDigest: digest });
+const skill = (name: string, description: string, digest: string) => ({
+  uri: `skill://${name}/SKILL.md`,
+  name,
+  description,
+  headings: [],
+  packageDigest: digest,
+});
 const snapshot = (skills: ReturnType<typeof skill>[]) => ({ skills }) as unknown as CatalogSnapshot;
-const SKILLS = [skill('sql-tuning', 'Speed up slow postgres queries.', 'sha256:aa'), skill('postmortem', 'Write up an incident after an outage.', 'sha256:bb'), skill('commits', 'Word git commit messages.', 'sha256:cc')];
+const SKILLS = [
+  skill('sql-tuning', 'Speed up slow postgres queries.', 'sha256:aa'),
+  skill('postmortem', 'Write up an incident after an outage.', 'sha256:bb'),
+  skill('commits', 'Word git commit messages.', 'sha256:cc'),
+];
 
 describe('embeddings (serve --embeddings)', () => {
   let endpoint: Awaited<ReturnType<typeof startEndpoint>>;
@@ -55,7 +71,7 @@ describe('embeddings (serve --embeddings)', () => {
   test('ranks skills by meaning, and caches their vectors by digest on disk', async () => {
     const embeddings = new SkillEmbeddings({ url: endpoint.url, model: 'fake', cacheDir });
     assert.deepEqual((await embeddings.rank(snapshot(SKILLS), 'zorblax', 2))?.[0], 'skill://sql-tuning/SKILL.md');
-    assert.deepEqual((await embeddings.rank(snapshot(SKILLS), 'flibber', 1)), ['skill://postmortem/SKILL.md']);
+    assert.deepEqual(await embeddings.rank(snapshot(SKILLS), 'flibber', 1), ['skill://postmortem/SKILL.md']);
     assert.equal(endpoint.inputs.filter((input) => input.length === 3).length, 1, 'the skills were embedded once for the snapshot');
     const files = readdirSync(join(cacheDir, 'embeddings', readdirSync(join(cacheDir, 'embeddings'))[0]!));
     assert.deepEqual(files.sort(), ['sha256_aa.json', 'sha256_bb.json', 'sha256_cc.json']);
@@ -75,8 +91,14 @@ describe('embeddings (serve --embeddings)', () => {
   });
 
   test('reciprocal-rank fusion rewards skills both rankings place high', () => {
-    const fused = fuseRankings([['a', 'b', 'c'], ['b', 'd', 'c']]);
-    assert.deepEqual(fused.map((hit) => hit.id), ['b', 'c', 'a', 'd']);
+    const fused = fuseRankings([
+      ['a', 'b', 'c'],
+      ['b', 'd', 'c'],
+    ]);
+    assert.deepEqual(
+      fused.map((hit) => hit.id),
+      ['b', 'c', 'a', 'd'],
+    );
     assert.ok(Math.abs(fused[0]!.score - (1 / 62 + 1 / 61)) < 1e-12);
   });
 });

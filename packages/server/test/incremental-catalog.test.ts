@@ -40,7 +40,15 @@ function syntheticSkill(next: () => number, path: string[], version: number): Ca
     return { path: file, size: file.length + version, digest, mimeType: 'text/markdown' };
   });
   const name = path.at(-1)!;
-  const manifest: SkillManifest = { name, description: `Does ${name}.`, frontmatter: { name, description: `Does ${name}.` }, headings: [], files, totalBytes: 1, packageDigest: sha256Digest(Buffer.from(`${path.join('/')}@${version}`)) };
+  const manifest: SkillManifest = {
+    name,
+    description: `Does ${name}.`,
+    frontmatter: { name, description: `Does ${name}.` },
+    headings: [],
+    files,
+    totalBytes: 1,
+    packageDigest: sha256Digest(Buffer.from(`${path.join('/')}@${version}`)),
+  };
   const skill = buildCatalogSkill(manifest, path, memory);
   assert.ok(typeof skill !== 'string', String(skill));
   return skill;
@@ -48,14 +56,22 @@ function syntheticSkill(next: () => number, path: string[], version: number): Ca
 
 /** Every answer of two snapshots over a set of URIs and names: listing, pages, skills, files, folders, names. */
 function assertSameAnswers(actual: CatalogSnapshot, expected: CatalogSnapshot, uris: Iterable<string>, names: Iterable<string>, label: string): void {
-  assert.deepEqual(actual.skills.map((skill) => skill.uri), expected.skills.map((skill) => skill.uri), `${label}: listing`);
+  assert.deepEqual(
+    actual.skills.map((skill) => skill.uri),
+    expected.skills.map((skill) => skill.uri),
+    `${label}: listing`,
+  );
   actual.skills.forEach((skill, index) => assert.equal(skill, expected.skills[index], `${label}: same skill objects`));
   for (const size of [1, 3, 50]) {
     let cursor: string | undefined;
     for (;;) {
       const a = actual.page(cursor, size);
       const b = expected.page(cursor, size);
-      assert.deepEqual(a.skills.map((s) => s.uri), b.skills.map((s) => s.uri), `${label}: page after ${cursor}`);
+      assert.deepEqual(
+        a.skills.map((s) => s.uri),
+        b.skills.map((s) => s.uri),
+        `${label}: page after ${cursor}`,
+      );
       assert.equal(a.more, b.more);
       if (!a.more) break;
       cursor = a.skills.at(-1)!.uri;
@@ -69,7 +85,12 @@ function assertSameAnswers(actual: CatalogSnapshot, expected: CatalogSnapshot, u
     assert.equal(actual.isDirectory(uri), expected.isDirectory(uri), `${label}: isDirectory ${uri}`);
     assert.deepEqual(actual.directory(uri), expected.directory(uri), `${label}: directory ${uri}`);
   }
-  for (const name of names) assert.deepEqual(actual.named(name).map((s) => s.uri), expected.named(name).map((s) => s.uri), `${label}: named ${name}`);
+  for (const name of names)
+    assert.deepEqual(
+      actual.named(name).map((s) => s.uri),
+      expected.named(name).map((s) => s.uri),
+      `${label}: named ${name}`,
+    );
 }
 
 describe('incremental snapshots (ADR 0130)', () => {
@@ -96,11 +117,12 @@ describe('incremental snapshots (ADR 0130)', () => {
         }
       };
       let version = 0;
-      for (const path of paths) if (next() < 0.4) {
-        const skill = syntheticSkill(next, path, version++);
-        live.set(skill.uri, skill);
-        seen(skill);
-      }
+      for (const path of paths)
+        if (next() < 0.4) {
+          const skill = syntheticSkill(next, path, version++);
+          live.set(skill.uri, skill);
+          seen(skill);
+        }
       let snapshot = new CatalogSnapshot([...live.values()], 1);
       for (let step = 0; step < 120; step++) {
         const upsert: CatalogSkill[] = [];
@@ -125,8 +147,16 @@ describe('incremental snapshots (ADR 0130)', () => {
         for (const skill of upsert) live.set(skill.uri, skill);
         const names = new Set([...live.values()].map((skill) => skill.name));
         assertSameAnswers(snapshot, new CatalogSnapshot([...live.values()], 0), uris, names, `seed ${seed} step ${step}`);
-        assert.deepEqual(before.skills.map((skill) => skill.uri), beforeListing, 'the parent keeps its listing');
-        assert.deepEqual([...uris].map((uri) => before.file(uri)?.skill.uri), beforeFiles, 'the parent keeps its files');
+        assert.deepEqual(
+          before.skills.map((skill) => skill.uri),
+          beforeListing,
+          'the parent keeps its listing',
+        );
+        assert.deepEqual(
+          [...uris].map((uri) => before.file(uri)?.skill.uri),
+          beforeFiles,
+          'the parent keeps its files',
+        );
       }
     }
   });
@@ -189,7 +219,11 @@ class RandomTree {
     }
     if (roll < 0.75) {
       // Rename the folder (and everything nested in it).
-      const target = `${rel.split('/').slice(0, -1).concat(pick(this.next, names) + String(this.#n++ % 3)).join('/')}`;
+      const target = `${rel
+        .split('/')
+        .slice(0, -1)
+        .concat(pick(this.next, names) + String(this.#n++ % 3))
+        .join('/')}`;
       if (this.folders.has(target) || [...this.folders].some((other) => other.startsWith(`${target}/`))) return this.step();
       renameSync(dir, join(this.root, target));
       for (const other of [...this.folders]) {
@@ -234,7 +268,11 @@ describe('incremental folder catalog (ADR 0130)', () => {
             assert.equal(catalog.snapshot.file(uri)?.skill.uri, fresh.snapshot.file(uri)?.skill.uri, `${label}: file ${uri}`);
             assert.deepEqual(catalog.snapshot.directory(uri), fresh.snapshot.directory(uri), `${label}: directory ${uri}`);
           }
-          for (const name of names) assert.deepEqual(catalog.snapshot.named(name).map((s) => s.uri), fresh.snapshot.named(name).map((s) => s.uri));
+          for (const name of names)
+            assert.deepEqual(
+              catalog.snapshot.named(name).map((s) => s.uri),
+              fresh.snapshot.named(name).map((s) => s.uri),
+            );
           const problems = (c: LiveCatalog) => c.problems.map((p) => `${p.severity} ${p.path} ${p.message}`).sort();
           assert.deepEqual(problems(catalog), problems(fresh), `${label}: problems`);
           fresh.close();
@@ -256,7 +294,9 @@ describe('incremental folder catalog (ADR 0130)', () => {
       tree.step();
       // Rescan from disk; keep the objects of folders whose package is unchanged, like the live catalog does.
       const fresh = scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders;
-      const removed = folders.filter((old) => !fresh.some((f) => f.dir === old.dir && f.inspection.skill?.packageDigest === old.inspection.skill?.packageDigest));
+      const removed = folders.filter(
+        (old) => !fresh.some((f) => f.dir === old.dir && f.inspection.skill?.packageDigest === old.inspection.skill?.packageDigest),
+      );
       const added = fresh.filter((f) => !folders.some((old) => f.dir === old.dir && f.inspection.skill?.packageDigest === old.inspection.skill?.packageDigest));
       folders = [...folders.filter((f) => !removed.includes(f)), ...added];
       assembly.update(removed, added);
@@ -287,7 +327,10 @@ describe('pre-serialised pages (issue 13)', () => {
     assert.ok(cache.bytes <= 1000, `budget kept (${cache.bytes})`);
     assert.equal(cache.get(a, 'p1', make('again'))!.toString(), 'again', 'the oldest went first');
     assert.equal(cache.get(a, 'big', make('b'.repeat(700)))!.length, 700, 'too big to keep, still answered');
-    assert.equal(cache.get(a, 'none', () => undefined), undefined);
+    assert.equal(
+      cache.get(a, 'none', () => undefined),
+      undefined,
+    );
   });
 });
 
@@ -317,10 +360,11 @@ sessions:
     const paths = segments.flatMap((x) => [[x], ...segments.map((y) => [x, y])]);
     let version = 0;
     const live = new Map<string, CatalogSkill>();
-    for (const path of paths) if (next() < 0.5) {
-      const skill = syntheticSkill(next, path, version++);
-      live.set(skill.uri, skill);
-    }
+    for (const path of paths)
+      if (next() < 0.5) {
+        const skill = syntheticSkill(next, path, version++);
+        live.set(skill.uri, skill);
+      }
     const incremental = new ViewCache();
     incremental.setPolicy(policy);
     let snapshot = new CatalogSnapshot([...live.values()], 1);
@@ -344,7 +388,11 @@ sessions:
         const label = `step ${step} ${JSON.stringify(principal.user)}`;
         assertSameAnswers(view, expected, [...live.keys()], segments, label);
         const { sessionCatalog } = await import('../src/access/views.js');
-        assert.deepEqual(sessionCatalog(view) && { r: sessionCatalog(view)!.required.map((s) => s.uri), p: sessionCatalog(view)!.pinned.map((s) => s.uri) }, sessionCatalog(expected) && { r: sessionCatalog(expected)!.required.map((s) => s.uri), p: sessionCatalog(expected)!.pinned.map((s) => s.uri) }, `${label}: session`);
+        assert.deepEqual(
+          sessionCatalog(view) && { r: sessionCatalog(view)!.required.map((s) => s.uri), p: sessionCatalog(view)!.pinned.map((s) => s.uri) },
+          sessionCatalog(expected) && { r: sessionCatalog(expected)!.required.map((s) => s.uri), p: sessionCatalog(expected)!.pinned.map((s) => s.uri) },
+          `${label}: session`,
+        );
         assert.equal(incremental.fingerprint(view), fresh.fingerprint(expected), `${label}: fingerprint`);
       }
     }

@@ -96,7 +96,13 @@ export function facets(snapshot: CatalogSnapshot): Facets {
 export function parseFilters(query: URLSearchParams): Filters {
   const text = (name: string, max: number) => (query.get(name) ?? '').trim().slice(0, max);
   const page = Number(query.get('page') ?? '1');
-  return { q: text('q', 500), tag: text('tag', 40).toLowerCase(), origin: text('origin', 16), folder: text('folder', 200), page: Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1 };
+  return {
+    q: text('q', 500),
+    tag: text('tag', 40).toLowerCase(),
+    origin: text('origin', 16),
+    folder: text('folder', 200),
+    page: Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1,
+  };
 }
 
 export async function listSkills(snapshot: CatalogSnapshot, service: SkillsService, filters: Filters, pageSize: number): Promise<ListResult> {
@@ -106,7 +112,11 @@ export async function listSkills(snapshot: CatalogSnapshot, service: SkillsServi
     if (info === undefined) return true;
     const about = info.get(skill.uri);
     if (about === undefined) return false;
-    return (filters.tag === '' || about.tags.includes(filters.tag)) && (filters.origin === '' || about.origin === filters.origin) && (filters.folder === '' || about.folder === filters.folder);
+    return (
+      (filters.tag === '' || about.tags.includes(filters.tag)) &&
+      (filters.origin === '' || about.origin === filters.origin) &&
+      (filters.folder === '' || about.folder === filters.folder)
+    );
   };
   let all: readonly CatalogSkill[];
   let ranked = false;

@@ -81,7 +81,14 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
 
   function viewerFor(req: IncomingMessage, res: ServerResponse, caller: Caller): Viewer {
     const principal = caller.principal ?? access.configured;
-    return { principal, authRequired: access.auth !== 'none', signedIn: caller.fromCookie, admin: caller.principal !== undefined && hasScope(principal, 'admin'), csrf: csrfToken(req, res), title };
+    return {
+      principal,
+      authRequired: access.auth !== 'none',
+      signedIn: caller.fromCookie,
+      admin: caller.principal !== undefined && hasScope(principal, 'admin'),
+      csrf: csrfToken(req, res),
+      title,
+    };
   }
 
   function send(req: IncomingMessage, res: ServerResponse, status: number, body: string | Buffer, type: string, extra: Record<string, string> = {}): void {
@@ -98,7 +105,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     res.end(req.method === 'HEAD' ? undefined : bytes);
   }
 
-  function page(req: IncomingMessage, res: ServerResponse, viewer: Viewer, status: number, titleText: string, body: Html, section?: 'catalog' | 'admin' | 'signin'): void {
+  function page(
+    req: IncomingMessage,
+    res: ServerResponse,
+    viewer: Viewer,
+    status: number,
+    titleText: string,
+    body: Html,
+    section?: 'catalog' | 'admin' | 'signin',
+  ): void {
     send(req, res, status, layout(viewer, { title: titleText, body, ...(section ? { section } : {}) }).text, 'text/html; charset=utf-8');
   }
 
@@ -129,7 +144,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<boolean> {
-    const isWebPath = path === '/' || path === '/signin' || path === '/signout' || path.startsWith('/assets/') || path.startsWith('/fragments/') || path.startsWith('/skills/') || path === '/admin' || path.startsWith('/admin/');
+    const isWebPath =
+      path === '/' ||
+      path === '/signin' ||
+      path === '/signout' ||
+      path.startsWith('/assets/') ||
+      path.startsWith('/fragments/') ||
+      path.startsWith('/skills/') ||
+      path === '/admin' ||
+      path.startsWith('/admin/');
     if (!isWebPath) return false;
     const method = req.method ?? 'GET';
     const query = new URLSearchParams(search);
@@ -154,7 +177,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (path === '/signout') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
       const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null)) return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      if (!csrfValid(req, form?.get('_csrf') ?? null))
+        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
       appendCookie(res, cookie(req, SESSION_COOKIE, '', 0));
       redirect(res, access.auth === 'none' ? '/' : '/signin');
       return true;
@@ -207,16 +231,24 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       }
       const listedVersion = (skill.entry._meta as Record<string, unknown> | undefined)?.[META_VERSION];
       const origin = `${isHttps(req) ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
-      page(req, res, viewer, 200, skill.name, skillBody({
-        skill,
-        text,
-        versions,
-        version: typeof listedVersion === 'string' ? listedVersion : undefined,
-        versionPaths,
-        mcpUrl: `${origin}/mcp`,
-        authRequired: access.auth !== 'none',
-        comparePath: `${skillPath(skill)}/-/compare`,
-      }), 'catalog');
+      page(
+        req,
+        res,
+        viewer,
+        200,
+        skill.name,
+        skillBody({
+          skill,
+          text,
+          versions,
+          version: typeof listedVersion === 'string' ? listedVersion : undefined,
+          versionPaths,
+          mcpUrl: `${origin}/mcp`,
+          authRequired: access.auth !== 'none',
+          comparePath: `${skillPath(skill)}/-/compare`,
+        }),
+        'catalog',
+      );
       return true;
     }
     if (route.kind === 'file' || route.kind === 'raw') {
@@ -227,7 +259,12 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       scoped.service.record({ action: 'read', surface: 'web', skill, file: file.path, outcome: 'ok' });
       if (route.kind === 'raw') {
         const headers = rawHeaders(file, text !== undefined, query.get('inline') === '1' || req.headers['sec-fetch-dest'] === 'image');
-        res.writeHead(200, { ...headers, 'content-length': String(bytes.length), 'cache-control': access.restricted ? 'private, no-store' : 'no-cache', vary: 'Cookie, Authorization' });
+        res.writeHead(200, {
+          ...headers,
+          'content-length': String(bytes.length),
+          'cache-control': access.restricted ? 'private, no-store' : 'no-cache',
+          vary: 'Cookie, Authorization',
+        });
         res.end(method === 'HEAD' ? undefined : bytes);
         return true;
       }
@@ -237,7 +274,14 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     return compare(req, res, viewer, scoped, skill, query);
   }
 
-  async function compare(req: IncomingMessage, res: ServerResponse, viewer: Viewer, scoped: Scoped, skill: CatalogSkill, query: URLSearchParams): Promise<true> {
+  async function compare(
+    req: IncomingMessage,
+    res: ServerResponse,
+    viewer: Viewer,
+    scoped: Scoped,
+    skill: CatalogSkill,
+    query: URLSearchParams,
+  ): Promise<true> {
     const view = scoped.service.snapshot;
     const versions = originKind(skill) === 'registry' ? await options.history?.versions(skill.name) : undefined;
     const choices = (versions ?? []).filter((version) => !version.revoked).map((version) => version.version);
@@ -248,7 +292,10 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     const resolve = (version: string) => (version === '' || !known.has(version) ? undefined : view.version(skill.uri, { version }));
     const a = resolve(from);
     const b = resolve(to);
-    for (const [found, version] of [[a, from], [b, to]] as const) {
+    for (const [found, version] of [
+      [a, from],
+      [b, to],
+    ] as const) {
       if (found === undefined) {
         page(req, res, viewer, 404, 'Not found', errorBody(404, `${skill.name} has no version ${JSON.stringify(version.slice(0, 64))} here.`), 'catalog');
         return true;
@@ -270,7 +317,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       if (textA !== undefined && textB !== undefined) change.texts = { from: textA, to: textB };
     }
     scoped.service.record({ action: 'read', surface: 'web', skill: right, outcome: 'ok', detail: `compare ${from}..${to}` });
-    page(req, res, viewer, 200, `${skill.name}: ${from} → ${to}`, compareBody(skill, from, to, choices.includes(from) && choices.includes(to) ? choices : [...new Set([...choices, from, to])], changes), 'catalog');
+    page(
+      req,
+      res,
+      viewer,
+      200,
+      `${skill.name}: ${from} → ${to}`,
+      compareBody(skill, from, to, choices.includes(from) && choices.includes(to) ? choices : [...new Set([...choices, from, to])], changes),
+      'catalog',
+    );
     return true;
   }
 
@@ -289,12 +344,21 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     }
     if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'GET, POST');
     const form = await readForm(req);
-    if (!csrfValid(req, form?.get('_csrf') ?? null)) return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+    if (!csrfValid(req, form?.get('_csrf') ?? null))
+      return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
     const token = (form?.get('token') ?? '').trim();
     const next = safeNext(form?.get('next') ?? null);
     const result = token === '' ? undefined : await access.authenticateToken(token);
     if (result === undefined || !('principal' in result)) {
-      page(req, res, viewer, 401, 'Sign in', signinBody(viewer.csrf, next, result === undefined ? 'Paste a token.' : result.description, access.auth), 'signin');
+      page(
+        req,
+        res,
+        viewer,
+        401,
+        'Sign in',
+        signinBody(viewer.csrf, next, result === undefined ? 'Paste a token.' : result.description, access.auth),
+        'signin',
+      );
       return true;
     }
     appendCookie(res, cookie(req, SESSION_COOKIE, encodeURIComponent(token), SESSION_SECONDS));
@@ -302,7 +366,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     return true;
   }
 
-  async function admin(req: IncomingMessage, res: ServerResponse, viewer: Viewer, principal: Principal, path: string, query: URLSearchParams, method: string): Promise<true> {
+  async function admin(
+    req: IncomingMessage,
+    res: ServerResponse,
+    viewer: Viewer,
+    principal: Principal,
+    path: string,
+    query: URLSearchParams,
+    method: string,
+  ): Promise<true> {
     // With --auth none the configured principal decides (`--principal ...,scope:admin`), as on /api/v1/admin.
     if (!hasScope(principal, 'admin')) return forbidden(req, res, viewer, 'These pages need the admin scope.');
     if (path === '/admin' || path === '/admin/') {
@@ -312,7 +384,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (path === '/admin/tokens/revoke') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
       const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null)) return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      if (!csrfValid(req, form?.get('_csrf') ?? null))
+        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
       const id = form?.get('id') ?? '';
       const revoked = access.store !== undefined && /^[0-9a-f]{6,64}$/.test(id) && (await access.revokeToken(id));
       redirect(res, `/admin/tokens?${new URLSearchParams({ notice: revoked ? `Token ${id} revoked.` : `No active token ${id.slice(0, 64)}.` })}`);
@@ -320,7 +393,12 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     }
     if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
     if (path === '/admin/audit') {
-      const filters = { user: query.get('user')?.trim() ?? '', skill: query.get('skill')?.trim() ?? '', since: query.get('since')?.trim() ?? '', until: query.get('until')?.trim() ?? '' };
+      const filters = {
+        user: query.get('user')?.trim() ?? '',
+        skill: query.get('skill')?.trim() ?? '',
+        since: query.get('since')?.trim() ?? '',
+        until: query.get('until')?.trim() ?? '',
+      };
       let error: string | undefined;
       let events;
       if (access.store !== undefined) {
@@ -340,7 +418,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
           events.reverse();
         }
       }
-      page(req, res, viewer, error ? 400 : 200, 'Audit log', auditBody(filters, access.store === undefined ? undefined : events ?? [], error, AUDIT_LIMIT), 'admin');
+      page(
+        req,
+        res,
+        viewer,
+        error ? 400 : 200,
+        'Audit log',
+        auditBody(filters, access.store === undefined ? undefined : (events ?? []), error, AUDIT_LIMIT),
+        'admin',
+      );
       return true;
     }
     if (path === '/admin/tokens') {

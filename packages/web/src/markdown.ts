@@ -76,7 +76,13 @@ interface RenderEnv {
 }
 
 function slug(text: string, used: Set<string>): string {
-  const base = text.toLowerCase().normalize('NFKD').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'section';
+  const base =
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'section';
   let id = `h-${base}`;
   for (let n = 2; used.has(id); n++) id = `h-${base}-${n}`;
   used.add(id);
@@ -84,7 +90,11 @@ function slug(text: string, used: Set<string>): string {
 }
 
 function headingText(inline: Token | undefined): string {
-  return (inline?.children ?? []).filter((child) => child.type === 'text' || child.type === 'code_inline').map((child) => child.content).join('').trim();
+  return (inline?.children ?? [])
+    .filter((child) => child.type === 'text' || child.type === 'code_inline')
+    .map((child) => child.content)
+    .join('')
+    .trim();
 }
 
 md.core.ruler.push('heading_ids', (state) => {
@@ -104,7 +114,10 @@ md.core.ruler.push('heading_ids', (state) => {
  * Renders a Markdown body. `fileHref`/`rawHref` turn a relative path into the catalog URL of the skill's file (its
  * page and its bytes); undefined when the skill has no such file (the link is then dropped).
  */
-export function renderMarkdown(body: string, links: { fileHref(relative: string): string | undefined; rawHref(relative: string): string | undefined }): RenderedMarkdown {
+export function renderMarkdown(
+  body: string,
+  links: { fileHref(relative: string): string | undefined; rawHref(relative: string): string | undefined },
+): RenderedMarkdown {
   const env: RenderEnv = { ...links, outline: [], ids: new Set() };
   const out = md.render(body, env);
   return { html: out, outline: env.outline };

@@ -23,10 +23,7 @@ export function rawPath(skill: CatalogSkill, file: CatalogFile): string {
   return `${skillPath(skill)}/-/raw/${relativeFileUri(skill, file)}`;
 }
 
-export type SkillRoute =
-  | { kind: 'skill'; uri: string }
-  | { kind: 'file' | 'raw'; uri: string; file: string }
-  | { kind: 'compare'; uri: string };
+export type SkillRoute = { kind: 'skill'; uri: string } | { kind: 'file' | 'raw'; uri: string; file: string } | { kind: 'compare'; uri: string };
 
 /** Parses `/skills/...` into the skill URI and what is asked of it; undefined for anything malformed. */
 export function parseSkillRoute(path: string): SkillRoute | undefined {

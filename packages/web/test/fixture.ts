@@ -73,13 +73,24 @@ export interface Fixture {
 export function makeFixture(): Fixture {
   const root = mkdtempSync(join(tmpdir(), 'skillport-web-'));
   const skillsDir = join(root, 'skills');
-  const skill = (name: string, description: string, body: string, extra = '') => `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n${extra}---\n${body}`;
+  const skill = (name: string, description: string, body: string, extra = '') =>
+    `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n${extra}---\n${body}`;
   write(skillsDir, {
-    'lab/hostile-markdown/SKILL.md': skill('hostile-markdown', 'A skill whose SKILL.md tries to run script in the catalog page <script>window.__pwned="description"</script>', HOSTILE_BODY, 'metadata:\n  tags: "security, test"\n'),
+    'lab/hostile-markdown/SKILL.md': skill(
+      'hostile-markdown',
+      'A skill whose SKILL.md tries to run script in the catalog page <script>window.__pwned="description"</script>',
+      HOSTILE_BODY,
+      'metadata:\n  tags: "security, test"\n',
+    ),
     'lab/hostile-markdown/evil.html': `<!doctype html><script>window.__pwned = 'html file'</script><h1>evil</h1>`,
     'lab/hostile-markdown/evil.svg': `<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned='svg file'"><script>window.__pwned='svg script'</script></svg>`,
     'lab/hostile-markdown/scripts/run.sh': '#!/bin/sh\necho "<script>alert(1)</script>"\n',
-    'lab/secret-skill/SKILL.md': skill('secret-skill', 'Internal deployment runbook only admins may see', '# Secret\n\nOnly for admins.\n', 'metadata:\n  tags: internal\n'),
+    'lab/secret-skill/SKILL.md': skill(
+      'secret-skill',
+      'Internal deployment runbook only admins may see',
+      '# Secret\n\nOnly for admins.\n',
+      'metadata:\n  tags: internal\n',
+    ),
     'lab/<img src=x onerror=alert(1)>/SKILL.md': skill('name-attack', 'A folder name made of markup', '# Folder\n'),
   });
   const policyFile = join(root, 'policy.yaml');
@@ -90,7 +101,12 @@ export function makeFixture(): Fixture {
   const pdf = join(root, 'release');
   const release = (version: string, body: string, files: Record<string, string> = {}) => {
     write(pdf, {
-      'pdf-tools/SKILL.md': skill('pdf-tools', 'Extract text and tables from PDF files, fill forms and merge documents', body, 'metadata:\n  tags: "pdf, documents"\n'),
+      'pdf-tools/SKILL.md': skill(
+        'pdf-tools',
+        'Extract text and tables from PDF files, fill forms and merge documents',
+        body,
+        'metadata:\n  tags: "pdf, documents"\n',
+      ),
       'pdf-tools/references/forms.md': `# Forms\n\nRelease ${version}.\n\nFill each field, then flatten.\n`,
       ...files,
     });
@@ -98,11 +114,37 @@ export function makeFixture(): Fixture {
   };
   must(['publish', release('0.9.0', '# PDF tools\n\nEarly release.\n'), '--data', dataDir, '--version', '0.9.0', '-q']);
   must(['revoke', 'pdf-tools@0.9.0', '--data', dataDir, '--reason', 'leaked a credential in scripts/upload.sh']);
-  must(['publish', release('1.0.0', '# PDF tools\n\nUse `pdftotext` to extract text.\n\n## Tables\n\nUse camelot for tables.\n'), '--data', dataDir, '--version', '1.0.0', '--source-repo', 'https://git.example/acme/skills', '--source-commit', '1f2e3d4c5b6a79880716253443526170', '-q']);
   must([
     'publish',
-    release('1.1.0', '# PDF tools\n\nUse `pdftotext -layout` to extract text, keeping columns.\n\n## Tables\n\nUse camelot for tables; check each one.\n\n## Forms\n\nSee [forms](references/forms.md).\n', { 'pdf-tools/scripts/merge.py': 'import sys\nprint("merge", sys.argv[1:])\n' }),
-    '--data', dataDir, '--version', '1.1.0', '--sign', keyFile, '--source-repo', 'https://git.example/acme/skills', '--source-commit', '9a8b7c6d5e4f30211203948576afbecd', '-q',
+    release('1.0.0', '# PDF tools\n\nUse `pdftotext` to extract text.\n\n## Tables\n\nUse camelot for tables.\n'),
+    '--data',
+    dataDir,
+    '--version',
+    '1.0.0',
+    '--source-repo',
+    'https://git.example/acme/skills',
+    '--source-commit',
+    '1f2e3d4c5b6a79880716253443526170',
+    '-q',
+  ]);
+  must([
+    'publish',
+    release(
+      '1.1.0',
+      '# PDF tools\n\nUse `pdftotext -layout` to extract text, keeping columns.\n\n## Tables\n\nUse camelot for tables; check each one.\n\n## Forms\n\nSee [forms](references/forms.md).\n',
+      { 'pdf-tools/scripts/merge.py': 'import sys\nprint("merge", sys.argv[1:])\n' },
+    ),
+    '--data',
+    dataDir,
+    '--version',
+    '1.1.0',
+    '--sign',
+    keyFile,
+    '--source-repo',
+    'https://git.example/acme/skills',
+    '--source-commit',
+    '9a8b7c6d5e4f30211203948576afbecd',
+    '-q',
   ]);
   must(['review', 'pdf-tools@1.1.0', '--data', dataDir, '--status', 'approved']);
   const adminToken = must(['token', 'create', '--data', dataDir, '--user', 'admin', '--scope', 'admin', '--description', 'web tests']);
@@ -120,7 +162,10 @@ export interface Served {
 
 /** `skillport serve --http --port 0 ...args` as a real process. */
 export async function serve(args: string[]): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', ...args], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   const url = await new Promise<string>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`server did not start:\n${stderr}`)), 60_000);
@@ -152,5 +197,15 @@ export async function serve(args: string[]): Promise<Served> {
 
 /** The fixture served with sign-in, the policy and the trusted key. */
 export function fixtureArgs(fixture: Fixture, auth = true): string[] {
-  return [EXAMPLES, fixture.skillsDir, '--data', fixture.dataDir, '--trusted-keys', `${fixture.keyFile}.pub`, '--policy', fixture.policyFile, ...(auth ? ['--auth', 'tokens'] : [])];
+  return [
+    EXAMPLES,
+    fixture.skillsDir,
+    '--data',
+    fixture.dataDir,
+    '--trusted-keys',
+    `${fixture.keyFile}.pub`,
+    '--policy',
+    fixture.policyFile,
+    ...(auth ? ['--auth', 'tokens'] : []),
+  ];
 }

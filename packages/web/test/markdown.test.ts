@@ -47,15 +47,28 @@ test('only http(s), mailto, fragments and known relative files become links', ()
 });
 
 test('images only from the skill itself; remote ones become their alt text', () => {
-  const { html: out } = renderMarkdown('![chart](img/chart.png) ![track](https://evil.example/t.png) ![x](data:image/png;base64,AAAA) ![y](javascript:alert(1))', links);
+  const { html: out } = renderMarkdown(
+    '![chart](img/chart.png) ![track](https://evil.example/t.png) ![x](data:image/png;base64,AAAA) ![y](javascript:alert(1))',
+    links,
+  );
   assert.match(out, /<img src="\/skills\/x\/-\/raw\/img\/chart\.png" alt="chart" loading="lazy">/);
   assert.equal((out.match(/<img/g) ?? []).length, 1);
   assert.match(out, /\[image: track\]/);
 });
 
 test('headings get unique ids and make the outline; tables have no inline style; code is escaped', () => {
-  const { html: out, outline } = renderMarkdown('# Intro\n\n## Setup\n\n## Setup\n\n| a | b |\n|:-:|--:|\n| 1 | 2 |\n\n```html\n<script>x</script>\n```\n', links);
-  assert.deepEqual(outline.map((item) => [item.level, item.text, item.id]), [[1, 'Intro', 'h-intro'], [2, 'Setup', 'h-setup'], [2, 'Setup', 'h-setup-2']]);
+  const { html: out, outline } = renderMarkdown(
+    '# Intro\n\n## Setup\n\n## Setup\n\n| a | b |\n|:-:|--:|\n| 1 | 2 |\n\n```html\n<script>x</script>\n```\n',
+    links,
+  );
+  assert.deepEqual(
+    outline.map((item) => [item.level, item.text, item.id]),
+    [
+      [1, 'Intro', 'h-intro'],
+      [2, 'Setup', 'h-setup'],
+      [2, 'Setup', 'h-setup-2'],
+    ],
+  );
   assert.doesNotMatch(out, /style=/);
   assert.match(out, /<th class="align-center">a<\/th>/);
   assert.match(out, /<pre class="code" tabindex="0" data-lang="html"><code>&lt;script&gt;x&lt;\/script&gt;/);
@@ -63,11 +76,15 @@ test('headings get unique ids and make the outline; tables have no inline style;
 
 test('the html tag escapes every value; only trusted() passes markup', () => {
   const name = '<img src=x onerror=alert(1)>"\'&';
-  assert.equal(html`<p title="${name}">${name}</p>`.text, '<p title="&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;">&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;</p>');
+  assert.equal(
+    html`<p title="${name}">${name}</p>`.text,
+    '<p title="&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;">&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;</p>',
+  );
   assert.equal(html`${[name, trusted('<b>ok</b>')]}`.text, '&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;<b>ok</b>');
 });
 
 test('after sign-in, only a local path is followed', () => {
   assert.equal(safeNext('/skills/x?y=1'), '/skills/x?y=1');
-  for (const next of [null, 'https://evil.example/', '//evil.example/', '/\\evil.example', 'javascript:alert(1)', '/a\r\nSet-Cookie: x=1']) assert.equal(safeNext(next), '/');
+  for (const next of [null, 'https://evil.example/', '//evil.example/', '/\\evil.example', 'javascript:alert(1)', '/a\r\nSet-Cookie: x=1'])
+    assert.equal(safeNext(next), '/');
 });

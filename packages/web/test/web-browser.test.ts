@@ -31,7 +31,9 @@ async function seriousViolations(page: Page): Promise<string[]> {
     const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }).axe;
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
   })) as AxeViolation[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
 }
 
 describe('web catalog in Chromium', { skip: chromium === undefined ? NO_CHROMIUM : false }, () => {
@@ -140,7 +142,8 @@ describe('web catalog in Chromium', { skip: chromium === undefined ? NO_CHROMIUM
     assert.equal(await page.locator('.markdown script, .markdown iframe, .markdown img[onerror], .markdown svg').count(), 0);
     assert.equal(await page.locator('a[href^="javascript:"], a[href^="data:"], a[href^="vbscript:"]').count(), 0);
     // Clicking every link in the rendered SKILL.md runs nothing either.
-    for (const href of await page.locator('.markdown a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))) assert.match(href ?? '', /^(\/skills\/|#|https?:)/);
+    for (const href of await page.locator('.markdown a').evaluateAll((links) => links.map((link) => link.getAttribute('href'))))
+      assert.match(href ?? '', /^(\/skills\/|#|https?:)/);
     await page.getByRole('link', { name: 'the page' }).click();
     await page.waitForURL(/\/-\/files\/evil\.html$/);
     assert.match(await page.locator('pre.file-text').innerText(), /<script>window.__pwned = 'html file'<\/script>/);

@@ -32,7 +32,12 @@ async function csrf(base: string, session?: string): Promise<{ token: string; co
 }
 
 async function post(base: string, path: string, form: Record<string, string>, cookie: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${base}${path}`, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers }, redirect: 'manual' });
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    body: new URLSearchParams(form),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
+    redirect: 'manual',
+  });
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
@@ -45,7 +50,10 @@ describe('web catalog, open server (no --auth)', () => {
     for (let i = 0; i < 130; i++) {
       const name = `bulk-skill-${String(i).padStart(3, '0')}`;
       mkdirSync(join(many, 'bulk', name), { recursive: true });
-      writeFileSync(join(many, 'bulk', name, 'SKILL.md'), `---\nname: ${name}\ndescription: Bulk skill number ${i} for paging${i % 10 === 0 ? ' and zebra crossings' : ''}\nmetadata:\n  tags: ${i % 2 === 0 ? 'even' : 'odd'}\n---\n# ${name}\n`);
+      writeFileSync(
+        join(many, 'bulk', name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: Bulk skill number ${i} for paging${i % 10 === 0 ? ' and zebra crossings' : ''}\nmetadata:\n  tags: ${i % 2 === 0 ? 'even' : 'odd'}\n---\n# ${name}\n`,
+      );
     }
     server = await serve([EXAMPLES, many]);
   });
@@ -114,7 +122,15 @@ describe('web catalog, open server (no --auth)', () => {
   });
 
   test('missing skills, files and malformed paths are 404 pages, never a crash', async () => {
-    for (const path of ['/skills/nope', '/skills/%ZZ', '/skills/csv-data-cleaning/-/files/nope.md', '/skills/csv-data-cleaning/-/files/..%2F..%2Fetc%2Fpasswd', '/skills/a/../b', '/skills/csv-data-cleaning/-/bogus', '/skills/']) {
+    for (const path of [
+      '/skills/nope',
+      '/skills/%ZZ',
+      '/skills/csv-data-cleaning/-/files/nope.md',
+      '/skills/csv-data-cleaning/-/files/..%2F..%2Fetc%2Fpasswd',
+      '/skills/a/../b',
+      '/skills/csv-data-cleaning/-/bogus',
+      '/skills/',
+    ]) {
       const page = await get(server.base, path);
       assert.equal(page.status, 404, path);
       assert.match(page.text, /There is no skill or page at this address/, path);
@@ -127,7 +143,11 @@ describe('web catalog, open server (no --auth)', () => {
   test('/mcp and /healthz are unchanged; unknown paths still 404 as before', async () => {
     const health = await get(server.base, '/healthz');
     assert.equal(health.status, 200);
-    const mcp = await fetch(`${server.base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const mcp = await fetch(`${server.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
     assert.notEqual(mcp.status, 404);
     const unknown = await get(server.base, '/wp-admin');
     assert.equal(unknown.status, 404);
@@ -192,7 +212,7 @@ describe('web catalog with --auth tokens, a policy and a registry', () => {
     assert.match(cookieOf(https.headers, 'skillport_session') ?? '', /; Secure/);
   });
 
-  test('every page answers from the caller\'s view: a hidden skill is the same 404 as a missing one', async () => {
+  test("every page answers from the caller's view: a hidden skill is the same 404 as a missing one", async () => {
     const hidden = await get(server.base, '/skills/lab/secret-skill', { cookie: reader });
     const missing = await get(server.base, '/skills/lab/no-such-skill', { cookie: reader });
     assert.equal(hidden.status, 404);

@@ -26,10 +26,15 @@ export const ACCESS_PATH_KEYS = ['data', 'policy', 'jwtKey'];
 
 export function addAccessOptions(command: Command): Command {
   return command
-    .addOption(new Option('--auth <mode>', 'who may connect over HTTP: none, tokens (skillport token create) or jwt').choices(['none', 'tokens', 'jwt']).default('none'))
-    .option('--policy <file>', 'visibility policy (YAML): who sees which skills; reloaded when it changes (with --data postgres://…: loaded into the database, shared by every replica, at start when it changed and on each change; the admin API edits it there)')
+    .addOption(
+      new Option('--auth <mode>', 'who may connect over HTTP: none, tokens (skillport token create) or jwt').choices(['none', 'tokens', 'jwt']).default('none'),
+    )
+    .option(
+      '--policy <file>',
+      'visibility policy (YAML): who sees which skills; reloaded when it changes (with --data postgres://…: loaded into the database, shared by every replica, at start when it changed and on each change; the admin API edits it there)',
+    )
     .option('--principal <spec>', 'who stdio clients (and HTTP with --auth none) are, e.g. "user:alice org:acme project:web agent:ci"')
-    .option('--jwks <url>', 'with --auth jwt: the issuer\'s JWKS URL')
+    .option('--jwks <url>', "with --auth jwt: the issuer's JWKS URL")
     .option('--jwt-key <file>', 'with --auth jwt: a public key file instead of --jwks (PEM, JWK or JWKS)')
     .option('--jwt-issuer <iss>', 'with --auth jwt: an accepted issuer (iss); repeat for several', collect)
     .option('--jwt-audience <aud>', 'with --auth jwt: an accepted audience (aud); repeat for several', collect)
@@ -101,7 +106,9 @@ function principalFromObject(value: Record<string, unknown>): string {
       parts.push(`${kind}:${entry}`);
     }
   };
-  for (const key of Object.keys(value)) if (!['user', 'orgs', 'projects', 'agent', 'scopes'].includes(key)) throw new Error(`principal: unknown key "${key}" (user, orgs, projects, agent, scopes)`);
+  for (const key of Object.keys(value))
+    if (!['user', 'orgs', 'projects', 'agent', 'scopes'].includes(key))
+      throw new Error(`principal: unknown key "${key}" (user, orgs, projects, agent, scopes)`);
   add('user', value['user']);
   add('org', value['orgs']);
   add('project', value['projects']);

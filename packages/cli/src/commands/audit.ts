@@ -22,16 +22,19 @@ export function registerAudit(program: Command, exit: ExitCode): void {
   program
     .command('audit')
     .description('show the audit log: skill activations and file reads, by whom, with outcome')
-    .requiredOption('--data <dir|url>', 'the server\'s data folder (where access.db is), or its PostgreSQL URL')
+    .requiredOption('--data <dir|url>', "the server's data folder (where access.db is), or its PostgreSQL URL")
     .option('--since <time>', 'only events since then: ISO 8601 (2026-11-30T06:00Z) or a span back from now (30m, 2h, 7d)')
-    .option('--user <name>', 'only this user\'s events')
-    .option('--skill <name>', 'only this skill\'s events (a name or a skill:// URI)')
+    .option('--user <name>', "only this user's events")
+    .option('--skill <name>', "only this skill's events (a name or a skill:// URI)")
     .option('--limit <n>', 'at most this many (the latest)', arg(parsePositiveInt('--limit')), 1000)
     .option('--json', 'print JSON for scripts')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   skillport audit --data ./data --since 1h
-  skillport audit --data ./data --user alice --skill pdf --json`)
+  skillport audit --data ./data --user alice --skill pdf --json`,
+    )
     .action(async (options: AuditOptions) => {
       if (!isPostgresData(options.data)) {
         const { ACCESS_DB } = await import('@skillport/server');
@@ -54,13 +57,20 @@ Examples:
         }
       }
       await withAccessStore(options.data, exit, async (store) => {
-        const events = await store.queryAudit({ ...(since !== undefined ? { since } : {}), ...(options.user !== undefined ? { user: options.user } : {}), ...(options.skill !== undefined ? { skill: options.skill } : {}), limit: options.limit });
+        const events = await store.queryAudit({
+          ...(since !== undefined ? { since } : {}),
+          ...(options.user !== undefined ? { user: options.user } : {}),
+          ...(options.skill !== undefined ? { skill: options.skill } : {}),
+          limit: options.limit,
+        });
         if (options.json) process.stdout.write(`${JSON.stringify({ events }, null, 2)}\n`);
         else if (events.length === 0) process.stderr.write('skillport: no matching events\n');
         else {
           for (const event of events) {
             const what = [event.skill ?? '?', event.version ? `@${event.version}` : '', event.file ? ` ${event.file}` : ''].join('');
-            process.stdout.write(`${event.time}  ${event.principal}  ${event.action}  ${what}  ${event.outcome}  via ${event.surface}${event.digest ? `  ${event.digest.slice(0, 19)}…` : ''}\n`);
+            process.stdout.write(
+              `${event.time}  ${event.principal}  ${event.action}  ${what}  ${event.outcome}  via ${event.surface}${event.digest ? `  ${event.digest.slice(0, 19)}…` : ''}\n`,
+            );
           }
         }
       });

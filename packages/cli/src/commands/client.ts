@@ -58,24 +58,29 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .argument('<server>', SERVER_HELP)
       .option('--json', 'print JSON for scripts'),
   )
-    .addHelpText('after', '\nExample:\n  skillport ls http://127.0.0.1:3333/mcp\n  skillport ls "stdio:npx skillport serve ./skills" --json\n  skillport ls ./skills')
-    .action(run(exit, async (server: string, options: ClientOptions) => {
-      const opened = open(server, options);
-      try {
-        const skills = await opened.set.skills();
-        if (options.json) {
-          print(JSON.stringify({ server: opened.id, mode: opened.mode(), skills: skills.map(summary) }, null, 2));
-        } else if (skills.length === 0) {
-          process.stderr.write(`skillport: ${opened.id} serves no skills\n`);
-        } else {
-          const width = Math.min(40, Math.max(...skills.map((skill) => skill.id.length)));
-          for (const skill of skills) print(`${skill.id.padEnd(width)}  ${truncate(skill.description, 100)}`);
+    .addHelpText(
+      'after',
+      '\nExample:\n  skillport ls http://127.0.0.1:3333/mcp\n  skillport ls "stdio:npx skillport serve ./skills" --json\n  skillport ls ./skills',
+    )
+    .action(
+      run(exit, async (server: string, options: ClientOptions) => {
+        const opened = open(server, options);
+        try {
+          const skills = await opened.set.skills();
+          if (options.json) {
+            print(JSON.stringify({ server: opened.id, mode: opened.mode(), skills: skills.map(summary) }, null, 2));
+          } else if (skills.length === 0) {
+            process.stderr.write(`skillport: ${opened.id} serves no skills\n`);
+          } else {
+            const width = Math.min(40, Math.max(...skills.map((skill) => skill.id.length)));
+            for (const skill of skills) print(`${skill.id.padEnd(width)}  ${truncate(skill.description, 100)}`);
+          }
+          return 0;
+        } finally {
+          await opened.set.close();
         }
-        return 0;
-      } finally {
-        await opened.set.close();
-      }
-    }));
+      }),
+    );
 
   withClientOptions(
     program
@@ -85,44 +90,49 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .argument('<name>', 'the skill name, or NAME@VERSION')
       .option('--version <version>', VERSION_HELP)
       .option('--json', 'print JSON for scripts'),
-  ).action(run(exit, async (server: string, name: string, options: ClientOptions) => {
-    const opened = open(server, options);
-    try {
-      const skill = await findSkill(opened, name, options.version);
-      const registry = registryMeta(skill);
-      if (options.json) {
-        print(JSON.stringify({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null }, null, 2));
+  ).action(
+    run(exit, async (server: string, name: string, options: ClientOptions) => {
+      const opened = open(server, options);
+      try {
+        const skill = await findSkill(opened, name, options.version);
+        const registry = registryMeta(skill);
+        if (options.json) {
+          print(JSON.stringify({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null }, null, 2));
+          return 0;
+        }
+        print(`name:         ${skill.name}`);
+        print(`description:  ${skill.description}`);
+        if (registry) {
+          if (registry.version) print(`version:      ${registry.version}`);
+          if (registry.tags.length) print(`tags:         ${registry.tags.join(', ')}`);
+          if (registry.publishedAt || registry.publisher)
+            print(`published:    ${[registry.publishedAt, registry.publisher ? `by ${registry.publisher}` : ''].filter(Boolean).join(' ')}`);
+          print(
+            `signature:    ${registry.signatures.length ? registry.signatures.map((s) => `${s.keyId}${s.trusted ? ' (trusted)' : ' (not trusted here)'}`).join(', ') : 'unsigned'}`,
+          );
+          if (registry.review) print(`review:       ${registry.review}`);
+          if (registry.repository) print(`source:       ${registry.repository}${registry.commit ? ` at ${registry.commit}` : ''}`);
+          if (registry.yankedAt) print(`yanked:       ${registry.yankedAt}`);
+        }
+        print(`origin:       ${skill.origin}`);
+        print(`uri:          ${skill.uri}`);
+        if (skill.packageDigest) print(`digest:       ${skill.packageDigest}`);
+        print(`verification: ${skill.verification}`);
+        for (const [key, value] of Object.entries(skill.frontmatter)) {
+          if (key !== 'name' && key !== 'description') print(`${`${key}: `.padEnd(14)}${typeof value === 'string' ? value : JSON.stringify(value)}`);
+        }
+        if (skill.files) {
+          print(`files (${skill.files.length}):`);
+          for (const file of skill.files) print(`  ${file.path}  ${file.size === undefined ? '?' : plural(file.size, 'byte')}  ${file.digest ?? ''}`);
+        } else {
+          print('files:        not listed by this server');
+        }
         return 0;
+      } finally {
+        await opened.set.close();
       }
-      print(`name:         ${skill.name}`);
-      print(`description:  ${skill.description}`);
-      if (registry) {
-        if (registry.version) print(`version:      ${registry.version}`);
-        if (registry.tags.length) print(`tags:         ${registry.tags.join(', ')}`);
-        if (registry.publishedAt || registry.publisher) print(`published:    ${[registry.publishedAt, registry.publisher ? `by ${registry.publisher}` : ''].filter(Boolean).join(' ')}`);
-        print(`signature:    ${registry.signatures.length ? registry.signatures.map((s) => `${s.keyId}${s.trusted ? ' (trusted)' : ' (not trusted here)'}`).join(', ') : 'unsigned'}`);
-        if (registry.review) print(`review:       ${registry.review}`);
-        if (registry.repository) print(`source:       ${registry.repository}${registry.commit ? ` at ${registry.commit}` : ''}`);
-        if (registry.yankedAt) print(`yanked:       ${registry.yankedAt}`);
-      }
-      print(`origin:       ${skill.origin}`);
-      print(`uri:          ${skill.uri}`);
-      if (skill.packageDigest) print(`digest:       ${skill.packageDigest}`);
-      print(`verification: ${skill.verification}`);
-      for (const [key, value] of Object.entries(skill.frontmatter)) {
-        if (key !== 'name' && key !== 'description') print(`${`${key}: `.padEnd(14)}${typeof value === 'string' ? value : JSON.stringify(value)}`);
-      }
-      if (skill.files) {
-        print(`files (${skill.files.length}):`);
-        for (const file of skill.files) print(`  ${file.path}  ${file.size === undefined ? '?' : plural(file.size, 'byte')}  ${file.digest ?? ''}`);
-      } else {
-        print('files:        not listed by this server');
-      }
-      return 0;
-    } finally {
-      await opened.set.close();
-    }
-  }));
+    }),
+  );
 
   withClientOptions(
     program
@@ -132,18 +142,20 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .argument('<name>', 'the skill name, or NAME@VERSION')
       .argument('[path]', 'a file path inside the skill', 'SKILL.md')
       .option('--version <version>', VERSION_HELP),
-  ).action(run(exit, async (server: string, name: string, path: string, options: ClientOptions) => {
-    const opened = open(server, options);
-    try {
-      const skill = await findSkill(opened, name, options.version);
-      const file = path === 'SKILL.md' ? (await opened.source.load(skill)).file : await opened.source.readFile(skill, path);
-      if (!file.verified) process.stderr.write(`skillport: warning: ${opened.id} gives no digest for ${file.uri}; printed unverified\n`);
-      process.stdout.write(file.bytes);
-      return 0;
-    } finally {
-      await opened.set.close();
-    }
-  }));
+  ).action(
+    run(exit, async (server: string, name: string, path: string, options: ClientOptions) => {
+      const opened = open(server, options);
+      try {
+        const skill = await findSkill(opened, name, options.version);
+        const file = path === 'SKILL.md' ? (await opened.source.load(skill)).file : await opened.source.readFile(skill, path);
+        if (!file.verified) process.stderr.write(`skillport: warning: ${opened.id} gives no digest for ${file.uri}; printed unverified\n`);
+        process.stdout.write(file.bytes);
+        return 0;
+      } finally {
+        await opened.set.close();
+      }
+    }),
+  );
 
   withClientOptions(
     program
@@ -196,7 +208,8 @@ function open(server: string, options: ClientOptions): Opened {
   const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${message}\n`);
   if (!isServerSpec(server) && existsSync(server)) {
     serverKind = 'folder';
-    if (!statSync(server).isDirectory()) throw fail('invalid', `${server} is a file: give the folder that holds the skill (or a folder of skills), an http(s):// URL or stdio:COMMAND ARGS`);
+    if (!statSync(server).isDirectory())
+      throw fail('invalid', `${server} is a file: give the folder that holds the skill (or a folder of skills), an http(s):// URL or stdio:COMMAND ARGS`);
     if (options.offline || options.cacheDir || options.token) onWarning('--token, --cache-dir and --offline apply to servers; a folder is read directly');
     const source = new lib.FolderSkillSource(server, { origin: options.origin ?? 'local', onWarning });
     const set = new lib.SkillSet([source], { failOnSourceError: true });
@@ -268,13 +281,19 @@ async function resolveVersion(opened: Opened, name: string, version: string, lis
     // A tag other than the served one: a skillport registry's API on the same origin says which version it names.
     const tagged = await tagVersion(opened, name, version);
     if (tagged !== undefined) return resolveVersion(opened, name, tagged, listed);
-    throw fail('not-found', `'${version}' is not a version of '${name}'${meta ? ` (served: ${meta.version}${meta.tags.length ? `, tags ${meta.tags.join(', ')}` : ''})` : ''}; give an exact version (skillport versions ${name})`);
+    throw fail(
+      'not-found',
+      `'${version}' is not a version of '${name}'${meta ? ` (served: ${meta.version}${meta.tags.length ? `, tags ${meta.tags.join(', ')}` : ''})` : ''}; give an exact version (skillport versions ${name})`,
+    );
   }
   // The base of exact URIs: the served entry's URI without `<name>/SKILL.md` (it carries serve --prefix).
   const exactUri = meta?.versionUri;
-  const base = exactUri && meta.version && exactUri.endsWith(`/${meta.version}/${name}/SKILL.md`)
-    ? exactUri.slice(0, exactUri.length - `${meta.version}/${name}/SKILL.md`.length)
-    : listed ? listed.uri.slice(0, listed.uri.length - `${name}/SKILL.md`.length) : 'skill://';
+  const base =
+    exactUri && meta.version && exactUri.endsWith(`/${meta.version}/${name}/SKILL.md`)
+      ? exactUri.slice(0, exactUri.length - `${meta.version}/${name}/SKILL.md`.length)
+      : listed
+        ? listed.uri.slice(0, listed.uri.length - `${name}/SKILL.md`.length)
+        : 'skill://';
   try {
     return await opened.mcp.getSkill(`${base}${version}/${name}/SKILL.md`);
   } catch (error) {
@@ -291,7 +310,10 @@ async function tagVersion(opened: Opened, name: string, tag: string): Promise<st
   if (serverKind !== 'http' || opened.options.offline) return undefined;
   try {
     const url = new URL(`/api/v1/skills/${encodeURIComponent(name)}`, opened.id);
-    const answer = await fetch(url, { headers: opened.options.token ? { authorization: `Bearer ${opened.options.token}` } : {}, signal: AbortSignal.timeout(10_000) });
+    const answer = await fetch(url, {
+      headers: opened.options.token ? { authorization: `Bearer ${opened.options.token}` } : {},
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!answer.ok) return undefined;
     const body = (await answer.json()) as { tags?: Record<string, unknown> };
     const version = body.tags?.[tag];
@@ -321,12 +343,24 @@ function registryMeta(skill: SkillDescriptor): RegistryMeta | undefined {
   if (!meta || typeof version !== 'string') return undefined;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const provenance = (meta['dev.skillport/provenance'] ?? {}) as Record<string, unknown>;
-  const tags = Array.isArray(meta['dev.skillport/tags']) ? (meta['dev.skillport/tags'] as unknown[]).filter((tag): tag is string => typeof tag === 'string') : [];
+  const tags = Array.isArray(meta['dev.skillport/tags'])
+    ? (meta['dev.skillport/tags'] as unknown[]).filter((tag): tag is string => typeof tag === 'string')
+    : [];
   const signatures = Array.isArray(provenance['signatures'])
-    ? (provenance['signatures'] as Array<Record<string, unknown>>).filter((s) => typeof s?.['keyId'] === 'string').map((s) => ({ keyId: s['keyId'] as string, trusted: s['trusted'] === true }))
+    ? (provenance['signatures'] as Array<Record<string, unknown>>)
+        .filter((s) => typeof s?.['keyId'] === 'string')
+        .map((s) => ({ keyId: s['keyId'] as string, trusted: s['trusted'] === true }))
     : [];
   const out: RegistryMeta = { version, tags, signatures };
-  const fields = { versionUri: meta['dev.skillport/versionUri'], publishedAt: provenance['publishedAt'], publisher: provenance['publisher'], review: provenance['review'], repository: provenance['repository'], commit: provenance['commit'], yankedAt: provenance['yankedAt'] };
+  const fields = {
+    versionUri: meta['dev.skillport/versionUri'],
+    publishedAt: provenance['publishedAt'],
+    publisher: provenance['publisher'],
+    review: provenance['review'],
+    repository: provenance['repository'],
+    commit: provenance['commit'],
+    yankedAt: provenance['yankedAt'],
+  };
   for (const [key, value] of Object.entries(fields)) if (text(value)) (out as unknown as Record<string, string>)[key] = text(value)!;
   return out;
 }
@@ -384,7 +418,8 @@ async function install(server: string | undefined, names: string[], options: Ins
     names = [server, ...names];
     server = undefined;
   }
-  if (server === undefined && !options.frozen) throw fail('invalid', 'give the server to install from (or --frozen to install what the lockfile pins, from the servers it names)');
+  if (server === undefined && !options.frozen)
+    throw fail('invalid', 'give the server to install from (or --frozen to install what the lockfile pins, from the servers it names)');
   if (options.version !== undefined && names.length !== 1) throw fail('invalid', '--version needs exactly one skill name');
   const results: InstallResult[] = [];
   mkdirSync(target, { recursive: true });
@@ -435,7 +470,13 @@ async function install(server: string | undefined, names: string[], options: Ins
 }
 
 /** Opens one server, installs `names` from it (every listed skill when none), reporting each; closes it. */
-async function withServer(server: string, options: InstallOptions, names: string[], results: InstallResult[], each: (opened: Opened, name: string) => Promise<number>): Promise<void> {
+async function withServer(
+  server: string,
+  options: InstallOptions,
+  names: string[],
+  results: InstallResult[],
+  each: (opened: Opened, name: string) => Promise<number>,
+): Promise<void> {
   const opened = open(server, options);
   try {
     const wanted = names.length > 0 ? names : (await opened.set.skills()).map((skill) => skill.id);
@@ -444,7 +485,12 @@ async function withServer(server: string, options: InstallOptions, names: string
       try {
         const count = await each(opened, name);
         const shown = splitRef(name).name;
-        report(results, options, { name: shown, ok: true, message: `installed ${shown} (${plural(count, 'file')}) into ${join(options.to, shown)}`, files: count });
+        report(results, options, {
+          name: shown,
+          ok: true,
+          message: `installed ${shown} (${plural(count, 'file')}) into ${join(options.to, shown)}`,
+          files: count,
+        });
       } catch (error) {
         report(results, options, { name, ok: false, message: lib.describeError(error) });
       }
@@ -464,7 +510,10 @@ function report(results: InstallResult[], options: InstallOptions, result: Insta
 
 function lockEntry(server: string, skill: SkillDescriptor): LockedSkill {
   if (skill.verification !== 'digest' || !skill.files) {
-    throw fail('invalid', `${skill.uri} comes without a digest for every file (this server predates the Skills extension); install needs a verifiable file list`);
+    throw fail(
+      'invalid',
+      `${skill.uri} comes without a digest for every file (this server predates the Skills extension); install needs a verifiable file list`,
+    );
   }
   const version = registryMeta(skill)?.version;
   return {
@@ -482,7 +531,8 @@ function lockDrift(pinned: LockedSkill, now: LockedSkill): string | undefined {
   for (const path of [...paths].sort()) {
     if (pinned.files[path] === undefined) return `${path} was added`;
     if (now.files[path] === undefined) return `${path} was removed`;
-    if (pinned.files[path] !== now.files[path]) return `${path} changed (${pinned.files[path]!.slice(0, 19)}… locked, ${now.files[path]!.slice(0, 19)}… served)`;
+    if (pinned.files[path] !== now.files[path])
+      return `${path} changed (${pinned.files[path]!.slice(0, 19)}… locked, ${now.files[path]!.slice(0, 19)}… served)`;
   }
   return undefined;
 }
@@ -580,7 +630,8 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
       if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN';
       // A stdio server that failed usually said why on its stderr: show its last lines.
       const tail = stderrTail.trimEnd().split('\n').slice(-10);
-      if (serverKind === 'stdio' && tail.join('') !== '') message += `\nskillport: the server's stderr ended with:\n${tail.map((line) => `  | ${line}`).join('\n')}`;
+      if (serverKind === 'stdio' && tail.join('') !== '')
+        message += `\nskillport: the server's stderr ended with:\n${tail.map((line) => `  | ${line}`).join('\n')}`;
       return message;
     },
   );
@@ -594,4 +645,3 @@ function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
-

@@ -30,11 +30,15 @@ export function registerInit(program: Command, exit: ExitCode): void {
         process.stderr.write(`skillport: ${colors.red('error')}: ${message}\n`);
         exit.set(code);
       };
-      if (!MCP_NAME_PATTERN.test(name)) return error(`'${name}' is not a skill name: use 1-64 lowercase letters, digits and single hyphens, not at either end (e.g. pdf-tools)`, 2);
-      const description = (options.description ?? `Describe what ${name} does and when to use it. Use when the user asks for ${name.replace(/-/g, ' ')}.`).replace(/\s+/g, ' ').trim();
+      if (!MCP_NAME_PATTERN.test(name))
+        return error(`'${name}' is not a skill name: use 1-64 lowercase letters, digits and single hyphens, not at either end (e.g. pdf-tools)`, 2);
+      const description = (options.description ?? `Describe what ${name} does and when to use it. Use when the user asks for ${name.replace(/-/g, ' ')}.`)
+        .replace(/\s+/g, ' ')
+        .trim();
       if (description === '' || description.length > MAX_DESCRIPTION_LENGTH) return error(`--description must be 1-${MAX_DESCRIPTION_LENGTH} characters`, 2);
       const folder = resolve(options.dir ?? '.', name);
-      if (existsSync(folder) && readdirSync(folder).length > 0 && !options.force) return error(`${displayPath(folder)} exists and is not empty; use --force to write SKILL.md into it`, 1);
+      if (existsSync(folder) && readdirSync(folder).length > 0 && !options.force)
+        return error(`${displayPath(folder)} exists and is not empty; use --force to write SKILL.md into it`, 1);
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, 'SKILL.md'), skillMd(name, description));
       // What validate would say: a scaffold that does not validate would be a bug, so say so rather than hide it.
@@ -42,13 +46,18 @@ export function registerInit(program: Command, exit: ExitCode): void {
       const errors = inspection.problems.filter((problem) => problem.severity === 'error');
       if (errors.length > 0) return error(`${displayPath(folder)} does not validate: ${errors.map((problem) => problem.message).join('; ')}`, 1);
       process.stdout.write(`${displayPath(join(folder, 'SKILL.md'))}\n`);
-      process.stderr.write(`skillport: created ${displayPath(folder)}: edit the description and instructions, then skillport validate ${displayPath(folder)}\n`);
+      process.stderr.write(
+        `skillport: created ${displayPath(folder)}: edit the description and instructions, then skillport validate ${displayPath(folder)}\n`,
+      );
       exit.set(0);
     });
 }
 
 function skillMd(name: string, description: string): string {
-  const title = name.split('-').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(' ');
+  const title = name
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
   const yamlText = /^[\w .,()'-]+$/.test(description) && !/^[\d\s]/.test(description) ? description : JSON.stringify(description);
   return `---
 name: ${name}

@@ -26,8 +26,16 @@ export function addLimitOptions(command: Command): Command {
     .option('--max-json-depth <n>', 'HTTP: deepest nesting of a request body (default 64)', arg(parsePositiveInt('--max-json-depth')))
     .option('--max-batch <n>', 'HTTP: most messages in one JSON-RPC batch (default 32)', arg(parsePositiveInt('--max-batch')))
     .option('--headers-timeout <ms>', 'HTTP: time a client has to send its request headers (default 10000)', arg(parsePositiveInt('--headers-timeout')))
-    .option('--request-timeout <ms>', 'HTTP: time a client has to send a whole request, body included (default 120000)', arg(parsePositiveInt('--request-timeout')))
-    .option('--max-connections-per-client <n>', 'HTTP: open connections from one address at a time (default 256)', arg(parsePositiveInt('--max-connections-per-client')));
+    .option(
+      '--request-timeout <ms>',
+      'HTTP: time a client has to send a whole request, body included (default 120000)',
+      arg(parsePositiveInt('--request-timeout')),
+    )
+    .option(
+      '--max-connections-per-client <n>',
+      'HTTP: open connections from one address at a time (default 256)',
+      arg(parsePositiveInt('--max-connections-per-client')),
+    );
 }
 
 /** The limits the flags set (the others keep the server's defaults). */

@@ -63,8 +63,18 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .command('serve')
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
     .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
-    .option('--template <uri=dir>', 'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder); repeatable', (spec: string, all: string[]) => [...all, spec], [] as string[])
-    .option('--remote <url>', 'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)', (url: string, all: string[]) => [...all, url], [] as string[])
+    .option(
+      '--template <uri=dir>',
+      'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder); repeatable',
+      (spec: string, all: string[]) => [...all, spec],
+      [] as string[],
+    )
+    .option(
+      '--remote <url>',
+      'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)',
+      (url: string, all: string[]) => [...all, url],
+      [] as string[],
+    )
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
@@ -76,21 +86,34 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
     .option('--page-size <n>', 'entries per skills/list and directory page', arg(parsePositiveInt('--page-size')), 100)
-    .option('--ttl <ms>', 'ttlMs: how long 2026-07-28 clients may cache listings and files', arg((text) => {
-      const value = Number(text);
-      if (!Number.isInteger(value) || value < 0) throw new Error('--ttl must be a whole number of milliseconds');
-      return value;
-    }), 10_000)
+    .option(
+      '--ttl <ms>',
+      'ttlMs: how long 2026-07-28 clients may cache listings and files',
+      arg((text) => {
+        const value = Number(text);
+        if (!Number.isInteger(value) || value < 0) throw new Error('--ttl must be a whole number of milliseconds');
+        return value;
+      }),
+      10_000,
+    )
     .addOption(new Option('--cache-scope <scope>', 'cacheScope announced to clients').choices(['public', 'private']).default('public'))
     .option('--cache-dir <dir>', 'where the digest cache lives (default: ~/.cache/skillport)')
     .option('--no-cache', 'do not keep a digest cache between runs')
-    .option('--tools <set>', 'tool surface for clients that only call tools: none, core (list_skills, activate_skill, read_skill_resource), full (+ outline and sections), asm (agentskills-mcp-server\'s tools and skills:// resources), or a comma-separated mix such as core,asm', arg(parseTools), 'core')
+    .option(
+      '--tools <set>',
+      "tool surface for clients that only call tools: none, core (list_skills, activate_skill, read_skill_resource), full (+ outline and sections), asm (agentskills-mcp-server's tools and skills:// resources), or a comma-separated mix such as core,asm",
+      arg(parseTools),
+      'core',
+    )
     .option('--asm-fast-path', 'asm: when the server has one small skill, serve its body in the catalog resources and do not register the four body tools')
     .option('--asm-fast-path-max <tokens>', 'asm: the largest body (in tokens) the fast path inlines', arg(parsePositiveInt('--asm-fast-path-max')), 300)
     .option('--vision', 'return images from read_skill_resource as MCP image content')
-    .option('--catalog-max <n>', 'put the catalog in activate_skill\'s description up to this many skills', arg(parsePositiveInt('--catalog-max')), 50)
+    .option('--catalog-max <n>', "put the catalog in activate_skill's description up to this many skills", arg(parsePositiveInt('--catalog-max')), 50)
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
-    .option('--embeddings <url>', 'an OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1): list_skills fuses its meaning-based ranking with the lexical one, and falls back to lexical when it is down')
+    .option(
+      '--embeddings <url>',
+      'an OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1): list_skills fuses its meaning-based ranking with the lexical one, and falls back to lexical when it is down',
+    )
     .option('--embeddings-model <name>', 'the model --embeddings asks for', 'text-embedding-3-small')
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
     .option('--no-prompts', 'do not offer skills as MCP prompts')
@@ -99,7 +122,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
-    .option('--data <dir|url>', 'serve the registry kept in DIR (created when missing), or in PostgreSQL (postgres://…, shared by replicas), beside any folders; with --http, also its /api/v1')
+    .option(
+      '--data <dir|url>',
+      'serve the registry kept in DIR (created when missing), or in PostgreSQL (postgres://…, shared by replicas), beside any folders; with --http, also its /api/v1',
+    )
     .option('--trusted-keys <file>', 'registry: public keys (PEM) whose signatures are trusted')
     .option('--require-signatures', 'registry: refuse to publish or serve versions no trusted key signed')
     .option('--registry-tag <tag>', 'registry: the tag whose version is listed (default latest)')
@@ -145,7 +171,10 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           dirs = [...config.dirs, ...dirs];
           templates.push(...config.templates);
           remotes.unshift(...config.remotes);
-          identity = { ...(config.name !== undefined ? { name: config.name } : {}), ...(config.instructions !== undefined ? { instructions: config.instructions } : {}) };
+          identity = {
+            ...(config.name !== undefined ? { name: config.name } : {}),
+            ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
+          };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
           process.stderr.write(`skillport: error: ${error.message}\n`);
@@ -160,7 +189,11 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
       }
       try {
         options.tools = parseTools(options.tools);
-        if (options.asmFastPath !== undefined && typeof options.asmFastPath !== 'boolean' && !(Number.isInteger(options.asmFastPath) && options.asmFastPath > 0)) {
+        if (
+          options.asmFastPath !== undefined &&
+          typeof options.asmFastPath !== 'boolean' &&
+          !(Number.isInteger(options.asmFastPath) && options.asmFastPath > 0)
+        ) {
           throw new Error(`asmFastPath takes true, false or a number of tokens (got ${JSON.stringify(options.asmFastPath)})`);
         }
       } catch (error) {
@@ -196,9 +229,12 @@ async function serve(
     log(`skillport: ${colors.red('error')}: ${(error as Error).message}`);
     return 2;
   }
-  if (!options.http && options.auth !== 'none') log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
+  if (!options.http && options.auth !== 'none')
+    log(`skillport: ${colors.yellow('warning')}: --auth ${options.auth} applies to HTTP; stdio clients are the --principal given (anonymous without one)`);
   if (options.policy !== undefined && options.auth === 'none' && options.principal === undefined) {
-    log(`skillport: ${colors.yellow('warning')}: --policy without --auth: every caller is anonymous, so each sees only the skills the policy shows to anyone (add --auth tokens|jwt, or --principal)`);
+    log(
+      `skillport: ${colors.yellow('warning')}: --policy without --auth: every caller is anonymous, so each sees only the skills the policy shows to anyone (add --auth tokens|jwt, or --principal)`,
+    );
   }
   // Loaded only when --data is given: the registry's store is a native SQLite module, not needed to serve folders.
   let registry: import('@skillport/registry').RegistryPlugin | undefined;
@@ -233,14 +269,23 @@ async function serve(
       log(`skillport: ${colors.red('error')}: --embeddings needs a URL such as http://127.0.0.1:11434/v1, not "${options.embeddings}"`);
       return 2;
     }
-    embeddings = new SkillEmbeddings({ url: options.embeddings, model: options.embeddingsModel, cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined });
+    embeddings = new SkillEmbeddings({
+      url: options.embeddings,
+      model: options.embeddingsModel,
+      cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined,
+    });
   }
   const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
   if (!options.quiet && sourceNames.length > 0) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
   const onProblem = (problem: FolderProblem) => {
     if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
   };
-  const sources = await openSources(dirs, remotes, { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } }, onProblem);
+  const sources = await openSources(
+    dirs,
+    remotes,
+    { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } },
+    onProblem,
+  );
   if (typeof sources === 'string') {
     log(`skillport: ${colors.red('error')}: ${sources}`);
     return 1;
@@ -257,7 +302,15 @@ async function serve(
       strict: options.strict === true,
       pageSize: options.pageSize,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
-      tools: { ...toolSet(options.tools), asmInlineMaxTokens: fastPathTokens(options.asmFastPath, options.asmFastPathMax), vision: options.vision === true, catalogInDescriptionMax: options.catalogMax, textMax: options.textMax, binaryMax: options.binaryMax, ...(embeddings !== undefined ? { embeddings } : {}) },
+      tools: {
+        ...toolSet(options.tools),
+        asmInlineMaxTokens: fastPathTokens(options.asmFastPath, options.asmFastPathMax),
+        vision: options.vision === true,
+        catalogInDescriptionMax: options.catalogMax,
+        textMax: options.textMax,
+        binaryMax: options.binaryMax,
+        ...(embeddings !== undefined ? { embeddings } : {}),
+      },
       prompts: options.prompts,
       index: options.index,
       indexArchives: options.indexArchives,
@@ -312,7 +365,14 @@ async function serve(
             ...(identity.name !== undefined ? { title: identity.name } : {}),
           })
         : undefined;
-      const running = await server.serveHttp({ host: options.host, port: options.port, allowedHosts: options.allowedHost, fastPath: options.fastPath, limits: limitOptions(options), ...(web ? { web } : {}) });
+      const running = await server.serveHttp({
+        host: options.host,
+        port: options.port,
+        allowedHosts: options.allowedHost,
+        fastPath: options.fastPath,
+        limits: limitOptions(options),
+        ...(web ? { web } : {}),
+      });
       url = running.url;
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -342,7 +402,11 @@ async function serve(
   const snapshot = server.catalog.snapshot;
   const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
   const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...server.summaries()].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
-  const notes = [accessSummary(options), options.watch ? 'watching for changes' : '', restored ? 'started from the last run\'s catalog, checked against the disk' : ''].filter(Boolean);
+  const notes = [
+    accessSummary(options),
+    options.watch ? 'watching for changes' : '',
+    restored ? "started from the last run's catalog, checked against the disk" : '',
+  ].filter(Boolean);
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
@@ -361,7 +425,7 @@ async function serve(
 
 /** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */
 function accessSummary(options: ServeOptions): string {
-  const principal = options.principal === undefined ? '' : ` as ${typeof options.principal === 'string' ? options.principal : 'the config\'s principal'}`;
+  const principal = options.principal === undefined ? '' : ` as ${typeof options.principal === 'string' ? options.principal : "the config's principal"}`;
   // Over stdio, and over HTTP without --auth, every caller is the --principal (anonymous without one).
   const auth = options.http && options.auth !== 'none' ? `auth: ${options.auth}` : `auth: ${options.http ? 'none' : 'stdio'}${principal || ' (anonymous)'}`;
   return `${auth}, ${options.policy !== undefined ? `policy: ${displayPath(options.policy)}` : 'no policy'}`;
@@ -375,7 +439,10 @@ export function parseTools(value: unknown): string {
   const parts = (Array.isArray(value) ? value.map(String) : String(value).split(',')).map((part) => part.trim().toLowerCase()).filter(Boolean);
   const known = new Set(['none', 'core', 'full', 'asm']);
   const unknown = parts.filter((part) => !known.has(part));
-  if (unknown.length > 0 || parts.length === 0) throw new Error(`--tools takes none, core, full, asm or a comma-separated mix such as core,asm (got ${JSON.stringify(Array.isArray(value) ? value.join(',') : value)})`);
+  if (unknown.length > 0 || parts.length === 0)
+    throw new Error(
+      `--tools takes none, core, full, asm or a comma-separated mix such as core,asm (got ${JSON.stringify(Array.isArray(value) ? value.join(',') : value)})`,
+    );
   if (parts.includes('none')) {
     if (parts.length > 1) throw new Error('--tools none cannot be combined with other tool sets');
     return 'none';

@@ -84,7 +84,10 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
         process.stdout.write(`${out.green('Valid skill')}: ${report.path}\n`);
         continue;
       }
-      const lines = report.problems.map((problem) => `  - ${problem.file ? `${problem.file}: ` : ''}${problem.message}${problem.severity === 'warning' ? err.dim(' (warning: served leniently)') : ''}`);
+      const lines = report.problems.map(
+        (problem) =>
+          `  - ${problem.file ? `${problem.file}: ` : ''}${problem.message}${problem.severity === 'warning' ? err.dim(' (warning: served leniently)') : ''}`,
+      );
       process.stderr.write(`${err.red('Validation failed for')} ${report.path}:\n${lines.join('\n')}\n`);
     }
     if (reports.length > 1) {
@@ -106,13 +109,20 @@ function isArchive(path: string): boolean {
 
 /** The same checks `serve` makes of an archive: the archive's safety (ADR 0010), then the skill rules. */
 async function validateArchive(path: string, limits: SkillLimits): Promise<SkillReport> {
-  const inspected = await inspectSkillArchive(path, { limits: { maxArchiveBytes: limits.maxBytes, maxUncompressedBytes: limits.maxBytes, maxEntries: Math.max(1024, 2 * limits.maxFiles) }, skillLimits: limits });
+  const inspected = await inspectSkillArchive(path, {
+    limits: { maxArchiveBytes: limits.maxBytes, maxUncompressedBytes: limits.maxBytes, maxEntries: Math.max(1024, 2 * limits.maxFiles) },
+    skillLimits: limits,
+  });
   const report: SkillReport = {
     path,
     valid: inspected.problems.length === 0,
     servable: inspected.skill !== undefined,
     // Inside an archive, a problem's path is the file it is about (SKILL.md problems are printed bare).
-    problems: inspected.problems.map((problem) => (problem.path && problem.path !== 'SKILL.md' ? { severity: problem.severity, message: problem.message, file: problem.path } : { severity: problem.severity, message: problem.message })),
+    problems: inspected.problems.map((problem) =>
+      problem.path && problem.path !== 'SKILL.md'
+        ? { severity: problem.severity, message: problem.message, file: problem.path }
+        : { severity: problem.severity, message: problem.message },
+    ),
   };
   if (inspected.skill) report.name = inspected.skill.name;
   return report;

@@ -16,11 +16,21 @@ export interface ReadLimits {
   maxBinaryBytes?: number;
 }
 
-export function skillContent(skill: CatalogSkill, loaded: LoadedSkill, approvedTools: readonly string[] | undefined, mark: Marker, packageDigest?: string): string {
+export function skillContent(
+  skill: CatalogSkill,
+  loaded: LoadedSkill,
+  approvedTools: readonly string[] | undefined,
+  mark: Marker,
+  packageDigest?: string,
+): string {
   const digest = packageDigest ? ` digest="${packageDigest}"` : '';
   const verified = loaded.file.verified ? '' : ' verified="false"';
   const body = loaded.body.replace(/<\/skill_content/gi, '<\\/skill_content').trim();
-  const lines = [`<skill_content name="${escapeXml(skill.id)}" origin="${escapeXml(skill.origin)}" uri="${escapeXml(skill.uri)}"${digest}${verified}>`, mark(skill.origin, body), '</skill_content>'];
+  const lines = [
+    `<skill_content name="${escapeXml(skill.id)}" origin="${escapeXml(skill.origin)}" uri="${escapeXml(skill.uri)}"${digest}${verified}>`,
+    mark(skill.origin, body),
+    '</skill_content>',
+  ];
   if (approvedTools) lines.push(`Pre-approved tools for this skill: ${approvedTools.join(' ')}`);
   const resources = loaded.resources;
   if (resources.length > 0) {
@@ -40,7 +50,12 @@ export function fileContent(origin: string, skillId: string | undefined, file: V
   const attrs = `${skillId ? ` skill="${escapeXml(skillId)}"` : ''} origin="${escapeXml(origin)}" ${skillId ? `path="${escapeXml(file.path)}"` : `uri="${escapeXml(file.uri)}"`}${file.verified ? '' : ' verified="false"'}`;
   if (file.text === undefined) {
     const max = limits.maxBinaryBytes ?? 64 * 1024;
-    const envelope: Record<string, unknown> = { path: file.path, mediaType: file.mimeType ?? 'application/octet-stream', size: file.bytes.byteLength, digest: sha256Digest(file.bytes) };
+    const envelope: Record<string, unknown> = {
+      path: file.path,
+      mediaType: file.mimeType ?? 'application/octet-stream',
+      size: file.bytes.byteLength,
+      digest: sha256Digest(file.bytes),
+    };
     if (file.bytes.byteLength <= max) Object.assign(envelope, { encoding: 'base64', data: Buffer.from(file.bytes).toString('base64') });
     else envelope['note'] = `binary file over the ${max}-byte inline limit: not included`;
     return `<skill_resource${attrs}>\n${JSON.stringify(envelope)}\n</skill_resource>`;
@@ -50,7 +65,8 @@ export function fileContent(origin: string, skillId: string | undefined, file: V
   let text = file.text;
   let note = '';
   if (offset > 0 || bytes.byteLength > max) {
-    if (offset >= bytes.byteLength && bytes.byteLength > 0) throw new SkillError('invalid', `offset ${offset} is past the end of '${file.path}' (${bytes.byteLength} bytes)`);
+    if (offset >= bytes.byteLength && bytes.byteLength > 0)
+      throw new SkillError('invalid', `offset ${offset} is past the end of '${file.path}' (${bytes.byteLength} bytes)`);
     // Cut on UTF-8 character boundaries: back up over continuation bytes at both ends.
     let start = offset;
     while (start > 0 && (bytes[start]! & 0xc0) === 0x80) start--;

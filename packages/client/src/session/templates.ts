@@ -91,7 +91,12 @@ export class TemplateQuestions {
       throw new SkillError('template', `'${printable(String(value))}' is not a valid value for {${request.variable}}`);
     }
     this.pending.delete(requestId);
-    const template: SkillTemplate = { origin: request.origin, uriTemplate: request.uriTemplate, description: request.description, variables: request.variables };
+    const template: SkillTemplate = {
+      origin: request.origin,
+      uriTemplate: request.uriTemplate,
+      description: request.description,
+      variables: request.variables,
+    };
     const context = { ...request.context, [request.variable]: value };
     this.chosen[templateKey(template)] = context;
     if (request.position + 1 < request.variables.length) return { request: await this.question(template, request.position + 1, context) };

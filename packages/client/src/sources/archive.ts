@@ -20,10 +20,19 @@ export async function unpackSkillArchive(archiveUri: string, blob: Uint8Array): 
   const inspected = inspectSkillFiles(contents.files, contents.folderName ? { folderName: contents.folderName } : {});
   const manifest = inspected.skill;
   if (!manifest) {
-    throw new SkillError('invalid', `${archiveUri}: ${inspected.problems.find((problem) => problem.severity === 'error')?.message ?? 'not a valid skill'}: refused`);
+    throw new SkillError(
+      'invalid',
+      `${archiveUri}: ${inspected.problems.find((problem) => problem.severity === 'error')?.message ?? 'not a valid skill'}: refused`,
+    );
   }
   return {
-    files: manifest.files.map((file) => ({ path: file.path, uri: `${archiveUri}!/${encodePath(file.path)}`, digest: file.digest, size: file.size, mimeType: file.mimeType })),
+    files: manifest.files.map((file) => ({
+      path: file.path,
+      uri: `${archiveUri}!/${encodePath(file.path)}`,
+      digest: file.digest,
+      size: file.size,
+      mimeType: file.mimeType,
+    })),
     bytes: new Map(contents.files.map((file) => [file.path, file.bytes])),
   };
 }

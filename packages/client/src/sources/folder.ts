@@ -55,7 +55,13 @@ export class FolderSkillSource implements SkillSource {
           name: skill.name,
           description: skill.description,
           frontmatter: skill.frontmatter,
-          files: skill.files.map((file) => ({ path: file.path, uri: pathToFileURL(`${skill.dir}/${file.path}`).href, digest: file.digest, size: file.size, mimeType: file.mimeType })),
+          files: skill.files.map((file) => ({
+            path: file.path,
+            uri: pathToFileURL(`${skill.dir}/${file.path}`).href,
+            digest: file.digest,
+            size: file.size,
+            mimeType: file.mimeType,
+          })),
           packageDigest: skill.packageDigest,
           verification: 'digest',
         });
@@ -84,7 +90,16 @@ export class FolderSkillSource implements SkillSource {
     }
     checkBytes(entry, bytes);
     const text = decodeText(bytes);
-    return { origin: this.origin, uri: entry.uri, path: clean, bytes, ...(text !== undefined ? { text } : {}), ...(entry.mimeType ? { mimeType: entry.mimeType } : {}), verified: true, from: 'disk' };
+    return {
+      origin: this.origin,
+      uri: entry.uri,
+      path: clean,
+      bytes,
+      ...(text !== undefined ? { text } : {}),
+      ...(entry.mimeType ? { mimeType: entry.mimeType } : {}),
+      verified: true,
+      from: 'disk',
+    };
   }
 }
 

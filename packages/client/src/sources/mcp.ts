@@ -97,7 +97,8 @@ export class McpSkillSource implements SkillSource {
   }
 
   private connection(): Promise<Client> {
-    if (this.options.offline) return Promise.reject(new SkillError('unavailable', `${this.origin} is offline and the cache does not hold what was asked; connect once to fill it`));
+    if (this.options.offline)
+      return Promise.reject(new SkillError('unavailable', `${this.origin} is offline and the cache does not hold what was asked; connect once to fill it`));
     if (!this.client) {
       const server = this.server;
       const onResourcesChanged = () => {
@@ -149,7 +150,9 @@ export class McpSkillSource implements SkillSource {
     } catch (error) {
       const fallback = this.listing ?? cached?.value;
       if (fallback) {
-        this.options.onWarning?.(`${this.origin}: ${describeError(error)}; using the skills cached at ${new Date(cached?.fetchedAt ?? this.listedAt).toISOString()}`);
+        this.options.onWarning?.(
+          `${this.origin}: ${describeError(error)}; using the skills cached at ${new Date(cached?.fetchedAt ?? this.listedAt).toISOString()}`,
+        );
         return this.adopt(fallback, cached?.fetchedAt ?? this.listedAt, 0);
       }
       throw error instanceof SkillError ? error : new SkillError('unavailable', `${this.origin}: ${describeError(error)}`);
@@ -265,7 +268,12 @@ export class McpSkillSource implements SkillSource {
     return this.protocols[listing.mode].templates(listing);
   }
 
-  async complete(template: SkillTemplate, variable: string, value: string, context: Record<string, string>): Promise<{ values: string[]; hasMore: boolean; total?: number }> {
+  async complete(
+    template: SkillTemplate,
+    variable: string,
+    value: string,
+    context: Record<string, string>,
+  ): Promise<{ values: string[]; hasMore: boolean; total?: number }> {
     const client = await this.connection();
     this.requests['completion/complete'] = (this.requests['completion/complete'] ?? 0) + 1;
     try {
@@ -275,7 +283,11 @@ export class McpSkillSource implements SkillSource {
         ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {}),
       });
       const values = result.completion.values.filter((candidate) => typeof candidate === 'string').slice(0, 100);
-      return { values, hasMore: result.completion.hasMore === true, ...(typeof result.completion.total === 'number' ? { total: result.completion.total } : {}) };
+      return {
+        values,
+        hasMore: result.completion.hasMore === true,
+        ...(typeof result.completion.total === 'number' ? { total: result.completion.total } : {}),
+      };
     } catch (error) {
       throw new SkillError('template', `${this.origin}: completion for {${variable}} of ${template.uriTemplate} failed: ${describeError(error)}`);
     }

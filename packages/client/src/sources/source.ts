@@ -20,7 +20,12 @@ export interface SkillSource {
   instructions?(): Promise<string | undefined>;
   templates?(): Promise<SkillTemplate[]>;
   /** Values for one variable of a template, given the earlier ones (`completion/complete`). */
-  complete?(template: SkillTemplate, variable: string, value: string, context: Record<string, string>): Promise<{ values: string[]; hasMore: boolean; total?: number }>;
+  complete?(
+    template: SkillTemplate,
+    variable: string,
+    value: string,
+    context: Record<string, string>,
+  ): Promise<{ values: string[]; hasMore: boolean; total?: number }>;
   /** The concrete skill a template names once every variable has a value. */
   resolveTemplate?(template: SkillTemplate, values: Record<string, string>): Promise<SkillDescriptor>;
   close?(): Promise<void>;

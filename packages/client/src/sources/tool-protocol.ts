@@ -68,7 +68,8 @@ async function call(caller: ToolCaller, name: string, args: Record<string, unkno
   const result = await caller.client.callTool({ name, arguments: args });
   const text = toolText(result);
   // Tool results carry no size to check first: refuse one past the file limit rather than hand it on.
-  if (Buffer.byteLength(text) > caller.maxBytes) throw new SkillError('too-large', `${caller.origin} returned more than ${caller.maxBytes} bytes for ${what}: refused`);
+  if (Buffer.byteLength(text) > caller.maxBytes)
+    throw new SkillError('too-large', `${caller.origin} returned more than ${caller.maxBytes} bytes for ${what}: refused`);
   if (result.isError && !rawErrors) throw new SkillError('unavailable', `${caller.origin}: ${text.replace(/^Error:\s*/, '')}`);
   return result;
 }

@@ -72,7 +72,11 @@ export function templateVariables(uriTemplate: string): string[] {
 }
 
 /** One page of `list_skills` (skillport's tool): structured content when present, else the JSON text. */
-export function toolListingPage(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): { skills: ToolListedSkill[]; nextCursor?: string } | { error: string } {
+export function toolListingPage(result: {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+}): { skills: ToolListedSkill[]; nextCursor?: string } | { error: string } {
   let data = result.structuredContent as Record<string, unknown> | undefined;
   if (!data) {
     const first = Array.isArray(result.content) ? (result.content[0] as { text?: unknown } | undefined) : undefined;
@@ -91,7 +95,12 @@ export function toolListingPage(result: { content?: unknown; structuredContent?:
     const item = raw as Record<string, unknown> | null;
     if (typeof item?.['name'] !== 'string' || typeof item['uri'] !== 'string' || typeof parseSkillUri(item['uri']) === 'string') continue;
     const digest = item['digest'];
-    skills.push({ name: item['name'], description: typeof item['description'] === 'string' ? item['description'] : '', uri: item['uri'], ...(typeof digest === 'string' && DIGEST_PATTERN.test(digest) ? { digest } : {}) });
+    skills.push({
+      name: item['name'],
+      description: typeof item['description'] === 'string' ? item['description'] : '',
+      uri: item['uri'],
+      ...(typeof digest === 'string' && DIGEST_PATTERN.test(digest) ? { digest } : {}),
+    });
   }
   const next = data['nextCursor'];
   return { skills, ...(typeof next === 'string' && next !== '' ? { nextCursor: next } : {}) };
@@ -108,7 +117,10 @@ export function parseActivation(text: string): { name?: string; digest?: string;
     const match = new RegExp(`\\b${key}="([^"]*)"`).exec(attrs);
     return match ? unescapeXml(match[1]!) : undefined;
   };
-  const body = text.slice(open.index + open[0].length, close).replace(/\n$/, '').replace(/<\\\/skill_content/g, '</skill_content');
+  const body = text
+    .slice(open.index + open[0].length, close)
+    .replace(/\n$/, '')
+    .replace(/<\\\/skill_content/g, '</skill_content');
   const files: { path: string; size?: number }[] = [];
   const list = /<skill_resources\b[^>]*>\n([\s\S]*?)\n<\/skill_resources>/.exec(text.slice(close));
   for (const line of list?.[1]?.split('\n') ?? []) {
@@ -121,5 +133,10 @@ export function parseActivation(text: string): { name?: string; digest?: string;
 }
 
 function unescapeXml(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }

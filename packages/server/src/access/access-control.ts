@@ -65,7 +65,12 @@ export class AccessControl {
   #unwatch: (() => void) | undefined;
   #watchConnected = true;
 
-  private constructor(readonly options: AccessOptions, store: AccessStore | undefined, policySource: PolicySource | undefined, jwt: JwtVerifier | undefined) {
+  private constructor(
+    readonly options: AccessOptions,
+    store: AccessStore | undefined,
+    policySource: PolicySource | undefined,
+    jwt: JwtVerifier | undefined,
+  ) {
     this.auth = options.auth ?? 'none';
     this.store = store;
     this.tokens = store === undefined ? undefined : new TokenCache(store);
@@ -83,7 +88,8 @@ export class AccessControl {
   /** Checks the configuration and opens what it names; every problem is an AccessConfigError with one line. */
   static async open(options: AccessOptions = {}): Promise<AccessControl> {
     const auth = options.auth ?? 'none';
-    if (auth === 'tokens' && options.dataDir === undefined && options.openStore === undefined) throw new AccessConfigError('--auth tokens needs --data DIR|postgres://… (where the tokens are kept)');
+    if (auth === 'tokens' && options.dataDir === undefined && options.openStore === undefined)
+      throw new AccessConfigError('--auth tokens needs --data DIR|postgres://… (where the tokens are kept)');
     if (auth !== 'jwt' && options.jwt !== undefined && (options.jwt.jwksUrl !== undefined || options.jwt.keyFile !== undefined)) {
       throw new AccessConfigError('--jwks and --jwt-key apply only with --auth jwt');
     }
@@ -108,13 +114,16 @@ export class AccessControl {
     }
     let policySource: PolicySource | undefined;
     try {
-      if (options.openStore !== undefined && store !== undefined) policySource = await StoredPolicy.open(store, options.policyFile, (message) => options.onWarning?.(message));
+      if (options.openStore !== undefined && store !== undefined)
+        policySource = await StoredPolicy.open(store, options.policyFile, (message) => options.onWarning?.(message));
       else if (options.policyFile !== undefined) policySource = new PolicyFile(options.policyFile, (message) => options.onWarning?.(message));
     } catch (error) {
       await store?.close().catch(() => undefined);
       const message = (error as Error).message;
       const code = (error as NodeJS.ErrnoException).code;
-      throw new AccessConfigError(code === 'ENOENT' ? `--policy ${options.policyFile}: no such file` : code !== undefined ? `--policy ${options.policyFile}: ${message}` : message);
+      throw new AccessConfigError(
+        code === 'ENOENT' ? `--policy ${options.policyFile}: no such file` : code !== undefined ? `--policy ${options.policyFile}: ${message}` : message,
+      );
     }
     return new AccessControl(options, store, policySource, jwt);
   }
@@ -193,7 +202,11 @@ export class AccessControl {
       return { principal: await this.jwt!.verify(token) };
     } catch (error) {
       this.metrics.error('unauthorized');
-      return { status: 401, error: 'invalid_token', description: error instanceof JwtRejected ? `The token is not accepted: ${error.message}` : 'The token cannot be verified' };
+      return {
+        status: 401,
+        error: 'invalid_token',
+        description: error instanceof JwtRejected ? `The token is not accepted: ${error.message}` : 'The token cannot be verified',
+      };
     }
   }
 

@@ -33,7 +33,11 @@ export class AuditLog {
   #dropped = 0;
   #retryMs = 100;
 
-  constructor(readonly store: AccessStore | undefined, readonly metrics: Metrics, readonly onError: (message: string) => void = () => {}) {}
+  constructor(
+    readonly store: AccessStore | undefined,
+    readonly metrics: Metrics,
+    readonly onError: (message: string) => void = () => {},
+  ) {}
 
   record(principal: Principal, input: AuditInput): void {
     if (input.action === 'activate') this.metrics.activation(input.outcome);
@@ -90,7 +94,8 @@ export class AuditLog {
         await this.store.appendAudit(batch);
       } catch (error) {
         this.#buffer.unshift(...batch);
-        if (this.#failing === undefined) this.onError(`audit: cannot write to the access store (${(error as Error).message}); keeping up to ${MAX_QUEUED} events in memory and retrying`);
+        if (this.#failing === undefined)
+          this.onError(`audit: cannot write to the access store (${(error as Error).message}); keeping up to ${MAX_QUEUED} events in memory and retrying`);
         this.#failing = (error as Error).message;
         this.#retryMs = Math.min(this.#retryMs * 2, 5000);
         this.#schedule(this.#retryMs);

@@ -63,9 +63,12 @@ export class JwtVerifier {
   readonly #claims: ClaimMapping;
 
   constructor(readonly options: JwtOptions) {
-    if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0)) throw new JwtConfigError('--auth jwt needs an issuer (--jwt-issuer)');
-    if (!options.audience || (Array.isArray(options.audience) && options.audience.length === 0)) throw new JwtConfigError('--auth jwt needs an audience (--jwt-audience)');
-    if ((options.jwksUrl === undefined) === (options.keyFile === undefined)) throw new JwtConfigError('--auth jwt needs exactly one of --jwks URL or --jwt-key FILE');
+    if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0))
+      throw new JwtConfigError('--auth jwt needs an issuer (--jwt-issuer)');
+    if (!options.audience || (Array.isArray(options.audience) && options.audience.length === 0))
+      throw new JwtConfigError('--auth jwt needs an audience (--jwt-audience)');
+    if ((options.jwksUrl === undefined) === (options.keyFile === undefined))
+      throw new JwtConfigError('--auth jwt needs exactly one of --jwks URL or --jwt-key FILE');
     this.#claims = { ...DEFAULT_CLAIMS, ...options.claims };
     if (options.jwksUrl !== undefined) {
       let url: URL;
@@ -196,8 +199,9 @@ function describe(error: unknown, errors: Jose['errors']): string {
   if (error instanceof errors.JWTClaimValidationFailed) return `claim "${error.claim}" is not accepted (${error.reason})`;
   if (error instanceof errors.JWKSNoMatchingKey) return 'no key of the issuer matches the token';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'the signature does not verify';
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'the token\'s algorithm is not accepted';
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JOSEError && error.code === 'ERR_JWKS_INVALID') return 'the issuer\'s keys cannot be fetched';
+  if (error instanceof errors.JOSEAlgNotAllowed) return "the token's algorithm is not accepted";
+  if (error instanceof errors.JWKSTimeout || (error instanceof errors.JOSEError && error.code === 'ERR_JWKS_INVALID'))
+    return "the issuer's keys cannot be fetched";
   if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return 'the token is malformed';
   return 'the token cannot be verified';
 }

@@ -4,8 +4,21 @@
  */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const METHODS = new Set([
-  'initialize', 'server/discover', 'skills/list', 'skills/get', 'resources/read', 'resources/list', 'resources/directory/read', 'resources/templates/list',
-  'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'completion/complete', 'subscriptions/listen', 'ping',
+  'initialize',
+  'server/discover',
+  'skills/list',
+  'skills/get',
+  'resources/read',
+  'resources/list',
+  'resources/directory/read',
+  'resources/templates/list',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'subscriptions/listen',
+  'ping',
 ]);
 
 class Histogram {
@@ -56,7 +69,10 @@ export class Metrics {
     counter(lines, 'skillport_activations_total', 'Skill activations (SKILL.md loaded as instructions), by outcome.', 'outcome', this.#activations);
     counter(lines, 'skillport_reads_total', 'Skill file reads, by outcome.', 'outcome', this.#reads);
     counter(lines, 'skillport_errors_total', 'Errors, by kind.', 'kind', this.#errors);
-    lines.push('# HELP skillport_request_duration_seconds Time to answer one HTTP request, by JSON-RPC method.', '# TYPE skillport_request_duration_seconds histogram');
+    lines.push(
+      '# HELP skillport_request_duration_seconds Time to answer one HTTP request, by JSON-RPC method.',
+      '# TYPE skillport_request_duration_seconds histogram',
+    );
     for (const [method, histogram] of [...this.#latency].sort(([a], [b]) => (a < b ? -1 : 1))) {
       BUCKETS.forEach((le, i) => lines.push(`skillport_request_duration_seconds_bucket{method="${method}",le="${le}"} ${histogram.counts[i]}`));
       lines.push(`skillport_request_duration_seconds_bucket{method="${method}",le="+Inf"} ${histogram.count}`);

@@ -19,7 +19,10 @@ export class PolicyFile implements PolicySource {
   #listeners: Array<(policy: PolicyDocument) => void> = [];
   #watching = false;
 
-  constructor(readonly path: string, readonly onError: (message: string) => void = () => {}) {
+  constructor(
+    readonly path: string,
+    readonly onError: (message: string) => void = () => {},
+  ) {
     this.#text = readFileSync(path, 'utf8');
     this.#seen = this.#text;
     this.#policy = parsePolicy(this.#text, basename(path));
@@ -50,24 +53,30 @@ export class PolicyFile implements PolicySource {
 
   #settle(delayMs: number): void {
     clearTimeout(this.#settleTimer);
-    this.#settleTimer = setTimeout(() => {
-      let first: string;
-      try {
-        first = readFileSync(this.path, 'utf8');
-      } catch {
-        return void this.reload(); // reported there
-      }
-      setTimeout(() => {
-        let again: string | undefined;
+    this.#settleTimer = setTimeout(
+      () => {
+        let first: string;
         try {
-          again = readFileSync(this.path, 'utf8');
+          first = readFileSync(this.path, 'utf8');
         } catch {
-          again = undefined;
+          return void this.reload(); // reported there
         }
-        if (again === first) this.reload();
-        else this.#settle(delayMs);
-      }, Math.min(delayMs, 100)).unref();
-    }, Math.min(delayMs, 100));
+        setTimeout(
+          () => {
+            let again: string | undefined;
+            try {
+              again = readFileSync(this.path, 'utf8');
+            } catch {
+              again = undefined;
+            }
+            if (again === first) this.reload();
+            else this.#settle(delayMs);
+          },
+          Math.min(delayMs, 100),
+        ).unref();
+      },
+      Math.min(delayMs, 100),
+    );
     this.#settleTimer.unref();
   }
 

@@ -63,7 +63,8 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
   if (data === null || data === undefined) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) throw new PolicyError(`${where}: must be a mapping with default, precedence, rules, sessions`);
   const doc = data as Record<string, unknown>;
-  for (const key of Object.keys(doc)) if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions)`);
+  for (const key of Object.keys(doc))
+    if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions)`);
 
   const fallback = doc['default'] ?? 'none';
   if (fallback !== 'none' && fallback !== 'public') throw new PolicyError(`${where}: default must be "none" or "public"`);
@@ -71,7 +72,9 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
   let precedence = DEFAULT_PRECEDENCE;
   if (doc['precedence'] !== undefined) {
     const list = stringList(doc['precedence'], `${where}: precedence`);
-    for (const kind of list) if (!(SUBJECT_KINDS as readonly string[]).includes(kind)) throw new PolicyError(`${where}: precedence: "${kind}" is not one of ${SUBJECT_KINDS.join(', ')}`);
+    for (const kind of list)
+      if (!(SUBJECT_KINDS as readonly string[]).includes(kind))
+        throw new PolicyError(`${where}: precedence: "${kind}" is not one of ${SUBJECT_KINDS.join(', ')}`);
     if (new Set(list).size !== list.length) throw new PolicyError(`${where}: precedence names a kind twice`);
     // Kinds left out rank after the ones given, in the default order.
     precedence = [...(list as SubjectKind[]), ...DEFAULT_PRECEDENCE.filter((kind) => !list.includes(kind))];
@@ -85,7 +88,11 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
     const rule = raw as Record<string, unknown>;
     for (const key of Object.keys(rule)) if (!RULE_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected skills, uri, allow, deny)`);
-    const skills = [...optionalList(rule['skills'], `${at}.skills`), ...optionalList(rule['skill'], `${at}.skill`), ...optionalList(rule['name'], `${at}.name`)];
+    const skills = [
+      ...optionalList(rule['skills'], `${at}.skills`),
+      ...optionalList(rule['skill'], `${at}.skill`),
+      ...optionalList(rule['name'], `${at}.name`),
+    ];
     const uris = [...optionalList(rule['uri'], `${at}.uri`), ...optionalList(rule['uris'], `${at}.uris`)];
     if (skills.length === 0 && uris.length === 0) throw new PolicyError(`${at}: give skills (name globs) or uri (a skill:// prefix)`);
     for (const glob of skills) if (glob === '' || glob.length > 256) throw new PolicyError(`${at}.skills: "${glob}" is not a name glob`);
@@ -142,6 +149,9 @@ function optionalList(value: unknown, at: string): string[] {
 
 /** A name glob as a RegExp: `*` any run of characters, `?` one; everything else literal. */
 export function globToRegExp(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`);
 }

@@ -57,7 +57,10 @@ export function principalKey(principal: Principal): string {
   let key = principalKeys.get(principal);
   if (key === undefined) {
     const scopes = [...principal.scopes].sort().join(',');
-    key = createHash('sha256').update(`${principal.via}\n${principal.tokenId ?? ''}\n${scopes}\n${viewKey(principal)}`).digest('base64url').slice(0, 22);
+    key = createHash('sha256')
+      .update(`${principal.via}\n${principal.tokenId ?? ''}\n${scopes}\n${viewKey(principal)}`)
+      .digest('base64url')
+      .slice(0, 22);
     principalKeys.set(principal, key);
   }
   return key;

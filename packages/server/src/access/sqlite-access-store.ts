@@ -109,8 +109,22 @@ export class SqliteAccessStore implements AccessStore {
 
   #insertToken({ record, hash }: TokenEntry, orIgnore = false): boolean {
     const result = this.db
-      .prepare(`INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO tokens (id, hash, user, orgs, projects, agent, scopes, description, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(record.id, hash, record.user, JSON.stringify(record.orgs), JSON.stringify(record.projects), record.agent ?? null, JSON.stringify(record.scopes), record.description ?? null, record.createdAt, record.expiresAt ?? null, record.revokedAt ?? null);
+      .prepare(
+        `INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO tokens (id, hash, user, orgs, projects, agent, scopes, description, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        record.id,
+        hash,
+        record.user,
+        JSON.stringify(record.orgs),
+        JSON.stringify(record.projects),
+        record.agent ?? null,
+        JSON.stringify(record.scopes),
+        record.description ?? null,
+        record.createdAt,
+        record.expiresAt ?? null,
+        record.revokedAt ?? null,
+      );
     return result.changes > 0;
   }
 
@@ -119,7 +133,10 @@ export class SqliteAccessStore implements AccessStore {
   }
 
   async tokenEntries(): Promise<TokenEntry[]> {
-    return (this.db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at, id`).all() as Array<Record<string, unknown>>).map((row) => ({ record: tokenRecordOf(row), hash: String(row['hash']) }));
+    return (this.db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at, id`).all() as Array<Record<string, unknown>>).map((row) => ({
+      record: tokenRecordOf(row),
+      hash: String(row['hash']),
+    }));
   }
 
   async importToken(entry: TokenEntry): Promise<boolean> {
@@ -144,7 +161,21 @@ export class SqliteAccessStore implements AccessStore {
     if (events.length === 0) return;
     this.db.transaction(() => {
       for (const e of events) {
-        this.#insertAudit.run(e.time, e.principal, e.user ?? null, e.tokenId ?? null, e.action, e.surface, e.skill ?? null, e.uri ?? null, e.version ?? null, e.digest ?? null, e.file ?? null, e.outcome, e.detail ?? null);
+        this.#insertAudit.run(
+          e.time,
+          e.principal,
+          e.user ?? null,
+          e.tokenId ?? null,
+          e.action,
+          e.surface,
+          e.skill ?? null,
+          e.uri ?? null,
+          e.version ?? null,
+          e.digest ?? null,
+          e.file ?? null,
+          e.outcome,
+          e.detail ?? null,
+        );
       }
     })();
   }
@@ -171,19 +202,25 @@ export class SqliteAccessStore implements AccessStore {
   }
 
   async auditAfter(position: number, limit: number): Promise<Array<{ position: number; event: AuditEvent }>> {
-    const rows = this.db.prepare('SELECT *, user AS user_name FROM audit WHERE id > ? ORDER BY id LIMIT ?').all(position, limit) as Array<Record<string, unknown>>;
+    const rows = this.db.prepare('SELECT *, user AS user_name FROM audit WHERE id > ? ORDER BY id LIMIT ?').all(position, limit) as Array<
+      Record<string, unknown>
+    >;
     return rows.map((row) => ({ position: Number(row['id']), event: auditEventOf(row) }));
   }
 
   async policy(): Promise<StoredPolicyText | undefined> {
     const row = this.db.prepare('SELECT text, source_digest, updated_at FROM policy WHERE id = 1').get() as Record<string, string | null> | undefined;
-    return row === undefined ? undefined : { text: row['text']!, ...(row['source_digest'] !== null ? { sourceDigest: row['source_digest']! } : {}), updatedAt: row['updated_at']! };
+    return row === undefined
+      ? undefined
+      : { text: row['text']!, ...(row['source_digest'] !== null ? { sourceDigest: row['source_digest']! } : {}), updatedAt: row['updated_at']! };
   }
 
   async savePolicy(text: string, sourceDigest?: string): Promise<StoredPolicyText> {
     const updatedAt = new Date().toISOString();
     this.db
-      .prepare('INSERT INTO policy (id, text, source_digest, updated_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET text = excluded.text, source_digest = excluded.source_digest, updated_at = excluded.updated_at')
+      .prepare(
+        'INSERT INTO policy (id, text, source_digest, updated_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET text = excluded.text, source_digest = excluded.source_digest, updated_at = excluded.updated_at',
+      )
       .run(text, sourceDigest ?? null, updatedAt);
     return { text, ...(sourceDigest !== undefined ? { sourceDigest } : {}), updatedAt };
   }

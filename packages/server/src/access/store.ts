@@ -177,8 +177,23 @@ export function auditLimit(query: AuditQuery): number {
 
 /** An audit row (either engine's column names) as an event. */
 export function auditEventOf(row: Record<string, unknown>): AuditEvent {
-  const event: AuditEvent = { time: String(row['time']), principal: String(row['principal']), action: row['action'] as AuditEvent['action'], surface: String(row['surface']), outcome: String(row['outcome']) };
-  for (const [column, key] of [['user_name', 'user'], ['token_id', 'tokenId'], ['skill', 'skill'], ['uri', 'uri'], ['version', 'version'], ['digest', 'digest'], ['file', 'file'], ['detail', 'detail']] as const) {
+  const event: AuditEvent = {
+    time: String(row['time']),
+    principal: String(row['principal']),
+    action: row['action'] as AuditEvent['action'],
+    surface: String(row['surface']),
+    outcome: String(row['outcome']),
+  };
+  for (const [column, key] of [
+    ['user_name', 'user'],
+    ['token_id', 'tokenId'],
+    ['skill', 'skill'],
+    ['uri', 'uri'],
+    ['version', 'version'],
+    ['digest', 'digest'],
+    ['file', 'file'],
+    ['detail', 'detail'],
+  ] as const) {
     if (row[column] !== null && row[column] !== undefined) (event as unknown as Record<string, unknown>)[key] = String(row[column]);
   }
   return event;

@@ -17,7 +17,10 @@ export class StoredPolicy implements PolicySource {
   #listeners: Array<(policy: PolicyDocument) => void> = [];
   #file: PolicyFile | undefined;
 
-  private constructor(readonly store: AccessStore, readonly onError: (message: string) => void) {}
+  private constructor(
+    readonly store: AccessStore,
+    readonly onError: (message: string) => void,
+  ) {}
 
   static async open(store: AccessStore, file: string | undefined, onError: (message: string) => void = () => {}): Promise<StoredPolicy> {
     const source = new StoredPolicy(store, onError);

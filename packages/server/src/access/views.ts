@@ -25,7 +25,14 @@ export class ViewSnapshot extends CatalogSnapshot {
   session: SessionCatalog | undefined;
 
   /** `base`: the catalog snapshot this view was filtered from (a shared search index follows it, not the view). */
-  constructor(skills: readonly CatalogSkill[], generation: number, rank: (skill: CatalogSkill) => number | undefined, unlisted?: UnlistedResolver, readonly base?: CatalogSnapshot, state?: SnapshotState) {
+  constructor(
+    skills: readonly CatalogSkill[],
+    generation: number,
+    rank: (skill: CatalogSkill) => number | undefined,
+    unlisted?: UnlistedResolver,
+    readonly base?: CatalogSnapshot,
+    state?: SnapshotState,
+  ) {
     super(skills, generation, unlisted, state);
     this.#rank = rank;
   }
@@ -211,7 +218,11 @@ export class ViewCache {
     }
     for (const uri of delta.remove) if (before.listed(uri) !== undefined) remove.push(uri);
     let view: ViewSnapshot | undefined;
-    view = before.derive({ upsert, remove }, snapshot, this.#resolver(snapshot, principal, () => view));
+    view = before.derive(
+      { upsert, remove },
+      snapshot,
+      this.#resolver(snapshot, principal, () => view),
+    );
     this.#addSession(view, subjects);
     return view;
   }
@@ -221,7 +232,13 @@ export class ViewCache {
     const visible: CatalogSkill[] = [];
     for (const skill of snapshot.skills) if (this.rankOf(snapshot, skill, subjects) !== undefined) visible.push(skill);
     let view: ViewSnapshot | undefined;
-    view = new ViewSnapshot(visible, snapshot.generation, (skill) => this.rankOf(snapshot, skill, subjects), this.#resolver(snapshot, principal, () => view), snapshot);
+    view = new ViewSnapshot(
+      visible,
+      snapshot.generation,
+      (skill) => this.rankOf(snapshot, skill, subjects),
+      this.#resolver(snapshot, principal, () => view),
+      snapshot,
+    );
     this.#addSession(view, subjects);
     return view;
   }
@@ -236,7 +253,12 @@ export class ViewCache {
       return uri !== undefined && this.allows(principal, name, uri) ? uri : undefined;
     };
     const ghostUri = (uri: string): boolean => {
-      const name = safeDecode(uri.replace(/\/SKILL\.md$/, '').split('/').at(-1) ?? '');
+      const name = safeDecode(
+        uri
+          .replace(/\/SKILL\.md$/, '')
+          .split('/')
+          .at(-1) ?? '',
+      );
       return name !== '' && ghost(name) === uri;
     };
     const unlisted: UnlistedResolver | undefined = base && {
@@ -248,7 +270,10 @@ export class ViewCache {
         const view = current();
         if (found === undefined || view === undefined) return undefined;
         if ('skill' in found) return sameSource(view, found.skill) && this.allows(principal, found.skill.name, found.skill.uri) ? found : undefined;
-        const segments = uri.slice('skill://'.length).split('/').map((segment) => safeDecode(segment));
+        const segments = uri
+          .slice('skill://'.length)
+          .split('/')
+          .map((segment) => safeDecode(segment));
         return segments.some((segment) => view!.allNamed(segment).some((skill) => skill.origin.kind === 'stored')) || ghostUri(uri) ? found : undefined;
       },
       // Other versions of a skill the principal sees (same name, same source): the caller already holds its URI.
@@ -277,8 +302,14 @@ export class ViewCache {
         return out;
       };
       const taken = new Set<string>();
-      const required = pick(sessions.flatMap((session) => session.required), taken);
-      const pinned = pick(sessions.flatMap((session) => session.pinned), taken);
+      const required = pick(
+        sessions.flatMap((session) => session.required),
+        taken,
+      );
+      const pinned = pick(
+        sessions.flatMap((session) => session.pinned),
+        taken,
+      );
       view.session = { required, pinned };
     }
   }
@@ -292,7 +323,12 @@ function addHash(sums: Uint32Array, skill: CatalogSkill, sign: 1 | -1): void {
 
 function sameSource(view: ViewSnapshot, skill: CatalogSkill): boolean {
   const origin = skill.origin;
-  return view.allNamed(skill.name).some((listed) => listed.origin.kind === origin.kind && (origin.kind !== 'stored' || (listed.origin.kind === 'stored' && listed.origin.source === origin.source)));
+  return view
+    .allNamed(skill.name)
+    .some(
+      (listed) =>
+        listed.origin.kind === origin.kind && (origin.kind !== 'stored' || (listed.origin.kind === 'stored' && listed.origin.source === origin.source)),
+    );
 }
 
 function safeDecode(segment: string): string {
@@ -307,7 +343,7 @@ function safeDecode(segment: string): string {
 function resolveRef(view: ViewSnapshot, ref: string): readonly CatalogSkill[] {
   if (ref.startsWith('skill://')) {
     const canonical = canonicalSkillUri(ref);
-    const skill = canonical === undefined ? undefined : view.skill(canonical) ?? view.skill(`${canonical.replace(/\/$/, '')}/SKILL.md`);
+    const skill = canonical === undefined ? undefined : (view.skill(canonical) ?? view.skill(`${canonical.replace(/\/$/, '')}/SKILL.md`));
     return skill ? [skill] : [];
   }
   return view.named(ref);

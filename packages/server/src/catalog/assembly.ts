@@ -99,12 +99,15 @@ export class Assembly {
       if (skill !== undefined && before !== undefined && sameSkill(before, skill)) skill = before;
       if (folders === undefined || folders.length < 2) this.#conflicts.delete(uri);
       else {
-        this.#conflicts.set(uri, folders.slice(1).map((loser) => ({
-          severity: 'error',
-          code: 'uri-conflict',
-          message: `two skills at ${uri}: ${originText(skill!)} and ${loser.dir}; serving the first (use --prefix to separate folders)`,
-          path: loser.dir,
-        })));
+        this.#conflicts.set(
+          uri,
+          folders.slice(1).map((loser) => ({
+            severity: 'error',
+            code: 'uri-conflict',
+            message: `two skills at ${uri}: ${originText(skill!)} and ${loser.dir}; serving the first (use --prefix to separate folders)`,
+            path: loser.dir,
+          })),
+        );
       }
       if (skill === before) continue;
       if (skill === undefined) {

@@ -9,7 +9,12 @@ import type { CatalogFile, CatalogSkill, SkillEntry, SkillOrigin } from './model
  * `_meta` (provenance, versions), next to the package digest. Returns a one-line reason when the path cannot be
  * written as a `skill://` URI that round-trips.
  */
-export function buildCatalogSkill(manifest: SkillManifest, path: readonly string[], origin: SkillOrigin, meta: Record<string, unknown> = {}): CatalogSkill | string {
+export function buildCatalogSkill(
+  manifest: SkillManifest,
+  path: readonly string[],
+  origin: SkillOrigin,
+  meta: Record<string, unknown> = {},
+): CatalogSkill | string {
   const rootUri = joinSkillUri([...path]);
   const uri = `${rootUri}/SKILL.md`;
   if (!roundTrips(uri)) return `the skill path cannot be written as a skill:// URI (${uri})`;

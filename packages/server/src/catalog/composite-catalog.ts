@@ -78,29 +78,37 @@ export class CompositeCatalog {
   /** Each provider's listing by URI, as of its last change (the incremental merge reads these). */
   #listings: Array<Map<string, CatalogSkill>> = [];
 
-  constructor(readonly live: LiveCatalog, readonly providers: readonly SkillProvider[], readonly onProblem: (problem: FolderProblem) => void = () => {}) {
+  constructor(
+    readonly live: LiveCatalog,
+    readonly providers: readonly SkillProvider[],
+    readonly onProblem: (problem: FolderProblem) => void = () => {},
+  ) {
     this.#snapshot = this.#build();
-    this.#unsubscribe.push(live.onChange((_changes, _snapshot, delta) => (delta === undefined || this.providers.length === 0 ? this.#rebuild() : this.#apply(touchedBy(delta)))));
+    this.#unsubscribe.push(
+      live.onChange((_changes, _snapshot, delta) => (delta === undefined || this.providers.length === 0 ? this.#rebuild() : this.#apply(touchedBy(delta)))),
+    );
     providers.forEach((provider, index) => {
-      this.#unsubscribe.push(provider.onChange((delta) => {
-        if (delta === undefined) return this.#rebuild();
-        const listing = this.#listings[index]!;
-        for (const uri of delta.remove) listing.delete(uri);
-        for (const skill of delta.upsert) listing.set(skill.uri, skill);
-        // A listed skill of a changed name may now be claimed (or freed) by an exact version's URI: decide it again.
-        const touched = new Set(touchedBy(delta));
-        const names = new Set(delta.names ?? []);
-        for (const skill of delta.upsert) names.add(skill.name);
-        for (const uri of delta.remove) {
-          const name = this.#snapshot.listed(uri)?.name;
-          if (name !== undefined) names.add(name);
-        }
-        for (const name of names) {
-          for (const skill of this.live.snapshot.named(name)) touched.add(skill.uri);
-          for (const skill of this.#snapshot.named(name)) touched.add(skill.uri);
-        }
-        this.#apply(touched);
-      }));
+      this.#unsubscribe.push(
+        provider.onChange((delta) => {
+          if (delta === undefined) return this.#rebuild();
+          const listing = this.#listings[index]!;
+          for (const uri of delta.remove) listing.delete(uri);
+          for (const skill of delta.upsert) listing.set(skill.uri, skill);
+          // A listed skill of a changed name may now be claimed (or freed) by an exact version's URI: decide it again.
+          const touched = new Set(touchedBy(delta));
+          const names = new Set(delta.names ?? []);
+          for (const skill of delta.upsert) names.add(skill.name);
+          for (const uri of delta.remove) {
+            const name = this.#snapshot.listed(uri)?.name;
+            if (name !== undefined) names.add(name);
+          }
+          for (const name of names) {
+            for (const skill of this.live.snapshot.named(name)) touched.add(skill.uri);
+            for (const skill of this.#snapshot.named(name)) touched.add(skill.uri);
+          }
+          this.#apply(touched);
+        }),
+      );
     });
   }
 
@@ -170,7 +178,10 @@ export class CompositeCatalog {
   #claimed(resolver: UnlistedResolver, uri: string, skill: CatalogSkill): boolean {
     const claimed = resolver.lookup(uri);
     if (claimed === undefined || !('skill' in claimed) || claimed.skill === skill) return false;
-    this.#reportOnce(`${originText(skill)} is served at ${uri}, which names ${originText(claimed.skill)}'s exact version; not served (use --prefix)`, originText(skill));
+    this.#reportOnce(
+      `${originText(skill)} is served at ${uri}, which names ${originText(claimed.skill)}'s exact version; not served (use --prefix)`,
+      originText(skill),
+    );
     return true;
   }
 
@@ -192,10 +203,17 @@ export class CompositeCatalog {
       for (const skill of skills) {
         const existing = byUri.get(skill.uri);
         if (existing === undefined) byUri.set(skill.uri, skill);
-        else this.#reportOnce(`two skills at ${skill.uri}: ${originText(existing)} and ${originText(skill)}; serving the first`, originText(skill), 'uri-conflict');
+        else
+          this.#reportOnce(
+            `two skills at ${skill.uri}: ${originText(existing)} and ${originText(skill)}; serving the first`,
+            originText(skill),
+            'uri-conflict',
+          );
       }
     }
-    const resolvers = this.providers.filter((provider) => provider.lookup !== undefined || provider.version !== undefined || provider.unlistedName !== undefined);
+    const resolvers = this.providers.filter(
+      (provider) => provider.lookup !== undefined || provider.version !== undefined || provider.unlistedName !== undefined,
+    );
     const resolver = resolvers.length === 0 ? undefined : providerResolver(resolvers);
     if (resolver !== undefined) {
       // A URI a provider answers for an unlisted skill of its own (a registry's exact version) is that provider's:

@@ -4,7 +4,10 @@ import type { CatalogFile, SkillOrigin } from './model.js';
 /** A file's bytes no longer match the digest the catalog published: the file changed since it was scanned. */
 export class StaleFileError extends Error {
   override name = 'StaleFileError';
-  constructor(readonly file: CatalogFile, readonly source: string) {
+  constructor(
+    readonly file: CatalogFile,
+    readonly source: string,
+  ) {
     super(`${file.uri} changed since the catalog was built`);
   }
 }
@@ -20,7 +23,10 @@ export class ContentReader {
   #cache = new Map<string, Buffer>();
   #bytes = 0;
 
-  constructor(readonly cacheBytes = 16 * 1024 * 1024, readonly maxEntryBytes = 256 * 1024) {}
+  constructor(
+    readonly cacheBytes = 16 * 1024 * 1024,
+    readonly maxEntryBytes = 256 * 1024,
+  ) {}
 
   /**
    * The verified bytes of `file`, read from its skill's origin on a cache miss. `remember: false` for bulk reads

@@ -157,15 +157,26 @@ export class LiveCatalog {
    */
   watch(): void {
     const roots = this.options.roots.map((root) => root.dir);
-    this.#watcher = new TreeWatcher(roots, (path) => {
-      if (path === undefined) this.#full = true;
-      else this.#pending.add(path);
-      this.#schedule();
-    }, { onWarning: (message, path) => this.#report({ severity: 'warning', message, path }), ...(this.options.perFolderWatch !== undefined ? { perFolder: this.options.perFolderWatch } : {}) });
+    this.#watcher = new TreeWatcher(
+      roots,
+      (path) => {
+        if (path === undefined) this.#full = true;
+        else this.#pending.add(path);
+        this.#schedule();
+      },
+      {
+        onWarning: (message, path) => this.#report({ severity: 'warning', message, path }),
+        ...(this.options.perFolderWatch !== undefined ? { perFolder: this.options.perFolderWatch } : {}),
+      },
+    );
     try {
       this.#watcher.start();
     } catch (error) {
-      this.#report({ severity: 'warning', message: `cannot watch for changes (${(error as Error).message}); restart to pick up changes`, path: roots.join(', ') });
+      this.#report({
+        severity: 'warning',
+        message: `cannot watch for changes (${(error as Error).message}); restart to pick up changes`,
+        path: roots.join(', '),
+      });
     }
   }
 

@@ -17,7 +17,13 @@ export interface ScanProgress {
   files: number;
 }
 
-export async function scanInWorkers(roots: FolderRoot[], limits: SkillLimits, digestCachePath: string | undefined, shards = 1, onProgress?: (progress: ScanProgress) => void): Promise<ParallelScan> {
+export async function scanInWorkers(
+  roots: FolderRoot[],
+  limits: SkillLimits,
+  digestCachePath: string | undefined,
+  shards = 1,
+  onProgress?: (progress: ScanProgress) => void,
+): Promise<ParallelScan> {
   const result: ParallelScan = { folders: [], problems: [], cache: [] };
   const progress: ScanProgress = { found: 0, scanned: 0, files: 0 };
   await Promise.all(

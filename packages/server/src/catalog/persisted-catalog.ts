@@ -18,11 +18,22 @@ import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 const FORMAT = 'skillport-catalog/3';
 
 type PersistedFile = [path: string, size: number, digest: string, target?: string];
-type PersistedSkill = [name: string, description: string, frontmatter: Record<string, unknown>, realDir: string, packageDigest: string, totalBytes: number, files: PersistedFile[], headings: string[]];
+type PersistedSkill = [
+  name: string,
+  description: string,
+  frontmatter: Record<string, unknown>,
+  realDir: string,
+  packageDigest: string,
+  totalBytes: number,
+  files: PersistedFile[],
+  headings: string[],
+];
 type PersistedFolder = [root: number, relDir: string, problems: FolderProblem[], skill: PersistedSkill | 0];
 
 export function catalogKey(roots: readonly FolderRoot[], limits: SkillLimits): string {
-  return createHash('sha256').update(JSON.stringify({ format: FORMAT, roots, limits })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ format: FORMAT, roots, limits }))
+    .digest('hex');
 }
 
 export function loadCatalog(path: string, roots: readonly FolderRoot[], limits: SkillLimits): ScannedFolder[] | undefined {
@@ -80,7 +91,16 @@ export function saveCatalog(path: string, roots: readonly FolderRoot[], limits: 
         folder.inspection.problems,
         skill === undefined
           ? 0
-          : [skill.name, skill.description, skill.frontmatter, skill.realDir, skill.packageDigest, skill.totalBytes, skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target])), skill.headings],
+          : [
+              skill.name,
+              skill.description,
+              skill.frontmatter,
+              skill.realDir,
+              skill.packageDigest,
+              skill.totalBytes,
+              skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target])),
+              skill.headings,
+            ],
       ];
       writer.write(`${first ? '' : ','}${JSON.stringify(persisted)}`);
       first = false;

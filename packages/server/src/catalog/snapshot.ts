@@ -91,7 +91,12 @@ export class CatalogSnapshot {
   readonly parent: WeakRef<CatalogSnapshot> | undefined;
   readonly delta: SnapshotDelta | undefined;
 
-  constructor(skills: readonly CatalogSkill[], readonly generation: number, readonly unlisted?: UnlistedResolver, state?: SnapshotState) {
+  constructor(
+    skills: readonly CatalogSkill[],
+    readonly generation: number,
+    readonly unlisted?: UnlistedResolver,
+    state?: SnapshotState,
+  ) {
     if (state !== undefined) {
       this.skills = state.skills;
       this.#base = state.base;
@@ -131,9 +136,10 @@ export class CatalogSnapshot {
       return { skills, base: buildIndex(skills), over: undefined, parent: this, delta };
     }
     const previous = this.#over;
-    const over: Overlay = previous === undefined
-      ? { byUri: new Map(), byName: new Map(), files: new Map(), dirs: new Map(), size: 0 }
-      : { byUri: new Map(previous.byUri), byName: new Map(previous.byName), files: new Map(previous.files), dirs: new Map(previous.dirs), size: 0 };
+    const over: Overlay =
+      previous === undefined
+        ? { byUri: new Map(), byName: new Map(), files: new Map(), dirs: new Map(), size: 0 }
+        : { byUri: new Map(previous.byUri), byName: new Map(previous.byName), files: new Map(previous.files), dirs: new Map(previous.dirs), size: 0 };
     const base = this.#base;
     const next = { skills, base, over, parent: this, delta };
     // Read the new state while it is being written: what is already decided is in the overlay.

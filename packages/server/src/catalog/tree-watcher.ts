@@ -49,7 +49,9 @@ export class TreeWatcher {
         if (!this.#arm(root, 0)) throw new Error(`cannot watch ${root}`);
         continue;
       }
-      const watcher = watch(root, { recursive: true }, (_event, name) => this.onEvent(name === null || name === undefined ? undefined : join(root, name.toString())));
+      const watcher = watch(root, { recursive: true }, (_event, name) =>
+        this.onEvent(name === null || name === undefined ? undefined : join(root, name.toString())),
+      );
       watcher.on('error', () => this.onEvent(undefined));
       this.#watches.set(root, watcher);
     }

@@ -33,13 +33,16 @@ export function accessRoutes(app: HttpApp, kit: RouteKit, access: AccessControl,
 
   app.get('/api/v1/catalog', (c) => {
     const snapshot = scopedFor(kit.principal(c)).service.snapshot;
-    return c.json({ skills: snapshot.skills.map((skill) => ({ name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest })) });
+    return c.json({
+      skills: snapshot.skills.map((skill) => ({ name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest })),
+    });
   });
   app.all('/api/v1/catalog', () => methodNotAllowed('GET'));
 
   app.get('/api/v1/admin/policy', admin, (c) => {
     const text = access.policySource?.text;
-    if (text === undefined) throw new HttpError(404, 'no_policy', 'No policy: the server was started without --policy (and none is stored), so every skill is public');
+    if (text === undefined)
+      throw new HttpError(404, 'no_policy', 'No policy: the server was started without --policy (and none is stored), so every skill is public');
     return c.body(text, 200, { 'content-type': 'application/yaml; charset=utf-8' });
   });
   app.put('/api/v1/admin/policy', admin, async (c) => {

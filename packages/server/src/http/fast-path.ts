@@ -17,11 +17,7 @@ import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 export const MODERN_VERSION = '2026-07-28';
 export const LEGACY_VERSIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26']);
 const HOT_METHODS = new Set(['resources/read', 'skills/list', 'skills/get', 'resources/directory/read']);
-const ENVELOPE_KEYS = new Set([
-  'io.modelcontextprotocol/protocolVersion',
-  'io.modelcontextprotocol/clientInfo',
-  'io.modelcontextprotocol/clientCapabilities',
-]);
+const ENVELOPE_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities']);
 
 export interface FastPathContext {
   service: SkillsService;
@@ -93,7 +89,13 @@ export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerR
 
 function wrap(ctx: FastPathContext, hot: HotRequest, result: Record<string, unknown>): Record<string, unknown> {
   return hot.era === 'modern'
-    ? { ...result, resultType: 'complete', ttlMs: ctx.cacheHint.ttlMs, cacheScope: ctx.cacheHint.cacheScope, _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity } }
+    ? {
+        ...result,
+        resultType: 'complete',
+        ttlMs: ctx.cacheHint.ttlMs,
+        cacheScope: ctx.cacheHint.cacheScope,
+        _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity },
+      }
     : result;
 }
 
@@ -137,9 +139,10 @@ async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<st
         const content = await service.readFile(uri);
         if (content === undefined) return undefined;
         service.recordRead(uri, 'ok');
-        const item = 'text' in content
-          ? { uri, mimeType: content.mimeType, text: content.text }
-          : { uri, mimeType: content.mimeType, blob: Buffer.from(content.bytes).toString('base64') };
+        const item =
+          'text' in content
+            ? { uri, mimeType: content.mimeType, text: content.text }
+            : { uri, mimeType: content.mimeType, blob: Buffer.from(content.bytes).toString('base64') };
         return { contents: [item] };
       }
       case 'resources/directory/read':

@@ -32,7 +32,8 @@ export function isHostAndPort(value: string): boolean {
 
 export function checkRequest(req: IncomingMessage, hostnames: string[]): GuardFailure | undefined {
   const header = req.headers.host;
-  if (header !== undefined && header !== '' && !isHostAndPort(header)) return { status: 403, code: 'invalid_host_header', message: `Invalid Host header: ${JSON.stringify(header)}` };
+  if (header !== undefined && header !== '' && !isHostAndPort(header))
+    return { status: 403, code: 'invalid_host_header', message: `Invalid Host header: ${JSON.stringify(header)}` };
   const host = validateHostHeader(header, hostnames);
   if (!host.ok) return { status: 403, code: host.errorCode, message: host.message };
   const origin = validateOriginHeader(req.headers.origin, hostnames);

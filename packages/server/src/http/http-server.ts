@@ -81,7 +81,12 @@ const MCP_PATH = '/mcp';
 const MAX_HANDLERS = 1000;
 const IDLE_MS = 60_000;
 
-export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathContext, 'service'>, options: HttpOptions, identity: HttpAccess): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  factory: McpFactory,
+  fast: Omit<FastPathContext, 'service'>,
+  options: HttpOptions,
+  identity: HttpAccess,
+): Promise<RunningHttpServer> {
   const hostnames = allowedHostnames(options.host, options.allowedHosts);
   const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
   const maxBody = limits.maxBodyBytes;
@@ -97,7 +102,10 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       // 2026-era requests through the SDK's handler (one JSON answer unless the exchange streams); 2025-era requests
       // through a stateless transport that answers a request whose answer is one message as application/json.
       const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus, legacy: 'reject' });
-      const sdk = toNodeHandler(jsonLegacyHandler(handler, () => factory.create(principal)), { maxRequestBodySize: maxBody });
+      const sdk = toNodeHandler(
+        jsonLegacyHandler(handler, () => factory.create(principal)),
+        { maxRequestBodySize: maxBody },
+      );
       entry = { key, scoped, handler, bus, sdk, lastUsed: Date.now() };
       handlers.set(key, entry);
     }
@@ -167,7 +175,12 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
     if (raw === undefined) return tooLarge(res, maxBody);
     if (nestedDeeperThan(raw, limits.maxJsonDepth)) {
       access.metrics.error('bad_request');
-      return sendJsonRpcError(res, 400, -32600, `Invalid Request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (--max-json-depth)`);
+      return sendJsonRpcError(
+        res,
+        400,
+        -32600,
+        `Invalid Request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (--max-json-depth)`,
+      );
     }
     try {
       body = JSON.parse(raw);
@@ -175,10 +188,16 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       access.metrics.error('bad_request');
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
     }
-    if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string') method = (body as { method: string }).method;
+    if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string')
+      method = (body as { method: string }).method;
     if (Array.isArray(body) && body.length > limits.maxBatch) {
       access.metrics.error('bad_request');
-      return sendJsonRpcError(res, 400, -32600, `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`);
+      return sendJsonRpcError(
+        res,
+        400,
+        -32600,
+        `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`,
+      );
     }
     const screened = screen(body, limits);
     if (screened) {
@@ -245,8 +264,17 @@ export async function startHttpServer(factory: McpFactory, fast: Omit<FastPathCo
       else perClient.set(address, left);
     });
     if (open > limits.maxConnectionsPerClient) {
-      const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Too many connections from ${address}: at most ${limits.maxConnectionsPerClient} at a time (--max-connections-per-client)` }, id: null });
-      socket.end(`HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        error: {
+          code: -32600,
+          message: `Too many connections from ${address}: at most ${limits.maxConnectionsPerClient} at a time (--max-connections-per-client)`,
+        },
+        id: null,
+      });
+      socket.end(
+        `HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
       socket.destroySoon();
     }
   });
@@ -298,7 +326,6 @@ function isJson(req: IncomingMessage): boolean {
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-
 function sendAnswer(res: ServerResponse, answer: Answer): void {
   res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
@@ -311,21 +338,29 @@ function screen(body: unknown, limits: RequestLimits): { status: number; respons
   if (screened.every((item) => item === undefined)) return undefined;
   // One refused message refuses the batch: the others are answered with an error too, so none reaches the SDK.
   const status = screened.some((item) => item?.status === 400) ? 400 : 200;
-  return { status, response: body.flatMap((item, at): JsonRpcErrorResponse[] => {
-    if (screened[at]) return [screened[at]!.response];
-    const id = (item as { id?: unknown } | null)?.id;
-    if (typeof id !== 'string' && typeof id !== 'number') return [];
-    return [{ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: another request of this batch was refused; send the batch again without it' } }];
-  }) };
+  return {
+    status,
+    response: body.flatMap((item, at): JsonRpcErrorResponse[] => {
+      if (screened[at]) return [screened[at]!.response];
+      const id = (item as { id?: unknown } | null)?.id;
+      if (typeof id !== 'string' && typeof id !== 'number') return [];
+      return [
+        { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: another request of this batch was refused; send the batch again without it' } },
+      ];
+    }),
+  };
 }
 
 function closeAtExpiry(res: ServerResponse, expiresAt: number): void {
   // setTimeout holds at most 2^31-1 ms (~24.8 days); a credential valid longer re-arms.
   const arm = (): void => {
-    const timer = setTimeout(() => {
-      if (Date.now() < expiresAt) return arm();
-      if (!res.writableEnded) res.destroy();
-    }, Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => {
+        if (Date.now() < expiresAt) return arm();
+        if (!res.writableEnded) res.destroy();
+      },
+      Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1),
+    );
     timer.unref();
     res.once('close', () => clearTimeout(timer));
   };
@@ -353,7 +388,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits:
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Request Header Fields Too Large', `Request headers larger than ${limits.maxHeaderBytes} bytes (--max-header-size)`]
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', `Request not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms (--headers-timeout, --request-timeout)`]
+        ? [
+            408,
+            'Request Timeout',
+            `Request not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms (--headers-timeout, --request-timeout)`,
+          ]
         : [400, 'Bad Request', `Bad Request: malformed HTTP (${error.code ?? 'parse error'})`];
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null });
   answeredClientErrors.add(socket);

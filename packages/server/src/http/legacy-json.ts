@@ -15,7 +15,10 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
     fetch: async (request: Request, options?: FetchOptions) => {
       const method = request.method.toUpperCase();
       if (method === 'GET' || method === 'DELETE') {
-        return Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { status: 405, headers: { allow: 'POST' } });
+        return Response.json(
+          { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null },
+          { status: 405, headers: { allow: 'POST' } },
+        );
       }
       const parsedBody = options?.parsedBody;
       if (method !== 'POST' || parsedBody === undefined || !(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, options);

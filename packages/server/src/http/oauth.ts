@@ -74,5 +74,9 @@ export function forbidden(access: AccessControl, req: IncomingMessage, scope: Sc
 
 function answer(status: Answer['status'], headers: Record<string, string>, value: unknown): Answer {
   const body = JSON.stringify(value);
-  return { status, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' }, body };
+  return {
+    status,
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' },
+    body,
+  };
 }

@@ -13,7 +13,10 @@ export class PageCache {
   #head = 0;
   #bytes = 0;
 
-  constructor(readonly budgetBytes = 64 * 1024 * 1024, readonly maxEntryBytes = 4 * 1024 * 1024) {}
+  constructor(
+    readonly budgetBytes = 64 * 1024 * 1024,
+    readonly maxEntryBytes = 4 * 1024 * 1024,
+  ) {}
 
   get bytes(): number {
     return this.#bytes;

@@ -79,10 +79,12 @@ export function createRouter(options: RouterOptions): HttpApp {
     c.set('principal', auth.principal);
     await next();
   });
-  const requireScope = (scope: Scope): HttpMiddleware => async (c, next) => {
-    if (!hasScope(c.get('principal'), scope)) return reply(c, forbidden(access, c.env.incoming, scope));
-    await next();
-  };
+  const requireScope =
+    (scope: Scope): HttpMiddleware =>
+    async (c, next) => {
+      if (!hasScope(c.get('principal'), scope)) return reply(c, forbidden(access, c.env.incoming, scope));
+      await next();
+    };
   const kit: RouteKit = {
     requireScope,
     principal: (c) => c.get('principal'),
@@ -94,8 +96,11 @@ export function createRouter(options: RouterOptions): HttpApp {
   };
 
   // Figures about the whole server: open with --auth none, for admins otherwise.
-  app.on(['GET', 'HEAD'], '/metrics', async (c, next) => (access.auth === 'none' ? next() : requireScope('admin')(c, next)), (c) =>
-    c.body(access.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }),
+  app.on(
+    ['GET', 'HEAD'],
+    '/metrics',
+    async (c, next) => (access.auth === 'none' ? next() : requireScope('admin')(c, next)),
+    (c) => c.body(access.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }),
   );
   app.all('/metrics', () => methodNotAllowed('GET'));
   app.use('*', requireScope('read'));

@@ -30,7 +30,6 @@ export interface RouteKit {
  */
 export type HttpRoutes = (app: HttpApp, kit: RouteKit) => void;
 
-
 /**
  * The web catalog's entry (packages/web): asked by the router for every request outside /mcp, /metrics and /api/
  * that no public route answered, before bearer authentication, since a browser signs in with a cookie. It writes

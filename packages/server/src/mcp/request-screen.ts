@@ -60,13 +60,17 @@ export function screenRequest(message: unknown, options: ScreenOptions): Screene
   const p = (params ?? {}) as Record<string, unknown>;
   for (const uri of [p['uri'], (p['ref'] as { uri?: unknown } | undefined)?.uri]) {
     if (typeof uri === 'string' && uri.length > options.maxUriLength) {
-      return fail(`Invalid params for ${clip(method, 100)}: the uri is ${uri.length} characters long, more than this server's limit of ${options.maxUriLength} (--max-uri-length)`);
+      return fail(
+        `Invalid params for ${clip(method, 100)}: the uri is ${uri.length} characters long, more than this server's limit of ${options.maxUriLength} (--max-uri-length)`,
+      );
     }
   }
   const spec = SPEC_REQUESTS[method];
   if (spec !== undefined) {
     const schema = specTypeSchemas[spec] as { '~standard': { validate(value: unknown): unknown } };
-    const result = schema['~standard'].validate({ method, ...(params !== undefined ? { params } : {}) }) as { issues?: ReadonlyArray<{ path?: ReadonlyArray<unknown>; message: string }> };
+    const result = schema['~standard'].validate({ method, ...(params !== undefined ? { params } : {}) }) as {
+      issues?: ReadonlyArray<{ path?: ReadonlyArray<unknown>; message: string }>;
+    };
     const issue = result?.issues?.[0];
     if (issue !== undefined) return fail(`Invalid params for ${method}: ${describeIssue(issue)}`);
   }
@@ -74,7 +78,8 @@ export function screenRequest(message: unknown, options: ScreenOptions): Screene
   if (fields !== undefined) {
     for (const name of EXTENSION_REQUIRED[method] ?? []) if (p[name] === undefined) return fail(`Invalid params for ${method}: params.${name} is required`);
     for (const [name, type] of Object.entries(fields)) {
-      if (p[name] !== undefined && typeof p[name] !== type) return fail(`Invalid params for ${method}: params.${name}: expected ${type}, received ${kindOf(p[name])}`);
+      if (p[name] !== undefined && typeof p[name] !== type)
+        return fail(`Invalid params for ${method}: params.${name}: expected ${type}, received ${kindOf(p[name])}`);
     }
   }
   // A path trick answers exactly like a URI that names nothing served (HTTP 200, as the SDK answers those).
@@ -83,7 +88,9 @@ export function screenRequest(message: unknown, options: ScreenOptions): Screene
 }
 
 function describeIssue(issue: { path?: ReadonlyArray<unknown>; message: string }): string {
-  const path = (issue.path ?? []).map((part) => (typeof part === 'object' && part !== null && 'key' in part ? String((part as { key: unknown }).key) : String(part))).join('.');
+  const path = (issue.path ?? [])
+    .map((part) => (typeof part === 'object' && part !== null && 'key' in part ? String((part as { key: unknown }).key) : String(part)))
+    .join('.');
   const text = issue.message.replace(/^Invalid input: /, '').replace(/\s+/g, ' ');
   return clip(path === '' ? text : `${path}: ${text}`, 300);
 }
@@ -98,7 +105,10 @@ export class GuardedTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
-  constructor(private readonly inner: Transport, maxUriLength = DEFAULT_REQUEST_LIMITS.maxUriLength) {
+  constructor(
+    private readonly inner: Transport,
+    maxUriLength = DEFAULT_REQUEST_LIMITS.maxUriLength,
+  ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {

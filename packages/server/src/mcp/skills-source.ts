@@ -39,7 +39,10 @@ export function createSkillSource(service: SkillsService): SkillSource {
         if (error instanceof RefusedSkillError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
         if (error instanceof StaleFileError) {
           service.recordRead(uri, 'stale');
-          throw new ProtocolError(STALE_FILE_CODE, `${clip(uri)} changed on disk since it was listed; list the skill again and retry`, { uri: clip(uri), retryable: true });
+          throw new ProtocolError(STALE_FILE_CODE, `${clip(uri)} changed on disk since it was listed; list the skill again and retry`, {
+            uri: clip(uri),
+            retryable: true,
+          });
         }
         throw error;
       }

@@ -54,7 +54,12 @@ export class ArchiveProvider extends ProviderBase {
     this.#options = options;
     // The archive may be as large as the skill it holds (a stored zip) and never inflate past the skill limit.
     const skillBytes = options.limits?.maxBytes ?? DEFAULT_LIMITS.maxBytes;
-    this.#archiveLimits = resolveArchiveLimits({ maxArchiveBytes: skillBytes, maxUncompressedBytes: skillBytes, maxEntries: Math.max(DEFAULT_ARCHIVE_LIMITS.maxEntries, 2 * (options.limits?.maxFiles ?? 0)), ...options.archiveLimits });
+    this.#archiveLimits = resolveArchiveLimits({
+      maxArchiveBytes: skillBytes,
+      maxUncompressedBytes: skillBytes,
+      maxEntries: Math.max(DEFAULT_ARCHIVE_LIMITS.maxEntries, 2 * (options.limits?.maxFiles ?? 0)),
+      ...options.archiveLimits,
+    });
     this.#states = [...new Set(options.archives.map((path) => resolve(path)))].map((path) => ({ path }));
     this.#prefix = (options.prefix ?? '').split('/').filter((segment) => segment !== '');
   }
@@ -76,15 +81,21 @@ export class ArchiveProvider extends ProviderBase {
   reload(paths?: readonly string[]): Promise<void> {
     const wanted = paths === undefined ? undefined : new Set(paths.map((path) => resolve(path)));
     // One reload at a time, in order: a slow read must not publish over a newer one.
-    this.#loading = this.#loading.then(async () => {
-      if (this.#closed) return;
-      const states = this.#states.filter((state) => wanted === undefined || wanted.has(state.path));
-      await Promise.all(states.map((state) => this.#load(state, (problem) => this.#report(problem))));
-      if (!this.#closed) this.#publishAll();
-    }).catch((error: unknown) => {
-      // Runs from a watcher: reported, never left to crash the server (nor to block the next reload).
-      this.#report({ severity: 'error', message: `reload failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`, path: [...(wanted ?? [])].join(', ') });
-    });
+    this.#loading = this.#loading
+      .then(async () => {
+        if (this.#closed) return;
+        const states = this.#states.filter((state) => wanted === undefined || wanted.has(state.path));
+        await Promise.all(states.map((state) => this.#load(state, (problem) => this.#report(problem))));
+        if (!this.#closed) this.#publishAll();
+      })
+      .catch((error: unknown) => {
+        // Runs from a watcher: reported, never left to crash the server (nor to block the next reload).
+        this.#report({
+          severity: 'error',
+          message: `reload failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+          path: [...(wanted ?? [])].join(', '),
+        });
+      });
     return this.#loading;
   }
 
@@ -138,11 +149,13 @@ export class ArchiveProvider extends ProviderBase {
     try {
       const info = await stat(state.path);
       if (!info.isFile()) throw new Error('not a regular file');
-      if (info.size > this.#archiveLimits.maxArchiveBytes) throw new Error(`archive is larger than ${formatBytes(this.#archiveLimits.maxArchiveBytes)} (the limit)`);
+      if (info.size > this.#archiveLimits.maxArchiveBytes)
+        throw new Error(`archive is larger than ${formatBytes(this.#archiveLimits.maxArchiveBytes)} (the limit)`);
       bytes = await readFile(state.path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const message = code === 'ENOENT' ? 'archive not found; its skill is not served' : `cannot read archive: ${code ?? (error as Error).message}; its skill is not served`;
+      const message =
+        code === 'ENOENT' ? 'archive not found; its skill is not served' : `cannot read archive: ${code ?? (error as Error).message}; its skill is not served`;
       // Said when the archive goes away, not at every event of a folder it is missing from.
       if (state.digest !== '') report({ severity: 'error', message, path: state.path });
       state.digest = '';
@@ -174,7 +187,13 @@ export class ArchiveProvider extends ProviderBase {
       if (state.skill === undefined) continue;
       const first = byUri.get(state.skill.uri);
       if (first === undefined) byUri.set(state.skill.uri, state);
-      else this.#report({ severity: 'error', code: 'archive-conflict', message: `two archives hold ${state.skill.uri}: ${first.path} and ${state.path}; serving the first`, path: state.path });
+      else
+        this.#report({
+          severity: 'error',
+          code: 'archive-conflict',
+          message: `two archives hold ${state.skill.uri}: ${first.path} and ${state.path}; serving the first`,
+          path: state.path,
+        });
     }
     this.publish([...byUri.values()].map((state) => state.skill!));
   }

@@ -83,7 +83,11 @@ export async function fetchWithRetries(url: string, maxBytes: number, policy: Fe
 async function fetchFollowing(url: string, maxBytes: number, policy: FetchPolicy, extraHeaders: Record<string, string>): Promise<Fetched> {
   let current = new URL(url);
   for (let hops = 0; ; hops++) {
-    if (!policy.allowedOrigins.has(current.origin)) throw new FetchError(`${displayUrl(current)}: on another host (${current.host}); only ${[...policy.allowedOrigins].map((origin) => new URL(origin).host).join(', ')} may be fetched`, false);
+    if (!policy.allowedOrigins.has(current.origin))
+      throw new FetchError(
+        `${displayUrl(current)}: on another host (${current.host}); only ${[...policy.allowedOrigins].map((origin) => new URL(origin).host).join(', ')} may be fetched`,
+        false,
+      );
     const result = await fetchOnce(current, maxBytes, policy, extraHeaders);
     if ('location' in result) {
       const next = new URL(result.location, current);
@@ -157,8 +161,12 @@ function fetchOnce(url: URL, maxBytes: number, policy: FetchPolicy, extraHeaders
         }
         chunks.push(chunk);
       });
-      res.on('error', () => fail(new FetchError(signal.aborted ? abortMessage() : `${shown}: the connection broke during the answer`, !policy.signal?.aborted)));
-      res.on('aborted', () => fail(new FetchError(signal.aborted ? abortMessage() : `${shown}: the connection broke during the answer`, !policy.signal?.aborted)));
+      res.on('error', () =>
+        fail(new FetchError(signal.aborted ? abortMessage() : `${shown}: the connection broke during the answer`, !policy.signal?.aborted)),
+      );
+      res.on('aborted', () =>
+        fail(new FetchError(signal.aborted ? abortMessage() : `${shown}: the connection broke during the answer`, !policy.signal?.aborted)),
+      );
       res.on('end', () => {
         if (settled) return;
         if (res.complete === false) return fail(new FetchError(`${shown}: the answer was cut short`, true));

@@ -1,6 +1,14 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, DiscoveryIndexError, inspectSkillArchive, inspectSkillFiles, parseDiscoveryIndex, resolveArchiveLimits, sha256Digest } from '@skillport/core';
+import {
+  DEFAULT_LIMITS,
+  DiscoveryIndexError,
+  inspectSkillArchive,
+  inspectSkillFiles,
+  parseDiscoveryIndex,
+  resolveArchiveLimits,
+  sha256Digest,
+} from '@skillport/core';
 import type { ArchiveLimits, DiscoveryEntry, FolderProblem, SkillLimits } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import { FetchError, displayUrl, fetchWithRetries } from './http-fetch.js';
@@ -51,7 +59,15 @@ export interface HttpProviderOptions {
   onProblem?: (problem: FolderProblem) => void;
 }
 
-export const HTTP_DEFAULTS = { timeoutMs: 15_000, retries: 3, backoffMs: 500, refreshMs: 300_000, maxIndexBytes: 1024 * 1024, concurrency: 4, startupWaitMs: 20_000 } as const;
+export const HTTP_DEFAULTS = {
+  timeoutMs: 15_000,
+  retries: 3,
+  backoffMs: 500,
+  refreshMs: 300_000,
+  maxIndexBytes: 1024 * 1024,
+  concurrency: 4,
+  startupWaitMs: 20_000,
+} as const;
 
 interface EntryState {
   digest: string;
@@ -106,7 +122,11 @@ export class HttpProvider extends ProviderBase {
       signal: this.#closing.signal,
     };
     this.#limits = options.limits ?? DEFAULT_LIMITS;
-    this.#archiveLimits = resolveArchiveLimits({ maxArchiveBytes: this.#limits.maxBytes, maxUncompressedBytes: this.#limits.maxBytes, ...options.archiveLimits });
+    this.#archiveLimits = resolveArchiveLimits({
+      maxArchiveBytes: this.#limits.maxBytes,
+      maxUncompressedBytes: this.#limits.maxBytes,
+      ...options.archiveLimits,
+    });
     this.#prefix = (options.prefix ?? '').split('/').filter((segment) => segment !== '');
   }
 
@@ -115,9 +135,17 @@ export class HttpProvider extends ProviderBase {
     const provider = new HttpProvider(options);
     const first = provider.refresh().finally(() => (provider.#starting = false));
     let timer: NodeJS.Timeout | undefined;
-    const waited = await Promise.race([first.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.startupWaitMs ?? HTTP_DEFAULTS.startupWaitMs)))]);
+    const waited = await Promise.race([
+      first.then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.startupWaitMs ?? HTTP_DEFAULTS.startupWaitMs))),
+    ]);
     clearTimeout(timer);
-    if (!waited) provider.#report('warning', `still loading after ${Math.round((options.startupWaitMs ?? HTTP_DEFAULTS.startupWaitMs) / 1000)} s; starting without its skills, which will be announced when they arrive`, displayUrl(options.url));
+    if (!waited)
+      provider.#report(
+        'warning',
+        `still loading after ${Math.round((options.startupWaitMs ?? HTTP_DEFAULTS.startupWaitMs) / 1000)} s; starting without its skills, which will be announced when they arrive`,
+        displayUrl(options.url),
+      );
     return provider;
   }
 
@@ -125,7 +153,9 @@ export class HttpProvider extends ProviderBase {
   refresh(): Promise<void> {
     // A refresh runs from a timer: whatever goes wrong is reported, never left to crash the server.
     this.#refreshing ??= this.#refresh()
-      .catch((error: unknown) => this.#report('error', `refresh failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`, displayUrl(this.#options.url)))
+      .catch((error: unknown) =>
+        this.#report('error', `refresh failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`, displayUrl(this.#options.url)),
+      )
       .finally(() => (this.#refreshing = undefined));
     return this.#refreshing;
   }
@@ -150,7 +180,8 @@ export class HttpProvider extends ProviderBase {
     for (const reason of skipped) this.#report('warning', `index entry ${reason}`, displayUrl(this.#indexUrl!));
     const wanted = this.#options.only === undefined ? entries : entries.filter((entry) => this.#options.only!.includes(entry.name));
     for (const name of this.#options.only ?? []) {
-      if (!entries.some((entry) => entry.name === name)) this.#report('error', `the index has no skill named ${JSON.stringify(name)}`, displayUrl(this.#indexUrl!));
+      if (!entries.some((entry) => entry.name === name))
+        this.#report('error', `the index has no skill named ${JSON.stringify(name)}`, displayUrl(this.#indexUrl!));
     }
     const next = new Map<string, EntryState>();
     const queue = [...wanted];
@@ -183,7 +214,12 @@ export class HttpProvider extends ProviderBase {
     for (const candidate of candidates) {
       let fetched;
       try {
-        fetched = await fetchWithRetries(candidate, maxBytes, this.#policy, this.#etag !== undefined && candidate === this.#indexUrl ? { 'if-none-match': this.#etag } : {});
+        fetched = await fetchWithRetries(
+          candidate,
+          maxBytes,
+          this.#policy,
+          this.#etag !== undefined && candidate === this.#indexUrl ? { 'if-none-match': this.#etag } : {},
+        );
       } catch (error) {
         const message = error instanceof FetchError ? error.detail : String(error);
         this.#report('error', `cannot fetch the skills index: ${message}${this.#served.size > 0 ? '; serving the last copy' : ''}`, displayUrl(candidate));
@@ -223,7 +259,11 @@ export class HttpProvider extends ProviderBase {
       }
       const actual = sha256Digest(bytes);
       if (actual !== entry.digest) {
-        this.#report('error', `${entry.name}: the content does not match the index's digest (index ${entry.digest.slice(0, 19)}…, content ${actual.slice(0, 19)}…); not served`, displayUrl(entry.url));
+        this.#report(
+          'error',
+          `${entry.name}: the content does not match the index's digest (index ${entry.digest.slice(0, 19)}…, content ${actual.slice(0, 19)}…); not served`,
+          displayUrl(entry.url),
+        );
         return undefined;
       }
       this.#store(entry.digest, bytes);
@@ -233,7 +273,8 @@ export class HttpProvider extends ProviderBase {
       entry.type === 'archive'
         ? await inspectSkillArchive(bytes, { limits: this.#archiveLimits, skillLimits: this.#limits })
         : { ...inspectSkillFiles([{ path: 'SKILL.md', bytes }], { limits: this.#limits }), files: [{ path: 'SKILL.md', bytes }], format: undefined };
-    for (const problem of inspected.problems) this.#report(problem.severity, `${entry.name}: ${problem.message}`, problem.path ? `${where}!/${problem.path}` : where);
+    for (const problem of inspected.problems)
+      this.#report(problem.severity, `${entry.name}: ${problem.message}`, problem.path ? `${where}!/${problem.path}` : where);
     if (!inspected.skill) return undefined;
     if (inspected.skill.name !== entry.name) {
       this.#report('warning', `the index calls it ${entry.name} but its SKILL.md says ${inspected.skill.name}; served as ${inspected.skill.name}`, where);
@@ -241,7 +282,10 @@ export class HttpProvider extends ProviderBase {
     if (inspected.skill.description !== entry.description) {
       this.#report('warning', `${entry.name}: the index's description differs from its SKILL.md's; the SKILL.md's is served`, where);
     }
-    const packed = entry.type === 'archive' && inspected.format !== undefined && inspected.skill.folderName === undefined ? { bytes, format: inspected.format, digest: entry.digest } : undefined;
+    const packed =
+      entry.type === 'archive' && inspected.format !== undefined && inspected.skill.folderName === undefined
+        ? { bytes, format: inspected.format, digest: entry.digest }
+        : undefined;
     const built = storedCatalogSkill(inspected.skill, inspected.files, [...this.#prefix, inspected.skill.name], `http:${where}`, packed);
     if (typeof built === 'string') {
       this.#report('error', built, where);
@@ -293,6 +337,12 @@ export function indexCandidates(url: string): string[] {
   const base = new URL(url);
   if (base.pathname.endsWith('.json')) return [base.href];
   const dir = new URL(base.href.endsWith('/') ? base.href : `${base.href}/`);
-  const candidates = [new URL('index.json', dir), new URL('.well-known/agent-skills/index.json', dir), new URL('.well-known/skills/index.json', dir), new URL('/.well-known/agent-skills/index.json', dir), new URL('/.well-known/skills/index.json', dir)];
+  const candidates = [
+    new URL('index.json', dir),
+    new URL('.well-known/agent-skills/index.json', dir),
+    new URL('.well-known/skills/index.json', dir),
+    new URL('/.well-known/agent-skills/index.json', dir),
+    new URL('/.well-known/skills/index.json', dir),
+  ];
   return [...new Set(candidates.map((candidate) => candidate.href))];
 }

@@ -57,7 +57,13 @@ export function storedCatalogSkill(
   const type = packed === undefined ? undefined : ARTIFACT_TYPES[packed.format];
   if (packed !== undefined && type !== undefined) {
     const digest = blobs.put(packed.bytes, packed.digest ?? sha256Digest(packed.bytes));
-    const artifact: CatalogFile = { uri: `${built.rootUri}.${type.ext}`, path: `${path.at(-1) ?? 'skill'}.${type.ext}`, size: packed.bytes.byteLength, digest, mimeType: type.mimeType };
+    const artifact: CatalogFile = {
+      uri: `${built.rootUri}.${type.ext}`,
+      path: `${path.at(-1) ?? 'skill'}.${type.ext}`,
+      size: packed.bytes.byteLength,
+      digest,
+      mimeType: type.mimeType,
+    };
     built.artifact = artifact;
   }
   return built;

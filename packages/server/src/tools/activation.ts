@@ -38,7 +38,11 @@ export function provenanceText(skill: CatalogSkill): string | undefined {
   const parts: string[] = [];
   if (typeof p['publishedAt'] === 'string') parts.push(`published ${p['publishedAt']}${typeof p['publisher'] === 'string' ? ` by ${p['publisher']}` : ''}`);
   const signatures = Array.isArray(p['signatures']) ? (p['signatures'] as Array<Record<string, unknown>>) : [];
-  parts.push(signatures.length === 0 ? 'unsigned' : `signed by ${signatures.map((s) => `${String(s['keyId'])} (${s['trusted'] === true ? 'trusted' : 'not a trusted key'})`).join(', ')}`);
+  parts.push(
+    signatures.length === 0
+      ? 'unsigned'
+      : `signed by ${signatures.map((s) => `${String(s['keyId'])} (${s['trusted'] === true ? 'trusted' : 'not a trusted key'})`).join(', ')}`,
+  );
   if (typeof p['repository'] === 'string') parts.push(`source ${p['repository']}${typeof p['commit'] === 'string' ? ` at ${p['commit']}` : ''}`);
   if (typeof p['review'] === 'string') parts.push(`review: ${p['review']}`);
   if (typeof p['yankedAt'] === 'string') parts.push(`yanked ${p['yankedAt']} (kept readable for sessions pinned to it)`);

@@ -35,7 +35,11 @@ export interface IndexOptions {
   archives?: boolean;
 }
 
-export function discoveryIndex(service: SkillsService, templates: readonly TemplateFamily[] = [], options: IndexOptions = {}): { $schema: string; skills: IndexEntry[] } {
+export function discoveryIndex(
+  service: SkillsService,
+  templates: readonly TemplateFamily[] = [],
+  options: IndexOptions = {},
+): { $schema: string; skills: IndexEntry[] } {
   const snapshot = service.snapshot;
   const skills = snapshot.skills.map((skill) => {
     const artifact = skill.artifact;
@@ -47,19 +51,33 @@ export function discoveryIndex(service: SkillsService, templates: readonly Templ
     if (manifest) entry.digest = manifest.digest;
     return entry;
   });
-  for (const family of templates) skills.push({ name: family.prefix.at(-1) ?? family.variables.join('-'), type: 'mcp-resource-template', description: family.description, url: family.uriTemplate });
+  for (const family of templates)
+    skills.push({
+      name: family.prefix.at(-1) ?? family.variables.join('-'),
+      type: 'mcp-resource-template',
+      description: family.description,
+      url: family.uriTemplate,
+    });
   return { $schema: DISCOVERY_SCHEMA, skills };
 }
 
 function fitsDraftArchive(skill: CatalogSkill): boolean {
-  return skill.files.length <= DRAFT_ARCHIVE_MAX_FILES && skill.totalBytes <= DRAFT_ARCHIVE_MAX_BYTES && (skill.artifact?.size ?? Infinity) <= DRAFT_ARCHIVE_MAX_BYTES;
+  return (
+    skill.files.length <= DRAFT_ARCHIVE_MAX_FILES &&
+    skill.totalBytes <= DRAFT_ARCHIVE_MAX_BYTES &&
+    (skill.artifact?.size ?? Infinity) <= DRAFT_ARCHIVE_MAX_BYTES
+  );
 }
 
 export function registerIndex(server: McpServer, service: SkillsService, templates: readonly TemplateFamily[] = [], options: IndexOptions = {}): void {
   server.registerResource(
     'skills-index',
     INDEX_URI,
-    { title: 'Skills index (draft discovery format)', description: 'Every skill on this server, in the draft Agent Skills discovery format.', mimeType: 'application/json' },
+    {
+      title: 'Skills index (draft discovery format)',
+      description: 'Every skill on this server, in the draft Agent Skills discovery format.',
+      mimeType: 'application/json',
+    },
     async () => ({ contents: [{ uri: INDEX_URI, mimeType: 'application/json', text: JSON.stringify(discoveryIndex(service, templates, options)) }] }),
   );
 }

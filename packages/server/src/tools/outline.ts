@@ -27,35 +27,47 @@ async function outlineOf(service: SkillsService, skill: CatalogSkill): Promise<S
   return outline;
 }
 
-export function outlineTools(server: McpServer, service: SkillsService, skillRef: Record<string, z.ZodOptional<z.ZodString>>, annotations: Record<string, boolean>): RegisteredTool[] {
+export function outlineTools(
+  server: McpServer,
+  service: SkillsService,
+  skillRef: Record<string, z.ZodOptional<z.ZodString>>,
+  annotations: Record<string, boolean>,
+): RegisteredTool[] {
   const outline = server.registerTool(
     'get_skill_outline',
     {
       title: 'Outline a skill',
-      description: 'The sections of a skill\'s instructions with their token costs, to read a large skill a part at a time with get_skill_section.',
+      description: "The sections of a skill's instructions with their token costs, to read a large skill a part at a time with get_skill_section.",
       inputSchema: z.object(skillRef),
       annotations,
     },
     async (args) => {
       const found = resolveSkill(service.snapshot, args);
       if ('error' in found) {
-        service.record({ action: 'read', surface: 'get_skill_outline', requested: (args as { uri?: string; name?: string }).uri || (args as { name?: string }).name, outcome: 'not_found' });
+        service.record({
+          action: 'read',
+          surface: 'get_skill_outline',
+          requested: (args as { uri?: string; name?: string }).uri || (args as { name?: string }).name,
+          outcome: 'not_found',
+        });
         return fail(found.error);
       }
       return audited(service, { action: 'read', surface: 'get_skill_outline', skill: found.skill, file: 'SKILL.md' }, async () => {
-      const outline = await outlineOf(service, found.skill);
-      const lines = outline.sections.map((section) => `${'  '.repeat(Math.max(0, section.level - 1))}${section.key}  "${section.title}"  ${section.tokens} tokens`);
-      const text = [`${found.skill.name} (${found.skill.uri}): ${outline.advice}`, ...lines].join('\n');
-      return {
-        content: [{ type: 'text', text }],
-        structuredContent: {
-          skill: found.skill.name,
-          uri: found.skill.uri,
-          totalTokens: outline.totalTokens,
-          wholeBodyCheaper: outline.wholeBodyCheaper,
-          sections: outline.sections.map(({ key, title, level, tokens }) => ({ key, title, level, tokens })),
-        },
-      };
+        const outline = await outlineOf(service, found.skill);
+        const lines = outline.sections.map(
+          (section) => `${'  '.repeat(Math.max(0, section.level - 1))}${section.key}  "${section.title}"  ${section.tokens} tokens`,
+        );
+        const text = [`${found.skill.name} (${found.skill.uri}): ${outline.advice}`, ...lines].join('\n');
+        return {
+          content: [{ type: 'text', text }],
+          structuredContent: {
+            skill: found.skill.name,
+            uri: found.skill.uri,
+            totalTokens: outline.totalTokens,
+            wholeBodyCheaper: outline.wholeBodyCheaper,
+            sections: outline.sections.map(({ key, title, level, tokens }) => ({ key, title, level, tokens })),
+          },
+        };
       });
     },
   );
@@ -64,24 +76,33 @@ export function outlineTools(server: McpServer, service: SkillsService, skillRef
     'get_skill_section',
     {
       title: 'Read one section of a skill',
-      description: 'One section of a skill\'s instructions, by the key get_skill_outline gave (or the section\'s title).',
+      description: "One section of a skill's instructions, by the key get_skill_outline gave (or the section's title).",
       inputSchema: z.object({ ...skillRef, key: z.string().max(1024).describe('The section key from get_skill_outline.') }),
       annotations,
     },
     async (args) => {
       const found = resolveSkill(service.snapshot, args as { name?: string; uri?: string });
       if ('error' in found) {
-        service.record({ action: 'read', surface: 'get_skill_section', requested: (args as { uri?: string }).uri || (args as { name?: string }).name, outcome: 'not_found' });
+        service.record({
+          action: 'read',
+          surface: 'get_skill_section',
+          requested: (args as { uri?: string }).uri || (args as { name?: string }).name,
+          outcome: 'not_found',
+        });
         return fail(found.error);
       }
       return audited(service, { action: 'read', surface: 'get_skill_section', skill: found.skill, file: `SKILL.md#${args.key}` }, async () => {
-      const outline = await outlineOf(service, found.skill);
-      const section = findSection(outline, args.key);
-      if (section === undefined) {
-        const close = suggestSections(outline, args.key);
-        return fail(`Error: Skill '${found.skill.name}' has no section '${args.key}'.${close.length ? ` Did you mean: ${close.join(', ')}?` : ' Call get_skill_outline for the keys.'}`);
-      }
-      return { content: [{ type: 'text', text: wrapSkill(found.skill, section.text).replace('<skill_content ', `<skill_content section="${section.key}" `) }] };
+        const outline = await outlineOf(service, found.skill);
+        const section = findSection(outline, args.key);
+        if (section === undefined) {
+          const close = suggestSections(outline, args.key);
+          return fail(
+            `Error: Skill '${found.skill.name}' has no section '${args.key}'.${close.length ? ` Did you mean: ${close.join(', ')}?` : ' Call get_skill_outline for the keys.'}`,
+          );
+        }
+        return {
+          content: [{ type: 'text', text: wrapSkill(found.skill, section.text).replace('<skill_content ', `<skill_content section="${section.key}" `) }],
+        };
       });
     },
   );

@@ -38,7 +38,6 @@ export function checkPath(path: string): string | undefined {
   return undefined;
 }
 
-
 export async function readSkillResource(
   service: SkillsService,
   skill: CatalogSkill,
@@ -51,10 +50,14 @@ export async function readSkillResource(
   if (file === undefined) {
     const listed = skill.files.filter((candidate) => candidate.uri !== skill.uri).map((candidate) => candidate.path);
     const shown = listed.slice(0, 20).join(', ') + (listed.length > 20 ? `, and ${listed.length - 20} more` : '');
-    return fail(`Error: '${printable(args.path)}' is not a file of skill '${skill.name}'.${listed.length ? ` Its files: ${shown}.` : ' It has no other files.'}`);
+    return fail(
+      `Error: '${printable(args.path)}' is not a file of skill '${skill.name}'.${listed.length ? ` Its files: ${shown}.` : ' It has no other files.'}`,
+    );
   }
   if (args.digest !== undefined && args.digest !== '' && args.digest !== skill.packageDigest && args.digest !== file.digest) {
-    return fail(`Error: Skill '${skill.name}' has changed since ${args.digest.slice(0, 19)}…: it is now ${skill.packageDigest.slice(0, 19)}…; activate it again before reading its files.`);
+    return fail(
+      `Error: Skill '${skill.name}' has changed since ${args.digest.slice(0, 19)}…: it is now ${skill.packageDigest.slice(0, 19)}…; activate it again before reading its files.`,
+    );
   }
   const content = await service.readFile(file.uri);
   if (content === undefined) return fail(`Error: '${args.path}' is no longer served; activate the skill again.`);
@@ -62,7 +65,12 @@ export async function readSkillResource(
   return binaryResult(file, Buffer.from(content.bytes), options);
 }
 
-export function textResult(file: CatalogFile, bytes: Buffer, args: { offset?: number | undefined; length?: number | undefined }, options: ReadOptions): ToolResult {
+export function textResult(
+  file: CatalogFile,
+  bytes: Buffer,
+  args: { offset?: number | undefined; length?: number | undefined },
+  options: ReadOptions,
+): ToolResult {
   const partial = args.offset !== undefined || args.length !== undefined;
   if (!partial) {
     if (bytes.byteLength <= options.textMax) return { content: [{ type: 'text', text: bytes.toString('utf8') }] };
@@ -113,7 +121,8 @@ function binaryResult(file: CatalogFile, bytes: Buffer, options: ReadOptions): T
     envelope['encoding'] = 'base64';
     envelope['data'] = bytes.toString('base64');
   } else {
-    envelope['note'] = `Binary file of ${formatSize(bytes.byteLength)}, over the ${formatSize(options.binaryMax)} inline limit: not included. A client can fetch it with resources/read ${file.uri}.`;
+    envelope['note'] =
+      `Binary file of ${formatSize(bytes.byteLength)}, over the ${formatSize(options.binaryMax)} inline limit: not included. A client can fetch it with resources/read ${file.uri}.`;
   }
   return { content: [{ type: 'text', text: JSON.stringify(envelope) }] };
 }

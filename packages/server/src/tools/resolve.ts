@@ -11,14 +11,14 @@ export type Resolved = { skill: CatalogSkill } | { error: string };
 export function resolveSkill(snapshot: CatalogSnapshot, args: { name?: string | undefined; uri?: string | undefined }): Resolved {
   if (args.uri !== undefined && args.uri !== '') {
     const canonical = canonicalSkillUri(args.uri);
-    const skill = canonical === undefined ? undefined : snapshot.skill(canonical) ?? snapshot.skill(`${canonical.replace(/\/$/, '')}/SKILL.md`);
+    const skill = canonical === undefined ? undefined : (snapshot.skill(canonical) ?? snapshot.skill(`${canonical.replace(/\/$/, '')}/SKILL.md`));
     const refused = skill === undefined && canonical !== undefined ? snapshot.refusal(canonical) : undefined;
     if (refused !== undefined) return { error: `Error: ${refused}` };
     if (skill === undefined) return { error: `Error: No skill is served at '${args.uri}'.${hint(snapshot, lastName(args.uri))}` };
     return { skill };
   }
   const name = args.name?.trim();
-  if (!name) return { error: 'Error: Give the skill\'s name (or its uri).' };
+  if (!name) return { error: "Error: Give the skill's name (or its uri)." };
   const named = snapshot.named(name);
   if (named.length === 1) return { skill: named[0]! };
   if (named.length > 1) {

@@ -34,7 +34,8 @@ export function parseTemplate(uriTemplate: string, dir: string, description?: st
     const variable = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(segment);
     if (variable) variables.push(variable[1]!);
     else if (variables.length > 0) throw new Error(`template ${uriTemplate}: fixed segments must come before the variables`);
-    else if (!/^[A-Za-z0-9._~-]+$/.test(segment) || segment === '.' || segment === '..') throw new Error(`template ${uriTemplate}: "${segment}" is not a plain path segment`);
+    else if (!/^[A-Za-z0-9._~-]+$/.test(segment) || segment === '.' || segment === '..')
+      throw new Error(`template ${uriTemplate}: "${segment}" is not a plain path segment`);
     else prefix.push(segment);
   }
   if (variables.length === 0) throw new Error(`template ${uriTemplate}: needs at least one {variable}`);
@@ -48,7 +49,10 @@ export function templateValues(snapshot: CatalogSnapshot, family: TemplateFamily
   const values = new Set<string>();
   for (const skill of snapshot.skills) {
     if (!skill.uri.startsWith(base)) continue;
-    const parts = skill.uri.slice(base.length, -'/SKILL.md'.length).split('/').map((part) => decodeURIComponent(part));
+    const parts = skill.uri
+      .slice(base.length, -'/SKILL.md'.length)
+      .split('/')
+      .map((part) => decodeURIComponent(part));
     if (parts.length !== family.variables.length) continue;
     let fits = true;
     for (let earlier = 0; earlier < index; earlier++) {

@@ -65,8 +65,8 @@ export function inlinedSkill(snapshot: CatalogSnapshot, options: ToolOptions): C
 }
 
 const skillRef = {
-  name: z.string().max(256).optional().describe('The skill\'s name, as listed.'),
-  uri: z.string().max(4096).optional().describe('The skill\'s URI (skill://…/SKILL.md); use it when several skills share a name.'),
+  name: z.string().max(256).optional().describe("The skill's name, as listed."),
+  uri: z.string().max(4096).optional().describe("The skill's URI (skill://…/SKILL.md); use it when several skills share a name."),
 };
 
 const ok = (text: string, structured?: Record<string, unknown>): ToolResult =>
@@ -98,7 +98,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
     {
       title: 'List or search skills',
       description:
-        'List the skills this server offers, or search them. Without a query: this session\'s skills when it has a session catalog, else the whole catalog, a page at a time (pass nextCursor back as cursor). ' +
+        "List the skills this server offers, or search them. Without a query: this session's skills when it has a session catalog, else the whole catalog, a page at a time (pass nextCursor back as cursor). " +
         'With a query: the best matches first, ranked over names, descriptions, headings and whole SKILL.md bodies, each with a short reason (which of your words matched, and where). ' +
         'Phrase the query as the task in the user\'s own words plus the terms a skill for it would likely use (tool, file format, domain: "shoebox of paper receipts for my accountant: expense receipts, bookkeeping, tax"). ' +
         'Weak matches are left out, so few or no results means no skill fits well: try other words. ' +
@@ -118,7 +118,16 @@ export function registerTools(server: McpServer, service: SkillsService, options
     {
       title: 'Activate a skill',
       description: describeActivate(service.snapshot, options),
-      inputSchema: z.object({ ...skillRef, version: z.string().max(256).optional().describe('A version or tag, for registry skills (default: the one listed; a session keeps the version it activated). Folder skills have one version.') }),
+      inputSchema: z.object({
+        ...skillRef,
+        version: z
+          .string()
+          .max(256)
+          .optional()
+          .describe(
+            'A version or tag, for registry skills (default: the one listed; a session keeps the version it activated). Folder skills have one version.',
+          ),
+      }),
       annotations,
     },
     async (args) => {
@@ -129,9 +138,17 @@ export function registerTools(server: McpServer, service: SkillsService, options
         const unlisted = args.uri ? undefined : chooseUnlisted(snapshot, args.name, { version: args.version });
         if (unlisted !== undefined && 'skill' in unlisted) {
           const skill = unlisted.skill;
-          return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () => ok(await activatedContent(service, skill)));
+          return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () =>
+            ok(await activatedContent(service, skill)),
+          );
         }
-        service.record({ action: 'activate', surface: 'activate_skill', requested: args.uri || args.name, outcome: unlisted !== undefined ? 'refused' : 'not_found', ...(unlisted !== undefined ? { detail: unlisted.error } : {}) });
+        service.record({
+          action: 'activate',
+          surface: 'activate_skill',
+          requested: args.uri || args.name,
+          outcome: unlisted !== undefined ? 'refused' : 'not_found',
+          ...(unlisted !== undefined ? { detail: unlisted.error } : {}),
+        });
         return fail(unlisted?.error ?? found.error);
       }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version }, pins);
@@ -143,7 +160,11 @@ export function registerTools(server: McpServer, service: SkillsService, options
       return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () => {
         const text = await activatedContent(service, skill);
         const newer = chosen.pinnedFrom !== undefined ? versionOf(chosen.pinnedFrom) : undefined;
-        return ok(newer === undefined ? text : `${text}\n\n(This session keeps version ${versionOf(chosen.skill)}, which it activated earlier; ${newer} is now current: activate with {"version": "${newer}"} to switch.)`);
+        return ok(
+          newer === undefined
+            ? text
+            : `${text}\n\n(This session keeps version ${versionOf(chosen.skill)}, which it activated earlier; ${newer} is now current: activate with {"version": "${newer}"} to switch.)`,
+        );
       });
     },
   );
@@ -157,9 +178,19 @@ export function registerTools(server: McpServer, service: SkillsService, options
         'Text comes back as text; binary files as a JSON envelope (base64 up to a size limit). Large text files are read in parts with offset and length.',
       inputSchema: z.object({
         ...skillRef,
-        version: z.string().max(256).optional().describe('For registry skills: the version activated (default: the one this session activated, else the one listed).'),
+        version: z
+          .string()
+          .max(256)
+          .optional()
+          .describe('For registry skills: the version activated (default: the one this session activated, else the one listed).'),
         path: z.string().max(4096).describe('The file\'s path inside the skill folder, as listed, e.g. "references/guide.md".'),
-        digest: z.string().max(100).optional().describe('The digest the skill was activated with: a registry skill reads the version with that digest; a folder skill refuses the read if it has changed since.'),
+        digest: z
+          .string()
+          .max(100)
+          .optional()
+          .describe(
+            'The digest the skill was activated with: a registry skill reads the version with that digest; a folder skill refuses the read if it has changed since.',
+          ),
         offset: z.number().int().min(0).optional().describe('For large text files: first byte to return.'),
         length: z.number().int().min(1).optional().describe('For large text files: how many bytes.'),
       }),
@@ -173,9 +204,18 @@ export function registerTools(server: McpServer, service: SkillsService, options
         const unlisted = args.uri ? undefined : chooseUnlisted(snapshot, args.name, { version: args.version, digest: args.digest });
         if (unlisted !== undefined && 'skill' in unlisted) {
           const skill = unlisted.skill;
-          return audited(service, { action: 'read', surface: 'read_skill_resource', skill, file: args.path }, () => readSkillResource(service, skill, args, options));
+          return audited(service, { action: 'read', surface: 'read_skill_resource', skill, file: args.path }, () =>
+            readSkillResource(service, skill, args, options),
+          );
         }
-        service.record({ action: 'read', surface: 'read_skill_resource', requested: args.uri || args.name, file: args.path, outcome: unlisted !== undefined ? 'refused' : 'not_found', ...(unlisted !== undefined ? { detail: unlisted.error } : {}) });
+        service.record({
+          action: 'read',
+          surface: 'read_skill_resource',
+          requested: args.uri || args.name,
+          file: args.path,
+          outcome: unlisted !== undefined ? 'refused' : 'not_found',
+          ...(unlisted !== undefined ? { detail: unlisted.error } : {}),
+        });
         return fail(unlisted?.error ?? found.error);
       }
       const chosen = chooseVersion(snapshot, found.skill, { version: args.version, digest: args.digest }, pins);
@@ -183,7 +223,9 @@ export function registerTools(server: McpServer, service: SkillsService, options
         service.record({ action: 'read', surface: 'read_skill_resource', skill: found.skill, file: args.path, outcome: 'refused', detail: chosen.error });
         return fail(chosen.error);
       }
-      return audited(service, { action: 'read', surface: 'read_skill_resource', skill: chosen.skill, file: args.path }, () => readSkillResource(service, chosen.skill, args, options));
+      return audited(service, { action: 'read', surface: 'read_skill_resource', skill: chosen.skill, file: args.path }, () =>
+        readSkillResource(service, chosen.skill, args, options),
+      );
     },
   );
 
@@ -199,7 +241,12 @@ export function registerTools(server: McpServer, service: SkillsService, options
   return apply;
 }
 
-async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined }, embeddings?: SkillEmbeddings): Promise<ToolResult> {
+async function listSkills(
+  service: SkillsService,
+  snapshot: CatalogSnapshot,
+  args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+  embeddings?: SkillEmbeddings,
+): Promise<ToolResult> {
   const entry = (skill: CatalogSkill) => {
     const version = versionOf(skill);
     return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
@@ -208,17 +255,27 @@ async function listSkills(service: SkillsService, snapshot: CatalogSnapshot, arg
   const session = sessionCatalog(snapshot);
   if (!query && session !== undefined) {
     // Without a query: the session catalog (required first, then pinned); a query searches everything visible.
-    const skills = [...session.required.map((skill) => ({ ...entry(skill), required: true })), ...session.pinned.map((skill) => ({ ...entry(skill), pinned: true }))];
+    const skills = [
+      ...session.required.map((skill) => ({ ...entry(skill), required: true })),
+      ...session.pinned.map((skill) => ({ ...entry(skill), pinned: true })),
+    ];
     const result = { skills, total: skills.length, session: true, searchable: snapshot.size };
     return ok(JSON.stringify(result), result);
   }
   if (query) {
     const limit = args.limit ?? 10;
-    const { skills, indexing } = embeddings === undefined ? await lexicalSearch(service, snapshot, query, limit) : await hybridSearch(service, snapshot, query, limit, embeddings);
+    const { skills, indexing } =
+      embeddings === undefined ? await lexicalSearch(service, snapshot, query, limit) : await hybridSearch(service, snapshot, query, limit, embeddings);
     // While the search index is still being built at start, the answer says how much of the catalog it covered.
     const result = { query, skills, total: snapshot.size, ...(indexing !== undefined ? { indexing } : {}) };
-    const note = indexing === undefined ? '' : ` The search index is still being built: ${indexing.searched} of ${indexing.total} skills were searched; ask again shortly for complete results.`;
-    return ok(skills.length === 0 ? `No skill matches "${query}".${note || ' Try other words, or list_skills without a query to browse.'}` : JSON.stringify(result), result);
+    const note =
+      indexing === undefined
+        ? ''
+        : ` The search index is still being built: ${indexing.searched} of ${indexing.total} skills were searched; ask again shortly for complete results.`;
+    return ok(
+      skills.length === 0 ? `No skill matches "${query}".${note || ' Try other words, or list_skills without a query to browse.'}` : JSON.stringify(result),
+      result,
+    );
   }
   let after: string | undefined;
   try {
@@ -263,7 +320,11 @@ async function hybridSearch(service: SkillsService, snapshot: CatalogSnapshot, q
   const skills = fuseRankings([hits.map((hit) => hit.id), similar])
     .filter((hit) => snapshot.skill(hit.id) !== undefined)
     .slice(0, limit)
-    .map((hit) => ({ ...skillEntry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(4)), reason: reasons.has(hit.id) ? `${reasons.get(hit.id)}; close in meaning` : 'close in meaning (embeddings) only' }));
+    .map((hit) => ({
+      ...skillEntry(snapshot.skill(hit.id)!),
+      score: Number(hit.score.toFixed(4)),
+      reason: reasons.has(hit.id) ? `${reasons.get(hit.id)}; close in meaning` : 'close in meaning (embeddings) only',
+    }));
   return { skills, indexing: indexingOf(answer) };
 }
 
@@ -296,8 +357,10 @@ export async function buildInstructions(service: SkillsService, options: ToolOpt
   if (options.mode !== 'none') {
     lines.push(
       'When a task matches a skill, call activate_skill with its name to load the instructions, then follow them.',
-      snapshot.size > options.catalogInDescriptionMax ? 'To find a skill, call list_skills with the task in your own words.' : 'The skills are listed in the activate_skill tool.',
-      'Read a skill\'s other files with read_skill_resource only when its instructions call for them.',
+      snapshot.size > options.catalogInDescriptionMax
+        ? 'To find a skill, call list_skills with the task in your own words.'
+        : 'The skills are listed in the activate_skill tool.',
+      "Read a skill's other files with read_skill_resource only when its instructions call for them.",
     );
   }
   if (options.asm) {
@@ -307,6 +370,7 @@ export async function buildInstructions(service: SkillsService, options: ToolOpt
   }
   lines.push('Clients of the MCP Skills extension can also use skills/list and read skill:// resources; every file is listed with its sha256 digest.');
   // asm's hosts inject the catalog resource: a second catalog in the instructions would only repeat it.
-  if (withCatalog && !options.asm && snapshot.size > 0) lines.push('', availableSkillsXml(snapshot.skills.slice(0, Math.max(options.catalogInDescriptionMax, 200))));
+  if (withCatalog && !options.asm && snapshot.size > 0)
+    lines.push('', availableSkillsXml(snapshot.skills.slice(0, Math.max(options.catalogInDescriptionMax, 200))));
   return lines.join('\n');
 }

@@ -30,7 +30,12 @@ export function versionOf(skill: CatalogSkill): string | undefined {
   return typeof version === 'string' ? version : undefined;
 }
 
-export function chooseVersion(snapshot: CatalogSnapshot, listed: CatalogSkill, request: { version?: string | undefined; digest?: string | undefined }, pins?: SessionPins): Chosen {
+export function chooseVersion(
+  snapshot: CatalogSnapshot,
+  listed: CatalogSkill,
+  request: { version?: string | undefined; digest?: string | undefined },
+  pins?: SessionPins,
+): Chosen {
   const version = request.version?.trim();
   if (version) {
     const found = snapshot.version(listed.uri, { version });
@@ -50,7 +55,10 @@ export function chooseVersion(snapshot: CatalogSnapshot, listed: CatalogSkill, r
     const skill = snapshot.skill(pinned);
     if (skill === undefined) {
       const refused = snapshot.refusal(pinned);
-      return { error: refused !== undefined ? `Error: ${refused}` : `Error: the version of '${listed.name}' this session activated is no longer served; activate it again.` };
+      return {
+        error:
+          refused !== undefined ? `Error: ${refused}` : `Error: the version of '${listed.name}' this session activated is no longer served; activate it again.`,
+      };
     }
     return skill.packageDigest === listed.packageDigest ? { skill } : { skill, pinnedFrom: listed };
   }
@@ -62,7 +70,11 @@ export function chooseVersion(snapshot: CatalogSnapshot, listed: CatalogSkill, r
  * that version (a yanked one stays readable) or its refusal and reason; without, why nothing is listed. Undefined when
  * the name is not known that way (then it is simply not found).
  */
-export function chooseUnlisted(snapshot: CatalogSnapshot, name: string | undefined, request: { version?: string | undefined; digest?: string | undefined }): Chosen | undefined {
+export function chooseUnlisted(
+  snapshot: CatalogSnapshot,
+  name: string | undefined,
+  request: { version?: string | undefined; digest?: string | undefined },
+): Chosen | undefined {
   const trimmed = name?.trim();
   const uri = trimmed ? snapshot.unlistedName(trimmed) : undefined;
   if (uri === undefined) return undefined;

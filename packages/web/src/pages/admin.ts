@@ -25,31 +25,37 @@ export function auditBody(filters: AuditFilters, events: AuditEvent[] | undefine
   <button type="submit">Filter</button>
 </form>
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-${events === undefined
-  ? html`<p class="empty">No audit log: the server was started without <code>--data DIR</code>.</p>`
-  : events.length === 0
-    ? html`<p class="empty">No event matches.</p>`
-    : html`<p class="note">${events.length} event${events.length === 1 ? '' : 's'}, newest first${events.length >= limit ? ` (the latest ${limit})` : ''}.</p>
+${
+  events === undefined
+    ? html`<p class="empty">No audit log: the server was started without <code>--data DIR</code>.</p>`
+    : events.length === 0
+      ? html`<p class="empty">No event matches.</p>`
+      : html`<p class="note">${events.length} event${events.length === 1 ? '' : 's'}, newest first${events.length >= limit ? ` (the latest ${limit})` : ''}.</p>
 <div class="table-wrap" tabindex="0"><table class="audit"><thead><tr><th scope="col">Time</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Surface</th><th scope="col">Skill</th><th scope="col">File</th><th scope="col">Outcome</th></tr></thead><tbody>
 ${events.map((event) => html`<tr><td><time datetime="${event.time}">${event.time.replace('T', ' ').slice(0, 19)}</time></td><td>${event.principal}</td><td>${event.action}</td><td>${event.surface}</td><td>${event.skill ?? event.uri ?? ''}${event.version ? html` <span class="muted">${event.version}</span>` : ''}</td><td>${event.file ?? ''}</td><td><span class="state ${event.outcome === 'ok' ? 'ok' : 'warn'}">${event.outcome}</span>${event.detail ? html` <span class="muted">${event.detail}</span>` : ''}</td></tr>`)}
-</tbody></table></div>`}`;
+</tbody></table></div>`
+}`;
 }
 
 export function tokensBody(tokens: TokenRecord[] | undefined, csrf: string, notice: string | undefined): Html {
   return html`<h1>Admin</h1>${tabs('tokens')}
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-${tokens === undefined
-  ? html`<p class="empty">No token store: the server was started without <code>--data DIR</code>.</p>`
-  : tokens.length === 0
-    ? html`<p class="empty">No tokens. Make one with <code>skillport token create --data DIR --user NAME</code>.</p>`
-    : html`<div class="table-wrap" tabindex="0"><table class="tokens"><thead><tr><th scope="col">Id</th><th scope="col">User</th><th scope="col">Subjects</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>
+${
+  tokens === undefined
+    ? html`<p class="empty">No token store: the server was started without <code>--data DIR</code>.</p>`
+    : tokens.length === 0
+      ? html`<p class="empty">No tokens. Make one with <code>skillport token create --data DIR --user NAME</code>.</p>`
+      : html`<div class="table-wrap" tabindex="0"><table class="tokens"><thead><tr><th scope="col">Id</th><th scope="col">User</th><th scope="col">Subjects</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>
 ${tokens.map((token) => html`<tr><td><code>${token.id}</code>${token.description ? html`<br><span class="muted">${token.description}</span>` : ''}</td><td>${token.user}</td><td>${[...token.orgs.map((o) => `org:${o}`), ...token.projects.map((p) => `project:${p}`), ...(token.agent ? [`agent:${token.agent}`] : [])].join(', ') || '—'}</td><td>${token.scopes.join(', ')}</td><td>${token.createdAt.slice(0, 10)}</td><td>${token.expiresAt?.slice(0, 10) ?? 'never'}</td><td>${token.revokedAt ? html`<span class="state bad">revoked</span>` : token.expiresAt && Date.parse(token.expiresAt) < Date.now() ? html`<span class="state warn">expired</span>` : html`<span class="state ok">active</span>`}</td><td>${token.revokedAt ? '' : html`<form method="post" action="/admin/tokens/revoke"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="id" value="${token.id}"><button type="submit" class="danger" aria-label="Revoke token ${token.id} of ${token.user}">Revoke</button></form>`}</td></tr>`)}
-</tbody></table></div>`}`;
+</tbody></table></div>`
+}`;
 }
 
 export function policyBody(text: string | undefined, summary: { open: boolean }): Html {
   return html`<h1>Admin</h1>${tabs('policy')}
-${text === undefined
-  ? html`<p class="empty">No policy file: the server was started without <code>--policy FILE</code>, so every skill is visible to every caller${summary.open ? '' : ''}.</p>`
-  : html`<p class="note">The policy in force (reloaded when its file changes; edit it there or with <code>PUT /api/v1/admin/policy</code>).</p><pre class="code" tabindex="0" aria-label="Policy file"><code>${text}</code></pre>`}`;
+${
+  text === undefined
+    ? html`<p class="empty">No policy file: the server was started without <code>--policy FILE</code>, so every skill is visible to every caller${summary.open ? '' : ''}.</p>`
+    : html`<p class="note">The policy in force (reloaded when its file changes; edit it there or with <code>PUT /api/v1/admin/policy</code>).</p><pre class="code" tabindex="0" aria-label="Policy file"><code>${text}</code></pre>`
+}`;
 }

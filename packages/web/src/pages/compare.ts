@@ -64,7 +64,9 @@ export function lineDiff(from: string, to: string): Html {
   let newLine = 1;
   const row = (kind: 'add' | 'del' | 'ctx', a: number | '', b: number | '', text: string) => {
     const sign = kind === 'add' ? '+' : kind === 'del' ? '−' : ' ';
-    rows.push(`<tr class="${kind}"><td class="ln">${a}</td><td class="ln">${b}</td><td class="sign" aria-hidden="true">${sign}</td><td class="line"><span class="visually-hidden">${kind === 'add' ? 'added: ' : kind === 'del' ? 'removed: ' : ''}</span>${escapeHtml(text)}</td></tr>`);
+    rows.push(
+      `<tr class="${kind}"><td class="ln">${a}</td><td class="ln">${b}</td><td class="sign" aria-hidden="true">${sign}</td><td class="line"><span class="visually-hidden">${kind === 'add' ? 'added: ' : kind === 'del' ? 'removed: ' : ''}</span>${escapeHtml(text)}</td></tr>`,
+    );
   };
   parts.forEach((part, index) => {
     const lines = part.value.replace(/\n$/, '').split('\n');
@@ -82,7 +84,9 @@ export function lineDiff(from: string, to: string): Html {
       } else {
         for (const line of lines.slice(0, keepHead)) row('ctx', oldLine++, newLine++, line);
         const skipped = lines.length - keepHead - keepTail;
-        rows.push(`<tr class="fold"><td class="ln"></td><td class="ln"></td><td class="sign"></td><td class="line">⋯ ${skipped} unchanged line${skipped === 1 ? '' : 's'}</td></tr>`);
+        rows.push(
+          `<tr class="fold"><td class="ln"></td><td class="ln"></td><td class="sign"></td><td class="line">⋯ ${skipped} unchanged line${skipped === 1 ? '' : 's'}</td></tr>`,
+        );
         oldLine += skipped;
         newLine += skipped;
         for (const line of lines.slice(lines.length - keepTail)) row('ctx', oldLine++, newLine++, line);

@@ -17,11 +17,13 @@ export function fileBody(skill: CatalogSkill, file: CatalogFile, text: string | 
   <p class="meta"><span class="pill">${file.mimeType}</span> <span>${formatSize(file.size)}</span> <code class="digest">${file.digest}</code></p>
   <p><a class="button" href="${rawPath(skill, file)}" download>Download</a></p>
 </header>
-${text === undefined
-  ? html`<p class="empty">This file is binary: download it to open it.</p>`
-  : text.length > MAX_SHOWN
-    ? html`<p class="empty">This file is too large to show here (${formatSize(file.size)}): download it.</p>`
-    : html`<p class="note">${lines} line${lines === 1 ? '' : 's'}</p><pre class="code file-text" tabindex="0" aria-label="Contents of ${file.path}"><code>${text}</code></pre>`}`;
+${
+  text === undefined
+    ? html`<p class="empty">This file is binary: download it to open it.</p>`
+    : text.length > MAX_SHOWN
+      ? html`<p class="empty">This file is too large to show here (${formatSize(file.size)}): download it.</p>`
+      : html`<p class="note">${lines} line${lines === 1 ? '' : 's'}</p><pre class="code file-text" tabindex="0" aria-label="Contents of ${file.path}"><code>${text}</code></pre>`
+}`;
 }
 
 /**

@@ -14,7 +14,8 @@ const MAX_TAG_OPTIONS = 200;
 
 export function homeBody(snapshot: CatalogSnapshot, filters: Filters, result: ListResult): Html {
   const found = facets(snapshot);
-  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+  const option = (value: string, label: string, selected: string) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
   const tags = found.tags.slice(0, MAX_TAG_OPTIONS);
   // A tag chosen from a link that is not among the top ones still shows as chosen.
   if (filters.tag !== '' && !tags.some(([tag]) => tag === filters.tag)) tags.unshift([filters.tag, 0]);
@@ -54,7 +55,9 @@ function skillItem(skill: CatalogSkill): Html {
   <a class="skill-name" href="${skillPath(skill)}">${skill.name}</a>
   ${typeof version === 'string' ? html`<span class="badge">v${version}</span>` : ''}
   <p class="desc">${skill.description}</p>
-  <p class="uri"><code>${skill.uri}</code>${tagsOf(skill).slice(0, 4).map((tag) => html` <span class="pill tag">${tag}</span>`)}</p>
+  <p class="uri"><code>${skill.uri}</code>${tagsOf(skill)
+    .slice(0, 4)
+    .map((tag) => html` <span class="pill tag">${tag}</span>`)}</p>
 </li>`;
 }
 

@@ -29,18 +29,19 @@ export interface SkillPageInput {
 export function skillBody(input: SkillPageInput): Html {
   const { skill } = input;
   const body = input.text === undefined ? undefined : splitFrontmatter(input.text, Number.MAX_SAFE_INTEGER).body;
-  const rendered = body === undefined
-    ? undefined
-    : renderMarkdown(body, {
-        fileHref: (relative) => {
-          const file = resolveRelative(skill, relative);
-          return file ? filePath(skill, file) : undefined;
-        },
-        rawHref: (relative) => {
-          const file = resolveRelative(skill, relative);
-          return file && /^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) ? rawPath(skill, file) : undefined;
-        },
-      });
+  const rendered =
+    body === undefined
+      ? undefined
+      : renderMarkdown(body, {
+          fileHref: (relative) => {
+            const file = resolveRelative(skill, relative);
+            return file ? filePath(skill, file) : undefined;
+          },
+          rawHref: (relative) => {
+            const file = resolveRelative(skill, relative);
+            return file && /^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) ? rawPath(skill, file) : undefined;
+          },
+        });
   const tags = tagsOf(skill);
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Catalog</a> <span aria-hidden="true">/</span> <span aria-current="page">${skill.name}</span></nav>
 <header class="skill-head">
@@ -64,7 +65,11 @@ export function skillBody(input: SkillPageInput): Html {
 
 function usePanel(input: SkillPageInput): Html {
   const { skill } = input;
-  const httpConfig = JSON.stringify({ mcpServers: { skillport: { type: 'http', url: input.mcpUrl, ...(input.authRequired ? { headers: { Authorization: 'Bearer <your token>' } } : {}) } } }, null, 2);
+  const httpConfig = JSON.stringify(
+    { mcpServers: { skillport: { type: 'http', url: input.mcpUrl, ...(input.authRequired ? { headers: { Authorization: 'Bearer <your token>' } } : {}) } } },
+    null,
+    2,
+  );
   const install = `npx skillport install ${input.mcpUrl} ${skill.name} --to .claude/skills`;
   const stdioConfig = JSON.stringify({ mcpServers: { skills: { command: 'npx', args: ['-y', 'skillport', 'serve', '.claude/skills'] } } }, null, 2);
   const block = (id: string, label: string, text: string, note?: string) => html`<div class="copy-block">
@@ -99,10 +104,13 @@ function fileTree(skill: CatalogSkill): Html {
     }
     node.files.push(file);
   }
-  const renderNode = (node: TreeNode): Html => html`<ul class="tree">${[...node.dirs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, child]) => html`<li class="dir"><span class="dir-name">${name}/</span>${renderNode(child)}</li>`)}${node.files.map((file) => {
-    const name = file.path.slice(file.path.lastIndexOf('/') + 1);
-    return html`<li class="file"><a href="${filePath(skill, file)}">${name}</a> <span class="size">${formatSize(file.size)}</span> <code class="digest" title="${file.digest}">${file.digest.slice(0, 19)}…</code> <a class="dl" href="${rawPath(skill, file)}" aria-label="Download ${file.path}">download</a></li>`;
-  })}</ul>`;
+  const renderNode = (node: TreeNode): Html =>
+    html`<ul class="tree">${[...node.dirs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, child]) => html`<li class="dir"><span class="dir-name">${name}/</span>${renderNode(child)}</li>`)}${node.files.map(
+      (file) => {
+        const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+        return html`<li class="file"><a href="${filePath(skill, file)}">${name}</a> <span class="size">${formatSize(file.size)}</span> <code class="digest" title="${file.digest}">${file.digest.slice(0, 19)}…</code> <a class="dl" href="${rawPath(skill, file)}" aria-label="Download ${file.path}">download</a></li>`;
+      },
+    )}</ul>`;
   return html`<p class="note">${skill.files.length} file${skill.files.length === 1 ? '' : 's'}, ${formatSize(skill.totalBytes)}.</p>${renderNode(root)}`;
 }
 
@@ -127,13 +135,16 @@ function versionsSection(input: SkillPageInput): Html {
       : version.yankedAt
         ? html`<span class="state warn">yanked</span>`
         : html`<span class="state ok">available</span>`;
-    const signature = version.signatures.length === 0
-      ? html`<span class="state warn">unsigned</span>`
-      : html`${version.signatures.map((sig) => html`<span class="state ${sig.trusted ? 'ok' : 'warn'}">${sig.trusted ? 'signed' : 'signed (untrusted key)'}</span> <code class="digest" title="${sig.keyId}">${sig.keyId.slice(0, 20)}…</code> `)}`;
+    const signature =
+      version.signatures.length === 0
+        ? html`<span class="state warn">unsigned</span>`
+        : html`${version.signatures.map((sig) => html`<span class="state ${sig.trusted ? 'ok' : 'warn'}">${sig.trusted ? 'signed' : 'signed (untrusted key)'}</span> <code class="digest" title="${sig.keyId}">${sig.keyId.slice(0, 20)}…</code> `)}`;
     const path = input.versionPaths.get(version.version);
     const source = version.repository
       ? html`<span class="src">${version.repository}${version.commit ? html` @ <code>${version.commit.slice(0, 12)}</code>` : ''}</span>`
-      : version.commit ? html`<code>${version.commit.slice(0, 12)}</code>` : html`<span class="muted">—</span>`;
+      : version.commit
+        ? html`<code>${version.commit.slice(0, 12)}</code>`
+        : html`<span class="muted">—</span>`;
     return html`<tr>
   <th scope="row">${path ? html`<a href="${path}">${version.version}</a>` : version.version}</th>
   <td>${version.tags.map((tag) => html`<span class="pill">${tag}</span> `)}</td>
@@ -145,13 +156,14 @@ function versionsSection(input: SkillPageInput): Html {
 </tr>`;
   });
   const choices = versions.filter((version) => !version.revoked).map((version) => version.version);
-  const compare = choices.length >= 2
-    ? html`<form class="compare-form" method="get" action="${input.comparePath}">
+  const compare =
+    choices.length >= 2
+      ? html`<form class="compare-form" method="get" action="${input.comparePath}">
   <label>From <select name="from">${choices.map((v, i) => html`<option${i === 1 ? html` selected` : ''}>${v}</option>`)}</select></label>
   <label>To <select name="to">${choices.map((v, i) => html`<option${i === 0 ? html` selected` : ''}>${v}</option>`)}</select></label>
   <button type="submit">Compare</button>
 </form>`
-    : html``;
+      : html``;
   return html`<div class="table-wrap" tabindex="0"><table class="versions"><thead><tr><th scope="col">Version</th><th scope="col">Tags</th><th scope="col">Status</th><th scope="col">Signature</th><th scope="col">Published</th><th scope="col">Source</th><th scope="col">Review</th></tr></thead><tbody>${rows}</tbody></table></div>${compare}`;
 }
 

@@ -32,7 +32,8 @@ export async function target(options: TargetOptions): Promise<Target> {
   if (options.registry !== undefined && options.data !== undefined) throw new CommandError('give either --registry URL or --data DIR, not both', 2);
   if (options.data !== undefined) return { kind: 'local', dir: options.data };
   const registry = options.registry ?? process.env['SKILLPORT_REGISTRY'];
-  if (registry === undefined || registry === '') throw new CommandError('give the registry: --registry URL (or SKILLPORT_REGISTRY), or --data DIR for a local store', 2);
+  if (registry === undefined || registry === '')
+    throw new CommandError('give the registry: --registry URL (or SKILLPORT_REGISTRY), or --data DIR for a local store', 2);
   const { RegistryClient, ApiError } = await import('@skillport/registry/client');
   const token = options.token ?? process.env['SKILLPORT_TOKEN'];
   try {
@@ -59,8 +60,13 @@ export function displayStore(data: string): string {
  * Runs `work` against a local store in DIR, or on PostgreSQL (opened and closed around it). Only publish creates a
  * store: a mistyped --data folder must not leave an empty one behind and answer "no such skill".
  */
-export async function withLocal<T>(dir: string, work: (registry: import('@skillport/registry').OpenRegistry) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
-  if (!options.create && !/^postgres(ql)?:\/\//i.test(dir) && !existsSync(join(dir, 'registry.db'))) throw new CommandError(`no registry data at ${displayStore(dir)} (no registry.db): check --data, or publish into it first`);
+export async function withLocal<T>(
+  dir: string,
+  work: (registry: import('@skillport/registry').OpenRegistry) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
+  if (!options.create && !/^postgres(ql)?:\/\//i.test(dir) && !existsSync(join(dir, 'registry.db')))
+    throw new CommandError(`no registry data at ${displayStore(dir)} (no registry.db): check --data, or publish into it first`);
   const { openRegistry } = await import('@skillport/registry');
   const registry = await openRegistry({ dir, pollMs: 0, env: {} });
   try {
@@ -80,7 +86,10 @@ export interface LoadedPackage {
  * A skill to pack or publish, from a folder (inspected with validate's rules: any problem refuses it, since
  * publishing is strict) or from a .skill / tar.gz file (read with the archive reader's protections).
  */
-export async function loadPackage(path: string, options: { version?: string; provenance?: Provenance; maxFiles?: number; maxBytes?: number }): Promise<LoadedPackage> {
+export async function loadPackage(
+  path: string,
+  options: { version?: string; provenance?: Provenance; maxFiles?: number; maxBytes?: number },
+): Promise<LoadedPackage> {
   const registry = await import('@skillport/registry/client');
   const limits = resolveLimits({ ...(options.maxFiles ? { maxFiles: options.maxFiles } : {}), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) });
   let stat;
@@ -144,9 +153,10 @@ export async function sign(pkg: LoadedPackage, keyFile: string): Promise<void> {
 /** Provenance from flags, else from the CI environment (GitHub Actions, GitLab CI) when it says. */
 export function provenanceFrom(options: { sourceRepo?: string; sourceCommit?: string }, env: NodeJS.ProcessEnv = process.env): Provenance {
   const provenance: Provenance = {};
-  const repo = options.sourceRepo
-    ?? (env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL'] ?? 'https://github.com'}/${env['GITHUB_REPOSITORY']}` : undefined)
-    ?? env['CI_PROJECT_URL'];
+  const repo =
+    options.sourceRepo ??
+    (env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL'] ?? 'https://github.com'}/${env['GITHUB_REPOSITORY']}` : undefined) ??
+    env['CI_PROJECT_URL'];
   const commit = options.sourceCommit ?? env['GITHUB_SHA'] ?? env['CI_COMMIT_SHA'];
   if (repo) provenance.repository = repo;
   if (commit) provenance.commit = commit;

@@ -15,7 +15,8 @@ export function registerKeys(program: Command, exit: ExitCode): void {
       await run(exit, async () => {
         const { generateKeyPair } = await import('@skillport/registry/client');
         const pub = `${options.output}.pub`;
-        for (const file of [options.output, pub]) if (existsSync(file) && !options.force) throw new CommandError(`${displayPath(file)} exists; use --force to overwrite it`);
+        for (const file of [options.output, pub])
+          if (existsSync(file) && !options.force) throw new CommandError(`${displayPath(file)} exists; use --force to overwrite it`);
         const pair = generateKeyPair();
         writeFileSync(options.output, pair.privateKey, { mode: 0o600 });
         writeFileSync(pub, pair.publicKey, { mode: 0o644 });
@@ -50,16 +51,33 @@ export function registerKeys(program: Command, exit: ExitCode): void {
           if (error instanceof registry.ArchiveError) throw new CommandError(`${file}: ${error.message}`);
           throw new CommandError(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
         }
-        if (read.manifest === undefined) throw new CommandError(`${file} has no skillport.json manifest: it is not a .skill archive, so it carries no signature`);
+        if (read.manifest === undefined)
+          throw new CommandError(`${file} has no skillport.json manifest: it is not a .skill archive, so it carries no signature`);
         const manifest = read.manifest;
         const signature = manifest.signatures?.find((candidate) => candidate.keyId === keyId);
-        const verdict = signature === undefined ? { valid: false as const, reason: `not signed by ${keyId}${manifest.signatures?.length ? ` (signed by ${manifest.signatures.map((s) => s.keyId).join(', ')})` : ' (no signature)'}` } : registry.checkSignature(manifest.packageDigest, signature);
-        const result = { file, name: manifest.name, version: manifest.version, packageDigest: manifest.packageDigest, keyId, verified: verdict.valid, ...(verdict.valid ? {} : { reason: verdict.reason }) };
+        const verdict =
+          signature === undefined
+            ? {
+                valid: false as const,
+                reason: `not signed by ${keyId}${manifest.signatures?.length ? ` (signed by ${manifest.signatures.map((s) => s.keyId).join(', ')})` : ' (no signature)'}`,
+              }
+            : registry.checkSignature(manifest.packageDigest, signature);
+        const result = {
+          file,
+          name: manifest.name,
+          version: manifest.version,
+          packageDigest: manifest.packageDigest,
+          keyId,
+          verified: verdict.valid,
+          ...(verdict.valid ? {} : { reason: verdict.reason }),
+        };
         if (!verdict.valid) {
           if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           throw new CommandError(`${file}: ${verdict.reason}`);
         }
-        report(options.json, result, [`Verified ${manifest.name}${manifest.version ? `@${manifest.version}` : ''} ${manifest.packageDigest}: files match the manifest, signed by ${keyId}`]);
+        report(options.json, result, [
+          `Verified ${manifest.name}${manifest.version ? `@${manifest.version}` : ''} ${manifest.packageDigest}: files match the manifest, signed by ${keyId}`,
+        ]);
       });
     });
 }

@@ -11,28 +11,52 @@ interface ManageOptions extends TargetOptions {
 const targetOptions = (command: Command): Command =>
   command
     .option('--registry <url>', 'the registry server, e.g. http://127.0.0.1:3333; or SKILLPORT_REGISTRY')
-    .option('--token <token>', 'write token (the server\'s SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN')
+    .option('--token <token>', "write token (the server's SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN")
     .option('--data <dir|url>', 'act on a store (a folder, or postgres://…) instead of a server')
     .option('--json', 'print the answer as JSON');
 
-type VersionSummary = { version: string; packageDigest: string; publishedAt: string; yankedAt?: string; revoked?: { reason: string }; signatures?: Array<{ keyId: string; trusted?: boolean }>; review?: string };
+type VersionSummary = {
+  version: string;
+  packageDigest: string;
+  publishedAt: string;
+  yankedAt?: string;
+  revoked?: { reason: string };
+  signatures?: Array<{ keyId: string; trusted?: boolean }>;
+  review?: string;
+};
 
 export function registerManage(program: Command, exit: ExitCode): void {
-  targetOptions(program.command('versions').description('List the published versions and tags of a skill.').argument('<name>', 'the skill name'))
-    .action(async (name: string, options: ManageOptions) => {
+  targetOptions(program.command('versions').description('List the published versions and tags of a skill.').argument('<name>', 'the skill name')).action(
+    async (name: string, options: ManageOptions) => {
       await run(exit, async () => {
         const where = await target(options);
-        const answer = where.kind === 'http'
-          ? await where.client.versions(name) as { name: string; tags: Record<string, string>; versions: VersionSummary[] }
-          : await withLocal(where.dir, async (registry) => {
-            const found = await registry.service.versions(name);
-            return { name, tags: found.tags, versions: found.versions.map((v) => ({ version: v.version, packageDigest: v.packageDigest, publishedAt: v.publishedAt, review: v.review, signatures: v.signatures.map((s) => ({ keyId: s.keyId, trusted: false })), ...(v.yankedAt ? { yankedAt: v.yankedAt } : {}), ...(v.revoked ? { revoked: v.revoked } : {}) })) };
-          });
+        const answer =
+          where.kind === 'http'
+            ? ((await where.client.versions(name)) as { name: string; tags: Record<string, string>; versions: VersionSummary[] })
+            : await withLocal(where.dir, async (registry) => {
+                const found = await registry.service.versions(name);
+                return {
+                  name,
+                  tags: found.tags,
+                  versions: found.versions.map((v) => ({
+                    version: v.version,
+                    packageDigest: v.packageDigest,
+                    publishedAt: v.publishedAt,
+                    review: v.review,
+                    signatures: v.signatures.map((s) => ({ keyId: s.keyId, trusted: false })),
+                    ...(v.yankedAt ? { yankedAt: v.yankedAt } : {}),
+                    ...(v.revoked ? { revoked: v.revoked } : {}),
+                  })),
+                };
+              });
         // By semver precedence (not publish order): a backported 1.2.5 sits below 2.0.0, as npm and cargo show it.
         // semver is loaded here: every other command (serve above all) starts without it.
         const { default: semver } = await import('semver');
         answer.versions = [...answer.versions].sort((a, b) => compareVersions(semver, a.version, b.version));
-        const tagsOf = (version: string) => Object.entries(answer.tags).filter(([, v]) => v === version).map(([t]) => t);
+        const tagsOf = (version: string) =>
+          Object.entries(answer.tags)
+            .filter(([, v]) => v === version)
+            .map(([t]) => t);
         const rows = answer.versions.map((v) => {
           const state = v.revoked ? `revoked: ${v.revoked.reason}` : v.yankedAt ? `yanked ${v.yankedAt}` : '';
           const signed = v.signatures?.length ? v.signatures.map((s) => s.keyId + (s.trusted ? ' (trusted)' : '')).join(', ') : 'unsigned';
@@ -40,12 +64,23 @@ export function registerManage(program: Command, exit: ExitCode): void {
         });
         const header = ['VERSION', 'DIGEST', 'PUBLISHED', 'SIGNATURE', 'TAGS', 'REVIEW', 'STATE'];
         const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-        const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+        const line = (cells: string[]) =>
+          cells
+            .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+            .join('  ')
+            .trimEnd();
         report(options.json, answer, [`${answer.name}: ${plural(answer.versions.length, 'version')}`, line(header), ...rows.map(line)]);
       });
-    });
+    },
+  );
 
-  targetOptions(program.command('tag').description('Point a tag at a version (or remove a tag with --remove).').argument('<ref>', 'NAME@VERSION (with --remove: NAME)').argument('<tag>', 'the tag, e.g. beta or latest'))
+  targetOptions(
+    program
+      .command('tag')
+      .description('Point a tag at a version (or remove a tag with --remove).')
+      .argument('<ref>', 'NAME@VERSION (with --remove: NAME)')
+      .argument('<tag>', 'the tag, e.g. beta or latest'),
+  )
     .option('--remove', 'remove the tag instead')
     .action(async (ref: string, tag: string, options: ManageOptions & { remove?: boolean }) => {
       await run(exit, async () => {
@@ -55,47 +90,74 @@ export function registerManage(program: Command, exit: ExitCode): void {
         if (where.kind === 'http') {
           tags = ((options.remove ? await where.client.untag(name, tag) : await where.client.tag(name, version, tag)) as { tags: Record<string, string> }).tags;
         } else {
-          tags = await withLocal(where.dir, async (registry) => Object.fromEntries((options.remove ? await registry.service.untag(name, tag) : await registry.service.tag(name, version, tag)).map((t) => [t.tag, t.version])));
+          tags = await withLocal(where.dir, async (registry) =>
+            Object.fromEntries(
+              (options.remove ? await registry.service.untag(name, tag) : await registry.service.tag(name, version, tag)).map((t) => [t.tag, t.version]),
+            ),
+          );
         }
-        report(options.json, { name, tags }, [options.remove ? `Removed tag ${tag} from ${name}` : `Tagged ${name}@${version} as ${tag}`, ...Object.entries(tags).map(([t, v]) => `  ${t} -> ${v}`)]);
+        report(options.json, { name, tags }, [
+          options.remove ? `Removed tag ${tag} from ${name}` : `Tagged ${name}@${version} as ${tag}`,
+          ...Object.entries(tags).map(([t, v]) => `  ${t} -> ${v}`),
+        ]);
       });
     });
 
-  targetOptions(program.command('yank').description('Yank a version: it leaves catalogs and tags, but stays readable by exact version or digest for sessions pinned to it.').argument('<ref>', 'NAME@VERSION'))
+  targetOptions(
+    program
+      .command('yank')
+      .description('Yank a version: it leaves catalogs and tags, but stays readable by exact version or digest for sessions pinned to it.')
+      .argument('<ref>', 'NAME@VERSION'),
+  )
     .option('--undo', 'list the version again (latest returns to it when it is the highest release); not for revoked versions')
     .action(async (ref: string, options: ManageOptions & { undo?: boolean }) => {
       await run(exit, async () => {
         const { name, version } = parseRef(ref);
         const where = await target(options);
         if (options.undo) {
-          const record = where.kind === 'http' ? await where.client.unyank(name, version) : await withLocal(where.dir, (registry) => registry.service.unyank(name, version));
+          const record =
+            where.kind === 'http' ? await where.client.unyank(name, version) : await withLocal(where.dir, (registry) => registry.service.unyank(name, version));
           report(options.json, record, [`Unyanked ${name}@${version}: listed again`]);
           return;
         }
-        const record = where.kind === 'http' ? await where.client.yank(name, version) : await withLocal(where.dir, (registry) => registry.service.yank(name, version));
+        const record =
+          where.kind === 'http' ? await where.client.yank(name, version) : await withLocal(where.dir, (registry) => registry.service.yank(name, version));
         report(options.json, record, [`Yanked ${name}@${version}`]);
       });
     });
 
-  targetOptions(program.command('revoke').description('Revoke a version: refused everywhere from now on, with the reason shown to callers and models.').argument('<ref>', 'NAME@VERSION'))
+  targetOptions(
+    program
+      .command('revoke')
+      .description('Revoke a version: refused everywhere from now on, with the reason shown to callers and models.')
+      .argument('<ref>', 'NAME@VERSION'),
+  )
     .requiredOption('--reason <text>', 'why (shown to everyone who asks for the version)')
     .action(async (ref: string, options: ManageOptions & { reason: string }) => {
       await run(exit, async () => {
         const { name, version } = parseRef(ref);
         if (options.reason.trim() === '') throw new CommandError('--reason must not be empty', 2);
         const where = await target(options);
-        const record = where.kind === 'http' ? await where.client.revoke(name, version, options.reason) : await withLocal(where.dir, (registry) => registry.service.revoke(name, version, options.reason));
+        const record =
+          where.kind === 'http'
+            ? await where.client.revoke(name, version, options.reason)
+            : await withLocal(where.dir, (registry) => registry.service.revoke(name, version, options.reason));
         report(options.json, record, [`Revoked ${name}@${version}: ${options.reason}`]);
       });
     });
 
-  targetOptions(program.command('review').description('Record the review status of a version (travels with it as provenance).').argument('<ref>', 'NAME@VERSION'))
+  targetOptions(
+    program.command('review').description('Record the review status of a version (travels with it as provenance).').argument('<ref>', 'NAME@VERSION'),
+  )
     .requiredOption('--status <status>', 'unreviewed, approved or rejected')
     .action(async (ref: string, options: ManageOptions & { status: string }) => {
       await run(exit, async () => {
         const { name, version } = parseRef(ref);
         const where = await target(options);
-        const record = where.kind === 'http' ? await where.client.review(name, version, options.status) : await withLocal(where.dir, (registry) => registry.service.review(name, version, options.status));
+        const record =
+          where.kind === 'http'
+            ? await where.client.review(name, version, options.status)
+            : await withLocal(where.dir, (registry) => registry.service.review(name, version, options.status));
         report(options.json, record, [`${name}@${version}: review ${options.status}`]);
       });
     });

@@ -36,7 +36,10 @@ export function registerPack(program: Command, exit: ExitCode): void {
     .option('--source-commit <sha>', 'source commit to record as provenance (default: from CI variables)')
     .option('-f, --force', 'overwrite the output file')
     .option('--json', 'print the manifest as JSON')
-    .addHelpText('after', '\nThe archive holds skillport.json (name, version, package digest, files, provenance, signatures) and\n<name>/<files>; the same folder always packs to the same bytes. See docs/api.md.')
+    .addHelpText(
+      'after',
+      '\nThe archive holds skillport.json (name, version, package digest, files, provenance, signatures) and\n<name>/<files>; the same folder always packs to the same bytes. See docs/api.md.',
+    )
     .action(async (dir: string, options: PackOptions) => {
       await run(exit, async () => {
         const pkg = await loadPackage(dir, { ...(options.version ? { version: options.version } : {}), provenance: provenanceFrom(options) });
@@ -60,22 +63,25 @@ export function registerPublish(program: Command, exit: ExitCode): void {
     .description('Publish a skill folder or .skill archive to a registry as an immutable version.')
     .argument('<path>', 'a skill folder, or a .skill / tar.gz archive')
     .option('--registry <url>', 'the registry server (skillport serve --data DIR --http), e.g. http://127.0.0.1:3333; or SKILLPORT_REGISTRY')
-    .option('--token <token>', 'publish token (the server\'s SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN')
+    .option('--token <token>', "publish token (the server's SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN")
     .option('--data <dir|url>', 'publish straight into a store (a folder, or postgres://…) instead of a server')
-    .option('--version <version>', 'the version (semver); default: the archive\'s, else metadata.version in SKILL.md')
+    .option('--version <version>', "the version (semver); default: the archive's, else metadata.version in SKILL.md")
     .option('--tag <tag>', 'a tag to point at it (default: latest; prereleases move latest only when asked); repeatable', repeatable(), [] as string[])
     .option('--sign <keyfile>', 'sign the package digest with this Ed25519 private key')
     .option('--source-repo <url>', 'source repository to record as provenance (default: from CI variables)')
     .option('--source-commit <sha>', 'source commit to record as provenance (default: from CI variables)')
     .option('--json', 'print the published version as JSON')
     .option('-q, --quiet', 'no progress on stderr')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 published (or the same bytes were already there), 1 refused (invalid skill, version taken by
 other bytes, bad signature, not authorised), 2 usage error.
 
 Examples:
   skillport publish ./skills/pdf-tools --registry http://127.0.0.1:3333 --token "$TOKEN" --version 1.2.0
-  skillport publish pdf-tools-1.2.0.skill --registry "$REGISTRY" --sign ci.key --tag beta`)
+  skillport publish pdf-tools-1.2.0.skill --registry "$REGISTRY" --sign ci.key --tag beta`,
+    )
     .action(async (path: string, options: PublishOptions) => {
       await run(exit, async () => {
         const where = await target(options);
@@ -94,15 +100,36 @@ Examples:
           });
         } else {
           progress(`writing ${pkg.name} into ${displayStore(where.dir)}…`);
-          result = await withLocal(where.dir, async (registry) => {
-            const published = await registry.service.publish({ archive, ...(options.version ? { version: options.version } : {}), ...(options.tag.length ? { tags: options.tag } : {}), publisher: 'local' });
-            return { status: published.status, name: published.version.name, version: published.version.version, packageDigest: published.version.packageDigest, tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])), files: published.version.manifest.files, signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })) };
-          }, { create: true });
+          result = await withLocal(
+            where.dir,
+            async (registry) => {
+              const published = await registry.service.publish({
+                archive,
+                ...(options.version ? { version: options.version } : {}),
+                ...(options.tag.length ? { tags: options.tag } : {}),
+                publisher: 'local',
+              });
+              return {
+                status: published.status,
+                name: published.version.name,
+                version: published.version.version,
+                packageDigest: published.version.packageDigest,
+                tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])),
+                files: published.version.manifest.files,
+                signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })),
+              };
+            },
+            { create: true },
+          );
         }
-        const tags = Object.entries((result['tags'] ?? {}) as Record<string, string>).filter(([, v]) => v === result['version']).map(([t]) => t);
+        const tags = Object.entries((result['tags'] ?? {}) as Record<string, string>)
+          .filter(([, v]) => v === result['version'])
+          .map(([t]) => t);
         report(options.json, result, [
           `${result['status'] === 'exists' ? 'Already published' : 'Published'} ${String(result['name'])}@${String(result['version'])} ${String(result['packageDigest'])}${tags.length ? ` (tags: ${tags.join(', ')})` : ''}`,
-          ...((result['files'] as Array<{ path: string; digest: string; size: number }> | undefined) ?? []).map((file) => `  ${file.digest} ${String(file.size).padStart(8)} ${file.path}`),
+          ...((result['files'] as Array<{ path: string; digest: string; size: number }> | undefined) ?? []).map(
+            (file) => `  ${file.digest} ${String(file.size).padStart(8)} ${file.path}`,
+          ),
         ]);
         void basename;
       });

@@ -48,7 +48,13 @@ export class DraftIndexProtocol implements ListingProtocol {
   /** What a draft index says of a skill: its name and description, and where to load it. */
   private describeEntry(entry: IndexEntry): SkillDescriptor[] {
     if (!entry.name || (entry.type !== 'archive' && entry.type !== 'skill-md')) return [];
-    const base = { origin: this.context.origin, uri: entry.url, name: entry.name, description: entry.description, frontmatter: { name: entry.name, description: entry.description } };
+    const base = {
+      origin: this.context.origin,
+      uri: entry.url,
+      name: entry.name,
+      description: entry.description,
+      frontmatter: { name: entry.name, description: entry.description },
+    };
     if (entry.type === 'archive') {
       return [{ ...base, verification: entry.digest ? 'digest' : 'none', archive: { uri: entry.url, ...(entry.digest ? { digest: entry.digest } : {}) } }];
     }
@@ -69,7 +75,12 @@ export class DraftIndexProtocol implements ListingProtocol {
       const unpacked = await this.unpack(skill);
       const listed = unpacked.files.find((file) => file.path === path);
       const bytes = unpacked.bytes.get(path);
-      if (!listed || !bytes) throw new VerificationError('unlisted', skill.uri, `'${printable(path)}' is not a file of skill '${skill.name}'${listedHint({ ...skill, files: unpacked.files })}`);
+      if (!listed || !bytes)
+        throw new VerificationError(
+          'unlisted',
+          skill.uri,
+          `'${printable(path)}' is not a file of skill '${skill.name}'${listedHint({ ...skill, files: unpacked.files })}`,
+        );
       checkBytes(listed, bytes);
       return this.context.file(listed.uri, path, bytes, skill.archive.digest !== undefined, 'cache', listed.mimeType);
     }

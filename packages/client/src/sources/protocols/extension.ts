@@ -24,7 +24,8 @@ export class ExtensionProtocol implements ListingProtocol {
     if (!required && !skills.supported) return undefined;
     this.context.count('skills/list');
     const result = await skills.list();
-    for (const refused of result.invalid) this.context.options.onWarning?.(`${this.context.origin}: skipped skills/list entry ${refused.uri ?? `#${refused.index}`}: ${refused.reason}`);
+    for (const refused of result.invalid)
+      this.context.options.onWarning?.(`${this.context.origin}: skipped skills/list entry ${refused.uri ?? `#${refused.index}`}: ${refused.reason}`);
     return {
       listing: { mode: 'extension', entries: result.skills },
       ...(result.ttlMs !== undefined ? { ttlMs: result.ttlMs } : {}),
@@ -46,7 +47,15 @@ export class ExtensionProtocol implements ListingProtocol {
     const description = typeof frontmatter['description'] === 'string' ? frontmatter['description'] : '';
     if (!name) return undefined;
     const meta = entry._meta !== null && typeof entry._meta === 'object' ? (entry._meta as Record<string, unknown>) : undefined;
-    const descriptor: SkillDescriptor = { origin: this.context.origin, uri: entry.uri, name, description, frontmatter, verification: 'digest', ...(meta ? { meta } : {}) };
+    const descriptor: SkillDescriptor = {
+      origin: this.context.origin,
+      uri: entry.uri,
+      name,
+      description,
+      frontmatter,
+      verification: 'digest',
+      ...(meta ? { meta } : {}),
+    };
     if (entry.resources === 'dynamic') return { ...descriptor, verification: 'none' };
     const base = skillBase(entry.uri);
     const files: SkillFileEntry[] = [];
@@ -82,7 +91,11 @@ export class ExtensionProtocol implements ListingProtocol {
       if (error instanceof SkillVerificationError) {
         // The server's bytes no longer match what it listed: next time, ask it for a fresh listing.
         this.context.invalidate();
-        throw new VerificationError(error.reason, error.uri, `${error.uri} failed verification (${error.reason}${error.differences.length ? `: ${error.differences.join('; ')}` : ''}): refused`);
+        throw new VerificationError(
+          error.reason,
+          error.uri,
+          `${error.uri} failed verification (${error.reason}${error.differences.length ? `: ${error.differences.join('; ')}` : ''}): refused`,
+        );
       }
       if (error instanceof SkillError) throw error;
       throw new SkillError('unavailable', `${this.context.origin}: reading ${path} of '${skill.name}' failed: ${describeError(error)}`);

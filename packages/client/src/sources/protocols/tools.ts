@@ -71,7 +71,12 @@ export class ToolsProtocol implements ListingProtocol {
     if (!this.manifests.has(skill.uri)) await this.load(skill);
     const listed = this.manifests.get(skill.uri) ?? [];
     const entry = listed.find((file) => file.path === path);
-    if (!entry) throw new VerificationError('unlisted', skill.uri, `'${printable(path)}' is not a file of skill '${skill.name}'${listedHint({ ...skill, files: listed })}`);
+    if (!entry)
+      throw new VerificationError(
+        'unlisted',
+        skill.uri,
+        `'${printable(path)}' is not a file of skill '${skill.name}'${listedHint({ ...skill, files: listed })}`,
+      );
     const bytes = await readViaTool(this.caller(await this.context.connection()), skill.uri, path, skill.packageDigest);
     return this.context.file(entry.uri, path, bytes, false, 'network');
   }

@@ -20,7 +20,10 @@ const SINGULAR: Record<ResourceKind, string> = { references: 'reference', script
 /** The listing, or why the skill's files cannot be listed (a static host that published only its SKILL.md). */
 export function listResources(skill: CatalogSkill): Record<string, unknown> {
   if (skill.filesUnlisted !== undefined) {
-    return { supported: false, note: `The files of this skill cannot be listed: ${skill.filesUnlisted}. Take resource names from the skill's instructions instead.` };
+    return {
+      supported: false,
+      note: `The files of this skill cannot be listed: ${skill.filesUnlisted}. Take resource names from the skill's instructions instead.`,
+    };
   }
   const listing: Record<string, string[]> = { references: [], scripts: [], assets: [] };
   const other: string[] = [];
@@ -37,7 +40,7 @@ export function listResources(skill: CatalogSkill): Record<string, unknown> {
 /** The file `name` means for a kind: `<kind>/<name>` first, else `name` as a path inside the skill. */
 export function findResource(skill: CatalogSkill, kind: ResourceKind, name: string): CatalogFile | { error: string } {
   const refused = checkPath(name);
-  if (refused !== undefined) return { error: refused.replace('Give the file\'s path inside the skill folder', `Give the ${SINGULAR[kind]}'s name`) };
+  if (refused !== undefined) return { error: refused.replace("Give the file's path inside the skill folder", `Give the ${SINGULAR[kind]}'s name`) };
   const file = skill.files.find((candidate) => candidate.path === `${kind}/${name}`) ?? skill.files.find((candidate) => candidate.path === name);
   if (file !== undefined) return file;
   if (skill.filesUnlisted !== undefined) {
@@ -45,7 +48,9 @@ export function findResource(skill: CatalogSkill, kind: ResourceKind, name: stri
   }
   const names = skill.files.filter((candidate) => candidate.path.startsWith(`${kind}/`)).map((candidate) => candidate.path.slice(kind.length + 1));
   const shown = names.slice(0, 20).join(', ') + (names.length > 20 ? `, and ${names.length - 20} more` : '');
-  return { error: `Error: Skill '${skill.name}' has no ${SINGULAR[kind]} '${printable(name)}'.${names.length > 0 ? ` Its ${kind}: ${shown}.` : ` It has no ${kind}.`} list_skill_resources lists every file it has.` };
+  return {
+    error: `Error: Skill '${skill.name}' has no ${SINGULAR[kind]} '${printable(name)}'.${names.length > 0 ? ` Its ${kind}: ${shown}.` : ` It has no ${kind}.`} list_skill_resources lists every file it has.`,
+  };
 }
 
 /**
@@ -75,7 +80,8 @@ export async function readResource(
     envelope['content'] = bytes.toString('base64');
   } else {
     envelope['encoding'] = 'none';
-    envelope['note'] = `Binary content omitted: ${bytes.byteLength} bytes (${formatSize(bytes.byteLength)}) exceeds the ${options.binaryMax}-byte inline limit. An MCP client can read it with resources/read ${file.uri}.`;
+    envelope['note'] =
+      `Binary content omitted: ${bytes.byteLength} bytes (${formatSize(bytes.byteLength)}) exceeds the ${options.binaryMax}-byte inline limit. An MCP client can read it with resources/read ${file.uri}.`;
   }
   envelope['digest'] = file.digest;
   return { content: [{ type: 'text', text: JSON.stringify(envelope) }] };

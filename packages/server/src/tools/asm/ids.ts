@@ -31,7 +31,9 @@ export function findSkill(snapshot: CatalogSnapshot, rawId: unknown): FoundSkill
   const named = snapshot.named(id);
   if (named.length === 1) return { skill: named[0]! };
   if (named.length > 1) {
-    return { error: `Error: ${named.length} skills are named '${printable(id)}'; call again with one of these skill_id values: ${named.map((skill) => skillId(snapshot, skill)).join(', ')}` };
+    return {
+      error: `Error: ${named.length} skills are named '${printable(id)}'; call again with one of these skill_id values: ${named.map((skill) => skillId(snapshot, skill)).join(', ')}`,
+    };
   }
   // A path (`team-a/pdf`, or an exact registry version `1.2.0/pdf`) or the whole URI.
   const uri = /^skill:/i.test(id) ? id : `skill://${id.replace(/^\/+|\/+$/g, '')}/SKILL.md`;
@@ -47,7 +49,11 @@ export function findSkill(snapshot: CatalogSnapshot, rawId: unknown): FoundSkill
 
 /** The one answer for a skill id the caller cannot reach, whether it is hidden from them or never existed. */
 export function notFound(snapshot: CatalogSnapshot, id: string): string {
-  const wanted = id.replace(/\/SKILL\.md$/i, '').split('/').at(-1) ?? id;
+  const wanted =
+    id
+      .replace(/\/SKILL\.md$/i, '')
+      .split('/')
+      .at(-1) ?? id;
   const close = closestNames(snapshot, wanted, 3);
   return `Error: Skill '${printable(id)}' not found.${close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : ' The skills are listed in skills://catalog/xml.'}`;
 }

@@ -31,7 +31,7 @@ export interface AsmOptions extends ReadOptions {
 
 const annotations = { readOnlyHint: true, openWorldHint: false };
 const ok = (text: string): ToolResult => ({ content: [{ type: 'text', text }] });
-const SKILL_ID = 'The skill\'s id, as the skills catalog lists it (skills://catalog/xml).';
+const SKILL_ID = "The skill's id, as the skills catalog lists it (skills://catalog/xml).";
 
 export const ASM_BODY_TOOLS = ['get_skill_metadata', 'get_skill_body', 'get_skill_outline', 'get_skill_section'] as const;
 
@@ -40,8 +40,8 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
   // With `full` on too, its hosts call the outline tools with name or uri: one tool serves both.
   const sharedRef = {
     skill_id: z.string().max(4096).optional().describe(SKILL_ID),
-    name: z.string().max(256).optional().describe('The skill\'s name, as listed (list_skills).'),
-    uri: z.string().max(4096).optional().describe('The skill\'s URI (skill://…/SKILL.md).'),
+    name: z.string().max(256).optional().describe("The skill's name, as listed (list_skills)."),
+    uri: z.string().max(4096).optional().describe("The skill's URI (skill://…/SKILL.md)."),
   };
 
   /** Resolves the skill (or answers the one-line error) and records the call in the audit trail. */
@@ -54,7 +54,8 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
   ): Promise<ToolResult> => {
     const args = given as { skill_id?: string; name?: string; uri?: string };
     const snapshot = service.snapshot;
-    const found = args.skill_id !== undefined || (args.name === undefined && args.uri === undefined) ? findSkill(snapshot, args.skill_id) : resolveSkill(snapshot, args);
+    const found =
+      args.skill_id !== undefined || (args.name === undefined && args.uri === undefined) ? findSkill(snapshot, args.skill_id) : resolveSkill(snapshot, args);
     if ('error' in found) {
       service.record({ action, surface, requested: args.skill_id ?? args.uri ?? args.name, ...(file !== undefined ? { file } : {}), outcome: 'not_found' });
       return fail(found.error);
@@ -66,7 +67,11 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
   if (options.fastPath === undefined) {
     server.registerTool(
       'get_skill_metadata',
-      { description: 'Get structured metadata (name, description, and optional fields like license, compatibility, metadata) for a specific skill.', inputSchema: z.object(skillIdSchema), annotations },
+      {
+        description: 'Get structured metadata (name, description, and optional fields like license, compatibility, metadata) for a specific skill.',
+        inputSchema: z.object(skillIdSchema),
+        annotations,
+      },
       async (args) =>
         withSkill('get_skill_metadata', args, 'SKILL.md', async (skill) => {
           // Read through the verifying reader: the answer is the frontmatter of exactly the bytes the digest names.
@@ -93,7 +98,7 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
       'get_skill_outline',
       {
         description:
-          'List the sections of a skill\'s body with an addressable key and an estimated token cost for each, plus the cost of the whole body. ' +
+          "List the sections of a skill's body with an addressable key and an estimated token cost for each, plus the cost of the whole body. " +
           'Use it before get_skill_section when a skill is large and only part of it is relevant. The outline says when fetching the whole body is cheaper; believe it.',
         inputSchema: z.object(options.shared ? sharedRef : skillIdSchema),
         annotations,
@@ -108,7 +113,13 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
               uri: skill.uri,
               totalTokens: flat.outline.totalTokens,
               wholeBodyCheaper: flat.outline.wholeBodyCheaper,
-              sections: flat.sections.map(({ key, section }) => ({ key, path: section.key, title: section.title, level: section.level, tokens: section.tokens })),
+              sections: flat.sections.map(({ key, section }) => ({
+                key,
+                path: section.key,
+                title: section.title,
+                level: section.level,
+                tokens: section.tokens,
+              })),
             },
           };
         }),
@@ -117,7 +128,8 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
     server.registerTool(
       'get_skill_section',
       {
-        description: 'Get one section of a skill\'s body, addressed by a key from get_skill_outline. Sections do not nest, so a parent section does not include the subsections listed under it.',
+        description:
+          "Get one section of a skill's body, addressed by a key from get_skill_outline. Sections do not nest, so a parent section does not include the subsections listed under it.",
         inputSchema: z.object({ ...(options.shared ? sharedRef : skillIdSchema), key: z.string().max(1024).describe('A section key from get_skill_outline.') }),
         annotations,
       },
@@ -154,7 +166,10 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
         description: `Get the content of a specific ${what} from a skill. Provide both skill_id and the ${what} name. Text comes back as it is; binary content is returned as a JSON envelope with base64 data (described, not inlined, past ${options.binaryMax} bytes).`,
         inputSchema: z.object({
           ...skillIdSchema,
-          name: z.string().max(4096).describe(`The ${what}'s name, as the skill body or list_skill_resources gives it (e.g. "guide.md"), or its path inside the skill.`),
+          name: z
+            .string()
+            .max(4096)
+            .describe(`The ${what}'s name, as the skill body or list_skill_resources gives it (e.g. "guide.md"), or its path inside the skill.`),
           offset: z.number().int().min(0).optional().describe('For large text files: the first byte to return.'),
           length: z.number().int().min(1).optional().describe('For large text files: how many bytes.'),
         }),
@@ -227,7 +242,7 @@ function registerAsmResources(server: McpServer, service: SkillsService, options
     }),
     { description: 'Resource listing for a single skill, grouped by kind.', mimeType: 'application/json' },
     async (uri, variables) => {
-      const raw = String(Array.isArray(variables['skill_id']) ? variables['skill_id'][0] : variables['skill_id'] ?? '');
+      const raw = String(Array.isArray(variables['skill_id']) ? variables['skill_id'][0] : (variables['skill_id'] ?? ''));
       let id = raw;
       try {
         id = decodeURIComponent(raw);
@@ -240,4 +255,3 @@ function registerAsmResources(server: McpServer, service: SkillsService, options
     },
   );
 }
-
