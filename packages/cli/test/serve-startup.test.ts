@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -203,7 +203,18 @@ describe('an unusable cache folder is one warning, and the server serves on', ()
 describe('a read-only home (EACCES)', () => {
   // Root writes anywhere, so the server runs as nobody (setpriv, util-linux) against a home it may not write.
   const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
-  const skip = process.getuid?.() !== 0 ? 'needs root to run the server as another user' : setpriv === undefined ? 'needs setpriv (util-linux)' : false;
+  // nobody must be able to read the checkout (a clone inside a private mktemp folder is not).
+  const readable = () =>
+    spawnSync(setpriv!, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(CLI)})`])
+      .status === 0;
+  const skip =
+    process.getuid?.() !== 0
+      ? 'needs root to run the server as another user'
+      : setpriv === undefined
+        ? 'needs setpriv (util-linux)'
+        : !readable()
+          ? `user nobody cannot read ${CLI} (a folder above it is private)`
+          : false;
   test('one warning, and the server serves on', { skip }, async () => {
     const dir = makeTree({ 'alpha/SKILL.md': skillMd('alpha') });
     const home = makeTree({ '.keep': '' });
