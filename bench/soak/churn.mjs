@@ -177,6 +177,9 @@ export function registryChurn(base, rng, prefix = 'reg') {
   const counts = { published: 0, tagged: 0, yanked: 0, revoked: 0, failed: {} };
   const acknowledged = [];
   const versions = new Map(); // name -> versions published
+  // Every digest a publish tried to write, by `<name>/<path>`: a reader may be served a version published after its
+  // listing and superseded before the next one (the bytes are real, only newer than both listings it saw).
+  const written = new Map();
   let patch = 0;
   let running = false;
   let loop;
@@ -187,6 +190,11 @@ export function registryChurn(base, rng, prefix = 'reg') {
     const kind = list.length < 2 ? 'publish' : rng.pick(['publish', 'publish', 'tag', 'yank', 'revoke']);
     if (kind === 'publish') {
       const version = `1.0.${patch++}`;
+      for (const file of archiveOf(name, version).files) {
+        const key = `${name}/${file.path}`;
+        if (!written.has(key)) written.set(key, new Set());
+        written.get(key).add(file.digest);
+      }
       const result = await publishTo(base, name, version);
       if (result.status === 201) {
         counts.published++;
@@ -208,6 +216,11 @@ export function registryChurn(base, rng, prefix = 'reg') {
   return {
     counts,
     acknowledged,
+    /** Every digest a publish wrote (or tried to) for the file at `uri` (skill://<prefix>-N/<path>, latest version). */
+    known(uri) {
+      const match = new RegExp(`^skill://(${prefix}-\\d+)/(.+)$`).exec(uri);
+      return match ? written.get(`${match[1]}/${decodeURIComponent(match[2])}`) : undefined;
+    },
     start(intervalMs) {
       running = true;
       loop = (async () => {

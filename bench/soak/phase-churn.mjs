@@ -20,8 +20,9 @@ export async function phaseChurn(config, rng) {
     const before = server.rss();
 
     log(`churn: ${config.clients} readers, a change every ${config.intervalMs} ms in the tree and in the registry, ${config.duration / 1000} s`);
-    const readers = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
     const registry = registryChurn(server.base, rng);
+    const known = (uri) => tree.known(uri) ?? registry.known(uri);
+    const readers = startReaders(server.url, { clients: config.clients, rng, known });
     tree.start(config.intervalMs);
     registry.start(config.intervalMs);
     await sleep(config.duration);
