@@ -26,17 +26,10 @@
 //        made of varied corpus copies as in bench/search.mjs; no recall)
 import { openSync, readFileSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  SkillSearchIndex,
-  WordNet,
-  discoverSkills,
-  inspectSkillFolder,
-  markdownHeadings,
-  parseSkillMarkdown,
-  searchTerms,
-} from '../packages/core/dist/src/index.js';
+import { SkillSearchIndex, WordNet, searchTerms } from '../packages/core/dist/src/index.js';
 import { measuredCommit, options } from './args.mjs';
 import { BM25FBaseline } from './bm25f-baseline.mjs';
+import { loadCorpusDocs, scaledCatalog } from './corpus-docs.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -44,49 +37,6 @@ const corpus = resolve(flags.value('corpus', join(repo, '../shared/corpus/skills
 const only = flags.value('only')?.split(',');
 const scale = flags.value('scale') === undefined ? undefined : Number(flags.value('scale'));
 const SET_FILES = ['bench/search-queries.json', 'bench/search-queries-heldout.json', 'bench/blind/queries-dev.json', 'bench/blind/queries-holdout.json'];
-
-// --- corpus (as bench/search.mjs loads it) --------------------------------------------------------------------------
-function loadCorpus(root) {
-  const docs = [];
-  for (const { dir, segments } of discoverSkills(root).skills) {
-    let parsed;
-    try {
-      parsed = parseSkillMarkdown(readFileSync(join(dir, 'SKILL.md'), 'utf8'));
-    } catch {
-      continue;
-    }
-    const inspected = inspectSkillFolder(dir).skill;
-    const name = inspected?.name ?? String(parsed.frontmatter.name ?? segments.at(-1));
-    const description = inspected?.description ?? String(parsed.frontmatter.description ?? '');
-    docs.push({ id: segments.join('/'), name, description, headings: markdownHeadings(parsed.body), body: parsed.body });
-  }
-  return docs;
-}
-
-// The 10,000-skill catalog of bench/search.mjs: corpus copies with 3 in 10 words suffixed per copy.
-function scaledCatalog(docs, count) {
-  let counter = 0;
-  const vary = (text, copy) =>
-    copy === 0
-      ? text
-      : text.replace(/[A-Za-z]{4,}/g, (word) =>
-          ((counter++ * 2654435761) >>> 0) % 10 < 3 ? `${word}${String.fromCharCode(97 + (copy % 26), 97 + Math.floor(copy / 26))}` : word,
-        );
-  const out = [];
-  for (let copy = 0; out.length < count; copy++) {
-    for (const doc of docs) {
-      if (out.length >= count) break;
-      out.push({
-        id: `copy${copy}/${doc.id}`,
-        name: doc.name,
-        description: vary(doc.description, copy),
-        headings: doc.headings.map((heading) => vary(heading, copy)),
-        body: vary(doc.body, copy),
-      });
-    }
-  }
-  return out;
-}
 
 // --- shared pieces ------------------------------------------------------------------------------------------------
 const FIELD_WEIGHTS = [3, 1, 0.3, 0.15]; // as the index weighs name, description, headings, body
@@ -495,7 +445,7 @@ function measure(build) {
   return { built, ms, retained };
 }
 
-const docs = loadCorpus(corpus);
+const { docs } = loadCorpusDocs(corpus);
 const wordnet = WordNet.bundled();
 const wanted = (name) => only === undefined || only.includes(name);
 const mb = (bytes) => (bytes === undefined ? 'n/a' : `${(bytes / 1048576).toFixed(1)} MB`);

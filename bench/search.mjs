@@ -12,9 +12,10 @@
 //        [--quick] (no 10,000-document catalog)
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { SkillSearchIndex, discoverSkills, inspectSkillFolder, markdownHeadings, parseSkillMarkdown } from '../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../packages/core/dist/src/index.js';
 import { options } from './args.mjs';
 import { BM25FBaseline } from './bm25f-baseline.mjs';
+import { loadCorpusDocs, scaledCatalog } from './corpus-docs.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -34,33 +35,6 @@ const sets = setFiles.map((file) => {
 });
 
 // --- corpus -------------------------------------------------------------------------------------------------------
-function loadCorpus(root) {
-  const docs = [];
-  const lenient = [];
-  for (const { dir, segments } of discoverSkills(root).skills) {
-    const id = segments.join('/');
-    let text;
-    try {
-      text = readFileSync(join(dir, 'SKILL.md'), 'utf8');
-    } catch {
-      continue;
-    }
-    let parsed;
-    try {
-      parsed = parseSkillMarkdown(text);
-    } catch {
-      continue; // no frontmatter at all: nothing to index
-    }
-    // The served name and description when the skill passes validation; otherwise the raw frontmatter, so that a
-    // skill skillport would refuse (a too-long description, say) still counts in the benchmark's catalog.
-    const inspected = inspectSkillFolder(dir).skill;
-    if (inspected === undefined) lenient.push(id);
-    const name = inspected?.name ?? String(parsed.frontmatter.name ?? segments.at(-1));
-    const description = inspected?.description ?? String(parsed.frontmatter.description ?? '');
-    docs.push({ id, name, description, headings: markdownHeadings(parsed.body), body: parsed.body });
-  }
-  return { docs, lenient };
-}
 
 // --- measuring ----------------------------------------------------------------------------------------------------
 // Median of `runs` builds, wall clock and CPU time of this process (on a busy machine the two differ).
@@ -133,36 +107,8 @@ function latency(index, runs) {
   };
 }
 
-// A 10,000-document catalog made of corpus copies under distinct ids. Plain copies would share every word with the
-// corpus (an index caches per-word work, so that would flatter it); instead, in each copy after the first, 3 in 10
-// words of 4+ letters get a suffix of their own (`deploy` → `deploybc`), so the vocabulary grows as in a catalog of
-// distinct skills (the corpus: ~10,000 terms; this catalog: ~55,000).
-function scaledCatalog(docs, count) {
-  let counter = 0;
-  const vary = (text, copy) =>
-    copy === 0
-      ? text
-      : text.replace(/[A-Za-z]{4,}/g, (word) =>
-          ((counter++ * 2654435761) >>> 0) % 10 < 3 ? `${word}${String.fromCharCode(97 + (copy % 26), 97 + Math.floor(copy / 26))}` : word,
-        );
-  const out = [];
-  for (let copy = 0; out.length < count; copy++) {
-    for (const doc of docs) {
-      if (out.length >= count) break;
-      out.push({
-        id: `copy${copy}/${doc.id}`,
-        name: doc.name,
-        description: vary(doc.description, copy),
-        headings: doc.headings.map((heading) => vary(heading, copy)),
-        body: vary(doc.body, copy),
-      });
-    }
-  }
-  return out;
-}
-
 // --- run ----------------------------------------------------------------------------------------------------------
-const { docs, lenient } = loadCorpus(corpus);
+const { docs, lenient } = loadCorpusDocs(corpus);
 const ids = new Set(docs.map((doc) => doc.id));
 const nameOf = new Map(docs.map((doc) => [doc.id, doc.name]));
 const names = new Set(docs.map((doc) => doc.name));

@@ -11,7 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SkillSearchIndex, discoverSkills, inspectSkillFolder, markdownHeadings, parseSkillMarkdown } from '../../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../../packages/core/dist/src/index.js';
+import { loadCorpusDocs } from '../corpus-docs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const args = process.argv.slice(2);
@@ -32,19 +33,7 @@ const queries = (Array.isArray(loaded) ? loaded : loaded.queries).filter((query)
 
 // The catalog as served: name and description of every skill that passes validation (the raw frontmatter for one
 // that does not), its headings and its body; the same documents bench/search.mjs indexes.
-const docs = [];
-for (const { dir, segments } of discoverSkills(corpus).skills) {
-  let parsed;
-  try {
-    parsed = parseSkillMarkdown(readFileSync(join(dir, 'SKILL.md'), 'utf8'));
-  } catch {
-    continue;
-  }
-  const inspected = inspectSkillFolder(dir).skill;
-  const name = inspected?.name ?? String(parsed.frontmatter.name ?? segments.at(-1));
-  const description = inspected?.description ?? String(parsed.frontmatter.description ?? '');
-  docs.push({ id: segments.join('/'), name, description, headings: markdownHeadings(parsed.body), body: parsed.body });
-}
+const { docs } = loadCorpusDocs(corpus);
 const nameOf = new Map(docs.map((doc) => [doc.id, doc.name]));
 // An answer is right when its folder path or its name is expected (a folder path names one of several same-named skills).
 const right = (id, expected) => expected.includes(id) || expected.includes(nameOf.get(id));
