@@ -90,6 +90,7 @@ export class CatalogSearch {
   #wake: (() => void) | undefined;
   #deferred = 0;
   readonly #diffs = { delta: 0, full: 0 };
+  #addedSinceCompact = 0;
 
   constructor(readonly content: ContentReader) {}
 
@@ -261,6 +262,7 @@ export class CatalogSearch {
         const body = await readBody(skill, this.content);
         this.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body });
         this.#indexed.set(skill.uri, skill.packageDigest);
+        this.#addedSinceCompact++;
         this.#epoch++;
         this.#pending--;
         if (performance.now() - sliceStart >= SLICE_MS) {
@@ -270,6 +272,12 @@ export class CatalogSearch {
       }
       if (!interrupted && this.#target === target) {
         this.#caughtUp = target;
+        // After a large batch (the first build), the compact form: recent postings held in growable per-term
+        // arrays take about twice the memory, and the analyses cache is dropped (index.compact()).
+        if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) {
+          this.index.compact();
+          this.#addedSinceCompact = 0;
+        }
       }
     }
   }
