@@ -157,10 +157,14 @@ describe('the search index is built when it costs readers nothing (ADR 0151)', (
     });
     try {
       // The builder looked several times and found the server busy each time: it indexed nothing.
-      const during = await eventually(async () => {
-        const state = await searchState(server.url);
-        return state.deferred >= 3 ? state : undefined;
-      }, 60_000, 'the background build to wait for quiet three times');
+      const during = await eventually(
+        async () => {
+          const state = await searchState(server.url);
+          return state.deferred >= 3 ? state : undefined;
+        },
+        60_000,
+        'the background build to wait for quiet three times',
+      );
       assert.equal(during.indexed, 0, 'nothing indexed while reads flow');
       assert.equal(during.total, 31);
       assert.equal(during.ready, false);
@@ -188,18 +192,26 @@ describe('the search index is built when it costs readers nothing (ADR 0151)', (
     const server = await startHttp([dir], { SKILLPORT_SEARCH_IDLE_MS: '20' });
     try {
       // Health probes are not activity: polling /healthz does not hold the build back.
-      const built = await eventually(async () => {
-        const state = await searchState(server.url);
-        return state.ready ? state : undefined;
-      }, 30_000, 'the index to be built while the server is idle');
+      const built = await eventually(
+        async () => {
+          const state = await searchState(server.url);
+          return state.ready ? state : undefined;
+        },
+        30_000,
+        'the index to be built while the server is idle',
+      );
       assert.deepEqual([built.indexed, built.total, built.eager], [13, 13, false]);
       assert.equal(built.diffs.full, 1, 'the first build diffs the whole catalog once');
 
       writeFileSync(join(dir, 'skill-3/SKILL.md'), skillMd('skill-3', 'Feeds the quokka colony.'));
-      const changed = await eventually(async () => {
-        const state = await searchState(server.url);
-        return state.ready && state.diffs.delta + state.diffs.full > 1 ? state : undefined;
-      }, 30_000, 'the change to be indexed');
+      const changed = await eventually(
+        async () => {
+          const state = await searchState(server.url);
+          return state.ready && state.diffs.delta + state.diffs.full > 1 ? state : undefined;
+        },
+        30_000,
+        'the change to be indexed',
+      );
       assert.equal(changed.diffs.full, 1, 'no second walk of the whole catalog');
       assert.equal(changed.diffs.delta, 1);
       const client = await connectHttp(server.url, 'modern');

@@ -11,13 +11,18 @@ import type { SkillsService } from '../mcp/skills-service.js';
  * principal's view and following the catalog's changes.
  *
  * - Following: the index follows the newest catalog snapshot it is shown (`follow`, called at start and on every
- *   catalog change, and by each search). It compares the skills it indexed (URI → package digest) with the
- *   snapshot's and only removes, adds or replaces the skills that differ: a changed skill costs the reading of its
- *   own SKILL.md, never a rebuild. (The diff walks the snapshot's skill list once: a map lookup per skill.)
- * - Start: the first index is built in the background, in slices that yield to the event loop (reads keep being
- *   answered). Until it has caught up, a search answers from what is indexed and says so (`complete: false`, with
- *   how many skills were searched), unless what is left is small (at most WAIT_FOR_CHANGES skills): then it waits,
- *   so that a change is searchable as soon as it is served, and a small catalog is complete from its first search.
+ *   catalog change, and by each search). The skills that may differ are those of the snapshots' deltas since the
+ *   snapshot the index last caught up with (ADR 0130: `parent` and `delta`), each checked against what the index
+ *   holds (URI → package digest): a changed skill costs the reading of its own SKILL.md and one lookup, never a
+ *   walk of the catalog. Without a known way back (a full build of the catalog, a large change), the whole
+ *   snapshot is diffed.
+ * - Start: the first index is built in the background, in slices that yield to the event loop, and, until the
+ *   first search, only when the server has been quiet for a while (`pace`: no request in flight or started for
+ *   DEFAULT_IDLE_MS), so that a server nobody searches never makes its readers wait for it (ADR 0151). A search
+ *   makes the build go on without waiting. Until it has caught up, a search answers from what is indexed and says
+ *   so (`complete: false`, with how many skills were searched), unless what is left is small (at most
+ *   WAIT_FOR_CHANGES skills): then it waits, so that a change is searchable as soon as it is served, and a small
+ *   catalog is complete from its first search. After a large batch (the first build) the index is compacted.
  * - Views: a principal's view (a `ViewSnapshot` filtered from the catalog's) is searched through a `SearchView` of the
  *   shared index: a bit per document and the view's own BM25 statistics, so it ranks exactly like an index of its
  *   skills alone, returns nothing outside it, and never reads a body. A skill is searched in a view only when the
