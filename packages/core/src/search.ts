@@ -39,7 +39,7 @@
  *    - related, ×0.2: the catalog terms of words WordNet relates to the query word as typed (synonyms and
  *      derivationally related forms of its most frequent sense: `blurry` → `fuzzy`, `blur`; ./wordnet.ts), at most
  *      MAX_RELATED per query word. A source of related words can be passed instead (`SearchOptions.related`).
- *    - mapped, ×0.7 with the idf capped at the query word's own: the domain words a situation word or phrase maps
+ *    - mapped, ×0.8 with the idf capped at the query word's own: the domain words a situation word or phrase maps
  *      to in a shipped, general-English map (`accountant` → `tax`, `bookkeeping`; `far away` → `cdn`, `latency`;
  *      ./word-map.ts, ./situation-words.ts). A skill matching a word only this way earns 0.6 of its coverage
  *      credit (3.), so a broad mapped term cannot pass for the word itself (`SearchOptions.situations`).
@@ -146,10 +146,10 @@ const RELATED_WEIGHT = 0.2;
  * the query word's own (a mapped term never says more than the word typed, so it cannot beat the word itself in the
  * same field), and earns MAPPED_COVERAGE of the word's coverage credit: full credit would let a skill matching one
  * broad mapped term look as if it had matched the word (ADR 0150). Chosen on the seen sets and blind set 2's dev
- * part: 0.6-0.8 did best (0.3 gained half as much; 1.0 lost queries on the older sets); coverage 0.3-1.0 within a
- * query.
+ * part: 0.7-0.9 did best (0.3 gained half as much; 1.0 lost queries on the older sets), 0.8 is inside that range;
+ * coverage 0.45-0.6 best (0.3 and 1.0 lost queries at rank 1).
  */
-const MAPPED_WEIGHT = 0.7;
+const MAPPED_WEIGHT = 0.8;
 const MAPPED_COVERAGE = 0.6;
 /** Related words kept per query word (WordNet lists dozens for a common word). */
 const MAX_RELATED = 24;
@@ -947,7 +947,9 @@ export class SkillSearchIndex {
       let best: { id: number; kind: SearchMatch['kind']; value: number; fields: number } | undefined;
       for (const [id, factor, kind] of expansions) {
         const packed = this.packedCount(id, doc);
-        if (packed === 0) continue;
+        // The word's own match (or a near or related one) is named when there is one, even if a mapped term scored
+        // more: mapped terms come last, and stand in for the word only where it is missing.
+        if (packed === 0 || (kind === 'mapped' && best !== undefined && best.kind !== 'mapped')) continue;
         const value = this.idf(id, scope) * factor * this.saturated(packed, doc, scope.averages);
         if (best === undefined || value > best.value) best = { id, kind, value, fields: fieldBits(packed) };
       }
