@@ -61,7 +61,8 @@ export async function phaseCrash(config, rng) {
       tree.step();
       let damaged = [];
       if (damage) {
-        damaged = readdirSync(cacheDir).filter((name) => name.endsWith('.json'));
+        // The catalog's base and its journal of changes (catalog-….json.log) alike.
+        damaged = readdirSync(cacheDir).filter((name) => name.endsWith('.json') || name.endsWith('.json.log'));
         for (const name of damaged) DAMAGE[damage](join(cacheDir, name));
       }
       const expected = fingerprint(await fresh());
