@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 // This file runs from packages/test-kit/dist/src: the repository is four folders up.
 const here = dirname(fileURLToPath(import.meta.url));
 /** The bundled CLI that the installed `skillport` command runs (scripts/bundle-cli.mjs, part of `npm run build`). */
-export const BUNDLED_CLI = resolve(here, '../../../cli/bundle/skillport.js');
+export const BUNDLED_CLI = resolve(here, '../../../cli/dist/bundle/skillport.js');
 /**
  * The built CLI entry the tests run: the plain build, so that a trace of module
  * loads names packages; SKILLPORT_TEST_BUNDLE=1 runs every CLI test on the bundle instead.
