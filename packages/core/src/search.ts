@@ -39,6 +39,10 @@
  *    - related, ×0.2: the catalog terms of words WordNet relates to the query word as typed (synonyms and
  *      derivationally related forms of its most frequent sense: `blurry` → `fuzzy`, `blur`; ./wordnet.ts), at most
  *      MAX_RELATED per query word. A source of related words can be passed instead (`SearchOptions.related`).
+ *    - mapped, ×0.8 with the idf capped at the query word's own: the domain words a situation word or phrase maps
+ *      to in a shipped, general-English map (`accountant` → `tax`, `bookkeeping`; `far away` → `cdn`, `latency`;
+ *      ./word-map.ts, ./situation-words.ts). A skill matching a word only this way earns 0.6 of its coverage
+ *      credit (3.), so a broad mapped term cannot pass for the word itself (`SearchOptions.situations`).
  * 3. Coverage: the share of the query's weight (Σ idf of its terms) that the document matches at all. Its square
  *    root scales the sum above, so a skill matching most of what was asked beats one that repeats a single word.
  * 4. Phrase bonus: for each pair of adjacent query terms that also stand side by side (stopwords skipped on both
@@ -66,6 +70,7 @@
  * nothing, so that a model can judge a weak hit. A query is cut to 1,000 characters
  * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
  */
+import { WordMap } from './word-map.js';
 import { WordNet } from './wordnet.js';
 import type { RelatedWord } from './wordnet.js';
 
@@ -84,6 +89,12 @@ export interface SearchOptions {
    * their weight. Default: WordNet (./wordnet.ts); false: none.
    */
   related?: ((word: string) => RelatedWord[]) | false;
+  /**
+   * Situation words → domain words (./word-map.ts): the terms a query word or phrase maps to are matched at
+   * MAPPED_WEIGHT of an exact match, with partial coverage credit. Default: the map shipped with skillport
+   * (./situation-words.ts); false: none.
+   */
+  situations?: WordMap | false;
   /**
    * Recent postings (of documents added or replaced since the last merge) held before they are merged into the
    * compact lists, at least (default 65,536; a merge also waits for them to reach half the compact ones).
@@ -108,7 +119,8 @@ export interface SearchMatch {
   word: string;
   /** The index term it matched in this skill (stemmed): the word's own term, or a near or related one. */
   term: string;
-  kind: 'exact' | 'near' | 'related';
+  /** `mapped`: through the situation-word map (./word-map.ts). */
+  kind: 'exact' | 'near' | 'related' | 'mapped';
   fields: Array<'name' | 'description' | 'headings' | 'body'>;
 }
 
@@ -129,6 +141,16 @@ const TRUNCATION_WEIGHT = 0.5;
 const TYPO_WEIGHT = 0.4;
 const COMPOUND_WEIGHT = 0.7;
 const RELATED_WEIGHT = 0.2;
+/**
+ * A match through the situation-word map (./word-map.ts) counts this share of an exact match, with its idf capped at
+ * the query word's own (a mapped term never says more than the word typed, so it cannot beat the word itself in the
+ * same field), and earns MAPPED_COVERAGE of the word's coverage credit: full credit would let a skill matching one
+ * broad mapped term look as if it had matched the word (ADR 0150). Chosen on the seen sets and blind set 2's dev
+ * part: 0.7-0.9 did best (0.3 gained half as much; 1.0 lost queries on the older sets), 0.8 is inside that range;
+ * coverage 0.45-0.6 best (0.3 and 1.0 lost queries at rank 1).
+ */
+const MAPPED_WEIGHT = 0.8;
+const MAPPED_COVERAGE = 0.6;
 /** Related words kept per query word (WordNet lists dozens for a common word). */
 const MAX_RELATED = 24;
 const COVERAGE_EXPONENT = 0.5;
@@ -443,6 +465,8 @@ interface QueryTerm {
   word?: string | undefined;
   /** Compounds found by joining query words count less than the words the user typed. */
   weight: number;
+  /** Terms the situation-word map gives for this word (alone or in a phrase), stemmed. */
+  mapped?: string[];
 }
 
 /**
@@ -503,6 +527,7 @@ const MIN_MERGE_ROWS = 65_536;
 export class SkillSearchIndex {
   private readonly analyzer = new Analyzer();
   private readonly related: ((word: string) => RelatedWord[]) | undefined;
+  private readonly situations: WordMap | undefined;
   private readonly counter: TermCounter;
   // Terms.
   private readonly vocabulary = new Map<string, number>();
@@ -544,13 +569,14 @@ export class SkillSearchIndex {
   private sortedNameDocs: number[] = [];
   /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
   private epoch = 0;
-  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array } | undefined;
+  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array } | undefined;
   private readonly minMergeRows: number;
 
   /** Documents with the same id: the last one wins. */
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
+    this.situations = options.situations === false ? undefined : (options.situations ?? WordMap.bundled(searchTerms));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -861,37 +887,42 @@ export class SkillSearchIndex {
     const slotCount = this.ids.length;
     if (this.scratch === undefined || this.scratch.scores.length < slotCount) {
       const size = Math.max(16, slotCount * 2);
-      this.scratch = { scores: new Float64Array(size), best: new Float64Array(size), covered: new Float64Array(size) };
+      this.scratch = { scores: new Float64Array(size), best: new Float64Array(size), covered: new Float64Array(size), direct: new Uint8Array(size) };
     }
-    const { scores, best, covered } = this.scratch;
+    const { scores, best, covered, direct } = this.scratch;
     const { visible, averages } = scope;
     const touched: number[] = [];
     const hit: number[] = [];
     let idfSum = 0;
     let importanceSum = 0;
     const expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }> = [];
-    for (const { term, weight, word } of terms) {
+    for (const { term, weight, word, mapped } of terms) {
       const own = this.known(term, scope);
-      if (weight === 1 && own !== undefined) idfSum += this.idf(own, scope);
-      const expansions = this.expansions(term, word, scope);
+      const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
+      if (weight === 1 && own !== undefined) idfSum += ownIdf;
+      const expansions = this.expansions(term, word, mapped, scope);
       expanded.push({ word: word ?? term, expansions, typed: weight === 1 });
       // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
-      let importance = own !== undefined ? this.idf(own, scope) : 0;
+      let importance = own !== undefined ? ownIdf : 0;
       if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
       if (weight === 1) importanceSum += importance;
-      for (const [id, factor] of expansions) {
-        const scale = this.idf(id, scope) * factor * weight;
+      for (const [id, factor, kind] of expansions) {
+        const mappedTerm = kind === 'mapped';
+        const scale = (mappedTerm ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight;
         this.forEachPosting(id, visible, (doc, packed) => {
           const value = scale * this.saturated(packed, doc, averages);
           if (best[doc] === 0) hit.push(doc);
           if (value > best[doc]!) best[doc] = value;
+          if (!mappedTerm) direct[doc] = 1;
         });
       }
       for (const doc of hit) {
         if (scores[doc] === 0) touched.push(doc);
         scores[doc]! += best[doc]!;
-        if (weight === 1) covered[doc]! += importance;
+        // A skill matching the word only through the map earns part of its coverage (see MAPPED_COVERAGE).
+        if (weight === 1) covered[doc]! += direct[doc] === 1 ? importance : MAPPED_COVERAGE * importance;
         best[doc] = 0;
+        direct[doc] = 0;
       }
       hit.length = 0;
     }
@@ -916,7 +947,9 @@ export class SkillSearchIndex {
       let best: { id: number; kind: SearchMatch['kind']; value: number; fields: number } | undefined;
       for (const [id, factor, kind] of expansions) {
         const packed = this.packedCount(id, doc);
-        if (packed === 0) continue;
+        // The word's own match (or a near or related one) is named when there is one, even if a mapped term scored
+        // more: mapped terms come last, and stand in for the word only where it is missing.
+        if (packed === 0 || (kind === 'mapped' && best !== undefined && best.kind !== 'mapped')) continue;
         const value = this.idf(id, scope) * factor * this.saturated(packed, doc, scope.averages);
         if (best === undefined || value > best.value) best = { id, kind, value, fields: fieldBits(packed) };
       }
@@ -963,6 +996,15 @@ export class SkillSearchIndex {
       }
       previous = byParts ? undefined : folded;
     });
+    if (this.situations !== undefined) {
+      const mapped = this.situations.expand(sequence);
+      sequence.forEach((stem, at) => {
+        const targets = mapped[at]!;
+        const owner = targets.length > 0 ? terms.find((candidate) => candidate.term === stem && candidate.weight === 1) : undefined;
+        if (owner === undefined) return;
+        owner.mapped = owner.mapped === undefined ? targets : [...new Set([...owner.mapped, ...targets])];
+      });
+    }
     return { terms, sequence };
   }
 
@@ -971,7 +1013,7 @@ export class SkillSearchIndex {
    * matches are taken in a canonical order (most documents first, then code-unit order), so the same documents give
    * the same expansions whatever order they were added in.
    */
-  private expansions(term: string, word: string | undefined, scope: Scope): Expansion[] {
+  private expansions(term: string, word: string | undefined, mapped: readonly string[] | undefined, scope: Scope): Expansion[] {
     const found: Expansion[] = [];
     const exact = this.known(term, scope);
     if (exact !== undefined) found.push([exact, 1, 'exact']);
@@ -1021,6 +1063,11 @@ export class SkillSearchIndex {
         }
       }
       for (const id of this.canonical([...candidates], scope)) found.push([id, TYPO_WEIGHT, 'near']);
+    }
+    // Mapped terms last: a term that is also a near or related match keeps that (stronger) kind.
+    for (const target of mapped ?? []) {
+      const id = this.known(target, scope);
+      if (id !== undefined && !found.some(([other]) => other === id)) found.push([id, MAPPED_WEIGHT, 'mapped']);
     }
     return found;
   }

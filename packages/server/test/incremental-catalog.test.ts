@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -11,6 +11,7 @@ import { assemble, normaliseRoot, scanRoot } from '../src/catalog/folder-scan.js
 import type { ScannedFolder } from '../src/catalog/folder-scan.js';
 import { LiveCatalog } from '../src/catalog/live-catalog.js';
 import type { CatalogSkill } from '../src/catalog/model.js';
+import { PersistedCatalog } from '../src/catalog/persisted-catalog.js';
 import { CatalogSnapshot } from '../src/catalog/snapshot.js';
 
 const temps: string[] = [];
@@ -305,6 +306,118 @@ describe('incremental folder catalog (ADR 0130)', () => {
       for (const skill of full.skills) assert.equal(assembly.served.get(skill.uri)!.packageDigest, skill.packageDigest);
       assert.deepEqual(assembly.problems.map((p) => p.message).sort(), full.problems.map((p) => p.message).sort(), `step ${step}: problems`);
     }
+  });
+});
+
+describe('a lone change is applied without waiting out the debounce (issue 13)', () => {
+  test('an edit after a quiet spell is served while a burst debounce of ten minutes would still be waiting', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillport-lone-'));
+    temps.push(root);
+    for (const name of ['alpha', 'beta']) {
+      mkdirSync(join(root, name));
+      writeFileSync(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Does ${name} things.\n---\n\n# ${name}\n`);
+    }
+    const roots = [normaliseRoot(root, undefined)];
+    // Only the first event after a quiet spell may be applied soon: with the old single debounce this never applies.
+    const catalog = await LiveCatalog.open({ roots, limits: DEFAULT_LIMITS, scanThreads: 0, debounceMs: 600_000, settleMs: 600_000 });
+    catalog.watch();
+    try {
+      const skill = catalog.snapshot.skills[0]!;
+      assert.ok(skill.origin.kind === 'folder');
+      const dir = skill.origin.dir;
+      const path = join(dir, 'SKILL.md');
+      writeFileSync(path, readFileSync(path, 'utf8').replace(/\n$/, '\nA new line.\n'));
+      for (let i = 0; i < 3000 && catalog.snapshot.skill(skill.uri)?.packageDigest === skill.packageDigest; i++) await new Promise((r) => setTimeout(r, 10));
+      await catalog.settled();
+      assert.notEqual(catalog.snapshot.skill(skill.uri)?.packageDigest, skill.packageDigest, 'the edit is served');
+      assert.equal(
+        catalog.snapshot.skill(skill.uri)?.packageDigest,
+        scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders.find((f) => f.dir === dir)?.inspection.skill?.packageDigest,
+      );
+    } finally {
+      catalog.close();
+    }
+  });
+});
+
+describe('the persisted catalog follows changes with a journal (issue 13)', () => {
+  /** What a restart would start from, or a fresh scan finds: folder → package digest and problems. */
+  const stateOf = (folders: readonly ScannedFolder[]) =>
+    folders.map((f) => `${f.dir} ${f.inspection.skill?.packageDigest ?? '-'} ${f.inspection.problems.map((p) => p.message).join('; ')}`).sort();
+
+  test('changes are appended, not rewritten: a restart restores exactly the catalog the last run ended with', async () => {
+    for (const seed of [21, 22]) {
+      const next = random(seed);
+      const tree = new RandomTree(next);
+      for (let i = 0; i < 6; i++) tree.step();
+      const roots = [normaliseRoot(tree.root, undefined)];
+      const cache = mkdtempSync(join(tmpdir(), 'skillport-persisted-'));
+      temps.push(cache);
+      const path = join(cache, 'catalog.json');
+      const options = { roots, limits: DEFAULT_LIMITS, scanThreads: 0, persistPath: path };
+      (await LiveCatalog.open(options)).close(); // cold: a base
+      const base = readFileSync(path);
+      for (let run = 0; run < 5; run++) {
+        const catalog = await LiveCatalog.open(options);
+        assert.ok(catalog.restoredAtStart, `seed ${seed} run ${run}: restored`);
+        for (let step = 0; step < 6; step++) await catalog.reload(tree.step());
+        catalog.close();
+        const label = `seed ${seed} run ${run}`;
+        // The base stays as it was: each run's changes went to the journal beside it.
+        assert.deepEqual(readFileSync(path), base, `${label}: the base was not rewritten`);
+        assert.ok(existsSync(`${path}.log`), `${label}: a journal`);
+        const restored = new PersistedCatalog(path, roots, DEFAULT_LIMITS).load();
+        assert.ok(restored !== undefined, label);
+        assert.deepEqual(stateOf(restored), stateOf(scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders), label);
+      }
+    }
+  });
+
+  test('a torn journal line (a crash mid-append) and a journal left by an older base are not believed', async () => {
+    const tree = new RandomTree(random(31));
+    for (let i = 0; i < 5; i++) tree.step();
+    const roots = [normaliseRoot(tree.root, undefined)];
+    const cache = mkdtempSync(join(tmpdir(), 'skillport-persisted-'));
+    temps.push(cache);
+    const path = join(cache, 'catalog.json');
+    const options = { roots, limits: DEFAULT_LIMITS, scanThreads: 0, persistPath: path };
+    (await LiveCatalog.open(options)).close();
+    const catalog = await LiveCatalog.open(options);
+    await catalog.reload(tree.step());
+    await catalog.reload(tree.step());
+    catalog.close();
+    const good = readFileSync(`${path}.log`, 'utf8');
+    const expected = stateOf(scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders);
+    const load = () => stateOf(new PersistedCatalog(path, roots, DEFAULT_LIMITS).load()!);
+    assert.deepEqual(load(), expected);
+
+    // A torn last line: ignored, and what came before it stands.
+    appendFileSync(`${path}.log`, good.slice(0, 40)); // a line begun, never finished
+    assert.deepEqual(load(), expected, 'torn last line');
+    // A line whose bytes changed (its checksum no longer matches): the journal ends before it.
+    const lines = good.trimEnd().split('\n');
+    assert.ok(lines.length >= 2, 'two changes, two lines at least');
+    const last = lines.at(-1)!;
+    const damaged = `${last.slice(0, 80)}${last[80] === '0' ? '1' : '0'}${last.slice(81)}`;
+    writeFileSync(`${path}.log`, `${lines.slice(0, -1).join('\n')}\n`);
+    const before = load();
+    assert.notDeepEqual(before, expected, 'the last line matters');
+    writeFileSync(`${path}.log`, `${[...lines.slice(0, -1), damaged].join('\n')}\n`);
+    assert.deepEqual(load(), before, 'a damaged line is dropped with what follows it');
+
+    // A damaged journal is never appended to: the next save writes a whole base (and an empty journal after it).
+    const baseBefore = readFileSync(path);
+    const restarted = await LiveCatalog.open(options);
+    await restarted.reload(tree.step());
+    restarted.close();
+    assert.notDeepEqual(readFileSync(path), baseBefore, 'a new base');
+    assert.equal(existsSync(`${path}.log`), false, 'no journal after a new base');
+    assert.ok(new PersistedCatalog(path, roots, DEFAULT_LIMITS).load() !== undefined);
+
+    // A journal that followed an older base (a crash between writing a base and removing the journal) is ignored.
+    const current = load();
+    writeFileSync(`${path}.log`, good);
+    assert.deepEqual(load(), current, "an older base's journal");
   });
 });
 

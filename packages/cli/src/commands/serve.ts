@@ -213,7 +213,7 @@ async function serve(
   remotes: RemoteSpec[],
 ): Promise<number> {
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
-  const { SkillportServer, StartupError } = await import('@skillport/server');
+  const { SkillportServer, StartupError, startIdleCollector } = await import('@skillport/server');
   const colors = paint(process.stderr);
   // A cold scan on a terminal shows a progress line; any other line first takes it away.
   const progress = progressLine(process.stderr, options.quiet === true);
@@ -410,8 +410,12 @@ async function serve(
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
+  // Memory held for the peak of a busy spell is given back once the process has been idle for a while (see
+  // IdlePolicy): a served process, not the library, decides to force a collection on its own heap.
+  const idle = startIdleCollector();
   return new Promise<number>((resolve) => {
     const stop = () => {
+      idle.stop();
       void server.close().then(() => resolve(0));
     };
     process.once('SIGINT', stop);

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { DigestCache, discoverSkills } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { CatalogSnapshot } from './snapshot.js';
 import type { SnapshotDelta } from './snapshot.js';
-import { loadCatalog, saveCatalog } from './persisted-catalog.js';
+import { PersistedCatalog } from './persisted-catalog.js';
+import type { BaseWrite } from './persisted-catalog.js';
 import { scanInWorkers } from './parallel-scan.js';
 import type { ScanProgress } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
@@ -18,6 +19,12 @@ export interface CatalogChanges {
   removed: string[];
   changed: string[];
 }
+
+/** How long a slice of writing the persisted catalog's base may hold the event loop (ms). */
+const BASE_SLICE_MS = 8;
+
+/** No file-system event for this long (ms) makes the next one "after a quiet spell" (see #schedule). */
+const QUIET_MS = 250;
 
 /** See `LiveCatalogOptions.inlineCheckMax` (issue 20: the bundled examples and most personal skill folders). */
 export const INLINE_CHECK_MAX = 64;
@@ -48,8 +55,13 @@ export interface LiveCatalogOptions {
   inlineCheckMax?: number;
   /** Called with every problem the first time it is seen (warnings and errors). */
   onProblem?: (problem: FolderProblem) => void;
-  /** Debounce for file-system events, in ms. */
+  /** Debounce for file-system events while they keep coming (a checkout, an unpacked archive), in ms (default 75). */
   debounceMs?: number;
+  /**
+   * Delay for the first event after a quiet spell (ms, default 10): a lone edit or safe-save is served at once
+   * rather than after the full debounce, while the few events of one write or rename still arrive together.
+   */
+  firstDebounceMs?: number;
   /**
    * Quiet time after a burst of changes before everything the burst touched is scanned once more (ms, default
    * 1000): the listing then equals a fresh scan even if a scan raced a half-done change (issue 17).
@@ -81,7 +93,16 @@ export class LiveCatalog {
   #settleTimer: NodeJS.Timeout | undefined;
   #full = false;
   #timer: NodeJS.Timeout | undefined;
+  /** When the last file-system event arrived (performance.now()): an event after a quiet spell is applied sooner. */
+  #lastEvent = -Infinity;
   #saveTimer: NodeJS.Timeout | undefined;
+  #persisted: PersistedCatalog | undefined;
+  /** Folders changed since the last save (by folder path: the latest object seen), for the journal. */
+  #dirty = new Map<string, ScannedFolder>();
+  /** A whole base must be written at the next save (after a full scan: every folder may have changed). */
+  #needsBase = false;
+  /** A base being written in slices between requests (see #persist). */
+  #baseWrite: BaseWrite | undefined;
   #reloading: Promise<void> = Promise.resolve();
   #generation = 0;
   #pool = new StringPool();
@@ -92,6 +113,7 @@ export class LiveCatalog {
 
   private constructor(readonly options: LiveCatalogOptions) {
     this.#assembly = new Assembly(this.#order);
+    if (options.persistPath) this.#persisted = new PersistedCatalog(options.persistPath, options.roots, options.limits);
   }
 
   /** The precedence of folders in a URI clash: the root given first, then the folder path. */
@@ -104,7 +126,7 @@ export class LiveCatalog {
   /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
   static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
     const catalog = new LiveCatalog(options);
-    const restored = options.persistPath ? loadCatalog(options.persistPath, options.roots, options.limits) : undefined;
+    const restored = catalog.#persisted?.load();
     if (restored) {
       for (const folder of restored) catalog.#folders.set(folder.dir, compactFolder(folder, catalog.#pool));
       catalog.unverified = true;
@@ -113,7 +135,10 @@ export class LiveCatalog {
       await catalog.#scanAll(options.scanThreads, options.onScanProgress);
     }
     catalog.#snapshot = catalog.#build();
-    if (!restored) catalog.#persistSoon();
+    if (!restored) {
+      catalog.#needsBase = true;
+      catalog.#persistSoon();
+    }
     return catalog;
   }
 
@@ -187,9 +212,9 @@ export class LiveCatalog {
     if (this.#settleTimer) clearTimeout(this.#settleTimer);
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = undefined;
-    // Always on the way out (not only when a save is pending): the next start must find the catalog this run ended
-    // with, whatever the timing of the last save (a save could be pending, done, or never scheduled yet).
-    this.#persist();
+    // On the way out, whatever the timing of the last save (pending, done, or never scheduled yet): the next start
+    // must find the catalog this run ended with (a base and journal already saying so are left as they are).
+    this.#persist(true);
   }
 
   /** Rescans everything now (or only what changed under `paths`) and swaps the result in. */
@@ -205,12 +230,25 @@ export class LiveCatalog {
     return this.#reloading;
   }
 
+  /**
+   * Applies pending events after a delay: short for the first event after a quiet spell (one edit, one safe-save:
+   * served in milliseconds, not after the debounce), the full debounce while events keep coming (a burst becomes few
+   * rescans). Correctness never rests on the delay: an apply that catches a write half done is followed by the
+   * write's next event, and the settle pass (#settleSoon) scans every touched path again once the tree is quiet.
+   */
   #schedule(): void {
+    const now = performance.now();
+    const debounce = this.options.debounceMs ?? 75;
+    const quiet = now - this.#lastEvent > QUIET_MS;
+    this.#lastEvent = now;
     if (this.#timer) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#reloading = this.#reloading.then(() => this.#apply());
-    }, this.options.debounceMs ?? 75);
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#reloading = this.#reloading.then(() => this.#apply());
+      },
+      quiet ? Math.min(debounce, this.options.firstDebounceMs ?? 10) : debounce,
+    );
   }
 
   async #apply(): Promise<void> {
@@ -265,6 +303,7 @@ export class LiveCatalog {
     const changes = diff(previous, next);
     if (changes.added.length + changes.removed.length + changes.changed.length === 0) return;
     this.#snapshot = next;
+    this.#needsBase = true;
     this.#persistSoon();
     for (const listener of this.#listeners) listener(changes, next);
   }
@@ -274,6 +313,9 @@ export class LiveCatalog {
    * is derived from this one (snapshot.ts), so the cost follows the change, not the catalog (ADR 0130).
    */
   #swapDelta(change: FolderChange): void {
+    // Persisted even when nothing served changes (a folder's problems did): the journal gets these folders.
+    for (const folder of [...change.removed, ...change.added]) this.#dirty.set(folder.dir, folder);
+    if (change.removed.length + change.added.length > 0) this.#persistSoon();
     const delta = this.#assembly.update(change.removed, change.added);
     if (!this.unverified) {
       for (const folder of change.added) for (const problem of folder.inspection.problems) this.#report(problem);
@@ -284,7 +326,6 @@ export class LiveCatalog {
     const next = previous.withChanges(delta, ++this.#generation);
     const changes = changesOf(previous, delta);
     this.#snapshot = next;
-    this.#persistSoon();
     for (const listener of this.#listeners) listener(changes, next, delta);
   }
 
@@ -321,7 +362,7 @@ export class LiveCatalog {
     const affected = new Set<string>();
     const searchFrom = new Set<string>();
     for (const path of paths) {
-      for (const dir of this.#folders.keys()) if (path === dir || path.startsWith(dir + sep) || dir.startsWith(path + sep)) affected.add(dir);
+      for (const dir of this.#foldersAt(path)) affected.add(dir);
       let existing = path;
       while (!existsSync(existing) && existing !== dirname(existing)) existing = dirname(existing);
       searchFrom.add(existing);
@@ -355,6 +396,30 @@ export class LiveCatalog {
     return change;
   }
 
+  /**
+   * The skill folders a changed path touches: the folder holding it (the path itself or a folder above it; nested
+   * skills: every one), and, when the path is or was a folder, every skill folder below it. Looked up by the path's
+   * ancestors, so an edited file costs its depth, not the catalog; only a folder (or a path now gone, which may have
+   * been one) walks the folders.
+   */
+  #foldersAt(path: string): string[] {
+    const found: string[] = [];
+    for (let dir = path; ; ) {
+      if (this.#folders.has(dir)) found.push(dir);
+      const parent = dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+    let file = false;
+    try {
+      file = lstatSync(path).isFile();
+    } catch {
+      // gone: it may have been a folder holding skills (a link to a folder is walked too: it may lead to some)
+    }
+    if (!file) for (const dir of this.#folders.keys()) if (dir.startsWith(path + sep)) found.push(dir);
+    return found;
+  }
+
   /** A fresh assembly of every folder, and a snapshot built from it. */
   #build(): CatalogSnapshot {
     const ordered = [...this.#folders.values()].sort(this.#order);
@@ -366,8 +431,47 @@ export class LiveCatalog {
     return new CatalogSnapshot([...this.#assembly.served.values()], ++this.#generation);
   }
 
-  #persist(): void {
-    if (this.options.persistPath) saveCatalog(this.options.persistPath, this.options.roots, this.options.limits, this.#folders.values());
+  /**
+   * Saves what changed since the last save: the changed folders appended to the journal (cost: the change), or a
+   * whole base after a full scan, when none was written yet, or when the journal is full (persisted-catalog.ts).
+   * A base is written in slices of BASE_SLICE_MS between requests (at 10,000 skills it is tens of megabytes of JSON);
+   * `now` (on the way out) writes everything at once.
+   */
+  #persist(now = false): void {
+    const persisted = this.#persisted;
+    if (persisted === undefined) return;
+    if (this.#baseWrite !== undefined) {
+      if (!now) {
+        this.#persistSoon(); // one base at a time; what changed meanwhile is saved after it
+        return;
+      }
+      this.#baseWrite.step(Infinity);
+      this.#baseWrite = undefined;
+    }
+    if (!this.#needsBase && this.#dirty.size === 0) return;
+    if (!this.#needsBase && persisted.append(this.#dirty.values(), this.#folders, this.#folders.size)) {
+      this.#dirty.clear();
+      return;
+    }
+    // The base is of the folders as they are now: what changes while it is written is journalled after it.
+    const write = persisted.beginBase([...this.#folders.values()]);
+    this.#needsBase = false;
+    this.#dirty.clear();
+    if (now) {
+      write.step(Infinity);
+      return;
+    }
+    this.#baseWrite = write;
+    const slice = () => {
+      if (this.#baseWrite !== write) return; // finished on the way out
+      if (!write.step(BASE_SLICE_MS)) {
+        setImmediate(slice);
+        return;
+      }
+      this.#baseWrite = undefined;
+      if (this.#needsBase || this.#dirty.size > 0) this.#persistSoon();
+    };
+    slice();
   }
 
   /** Writes the catalog a moment later, off the path of whatever just happened (start-up, a reload). */

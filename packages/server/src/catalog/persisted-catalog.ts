@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
 import { ChunkedFileWriter, mimeTypeFor, readCheckedFile } from '@skillport/core';
 import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
@@ -11,11 +12,22 @@ import type { FolderRoot, ScannedFolder } from './folder-scan.js';
  * changed meanwhile is refused, never served under a stale digest. Any doubt about the file (another format, other
  * folders, other limits, unreadable) means a normal cold scan.
  *
- * Compact form, one folder per element: `[root, relDir, problems, skill | 0]`, where skill is
+ * Two files: a *base* (the whole catalog, written after a full scan) and a *journal* beside it (`<base>.log`) of the
+ * folders changed since, one line per changed folder, appended a moment after each change: so a change costs what
+ * changed, not a rewrite of the catalog (issue 13). The journal is folded into a fresh base once it outgrows
+ * JOURNAL_MIN lines or 1/8 of the catalog. Both are checksummed: the base ends with a sha256 line (ChunkedFileWriter),
+ * and each journal line starts with the sha256 of the rest of the line; a journal line that does not match (torn
+ * by a crash, damaged) ends the journal there, and its lines name the base they follow (a journal left by an
+ * older base is ignored).
+ *
+ * Compact form of the base, one folder per element: `[root, relDir, problems, skill | 0]`, where skill is
  * `[name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings]` and a file is
- * `[path, size, digest]` or `[path, size, digest, target]`. Media types and folder names are derived again.
+ * `[path, size, digest]` or `[path, size, digest, target]`. Media types and folder names are derived again. A journal
+ * line holds `[baseId, root, relDir, problems, skill | 0]`, or `[baseId, root, relDir]` for a folder gone.
  */
-const FORMAT = 'skillport-catalog/3';
+const FORMAT = 'skillport-catalog/4';
+/** The journal is folded into a new base past this many lines, or 1/8 of the catalog's folders if more. */
+const JOURNAL_MIN = 1024;
 
 type PersistedFile = [path: string, size: number, digest: string, target?: string];
 type PersistedSkill = [
@@ -36,25 +48,164 @@ export function catalogKey(roots: readonly FolderRoot[], limits: SkillLimits): s
     .digest('hex');
 }
 
-export function loadCatalog(path: string, roots: readonly FolderRoot[], limits: SkillLimits): ScannedFolder[] | undefined {
-  try {
-    // Checksummed (readCheckedFile): a torn or damaged file means a cold scan, never a believed one.
-    const text = readCheckedFile(path);
-    if (text === undefined) return undefined;
-    const data = JSON.parse(text) as { format?: string; key?: string; folders?: PersistedFolder[] };
-    if (data.format !== FORMAT || data.key !== catalogKey(roots, limits) || !Array.isArray(data.folders)) return undefined;
-    return data.folders.map(([rootIndex, relDir, problems, skill]) => {
-      const root = roots[rootIndex];
-      if (root === undefined || typeof relDir !== 'string' || !Array.isArray(problems)) throw new Error('malformed');
-      const segments = relDir === '' ? [] : relDir.split('/');
-      const dir = join(root.dir, ...segments);
-      const folder: ScannedFolder = { root, dir, segments, inspection: { problems } };
-      if (skill !== 0) folder.inspection.skill = restoreSkill(dir, skill);
-      return folder;
-    });
-  } catch {
-    return undefined;
+/**
+ * The persisted catalog of one `serve` (see above): `load` at start, `append` the folders a change touched, `writeBase`
+ * after a full scan (and when `append` says the journal is full). Write failures only cost the next start its head
+ * start: they are swallowed, and the next save writes a whole base.
+ */
+export class PersistedCatalog {
+  readonly #journal: string;
+  readonly #key: string;
+  /** The id of the base on disk that this process loaded or wrote, and the journal lines after it. */
+  #base: string | undefined;
+  #lines = 0;
+
+  constructor(
+    readonly path: string,
+    readonly roots: readonly FolderRoot[],
+    readonly limits: SkillLimits,
+  ) {
+    this.#journal = `${path}.log`;
+    this.#key = catalogKey(roots, limits);
   }
+
+  /** The base and every valid journal line after it; undefined when there is no usable base. */
+  load(): ScannedFolder[] | undefined {
+    try {
+      // Checksummed (readCheckedFile): a torn or damaged file means a cold scan, never a believed one.
+      const text = readCheckedFile(this.path);
+      if (text === undefined) return undefined;
+      const data = JSON.parse(text) as { format?: string; key?: string; base?: string; folders?: PersistedFolder[] };
+      if (data.format !== FORMAT || data.key !== this.#key || typeof data.base !== 'string' || !Array.isArray(data.folders)) return undefined;
+      const byKey = new Map<string, PersistedFolder>();
+      for (const folder of data.folders) byKey.set(`${folder[0]}/${folder[1]}`, folder);
+      const { lines, valid } = readJournal(this.#journal, data.base);
+      for (const line of lines) {
+        if (line.length === 2) byKey.delete(`${line[0]}/${line[1]}`);
+        else byKey.set(`${line[0]}/${line[1]}`, line as PersistedFolder);
+      }
+      // A journal with a bad line (a crash mid-append) is not appended to: the next save writes a whole base.
+      this.#base = valid ? data.base : undefined;
+      this.#lines = lines.length;
+      return [...byKey.values()].map((folder) => restoreFolder(this.roots, folder));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Appends the folders at `dirs` as they are now (`current`; absent: gone), or returns false when a whole base must
+   * be written instead (none written or loaded yet, the journal full or damaged).
+   */
+  append(changed: Iterable<ScannedFolder>, current: ReadonlyMap<string, ScannedFolder>, total: number): boolean {
+    if (this.#base === undefined) return false;
+    const lines: string[] = [];
+    for (const folder of changed) {
+      const now = current.get(folder.dir);
+      const root = this.roots.indexOf(folder.root);
+      const record = now === undefined ? [this.#base, root, folder.segments.join('/')] : [this.#base, ...persistedFolder(this.roots, now)];
+      const json = JSON.stringify(record);
+      lines.push(`${createHash('sha256').update(json).digest('hex')} ${json}\n`);
+    }
+    if (this.#lines + lines.length > Math.max(JOURNAL_MIN, total / 8)) return false;
+    try {
+      appendFileSync(this.#journal, lines.join(''));
+      this.#lines += lines.length;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Writes every folder as a new base (piece by piece, atomically) and starts an empty journal after it. */
+  writeBase(folders: readonly ScannedFolder[]): void {
+    this.beginBase(folders).step(Infinity);
+  }
+
+  /**
+   * A new base of `folders`, written a slice at a time by `step` (a large catalog takes seconds to serialise: the
+   * caller keeps answering requests between slices). The folders must not change under it: callers pass a copy of
+   * their list (folder objects are replaced on a change, never edited).
+   */
+  beginBase(folders: readonly ScannedFolder[]): BaseWrite {
+    const base = randomBytes(8).toString('hex');
+    let writer: ChunkedFileWriter | undefined;
+    let next = 0;
+    const fail = () => {
+      writer?.abandon(); // only costs the next start its head start
+      writer = undefined;
+      this.#base = undefined;
+      return true;
+    };
+    try {
+      writer = new ChunkedFileWriter(this.path);
+      writer.write(`{"format":${JSON.stringify(FORMAT)},"key":${JSON.stringify(this.#key)},"base":"${base}","folders":[`);
+    } catch {
+      fail();
+    }
+    return {
+      step: (budgetMs: number): boolean => {
+        if (writer === undefined) return true;
+        try {
+          const started = performance.now();
+          while (next < folders.length) {
+            writer.write(`${next === 0 ? '' : ','}${JSON.stringify(persistedFolder(this.roots, folders[next]!))}`);
+            next++;
+            if ((next & 63) === 0 && performance.now() - started > budgetMs) return false;
+          }
+          writer.write(']}');
+          writer.commit();
+          writer = undefined;
+          // The old journal follows the old base: its lines name that base, so a crash before this removal is harmless.
+          rmSync(this.#journal, { force: true });
+          this.#base = base;
+          this.#lines = 0;
+          return true;
+        } catch {
+          return fail();
+        }
+      },
+    };
+  }
+}
+
+/** A base being written: `step(ms)` writes for about that long and says whether it is done (written or given up). */
+export interface BaseWrite {
+  step(budgetMs: number): boolean;
+}
+
+/** The checksummed lines of a journal that follow `base`, up to the first bad one; `valid`: every line was good. */
+function readJournal(path: string, base: string): { lines: unknown[][]; valid: boolean } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return { lines: [], valid: true };
+  }
+  const lines: unknown[][] = [];
+  let at = 0;
+  while (at < text.length) {
+    const end = text.indexOf('\n', at);
+    if (end < 0) return { lines, valid: false }; // torn: the last append did not finish
+    const line = text.slice(at, end);
+    at = end + 1;
+    const json = line.slice(65);
+    if (line[64] !== ' ' || createHash('sha256').update(json).digest('hex') !== line.slice(0, 64)) return { lines, valid: false };
+    const record = JSON.parse(json) as unknown[];
+    if (!Array.isArray(record) || record[0] !== base || (record.length !== 3 && record.length !== 5)) return { lines, valid: false };
+    lines.push(record.slice(1));
+  }
+  return { lines, valid: true };
+}
+
+function restoreFolder(roots: readonly FolderRoot[], [rootIndex, relDir, problems, skill]: PersistedFolder): ScannedFolder {
+  const root = roots[rootIndex];
+  if (root === undefined || typeof relDir !== 'string' || !Array.isArray(problems)) throw new Error('malformed');
+  const segments = relDir === '' ? [] : relDir.split('/');
+  const dir = join(root.dir, ...segments);
+  const folder: ScannedFolder = { root, dir, segments, inspection: { problems } };
+  if (skill !== 0) folder.inspection.skill = restoreSkill(dir, skill);
+  return folder;
 }
 
 function restoreSkill(dir: string, [name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings]: PersistedSkill): InspectedSkill {
@@ -76,38 +227,23 @@ function restoreSkill(dir: string, [name, description, frontmatter, realDir, pac
   };
 }
 
-/** Writes the catalog piece by piece (no single string of the whole catalog), atomically. */
-export function saveCatalog(path: string, roots: readonly FolderRoot[], limits: SkillLimits, folders: Iterable<ScannedFolder>): void {
-  let writer: ChunkedFileWriter | undefined;
-  try {
-    writer = new ChunkedFileWriter(path);
-    writer.write(`{"format":${JSON.stringify(FORMAT)},"key":${JSON.stringify(catalogKey(roots, limits))},"folders":[`);
-    let first = true;
-    for (const folder of folders) {
-      const skill = folder.inspection.skill;
-      const persisted: PersistedFolder = [
-        roots.indexOf(folder.root),
-        folder.segments.join('/'),
-        folder.inspection.problems,
-        skill === undefined
-          ? 0
-          : [
-              skill.name,
-              skill.description,
-              skill.frontmatter,
-              skill.realDir,
-              skill.packageDigest,
-              skill.totalBytes,
-              skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target])),
-              skill.headings,
-            ],
-      ];
-      writer.write(`${first ? '' : ','}${JSON.stringify(persisted)}`);
-      first = false;
-    }
-    writer.write(']}');
-    writer.commit();
-  } catch {
-    writer?.abandon(); // only costs the next start its head start
-  }
+function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder): PersistedFolder {
+  const skill = folder.inspection.skill;
+  return [
+    roots.indexOf(folder.root),
+    folder.segments.join('/'),
+    folder.inspection.problems,
+    skill === undefined
+      ? 0
+      : [
+          skill.name,
+          skill.description,
+          skill.frontmatter,
+          skill.realDir,
+          skill.packageDigest,
+          skill.totalBytes,
+          skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target])),
+          skill.headings,
+        ],
+  ];
 }
