@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectStdio, eventually, makeTree, skillMd, startHttp } from './helpers.js';
+import { connectHttp, connectStdio, eventually, makeTree, skillMd, startHttp } from './helpers.js';
 import { connectAs, createToken } from './access-helpers.js';
 
 /**
@@ -107,6 +107,120 @@ describe('search follows changes', () => {
       assert.deepEqual(names(await search(other, 'zebra')), ['zebra-guide']);
     } finally {
       await Promise.all([insider.close(), other.close()]);
+      await server.stop();
+    }
+  });
+});
+
+/** The search index's state on /healthz (tools/search.ts, SearchState). */
+interface SearchState {
+  indexed: number;
+  total: number;
+  ready: boolean;
+  eager: boolean;
+  deferred: number;
+  diffs: { delta: number; full: number };
+}
+
+async function searchState(url: string): Promise<SearchState> {
+  const response = await fetch(new URL('/healthz', url));
+  return ((await response.json()) as { search: SearchState }).search;
+}
+
+function catalogOf(count: number): string {
+  const spec: Record<string, string> = {};
+  for (let at = 0; at < count; at++) spec[`skill-${at}/SKILL.md`] = skillMd(`skill-${at}`, `Handles task number ${at} of the ledger.`);
+  spec['notes/SKILL.md'] = skillMd('notes', 'Writes release notes. Use when preparing a release.');
+  return makeTree(spec);
+}
+
+describe('the search index is built when it costs readers nothing (ADR 0151)', () => {
+  test('a server nobody searches builds no index while reads flow; the first search builds it and is complete', async () => {
+    const dir = catalogOf(30);
+    // Quiet needed before a background slice: longer than any pause between the reads below.
+    const server = await startHttp([dir], { SKILLPORT_SEARCH_IDLE_MS: '2000' });
+    const client = await connectHttp(server.url, 'modern');
+    let reading = true;
+    let answered = 0;
+    // Raw requests: a client's cache would answer repeated reads without asking the server.
+    const reads = Array.from({ length: 4 }, async (_, lane) => {
+      for (let at = lane; reading; at += 4) {
+        const response = await fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: at, method: 'resources/read', params: { uri: `skill://skill-${at % 30}/SKILL.md` } }),
+        });
+        assert.equal(response.status, 200);
+        assert.ok(((await response.json()) as { result?: unknown }).result !== undefined);
+        answered++;
+      }
+    });
+    try {
+      // The builder looked several times and found the server busy each time: it indexed nothing.
+      const during = await eventually(
+        async () => {
+          const state = await searchState(server.url);
+          return state.deferred >= 3 ? state : undefined;
+        },
+        60_000,
+        'the background build to wait for quiet three times',
+      );
+      assert.equal(during.indexed, 0, 'nothing indexed while reads flow');
+      assert.equal(during.total, 31);
+      assert.equal(during.ready, false);
+      assert.equal(during.eager, false);
+      reading = false;
+      await Promise.all(reads);
+      assert.ok(answered > 0);
+
+      // The first search asks for the index: a small catalog is built at once and the answer is complete.
+      const found = await search(client, 'release notes');
+      assert.deepEqual(names(found), ['notes']);
+      assert.equal(found.indexing, undefined);
+      const after = await searchState(server.url);
+      assert.deepEqual([after.indexed, after.total, after.ready, after.eager], [31, 31, true, true]);
+    } finally {
+      reading = false;
+      await Promise.all(reads);
+      await client.close();
+      await server.stop();
+    }
+  });
+
+  test('an idle server builds the index by itself; a change is then indexed from its delta, not by a walk of the catalog', async () => {
+    const dir = catalogOf(12);
+    const server = await startHttp([dir], { SKILLPORT_SEARCH_IDLE_MS: '20' });
+    try {
+      // Health probes are not activity: polling /healthz does not hold the build back.
+      const built = await eventually(
+        async () => {
+          const state = await searchState(server.url);
+          return state.ready ? state : undefined;
+        },
+        30_000,
+        'the index to be built while the server is idle',
+      );
+      assert.deepEqual([built.indexed, built.total, built.eager], [13, 13, false]);
+      assert.equal(built.diffs.full, 1, 'the first build diffs the whole catalog once');
+
+      writeFileSync(join(dir, 'skill-3/SKILL.md'), skillMd('skill-3', 'Feeds the quokka colony.'));
+      const changed = await eventually(
+        async () => {
+          const state = await searchState(server.url);
+          return state.ready && state.diffs.delta + state.diffs.full > 1 ? state : undefined;
+        },
+        30_000,
+        'the change to be indexed',
+      );
+      assert.equal(changed.diffs.full, 1, 'no second walk of the whole catalog');
+      assert.equal(changed.diffs.delta, 1);
+      const client = await connectHttp(server.url, 'modern');
+      try {
+        assert.deepEqual(names(await search(client, 'quokka colony')), ['skill-3']);
+      } finally {
+        await client.close();
+      }
+    } finally {
       await server.stop();
     }
   });
