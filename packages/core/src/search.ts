@@ -299,6 +299,11 @@ interface Analysis {
 class Analyzer {
   private readonly cache = new Map<string, Analysis>();
 
+  /** Forgets every analysis (their term ids are renumbered by a merge; the cache is rebuilt by the next documents). */
+  clear(): void {
+    this.cache.clear();
+  }
+
   /** `remember`: false for query words, so that a stream of queries cannot fill the cache with one-off words. */
   analyze(word: string, remember = true): Analysis {
     let analysis = this.cache.get(word);
@@ -527,12 +532,13 @@ const MIN_MERGE_ROWS = 65_536;
 export class SkillSearchIndex {
   private readonly analyzer = new Analyzer();
   private readonly related: ((word: string) => RelatedWord[]) | undefined;
-  private readonly situations: WordMap | undefined;
+  /** null: the shipped map, parsed on the first query (not at construction: a server builds its index at start). */
+  private situations: WordMap | undefined | null;
   private readonly counter: TermCounter;
   // Terms.
   private readonly vocabulary = new Map<string, number>();
   private readonly terms: string[] = [];
-  private readonly df = new IntList();
+  private df = new IntList();
   /** Term ids by their first 4 characters (terms of 5+ characters), for the prefix step. */
   private readonly byPrefix = new Map<string, number[]>();
   /**
@@ -547,7 +553,8 @@ export class SkillSearchIndex {
   private names: string[] = [];
   private lengths = [new IntList(), new IntList(), new IntList(), new IntList()];
   private alive = new Uint8Array(16);
-  private forward: Array<Int32Array | undefined> = [];
+  /** Per slot, the document's distinct term ids, ascending, gap-encoded as varints (encodeIds): 1-2 bytes a term. */
+  private forward: Array<Uint8Array | undefined> = [];
   private descriptions: Array<Int32Array | undefined> = [];
   private readonly totals = [0, 0, 0, 0];
   private live = 0;
@@ -576,7 +583,7 @@ export class SkillSearchIndex {
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
-    this.situations = options.situations === false ? undefined : (options.situations ?? WordMap.bundled(searchTerms));
+    this.situations = options.situations === false ? undefined : (options.situations ?? null);
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -604,7 +611,7 @@ export class SkillSearchIndex {
     const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
     if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
     lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
-    const touched = Int32Array.from(counter.touched);
+    const touched = counter.touched;
     for (const term of touched) {
       const packed = counter.take(term);
       this.df.data[term]!++;
@@ -626,7 +633,7 @@ export class SkillSearchIndex {
       this.alive = bigger;
     }
     this.alive[slot] = 1;
-    this.forward.push(touched);
+    this.forward.push(encodeIds(touched));
     this.descriptions.push(description.toArray());
     this.live++;
     const key = nameKey(name);
@@ -644,9 +651,9 @@ export class SkillSearchIndex {
   remove(id: string, mergeWhenDue = true): boolean {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
-    const terms = this.forward[slot]!;
-    for (const term of terms) this.df.data[term]!--;
-    if (slot < this.baseSlots) this.deadRows += terms.length;
+    const df = this.df.data;
+    const terms = forEachId(this.forward[slot]!, (term) => df[term]!--);
+    if (slot < this.baseSlots) this.deadRows += terms;
     this.slots.delete(id);
     this.alive[slot] = 0;
     this.forward[slot] = undefined;
@@ -682,6 +689,9 @@ export class SkillSearchIndex {
   /**
    * Rebuilds the compact posting lists from the compact and recent ones, dropping removed documents and
    * renumbering slots (kept in order, so each list stays ascending: compact postings first, then recent ones).
+   * Terms no live document holds any more are dropped from the vocabulary and the other terms renumbered (in
+   * order), so words of removed skills do not stay until a restart; the analyses cache is emptied (its term ids
+   * are stale, and clearing it at each merge bounds it).
    */
   private merge(): void {
     const slotCount = this.ids.length;
@@ -689,20 +699,28 @@ export class SkillSearchIndex {
     let next = 0;
     for (let slot = 0; slot < slotCount; slot++) renumber[slot] = this.alive[slot] === 1 ? next++ : -1;
     const termCount = this.terms.length;
-    const offsets = new Int32Array(termCount + 1);
+    const df = this.df.data;
+    // Terms kept (held by a live document), renumbered in order: relative order, hence sorted lists, survive.
+    const termMap = new Int32Array(termCount);
+    let kept = 0;
+    for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
+    const offsets = new Int32Array(kept + 1);
     const baseTerms = this.baseOffsets.length - 1;
     for (let term = 0; term < termCount; term++) {
+      const to = termMap[term]!;
+      if (to < 0) continue;
       let rows = 0;
       if (term < baseTerms)
         for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
       const recent = this.tail[term];
       if (recent !== undefined) for (let at = 0; at < recent.length; at += 2) if (this.alive[recent[at]!] === 1) rows++;
-      offsets[term + 1] = offsets[term]! + rows;
+      offsets[to + 1] = offsets[to]! + rows;
     }
-    const docs = new Int32Array(offsets[termCount]!);
-    const counts = new Uint32Array(offsets[termCount]!);
+    const docs = new Int32Array(offsets[kept]!);
+    const counts = new Uint32Array(offsets[kept]!);
     for (let term = 0; term < termCount; term++) {
-      let to = offsets[term]!;
+      if (termMap[term]! < 0) continue;
+      let to = offsets[termMap[term]!]!;
       if (term < baseTerms) {
         for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
           const slot = this.baseDocs[at]!;
@@ -733,6 +751,26 @@ export class SkillSearchIndex {
     this.names = keep(this.names);
     this.forward = keep(this.forward);
     this.descriptions = keep(this.descriptions);
+    if (kept < termCount) {
+      this.forward = this.forward.map((ids) => {
+        const mapped: number[] = [];
+        forEachId(ids!, (term) => mapped.push(termMap[term]!));
+        return encodeIds(mapped);
+      });
+      this.descriptions = this.descriptions.map((sequence) => sequence!.map((term) => termMap[term]!));
+      const terms = this.terms.filter((_, term) => termMap[term]! >= 0);
+      const dfs = new IntList(kept);
+      for (let term = 0; term < termCount; term++) if (termMap[term]! >= 0) dfs.push(df[term]!);
+      this.terms.length = 0;
+      this.vocabulary.clear();
+      this.byPrefix.clear();
+      this.byFirst.clear();
+      this.bySecond.clear();
+      this.df = new IntList(kept);
+      for (const term of terms) this.idOf(term);
+      this.df = dfs;
+    }
+    this.analyzer.clear();
     this.lengths = this.lengths.map((list) => {
       const kept = new IntList(next);
       for (let slot = 0; slot < slotCount; slot++) if (renumber[slot]! >= 0) kept.push(list.data[slot]!);
@@ -750,6 +788,22 @@ export class SkillSearchIndex {
     this.sortedNameDocs = this.sortedNameDocs.map((slot) => renumber[slot]!);
     this.scratch = undefined;
     this.epoch++;
+  }
+
+  /**
+   * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
+   * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
+   * its compact form rather than the growable one. Costs a pass over the postings.
+   */
+  compact(): void {
+    let deadTerms = false;
+    for (let term = 0; term < this.terms.length && !deadTerms; term++) deadTerms = this.df.data[term] === 0;
+    if (this.tailRows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+  }
+
+  /** Terms in the vocabulary (every one held by a live document right after a merge). */
+  get vocabularySize(): number {
+    return this.terms.length;
   }
 
   private idOf(term: string): number {
@@ -996,6 +1050,7 @@ export class SkillSearchIndex {
       }
       previous = byParts ? undefined : folded;
     });
+    if (this.situations === null) this.situations = WordMap.bundled(searchTerms);
     if (this.situations !== undefined) {
       const mapped = this.situations.expand(sequence);
       sequence.forEach((stem, at) => {
@@ -1192,4 +1247,42 @@ function lowerBound(sorted: readonly string[], value: string): number {
     else high = middle;
   }
   return low;
+}
+
+/** Distinct term ids, ascending, as varint gaps (7 bits a byte, high bit: more follows): 1-2 bytes a term. */
+function encodeIds(ids: ArrayLike<number>): Uint8Array {
+  const sorted = Int32Array.from(ids).sort();
+  const bytes = new Uint8Array(sorted.length * 5);
+  let length = 0;
+  let previous = 0;
+  for (const id of sorted) {
+    let gap = id - previous;
+    previous = id;
+    while (gap >= 0x80) {
+      bytes[length++] = (gap & 0x7f) | 0x80;
+      gap >>>= 7;
+    }
+    bytes[length++] = gap;
+  }
+  return bytes.slice(0, length);
+}
+
+/** Calls `visit` with each id of `encodeIds` bytes, ascending; returns how many there were. */
+function forEachId(bytes: Uint8Array, visit: (id: number) => void): number {
+  let id = 0;
+  let count = 0;
+  for (let at = 0; at < bytes.length; ) {
+    let gap = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = bytes[at++]!;
+      gap |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte >= 0x80);
+    id += gap;
+    visit(id);
+    count++;
+  }
+  return count;
 }

@@ -312,6 +312,7 @@ async function serve(
         ...(embeddings !== undefined ? { embeddings } : {}),
       },
       prompts: options.prompts,
+      ...searchIdle(),
       index: options.index,
       indexArchives: options.indexArchives,
       templates,
@@ -463,4 +464,14 @@ function toolSet(tools: string | string[]): { mode: 'none' | 'core' | 'full'; as
 function fastPathTokens(value: boolean | number | undefined, max: number): number {
   if (value === true) return max;
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+/**
+ * SKILLPORT_SEARCH_IDLE_MS: the quiet (ms) the server waits for before building its search index in the background,
+ * until the first search (default 250; ADR 0151). For tests and tuning; not a command-line option.
+ */
+function searchIdle(): { searchIdleMs?: number } {
+  const text = process.env['SKILLPORT_SEARCH_IDLE_MS'];
+  const value = text === undefined || text === '' ? Number.NaN : Number(text);
+  return Number.isFinite(value) && value >= 0 ? { searchIdleMs: value } : {};
 }
