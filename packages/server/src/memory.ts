@@ -108,7 +108,7 @@ export class IdlePolicy {
 }
 
 /** A few bytes allocated before an idle collection (see below). */
-let scratch: unknown;
+const scratch: { bytes?: unknown } = {};
 
 /**
  * Runs the IdlePolicy every `windowMs` on this process's event-loop utilisation and heap, collecting garbage when
@@ -130,9 +130,9 @@ export function startIdleCollector(
     // V8 shrinks the young generation only when the allocation rate it measures between collections is low but not
     // zero: an idle process that allocated nothing since the last collection would keep it for ever. A few bytes
     // make the rate measurable.
-    scratch = new Array(64).fill(0);
+    scratch.bytes = new Array(64).fill(0);
     collectGarbage();
-    scratch = undefined;
+    scratch.bytes = undefined;
     const ms = performance.now() - started;
     const after = getHeapStatistics();
     const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
