@@ -540,7 +540,8 @@ const MIN_MERGE_ROWS = 65_536;
 export class SkillSearchIndex {
   private readonly analyzer = new Analyzer();
   private readonly related: ((word: string) => RelatedWord[]) | undefined;
-  private readonly situations: WordMap | undefined;
+  /** null: the shipped map, parsed on the first query (not at construction: a server builds its index at start). */
+  private situations: WordMap | undefined | null;
   private readonly counter: TermCounter;
   // Terms.
   private readonly vocabulary = new Map<string, number>();
@@ -592,7 +593,7 @@ export class SkillSearchIndex {
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
-    this.situations = options.situations === false ? undefined : (options.situations ?? WordMap.bundled(searchTerms));
+    this.situations = options.situations === false ? undefined : (options.situations ?? null);
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -1098,6 +1099,7 @@ export class SkillSearchIndex {
       }
       previous = byParts ? undefined : folded;
     });
+    if (this.situations === null) this.situations = WordMap.bundled(searchTerms);
     if (this.situations !== undefined) {
       const mapped = this.situations.expand(sequence);
       sequence.forEach((stem, at) => {
