@@ -41,6 +41,10 @@ if (out) {
       v8Malloced: mib(heap.malloced_memory),
       // What is resident outside V8's heap: the malloc arenas (external buffers among them), code, stacks.
       outsideHeap: mib(usage.rss - heap.total_physical_size),
+      // Each V8 space: committed and used MiB (the young generation is new_space).
+      spaces: Object.fromEntries(
+        v8.getHeapSpaceStatistics().map((space) => [space.space_name, [mib(space.space_size), mib(space.space_used_size)]]),
+      ),
     };
   };
   let count = 0;

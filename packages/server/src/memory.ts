@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
@@ -29,7 +29,8 @@ export function collectGarbage(): void {
  * allocates short-lived answers rarely makes. So: a full collection once the process has been busy and then idle
  * for a few windows in a row (6 s by default), and only when the heap holds enough unused pages to be worth it.
  * Collections are spaced by their own cost (at most `maxShare` of the time), so a big heap (a 100,000-skill
- * catalog) is not collected every few seconds under bursty traffic. An idle process is never collected twice.
+ * catalog) is not collected every few seconds under bursty traffic. Once it has given back what it could, an
+ * idle process is not collected again until it has been busy.
  */
 export class IdlePolicy {
   /** Busy since the last collection: there is something to give back. */
@@ -40,6 +41,8 @@ export class IdlePolicy {
   #lastCostMs = 0;
   /** The heap's total size after the last collection: growth since then is what a collection may give back. */
   #baseTotal = 0;
+  /** Collections in a row that left the young generation big. */
+  #retries = 0;
 
   constructor(
     /** A window whose event loop was busier than this (a fraction of its time) is a busy one. */
@@ -55,6 +58,12 @@ export class IdlePolicy {
     readonly maxShare = 0.02,
     /** Idle windows in a row before collecting: a pause between two requests is not the end of a spell. */
     readonly idleWindows = 3,
+    /**
+     * V8 gives the young generation's pages back in a collection only when it judges the allocation rate low, from
+     * samples it takes at collections: one soon after a load may free the garbage and keep 32 MiB of empty young
+     * generation. While it stays bigger than `minSlackBytes`, the next idle window collects again, this many times.
+     */
+    readonly retries = 4,
   ) {}
 
   /**
@@ -80,14 +89,26 @@ export class IdlePolicy {
     return now - this.#lastAt >= this.#lastCostMs / this.maxShare;
   }
 
-  /** A collection was made at `now`, took `costMs`, and left the heap `total` bytes big. */
-  collected(now: number, costMs: number, total: number): void {
-    this.#dirty = false;
+  /**
+   * A collection was made at `now`, took `costMs`, and left the heap `total` bytes big, `young` of them the young
+   * generation's (new space).
+   */
+  collected(now: number, costMs: number, total: number, young = 0): void {
     this.#lastAt = now;
     this.#lastCostMs = costMs;
     this.#baseTotal = total;
+    if (young > this.minSlackBytes && this.#retries < this.retries) {
+      this.#retries++;
+      this.#idle = this.idleWindows - 1; // again at the next idle window
+      return;
+    }
+    this.#retries = 0;
+    this.#dirty = false;
   }
 }
+
+/** A few bytes allocated before an idle collection (see below). */
+const scratch: { bytes?: unknown } = {};
 
 /**
  * Runs the IdlePolicy every `windowMs` on this process's event-loop utilisation and heap, collecting garbage when
@@ -106,14 +127,16 @@ export function startIdleCollector(
     const heap = getHeapStatistics();
     if (!policy.windowEnded(window.utilization, { total: heap.total_heap_size, used: heap.used_heap_size }, performance.now())) return;
     const started = performance.now();
-    // Twice: the first collection finds the garbage, but V8 keeps the young generation's pages through it (it judges
-    // the allocation rate from samples taken during the load); the second, with nothing allocated in between, gives
-    // them back (measured on a server after 1000 slow connections: heap 62 MiB after one, 28 MiB after two).
+    // V8 shrinks the young generation only when the allocation rate it measures between collections is low but not
+    // zero: an idle process that allocated nothing since the last collection would keep it for ever. A few bytes
+    // make the rate measurable.
+    scratch.bytes = new Array(64).fill(0);
     collectGarbage();
-    collectGarbage();
+    scratch.bytes = undefined;
     const ms = performance.now() - started;
     const after = getHeapStatistics();
-    policy.collected(performance.now(), ms, after.total_heap_size);
+    const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+    policy.collected(performance.now(), ms, after.total_heap_size, young);
     // The collection itself made this window look busy: measure the next one from here.
     last = performance.eventLoopUtilization();
     options.onCollect?.({ heapUsed: after.used_heap_size, heapTotal: after.total_heap_size, ms });

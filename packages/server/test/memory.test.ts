@@ -51,6 +51,21 @@ describe('IdlePolicy: one collection when a busy spell is followed by idle windo
     assert.deepEqual(feed(small, clock, [0, 0, 0]), [false, false, false], 'that spell is over: it takes another busy window');
   });
 
+  test('a collection that leaves the young generation big is made again at the next idle window, a few times at most', () => {
+    const policy = new IdlePolicy();
+    const clock = { now: 0 };
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0]), [false, false, false, true]);
+    for (let retry = 0; retry < policy.retries; retry++) {
+      policy.collected(clock.now, 10, 64 * MiB, 32 * MiB); // V8 kept 32 MiB of empty young generation
+      assert.deepEqual(feed(policy, clock, [0]), [true], `retry ${retry + 1}`);
+    }
+    policy.collected(clock.now, 10, 64 * MiB, 32 * MiB);
+    assert.deepEqual(feed(policy, clock, [0, 0, 0, 0]), [false, false, false, false], 'given up until the next busy spell');
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0]), [false, false, false, true]);
+    policy.collected(clock.now, 10, 32 * MiB, 1 * MiB);
+    assert.deepEqual(feed(policy, clock, [0, 0, 0, 0]), [false, false, false, false], 'given back: done');
+  });
+
   test('collections are spaced by their cost (at most 2 % of the time)', () => {
     const policy = new IdlePolicy();
     const clock = { now: 0 };
