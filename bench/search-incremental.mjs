@@ -91,7 +91,12 @@ async function child(dir, rounds) {
   const memory = process.memoryUsage();
   // The index alone: the heap and array buffers it added (the build starts after 250 ms of quiet, so the figures
   // before it are taken with nothing indexed).
-  const rss = { before: rssBefore, after: memory.rss, heapAfter: memory.heapUsed, indexBytes: memory.heapUsed - heapBefore + memory.arrayBuffers - buffersBefore };
+  const rss = {
+    before: rssBefore,
+    after: memory.rss,
+    heapAfter: memory.heapUsed,
+    indexBytes: memory.heapUsed - heapBefore + memory.arrayBuffers - buffersBefore,
+  };
   say(`first index: ${build.wallMs.toFixed(0)} ms`);
 
   const queries = [];
