@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { discoverSkills, inspectSkillArchive, inspectSkillFolder } from '../packages/core/dist/src/index.js';
-import { makeOverlappingZipBomb, makeTarGz, makeZip } from '../packages/core/dist/test/archive-builders.js';
+import { makeOverlappingZipBomb, makeTarGz, makeZip } from '../packages/test-kit/dist/src/archive-builders.js';
 import { options } from './args.mjs';
 
 const repo = resolve(import.meta.dirname, '..');

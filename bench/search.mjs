@@ -9,7 +9,8 @@
 // Baseline (bench/bm25f-baseline.mjs): a plain BM25F over name, description and the whole body with light stemming.
 // bench/blind/queries-holdout.json is refused here: it is scored once, aggregate only, by bench/blind/score.mjs.
 // Usage: npm run build --silent && node bench/search.mjs [--corpus DIR] [--queries FILE] [--json] [--baseline-misses]
-//        [--quick] (no 10,000-document catalog)
+//        [--quick] (no 10,000-document catalog) [--aggregates] (figures only: no query text, no misses, in text and
+//        JSON; for someone tuning who must not read the sets)
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { SkillSearchIndex } from '../packages/core/dist/src/index.js';
@@ -24,6 +25,7 @@ const option = (name, fallback) => flags.value(name, fallback);
 const corpus = resolve(option('corpus', join(repo, '../shared/corpus/skills')));
 const asJson = args.includes('--json');
 const quick = args.includes('--quick');
+const aggregatesOnly = args.includes('--aggregates');
 const setFiles =
   option('queries') !== undefined ? [option('queries')] : ['bench/search-queries.json', 'bench/search-queries-heldout.json', 'bench/blind/queries-dev.json'];
 const sets = setFiles.map((file) => {
@@ -164,7 +166,12 @@ const timing = (built, latencies, large) => ({
 const report = {
   corpus: { skills: docs.length, indexedFromRawFrontmatter: lenient },
   machineReferenceMs: referenceMs,
-  sets: sets.map(({ file, queries, engine: ours, baseline: theirs }) => ({ file, queries: queries.length, engine: ours, baseline: theirs })),
+  sets: sets.map(({ file, queries, engine: ours, baseline: theirs }) => ({
+    file,
+    queries: queries.length,
+    engine: aggregatesOnly ? { ...ours, misses: ours.misses.length } : ours,
+    baseline: aggregatesOnly ? { ...theirs, misses: theirs.misses.length } : theirs,
+  })),
   engine: timing(engine, engineLatency, engineLarge),
   baseline: timing(baseline, baselineLatency, baselineLarge),
 };
@@ -210,7 +217,7 @@ if (asJson) {
   console.log(line(['', 'SkillSearchIndex', 'BM25F baseline', 'ratio']));
   for (const row of rows) console.log(line(row));
   console.log(`(machine reference: 1,000,000 string-keyed Map set + get took ${ms(referenceMs)})`);
-  for (const set of sets) {
+  for (const set of aggregatesOnly ? [] : sets) {
     for (const [label, result] of [
       ['SkillSearchIndex', set.engine],
       ['baseline', set.baseline],
@@ -225,5 +232,5 @@ if (asJson) {
       }
     }
   }
-  if (!args.includes('--baseline-misses')) console.log('\n(baseline misses: run with --baseline-misses)');
+  if (!aggregatesOnly && !args.includes('--baseline-misses')) console.log('\n(baseline misses: run with --baseline-misses)');
 }

@@ -14,8 +14,11 @@
 //   e. hostile HTTP: huge and streamed bodies, deep JSON, 1 MB URIs, huge batches, bad UTF-8, wrong content types,
 //      HTTP/1.0, bad Host/Origin: each a 4xx with one line, never a 5xx or a crash; slowloris against other
 //      clients' p99.
-//   f. memory: each phase's server RSS after warm-up, at its peak, and after the phase.
-// Usage: node bench/soak.mjs [--short] [--clients 64] [--duration 30] [--kills 10] [--phases abcde] [--seed 1] [--json]
+//   memory, in each phase but c: the server's RSS before and after the phase, each after --settle seconds without
+//      load, with what holds it (live heap after a forced collection, V8's heap pages, memory outside V8's heap),
+//      from a probe preloaded into the server (soak/memprobe.cjs; docs/reliability.md "Memory").
+// Usage: node bench/soak.mjs [--short] [--clients 64] [--duration 30] [--kills 10] [--phases abcde] [--seed 1]
+//        [--settle 12] [--json]
 // --short: the npm test version (packages/cli/test/soak.test.ts runs it and asserts its counters, never timings).
 import { phaseChurn } from './soak/phase-churn.mjs';
 import { phaseCrash } from './soak/phase-crash.mjs';
@@ -38,6 +41,8 @@ const config = {
   intervalMs: Number(flags.value('interval', '200')),
   seed: Number(flags.value('seed', String(Date.now() % 100000))),
   phases: flags.value('phases', short ? 'abce' : 'abcde'),
+  // Seconds without load before each memory figure: the servers' idle collector acts after 6-8 s of quiet.
+  settleMs: Number(flags.value('settle', short ? '3' : '12')) * 1000,
 };
 const rng = seeded(config.seed);
 const started = performance.now();

@@ -52,6 +52,13 @@ for (const pkg of readdirSync(join(root, 'packages'))) {
   const dir = join(root, 'packages', pkg, 'dist', 'test');
   if (existsSync(dir)) walk(dir);
 }
+// tsc never deletes outputs: a test moved to another package (or deleted) leaves its old .test.js behind in a checkout
+// built before the move. Only compiled tests whose TypeScript source still exists run.
+const live = (file) => {
+  const [pkgDir, rel] = file.split(`${join('dist', 'test')}/`);
+  return existsSync(join(pkgDir, 'test', rel.replace(/\.js$/, '.ts')));
+};
+files.splice(0, files.length, ...files.filter(live));
 const filter = process.argv.slice(2);
 const selected = filter.length > 0 ? files.filter((file) => filter.some((part) => file.includes(part))) : files;
 if (selected.length === 0) {

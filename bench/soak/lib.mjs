@@ -2,7 +2,8 @@
 // sends them (both protocol eras), listings, RSS from /proc, percentiles.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Agent, request } from 'node:http';
 import { join, resolve } from 'node:path';
 
@@ -32,10 +33,14 @@ export function seeded(seed) {
 export async function startServe(args, { env = {}, cacheDir } = {}) {
   const cacheArgs = cacheDir ? ['--cache-dir', cacheDir] : ['--no-cache'];
   const started = performance.now();
-  const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', ...cacheArgs, ...args], {
+  // The memory probe (memprobe.cjs): idle until asked, it reports the heap as is and after a full collection.
+  const probeDir = mkdtempSync(join(tmpdir(), 'skillport-soak-probe-'));
+  const probeFile = join(probeDir, 'probe.jsonl');
+  const proc = spawn(process.execPath, ['--require', join(import.meta.dirname, 'memprobe.cjs'), cli, 'serve', '--http', '--port', '0', ...cacheArgs, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', SKILLPORT_PUBLISH_TOKEN: TOKEN, ...env },
+    env: { ...process.env, NO_COLOR: '1', SKILLPORT_PUBLISH_TOKEN: TOKEN, SKILLPORT_MEMPROBE: probeFile, ...env },
   });
+  proc.on('exit', () => rmSync(probeDir, { recursive: true, force: true }));
   let stderr = '';
   const url = await new Promise((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`server did not start in 120 s:\n${stderr}`)), 120_000);
@@ -65,6 +70,7 @@ export async function startServe(args, { env = {}, cacheDir } = {}) {
     stop: () => end(proc, 'SIGTERM', server),
     kill: () => end(proc, 'SIGKILL', server),
     rss: () => rss(proc.pid),
+    probe: () => probe(proc, probeFile),
   };
   proc.on('exit', () => {
     if (!server.expected) server.crashed = true;
@@ -90,6 +96,46 @@ export function rss(pid) {
   } catch {
     return { rss: 0, peak: 0 };
   }
+}
+
+/**
+ * Asks the server's memory probe for its figures: {asIs, afterGc} (MiB: rss, heapTotal, heapUsed, external,
+ * arrayBuffers, outsideHeap, ...). The collection it forces changes what comes after: take RSS first.
+ */
+export async function probe(proc, file) {
+  const lines = () => {
+    try {
+      return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  const seen = lines().length;
+  if (proc.exitCode !== null || proc.signalCode !== null) return undefined;
+  proc.kill('SIGUSR2');
+  const line = await until(() => lines()[seen], 60_000, 20);
+  return line === undefined ? undefined : JSON.parse(line);
+}
+
+/**
+ * A server's memory once it has been left alone for `settleMs` (its idle collector gives back what the peak took:
+ * docs/reliability.md "Memory"). `rss` is what the process holds as it is, what an operator sees; then the probe:
+ * `liveHeap` is V8's used heap after a forced full collection (objects still reachable: a leak or a cache shows
+ * here), `heapTotal` the heap pages V8 kept, `outsideHeap` what is resident outside V8's heap (malloc arenas,
+ * buffers, code, stacks). Taken in that order: the forced collection changes what comes after.
+ */
+export async function settledMemory(server, settleMs) {
+  await sleep(settleMs);
+  const resident = server.rss();
+  const probed = await server.probe();
+  return {
+    rss: resident.rss,
+    peak: resident.peak,
+    heapTotal: probed?.asIs.heapTotal,
+    liveHeap: probed?.afterGc.heapUsed,
+    outsideHeap: probed?.afterGc.outsideHeap,
+    rssAfterGc: probed?.afterGc.rss,
+  };
 }
 
 const agents = new Map();

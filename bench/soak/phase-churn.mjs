@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTree, registryChurn } from './churn.mjs';
-import { difference, fingerprint, listing, log, sleep, startServe } from './lib.mjs';
+import { difference, fingerprint, listing, log, settledMemory, sleep, startServe } from './lib.mjs';
 import { addStats, startReaders } from './readers.mjs';
 import { memory, summarise } from './report.mjs';
 
@@ -12,12 +12,19 @@ export async function phaseChurn(config, rng) {
   const data = mkdtempSync(join(tmpdir(), 'skillport-soak-data-'));
   const server = await startServe([tree.root, '--data', data]);
   try {
-    // Warm-up without churn: the memory baseline is taken once the heap has seen this load.
-    const warm = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
+    // Warm-up: the same kinds of work as the phase, briefly (readers, folder changes, publishes), so that what
+    // any first use costs (compiled code, SQLite's page cache, modules loaded on demand) is in the baseline and
+    // not counted as what the phase left behind. Its reads are verified like the phase's.
+    const started = server.rss();
+    const warmRegistry = registryChurn(server.base, rng, 'warm');
+    const warm = startReaders(server.url, { clients: config.clients, rng, known: (uri) => tree.known(uri) ?? warmRegistry.known(uri) });
+    tree.start(config.intervalMs);
+    warmRegistry.start(config.intervalMs);
     await sleep(Math.min(5000, config.duration / 3));
-    await warm.stop();
-    await sleep(500);
-    const before = server.rss();
+    tree.stop();
+    await warmRegistry.stop();
+    const warmStats = await warm.stop();
+    const before = await settledMemory(server, config.settleMs);
 
     log(`churn: ${config.clients} readers, a change every ${config.intervalMs} ms in the tree and in the registry, ${config.duration / 1000} s`);
     const registry = registryChurn(server.base, rng);
@@ -28,7 +35,7 @@ export async function phaseChurn(config, rng) {
     await sleep(config.duration);
     tree.stop();
     await registry.stop();
-    const stats = await readers.stop();
+    const stats = addStats(await readers.stop(), warmStats);
     const quietAt = performance.now();
 
     // No reader from here on: the listing must converge on the disk by itself.
@@ -46,17 +53,10 @@ export async function phaseChurn(config, rng) {
     let convergedAt;
     for (let i = samples.length - 1; i >= 0 && samples[i].print === target; i--) convergedAt = samples[i].at;
     const converged = fingerprint(finalLive) === target && convergedAt !== undefined;
-    // The same warm-up load again: memory is compared in the same state, so growth is what the phase left behind.
-    const settle = async () => {
-      const again = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
-      await sleep(Math.min(5000, config.duration / 3));
-      addStats(stats, await again.stop());
-      await sleep(500);
-      return server.rss();
-    };
-    const after = await settle();
-    // A second, shorter round of churn: RSS that grows again round after round would be a leak; RSS that stays
-    // where the first round left it is a heap sized for the peak.
+    // The listing checks above and the fresh scan are light; then the same settle as before the phase.
+    const after = await settledMemory(server, config.settleMs);
+    // A second, shorter round of churn: memory that grows again round after round would be a leak; memory that
+    // stays where the first round left it is not.
     const second = startReaders(server.url, { clients: config.clients, rng, known: tree.known });
     const registry2 = registryChurn(server.base, rng, 'reg2');
     tree.start(config.intervalMs);
@@ -65,8 +65,7 @@ export async function phaseChurn(config, rng) {
     tree.stop();
     await registry2.stop();
     addStats(stats, await second.stop());
-    await sleep(2000);
-    const afterSecond = await settle();
+    const afterSecond = await settledMemory(server, config.settleMs);
     const result = {
       reads: summarise(stats),
       churn: { ...tree.counts, registry: registry.counts, acknowledgedPublishes: registry.acknowledged.length },
@@ -79,8 +78,10 @@ export async function phaseChurn(config, rng) {
       crashed: server.crashed,
       memory: {
         ...memory(before, after),
+        atStartMiB: Math.round(started.rss),
         afterSecondRoundMiB: Math.round(afterSecond.rss),
         secondRoundRatio: Number((afterSecond.rss / after.rss).toFixed(2)),
+        secondRoundLiveHeapMiB: afterSecond.liveHeap,
       },
     };
     log(`   ${stats.reads} reads, ${stats.mismatches} mismatches, ${stats.status5xx} 5xx; converged ${converged} in ${result.convergence.ms} ms`);

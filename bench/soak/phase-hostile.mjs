@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTree } from './churn.mjs';
-import { log, percentile, sleep, startServe } from './lib.mjs';
+import { log, percentile, settledMemory, sleep, startServe } from './lib.mjs';
 import { startReaders } from './readers.mjs';
 import { memory, summarise } from './report.mjs';
 
@@ -218,9 +218,9 @@ export async function phaseHostile(config, rng) {
     const warm = startReaders(server.url, { clients: 8, rng });
     await sleep(2000);
     await warm.stop();
-    const before = server.rss();
+    const before = await settledMemory(server, config.settleMs);
     const results = [];
-    // Three rounds of every case, RSS after each (under the same read load): growth round after round would be a leak.
+    // Three rounds of every case, memory after each (after the same settle): growth round after round would be a leak.
     const rounds = [];
     for (let round = 0; round < 3; round++) {
       for (const [name, run] of cases(port)) {
@@ -229,19 +229,14 @@ export async function phaseHostile(config, rng) {
         results.push(judge(name, answer));
         if (!results.at(-1).ok) log(`   NOT OK: ${JSON.stringify(results.at(-1))}`);
       }
-      const settle = startReaders(server.url, { clients: 8, rng });
-      await sleep(2000);
-      await settle.stop();
-      await sleep(500);
-      rounds.push(Math.round(server.rss().rss));
+      rounds.push(await settledMemory(server, config.settleMs));
     }
     // Baseline and slowloris, measured back to back with the same readers.
     const base = await slowloris(server, config, rng, 0);
     const slow = config.short ? 200 : 1000;
     const under = await slowloris(server, config, rng, slow);
     const alive = (await fetch(`${server.base}/healthz`).catch(() => undefined))?.status === 200;
-    await sleep(1000);
-    const after = server.rss();
+    const after = await settledMemory(server, config.settleMs);
     const p99 = (stats) => percentile(stats.latencies, 99);
     const result = {
       requests: results.length,
@@ -256,7 +251,13 @@ export async function phaseHostile(config, rng) {
       },
       aliveAfter: alive,
       crashed: server.crashed,
-      memory: { ...memory(before, after), afterEachRoundOfCasesMiB: rounds },
+      memory: {
+        ...memory(before, after),
+        afterEachRoundOfCasesMiB: rounds.map((m) => Math.round(m.rss)),
+        liveHeapEachRoundMiB: rounds.map((m) => m.liveHeap),
+        // Slowloris alone: from after the last round of cases to after the slow connections are gone.
+        slowloris: memory(rounds.at(-1), after),
+      },
     };
     log(`   ${result.refusedClearly}/${results.length} refused with one clear line, ${result.status5xx} 5xx; slowloris p99 ratio ${result.slowloris.p99Ratio}`);
     return result;

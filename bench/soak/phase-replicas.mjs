@@ -5,7 +5,7 @@
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { publishTo } from './churn.mjs';
-import { log, repo, rpc, sleep, startServe, until } from './lib.mjs';
+import { log, repo, rpc, settledMemory, sleep, startServe, until } from './lib.mjs';
 import { addStats, newStats, startReaders } from './readers.mjs';
 import { memory, summarise } from './report.mjs';
 
@@ -62,8 +62,11 @@ export async function phaseReplicas(config, rng) {
       const published = await publishTo(a.base, `rep-${i % 3}`, `1.0.${i}`);
       if (published.status !== 201) throw new Error(`publish for the replica phase: ${published.status}`);
     }
-    await sleep(1000);
-    const before = a.rss();
+    // Warm-up: readers on A, as in the phase, so first-use costs are in the baseline.
+    const warm = startReaders(a.url, { clients: 4, rng });
+    await sleep(2000);
+    const warmStats = await warm.stop();
+    const before = await settledMemory(a, config.settleMs);
 
     // 1. B killed under load; A and C must keep answering.
     const clients = Math.max(4, Math.floor(config.clients / 2));
@@ -80,7 +83,7 @@ export async function phaseReplicas(config, rng) {
       30_000,
     );
     await sleep(1000);
-    const stats = addStats(addStats(newStats(), await onA.stop()), await onC.stop());
+    const stats = addStats(addStats(addStats(newStats(), warmStats), await onA.stop()), await onC.stop());
     log(`   replica killed: ${stats.reads} reads on the others, ${stats.transport + stats.status5xx} failed, ${stats.mismatches} mismatches`);
 
     // 2. C cut from the database: publishes through A; C must serve them after it is reconnected.
@@ -114,8 +117,7 @@ export async function phaseReplicas(config, rng) {
     log(
       `   replica cut for ${((restoredAt - cutAt) / 1000).toFixed(1)} s: caught up ${caughtUp === undefined ? 'NEVER' : `${Math.round(caughtUp)} ms`} after it returned`,
     );
-    await sleep(1000);
-    const after = a.rss();
+    const after = await settledMemory(a, config.settleMs);
     return {
       reads: summarise(stats),
       killed: { restartMs: Math.round(restartMs), servedAgain: servedAgain === true, othersFailed: stats.transport + stats.status5xx },

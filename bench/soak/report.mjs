@@ -6,13 +6,29 @@ export function summarise(stats) {
   return { ...counters, p50Ms: Number(percentile(latencies, 50).toFixed(1)), p99Ms: Number(percentile(latencies, 99).toFixed(1)), samples };
 }
 
-/** RSS before a phase (after its warm-up), the process's peak, and after it (MiB); `ratio` after / before. */
+/** The 10 % target of issue 17: RSS after the phase (and the settle) at most this much of RSS before it. */
+export const MEMORY_TARGET = 1.1;
+
+/**
+ * Memory before and after a phase, each measured by `settledMemory` (MiB): RSS as the process holds it, its ratio
+ * (the target), the peak, and the probe's breakdown (live heap after a forced collection, V8's heap pages, what is
+ * resident outside V8's heap) that says what holds the difference.
+ */
 export function memory(before, after) {
+  const round = (value) => (value === undefined ? null : Math.round(value * 10) / 10);
+  const ratio = (a, b) => (a && b ? Number((b / a).toFixed(2)) : null);
+  const rssRatio = ratio(before.rss, after.rss);
   return {
     beforeMiB: Math.round(before.rss),
-    peakMiB: Math.round(after.peak),
     afterMiB: Math.round(after.rss),
-    ratio: before.rss ? Number((after.rss / before.rss).toFixed(2)) : null,
+    ratio: rssRatio,
+    withinTarget: rssRatio !== null && rssRatio <= MEMORY_TARGET,
+    peakMiB: Math.round(after.peak),
+    liveHeapMiB: [round(before.liveHeap), round(after.liveHeap)],
+    liveHeapRatio: ratio(before.liveHeap, after.liveHeap),
+    heapTotalMiB: [round(before.heapTotal), round(after.heapTotal)],
+    outsideHeapMiB: [round(before.outsideHeap), round(after.outsideHeap)],
+    rssAfterGcMiB: [round(before.rssAfterGc), round(after.rssAfterGc)],
   };
 }
 
@@ -41,7 +57,7 @@ export function totals(results) {
 
 const mem = (m) =>
   m
-    ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x, peak ${m.peakMiB})${m.afterSecondRoundMiB ? `; after a second round of churn ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first)` : ''}${m.afterEachRoundOfCasesMiB ? `; after each of 3 rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB` : ''}`
+    ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x: ${m.withinTarget ? 'within' : 'NOT within'} 10 %; peak ${m.peakMiB}); live heap ${m.liveHeapMiB.join(' → ')} MiB (${m.liveHeapRatio}x), V8 heap pages ${m.heapTotalMiB.join(' → ')}, outside V8's heap ${m.outsideHeapMiB.join(' → ')}${m.afterSecondRoundMiB ? `; after a second round of churn RSS ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first), live heap ${m.secondRoundLiveHeapMiB}` : ''}${m.afterEachRoundOfCasesMiB ? `; RSS after each of ${m.afterEachRoundOfCasesMiB.length} rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB (live heap ${m.liveHeapEachRoundMiB.join(', ')})` : ''}`
     : '';
 const reads = (r) =>
   r
@@ -75,7 +91,7 @@ export function printReport(results) {
     out(
       `| a. churn: listing equal to a fresh scan | ${a.convergence.converged ? `yes, ${a.convergence.ms} ms after the churn stopped (no readers)` : `NO: ${a.convergence.difference.join('; ')}`} |`,
     );
-    out(`| a. churn: memory | ${mem(a.memory)} |`);
+    out(`| a. churn: memory | ${mem(a.memory)}; at start ${a.memory.atStartMiB} MiB, before the warm-up |`);
   }
   const b = phases.crash;
   if (b?.reads) {
@@ -83,7 +99,7 @@ export function printReport(results) {
       `| b. crash: restarts identical to a --no-cache start | ${b.identical}/${b.restarts} (${b.kills} SIGKILLs under load, then torn, garbage and one-digest-changed cache files); identical at the first listing ${b.identicalAtFirstListing}/${b.restarts}; slowest ${b.maxIdenticalMs} ms from the restart, ${b.maxIdenticalAfterStartMs} ms after its start-up line |`,
     );
     out(`| b. crash: reads | ${reads(b.reads)} |`);
-    out(`| b. crash: memory | ${mem(b.memory)} |`);
+    out(`| b. crash: memory (the last restarted process vs the first) | ${mem(b.memory)} |`);
   }
   const c = phases.registry;
   const fault = (f) =>
@@ -118,7 +134,8 @@ export function printReport(results) {
     out(
       `| e. slowloris: ${e.slowloris.slowConnections} slow connections | other clients' p99 ${e.slowloris.under.p99Ms} ms vs ${e.slowloris.baseline.p99Ms} ms without (${e.slowloris.p99Ratio}x); ${e.slowloris.under.reads} reads, ${e.slowloris.under.mismatches} mismatches |`,
     );
-    out(`| e. hostile: memory | ${mem(e.memory)} |`);
+    out(`| e. hostile: memory (cases and slowloris) | ${mem(e.memory)} |`);
+    if (e.memory.slowloris) out(`| e. slowloris alone: memory | ${mem(e.memory.slowloris)} |`);
   }
   for (const [name, phase] of Object.entries(phases)) if (phase.failed) out(`| ${name} | FAILED: ${phase.failed.split('\n')[0]} |`);
 }

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { EXAMPLES, REPO } from './helpers.js';
+import { EXAMPLES, REPO } from '@skillport/test-kit';
 
 /**
  * The agent benchmark (bench/agents, seed 003) in its small form: the five setups over the bundled examples with the

@@ -3,10 +3,10 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sha256Digest } from '@skillport/core';
-import { CLI, EXAMPLES, makeTree, runCli, skillMd, startHttp } from './helpers.js';
-import type { RunningServer } from './helpers.js';
-import { startProxy } from './proxy.js';
-import type { Proxy } from './proxy.js';
+import { CLI, EXAMPLES, makeTree, runCli, skillMd, startHttp } from '@skillport/test-kit';
+import type { RunningServer } from '@skillport/test-kit';
+import { startProxy } from '@skillport/test-kit';
+import type { Proxy } from '@skillport/test-kit';
 
 /** `skillport ls|show|cat|install` against real servers (HTTP and stdio), real folders and a tampering proxy. */
 describe('skillport ls, show, cat, install', () => {

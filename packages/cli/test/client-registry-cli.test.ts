@@ -3,10 +3,10 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createToken } from './access-helpers.js';
-import { EXAMPLES, eventually, makeTree, runCli, skillMd, startHttp } from './helpers.js';
-import type { RunningServer } from './helpers.js';
-import { publish, registryUrl, storeDir, writeRelease } from './registry-helpers.js';
+import { createToken } from '@skillport/test-kit';
+import { EXAMPLES, eventually, makeTree, runCli, skillMd, startHttp } from '@skillport/test-kit';
+import type { RunningServer } from '@skillport/test-kit';
+import { publish, registryUrl, storeDir, writeRelease } from '@skillport/test-kit';
 
 /**
  * The client commands against the project's own servers as users meet them (issue 10): a server with

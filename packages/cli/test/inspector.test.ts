@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { makeZip } from './archives.js';
-import { CLI, EXAMPLES, REPO, makeTree, skillMd, startHttp } from './helpers.js';
-import type { RunningServer } from './helpers.js';
+import { makeZip } from '@skillport/test-kit';
+import { CLI, EXAMPLES, REPO, makeTree, skillMd, startHttp } from '@skillport/test-kit';
+import type { RunningServer } from '@skillport/test-kit';
 
 /**
  * The official MCP Inspector's CLI mode (`@modelcontextprotocol/inspector --cli`) listing and calling against the

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { EXAMPLES, REPO } from './helpers.js';
+import { EXAMPLES, REPO } from '@skillport/test-kit';
 
 const run = promisify(execFile);
 const PACKAGES = ['core', 'client', 'server', 'web', 'registry', 'cli'];

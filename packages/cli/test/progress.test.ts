@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatProgress, progressLine } from '../src/progress.js';
-import { startHttp, makeTree, skillMd } from './helpers.js';
+import { startHttp, makeTree, skillMd } from '@skillport/test-kit';
 
 /** A stand-in for a terminal's stderr: what was written, and whether it claims to be a TTY. */
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {

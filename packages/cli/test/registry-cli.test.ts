@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { makeTree, runCli, skillMd } from './helpers.js';
-import { publish, releaseFolder, storeDir } from './registry-helpers.js';
+import { makeTree, runCli, skillMd } from '@skillport/test-kit';
+import { publish, releaseFolder, storeDir } from '@skillport/test-kit';
 
 describe('registry commands: help, usage errors, exit codes', () => {
   test('every registry command has --help (exit 0)', async () => {

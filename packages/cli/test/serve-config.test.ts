@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { EXAMPLES, connectHttp, makeTree, runCli, skillMd, startHttp } from './helpers.js';
+import { EXAMPLES, connectHttp, makeTree, runCli, skillMd, startHttp } from '@skillport/test-kit';
 
 describe('serve --config', () => {
   test('an agentskills-mcp-server server.json works as it is, with ${VAR} substitution', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EXAMPLES, runCli, startHttp } from './helpers.js';
-import { storeDir } from './registry-helpers.js';
+import { EXAMPLES, runCli, startHttp } from '@skillport/test-kit';
+import { storeDir } from '@skillport/test-kit';
 
 // The embedded default needs no database driver: `serve --data DIR` never loads `pg`; a postgres:// URL does.
 const trace = { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${new URL('./load-trace.js', import.meta.url).href}`.trim() };

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BUNDLED_CLI, CLI, EXAMPLES, REPO, runCli, startHttp } from './helpers.js';
+import { BUNDLED_CLI, CLI, EXAMPLES, REPO, runCli, startHttp } from '@skillport/test-kit';
 import { DEFERRED } from './load-trace-deferred.js';
 
 // Issue 20: a stdio client waits for the whole start-up, so a plain `serve DIR` over stdio loads only what its first

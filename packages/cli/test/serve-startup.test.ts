@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { CLI, EXAMPLES, connectHttp, eventually, makeTree, runCli, skillMd } from './helpers.js';
+import { CLI, EXAMPLES, connectHttp, eventually, makeTree, runCli, skillMd } from '@skillport/test-kit';
 
 /**
  * What `serve` decides at start-up and says about it (issue 10, items 4 to 8): start-up reads the disk, not the

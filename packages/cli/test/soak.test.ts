@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REPO } from './helpers.js';
+import { REPO } from '@skillport/test-kit';
 
 /**
  * The short soak (issue 17, docs/reliability.md): `bench/soak.mjs --short` runs real servers under churn, SIGKILLs,

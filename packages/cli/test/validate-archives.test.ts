@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeTarGz, makeZip } from './archives.js';
-import { makeTree, runCli, skillMd } from './helpers.js';
+import { makeTarGz, makeZip } from '@skillport/test-kit';
+import { makeTree, runCli, skillMd } from '@skillport/test-kit';
 
 test('validate checks skill archives: safety first, then the skill rules; --json says what serve would do', async () => {
   const dir = makeTree({

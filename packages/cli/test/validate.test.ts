@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CORPUS, makeTree, runCli, skillMd } from './helpers.js';
+import { CORPUS, makeTree, runCli, skillMd } from '@skillport/test-kit';
 
 /**
  * `skillport validate`, run as a real process. Messages are the reference validator's (skills-ref) where it has

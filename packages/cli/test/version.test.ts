@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { SERVER_VERSION } from '@skillport/server';
 import { VERSION } from '../src/main.js';
-import { REPO, runCli } from './helpers.js';
+import { REPO, runCli } from '@skillport/test-kit';
 
 test('every package, the CLI and serverInfo report one version', async () => {
   for (const pkg of ['core', 'server', 'client', 'registry', 'cli']) {

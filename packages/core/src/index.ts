@@ -18,3 +18,5 @@ export * from './skill-files.js';
 export * from './archive.js';
 export * from './discovery-index.js';
 export * from './wordnet.js';
+export * from './word-map.js';
+export * from './situation-words.js';

@@ -39,6 +39,10 @@
  *    - related, ×0.2: the catalog terms of words WordNet relates to the query word as typed (synonyms and
  *      derivationally related forms of its most frequent sense: `blurry` → `fuzzy`, `blur`; ./wordnet.ts), at most
  *      MAX_RELATED per query word. A source of related words can be passed instead (`SearchOptions.related`).
+ *    - mapped, ×0.8 with the idf capped at the query word's own: the domain words a situation word or phrase maps
+ *      to in a shipped, general-English map (`accountant` → `tax`, `bookkeeping`; `far away` → `cdn`, `latency`;
+ *      ./word-map.ts, ./situation-words.ts). A skill matching a word only this way earns 0.6 of its coverage
+ *      credit (3.), so a broad mapped term cannot pass for the word itself (`SearchOptions.situations`).
  * 3. Coverage: the share of the query's weight (Σ idf of its terms) that the document matches at all. Its square
  *    root scales the sum above, so a skill matching most of what was asked beats one that repeats a single word.
  * 4. Phrase bonus: for each pair of adjacent query terms that also stand side by side (stopwords skipped on both
@@ -66,6 +70,7 @@
  * nothing, so that a model can judge a weak hit. A query is cut to 1,000 characters
  * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
  */
+import { WordMap } from './word-map.js';
 import { WordNet } from './wordnet.js';
 import type { RelatedWord } from './wordnet.js';
 
@@ -84,6 +89,12 @@ export interface SearchOptions {
    * their weight. Default: WordNet (./wordnet.ts); false: none.
    */
   related?: ((word: string) => RelatedWord[]) | false;
+  /**
+   * Situation words → domain words (./word-map.ts): the terms a query word or phrase maps to are matched at
+   * MAPPED_WEIGHT of an exact match, with partial coverage credit. Default: the map shipped with skillport
+   * (./situation-words.ts); false: none.
+   */
+  situations?: WordMap | false;
   /**
    * Recent postings (of documents added or replaced since the last merge) held before they are merged into the
    * compact lists, at least (default 65,536; a merge also waits for them to reach half the compact ones).
@@ -108,7 +119,8 @@ export interface SearchMatch {
   word: string;
   /** The index term it matched in this skill (stemmed): the word's own term, or a near or related one. */
   term: string;
-  kind: 'exact' | 'near' | 'related';
+  /** `mapped`: through the situation-word map (./word-map.ts). */
+  kind: 'exact' | 'near' | 'related' | 'mapped';
   fields: Array<'name' | 'description' | 'headings' | 'body'>;
 }
 
@@ -129,6 +141,16 @@ const TRUNCATION_WEIGHT = 0.5;
 const TYPO_WEIGHT = 0.4;
 const COMPOUND_WEIGHT = 0.7;
 const RELATED_WEIGHT = 0.2;
+/**
+ * A match through the situation-word map (./word-map.ts) counts this share of an exact match, with its idf capped at
+ * the query word's own (a mapped term never says more than the word typed, so it cannot beat the word itself in the
+ * same field), and earns MAPPED_COVERAGE of the word's coverage credit: full credit would let a skill matching one
+ * broad mapped term look as if it had matched the word (ADR 0150). Chosen on the seen sets and blind set 2's dev
+ * part: 0.7-0.9 did best (0.3 gained half as much; 1.0 lost queries on the older sets), 0.8 is inside that range;
+ * coverage 0.45-0.6 best (0.3 and 1.0 lost queries at rank 1).
+ */
+const MAPPED_WEIGHT = 0.8;
+const MAPPED_COVERAGE = 0.6;
 /** Related words kept per query word (WordNet lists dozens for a common word). */
 const MAX_RELATED = 24;
 const COVERAGE_EXPONENT = 0.5;
@@ -276,6 +298,11 @@ interface Analysis {
 /** Turns words into terms. Words repeat endlessly across a catalog, so analyses are remembered (up to a bound). */
 class Analyzer {
   private readonly cache = new Map<string, Analysis>();
+
+  /** Forgets every analysis (their term ids are renumbered by a merge; the cache is rebuilt by the next documents). */
+  clear(): void {
+    this.cache.clear();
+  }
 
   /** `remember`: false for query words, so that a stream of queries cannot fill the cache with one-off words. */
   analyze(word: string, remember = true): Analysis {
@@ -443,6 +470,8 @@ interface QueryTerm {
   word?: string | undefined;
   /** Compounds found by joining query words count less than the words the user typed. */
   weight: number;
+  /** Terms the situation-word map gives for this word (alone or in a phrase), stemmed. */
+  mapped?: string[];
 }
 
 /**
@@ -503,11 +532,13 @@ const MIN_MERGE_ROWS = 65_536;
 export class SkillSearchIndex {
   private readonly analyzer = new Analyzer();
   private readonly related: ((word: string) => RelatedWord[]) | undefined;
+  /** null: the shipped map, parsed on the first query (not at construction: a server builds its index at start). */
+  private situations: WordMap | undefined | null;
   private readonly counter: TermCounter;
   // Terms.
   private readonly vocabulary = new Map<string, number>();
   private readonly terms: string[] = [];
-  private readonly df = new IntList();
+  private df = new IntList();
   /** Term ids by their first 4 characters (terms of 5+ characters), for the prefix step. */
   private readonly byPrefix = new Map<string, number[]>();
   /**
@@ -522,7 +553,8 @@ export class SkillSearchIndex {
   private names: string[] = [];
   private lengths = [new IntList(), new IntList(), new IntList(), new IntList()];
   private alive = new Uint8Array(16);
-  private forward: Array<Int32Array | undefined> = [];
+  /** Per slot, the document's distinct term ids, ascending, gap-encoded as varints (encodeIds): 1-2 bytes a term. */
+  private forward: Array<Uint8Array | undefined> = [];
   private descriptions: Array<Int32Array | undefined> = [];
   private readonly totals = [0, 0, 0, 0];
   private live = 0;
@@ -544,13 +576,14 @@ export class SkillSearchIndex {
   private sortedNameDocs: number[] = [];
   /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
   private epoch = 0;
-  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array } | undefined;
+  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array } | undefined;
   private readonly minMergeRows: number;
 
   /** Documents with the same id: the last one wins. */
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
+    this.situations = options.situations === false ? undefined : (options.situations ?? null);
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -578,7 +611,7 @@ export class SkillSearchIndex {
     const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
     if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
     lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
-    const touched = Int32Array.from(counter.touched);
+    const touched = counter.touched;
     for (const term of touched) {
       const packed = counter.take(term);
       this.df.data[term]!++;
@@ -600,7 +633,7 @@ export class SkillSearchIndex {
       this.alive = bigger;
     }
     this.alive[slot] = 1;
-    this.forward.push(touched);
+    this.forward.push(encodeIds(touched));
     this.descriptions.push(description.toArray());
     this.live++;
     const key = nameKey(name);
@@ -618,9 +651,9 @@ export class SkillSearchIndex {
   remove(id: string, mergeWhenDue = true): boolean {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
-    const terms = this.forward[slot]!;
-    for (const term of terms) this.df.data[term]!--;
-    if (slot < this.baseSlots) this.deadRows += terms.length;
+    const df = this.df.data;
+    const terms = forEachId(this.forward[slot]!, (term) => df[term]!--);
+    if (slot < this.baseSlots) this.deadRows += terms;
     this.slots.delete(id);
     this.alive[slot] = 0;
     this.forward[slot] = undefined;
@@ -656,6 +689,9 @@ export class SkillSearchIndex {
   /**
    * Rebuilds the compact posting lists from the compact and recent ones, dropping removed documents and
    * renumbering slots (kept in order, so each list stays ascending: compact postings first, then recent ones).
+   * Terms no live document holds any more are dropped from the vocabulary and the other terms renumbered (in
+   * order), so words of removed skills do not stay until a restart; the analyses cache is emptied (its term ids
+   * are stale, and clearing it at each merge bounds it).
    */
   private merge(): void {
     const slotCount = this.ids.length;
@@ -663,20 +699,28 @@ export class SkillSearchIndex {
     let next = 0;
     for (let slot = 0; slot < slotCount; slot++) renumber[slot] = this.alive[slot] === 1 ? next++ : -1;
     const termCount = this.terms.length;
-    const offsets = new Int32Array(termCount + 1);
+    const df = this.df.data;
+    // Terms kept (held by a live document), renumbered in order: relative order, hence sorted lists, survive.
+    const termMap = new Int32Array(termCount);
+    let kept = 0;
+    for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
+    const offsets = new Int32Array(kept + 1);
     const baseTerms = this.baseOffsets.length - 1;
     for (let term = 0; term < termCount; term++) {
+      const to = termMap[term]!;
+      if (to < 0) continue;
       let rows = 0;
       if (term < baseTerms)
         for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
       const recent = this.tail[term];
       if (recent !== undefined) for (let at = 0; at < recent.length; at += 2) if (this.alive[recent[at]!] === 1) rows++;
-      offsets[term + 1] = offsets[term]! + rows;
+      offsets[to + 1] = offsets[to]! + rows;
     }
-    const docs = new Int32Array(offsets[termCount]!);
-    const counts = new Uint32Array(offsets[termCount]!);
+    const docs = new Int32Array(offsets[kept]!);
+    const counts = new Uint32Array(offsets[kept]!);
     for (let term = 0; term < termCount; term++) {
-      let to = offsets[term]!;
+      if (termMap[term]! < 0) continue;
+      let to = offsets[termMap[term]!]!;
       if (term < baseTerms) {
         for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
           const slot = this.baseDocs[at]!;
@@ -707,6 +751,26 @@ export class SkillSearchIndex {
     this.names = keep(this.names);
     this.forward = keep(this.forward);
     this.descriptions = keep(this.descriptions);
+    if (kept < termCount) {
+      this.forward = this.forward.map((ids) => {
+        const mapped: number[] = [];
+        forEachId(ids!, (term) => mapped.push(termMap[term]!));
+        return encodeIds(mapped);
+      });
+      this.descriptions = this.descriptions.map((sequence) => sequence!.map((term) => termMap[term]!));
+      const terms = this.terms.filter((_, term) => termMap[term]! >= 0);
+      const dfs = new IntList(kept);
+      for (let term = 0; term < termCount; term++) if (termMap[term]! >= 0) dfs.push(df[term]!);
+      this.terms.length = 0;
+      this.vocabulary.clear();
+      this.byPrefix.clear();
+      this.byFirst.clear();
+      this.bySecond.clear();
+      this.df = new IntList(kept);
+      for (const term of terms) this.idOf(term);
+      this.df = dfs;
+    }
+    this.analyzer.clear();
     this.lengths = this.lengths.map((list) => {
       const kept = new IntList(next);
       for (let slot = 0; slot < slotCount; slot++) if (renumber[slot]! >= 0) kept.push(list.data[slot]!);
@@ -724,6 +788,22 @@ export class SkillSearchIndex {
     this.sortedNameDocs = this.sortedNameDocs.map((slot) => renumber[slot]!);
     this.scratch = undefined;
     this.epoch++;
+  }
+
+  /**
+   * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
+   * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
+   * its compact form rather than the growable one. Costs a pass over the postings.
+   */
+  compact(): void {
+    let deadTerms = false;
+    for (let term = 0; term < this.terms.length && !deadTerms; term++) deadTerms = this.df.data[term] === 0;
+    if (this.tailRows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+  }
+
+  /** Terms in the vocabulary (every one held by a live document right after a merge). */
+  get vocabularySize(): number {
+    return this.terms.length;
   }
 
   private idOf(term: string): number {
@@ -861,37 +941,42 @@ export class SkillSearchIndex {
     const slotCount = this.ids.length;
     if (this.scratch === undefined || this.scratch.scores.length < slotCount) {
       const size = Math.max(16, slotCount * 2);
-      this.scratch = { scores: new Float64Array(size), best: new Float64Array(size), covered: new Float64Array(size) };
+      this.scratch = { scores: new Float64Array(size), best: new Float64Array(size), covered: new Float64Array(size), direct: new Uint8Array(size) };
     }
-    const { scores, best, covered } = this.scratch;
+    const { scores, best, covered, direct } = this.scratch;
     const { visible, averages } = scope;
     const touched: number[] = [];
     const hit: number[] = [];
     let idfSum = 0;
     let importanceSum = 0;
     const expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }> = [];
-    for (const { term, weight, word } of terms) {
+    for (const { term, weight, word, mapped } of terms) {
       const own = this.known(term, scope);
-      if (weight === 1 && own !== undefined) idfSum += this.idf(own, scope);
-      const expansions = this.expansions(term, word, scope);
+      const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
+      if (weight === 1 && own !== undefined) idfSum += ownIdf;
+      const expansions = this.expansions(term, word, mapped, scope);
       expanded.push({ word: word ?? term, expansions, typed: weight === 1 });
       // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
-      let importance = own !== undefined ? this.idf(own, scope) : 0;
+      let importance = own !== undefined ? ownIdf : 0;
       if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
       if (weight === 1) importanceSum += importance;
-      for (const [id, factor] of expansions) {
-        const scale = this.idf(id, scope) * factor * weight;
+      for (const [id, factor, kind] of expansions) {
+        const mappedTerm = kind === 'mapped';
+        const scale = (mappedTerm ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight;
         this.forEachPosting(id, visible, (doc, packed) => {
           const value = scale * this.saturated(packed, doc, averages);
           if (best[doc] === 0) hit.push(doc);
           if (value > best[doc]!) best[doc] = value;
+          if (!mappedTerm) direct[doc] = 1;
         });
       }
       for (const doc of hit) {
         if (scores[doc] === 0) touched.push(doc);
         scores[doc]! += best[doc]!;
-        if (weight === 1) covered[doc]! += importance;
+        // A skill matching the word only through the map earns part of its coverage (see MAPPED_COVERAGE).
+        if (weight === 1) covered[doc]! += direct[doc] === 1 ? importance : MAPPED_COVERAGE * importance;
         best[doc] = 0;
+        direct[doc] = 0;
       }
       hit.length = 0;
     }
@@ -916,7 +1001,9 @@ export class SkillSearchIndex {
       let best: { id: number; kind: SearchMatch['kind']; value: number; fields: number } | undefined;
       for (const [id, factor, kind] of expansions) {
         const packed = this.packedCount(id, doc);
-        if (packed === 0) continue;
+        // The word's own match (or a near or related one) is named when there is one, even if a mapped term scored
+        // more: mapped terms come last, and stand in for the word only where it is missing.
+        if (packed === 0 || (kind === 'mapped' && best !== undefined && best.kind !== 'mapped')) continue;
         const value = this.idf(id, scope) * factor * this.saturated(packed, doc, scope.averages);
         if (best === undefined || value > best.value) best = { id, kind, value, fields: fieldBits(packed) };
       }
@@ -963,6 +1050,16 @@ export class SkillSearchIndex {
       }
       previous = byParts ? undefined : folded;
     });
+    if (this.situations === null) this.situations = WordMap.bundled(searchTerms);
+    if (this.situations !== undefined) {
+      const mapped = this.situations.expand(sequence);
+      sequence.forEach((stem, at) => {
+        const targets = mapped[at]!;
+        const owner = targets.length > 0 ? terms.find((candidate) => candidate.term === stem && candidate.weight === 1) : undefined;
+        if (owner === undefined) return;
+        owner.mapped = owner.mapped === undefined ? targets : [...new Set([...owner.mapped, ...targets])];
+      });
+    }
     return { terms, sequence };
   }
 
@@ -971,7 +1068,7 @@ export class SkillSearchIndex {
    * matches are taken in a canonical order (most documents first, then code-unit order), so the same documents give
    * the same expansions whatever order they were added in.
    */
-  private expansions(term: string, word: string | undefined, scope: Scope): Expansion[] {
+  private expansions(term: string, word: string | undefined, mapped: readonly string[] | undefined, scope: Scope): Expansion[] {
     const found: Expansion[] = [];
     const exact = this.known(term, scope);
     if (exact !== undefined) found.push([exact, 1, 'exact']);
@@ -1021,6 +1118,11 @@ export class SkillSearchIndex {
         }
       }
       for (const id of this.canonical([...candidates], scope)) found.push([id, TYPO_WEIGHT, 'near']);
+    }
+    // Mapped terms last: a term that is also a near or related match keeps that (stronger) kind.
+    for (const target of mapped ?? []) {
+      const id = this.known(target, scope);
+      if (id !== undefined && !found.some(([other]) => other === id)) found.push([id, MAPPED_WEIGHT, 'mapped']);
     }
     return found;
   }
@@ -1145,4 +1247,42 @@ function lowerBound(sorted: readonly string[], value: string): number {
     else high = middle;
   }
   return low;
+}
+
+/** Distinct term ids, ascending, as varint gaps (7 bits a byte, high bit: more follows): 1-2 bytes a term. */
+function encodeIds(ids: ArrayLike<number>): Uint8Array {
+  const sorted = Int32Array.from(ids).sort();
+  const bytes = new Uint8Array(sorted.length * 5);
+  let length = 0;
+  let previous = 0;
+  for (const id of sorted) {
+    let gap = id - previous;
+    previous = id;
+    while (gap >= 0x80) {
+      bytes[length++] = (gap & 0x7f) | 0x80;
+      gap >>>= 7;
+    }
+    bytes[length++] = gap;
+  }
+  return bytes.slice(0, length);
+}
+
+/** Calls `visit` with each id of `encodeIds` bytes, ascending; returns how many there were. */
+function forEachId(bytes: Uint8Array, visit: (id: number) => void): number {
+  let id = 0;
+  let count = 0;
+  for (let at = 0; at < bytes.length; ) {
+    let gap = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = bytes[at++]!;
+      gap |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte >= 0x80);
+    id += gap;
+    visit(id);
+    count++;
+  }
+  return count;
 }

@@ -14,7 +14,7 @@ import {
   readSkillArchive,
   unsafePathReason,
 } from '../src/index.js';
-import { makeOverlappingZipBomb, makeTar, makeTarGz, makeZip, paxPath } from './archive-builders.js';
+import { makeOverlappingZipBomb, makeTar, makeTarGz, makeZip, paxPath } from '@skillport/test-kit';
 import { CORPUS, removeTrees, skillMd } from './helpers.js';
 
 after(removeTrees);

@@ -43,6 +43,8 @@ function makeDocument(next: () => number, id: string): SearchDocument {
     headings: Array.from({ length: Math.floor(next() * 3) }, () => sentence(next, 1 + Math.floor(next() * 3))),
   };
   if (next() < 0.8) document.body = sentence(next, Math.floor(next() * 60));
+  // A word of this document alone (a version, a product name): it must leave the vocabulary with the document.
+  if (next() < 0.3) document.body = `${document.body ?? ''} zetaword${Math.floor(next() * 1e6)}`;
   return document;
 }
 
@@ -64,6 +66,7 @@ const QUERIES = [
   'query tuning postgres',
   'search index',
   'creator',
+  'zetaword',
 ];
 
 function same(actual: SearchHit[], expected: SearchHit[], label: string): void {
@@ -111,6 +114,11 @@ describe('incremental search index', () => {
         if (step % 50 === 49) {
           const fresh = new SkillSearchIndex([...current.values()].reverse(), { related });
           assert.equal(index.size, fresh.size);
+          if (step % 100 === 99) {
+            // Compacted, the index holds only the words of its documents, as a fresh one does.
+            index.compact();
+            assert.equal(index.vocabularySize, fresh.vocabularySize, `seed ${seed}, step ${step}: vocabulary`);
+          }
           for (const query of QUERIES) same(index.search(query, 20), fresh.search(query, 20), `seed ${seed}, step ${step}, "${query}"`);
         }
       }

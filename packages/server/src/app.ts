@@ -34,6 +34,7 @@ import { parseTemplate } from './tools/templates.js';
 import { decideFastPath } from './tools/asm/fast-path.js';
 import type { TemplateFamily } from './tools/templates.js';
 import { catalogSearch } from './tools/search.js';
+import { Activity } from './activity.js';
 import type { CatalogSearch } from './tools/search.js';
 
 export interface SkillportServerOptions {
@@ -85,6 +86,11 @@ export interface SkillportServerOptions {
   onChange?: (changes: CatalogChanges) => void;
   /** Told after a policy edit or a token change took effect. */
   onAccessChange?: (what: 'policy' | 'tokens') => void;
+  /**
+   * Until the first search, the search index is built only after this much quiet (ms without a request in flight
+   * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
+   */
+  searchIdleMs?: number;
 }
 
 /** The server cannot start: a bad configuration, a missing folder, a URI conflict, a plugin that failed to open. */
@@ -121,6 +127,8 @@ export class SkillportServer {
   #http: RunningHttpServer[] = [];
   #plugins: PluginParts[];
   #stdio: StdioServerHandle[] = [];
+  /** Requests being answered (HTTP) and messages (stdio): background work waits for quiet (activity.ts). */
+  readonly activity = new Activity();
   #search: CatalogSearch;
 
   private constructor(options: SkillportServerOptions, catalog: CompositeCatalog, templates: TemplateFamily[], access: AccessControl, plugins: PluginParts[]) {
@@ -165,6 +173,7 @@ export class SkillportServer {
     // One search index for the server, shared by every view: built in the background from the start, then kept
     // up to date skill by skill as the catalog changes (tools/search.ts).
     const search = catalogSearch(this.service);
+    search.pace(this.activity, options.searchIdleMs);
     this.#search = search;
     setImmediate(() => search.follow(this.catalog.snapshot));
     catalog.onChange((changes) => {
@@ -345,7 +354,7 @@ export class SkillportServer {
         this.factory.track(server);
         return server;
       },
-      { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport(), options.maxUriLength) },
+      { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport(), options.maxUriLength, () => this.activity.touch()) },
     );
     this.#stdio.push(handle);
     return handle;
@@ -391,14 +400,14 @@ export class SkillportServer {
         routes,
         health: () =>
           Object.assign(
-            { skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation },
+            { skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation, search: this.#search.state() },
             this.#auditHealth(),
             this.#options.health?.(),
             ...this.#plugins.map((parts) => parts.health?.()),
           ),
         ready: () => this.#ready(),
       },
-      { access: this.access, scoped: (principal) => this.scopes.for(principal) },
+      { access: this.access, scoped: (principal) => this.scopes.for(principal), activity: this.activity },
     );
     this.#http.push(running);
     return running;

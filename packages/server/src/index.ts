@@ -8,6 +8,7 @@ export { SkillportServer, StartupError, cacheDirProblem, defaultCacheDir, defaul
 export type { SkillportServerOptions } from './app.js';
 export { ServerError } from './errors.js';
 export { SERVER_VERSION } from './version.js';
+export { IdlePolicy, startIdleCollector } from './memory.js';
 export type { CacheHint, ServerIdentity } from './mcp/identity.js';
 export { DEFAULT_TOOL_OPTIONS } from './tools/tools.js';
 export type { ToolMode, ToolOptions } from './tools/tools.js';

@@ -213,7 +213,7 @@ async function serve(
   remotes: RemoteSpec[],
 ): Promise<number> {
   // Loaded here, not at the top: other commands (validate) should not pay for the server and the MCP SDK.
-  const { SkillportServer, StartupError } = await import('@skillport/server');
+  const { SkillportServer, StartupError, startIdleCollector } = await import('@skillport/server');
   const colors = paint(process.stderr);
   // A cold scan on a terminal shows a progress line; any other line first takes it away.
   const progress = progressLine(process.stderr, options.quiet === true);
@@ -312,6 +312,7 @@ async function serve(
         ...(embeddings !== undefined ? { embeddings } : {}),
       },
       prompts: options.prompts,
+      ...searchIdle(),
       index: options.index,
       indexArchives: options.indexArchives,
       templates,
@@ -410,8 +411,12 @@ async function serve(
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
+  // Memory held for the peak of a busy spell is given back once the process has been idle for a while (see
+  // IdlePolicy): a served process, not the library, decides to force a collection on its own heap.
+  const idle = startIdleCollector();
   return new Promise<number>((resolve) => {
     const stop = () => {
+      idle.stop();
       void server.close().then(() => resolve(0));
     };
     process.once('SIGINT', stop);
@@ -459,4 +464,14 @@ function toolSet(tools: string | string[]): { mode: 'none' | 'core' | 'full'; as
 function fastPathTokens(value: boolean | number | undefined, max: number): number {
   if (value === true) return max;
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+/**
+ * SKILLPORT_SEARCH_IDLE_MS: the quiet (ms) the server waits for before building its search index in the background,
+ * until the first search (default 250; ADR 0151). For tests and tuning; not a command-line option.
+ */
+function searchIdle(): { searchIdleMs?: number } {
+  const text = process.env['SKILLPORT_SEARCH_IDLE_MS'];
+  const value = text === undefined || text === '' ? Number.NaN : Number(text);
+  return Number.isFinite(value) && value >= 0 ? { searchIdleMs: value } : {};
 }

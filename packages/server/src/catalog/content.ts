@@ -1,4 +1,5 @@
 import { fileSource, readKnownFileSync, readRegularFile, sha256Digest } from '@skillport/core';
+import { ownBytes } from '../memory.js';
 import type { CatalogFile, SkillOrigin } from './model.js';
 
 /** A file's bytes no longer match the digest the catalog published: the file changed since it was scanned. */
@@ -55,6 +56,8 @@ export class ContentReader {
     }
     if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) throw new StaleFileError(file, source);
     if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
+      // What is kept is what is counted: not the larger buffer a small file may have been read into.
+      bytes = ownBytes(bytes);
       this.#cache.set(file.digest, bytes);
       this.#bytes += bytes.byteLength;
       while (this.#bytes > this.cacheBytes) {

@@ -8,13 +8,29 @@ import type { ScannedFolder } from './folder-scan.js';
  * and derived values point at their source.
  */
 export class StringPool {
-  #strings = new Map<string, string>();
+  // Two generations: a string not seen again for a whole generation is let go by the pool (its holders keep it),
+  // so a long-running server whose folders keep changing (new names, new headings) does not keep every string it
+  // ever saw. Strings that keep recurring ("SKILL.md", "Overview") move into each new generation and stay shared.
+  #current = new Map<string, string>();
+  #previous = new Map<string, string>();
+
+  constructor(readonly generationSize = 65_536) {}
+
+  /** How many strings the pool holds (both generations). */
+  get size(): number {
+    return this.#current.size + this.#previous.size;
+  }
 
   intern(value: string): string {
-    const known = this.#strings.get(value);
+    let known = this.#current.get(value);
     if (known !== undefined) return known;
-    this.#strings.set(value, value);
-    return value;
+    known = this.#previous.get(value) ?? value;
+    if (this.#current.size >= this.generationSize) {
+      this.#previous = this.#current;
+      this.#current = new Map();
+    }
+    this.#current.set(known, known);
+    return known;
   }
 }
 

@@ -25,6 +25,7 @@ import type { RequestLimits } from './limits.js';
 import { jsonLegacyHandler } from './legacy-json.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
+import type { Activity } from '../activity.js';
 
 export interface HttpOptions {
   host: string;
@@ -54,6 +55,8 @@ export interface HttpOptions {
 export interface HttpAccess {
   access: AccessControl;
   scoped: (principal: Principal) => Scoped;
+  /** Told of every request but health probes (background work waits for quiet: activity.ts). */
+  activity?: Activity;
 }
 
 /** The SDK handler of one principal: its own change-event bus, so list_changed reaches only its streams. */
@@ -219,10 +222,13 @@ export async function startHttpServer(
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const counted = !(req.method === 'GET' && (req.url ?? '').split('?')[0] === MCP_PATH);
+    const path = (req.url ?? '').split('?')[0];
+    const counted = !(req.method === 'GET' && path === MCP_PATH);
     if (counted) {
       inFlight++;
+      const ended = path === '/healthz' || path === '/readyz' ? undefined : identity.activity?.begin();
       res.once('close', () => {
+        ended?.();
         if (--inFlight === 0) drained?.();
       });
     }

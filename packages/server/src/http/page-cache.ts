@@ -29,7 +29,10 @@ export class PageCache {
     if (hit !== undefined) return hit;
     const text = make();
     if (text === undefined) return undefined;
-    const bytes = Buffer.from(text);
+    // An allocation of its own: a small page made with Buffer.from would sit in Node's shared 8 KiB pool and keep
+    // the whole 8 KiB (and whatever else shares it) for as long as the page is cached, beyond what the budget counts.
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+    bytes.write(text);
     if (bytes.length > this.maxEntryBytes) return bytes;
     if (pages === undefined) this.#bySnapshot.set(snapshot, (pages = new Map()));
     pages.set(key, bytes);

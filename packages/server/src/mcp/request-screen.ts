@@ -108,10 +108,13 @@ export class GuardedTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     maxUriLength = DEFAULT_REQUEST_LIMITS.maxUriLength,
+    /** Called on every message in and out (activity.ts: background work waits while a client is talking). */
+    private readonly onActivity?: () => void,
   ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
+      this.onActivity?.();
       const refused = screenRequest(message, { maxUriLength })?.response;
       if (refused) void inner.send(refused as unknown as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error as Error));
       else this.onmessage?.(message, extra);
@@ -127,6 +130,7 @@ export class GuardedTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.onActivity?.();
     return this.inner.send(message, options);
   }
 

@@ -11,13 +11,18 @@ import type { SkillsService } from '../mcp/skills-service.js';
  * principal's view and following the catalog's changes.
  *
  * - Following: the index follows the newest catalog snapshot it is shown (`follow`, called at start and on every
- *   catalog change, and by each search). It compares the skills it indexed (URI → package digest) with the
- *   snapshot's and only removes, adds or replaces the skills that differ: a changed skill costs the reading of its
- *   own SKILL.md, never a rebuild. (The diff walks the snapshot's skill list once: a map lookup per skill.)
- * - Start: the first index is built in the background, in slices that yield to the event loop (reads keep being
- *   answered). Until it has caught up, a search answers from what is indexed and says so (`complete: false`, with
- *   how many skills were searched), unless what is left is small (at most WAIT_FOR_CHANGES skills): then it waits,
- *   so that a change is searchable as soon as it is served, and a small catalog is complete from its first search.
+ *   catalog change, and by each search). The skills that may differ are those of the snapshots' deltas since the
+ *   snapshot the index last caught up with (ADR 0130: `parent` and `delta`), each checked against what the index
+ *   holds (URI → package digest): a changed skill costs the reading of its own SKILL.md and one lookup, never a
+ *   walk of the catalog. Without a known way back (a full build of the catalog, a large change), the whole
+ *   snapshot is diffed.
+ * - Start: the first index is built in the background, in slices that yield to the event loop, and, until the
+ *   first search, only when the server has been quiet for a while (`pace`: no request in flight or started for
+ *   DEFAULT_IDLE_MS), so that a server nobody searches never makes its readers wait for it (ADR 0151). A search
+ *   makes the build go on without waiting. Until it has caught up, a search answers from what is indexed and says
+ *   so (`complete: false`, with how many skills were searched), unless what is left is small (at most
+ *   WAIT_FOR_CHANGES skills): then it waits, so that a change is searchable as soon as it is served, and a small
+ *   catalog is complete from its first search. After a large batch (the first build) the index is compacted.
  * - Views: a principal's view (a `ViewSnapshot` filtered from the catalog's) is searched through a `SearchView` of the
  *   shared index: a bit per document and the view's own BM25 statistics, so it ranks exactly like an index of its
  *   skills alone, returns nothing outside it, and never reads a body. A skill is searched in a view only when the
@@ -40,6 +45,35 @@ export interface SearchAnswer {
 const WAIT_FOR_CHANGES = 256;
 /** Work between yields to the event loop while following the catalog (milliseconds). */
 const SLICE_MS = 8;
+/**
+ * Quiet time (no request in flight, none started or ended) before the background build takes a slice, until a
+ * search asks for the index (ADR 0151): a server nobody searches never makes its readers wait for the build.
+ */
+export const DEFAULT_IDLE_MS = 250;
+/** A change touching more skills than this share of the catalog is diffed against the whole snapshot. */
+const DELTA_SHARE = 1 / 8;
+/** Snapshots walked back (through `parent`) to find the one the index holds. */
+const MAX_CHAIN = 64;
+
+/** What the server is doing (activity.ts): milliseconds since it was last busy, 0 while a request is in flight. */
+export interface Pace {
+  idleFor(): number;
+}
+
+/** The state of the search index, for /healthz and tests. */
+export interface SearchState {
+  /** Skills indexed, and in the snapshot followed. */
+  indexed: number;
+  total: number;
+  /** The index holds the followed snapshot entirely. */
+  ready: boolean;
+  /** A search asked for the index: it is built (and kept up to date) without waiting for quiet. */
+  eager: boolean;
+  /** Times the background build waited because the server was answering requests. */
+  deferred: number;
+  /** How the last changes were found: by the snapshot's delta (one entry per changed skill) or by a full diff. */
+  diffs: { delta: number; full: number };
+}
 
 export class CatalogSearch {
   readonly index = new SkillSearchIndex();
@@ -54,8 +88,22 @@ export class CatalogSearch {
   #closed = false;
   readonly #views = new WeakMap<CatalogSnapshot, { epoch: number; view: SearchView; searched: number }>();
   #epoch = 0;
+  /** When set, the background build takes a slice only after `idleMs` of quiet, until the first search. */
+  #pace: Pace | undefined;
+  #idleMs = DEFAULT_IDLE_MS;
+  #eager = false;
+  #wake: (() => void) | undefined;
+  #deferred = 0;
+  readonly #diffs = { delta: 0, full: 0 };
+  #addedSinceCompact = 0;
 
   constructor(readonly content: ContentReader) {}
+
+  /** Builds in the background only when the server has been quiet for `idleMs` (until the first search). */
+  pace(pace: Pace, idleMs = DEFAULT_IDLE_MS): void {
+    this.#pace = pace;
+    this.#idleMs = Math.max(0, idleMs);
+  }
 
   /** Makes `snapshot` (or the catalog snapshot it is a view of) the one to follow, when it is newer; starts catching up. */
   follow(snapshot: CatalogSnapshot): void {
@@ -71,6 +119,7 @@ export class CatalogSearch {
   /** Stops following (a closing server): the background work ends at its next slice. */
   close(): void {
     this.#closed = true;
+    this.#wake?.();
   }
 
   /** Whether the index holds the followed snapshot entirely. */
@@ -78,8 +127,22 @@ export class CatalogSearch {
     return this.#target !== undefined && this.#caughtUp === this.#target;
   }
 
+  state(): SearchState {
+    return {
+      indexed: this.index.size,
+      total: this.#target?.size ?? 0,
+      ready: this.ready,
+      eager: this.#eager,
+      deferred: this.#deferred,
+      diffs: { ...this.#diffs },
+    };
+  }
+
   /** Ranked hits for `query` among the skills of `snapshot` (the catalog's, or a principal's view of it). */
   async search(snapshot: CatalogSnapshot, query: string, limit: number): Promise<SearchAnswer> {
+    // Someone searches: from now on the index is built and kept up to date without waiting for quiet.
+    this.#eager = true;
+    this.#wake?.();
     this.follow(snapshot);
     // A small pending change (or a small catalog being indexed at start) is waited for; a large one is not.
     if (this.#running !== undefined && this.#pending <= WAIT_FOR_CHANGES) await this.#running;
@@ -120,23 +183,82 @@ export class CatalogSearch {
     }
   }
 
+  /** Waits until the server has been quiet for `idleMs`, a search asks for the index, or the search closes. */
+  async #quiet(): Promise<void> {
+    const pace = this.#pace;
+    if (pace === undefined) return;
+    for (;;) {
+      if (this.#eager || this.#closed) return;
+      const idle = pace.idleFor();
+      if (idle >= this.#idleMs) return;
+      this.#deferred++;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, this.#idleMs - idle));
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = undefined;
+    }
+  }
+
+  /**
+   * The skills that may differ between what the index holds and `target`: the URIs of the deltas on the way from
+   * the snapshot the index last caught up with (walking `parent` back), or undefined when that way is not known
+   * (a full build, a collected parent, a change touching much of the catalog): then the whole snapshot is diffed.
+   */
+  #touched(target: CatalogSnapshot): Set<string> | undefined {
+    const from = this.#caughtUp;
+    if (from === undefined) return undefined;
+    const touched = new Set<string>();
+    let at: CatalogSnapshot = target;
+    for (let steps = 0; at !== from; steps++) {
+      const delta = at.delta;
+      const parent = at.parent?.deref();
+      if (delta === undefined || parent === undefined || steps >= MAX_CHAIN) return undefined;
+      for (const skill of delta.upsert) touched.add(skill.uri);
+      for (const uri of delta.remove) touched.add(uri);
+      if (touched.size > Math.max(WAIT_FOR_CHANGES, target.size * DELTA_SHARE)) return undefined;
+      at = parent;
+    }
+    return touched;
+  }
+
   /** Diffs the index against the followed snapshot and applies the difference, again until it stops moving. */
   async #indexChanges(): Promise<void> {
-    let sliceStart = performance.now();
+    let sliceStart: number | undefined;
     while (!this.#closed && this.#target !== undefined && this.#caughtUp !== this.#target) {
       const target = this.#target;
-      const listed = new Map<string, CatalogSkill>();
-      for (const skill of target.skills) listed.set(skill.uri, skill);
-      for (const uri of [...this.#indexed.keys()]) {
-        if (listed.has(uri)) continue;
+      const touched = this.#touched(target);
+      const changed: CatalogSkill[] = [];
+      const gone: string[] = [];
+      if (touched !== undefined) {
+        // One entry per skill the catalog says changed (ADR 0130's deltas), never a walk over the catalog.
+        this.#diffs.delta++;
+        for (const uri of touched) {
+          const skill = target.listed(uri);
+          if (skill === undefined) {
+            if (this.#indexed.has(uri)) gone.push(uri);
+          } else if (this.#indexed.get(uri) !== skill.packageDigest) changed.push(skill);
+        }
+      } else {
+        this.#diffs.full++;
+        for (const uri of this.#indexed.keys()) if (target.listed(uri) === undefined) gone.push(uri);
+        for (const skill of target.skills) if (this.#indexed.get(skill.uri) !== skill.packageDigest) changed.push(skill);
+      }
+      for (const uri of gone) {
         this.index.remove(uri);
         this.#indexed.delete(uri);
         this.#epoch++;
       }
-      const changed = target.skills.filter((skill) => this.#indexed.get(skill.uri) !== skill.packageDigest);
       this.#pending = changed.length;
       let interrupted = false;
       for (const skill of changed) {
+        if (sliceStart === undefined) {
+          await this.#quiet();
+          sliceStart = performance.now();
+        }
         if (this.#closed) return;
         if (this.#target !== target) {
           interrupted = true; // a newer snapshot: diff again against it
@@ -145,15 +267,22 @@ export class CatalogSearch {
         const body = await readBody(skill, this.content);
         this.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body });
         this.#indexed.set(skill.uri, skill.packageDigest);
+        this.#addedSinceCompact++;
         this.#epoch++;
         this.#pending--;
         if (performance.now() - sliceStart >= SLICE_MS) {
           await yieldToEventLoop();
-          sliceStart = performance.now();
+          sliceStart = undefined;
         }
       }
       if (!interrupted && this.#target === target) {
         this.#caughtUp = target;
+        // After a large batch (the first build), the compact form: recent postings held in growable per-term
+        // arrays take about twice the memory, and the analyses cache is dropped (index.compact()).
+        if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) {
+          this.index.compact();
+          this.#addedSinceCompact = 0;
+        }
       }
     }
   }

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { sha256Digest } from '@skillport/core';
+import { ContentReader } from '../src/catalog/content.js';
+import { StringPool } from '../src/catalog/intern.js';
+import type { CatalogFile, SkillOrigin } from '../src/catalog/model.js';
+import type { CatalogSnapshot } from '../src/catalog/snapshot.js';
+import { PageCache } from '../src/http/page-cache.js';
+import { IdlePolicy } from '../src/memory.js';
+
+/**
+ * What a long-running server keeps (issue 17, docs/reliability.md "Memory"): memory held for a busy spell is given
+ * back once idle, and caches hold what they count, no more, and not for ever.
+ */
+const temps: string[] = [];
+after(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+const MiB = 1024 * 1024;
+const heap = (total: number, used: number) => ({ total: total * MiB, used: used * MiB });
+
+describe('IdlePolicy: one collection when a busy spell is followed by idle windows', () => {
+  /** Feeds windows of these utilisations, 2 s apart; the answers. */
+  const feed = (policy: IdlePolicy, clock: { now: number }, utilisations: number[], h = heap(64, 30)) =>
+    utilisations.map((u) => policy.windowEnded(u, h, (clock.now += 2000)));
+
+  test('busy, then three idle windows: collects once, and not again while idle', () => {
+    const policy = new IdlePolicy();
+    const clock = { now: 0 };
+    assert.deepEqual(feed(policy, clock, [0, 0, 0, 0]), [false, false, false, false], 'idle from the start: nothing to give back');
+    assert.deepEqual(feed(policy, clock, [0.5, 0.3]), [false, false], 'never during the load');
+    assert.deepEqual(feed(policy, clock, [0.001, 0, 0.001]), [false, false, true], 'the third idle window in a row');
+    policy.collected(clock.now, 20, 34 * MiB);
+    assert.deepEqual(feed(policy, clock, [0, 0, 0, 0], heap(34, 28)), [false, false, false, false], 'collected already');
+    assert.deepEqual(feed(policy, clock, [0.4, 0, 0, 0]), [false, false, false, true], 'the next spell is given back as well');
+  });
+
+  test('light traffic is not idle; a heap with nothing to give back is left alone', () => {
+    const policy = new IdlePolicy();
+    const clock = { now: 0 };
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0.01, 0, 0]), [false, false, false, false, false, false], 'the idle run was broken');
+    assert.deepEqual(feed(policy, clock, [0]), [true]);
+
+    const small = new IdlePolicy();
+    small.collected(0, 5, 30 * MiB);
+    assert.deepEqual(feed(small, clock, [0.5, 0, 0, 0], heap(31, 29)), [false, false, false, false], 'under 8 MiB unused, no growth');
+    assert.deepEqual(feed(small, clock, [0, 0, 0]), [false, false, false], 'that spell is over: it takes another busy window');
+  });
+
+  test('a collection that leaves the young generation big is made again at the next idle window, a few times at most', () => {
+    const policy = new IdlePolicy();
+    const clock = { now: 0 };
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0]), [false, false, false, true]);
+    for (let retry = 0; retry < policy.retries; retry++) {
+      policy.collected(clock.now, 10, 64 * MiB, 32 * MiB); // V8 kept 32 MiB of empty young generation
+      assert.deepEqual(feed(policy, clock, [0]), [true], `retry ${retry + 1}`);
+    }
+    policy.collected(clock.now, 10, 64 * MiB, 32 * MiB);
+    assert.deepEqual(feed(policy, clock, [0, 0, 0, 0]), [false, false, false, false], 'given up until the next busy spell');
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0]), [false, false, false, true]);
+    policy.collected(clock.now, 10, 32 * MiB, 1 * MiB);
+    assert.deepEqual(feed(policy, clock, [0, 0, 0, 0]), [false, false, false, false], 'given back: done');
+  });
+
+  test('collections are spaced by their cost (at most 2 % of the time)', () => {
+    const policy = new IdlePolicy();
+    const clock = { now: 0 };
+    const big = heap(900, 700);
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], big), [false, false, false, true]);
+    policy.collected(clock.now, 600, 720 * MiB); // a big heap: 600 ms
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], big), [false, false, false, false], '6 s after a 600 ms collection: too soon');
+    clock.now += 30_000;
+    assert.deepEqual(feed(policy, clock, [0], big), [true], 'once 50 times its cost has passed');
+  });
+});
+
+describe('StringPool: shares repeated strings without keeping every string it ever saw', () => {
+  test('strings not seen for a generation are let go; recurring ones stay shared', () => {
+    const pool = new StringPool(1000);
+    const common = pool.intern(['SKILL', 'md'].join('.'));
+    for (let i = 0; i < 100_000; i++) {
+      pool.intern(`c-${i}`); // a churned tree: new folder names, never seen again
+      if (i % 500 === 0) assert.equal(pool.intern(['SKILL', 'md'].join('.')), common, 'a recurring string stays the same string');
+    }
+    assert.ok(pool.size <= 2000, `the pool holds ${pool.size} strings after 100,000 distinct ones`);
+    const a = pool.intern(`x-${'y'.repeat(3)}`);
+    assert.equal(pool.intern(`x-${'y'.repeat(3)}`), a);
+  });
+});
+
+describe('caches hold what they count', () => {
+  const file = (bytes: Buffer, path = 'notes.md'): CatalogFile => ({
+    uri: `skill://s/${path}`,
+    path,
+    size: bytes.byteLength,
+    digest: sha256Digest(bytes),
+    mimeType: 'text/markdown',
+  });
+
+  test('ContentReader: a small file cut from a large buffer does not keep the large buffer', async () => {
+    const archive = Buffer.alloc(4 * MiB, 0x61);
+    const bytes = archive.subarray(1000, 1300);
+    const origin: SkillOrigin = { kind: 'stored', source: 'archive:test', blobs: { read: async () => bytes } };
+    const reader = new ContentReader();
+    const entry = file(bytes);
+    assert.deepEqual(await reader.read(entry, origin), bytes);
+    const cached = await reader.read(entry, origin);
+    assert.deepEqual(cached, bytes);
+    assert.ok(cached.buffer.byteLength < 4096, `the cached copy keeps a ${cached.buffer.byteLength}-byte buffer for 300 bytes`);
+  });
+
+  test("ContentReader: a small file read from disk does not keep Node's shared 8 KiB pool", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillport-memory-'));
+    temps.push(dir);
+    const text = Buffer.from('a small file\n');
+    writeFileSync(join(dir, 'notes.md'), text);
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const reader = new ContentReader();
+    const entry = file(text);
+    await reader.read(entry, origin);
+    const cached = await reader.read(entry, origin);
+    assert.deepEqual(cached, text);
+    assert.ok(cached.buffer.byteLength <= 2 * text.byteLength, `${text.byteLength} bytes cached in a ${cached.buffer.byteLength}-byte buffer`);
+  });
+
+  test('PageCache: a small page is an allocation of its own, not a slice of the shared pool', () => {
+    const cache = new PageCache();
+    const snapshot = {} as CatalogSnapshot;
+    const page = cache.get(snapshot, 'k', () => '{"result":{"skills":[]},"jsonrpc":"2.0","id":');
+    assert.ok(page !== undefined);
+    assert.equal(page.toString(), '{"result":{"skills":[]},"jsonrpc":"2.0","id":');
+    assert.equal(page.buffer.byteLength, page.byteLength);
+    assert.equal(
+      cache.get(snapshot, 'k', () => 'other'),
+      page,
+      'served from the cache',
+    );
+    assert.equal(cache.bytes, page.byteLength);
+  });
+});
