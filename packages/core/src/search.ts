@@ -134,6 +134,8 @@ export const BODY_CHARS = 100_000;
 /** Bits per field in a packed count (FIELDS × FIELD_BITS ≤ 32). */
 const FIELD_BITS = 8;
 const FIELD_MAX = (1 << FIELD_BITS) - 1;
+/** Where the description's count sits in a packed count (field 1). */
+const DESCRIPTION_SHIFT = FIELD_BITS * 1;
 const K1 = 1.2;
 const PART_WEIGHT = 0.5;
 const PREFIX_WEIGHT = 0.5;
@@ -485,6 +487,11 @@ interface Scope {
   visible: Uint8Array;
   count: number;
   averages: number[];
+  /**
+   * Per slot and field (slot · FIELDS + f): the field's weight over its length normaliser, w_f / norm_f, from the
+   * scope's average lengths: a posting's value is then a few multiplications (computed once per scope and change).
+   */
+  weights: Float64Array;
   df: (id: number) => number;
 }
 
@@ -498,6 +505,7 @@ export class SearchView {
   /** @internal */ visible = new Uint8Array(0);
   /** @internal */ count = 0;
   /** @internal */ averages: number[] = [1, 1, 1, 1];
+  /** @internal */ weights: Float64Array = new Float64Array(0);
   /** @internal */ dfs = new Map<number, number>();
 
   constructor(readonly ids: readonly string[]) {}
@@ -577,6 +585,8 @@ export class SkillSearchIndex {
   /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
   private epoch = 0;
   private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array } | undefined;
+  /** The whole index's Scope.weights, for the epoch they were computed at. */
+  private wholeWeights: { epoch: number; averages: number[]; weights: Float64Array } | undefined;
   private readonly minMergeRows: number;
 
   /** Documents with the same id: the last one wins. */
@@ -826,7 +836,12 @@ export class SkillSearchIndex {
   /** The whole index, or a view brought up to date with the index. */
   private scope(view: SearchView | undefined): Scope {
     if (view === undefined) {
-      return { visible: this.alive, count: this.live, averages: averagesOf(this.totals, this.live), df: (id) => this.df.data[id]! };
+      if (this.wholeWeights?.epoch !== this.epoch) {
+        const averages = averagesOf(this.totals, this.live);
+        this.wholeWeights = { epoch: this.epoch, averages, weights: this.weightsFor(averages) };
+      }
+      const { averages, weights } = this.wholeWeights;
+      return { visible: this.alive, count: this.live, averages, weights, df: (id) => this.df.data[id]! };
     }
     if (view.epoch !== this.epoch) {
       const visible = new Uint8Array(this.ids.length);
@@ -842,6 +857,7 @@ export class SkillSearchIndex {
       view.visible = visible;
       view.count = count;
       view.averages = averagesOf(totals, count);
+      view.weights = this.weightsFor(view.averages);
       view.dfs = new Map();
       view.epoch = this.epoch;
     }
@@ -850,6 +866,7 @@ export class SkillSearchIndex {
       visible,
       count: view.count,
       averages: view.averages,
+      weights: view.weights,
       df: (id) => {
         let df = dfs.get(id);
         if (df === undefined) {
@@ -905,15 +922,32 @@ export class SkillSearchIndex {
     return 2 * low < recent.length && recent[2 * low] === slot ? recent[2 * low + 1]! : 0;
   }
 
-  /** The saturated BM25F value tf / (k1 + tf) of packed counts in document `slot` (idf is applied per term). */
-  private saturated(packed: number, slot: number, average: number[]): number {
-    let tf = 0;
+  /** Per slot and field, w_f / norm_f for these average lengths (see Scope.weights). */
+  private weightsFor(average: number[]): Float64Array {
+    const slots = this.ids.length;
+    const weights = new Float64Array(slots * FIELDS);
     for (let f = 0; f < FIELDS; f++) {
-      const occurrences = ((packed >>> (FIELD_BITS * f)) & FIELD_MAX) / 2;
-      if (occurrences === 0) continue;
-      const norm = 1 - FIELD_B[f]! + (FIELD_B[f]! * this.lengths[f]!.data[slot]!) / average[f]!;
-      tf += (FIELD_WEIGHTS[f]! * occurrences) / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
+      const lengths = this.lengths[f]!.data;
+      const b = FIELD_B[f]!;
+      const weight = FIELD_WEIGHTS[f]!;
+      for (let slot = 0; slot < slots; slot++) {
+        const norm = 1 - b + (b * lengths[slot]!) / average[f]!;
+        weights[slot * FIELDS + f] = weight / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
+      }
     }
+    return weights;
+  }
+
+  /** The saturated BM25F value tf / (k1 + tf) of packed counts in document `slot` (idf is applied per term). */
+  private saturated(packed: number, slot: number, weights: Float64Array): number {
+    const at = slot * FIELDS;
+    // Counts are doubled (a compound's part counts half): halved here.
+    const tf =
+      0.5 *
+      ((packed & FIELD_MAX) * weights[at]! +
+        ((packed >>> FIELD_BITS) & FIELD_MAX) * weights[at + 1]! +
+        ((packed >>> (2 * FIELD_BITS)) & FIELD_MAX) * weights[at + 2]! +
+        ((packed >>> (3 * FIELD_BITS)) & FIELD_MAX) * weights[at + 3]!);
     return tf / (K1 + tf);
   }
 
@@ -944,7 +978,7 @@ export class SkillSearchIndex {
       this.scratch = { scores: new Float64Array(size), best: new Float64Array(size), covered: new Float64Array(size), direct: new Uint8Array(size) };
     }
     const { scores, best, covered, direct } = this.scratch;
-    const { visible, averages } = scope;
+    const { visible, weights } = scope;
     const touched: number[] = [];
     const hit: number[] = [];
     let idfSum = 0;
@@ -963,12 +997,27 @@ export class SkillSearchIndex {
       for (const [id, factor, kind] of expansions) {
         const mappedTerm = kind === 'mapped';
         const scale = (mappedTerm ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight;
-        this.forEachPosting(id, visible, (doc, packed) => {
-          const value = scale * this.saturated(packed, doc, averages);
+        // The hot loop of a query, written out rather than through forEachPosting's callback (a call per posting).
+        const visit = (doc: number, packed: number): void => {
+          const value = scale * this.saturated(packed, doc, weights);
           if (best[doc] === 0) hit.push(doc);
           if (value > best[doc]!) best[doc] = value;
           if (!mappedTerm) direct[doc] = 1;
-        });
+        };
+        if (id < this.baseOffsets.length - 1) {
+          const docs = this.baseDocs;
+          const counts = this.baseCounts;
+          for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
+            const doc = docs[at]!;
+            if (visible[doc] !== 1) continue;
+            const value = scale * this.saturated(counts[at]!, doc, weights);
+            if (best[doc] === 0) hit.push(doc);
+            if (value > best[doc]!) best[doc] = value;
+            if (!mappedTerm) direct[doc] = 1;
+          }
+        }
+        const recent = this.tail[id];
+        if (recent !== undefined) for (let at = 0; at < recent.length; at += 2) if (visible[recent[at]!] === 1) visit(recent[at]!, recent[at + 1]!);
       }
       for (const doc of hit) {
         if (scores[doc] === 0) touched.push(doc);
@@ -1004,7 +1053,7 @@ export class SkillSearchIndex {
         // The word's own match (or a near or related one) is named when there is one, even if a mapped term scored
         // more: mapped terms come last, and stand in for the word only where it is missing.
         if (packed === 0 || (kind === 'mapped' && best !== undefined && best.kind !== 'mapped')) continue;
-        const value = this.idf(id, scope) * factor * this.saturated(packed, doc, scope.averages);
+        const value = this.idf(id, scope) * factor * this.saturated(packed, doc, scope.weights);
         if (best === undefined || value > best.value) best = { id, kind, value, fields: fieldBits(packed) };
       }
       if (best === undefined) {
@@ -1142,7 +1191,10 @@ export class SkillSearchIndex {
       pairs.add(`${first} ${second}`);
       // Walk the shorter posting list: the pair can only stand together where both terms occur.
       const id = scope.df(first) <= scope.df(second) ? first : second;
-      this.forEachPosting(id, scope.visible, (doc) => {
+      this.forEachPosting(id, scope.visible, (doc, packed) => {
+        // Most postings are of other fields (bodies): a term absent from the description cannot stand beside the
+        // other one there (the description's term sequence holds a subset of its counted terms).
+        if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0) return;
         const description = this.descriptions[doc]!;
         if (!adjacent(description, 0, description.length, first, second)) return;
         // In proportion to what the two words already earn in this document: a phrase of strong words counts.
@@ -1154,7 +1206,7 @@ export class SkillSearchIndex {
   /** The BM25F score of one term in one document. */
   private contribution(id: number, doc: number, scope: Scope): number {
     const packed = this.packedCount(id, doc);
-    return packed === 0 ? 0 : this.idf(id, scope) * this.saturated(packed, doc, scope.averages);
+    return packed === 0 ? 0 : this.idf(id, scope) * this.saturated(packed, doc, scope.weights);
   }
 
   private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: number[], visible: Uint8Array): void {

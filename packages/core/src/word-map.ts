@@ -20,7 +20,7 @@ export interface WordMapEntry {
 
 /** Words in a phrase key, at most: longer phrases are too specific to meet a query. */
 export const MAX_KEY_WORDS = 3;
-/** Targets kept per query word (a word can collect targets from itself and from phrases it is part of). */
+/** Targets kept per query position (a key rarely has more than 8; the bound keeps a query's work small). */
 const MAX_TARGETS_PER_WORD = 24;
 /** One word as the index splits text: letters, combining marks and digits only. */
 const ONE_WORD = /^[\p{L}\p{M}\p{N}]+$/u;
