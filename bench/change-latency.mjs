@@ -2,7 +2,8 @@
 // bench/change-latency: how long one change takes to be served (issue 13: target ≤ 100 ms), repeated so that one
 // unlucky round does not decide the figure. One `serve --http` on a generated catalog (bench/generate-catalog.mjs,
 // reused when present), then per round: one SKILL.md edited in place (writeFileSync: truncate and write), one replaced
-// by a rename (an editor's safe-save, `sed -i`), and one skill published to the registry (POST /api/v1/skills); each
+// by a rename (an editor's safe-save, `sed -i`), one edited in place and watched through skills/list only (no read
+// of the stale file triggers its rescan: the watcher's own path), and one skill published to the registry (POST /api/v1/skills); each
 // timed from the write (or the POST) until a resources/read shows the new bytes. Prints min / median / max per kind.
 // Usage: node bench/change-latency.mjs [--count 10000] [--rounds 7] [--json] [--cpu-prof DIR]
 import { execFileSync, spawn } from 'node:child_process';
@@ -74,7 +75,7 @@ const server = spawn(
 );
 let stderr = '';
 server.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-const results = { edit: [], rename: [], publish: [] };
+const results = { edit: [], rename: [], listed: [], publish: [] };
 const edited = [];
 try {
   log(`serve on ${count} skills (${dir})...`);
@@ -82,24 +83,31 @@ try {
   // Skills to edit: SKILL.md files of the first copy, one per round and kind (never the same file twice in a row).
   const page = await post(url, 'skills/list', {});
   const targets = page.skills.map((skill) => skill.uri).filter((uri) => /^skill:\/\/copy-00\/[^%]+\/SKILL\.md$/.test(uri));
-  if (targets.length < 2 * rounds) throw new Error(`only ${targets.length} skills to edit`);
+  if (targets.length < 3 * rounds) throw new Error(`only ${targets.length} skills to edit`);
   // Let the start-up work (search index, persisted catalog) finish: the figure is a change on a settled server.
   await sleep(count >= 10_000 ? 15_000 : 3_000);
   for (let round = 0; round < rounds; round++) {
-    for (const kind of ['edit', 'rename']) {
-      const uri = targets[round * 2 + (kind === 'edit' ? 0 : 1)];
+    for (const kind of ['edit', 'rename', 'listed']) {
+      const uri = targets[round * 3 + ['edit', 'rename', 'listed'].indexOf(kind)];
       const path = join(dir, uri.slice('skill://'.length));
       const original = readFileSync(path);
       edited.push({ path, original });
       const word = `zqxchange${kind}${round}${Date.now().toString(36)}`;
+      const before = page.skills.find((skill) => skill.uri === uri)?.resources.find((r) => r.uri === uri)?.digest;
       const bytes = Buffer.concat([original, Buffer.from(`\n${word} marker line.\n`)]);
       const started = performance.now();
-      if (kind === 'edit') writeFileSync(path, bytes);
+      if (kind !== 'rename') writeFileSync(path, bytes);
       else {
         writeFileSync(`${path}.tmp-bench`, bytes);
         renameSync(`${path}.tmp-bench`, path);
       }
-      const served = await until(async () => (await readText(url, uri)).includes(word));
+      // `listed`: watched through skills/list alone (the SKILL.md digest in the listing), so no read of the stale
+      // file can trigger its rescan: the watcher's own path (debounce, rescan, derived snapshot).
+      const digestOf = (list) => list.skills.find((skill) => skill.uri === uri)?.resources.find((r) => r.uri === uri)?.digest;
+      const served =
+        kind === 'listed'
+          ? await until(async () => digestOf(await post(url, 'skills/list', {})) !== before)
+          : await until(async () => (await readText(url, uri)).includes(word));
       results[kind].push(Number.isNaN(served) ? NaN : performance.now() - started);
       await sleep(300);
     }
@@ -127,7 +135,7 @@ try {
       await sleep(300);
     }
     log(
-      `round ${round + 1}: edit ${results.edit.at(-1).toFixed(0)} ms, rename ${results.rename.at(-1).toFixed(0)} ms, publish ${results.publish.at(-1).toFixed(0)} ms`,
+      `round ${round + 1}: edit ${results.edit.at(-1).toFixed(0)} ms, rename ${results.rename.at(-1).toFixed(0)} ms, listed ${results.listed.at(-1).toFixed(0)} ms, publish ${results.publish.at(-1).toFixed(0)} ms`,
     );
   }
 } finally {
@@ -153,6 +161,11 @@ else {
   const f = (value) => value.toFixed(0);
   process.stdout.write(`change → served at ${count.toLocaleString('en-US')} skills, ${rounds} rounds; commit ${measuredCommit()}\n\n`);
   process.stdout.write('| change | min, ms | median, ms | max, ms |\n|---|---:|---:|---:|\n');
-  const names = { edit: 'SKILL.md written in place', rename: 'SKILL.md replaced by a rename (safe-save)', publish: 'one publish (POST → served)' };
+  const names = {
+    edit: 'SKILL.md written in place → read shows it',
+    rename: 'SKILL.md replaced by a rename (safe-save) → read shows it',
+    listed: 'SKILL.md written in place → skills/list shows it (no reads)',
+    publish: 'one publish (POST → served)',
+  };
   for (const [kind, { min, median, max }] of Object.entries(summary)) process.stdout.write(`| ${names[kind]} | ${f(min)} | ${f(median)} | ${f(max)} |\n`);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { Hash } from 'node:crypto';
 import { dirname } from 'node:path';
 
@@ -77,4 +77,72 @@ export function readCheckedFile(path: string): string | undefined {
   const trailer = bytes.subarray(bytes.byteLength - TRAILER_BYTES).toString('latin1');
   if (trailer !== `\n${CHECKSUM_MARK}${createHash('sha256').update(body).digest('hex')}\n`) return undefined;
   return body.toString('utf8');
+}
+
+/** Bytes read at a time by `readCheckedLines`. */
+const LINE_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * The lines of a document a ChunkedFileWriter wrote, checked like `readCheckedFile` but without ever holding the
+ * whole file (a 100,000-skill catalog is ~190 MB: as one buffer, one string and one parse tree it took gigabytes):
+ * the file is hashed in chunks first, then its lines are handed out one at a time. Undefined when the file is
+ * missing, has no checksum line, or its bytes do not match it. The file must not change between the two passes (it is
+ * only ever replaced by a rename, which leaves the opened file as it was).
+ */
+export function readCheckedLines(path: string): Iterable<string> | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < TRAILER_BYTES) return undefined;
+    const bodyBytes = size - TRAILER_BYTES;
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(LINE_CHUNK);
+    for (let at = 0; at < bodyBytes; ) {
+      const read = readSync(fd, chunk, 0, Math.min(LINE_CHUNK, bodyBytes - at), at);
+      if (read === 0) return undefined;
+      hash.update(chunk.subarray(0, read));
+      at += read;
+    }
+    const trailer = Buffer.alloc(TRAILER_BYTES);
+    if (readSync(fd, trailer, 0, TRAILER_BYTES, bodyBytes) !== TRAILER_BYTES) return undefined;
+    if (trailer.toString('latin1') !== `\n${CHECKSUM_MARK}${hash.digest('hex')}\n`) return undefined;
+    const opened = fd;
+    fd = -1; // handed to the iterator, which closes it
+    return lines(opened, bodyBytes, chunk);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+function* lines(fd: number, bodyBytes: number, chunk: Buffer): Generator<string> {
+  try {
+    let carry: Buffer | undefined;
+    for (let at = 0; at < bodyBytes; ) {
+      const read = readSync(fd, chunk, 0, Math.min(LINE_CHUNK, bodyBytes - at), at);
+      if (read === 0) throw new Error('the file shrank while it was read');
+      at += read;
+      let data = chunk.subarray(0, read);
+      if (carry !== undefined) {
+        data = Buffer.concat([carry, data]);
+        carry = undefined;
+      }
+      let start = 0;
+      for (let end = data.indexOf(10, start); end >= 0; end = data.indexOf(10, start)) {
+        yield data.toString('utf8', start, end);
+        start = end + 1;
+      }
+      // A copy: the chunk buffer is read into again.
+      if (start < data.length) carry = Buffer.from(data.subarray(start));
+    }
+    if (carry !== undefined) yield carry.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,4 +1,4 @@
-import { ChunkedFileWriter, readCheckedFile } from './chunked-writer.js';
+import { ChunkedFileWriter, readCheckedLines } from './chunked-writer.js';
 import type { Stats } from 'node:fs';
 
 /**
@@ -6,20 +6,18 @@ import type { Stats } from 'node:fs';
  * nothing. A file's digest is reused only while its size, mtime, ctime and inode are all unchanged (ctime moves
  * on any write, even one that restores mtime). Parsed frontmatter is keyed by the SKILL.md digest, so it can never
  * be stale. The cache is an optimisation only: a missing, corrupt or foreign file just means a cold start (the
- * file carries a checksum, `readCheckedFile`: a damaged digest inside well-formed JSON would otherwise be trusted).
+ * file carries a checksum, `readCheckedLines`: a damaged digest inside well-formed JSON would otherwise be trusted).
+ *
+ * The file is a header line and one line per entry (`["f", path, row]`, `["m", digest, frontmatter]`), read a line at
+ * a time: at 100,000 skills it is ~200 MB, and reading it whole (buffer, string, parse tree) took gigabytes.
  */
+const FORMAT = 'skillport-digest-cache/2';
 type FileRow = [size: number, mtimeMs: number, ctimeMs: number, ino: number, digest: string];
 export interface CacheEntries {
   files: Array<[string, FileRow]>;
   frontmatter: Array<[string, ParsedFrontmatter]>;
 }
 export type ParsedFrontmatter = { frontmatter: Record<string, unknown>; bodyLine: number; headings?: string[] } | { error: string };
-
-interface CacheFile {
-  format: 'skillport-digest-cache/1';
-  files: Record<string, FileRow>;
-  frontmatter: Record<string, ParsedFrontmatter>;
-}
 
 export class DigestCache {
   #files = new Map<string, FileRow>();
@@ -37,14 +35,24 @@ export class DigestCache {
   ) {
     if (path === undefined || options.load === false) return;
     try {
-      const text = readCheckedFile(path);
-      if (text === undefined) return;
-      const data = JSON.parse(text) as CacheFile;
-      if (data.format !== 'skillport-digest-cache/1') return;
-      for (const [key, row] of Object.entries(data.files)) if (Array.isArray(row) && row.length === 5) this.#files.set(key, row);
-      for (const [key, value] of Object.entries(data.frontmatter)) this.#frontmatter.set(key, value);
+      const lines = readCheckedLines(path);
+      if (lines === undefined) return;
+      let header = true;
+      for (const line of lines) {
+        if (header) {
+          if ((JSON.parse(line) as { format?: string }).format !== FORMAT) return;
+          header = false;
+          continue;
+        }
+        const entry = JSON.parse(line) as ['f', string, FileRow] | ['m', string, ParsedFrontmatter];
+        if (entry[0] === 'f') {
+          if (Array.isArray(entry[2]) && entry[2].length === 5) this.#files.set(entry[1], entry[2]);
+        } else if (entry[0] === 'm') this.#frontmatter.set(entry[1], entry[2]);
+      }
     } catch {
       // no cache yet, or unreadable: start cold
+      this.#files.clear();
+      this.#frontmatter.clear();
     }
   }
 
@@ -115,23 +123,15 @@ export class DigestCache {
     let writer: ChunkedFileWriter | undefined;
     try {
       writer = new ChunkedFileWriter(this.path);
-      writer.write('{"format":"skillport-digest-cache/1","files":{');
-      let first = true;
+      writer.write(`${JSON.stringify({ format: FORMAT })}\n`);
       for (const key of this.#used) {
         const row = this.#files.get(key);
-        if (!row) continue;
-        writer.write(`${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(row)}`);
-        first = false;
+        if (row) writer.write(`${JSON.stringify(['f', key, row])}\n`);
       }
-      writer.write('},"frontmatter":{');
-      first = true;
       for (const key of this.#usedFrontmatter) {
         const value = this.#frontmatter.get(key);
-        if (!value) continue;
-        writer.write(`${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`);
-        first = false;
+        if (value) writer.write(`${JSON.stringify(['m', key, value])}\n`);
       }
-      writer.write('}}');
       writer.commit();
       this.#dirty = false;
     } catch {

@@ -275,7 +275,7 @@ describe('DigestCache', () => {
     assert.equal(cold.misses, skill.files.length);
     cold.save();
     assert.ok(existsSync(cachePath));
-    assert.equal(JSON.parse(readCheckedFile(cachePath)!).format, 'skillport-digest-cache/1');
+    assert.equal(JSON.parse(readCheckedFile(cachePath)!.split('\n')[0]!).format, 'skillport-digest-cache/2');
     return skill;
   }
 
@@ -382,8 +382,18 @@ describe('DigestCache', () => {
     const cache = new DigestCache(cachePath);
     servable(inspectSkillFolder(other.dir, { cache }));
     cache.save();
-    const saved = JSON.parse(readCheckedFile(cachePath)!) as { files: Record<string, unknown> };
+    const entries = readCheckedFile(cachePath)!
+      .split('\n')
+      .slice(1)
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as [string, string, unknown]);
     const real = realpathSync(other.dir);
-    assert.deepEqual(Object.keys(saved.files).sort(), other.files.map((file) => join(real, file.slice(other.dir.length + 1))).sort());
+    assert.deepEqual(
+      entries
+        .filter((entry) => entry[0] === 'f')
+        .map((entry) => entry[1])
+        .sort(),
+      other.files.map((file) => join(real, file.slice(other.dir.length + 1))).sort(),
+    );
   });
 });

@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { CLI, EXAMPLES, REPO, startHttp } from '@skillport/test-kit';
 
 /**
  * A catalog to look at in tests and screenshots, served by the real `skillport serve` process: the bundled
@@ -11,10 +11,7 @@ import { fileURLToPath } from 'node:url';
  * and a registry with three versions of `pdf-tools` (one revoked with a reason, one signed with provenance and
  * approved). With `auth`, tokens for a reader and an admin.
  */
-const here = dirname(fileURLToPath(import.meta.url));
-export const REPO = resolve(here, '../../../..');
-export const CLI = join(REPO, 'packages/cli/dist/src/bin.js');
-export const EXAMPLES = join(REPO, 'examples/skills');
+export { EXAMPLES, REPO };
 
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8' });
@@ -160,39 +157,10 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** `skillport serve --http --port 0 ...args` as a real process. */
+/** `skillport serve --http --port 0 --no-watch ...args` as a real process (the test kit's), addressed by its base URL. */
 export async function serve(args: string[]): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not start:\n${stderr}`)), 60_000);
-    proc.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = / on (http:\/\/\S+)\/mcp/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        done(match[1]!);
-      }
-    });
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`server exited with ${code}:\n${stderr}`));
-    });
-  });
-  return {
-    base: url,
-    proc,
-    stderr: () => stderr,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (proc.exitCode !== null) return done();
-        proc.once('exit', () => done());
-        proc.kill('SIGTERM');
-      }),
-  };
+  const server = await startHttp(['--no-watch', ...args]);
+  return { base: server.url.replace(/\/mcp$/, ''), proc: server.proc, stderr: server.stderr, stop: server.stop };
 }
 
 /** The fixture served with sign-in, the policy and the trusted key. */

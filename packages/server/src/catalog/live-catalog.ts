@@ -346,14 +346,20 @@ export class LiveCatalog {
       const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress);
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
-      if (digestCachePath) {
+      if (digestCachePath && scan.cache.length > 0) {
         const cache = new DigestCache(digestCachePath, { load: false });
         for (const entries of scan.cache) cache.merge(entries);
         cache.save();
       }
     }
-    this.#folders.clear();
-    for (const folder of folders) this.#folders.set(folder.dir, compactFolder(folder, this.#pool));
+    // A folder found as it was keeps its object: the snapshot and the assembly hold the old one, and a second copy
+    // of every unchanged folder (a restart's check finds most unchanged) would double the catalog's memory.
+    const previous = this.#folders;
+    this.#folders = new Map();
+    for (const folder of folders) {
+      const known = previous.get(folder.dir);
+      this.#folders.set(folder.dir, known !== undefined && sameFolder(known, folder) ? known : compactFolder(folder, this.#pool));
+    }
   }
 
   /** Rescans the skill folders that hold a changed path, and looks for new skills below the nearest folder that still exists. */
@@ -490,6 +496,22 @@ export class LiveCatalog {
     this.#reported.add(key);
     this.options.onProblem?.(problem);
   }
+}
+
+/** Whether a folder scanned again says exactly what `known` says (same place, package, links and problems). */
+function sameFolder(known: ScannedFolder, scanned: ScannedFolder): boolean {
+  const a = known.inspection.skill;
+  const b = scanned.inspection.skill;
+  if (known.root !== scanned.root || known.segments.join('/') !== scanned.segments.join('/')) return false;
+  if (JSON.stringify(known.inspection.problems) !== JSON.stringify(scanned.inspection.problems)) return false;
+  if (a === undefined || b === undefined) return a === b;
+  // The package digest covers every path, size and content (SKILL.md: the frontmatter); links are not in it.
+  return (
+    a.packageDigest === b.packageDigest &&
+    a.realDir === b.realDir &&
+    a.files.length === b.files.length &&
+    a.files.every((file, index) => file.target === b.files[index]!.target)
+  );
 }
 
 /** The changes a delta makes to `previous`: new URIs, gone URIs, and replaced skills (new bytes or a new place). */

@@ -6,6 +6,7 @@ import type { ScanMessage, ScanRequest } from './scan-worker.js';
 export interface ParallelScan {
   folders: ScannedFolder[];
   problems: FolderProblem[];
+  /** Digest-cache entries to merge and save (from several shards; a single shard saves its own). */
   cache: CacheEntries[];
 }
 
@@ -46,7 +47,7 @@ export async function scanInWorkers(
             progress.scanned += message.folders.length;
             if (message.folders.length > 0) onProgress?.(progress);
           } else {
-            result.cache.push(message.cache);
+            if (message.cache !== undefined) result.cache.push(message.cache);
             done = true;
           }
         });

@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { ChunkedFileWriter, mimeTypeFor, readCheckedFile } from '@skillport/core';
+import { ChunkedFileWriter, mimeTypeFor, readCheckedLines } from '@skillport/core';
 import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 
@@ -20,12 +20,13 @@ import type { FolderRoot, ScannedFolder } from './folder-scan.js';
  * by a crash, damaged) ends the journal there, and its lines name the base they follow (a journal left by an
  * older base is ignored).
  *
- * Compact form of the base, one folder per element: `[root, relDir, problems, skill | 0]`, where skill is
+ * The base is a header line (`{"format", "key", "base"}`) and then one line per folder (read line by line: a
+ * 100,000-skill base is ~190 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
  * `[name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings]` and a file is
  * `[path, size, digest]` or `[path, size, digest, target]`. Media types and folder names are derived again. A journal
  * line holds `[baseId, root, relDir, problems, skill | 0]`, or `[baseId, root, relDir]` for a folder gone.
  */
-const FORMAT = 'skillport-catalog/4';
+const FORMAT = 'skillport-catalog/5';
 /** The journal is folded into a new base past this many lines, or 1/8 of the catalog's folders if more. */
 const JOURNAL_MIN = 1024;
 
@@ -40,6 +41,11 @@ type PersistedSkill = [
   files: PersistedFile[],
   headings: string[],
 ];
+interface BaseHeader {
+  format?: string;
+  key?: string;
+  base?: string;
+}
 type PersistedFolder = [root: number, relDir: string, problems: FolderProblem[], skill: PersistedSkill | 0];
 
 export function catalogKey(roots: readonly FolderRoot[], limits: SkillLimits): string {
@@ -72,22 +78,32 @@ export class PersistedCatalog {
   /** The base and every valid journal line after it; undefined when there is no usable base. */
   load(): ScannedFolder[] | undefined {
     try {
-      // Checksummed (readCheckedFile): a torn or damaged file means a cold scan, never a believed one.
-      const text = readCheckedFile(this.path);
-      if (text === undefined) return undefined;
-      const data = JSON.parse(text) as { format?: string; key?: string; base?: string; folders?: PersistedFolder[] };
-      if (data.format !== FORMAT || data.key !== this.#key || typeof data.base !== 'string' || !Array.isArray(data.folders)) return undefined;
-      const byKey = new Map<string, PersistedFolder>();
-      for (const folder of data.folders) byKey.set(`${folder[0]}/${folder[1]}`, folder);
-      const { lines, valid } = readJournal(this.#journal, data.base);
+      // Checksummed (readCheckedLines): a torn or damaged file means a cold scan, never a believed one.
+      const lines = readCheckedLines(this.path);
+      if (lines === undefined) return undefined;
+      let header: BaseHeader | undefined;
+      const byKey = new Map<string, ScannedFolder>();
       for (const line of lines) {
+        if (header === undefined) {
+          header = JSON.parse(line) as BaseHeader;
+          if (header.format !== FORMAT || header.key !== this.#key || typeof header.base !== 'string') return undefined;
+          continue;
+        }
+        if (line === '') continue;
+        const folder = JSON.parse(line) as PersistedFolder;
+        byKey.set(`${folder[0]}/${folder[1]}`, restoreFolder(this.roots, folder));
+      }
+      if (header === undefined) return undefined;
+      const base = header.base!;
+      const { lines: changes, valid } = readJournal(this.#journal, base);
+      for (const line of changes) {
         if (line.length === 2) byKey.delete(`${line[0]}/${line[1]}`);
-        else byKey.set(`${line[0]}/${line[1]}`, line as PersistedFolder);
+        else byKey.set(`${line[0]}/${line[1]}`, restoreFolder(this.roots, line as PersistedFolder));
       }
       // A journal with a bad line (a crash mid-append) is not appended to: the next save writes a whole base.
-      this.#base = valid ? data.base : undefined;
-      this.#lines = lines.length;
-      return [...byKey.values()].map((folder) => restoreFolder(this.roots, folder));
+      this.#base = valid ? base : undefined;
+      this.#lines = changes.length;
+      return [...byKey.values()];
     } catch {
       return undefined;
     }
@@ -139,7 +155,7 @@ export class PersistedCatalog {
     };
     try {
       writer = new ChunkedFileWriter(this.path);
-      writer.write(`{"format":${JSON.stringify(FORMAT)},"key":${JSON.stringify(this.#key)},"base":"${base}","folders":[`);
+      writer.write(`{"format":${JSON.stringify(FORMAT)},"key":${JSON.stringify(this.#key)},"base":"${base}"}\n`);
     } catch {
       fail();
     }
@@ -149,11 +165,10 @@ export class PersistedCatalog {
         try {
           const started = performance.now();
           while (next < folders.length) {
-            writer.write(`${next === 0 ? '' : ','}${JSON.stringify(persistedFolder(this.roots, folders[next]!))}`);
+            writer.write(`${JSON.stringify(persistedFolder(this.roots, folders[next]!))}\n`);
             next++;
             if ((next & 63) === 0 && performance.now() - started > budgetMs) return false;
           }
-          writer.write(']}');
           writer.commit();
           writer = undefined;
           // The old journal follows the old base: its lines name that base, so a crash before this removal is harmless.
