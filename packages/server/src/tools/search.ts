@@ -22,7 +22,8 @@ import type { SkillsService } from '../mcp/skills-service.js';
  *   makes the build go on without waiting. Until it has caught up, a search answers from what is indexed and says
  *   so (`complete: false`, with how many skills were searched), unless what is left is small (at most
  *   WAIT_FOR_CHANGES skills): then it waits, so that a change is searchable as soon as it is served, and a small
- *   catalog is complete from its first search. After a large batch (the first build) the index is compacted.
+ *   catalog is complete from its first search. After a large batch (the first build) the index is compacted, when
+ *   the server is quiet (searched or not).
  * - Views: a principal's view (a `ViewSnapshot` filtered from the catalog's) is searched through a `SearchView` of the
  *   shared index: a bit per document and the view's own BM25 statistics, so it ranks exactly like an index of its
  *   skills alone, returns nothing outside it, and never reads a body. A skill is searched in a view only when the
@@ -73,6 +74,8 @@ export interface SearchState {
   deferred: number;
   /** How the last changes were found: by the snapshot's delta (one entry per changed skill) or by a full diff. */
   diffs: { delta: number; full: number };
+  /** Compactions done (after large batches, when the server was quiet). */
+  compactions: number;
 }
 
 export class CatalogSearch {
@@ -96,6 +99,8 @@ export class CatalogSearch {
   #deferred = 0;
   readonly #diffs = { delta: 0, full: 0 };
   #addedSinceCompact = 0;
+  #compacting = false;
+  #compactions = 0;
 
   constructor(readonly content: ContentReader) {}
 
@@ -135,6 +140,7 @@ export class CatalogSearch {
       eager: this.#eager,
       deferred: this.#deferred,
       diffs: { ...this.#diffs },
+      compactions: this.#compactions,
     };
   }
 
@@ -180,6 +186,29 @@ export class CatalogSearch {
       await this.#indexChanges();
     } finally {
       this.#pending = 0;
+    }
+  }
+
+  /**
+   * Compacts the index once the server is quiet, searched or not: the compaction is one synchronous pass over the
+   * postings (a fraction of a second at 10,000 skills) and only memory depends on it, so it never holds up requests
+   * (nor does a search wait for it).
+   */
+  async #compactWhenQuiet(): Promise<void> {
+    if (this.#compacting) return;
+    this.#compacting = true;
+    try {
+      for (;;) {
+        if (this.#closed) return;
+        const idle = this.#pace?.idleFor() ?? Number.POSITIVE_INFINITY;
+        if (idle >= this.#idleMs) break;
+        await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, this.#idleMs - idle)).unref());
+      }
+      this.index.compact();
+      this.#addedSinceCompact = 0;
+      this.#compactions++;
+    } finally {
+      this.#compacting = false;
     }
   }
 
@@ -279,10 +308,7 @@ export class CatalogSearch {
         this.#caughtUp = target;
         // After a large batch (the first build), the compact form: recent postings held in growable per-term
         // arrays take about twice the memory (index.compact()).
-        if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) {
-          this.index.compact();
-          this.#addedSinceCompact = 0;
-        }
+        if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) void this.#compactWhenQuiet();
       }
     }
   }
