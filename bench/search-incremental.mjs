@@ -50,6 +50,7 @@ function print(rows) {
     ['  longest event-loop stall meanwhile', ...rows.map((row) => ms(row.build.maxStallMs))],
     ['RSS before the index / after', ...rows.map((row) => `${mb(row.rss.before)} / ${mb(row.rss.after)}`)],
     ['heap used after the index (after GC)', ...rows.map((row) => mb(row.rss.heapAfter))],
+    ['the index alone (heap + array buffers it added)', ...rows.map((row) => mb(row.rss.indexBytes))],
     ['query p50 / p99', ...rows.map((row) => `${ms(row.query.p50)} / ${ms(row.query.p99)}`)],
     ['one SKILL.md edited → searchable (median)', ...rows.map((row) => ms(row.change.fileToSearchableMs))],
     ['  index update alone (one skill replaced)', ...rows.map((row) => ms(row.change.updateMs))],
@@ -76,7 +77,7 @@ async function child(dir, rounds) {
   server.watch();
   const search = catalogSearch(server.service);
   global.gc?.();
-  const rssBefore = process.memoryUsage().rss;
+  const { rss: rssBefore, heapUsed: heapBefore, arrayBuffers: buffersBefore } = process.memoryUsage();
   // The server started building in the background (setImmediate at open): time it to completion.
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
@@ -88,7 +89,14 @@ async function child(dir, rounds) {
   delay.disable();
   global.gc?.();
   const memory = process.memoryUsage();
-  const rss = { before: rssBefore, after: memory.rss, heapAfter: memory.heapUsed };
+  // The index alone: the heap and array buffers it added (the build starts after 250 ms of quiet, so the figures
+  // before it are taken with nothing indexed).
+  const rss = {
+    before: rssBefore,
+    after: memory.rss,
+    heapAfter: memory.heapUsed,
+    indexBytes: memory.heapUsed - heapBefore + memory.arrayBuffers - buffersBefore,
+  };
   say(`first index: ${build.wallMs.toFixed(0)} ms`);
 
   const queries = [];

@@ -18,7 +18,7 @@
 //      load, with what holds it (live heap after a forced collection, V8's heap pages, memory outside V8's heap),
 //      from a probe preloaded into the server (soak/memprobe.cjs; docs/reliability.md "Memory").
 // Usage: node bench/soak.mjs [--short] [--clients 64] [--duration 30] [--kills 10] [--phases abcde] [--seed 1]
-//        [--settle 12] [--json]
+//        [--settle 20] [--json]
 // --short: the npm test version (packages/cli/test/soak.test.ts runs it and asserts its counters, never timings).
 import { phaseChurn } from './soak/phase-churn.mjs';
 import { phaseCrash } from './soak/phase-crash.mjs';
@@ -41,8 +41,9 @@ const config = {
   intervalMs: Number(flags.value('interval', '200')),
   seed: Number(flags.value('seed', String(Date.now() % 100000))),
   phases: flags.value('phases', short ? 'abce' : 'abcde'),
-  // Seconds without load before each memory figure: the servers' idle collector acts after 6-8 s of quiet.
-  settleMs: Number(flags.value('settle', short ? '3' : '12')) * 1000,
+  // Seconds without load before each memory figure: the servers' idle collector gives the heap back 6-16 s after
+  // the load stops (docs/reliability.md "Memory").
+  settleMs: Number(flags.value('settle', short ? '3' : '20')) * 1000,
 };
 const rng = seeded(config.seed);
 const started = performance.now();

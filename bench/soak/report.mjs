@@ -27,6 +27,7 @@ export function memory(before, after) {
     liveHeapMiB: [round(before.liveHeap), round(after.liveHeap)],
     liveHeapRatio: ratio(before.liveHeap, after.liveHeap),
     heapTotalMiB: [round(before.heapTotal), round(after.heapTotal)],
+    youngMiB: [round(before.young), round(after.young)],
     outsideHeapMiB: [round(before.outsideHeap), round(after.outsideHeap)],
     rssAfterGcMiB: [round(before.rssAfterGc), round(after.rssAfterGc)],
   };
@@ -57,7 +58,7 @@ export function totals(results) {
 
 const mem = (m) =>
   m
-    ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x: ${m.withinTarget ? 'within' : 'NOT within'} 10 %; peak ${m.peakMiB}); live heap ${m.liveHeapMiB.join(' → ')} MiB (${m.liveHeapRatio}x), V8 heap pages ${m.heapTotalMiB.join(' → ')}, outside V8's heap ${m.outsideHeapMiB.join(' → ')}${m.afterSecondRoundMiB ? `; after a second round of churn RSS ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first), live heap ${m.secondRoundLiveHeapMiB}` : ''}${m.afterEachRoundOfCasesMiB ? `; RSS after each of ${m.afterEachRoundOfCasesMiB.length} rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB (live heap ${m.liveHeapEachRoundMiB.join(', ')})` : ''}`
+    ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x: ${m.withinTarget ? 'within' : 'NOT within'} 10 %; peak ${m.peakMiB}); live heap ${m.liveHeapMiB.join(' → ')} MiB (${m.liveHeapRatio}x), V8 heap pages ${m.heapTotalMiB.join(' → ')} (young generation ${m.youngMiB.join(' → ')}), outside V8's heap ${m.outsideHeapMiB.join(' → ')}${m.afterSecondRoundMiB ? `; after a second round of churn RSS ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first), live heap ${m.secondRoundLiveHeapMiB}` : ''}${m.afterEachRoundOfCasesMiB ? `; RSS after each of ${m.afterEachRoundOfCasesMiB.length} rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB (live heap ${m.liveHeapEachRoundMiB.join(', ')})` : ''}`
     : '';
 const reads = (r) =>
   r

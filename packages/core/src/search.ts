@@ -182,7 +182,8 @@ const MIN_AGENT_STEM = 5;
 const MAX_QUERY_CHARS = 1000;
 const MAX_QUERY_TERMS = 32;
 const DEFAULT_LIMIT = 10;
-const WORD_CACHE_LIMIT = 200_000;
+/** Analyses remembered (~150 bytes each): at 10,000 generated skills the catalog has ~36,000 distinct words. */
+const WORD_CACHE_LIMIT = 100_000;
 
 /** Words that carry no topic in a request or a description. Kept short: idf already discounts common words. */
 const STOPWORDS = new Set(
@@ -301,9 +302,25 @@ interface Analysis {
 class Analyzer {
   private readonly cache = new Map<string, Analysis>();
 
-  /** Forgets every analysis (their term ids are renumbered by a merge; the cache is rebuilt by the next documents). */
-  clear(): void {
-    this.cache.clear();
+  /**
+   * After a merge renumbered the terms (`termMap`: old id → new id, -1 when dropped): remembered ids are renumbered,
+   * and the analyses of words whose term was dropped are forgotten (the words of removed documents), so that the
+   * cache, bounded by WORD_CACHE_LIMIT, keeps the words of the catalog rather than filling with dead ones.
+   */
+  renumber(termMap: Int32Array): void {
+    for (const [word, analysis] of this.cache) {
+      if (analysis.id >= 0) {
+        analysis.id = termMap[analysis.id]!;
+        if (analysis.id < 0) {
+          this.cache.delete(word);
+          continue;
+        }
+      }
+      if (analysis.partIds !== undefined) {
+        const parts = analysis.partIds.map((id) => termMap[id]!);
+        analysis.partIds = parts.includes(-1) ? undefined : parts;
+      }
+    }
   }
 
   /** `remember`: false for query words, so that a stream of queries cannot fill the cache with one-off words. */
@@ -311,7 +328,13 @@ class Analyzer {
     let analysis = this.cache.get(word);
     if (analysis === undefined) {
       analysis = analyzeWord(word);
-      if (remember && this.cache.size < WORD_CACHE_LIMIT) this.cache.set(word, analysis);
+      if (remember && this.cache.size < WORD_CACHE_LIMIT) {
+        // Kept strings are copies: a word cut out of a body would keep the whole body alive.
+        analysis.folded = detached(analysis.folded);
+        if (analysis.term !== undefined) analysis.term = detached(analysis.term);
+        if (analysis.parts !== undefined) analysis.parts = analysis.parts.map(detached);
+        this.cache.set(detached(word), analysis);
+      }
     }
     return analysis;
   }
@@ -487,12 +510,32 @@ interface Scope {
   visible: Uint8Array;
   count: number;
   averages: number[];
-  /**
-   * Per slot and field (slot · FIELDS + f): the field's weight over its length normaliser, w_f / norm_f, from the
-   * scope's average lengths: a posting's value is then a few multiplications (computed once per scope and change).
-   */
-  weights: Float64Array;
+  /** Per slot and field, the field's weight over its length normaliser (see FieldWeights). */
+  weights: FieldWeights;
   df: (id: number) => number;
+}
+
+/**
+ * Per slot and field (slot · FIELDS + f): the field's weight over its length normaliser, w_f / norm_f, for a scope's
+ * average field lengths, so that a posting's value is a few multiplications. A slot's entries are computed when a
+ * query first meets it after a change (`reset` invalidates them all with a new stamp): a change costs nothing until
+ * then, and a query pays only for the documents it touches.
+ */
+class FieldWeights {
+  values = new Float64Array(0);
+  stamps = new Int32Array(0);
+  stamp = 0;
+  averages: number[] = [1, 1, 1, 1];
+
+  reset(slots: number, averages: number[]): void {
+    if (this.stamps.length < slots) {
+      const size = Math.max(16, slots * 2);
+      this.values = new Float64Array(size * FIELDS);
+      this.stamps = new Int32Array(size);
+    }
+    this.stamp++;
+    this.averages = averages;
+  }
 }
 
 /**
@@ -505,7 +548,7 @@ export class SearchView {
   /** @internal */ visible = new Uint8Array(0);
   /** @internal */ count = 0;
   /** @internal */ averages: number[] = [1, 1, 1, 1];
-  /** @internal */ weights: Float64Array = new Float64Array(0);
+  /** @internal */ weights = new FieldWeights();
   /** @internal */ dfs = new Map<number, number>();
 
   constructor(readonly ids: readonly string[]) {}
@@ -586,7 +629,7 @@ export class SkillSearchIndex {
   private epoch = 0;
   private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array } | undefined;
   /** The whole index's Scope.weights, for the epoch they were computed at. */
-  private wholeWeights: { epoch: number; averages: number[]; weights: Float64Array } | undefined;
+  private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   private readonly minMergeRows: number;
 
   /** Documents with the same id: the last one wins. */
@@ -700,8 +743,8 @@ export class SkillSearchIndex {
    * Rebuilds the compact posting lists from the compact and recent ones, dropping removed documents and
    * renumbering slots (kept in order, so each list stays ascending: compact postings first, then recent ones).
    * Terms no live document holds any more are dropped from the vocabulary and the other terms renumbered (in
-   * order), so words of removed skills do not stay until a restart; the analyses cache is emptied (its term ids
-   * are stale, and clearing it at each merge bounds it).
+   * order), so words of removed skills do not stay until a restart; the analyses cache follows (renumbered, the
+   * words of dropped terms forgotten).
    */
   private merge(): void {
     const slotCount = this.ids.length;
@@ -779,8 +822,8 @@ export class SkillSearchIndex {
       this.df = new IntList(kept);
       for (const term of terms) this.idOf(term);
       this.df = dfs;
+      this.analyzer.renumber(termMap);
     }
-    this.analyzer.clear();
     this.lengths = this.lengths.map((list) => {
       const kept = new IntList(next);
       for (let slot = 0; slot < slotCount; slot++) if (renumber[slot]! >= 0) kept.push(list.data[slot]!);
@@ -816,9 +859,11 @@ export class SkillSearchIndex {
     return this.terms.length;
   }
 
-  private idOf(term: string): number {
-    let id = this.vocabulary.get(term);
+  private idOf(text: string): number {
+    let id = this.vocabulary.get(text);
     if (id === undefined) {
+      // A copy: a term cut out of a document's text would keep that whole text alive for the life of the index.
+      const term = detached(text);
       id = this.terms.length;
       this.vocabulary.set(term, id);
       this.terms.push(term);
@@ -838,7 +883,9 @@ export class SkillSearchIndex {
     if (view === undefined) {
       if (this.wholeWeights?.epoch !== this.epoch) {
         const averages = averagesOf(this.totals, this.live);
-        this.wholeWeights = { epoch: this.epoch, averages, weights: this.weightsFor(averages) };
+        const weights = this.wholeWeights?.weights ?? new FieldWeights();
+        weights.reset(this.ids.length, averages);
+        this.wholeWeights = { epoch: this.epoch, averages, weights };
       }
       const { averages, weights } = this.wholeWeights;
       return { visible: this.alive, count: this.live, averages, weights, df: (id) => this.df.data[id]! };
@@ -857,7 +904,7 @@ export class SkillSearchIndex {
       view.visible = visible;
       view.count = count;
       view.averages = averagesOf(totals, count);
-      view.weights = this.weightsFor(view.averages);
+      view.weights.reset(this.ids.length, view.averages);
       view.dfs = new Map();
       view.epoch = this.epoch;
     }
@@ -922,24 +969,21 @@ export class SkillSearchIndex {
     return 2 * low < recent.length && recent[2 * low] === slot ? recent[2 * low + 1]! : 0;
   }
 
-  /** Per slot and field, w_f / norm_f for these average lengths (see Scope.weights). */
-  private weightsFor(average: number[]): Float64Array {
-    const slots = this.ids.length;
-    const weights = new Float64Array(slots * FIELDS);
+  /** Fills slot's entries of `weights` for its average lengths. */
+  private fillWeights(weights: FieldWeights, slot: number): void {
+    const average = weights.averages;
     for (let f = 0; f < FIELDS; f++) {
-      const lengths = this.lengths[f]!.data;
       const b = FIELD_B[f]!;
-      const weight = FIELD_WEIGHTS[f]!;
-      for (let slot = 0; slot < slots; slot++) {
-        const norm = 1 - b + (b * lengths[slot]!) / average[f]!;
-        weights[slot * FIELDS + f] = weight / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
-      }
+      const norm = 1 - b + (b * this.lengths[f]!.data[slot]!) / average[f]!;
+      weights.values[slot * FIELDS + f] = FIELD_WEIGHTS[f]! / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
     }
-    return weights;
+    weights.stamps[slot] = weights.stamp;
   }
 
   /** The saturated BM25F value tf / (k1 + tf) of packed counts in document `slot` (idf is applied per term). */
-  private saturated(packed: number, slot: number, weights: Float64Array): number {
+  private saturated(packed: number, slot: number, fieldWeights: FieldWeights): number {
+    if (fieldWeights.stamps[slot] !== fieldWeights.stamp) this.fillWeights(fieldWeights, slot);
+    const weights = fieldWeights.values;
     const at = slot * FIELDS;
     // Counts are doubled (a compound's part counts half): halved here.
     const tf =
@@ -1337,4 +1381,13 @@ function forEachId(bytes: Uint8Array, visit: (id: number) => void): number {
     count++;
   }
   return count;
+}
+
+/**
+ * A string that shares no memory with a larger one. V8 represents a slice of 13+ characters as a view of its
+ * parent string, so a word cut out of a SKILL.md body and kept (a vocabulary term, a cached analysis) would keep the
+ * whole body alive; JSON.parse makes a fresh string.
+ */
+function detached(text: string): string {
+  return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
 }

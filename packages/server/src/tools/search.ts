@@ -278,7 +278,7 @@ export class CatalogSearch {
       if (!interrupted && this.#target === target) {
         this.#caughtUp = target;
         // After a large batch (the first build), the compact form: recent postings held in growable per-term
-        // arrays take about twice the memory, and the analyses cache is dropped (index.compact()).
+        // arrays take about twice the memory (index.compact()).
         if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) {
           this.index.compact();
           this.#addedSinceCompact = 0;
