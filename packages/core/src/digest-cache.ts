@@ -25,6 +25,9 @@ export class DigestCache {
   #used = new Set<string>();
   #usedFrontmatter = new Set<string>();
   #dirty = false;
+  /** Streaming (see `streamSave`): the new cache file being written, and the frontmatter keys already in it. */
+  #stream: ChunkedFileWriter | undefined;
+  #streamed = new Set<string>();
   hits = 0;
   misses = 0;
 
@@ -56,9 +59,35 @@ export class DigestCache {
     }
   }
 
+  /**
+   * From now on, entries used are written straight to a new cache file (completed by `save`) instead of being kept
+   * until then: a full scan in a worker looks each file up once, and holding every row to the end cost hundreds of
+   * megabytes at 100,000 skills. Loaded entries stay, for lookups. A file seen twice (inside nested skills) may be
+   * hashed twice and written twice (the later line wins on load).
+   */
+  streamSave(): void {
+    if (this.path === undefined) return;
+    try {
+      this.#stream = new ChunkedFileWriter(this.path);
+      this.#stream.write(`${JSON.stringify({ format: FORMAT })}\n`);
+    } catch {
+      this.#stream = undefined; // a read-only cache location only costs speed
+    }
+  }
+
+  #streamLine(entry: ['f', string, FileRow] | ['m', string, ParsedFrontmatter]): void {
+    try {
+      this.#stream!.write(`${JSON.stringify(entry)}\n`);
+    } catch {
+      this.#stream?.abandon();
+      this.#stream = undefined;
+    }
+  }
+
   digestFor(path: string, stat: Stats): string | undefined {
     const row = this.#files.get(path);
     if (row && row[0] === stat.size && row[1] === stat.mtimeMs && row[2] === stat.ctimeMs && row[3] === stat.ino) {
+      if (this.#stream !== undefined) this.#streamLine(['f', path, row]);
       this.#used.add(path);
       this.hits++;
       return row[4];
@@ -70,6 +99,7 @@ export class DigestCache {
   remember(path: string, stat: Stats, digest: string): void {
     // A file modified within the last second may be modified again within the same timestamp tick (coarse filesystems): don't trust it.
     if (Date.now() - stat.mtimeMs < 1000) return;
+    if (this.#stream !== undefined) return this.#streamLine(['f', path, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, digest]]);
     this.#files.set(path, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, digest]);
     this.#used.add(path);
     this.#dirty = true;
@@ -77,11 +107,20 @@ export class DigestCache {
 
   frontmatterFor(digest: string): ParsedFrontmatter | undefined {
     const value = this.#frontmatter.get(digest);
+    if (value !== undefined && this.#stream !== undefined && !this.#streamed.has(digest)) {
+      this.#streamed.add(digest);
+      this.#streamLine(['m', digest, value]);
+    }
     if (value !== undefined) this.#usedFrontmatter.add(digest);
     return value;
   }
 
   rememberFrontmatter(digest: string, value: ParsedFrontmatter): void {
+    if (this.#stream !== undefined) {
+      if (!this.#streamed.has(digest)) this.#streamLine(['m', digest, value]);
+      this.#streamed.add(digest);
+      return;
+    }
     this.#frontmatter.set(digest, value);
     this.#usedFrontmatter.add(digest);
     this.#dirty = true;
@@ -118,6 +157,16 @@ export class DigestCache {
   /** Writes the cache (atomically: temp file + rename), keeping only entries used since it was loaded. */
   save(): void {
     if (this.path === undefined) return;
+    if (this.#stream !== undefined) {
+      const stream = this.#stream;
+      this.#stream = undefined;
+      try {
+        stream.commit();
+      } catch {
+        stream.abandon();
+      }
+      return;
+    }
     const pruned = this.#used.size !== this.#files.size || this.#usedFrontmatter.size !== this.#frontmatter.size;
     if (!this.#dirty && !pruned) return;
     let writer: ChunkedFileWriter | undefined;

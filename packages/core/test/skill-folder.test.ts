@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DigestCache, fileSource, inspectSkillFolder, readCheckedFile, resolveLimits } from '../src/index.js';
@@ -373,6 +373,30 @@ describe('DigestCache', () => {
       assert.equal(cache.hits, 0, 'nothing from the damaged file is used');
       assert.deepEqual(again.files, first.files);
     }
+  });
+
+  test('a streamed save (a scan worker: entries written as they are used, not kept) makes the same cache', () => {
+    const { dir, cachePath } = oldSkill();
+    const plain = warmUp(dir, cachePath);
+    const normal = readFileSync(cachePath, 'utf8');
+    // Cold, streamed: every file hashed, written as it goes, and the frontmatter parsed once.
+    rmSync(cachePath);
+    const cold = new DigestCache(cachePath);
+    cold.streamSave();
+    assert.deepEqual(servable(inspectSkillFolder(dir, { cache: cold })), plain);
+    cold.save();
+    const sorted = (text: string) => text.split('\n').slice(0, -2).sort();
+    assert.deepEqual(sorted(readFileSync(cachePath, 'utf8')), sorted(normal), 'the same entries as a kept-then-saved cache');
+    // Warm, streamed: every file a hit, and the saved cache again holds every entry used.
+    const warm = new DigestCache(cachePath);
+    warm.streamSave();
+    assert.deepEqual(servable(inspectSkillFolder(dir, { cache: warm })), plain);
+    assert.equal(warm.misses, 0);
+    warm.save();
+    assert.deepEqual(sorted(readFileSync(cachePath, 'utf8')), sorted(normal));
+    const again = new DigestCache(cachePath);
+    servable(inspectSkillFolder(dir, { cache: again }));
+    assert.equal(again.misses, 0);
   });
 
   test('save keeps only the entries used since loading', () => {

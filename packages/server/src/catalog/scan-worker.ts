@@ -28,6 +28,8 @@ export type ScanMessage =
 const BATCH = 200;
 const request = workerData as ScanRequest;
 const cache = new DigestCache(request.digestCachePath);
+// One shard sees every folder: it writes the cache as it goes (see streamSave) and saves it itself at the end.
+if (request.shards === 1) cache.streamSave();
 const post = (message: ScanMessage) => parentPort!.postMessage(message);
 
 let batch: WireFolder[] = [];
