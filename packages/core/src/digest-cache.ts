@@ -99,7 +99,10 @@ export class DigestCache {
   remember(path: string, stat: Stats, digest: string): void {
     // A file modified within the last second may be modified again within the same timestamp tick (coarse filesystems): don't trust it.
     if (Date.now() - stat.mtimeMs < 1000) return;
-    if (this.#stream !== undefined) return this.#streamLine(['f', path, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, digest]]);
+    if (this.#stream !== undefined) {
+      this.#streamLine(['f', path, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, digest]]);
+      return;
+    }
     this.#files.set(path, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, digest]);
     this.#used.add(path);
     this.#dirty = true;
