@@ -11,6 +11,9 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measuredCommit, options } from './args.mjs';
+import { until as untilEvery } from './poll.mjs';
+
+const until = (check, timeoutMs = 30_000) => untilEvery(check, timeoutMs, 1);
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -45,18 +48,6 @@ function post(url, method, params) {
 }
 const readText = async (url, uri) => (await post(url, 'resources/read', { uri })).contents[0].text;
 
-async function until(check, timeoutMs = 30_000) {
-  const started = performance.now();
-  for (;;) {
-    try {
-      if (await check()) return performance.now() - started;
-    } catch {
-      // not yet
-    }
-    if (performance.now() - started > timeoutMs) return NaN;
-    await sleep(1);
-  }
-}
 
 const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], {
   encoding: 'utf8',

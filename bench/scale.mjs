@@ -14,6 +14,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measuredCommit, options } from './args.mjs';
+import { until as untilEvery } from './poll.mjs';
+
+const until = (check, timeoutMs = 30_000) => untilEvery(check, timeoutMs, 2);
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -130,18 +133,6 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 };
 
-async function until(check, timeoutMs = 30_000) {
-  const started = performance.now();
-  for (;;) {
-    try {
-      if (await check()) return performance.now() - started;
-    } catch {
-      // not yet
-    }
-    if (performance.now() - started > timeoutMs) return NaN;
-    await sleep(2);
-  }
-}
 
 // --- one size ---
 async function measureSize(count) {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { auditEventOf, auditLimit, newTokenRecord, tokenRecordOf } from '@skillport/server';
+import { auditEventOf, auditLimit, auditValuesOf, newTokenRecord, tokenRecordOf } from '@skillport/server';
 import type { AccessChange, AccessStore, AuditEvent, AuditQuery, NewToken, StoredPolicyText, TokenEntry, TokenRecord } from '@skillport/server';
 import { migrate } from './postgres-schema.js';
 import { listenForChanges } from './postgres-listen.js';
@@ -134,22 +134,7 @@ export class PostgresAccessStore implements AccessStore {
     if (events.length === 0) return;
     const columns: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const e of events) {
-      const values = [
-        e.time,
-        e.principal,
-        e.user ?? null,
-        e.tokenId ?? null,
-        e.action,
-        e.surface,
-        e.skill ?? null,
-        e.uri ?? null,
-        e.version ?? null,
-        e.digest ?? null,
-        e.file ?? null,
-        e.outcome,
-        e.detail ?? null,
-      ];
-      values.forEach((value, i) => columns[i]!.push(value));
+      auditValuesOf(e).forEach((value, i) => columns[i]!.push(value));
     }
     await this.#query(
       `INSERT INTO audit_events (time, principal, user_name, token_id, action, surface, skill, uri, version, digest, file, outcome, detail)

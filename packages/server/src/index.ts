@@ -37,7 +37,7 @@ export type { HttpProviderOptions } from './providers/http-provider.js';
 // Access control (docs/security.md). SqliteAccessStore loads its native SQLite module only when a store is opened.
 export { AccessConfigError } from './access/access-control.js';
 export type { AccessOptions, AuthMode } from './access/access-control.js';
-export { ACCESS_DB, newTokenRecord, auditLimit, auditEventOf, tokenRecordOf } from './access/store.js';
+export { ACCESS_DB, newTokenRecord, auditLimit, auditEventOf, auditValuesOf, tokenRecordOf } from './access/store.js';
 export type { AccessStore, AccessChange, AuditEvent, AuditQuery, TokenRecord, TokenEntry, NewToken, StoredPolicyText } from './access/store.js';
 export { SqliteAccessStore } from './access/sqlite-access-store.js';
 export { TokenCache } from './access/token-cache.js';

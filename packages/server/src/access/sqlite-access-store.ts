@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database as DatabaseType, Statement } from 'better-sqlite3';
-import { ACCESS_DB, auditEventOf, auditLimit, newTokenRecord, tokenRecordOf } from './store.js';
+import { ACCESS_DB, auditEventOf, auditLimit, auditValuesOf, newTokenRecord, tokenRecordOf } from './store.js';
 import type { AccessChange, AccessStore, AuditEvent, AuditQuery, NewToken, StoredPolicyText, TokenEntry, TokenRecord } from './store.js';
 
 /**
@@ -161,21 +161,7 @@ export class SqliteAccessStore implements AccessStore {
     if (events.length === 0) return;
     this.db.transaction(() => {
       for (const e of events) {
-        this.#insertAudit.run(
-          e.time,
-          e.principal,
-          e.user ?? null,
-          e.tokenId ?? null,
-          e.action,
-          e.surface,
-          e.skill ?? null,
-          e.uri ?? null,
-          e.version ?? null,
-          e.digest ?? null,
-          e.file ?? null,
-          e.outcome,
-          e.detail ?? null,
-        );
+        this.#insertAudit.run(...auditValuesOf(e));
       }
     })();
   }

@@ -175,6 +175,25 @@ export function auditLimit(query: AuditQuery): number {
   return Math.max(1, Math.min(query.limit ?? 1000, 1_000_000));
 }
 
+/** An event as the values of an audit row, in the order of both engines' INSERT (the inverse of `auditEventOf`). */
+export function auditValuesOf(e: AuditEvent): Array<string | null> {
+  return [
+    e.time,
+    e.principal,
+    e.user ?? null,
+    e.tokenId ?? null,
+    e.action,
+    e.surface,
+    e.skill ?? null,
+    e.uri ?? null,
+    e.version ?? null,
+    e.digest ?? null,
+    e.file ?? null,
+    e.outcome,
+    e.detail ?? null,
+  ];
+}
+
 /** An audit row (either engine's column names) as an event. */
 export function auditEventOf(row: Record<string, unknown>): AuditEvent {
   const event: AuditEvent = {
