@@ -48,7 +48,6 @@ function post(url, method, params) {
 }
 const readText = async (url, uri) => (await post(url, 'resources/read', { uri })).contents[0].text;
 
-
 const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], {
   encoding: 'utf8',
   stdio: ['ignore', 'pipe', 'inherit'],

@@ -133,7 +133,6 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 };
 
-
 // --- one size ---
 async function measureSize(count) {
   log(`\n== ${count} skills: preparing the catalog (bench/generate-catalog.mjs; reused when present)...`);
