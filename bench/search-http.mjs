@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Search over HTTP: `list_skills {query}` (tools/call, the 2026-07-28 wire, as bench/scale.mjs sends it) against
 // `skillport serve --http` on a generated catalog, with the HTTP fast path (ADR 0002) and without it
-// (`--no-fast-path`: every call through the SDK's McpServer), one server after the other on the same catalog and
-// cache, each measured once its search index is complete. Prints p50/p99 per path and the ratio (same run).
+// (`--no-fast-path`: every call through the SDK's McpServer): two servers on the same catalog and
+// cache, started one after the other, then searched alternately query by query once both indexes are complete.
+// Prints p50/p99 per path and the ratio (same run).
 // Usage: node bench/search-http.mjs [--count 10000] [--rounds 5] [--queries 40] [--cpu-prof DIR] [--only fast|sdk]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -68,9 +69,9 @@ const queries = JSON.parse(readFileSync(join(repo, 'bench/search-queries.json'),
 const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-search-http-'));
 let port = 5400 + (process.pid % 500);
 
-async function measure(path) {
+async function start(path) {
   const url = `http://127.0.0.1:${++port}/mcp`;
-  const node = profileDir ? [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=search-http-${path}.cpuprofile`] : [];
+  const node = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=search-http-${path}.cpuprofile`] : [];
   const argv = [
     ...node,
     cli,
@@ -88,42 +89,51 @@ async function measure(path) {
   let stderr = '';
   proc.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   const exited = new Promise((done) => proc.once('exit', done));
-  try {
-    const started = performance.now();
-    const complete = (text) => text.length > 0 && !text.includes('"indexing"') && !text.includes('still being built');
-    const readyMs = await until(
-      async () => {
-        if (proc.exitCode !== null) throw new Error(stderr);
-        return complete(await post(url, queries[0]));
-      },
-      900_000,
-      50,
-    );
-    if (Number.isNaN(readyMs)) throw new Error(`no complete search within 15 min: ${stderr}`);
-    log(`${path}: index complete ${((performance.now() - started) / 1000).toFixed(1)} s after spawn`);
-    await sleep(1000); // let the compaction after the first build run (it waits for quiet)
-    for (const query of queries.slice(0, 5)) await post(url, query); // warm-up
-    const times = [];
-    for (let round = 0; round < rounds; round++) {
-      for (const query of queries) {
-        const at = performance.now();
-        await post(url, query);
-        times.push(performance.now() - at);
-      }
-    }
-    return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), mean: times.reduce((a, b) => a + b, 0) / times.length, n: times.length };
-  } finally {
-    proc.kill('SIGINT'); // SIGINT: node writes the CPU profile on a clean exit
-    await exited;
+  const server = { path, url, stop: async () => (proc.kill('SIGINT'), await exited) }; // SIGINT: node writes the CPU profile
+  const started = performance.now();
+  const complete = (text) => text.length > 0 && !text.includes('"indexing"') && !text.includes('still being built');
+  const readyMs = await until(
+    async () => {
+      if (proc.exitCode !== null) throw new Error(stderr);
+      return complete(await post(url, queries[0]));
+    },
+    900_000,
+    50,
+  );
+  if (Number.isNaN(readyMs)) {
+    await server.stop();
+    throw new Error(`no complete search within 15 min: ${stderr}`);
   }
+  log(`${path}: index complete ${((performance.now() - started) / 1000).toFixed(1)} s after spawn`);
+  return server;
 }
 
-const rows = {};
+// One server at a time while it starts and builds its index (never two builds at once on a shared machine), then
+// the searches alternate between them query by query (order swapped every query), so that load on the machine
+// falls on both paths alike.
+const servers = [];
+const times = new Map();
 try {
-  for (const path of ['fast', 'sdk']) if (only === undefined || only === path) rows[path] = await measure(path);
+  for (const path of ['fast', 'sdk']) if (only === undefined || only === path) servers.push(await start(path));
+  await sleep(2000); // the compaction after the first build runs when the server is quiet
+  for (const server of servers) for (const query of queries) await post(server.url, query); // warm-up: every query once
+  for (const server of servers) times.set(server.path, []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [at, query] of queries.entries()) {
+      for (const server of (round * queries.length + at) % 2 === 0 ? servers : [...servers].reverse()) {
+        const began = performance.now();
+        await post(server.url, query);
+        times.get(server.path).push(performance.now() - began);
+      }
+    }
+  }
 } finally {
+  for (const server of servers) await server.stop();
   rmSync(cacheDir, { recursive: true, force: true });
 }
+const rows = {};
+for (const [path, values] of times)
+  rows[path] = { p50: percentile(values, 0.5), p99: percentile(values, 0.99), mean: values.reduce((a, b) => a + b, 0) / values.length, n: values.length };
 const f = (n) => n.toFixed(2);
 console.log(
   `### Search over HTTP (bench/search-http.mjs): ${count.toLocaleString('en')} skills, ${queries.length} queries x ${rounds}; commit ${measuredCommit()}`,
