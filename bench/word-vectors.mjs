@@ -310,7 +310,7 @@ const denseParams = grid.lambda.flatMap((lambda) => grid.rrf.flatMap((rrf) => gr
 let current = expandParams[0];
 let expanding = false;
 const related = (word) => [...(wordnet?.related(word) ?? []), ...(expanding ? neighbours(word, current) : [])];
-const index = new SkillSearchIndex(docs, { related });
+const index = new SkillSearchIndex(docs, { related, wordVectors: false });
 const rows = [];
 for (const variant of variants) {
   const expands = variant === 'expand' || variant === 'both';
