@@ -176,7 +176,8 @@ const weightOf = (word) => {
 
 // Catalog words with a vector (names, descriptions, headings: the words a skill says what it is with).
 const catalogWords = new Map();
-for (const doc of docs) for (const word of wordsOf([doc.name, doc.description, ...doc.headings].join(' '))) if (words.has(word)) catalogWords.set(word, words.get(word));
+for (const doc of docs)
+  for (const word of wordsOf([doc.name, doc.description, ...doc.headings].join(' '))) if (words.has(word)) catalogWords.set(word, words.get(word));
 const catalogIds = Int32Array.from(catalogWords.values());
 const catalogNames = [...catalogWords.keys()];
 
@@ -330,10 +331,17 @@ for (const variant of variants) {
             .slice(0, 10)
             .map(([doc]) => docs[doc].id);
       else if (densifies) search = fusedSearch(index);
-      const label = [variant, e ? `k=${e.k} min=${e.min} w=${e.w}` : '', d ? `λ=${d.lambda} rrf=${d.rrf ?? '-'} hw=${d.hw} pc=${d.pc}` : ''].filter(Boolean).join(' ');
+      const label = [variant, e ? `k=${e.k} min=${e.min} w=${e.w}` : '', d ? `λ=${d.lambda} rrf=${d.rrf ?? '-'} hw=${d.hw} pc=${d.pc}` : '']
+        .filter(Boolean)
+        .join(' ');
       const row = { variant: label, ...score(search) };
       rows.push(row);
-      if (!flags.flag('json')) console.log(Object.entries(row).map(([k, v]) => `${k}: ${v}`).join(' | '));
+      if (!flags.flag('json'))
+        console.log(
+          Object.entries(row)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(' | '),
+        );
     }
   }
 }

@@ -78,7 +78,10 @@ export class WordVectors {
   textVector(text: string): Float32Array | undefined {
     const sum = new Float64Array(this.dimensions);
     let known = 0;
-    for (const word of text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    for (const word of text
+      .normalize('NFKC')
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)) {
       if (word.length < 2 || STOPWORDS.has(word)) continue;
       const at = this.index.get(word);
       if (at === undefined) continue;
@@ -121,9 +124,16 @@ export class WordVectors {
     const wordBytes = Number(header.wordBytes);
     if (![count, dimensions, wordBytes].every((n) => Number.isInteger(n) && n >= 0) || dimensions === 0) throw new Error('word vectors: bad header');
     let at = headerEnd + 1;
-    const words = count === 0 ? [] : bytes.subarray(at, at + wordBytes).toString('utf8').split('\n');
+    const words =
+      count === 0
+        ? []
+        : bytes
+            .subarray(at, at + wordBytes)
+            .toString('utf8')
+            .split('\n');
     at += wordBytes;
-    if (words.length !== count || bytes.length !== at + count * 8 + count * dimensions) throw new Error('word vectors: the file is truncated or its sizes disagree');
+    if (words.length !== count || bytes.length !== at + count * 8 + count * dimensions)
+      throw new Error('word vectors: the file is truncated or its sizes disagree');
     // Copies: the numbers need aligned buffers of their own.
     const floats = (length: number): Float32Array => {
       const out = new Float32Array(length);
