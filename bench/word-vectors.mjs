@@ -210,7 +210,15 @@ if (flags.flag('costs')) {
   for (const query of queries) plain.index.search(query, 10);
   const times = { plain: [], meaning: [] };
   for (let round = 0; round < rounds; round++) {
-    for (const [label, index] of round % 2 === 0 ? [['plain', plain.index], ['meaning', meaning.index]] : [['meaning', meaning.index], ['plain', plain.index]]) {
+    for (const [label, index] of round % 2 === 0
+      ? [
+          ['plain', plain.index],
+          ['meaning', meaning.index],
+        ]
+      : [
+          ['meaning', meaning.index],
+          ['plain', plain.index],
+        ]) {
       for (const query of queries) {
         const begun = performance.now();
         index.search(query, 10);
@@ -222,7 +230,9 @@ if (flags.flag('costs')) {
     list.sort((a, b) => a - b);
     return `p50 ${list[Math.floor(list.length / 2)].toFixed(3)} ms, mean ${(list.reduce((a, b) => a + b, 0) / list.length).toFixed(3)} ms, p95 ${list[Math.floor(list.length * 0.95)].toFixed(3)} ms`;
   };
-  console.log(`${catalog.length} skills: index build ${plain.ms.toFixed(0)} ms without vectors, ${meaning.ms.toFixed(0)} ms with (skill vectors are made lazily, on a skill's first time as a candidate)`);
+  console.log(
+    `${catalog.length} skills: index build ${plain.ms.toFixed(0)} ms without vectors, ${meaning.ms.toFixed(0)} ms with (skill vectors are made lazily, on a skill's first time as a candidate)`,
+  );
   console.log(`  first pass of ${queries.length} queries with vectors (making the candidates' vectors): ${firstPass.toFixed(0)} ms`);
   console.log(`  query latency, ${rounds} alternating rounds of ${queries.length} queries: without ${stat(times.plain)}; with ${stat(times.meaning)}`);
   process.exit(0);

