@@ -664,9 +664,7 @@ export class SkillSearchIndex {
    * lists (as JS arrays they grew to a whole catalog per query term, and at 100,000 skills reallocating them took
    * most of a query's time).
    */
-  private scratch:
-    | { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array; hit: IntList; touched: IntList }
-    | undefined;
+  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array; hit: IntList; touched: IntList } | undefined;
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   private readonly minMergeRows: number;
