@@ -443,7 +443,7 @@ export class LiveCatalog {
     const ordered = [...this.#folders.values()].sort(this.#order);
     // A restored catalog's problems are the last run's: only what the disk shows is reported (after `verify`).
     if (!this.unverified) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
-    this.#assembly = new Assembly(this.#order);
+    this.#assembly = new Assembly(this.#order, this.#assembly);
     this.#assembly.update([], ordered);
     if (!this.unverified) for (const problem of this.#assembly.problems) this.#report(problem);
     return new CatalogSnapshot([...this.#assembly.served.values()], ++this.#generation);
