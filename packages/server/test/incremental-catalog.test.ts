@@ -312,7 +312,12 @@ describe('incremental folder catalog (ADR 0130)', () => {
     const root = mkdtempSync(join(tmpdir(), 'skillport-rebuild-'));
     temps.push(root);
     // Plain skills, a folder named otherwise than its skill, and a nested one.
-    for (const [dir, name] of [['alpha', 'alpha'], ['beta', 'beta'], ['folder-x', 'gamma'], ['alpha/inner', 'inner']] as const) {
+    for (const [dir, name] of [
+      ['alpha', 'alpha'],
+      ['beta', 'beta'],
+      ['folder-x', 'gamma'],
+      ['alpha/inner', 'inner'],
+    ] as const) {
       mkdirSync(join(root, dir), { recursive: true });
       writeFileSync(join(root, dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Does ${name} things.\n---\n\n# ${name}\n`);
       writeFileSync(join(root, dir, 'notes.md'), `notes of ${name}\n`);
