@@ -5,7 +5,7 @@
 // memory outside V8 (RSS minus V8's resident heap: malloc arenas, buffers, code, stacks). With
 // $SKILLPORT_MEMPROBE_SNAPSHOTS set (a folder), each probe also writes a heap snapshot there after the collection.
 'use strict';
-const { appendFileSync, readFileSync } = require('node:fs');
+const { appendFileSync, readFileSync, readdirSync } = require('node:fs');
 const { join } = require('node:path');
 const v8 = require('node:v8');
 const vm = require('node:vm');
@@ -41,6 +41,10 @@ if (out) {
       v8Malloced: mib(heap.malloced_memory),
       // What is resident outside V8's heap: the malloc arenas (external buffers among them), code, stacks.
       outsideHeap: mib(usage.rss - heap.total_physical_size),
+      // Handles the event loop holds (sockets, timers, ...) by kind, and open file descriptors: a socket or timer
+      // kept per request shows here, as a count.
+      resources: process.getActiveResourcesInfo().reduce((counts, kind) => ({ ...counts, [kind]: (counts[kind] ?? 0) + 1 }), {}),
+      fds: readdirSync('/proc/self/fd').length,
       // Each V8 space: committed and used MiB (the young generation is new_space).
       spaces: Object.fromEntries(
         v8.getHeapSpaceStatistics().map((space) => [space.space_name, [mib(space.space_size), mib(space.space_used_size)]]),

@@ -185,9 +185,11 @@ function judge(name, answer) {
   };
 }
 
-/** Normal readers' latency while `slow` connections trickle their headers from other addresses. */
-async function slowloris(server, config, rng, slow) {
-  const port = Number(new URL(server.url).port);
+/**
+ * `count` slow connections from 8 loopback addresses, each trickling one header line a second and never ending its
+ * headers; a connection the server cuts comes back 100 ms later, as an attacker's would. `stop()` closes them all.
+ */
+export function slowConnections(port, count, rng) {
   const sockets = [];
   let stopped = false;
   const open = () => {
@@ -199,13 +201,23 @@ async function slowloris(server, config, rng, slow) {
     const drip = setInterval(() => (socket.destroyed ? clearInterval(drip) : socket.write(`X-${rng.int(1e9)}: ${rng.int(1e9)}\r\n`)), 1000);
     sockets.push(socket);
   };
-  for (let i = 0; i < slow; i++) open();
+  for (let i = 0; i < count; i++) open();
+  return {
+    stop() {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+/** Normal readers' latency while `slow` connections trickle their headers from other addresses. */
+async function slowloris(server, config, rng, slow) {
+  const connections = slowConnections(Number(new URL(server.url).port), slow, rng);
   await sleep(500);
   const readers = startReaders(server.url, { clients: 8, rng });
   await sleep(config.short ? 3000 : 10_000);
   const stats = await readers.stop();
-  stopped = true;
-  for (const socket of sockets) socket.destroy();
+  connections.stop();
   return stats;
 }
 

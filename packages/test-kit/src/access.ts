@@ -29,6 +29,7 @@ export async function rawRequest(url: string, era: Era, token: string | undefine
     headers['mcp-protocol-version'] = '2026-07-28';
     headers['mcp-method'] = method;
     if (method === 'resources/read' && typeof params['uri'] === 'string') headers['mcp-name'] = params['uri'];
+    if (method === 'tools/call' && typeof params['name'] === 'string') headers['mcp-name'] = params['name'];
     body = {
       ...params,
       _meta: {

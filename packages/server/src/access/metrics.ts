@@ -37,6 +37,7 @@ export class Metrics {
   readonly #reads = new Map<string, number>();
   readonly #errors = new Map<string, number>();
   readonly #latency = new Map<string, Histogram>();
+  readonly #answers = new Map<string, number>();
 
   activation(outcome: string): void {
     bump(this.#activations, outcome);
@@ -51,6 +52,11 @@ export class Metrics {
   /** An error by kind: `not_found`, `stale`, `unauthorized`, `forbidden`, `bad_request`, `internal`, ... */
   error(kind: string): void {
     bump(this.#errors, kind);
+  }
+
+  /** One /mcp POST answered by the HTTP fast path (`fast`, ADR 0002) or by the SDK's handler (`sdk`). */
+  answered(path: 'fast' | 'sdk'): void {
+    bump(this.#answers, path);
   }
 
   /** One HTTP request's time, by JSON-RPC method (unknown methods count as `other`). */
@@ -69,6 +75,7 @@ export class Metrics {
     counter(lines, 'skillport_activations_total', 'Skill activations (SKILL.md loaded as instructions), by outcome.', 'outcome', this.#activations);
     counter(lines, 'skillport_reads_total', 'Skill file reads, by outcome.', 'outcome', this.#reads);
     counter(lines, 'skillport_errors_total', 'Errors, by kind.', 'kind', this.#errors);
+    counter(lines, 'skillport_mcp_answers_total', 'MCP requests over HTTP, by what answered them: the fast path or the SDK.', 'path', this.#answers);
     lines.push(
       '# HELP skillport_request_duration_seconds Time to answer one HTTP request, by JSON-RPC method.',
       '# TYPE skillport_request_duration_seconds histogram',

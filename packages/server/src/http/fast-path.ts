@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { PageCache } from './page-cache.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
+import { listSkills, listSkillsInput } from '../tools/tools.js';
+import type { ToolOptions } from '../tools/tools.js';
 
 /**
  * The HTTP fast path (ADR 0002). The SDK's `createMcpHandler` builds a server instance, Web Request/Response
@@ -13,16 +15,26 @@ import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
  * sees exactly what the SDK path would for that principal. Anything else (other methods, batches, unusual headers or `_meta`, any error) goes to the
  * SDK unchanged, so the SDK stays the one authority on protocol edge cases. A test compares both paths answer for
  * answer.
+ *
+ * `tools/call` of `list_skills` (a search: the tool agents call most) is answered here too, by the tool's own
+ * function with arguments validated by the tool's own schema, when the answer is a success: the SDK's tools/call
+ * path (a server instance, Web Request objects, zod validation of the whole message) cost as much as the search
+ * itself at 10,000 skills. list_skills records nothing in the audit trail on either path; the tools that do
+ * (activate_skill, read_skill_resource) stay with the SDK.
  */
 export const MODERN_VERSION = '2026-07-28';
 export const LEGACY_VERSIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26']);
-const HOT_METHODS = new Set(['resources/read', 'skills/list', 'skills/get', 'resources/directory/read']);
+const HOT_METHODS = new Set(['resources/read', 'skills/list', 'skills/get', 'resources/directory/read', 'tools/call']);
+/** The tools answered here: read-only, no audit, no session state (tools/tools.ts). */
+const HOT_TOOLS = new Set(['list_skills']);
 const ENVELOPE_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities']);
 
 export interface FastPathContext {
   service: SkillsService;
   identity: ServerIdentity;
   cacheHint: CacheHint;
+  /** The server's tool options (tools/tools.ts): without them, or with tools off, every tools/call goes to the SDK. */
+  tools?: Pick<ToolOptions, 'mode' | 'embeddings'>;
 }
 
 type Era = 'modern' | 'legacy';
@@ -62,6 +74,7 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
     if (!isPlainObject(info) || typeof info['name'] !== 'string' || typeof info['version'] !== 'string' || !isPlainObject(caps)) return undefined;
     if (header(req, 'mcp-method') !== method) return undefined;
     if (method === 'resources/read' && header(req, 'mcp-name') !== args['uri']) return undefined;
+    if (method === 'tools/call' && header(req, 'mcp-name') !== args['name']) return undefined;
     return { era: 'modern', id, method, params: args };
   }
   if (version !== undefined && LEGACY_VERSIONS.has(version)) {
@@ -78,6 +91,7 @@ const pages = new PageCache();
 /** Answers a hot request, or returns false (nothing written) when the SDK should answer it. */
 export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
   if (hot.method === 'skills/list') return answerList(ctx, hot, res);
+  if (hot.method === 'tools/call') return answerTool(ctx, hot, res);
   const result = await compute(ctx, hot);
   if (result === undefined) return false;
   // One message answers one request: plain JSON in both eras, as the SDK path answers it (http/legacy-json.ts).
@@ -125,6 +139,31 @@ function answerList(ctx: FastPathContext, hot: HotRequest, res: ServerResponse):
   return true;
 }
 
+/**
+ * A `tools/call` of a hot tool, answered as the SDK's McpServer answers it when the tool succeeds: the tool's result
+ * as is (its text content and structuredContent), plus in the 2026 era `resultType` and the server's identity
+ * (no cache hint: the SDK gives tools/call none). Invalid arguments, a refusal (`isError`) or a throw: the SDK answers.
+ */
+async function answerTool(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
+  const mode = ctx.tools?.mode;
+  if (mode === undefined || mode === 'none' || hot.params['name'] !== 'list_skills') return false;
+  const parsed = listSkillsInput.safeParse(hot.params['arguments'] ?? {});
+  if (!parsed.success) return false;
+  const { service } = ctx;
+  let result;
+  try {
+    result = await listSkills(service, service.snapshot, parsed.data, ctx.tools?.embeddings);
+  } catch {
+    return false;
+  }
+  if (result.isError) return false;
+  const body = hot.era === 'modern' ? { ...result, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity } } : result;
+  const json = JSON.stringify({ result: body, jsonrpc: '2.0', id: hot.id });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+  return true;
+}
+
 async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<string, unknown> | undefined> {
   const { service } = ctx;
   const cursor = hot.params['cursor'] as string | undefined;
@@ -155,6 +194,11 @@ async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<st
 }
 
 function paramsFit(method: string, params: Record<string, unknown>): boolean {
+  if (method === 'tools/call') {
+    for (const key of Object.keys(params)) if (!['_meta', 'name', 'arguments'].includes(key)) return false;
+    const args = params['arguments'];
+    return typeof params['name'] === 'string' && HOT_TOOLS.has(params['name']) && (args === undefined || isPlainObject(args));
+  }
   const allowed = method === 'skills/list' ? ['_meta', 'cursor'] : method === 'resources/directory/read' ? ['_meta', 'uri', 'cursor'] : ['_meta', 'uri'];
   for (const key of Object.keys(params)) if (!allowed.includes(key)) return false;
   if ('cursor' in params && typeof params['cursor'] !== 'string') return false;

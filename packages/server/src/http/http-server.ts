@@ -171,6 +171,7 @@ export async function startHttpServer(
     res.once('finish', () => access.metrics.observe(method, Number(process.hrtime.bigint() - started) / 1e9));
     if (req.method !== 'POST' || !isJson(req)) {
       counters.sdk++;
+      access.metrics.answered('sdk');
       return void (await sdk(req, res));
     }
     let body: unknown;
@@ -210,9 +211,11 @@ export async function startHttpServer(
     const hot = classify(req, body);
     if (fastPath && hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
       counters.fastPath++;
+      access.metrics.answered('fast');
       return;
     }
     counters.sdk++;
+    access.metrics.answered('sdk');
     await sdk(req, res, body);
   };
 

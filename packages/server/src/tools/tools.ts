@@ -64,6 +64,16 @@ export function inlinedSkill(snapshot: CatalogSnapshot, options: ToolOptions): C
   return manifest !== undefined && manifest.size <= options.inlineSkillMaxBytes ? skill : undefined;
 }
 
+/**
+ * list_skills' arguments. Exported for the HTTP fast path (http/fast-path.ts), which validates a `tools/call` with
+ * this same schema, so that it takes exactly the arguments the SDK's McpServer would hand to the tool.
+ */
+export const listSkillsInput = z.object({
+  query: z.string().max(2000).optional().describe('What the user wants done, in their words, plus terms a matching skill would likely use.'),
+  limit: z.number().int().min(1).max(200).optional().describe('How many entries (default 10 with a query, 50 without).'),
+  cursor: z.string().max(4096).optional().describe('nextCursor from the previous page.'),
+});
+
 const skillRef = {
   name: z.string().max(256).optional().describe("The skill's name, as listed."),
   uri: z.string().max(4096).optional().describe("The skill's URI (skill://…/SKILL.md); use it when several skills share a name."),
@@ -103,11 +113,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
         'Phrase the query as the task in the user\'s own words plus the terms a skill for it would likely use (tool, file format, domain: "shoebox of paper receipts for my accountant: expense receipts, bookkeeping, tax"). ' +
         'Weak matches are left out, so few or no results means no skill fits well: try other words. ' +
         'Then load the one that fits with activate_skill.',
-      inputSchema: z.object({
-        query: z.string().max(2000).optional().describe('What the user wants done, in their words, plus terms a matching skill would likely use.'),
-        limit: z.number().int().min(1).max(200).optional().describe('How many entries (default 10 with a query, 50 without).'),
-        cursor: z.string().max(4096).optional().describe('nextCursor from the previous page.'),
-      }),
+      inputSchema: listSkillsInput,
       annotations,
     },
     async (args) => listSkills(service, service.snapshot, args, options.embeddings),
@@ -241,7 +247,8 @@ export function registerTools(server: McpServer, service: SkillsService, options
   return apply;
 }
 
-async function listSkills(
+/** list_skills on the caller's snapshot: the tool's handler, and the HTTP fast path's answer to its `tools/call`. */
+export async function listSkills(
   service: SkillsService,
   snapshot: CatalogSnapshot,
   args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
