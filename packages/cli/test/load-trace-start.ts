@@ -5,8 +5,11 @@
  * the web catalog and its renderers, the registry, the client library), so a test can show that start-up leaves them
  * unloaded. The bundle (dist/bundle/) holds them in chunks, not packages: each file of it resolved is printed as
  * `trace: bundle <file>`, and the test looks up what that file holds in the bundle's metafile.
+ * Search's word vectors are a file, not a module (core/src/word-vectors.ts reads its compacted form with
+ * readFileSync): reading it prints `trace: loaded word-vectors <path>`.
  */
-import { register } from 'node:module';
+import fs from 'node:fs';
+import { register, syncBuiltinESMExports } from 'node:module';
 import { DEFERRED } from './load-trace-deferred.js';
 
 register(
@@ -21,3 +24,12 @@ register(
       return resolved;
     }`),
 );
+
+const readFileSync = fs.readFileSync;
+const watchedFile = /[\\/]dist[\\/]data[\\/]word-vectors-/;
+fs.readFileSync = function (this: unknown, ...args: unknown[]) {
+  if (typeof args[0] === 'string' && watchedFile.test(args[0])) console.error(`trace: loaded word-vectors ${args[0]}`);
+  return (readFileSync as (...rest: unknown[]) => unknown).apply(this, args);
+} as typeof fs.readFileSync;
+// Named imports of node:fs (`import { readFileSync } from 'node:fs'`) see the wrapper too.
+syncBuiltinESMExports();

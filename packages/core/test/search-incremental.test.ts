@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SkillSearchIndex } from '../src/index.js';
+import { SkillSearchIndex, WordVectors } from '../src/index.js';
 import type { RelatedWord, SearchDocument, SearchHit } from '../src/index.js';
 
 /**
@@ -83,6 +83,17 @@ function same(actual: SearchHit[], expected: SearchHit[], label: string): void {
   );
 }
 
+/**
+ * Word vectors for the vocabulary above (random, from a fixed seed), so that the meaning channel reorders results
+ * here whether or not the build compacted the real ones: a skill's vector must depend on that skill alone.
+ */
+const vectors = (() => {
+  const next = random(99);
+  const words = [...new Set(WORDS.map((word) => word.toLowerCase()))];
+  const values = Int8Array.from({ length: words.length * 8 }, () => Math.round(next() * 254) - 127);
+  return new WordVectors(words, 8, new Float32Array(words.length).fill(1), new Float32Array(words.length).fill(1 / 127), values);
+})();
+
 const related = (word: string): RelatedWord[] =>
   word === 'blurry' ? [{ word: 'fuzzy', weight: 1 }] : word === 'deploy' ? [{ word: 'migrate', weight: 0.5 }] : [];
 
@@ -91,7 +102,7 @@ describe('incremental search index', () => {
     test(`random adds, edits and removes rank like a fresh index (seed ${seed})`, () => {
       const next = random(seed);
       // A low merge threshold, so that merges happen in the middle of the sequence too.
-      const index = new SkillSearchIndex([], { related, minMergeRows: 40 + Math.floor(next() * 200) });
+      const index = new SkillSearchIndex([], { related, wordVectors: vectors, minMergeRows: 40 + Math.floor(next() * 200) });
       const current = new Map<string, SearchDocument>();
       for (let step = 0; step < 400; step++) {
         const roll = next();
@@ -112,7 +123,7 @@ describe('incremental search index', () => {
           assert.equal(index.remove(id), true);
         }
         if (step % 50 === 49) {
-          const fresh = new SkillSearchIndex([...current.values()].reverse(), { related });
+          const fresh = new SkillSearchIndex([...current.values()].reverse(), { related, wordVectors: vectors });
           assert.equal(index.size, fresh.size);
           if (step % 100 === 99) {
             // Compacted, the index holds only the words of its documents, as a fresh one does.
@@ -128,7 +139,7 @@ describe('incremental search index', () => {
 
   test('a view ranks like an index of its documents alone, and never returns a document outside it', () => {
     const next = random(7);
-    const index = new SkillSearchIndex([], { related, minMergeRows: 100 });
+    const index = new SkillSearchIndex([], { related, wordVectors: vectors, minMergeRows: 100 });
     const all: SearchDocument[] = [];
     for (let at = 0; at < 150; at++) {
       const document = makeDocument(next, `s${at}`);
@@ -139,7 +150,7 @@ describe('incremental search index', () => {
     const live = all.filter((_, at) => at % 5 !== 0 || at >= 150);
     const shown = live.filter(() => next() < 0.4);
     const view = index.view([...shown.map((document) => document.id), 's0', 'not-indexed']);
-    const fresh = new SkillSearchIndex(shown, { related });
+    const fresh = new SkillSearchIndex(shown, { related, wordVectors: vectors });
     const allowed = new Set(shown.map((document) => document.id));
     for (const query of QUERIES) {
       const hits = index.search(query, 50, view);

@@ -47,6 +47,13 @@ const WAIT_FOR_CHANGES = 256;
 /** Work between yields to the event loop while following the catalog (milliseconds). */
 const SLICE_MS = 8;
 /**
+ * While searches come during a build, each slice also takes the time those searches spent in the index since the
+ * last slice, up to this much more: searched continuously (a client polling until the answer is complete), a build
+ * of 8 ms slices got a share of the main thread that shrank as the index (hence each search) grew, and at 100,000
+ * skills took 476 s after ready instead of tens (issue 13). With it the build keeps at least about half the thread.
+ */
+const MAX_SEARCH_SHARE_MS = 100;
+/**
  * Quiet time (no request in flight, none started or ended) before the background build takes a slice, until a
  * search asks for the index (ADR 0151): a server nobody searches never makes its readers wait for the build.
  */
@@ -101,6 +108,8 @@ export class CatalogSearch {
   #addedSinceCompact = 0;
   #compacting = false;
   #compactions = 0;
+  /** Time searches spent in the index since the build's last slice began, while the index was not ready. */
+  #owed = 0;
 
   constructor(readonly content: ContentReader) {}
 
@@ -155,6 +164,7 @@ export class CatalogSearch {
     const base = baseOf(snapshot);
     let hits: SearchHit[];
     let searched: number;
+    const started = performance.now();
     if (snapshot === base && base === this.#target) {
       // The followed catalog itself: the whole index (while catching up it may still hold an older version of a
       // changed skill; its URI is listed, and the hit is answered with the listed skill).
@@ -165,6 +175,7 @@ export class CatalogSearch {
       hits = this.index.search(query, limit, view);
       searched = count;
     }
+    if (this.#running !== undefined) this.#owed += performance.now() - started;
     hits = hits.filter((hit) => snapshot.skill(hit.id) !== undefined);
     const complete = snapshot === base && base === this.#target ? this.ready : searched === snapshot.size;
     return { hits, complete, searched, total: snapshot.size };
@@ -257,6 +268,7 @@ export class CatalogSearch {
   /** Diffs the index against the followed snapshot and applies the difference, again until it stops moving. */
   async #indexChanges(): Promise<void> {
     let sliceStart: number | undefined;
+    let sliceMs = SLICE_MS;
     while (!this.#closed && this.#target !== undefined && this.#caughtUp !== this.#target) {
       const target = this.#target;
       const touched = this.#touched(target);
@@ -287,6 +299,8 @@ export class CatalogSearch {
         if (sliceStart === undefined) {
           await this.#quiet();
           sliceStart = performance.now();
+          sliceMs = SLICE_MS + Math.min(this.#owed, MAX_SEARCH_SHARE_MS);
+          this.#owed = 0;
         }
         if (this.#closed) return;
         if (this.#target !== target) {
@@ -299,15 +313,15 @@ export class CatalogSearch {
         this.#addedSinceCompact++;
         this.#epoch++;
         this.#pending--;
-        if (performance.now() - sliceStart >= SLICE_MS) {
+        if (performance.now() - sliceStart >= sliceMs) {
           await yieldToEventLoop();
           sliceStart = undefined;
         }
       }
       if (!interrupted && this.#target === target) {
         this.#caughtUp = target;
-        // After a large batch (the first build), the compact form: recent postings held in growable per-term
-        // arrays take about twice the memory (index.compact()).
+        // After a large batch (the first build), the compact form: recent postings take about twice the memory of
+        // compact ones (four 32-bit values a row, in arrays grown by doubling; index.compact()).
         if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) void this.#compactWhenQuiet();
       }
     }
