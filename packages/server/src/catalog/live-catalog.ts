@@ -71,6 +71,8 @@ export interface LiveCatalogOptions {
   onScanProgress?: (progress: ScanProgress) => void;
   /** Watch each folder on its own (default: on Linux; see tree-watcher.ts). */
   perFolderWatch?: boolean;
+  /** How the first walk of the watcher is sliced (tests; defaults in tree-watcher.ts). */
+  watchSlices?: { startBudgetMs: number; sliceMs: number };
 }
 
 /**
@@ -154,6 +156,11 @@ export class LiveCatalog {
     return problems;
   }
 
+  /** Folders watched one by one so far, and whether the first walk is still arming them (see TreeWatcher.armed). */
+  get watching(): { folders: number; arming: boolean } | undefined {
+    return this.#watcher === undefined ? undefined : { folders: this.#watcher.folderCount, arming: this.#watcher.walking };
+  }
+
   /** Folders found with a SKILL.md (served or not). */
   get folderCount(): number {
     return this.#folders.size;
@@ -169,6 +176,10 @@ export class LiveCatalog {
     if (!this.unverified) return this.#reloading;
     const threads = this.#folders.size <= (this.options.inlineCheckMax ?? INLINE_CHECK_MAX) ? 0 : 1;
     this.#reloading = this.#reloading.then(async () => {
+      // The check starts once the folders are watched (`watch` is called right after `open`; a large tree is armed
+      // in slices): a change made before its folder's watch is found by this scan, one made after is heard.
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.#watcher?.armed;
       await this.#scanAll(threads);
       this.unverified = false;
       this.#swapFull();
@@ -192,6 +203,7 @@ export class LiveCatalog {
       {
         onWarning: (message, path) => this.#report({ severity: 'warning', message, path }),
         ...(this.options.perFolderWatch !== undefined ? { perFolder: this.options.perFolderWatch } : {}),
+        ...this.options.watchSlices,
       },
     );
     try {
@@ -431,7 +443,7 @@ export class LiveCatalog {
     const ordered = [...this.#folders.values()].sort(this.#order);
     // A restored catalog's problems are the last run's: only what the disk shows is reported (after `verify`).
     if (!this.unverified) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
-    this.#assembly = new Assembly(this.#order);
+    this.#assembly = new Assembly(this.#order, this.#assembly);
     this.#assembly.update([], ordered);
     if (!this.unverified) for (const problem of this.#assembly.problems) this.#report(problem);
     return new CatalogSnapshot([...this.#assembly.served.values()], ++this.#generation);

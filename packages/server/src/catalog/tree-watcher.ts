@@ -10,9 +10,21 @@ export interface TreeWatcherOptions {
   onWarning?: (message: string, path: string) => void;
   /** Watch each folder on its own even where a native recursive watch exists (tests; default: only on Linux). */
   perFolder?: boolean;
+  /**
+   * How long `start` may arm watches before it returns (ms, default 50); the rest of a large tree is armed in slices
+   * of `sliceMs` (default 10) between other work, and `armed` resolves when every folder found at start is watched.
+   */
+  startBudgetMs?: number;
+  sliceMs?: number;
 }
 
 const SKIPPED = new Set(['.git', 'node_modules']);
+/** A folder of the first walk still to be watched (with its real path when derived from its parent's). */
+interface Pending {
+  dir: string;
+  depth: number;
+  real?: string;
+}
 /** Deeper than discovery goes (16 folders to a skill), so that folders inside deep skills are watched too. */
 const MAX_DEPTH = 32;
 
@@ -25,6 +37,12 @@ const MAX_DEPTH = 32;
  * its own (inotify on a folder reports every change to the entries in it, whichever file now holds the name); a new
  * folder is watched as soon as it is seen, before it is scanned, and a folder that is gone (deleted, renamed) has its
  * watches closed. Elsewhere the native recursive watch (FSEvents, ReadDirectoryChangesW) already behaves so.
+ *
+ * Arming is not free: a readdir, a stat and an inotify watch per folder, about 25 s of one core for the ~200,000
+ * folders of 100,000 skills (issue 13's profile: half of a warm start). So `start` arms for a short budget and the
+ * rest of the first walk runs in slices between requests; `armed` says when it is done (a restored catalog is
+ * checked against the disk only after that, so a change made meanwhile is either heard or found by that check).
+ * Folders that events reveal are still armed at once, whole: they are few.
  */
 export class TreeWatcher {
   #watches = new Map<string, FSWatcher>();
@@ -34,6 +52,11 @@ export class TreeWatcher {
   #byReal = new Map<string, string>();
   #warned = new Set<string>();
   #closed = false;
+  /** The first walk's folders not armed yet (a stack: depth first, as a recursive walk). */
+  #walk: Pending[] = [];
+  #armedResolve: (() => void) | undefined;
+  /** Resolves once every folder found by the first walk is watched (or the watcher is closed). */
+  armed: Promise<void> = Promise.resolve();
 
   constructor(
     readonly roots: readonly string[],
@@ -41,12 +64,14 @@ export class TreeWatcher {
     readonly options: TreeWatcherOptions = {},
   ) {}
 
-  /** Starts watching every root; throws when a root cannot be watched at all. */
+  /** Starts watching every root (the rest of a large tree in slices: see `armed`); throws when a root cannot be watched at all. */
   start(): void {
     const perFolder = this.options.perFolder ?? process.platform === 'linux';
     for (const root of this.roots) {
       if (perFolder) {
-        if (!this.#arm(root, 0)) throw new Error(`cannot watch ${root}`);
+        const children = this.#watchOne(root, 0);
+        if (children === false) throw new Error(`cannot watch ${root}`);
+        for (let i = children.length - 1; i >= 0; i--) this.#walk.push(children[i]!);
         continue;
       }
       const watcher = watch(root, { recursive: true }, (_event, name) =>
@@ -55,6 +80,34 @@ export class TreeWatcher {
       watcher.on('error', () => this.onEvent(undefined));
       this.#watches.set(root, watcher);
     }
+    if (this.#step(this.options.startBudgetMs ?? 50)) return;
+    this.armed = new Promise((resolve) => {
+      this.#armedResolve = resolve;
+      const slice = () => {
+        if (this.#step(this.options.sliceMs ?? 10)) this.#armedResolve?.();
+        else setImmediate(slice);
+      };
+      setImmediate(slice);
+    });
+  }
+
+  /** True while the first walk is still arming folders in slices (see `armed`). */
+  get walking(): boolean {
+    return this.#walk.length > 0;
+  }
+
+  /** Arms folders of the first walk for about `budgetMs`; true when the walk is done. */
+  #step(budgetMs: number): boolean {
+    const started = performance.now();
+    let count = 0;
+    while (this.#walk.length > 0 && !this.#closed) {
+      const next = this.#walk.pop()!;
+      const children = this.#watchOne(next.dir, next.depth, next.real);
+      if (children !== false) for (let i = children.length - 1; i >= 0; i--) this.#walk.push(children[i]!);
+      if ((++count & 15) === 0 && performance.now() - started > budgetMs) break;
+    }
+    if (this.#closed) this.#walk = [];
+    return this.#walk.length === 0;
   }
 
   /** How many folders are watched one by one (for tests and diagnostics). */
@@ -64,15 +117,28 @@ export class TreeWatcher {
 
   close(): void {
     this.#closed = true;
+    this.#walk = [];
+    this.#armedResolve?.();
     for (const watcher of this.#watches.values()) watcher.close();
     this.#watches.clear();
     this.#identity.clear();
     this.#byReal.clear();
   }
 
-  /** Watches `dir` and every folder below it not watched yet; false when `dir` itself cannot be watched. */
+  /** Watches `dir` and every folder below it not watched yet, now (folders an event revealed); false when `dir` itself cannot be watched. */
   #arm(dir: string, depth: number, knownReal?: string): boolean {
-    if (this.#closed || this.#watches.has(dir)) return true;
+    const children = this.#watchOne(dir, depth, knownReal);
+    if (children === false) return false;
+    for (const child of children) this.#arm(child.dir, child.depth, child.real);
+    return true;
+  }
+
+  /**
+   * Watches `dir` alone and returns the folders below it to watch next (none when already watched, or too deep);
+   * false when `dir` cannot be watched.
+   */
+  #watchOne(dir: string, depth: number, knownReal?: string): Pending[] | false {
+    if (this.#closed || this.#watches.has(dir)) return [];
     let real: string;
     let ino: number;
     try {
@@ -82,7 +148,7 @@ export class TreeWatcher {
     } catch {
       return false; // gone already: its parent's event has been reported
     }
-    if (this.#byReal.has(real)) return true;
+    if (this.#byReal.has(real)) return [];
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, { persistent: true }, (_event, name) => this.#event(dir, name === null || name === undefined ? undefined : name.toString(), depth));
@@ -98,20 +164,21 @@ export class TreeWatcher {
     this.#watches.set(dir, watcher);
     this.#identity.set(dir, { real, ino });
     this.#byReal.set(real, dir);
-    if (depth >= MAX_DEPTH) return true;
+    if (depth >= MAX_DEPTH) return [];
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      return true;
+      return [];
     }
+    const children: Pending[] = [];
     for (const entry of entries) {
       if (SKIPPED.has(entry.name)) continue;
       const child = join(dir, entry.name);
-      if (entry.isDirectory()) this.#arm(child, depth + 1, join(real, entry.name));
-      else if (entry.isSymbolicLink() && isDirectory(child)) this.#arm(child, depth + 1);
+      if (entry.isDirectory()) children.push({ dir: child, depth: depth + 1, real: join(real, entry.name) });
+      else if (entry.isSymbolicLink() && isDirectory(child)) children.push({ dir: child, depth: depth + 1 });
     }
-    return true;
+    return children;
   }
 
   #event(dir: string, name: string | undefined, depth: number): void {

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { eventually, makeTree, removeTrees, skillMd } from '@skillport/test-kit';
+import { LiveCatalog } from '../src/catalog/live-catalog.js';
+import { normaliseRoot } from '../src/catalog/folder-scan.js';
+import { TreeWatcher } from '../src/catalog/tree-watcher.js';
+import { DEFAULT_LIMITS } from '@skillport/core';
+
+after(removeTrees);
+
+/** A tree of `count` skill folders, each with a nested `references/deep` folder: 3 folders per skill. */
+function wideTree(count: number): string {
+  const spec: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const name = `skill-${String(i).padStart(3, '0')}`;
+    spec[`${name}/SKILL.md`] = skillMd(name, `Skill number ${i}.`);
+    spec[`${name}/references/deep/notes.md`] = `notes ${i}\n`;
+  }
+  return makeTree(spec);
+}
+
+describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folders took half a warm start)', () => {
+  test('start returns before a large tree is armed; the rest is armed in slices and its changes are heard', async () => {
+    const root = wideTree(40); // 121 folders with the root
+    const events: string[] = [];
+    const watcher = new TreeWatcher([root], (path) => path !== undefined && events.push(path), { perFolder: true, startBudgetMs: 0, sliceMs: 0 });
+    try {
+      watcher.start();
+      // A budget of 0 lets the first step arm one batch of folders, not the whole tree.
+      assert.equal(watcher.walking, true, 'the walk goes on after start');
+      assert.ok(watcher.folderCount < 121, `armed at start: ${watcher.folderCount}`);
+      await watcher.armed;
+      assert.equal(watcher.walking, false);
+      assert.equal(watcher.folderCount, 121, 'every folder is watched once the walk is done');
+      // The deepest folder of the last skill is armed in the last slice: a file written there is heard.
+      const last = join(root, 'skill-039', 'references', 'deep', 'notes.md');
+      writeFileSync(last, 'changed\n');
+      await eventually(async () => (events.includes(last) ? true : undefined), 5000, 'an event from a folder armed in a later slice');
+    } finally {
+      watcher.close();
+    }
+  });
+
+  test('a folder created during the walk is armed when its event comes, and close() stops the walk', async () => {
+    const root = wideTree(40);
+    const events: string[] = [];
+    const watcher = new TreeWatcher([root], (path) => path !== undefined && events.push(path), { perFolder: true, startBudgetMs: 0, sliceMs: 0 });
+    watcher.start();
+    // The root is watched from the start: a folder made in it is armed at once (its event), walk or not.
+    const made = join(root, 'new-folder');
+    mkdirSync(join(made, 'inner'), { recursive: true });
+    await eventually(async () => (events.includes(made) ? true : undefined), 5000, 'the new folder reported');
+    await watcher.armed;
+    assert.equal(watcher.folderCount, 123, 'the tree plus the new folder and the one inside it');
+    watcher.close();
+    assert.equal(watcher.folderCount, 0);
+
+    const second = new TreeWatcher([root], () => {}, { perFolder: true, startBudgetMs: 0, sliceMs: 0 });
+    second.start();
+    second.close(); // mid-walk
+    await second.armed; // resolves: nothing waits for a walk that was stopped
+    assert.equal(second.folderCount, 0);
+    assert.equal(second.walking, false);
+  });
+
+  test('a restored catalog is checked against the disk only once the folders are watched', async () => {
+    const root = wideTree(30);
+    const cache = makeTree({});
+    const options = {
+      roots: [normaliseRoot(root, undefined)],
+      limits: DEFAULT_LIMITS,
+      scanThreads: 0,
+      persistPath: join(cache, 'catalog.json'),
+      perFolderWatch: true,
+      watchSlices: { startBudgetMs: 0, sliceMs: 0 },
+    };
+    (await LiveCatalog.open(options)).close(); // cold: writes the persisted catalog
+    const restored = await LiveCatalog.open(options);
+    try {
+      assert.equal(restored.unverified, true);
+      restored.watch();
+      const verifying = restored.verify();
+      // Written after `watch` and before the walk could arm this folder: either its event or the check must find it.
+      writeFileSync(join(root, 'skill-029', 'SKILL.md'), skillMd('skill-029', 'Changed while the watches were being armed.'));
+      await verifying;
+      assert.equal(restored.watching?.arming, false, 'the check ran after the walk');
+      await eventually(
+        async () => (restored.snapshot.skills.find((skill) => skill.name === 'skill-029')?.description.startsWith('Changed') ? true : undefined),
+        5000,
+        'the change served',
+      );
+    } finally {
+      restored.close();
+    }
+  });
+});
