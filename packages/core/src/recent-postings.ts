@@ -4,9 +4,10 @@
  * same term (a chain per term, slots ascending, since documents are appended in slot order).
  *
  * Why not a growable array per term: building the first index of a large catalog appends tens of millions of rows
- * (about 300 a document), and appending each to its term's own JS array cost about ten times as much as appending to
- * these (measured at 60,000 documents; the per-term arrays are scattered in memory, grow by copying and hold boxed
- * or double values), and more the larger the catalog (issue 13: the build at 100,000 skills was superlinear).
+ * (about 300 a document), and in a micro-benchmark of the appends alone (60,000 documents × 300 terms) appending each
+ * to its term's own JS array cost about ten times as much as appending to these (the per-term arrays are scattered in
+ * memory and grow by copying); it was 42 % of `add`'s own time in a profile of a 100,000-document build (issue 13).
+ * In the whole build the gain is smaller: docs/benchmarks.md, "Incremental search", third pass.
  *
  * A document's rows are consecutive and in ascending term order, so the counts of one term in one recent document
  * are found by a binary search in that document's rows.
