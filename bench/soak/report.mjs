@@ -58,7 +58,7 @@ export function totals(results) {
 
 const mem = (m) =>
   m
-    ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x: ${m.withinTarget ? 'within' : 'NOT within'} 10 %; peak ${m.peakMiB}); live heap ${m.liveHeapMiB.join(' → ')} MiB (${m.liveHeapRatio}x), V8 heap pages ${m.heapTotalMiB.join(' → ')} (young generation ${m.youngMiB.join(' → ')}), outside V8's heap ${m.outsideHeapMiB.join(' → ')}${m.afterSecondRoundMiB ? `; after a second round of churn RSS ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first), live heap ${m.secondRoundLiveHeapMiB}` : ''}${m.afterEachRoundOfCasesMiB ? `; RSS after each of ${m.afterEachRoundOfCasesMiB.length} rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB (live heap ${m.liveHeapEachRoundMiB.join(', ')})` : ''}`
+    ? `RSS ${m.beforeMiB} → ${m.afterMiB} MiB (${m.ratio}x: ${m.withinTarget ? 'within' : 'NOT within'} 10 %; peak ${m.peakMiB}); live heap ${m.liveHeapMiB.join(' → ')} MiB (${m.liveHeapRatio}x), V8 heap pages ${m.heapTotalMiB.join(' → ')} (young generation ${m.youngMiB.join(' → ')}), outside V8's heap ${m.outsideHeapMiB.join(' → ')}${m.afterSecondRoundMiB ? `; after a second round of churn RSS ${m.afterSecondRoundMiB} MiB (${m.secondRoundRatio}x the first), live heap ${m.secondRoundLiveHeapMiB}` : ''}${m.afterEachRoundOfCasesMiB ? `; RSS after each of ${m.afterEachRoundOfCasesMiB.length} rounds of the hostile cases ${m.afterEachRoundOfCasesMiB.join(', ')} MiB (live heap ${m.liveHeapEachRoundMiB.join(', ')}${m.rssAfterGcEachRoundMiB ? `; RSS after a full collection ${m.rssAfterGcEachRoundMiB.map(Math.round).join(', ')}, outside V8's heap ${m.outsideHeapEachRoundMiB.join(', ')}` : ''})` : ''}`
     : '';
 const reads = (r) =>
   r
@@ -136,6 +136,7 @@ export function printReport(results) {
       `| e. slowloris: ${e.slowloris.slowConnections} slow connections | other clients' p99 ${e.slowloris.under.p99Ms} ms vs ${e.slowloris.baseline.p99Ms} ms without (${e.slowloris.p99Ratio}x); ${e.slowloris.under.reads} reads, ${e.slowloris.under.mismatches} mismatches |`,
     );
     out(`| e. hostile: memory (cases and slowloris) | ${mem(e.memory)} |`);
+    if (e.memory.afterReadersOnlyWarmUp) out(`| e. hostile: memory against a warm-up of readers only | ${mem(e.memory.afterReadersOnlyWarmUp)} |`);
     if (e.memory.slowloris) out(`| e. slowloris alone: memory | ${mem(e.memory.slowloris)} |`);
   }
   for (const [name, phase] of Object.entries(phases)) if (phase.failed) out(`| ${name} | FAILED: ${phase.failed.split('\n')[0]} |`);

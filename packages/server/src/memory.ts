@@ -59,9 +59,9 @@ export class IdlePolicy {
     /** A window less busy than this is an idle one. */
     readonly idleBelow = 0.01,
     /**
-     * Collect only when this many bytes may come back: the heap's unused pages (total minus used), its growth since
-     * the last collection (used bytes include garbage until a collection finds it), or the growth of external
-     * memory since then (buffers of dropped request bodies and socket reads).
+     * Collect only when this many bytes may come back: the heap's unused pages (total minus used) or its growth
+     * since the last collection (used bytes include garbage until a collection finds it), whichever is larger, plus
+     * the growth of external memory since then (buffers of dropped request bodies and socket reads).
      */
     readonly minSlackBytes = 8 * 1024 * 1024,
     /** The share of time idle collections may take at most. */
@@ -93,8 +93,10 @@ export class IdlePolicy {
     }
     this.#idle++;
     if (!this.#dirty || this.#idle < this.idleWindows) return false;
-    const externalGrowth = (heap.external ?? 0) - this.#baseExternal;
-    if (heap.total - heap.used < this.minSlackBytes && heap.total - this.#baseTotal < this.minSlackBytes && externalGrowth < this.minSlackBytes) {
+    // Heap and external memory add up: 6 MiB of heap pages and 6 MiB of dead buffers are worth a collection.
+    const inHeap = Math.max(heap.total - heap.used, heap.total - this.#baseTotal);
+    const outside = Math.max(0, (heap.external ?? 0) - this.#baseExternal);
+    if (inHeap + outside < this.minSlackBytes) {
       this.#dirty = false; // nothing worth giving back from this spell
       return false;
     }

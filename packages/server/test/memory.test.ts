@@ -82,10 +82,16 @@ describe('IdlePolicy: one collection when a busy spell is followed by idle windo
     policy.collected(clock.now, 5, 31 * MiB, 1 * MiB, 4.5 * MiB);
     assert.deepEqual(feed(policy, clock, [0, 0, 0, 0], { ...heap(31, 29), external: 4.5 * MiB }), [false, false, false, false], 'given back: done');
     // Live external memory that stays (a cache of file bytes filled) is collected once, then it is the new baseline.
-    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 10 * MiB }), [false, false, false, false], 'under 8 MiB more');
+    assert.deepEqual(
+      feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 9 * MiB }),
+      [false, false, false, false],
+      '2 MiB of heap pages and 4.5 MiB of buffers: under 8 MiB',
+    );
     assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 20.5 * MiB }), [false, false, false, true]);
     policy.collected(clock.now, 5, 31 * MiB, 1 * MiB, 20 * MiB);
     assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 20 * MiB }), [false, false, false, false], 'the cache is not garbage');
+    // Heap pages and dead buffers add up: 6 MiB of each, neither over 8 MiB alone.
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(37, 31), external: 26 * MiB }), [false, false, false, true], '6 + 6 MiB');
   });
 
   test('collections are spaced by their cost (at most 2 % of the time)', () => {
