@@ -6,7 +6,9 @@
 // Documents are copies of the corpus (../shared/corpus/skills), each with one word of its own (as
 // bench/generate-catalog.mjs makes them), or with `--vary`, with 3 in 10 words suffixed per copy (a vocabulary that
 // grows with the catalog, as bench/corpus-docs.mjs's scaledCatalog).
-// Usage: node --expose-gc bench/search-build.mjs [--count 100000] [--vary] [--json]
+// With `--queries`, then times the queries of bench/search-queries.json on the built index (p50/p99, in process).
+// Usage: node --expose-gc bench/search-build.mjs [--count 100000] [--vary] [--queries] [--json]
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SkillSearchIndex } from '../packages/core/dist/src/index.js';
 import { measuredCommit, options } from './args.mjs';
@@ -59,6 +61,21 @@ const compactStart = performance.now();
 index.compact();
 const compactMs = performance.now() - compactStart;
 const cpu = process.cpuUsage(cpuStart);
+let queries;
+if (flags.flag('queries')) {
+  const texts = JSON.parse(readFileSync(join(repo, 'bench/search-queries.json'), 'utf8')).map((q) => q.query);
+  for (const text of texts.slice(0, 20)) index.search(text, 10); // warm-up (word analyses, related words)
+  const times = [];
+  for (let round = 0; round < 2; round++) {
+    for (const text of texts) {
+      const at = performance.now();
+      index.search(text, 10);
+      times.push(performance.now() - at);
+    }
+  }
+  times.sort((a, b) => a - b);
+  queries = { count: times.length, p50: times[Math.floor(times.length / 2)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
+}
 const result = {
   commit: measuredCommit(),
   count,
@@ -70,6 +87,7 @@ const result = {
   heapAfterMb: heapMb(),
   vocabulary: index.vocabularySize,
   rows,
+  queries,
 };
 if (flags.flag('json')) console.log(JSON.stringify(result, null, 2));
 else {
@@ -92,4 +110,6 @@ else {
   console.log(
     `build ${(result.buildMs / 1000).toFixed(1)} s, compaction ${(compactMs / 1000).toFixed(1)} s, CPU ${(result.cpuMs / 1000).toFixed(1)} s; heap after ${result.heapAfterMb.toFixed(0)} MB; ${result.vocabulary.toLocaleString('en')} terms`,
   );
+  if (queries)
+    console.log(`queries (bench/search-queries.json, ${queries.count} in 2 rounds): p50 ${queries.p50.toFixed(2)} ms, p99 ${queries.p99.toFixed(2)} ms`);
 }

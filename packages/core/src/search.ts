@@ -659,7 +659,12 @@ export class SkillSearchIndex {
   private pendingNameDocs: number[] = [];
   /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
   private epoch = 0;
-  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array } | undefined;
+  /**
+   * A query's working memory, reused: per-slot accumulators, and the slots a term hit and the slots scored, in typed
+   * lists (as JS arrays they grew to a whole catalog per query term, and at 100,000 skills reallocating them took
+   * most of a query's time).
+   */
+  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array; hit: IntList; touched: IntList } | undefined;
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   private readonly minMergeRows: number;
@@ -1055,12 +1060,19 @@ export class SkillSearchIndex {
     const slotCount = this.ids.length;
     if (this.scratch === undefined || this.scratch.scores.length < slotCount) {
       const size = Math.max(16, slotCount * 2);
-      this.scratch = { scores: new Float64Array(size), best: new Float64Array(size), covered: new Float64Array(size), direct: new Uint8Array(size) };
+      this.scratch = {
+        scores: new Float64Array(size),
+        best: new Float64Array(size),
+        covered: new Float64Array(size),
+        direct: new Uint8Array(size),
+        hit: new IntList(size),
+        touched: new IntList(size),
+      };
     }
-    const { scores, best, covered, direct } = this.scratch;
+    const { scores, best, covered, direct, hit, touched } = this.scratch;
+    hit.length = 0;
+    touched.length = 0;
     const { visible, weights } = scope;
-    const touched: number[] = [];
-    const hit: number[] = [];
     let idfSum = 0;
     let importanceSum = 0;
     const expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }> = [];
@@ -1099,7 +1111,8 @@ export class SkillSearchIndex {
         const recent = this.recent;
         for (let row = recent.first(id); row >= 0; row = recent.next[row]!) if (visible[recent.slot[row]!] === 1) visit(recent.slot[row]!, recent.packed[row]!);
       }
-      for (const doc of hit) {
+      for (let at = 0; at < hit.length; at++) {
+        const doc = hit.data[at]!;
         if (scores[doc] === 0) touched.push(doc);
         scores[doc]! += best[doc]!;
         // A skill matching the word only through the map earns part of its coverage (see MAPPED_COVERAGE).
@@ -1110,7 +1123,10 @@ export class SkillSearchIndex {
       hit.length = 0;
     }
     if (COVERAGE_EXPONENT > 0 && importanceSum > 0) {
-      for (const doc of touched) scores[doc]! *= Math.pow(covered[doc]! / importanceSum, COVERAGE_EXPONENT);
+      for (let at = 0; at < touched.length; at++) {
+        const doc = touched.data[at]!;
+        scores[doc]! *= Math.pow(covered[doc]! / importanceSum, COVERAGE_EXPONENT);
+      }
     }
     this.addPhraseBonus(sequence, scores, scope);
     this.addNameBonus(text, idfSum, scores, touched, visible);
@@ -1129,7 +1145,8 @@ export class SkillSearchIndex {
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
     if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores).slice(0, wanted);
     const results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope));
-    for (const doc of touched) scores[doc] = covered[doc] = 0;
+    for (let at = 0; at < touched.length; at++) scores[touched.data[at]!] = covered[touched.data[at]!] = 0;
+    touched.length = 0;
     return results;
   }
 
@@ -1328,7 +1345,7 @@ export class SkillSearchIndex {
     return packed === 0 ? 0 : this.idf(id, scope) * this.saturated(packed, doc, scope.weights);
   }
 
-  private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: number[], visible: Uint8Array): void {
+  private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: IntList, visible: Uint8Array): void {
     const key = nameKey(text);
     if (key === '' || idfSum === 0) return;
     this.flushNames();
@@ -1381,9 +1398,10 @@ export class SkillSearchIndex {
   }
 
   /** The `limit` best of the touched documents, by insertion into a short sorted list. */
-  private top(scores: Float64Array, touched: number[], limit: number): number[] {
+  private top(scores: Float64Array, touched: IntList, limit: number): number[] {
     const ranked: number[] = [];
-    for (const doc of touched) {
+    for (let index = 0; index < touched.length; index++) {
+      const doc = touched.data[index]!;
       if (!(scores[doc]! > 0)) continue;
       if (ranked.length === limit && !this.before(doc, ranked[limit - 1]!, scores)) continue;
       let at = ranked.length === limit ? limit - 1 : ranked.length;
