@@ -67,6 +67,8 @@ async function measure(server, round) {
     outsideHeap: a.outsideHeap,
     liveHeap: a.heapUsed,
     heapTotal: probed?.asIs.heapTotal,
+    // Full collections since the last measurement (the idle collector's are forced): count, forced, seconds ago.
+    majors: probed?.asIs.majorCollections,
     young: probed?.asIs.spaces?.new_space?.[0],
     // As the process holds them (garbage not yet collected included), then after the probe's full collection.
     arrayBuffersAsIs: probed?.asIs.arrayBuffers,
@@ -99,7 +101,7 @@ async function run(caseNames) {
         rows.push(await measure(server, round));
         const last = rows.at(-1);
         log(
-          `  round ${round}: RSS ${last.rss} MiB (${last.rssAfterGc} after a full collection), outside V8's heap ${last.outsideHeap}, live heap ${last.liveHeap}, arrayBuffers ${last.arrayBuffersAsIs} → ${last.arrayBuffers}`,
+          `  round ${round}: RSS ${last.rss} MiB (${last.rssAfterGc} after a full collection; full collections since the last figure ${JSON.stringify(last.majors)}), outside V8's heap ${last.outsideHeap}, live heap ${last.liveHeap}, arrayBuffers ${last.arrayBuffersAsIs} → ${last.arrayBuffers}`,
         );
       }
     }

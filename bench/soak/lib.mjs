@@ -137,6 +137,8 @@ export async function settledMemory(server, settleMs) {
     liveHeap: probed?.afterGc.heapUsed,
     outsideHeap: probed?.afterGc.outsideHeap,
     rssAfterGc: probed?.afterGc.rss,
+    // Full collections since the previous probe (count, forced ones: the idle collector's and the previous probe's).
+    majors: probed?.asIs.majorCollections,
   };
 }
 

@@ -51,9 +51,24 @@ if (out) {
       ),
     };
   };
+  // Full collections since the last probe (the server's idle collector forces them: ADR 0165), from V8's own
+  // reports: how many, how many forced, and how long ago the last one was, so a figure taken before the idle
+  // collector has given memory back shows as such.
+  const { PerformanceObserver, constants } = require('node:perf_hooks');
+  let majors = { count: 0, forced: 0, lastAt: undefined };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      majors.count++;
+      if (entry.detail.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) majors.forced++;
+      majors.lastAt = Date.now();
+    }
+  }).observe({ entryTypes: ['gc'] });
   let count = 0;
   process.on('SIGUSR2', () => {
-    const asIs = figures();
+    const sinceLastProbe = { ...majors, lastSecondsAgo: majors.lastAt === undefined ? null : Math.round((Date.now() - majors.lastAt) / 100) / 10 };
+    majors = { count: 0, forced: 0, lastAt: undefined };
+    const asIs = { ...figures(), majorCollections: sinceLastProbe };
     collect();
     // V8 gives freed pages back on a background thread: the figures a moment after the collection.
     setTimeout(() => {

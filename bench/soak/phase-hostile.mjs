@@ -279,6 +279,8 @@ export async function phaseHostile(config, rng) {
         // After the probe's full collection: what the process still holds when the garbage is gone (allocator retention).
         rssAfterGcEachRoundMiB: rounds.map((m) => m.rssAfterGc),
         outsideHeapEachRoundMiB: rounds.map((m) => m.outsideHeap),
+        // Everything measured after each round (young generation, V8's heap pages, full collections since the last).
+        eachRound: rounds,
         // Slowloris alone: from after the last round of cases to after the slow connections are gone.
         slowloris: memory(rounds.at(-1), after),
         // Against the baseline of a warm-up with readers only (no hostile case, no slow connection yet).

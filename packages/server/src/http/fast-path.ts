@@ -86,7 +86,16 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
 }
 
 /** `skills/list` pages, serialised once per snapshot (the caller's view), era, cursor and page size. */
-const pages = new PageCache();
+// 64 MiB by default: the pages of 100,000 skills are ~142 MB (992 pages of ~143 KB), so a walk of every page misses
+// every time and each is serialised again (60 % of the time in the profile of that walk, docs/benchmarks.md); a
+// larger budget serves them all as bytes at the cost of that much memory: `SKILLPORT_PAGE_CACHE_MB`.
+const pages = new PageCache(pageCacheBytes(process.env['SKILLPORT_PAGE_CACHE_MB']));
+
+/** The page cache's budget from `SKILLPORT_PAGE_CACHE_MB` (a whole number of MiB, 0 turns caching off), else 64 MiB. */
+export function pageCacheBytes(setting: string | undefined): number {
+  const mib = setting !== undefined && /^\d{1,6}$/.test(setting.trim()) ? Number(setting.trim()) : 64;
+  return mib * 1024 * 1024;
+}
 
 /** Answers a hot request, or returns false (nothing written) when the SDK should answer it. */
 export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
