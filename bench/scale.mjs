@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measuredCommit, options } from './args.mjs';
+import { post } from './mcp-post.mjs';
 import { until as untilEvery } from './poll.mjs';
 
 const until = (check, timeoutMs = 30_000) => untilEvery(check, timeoutMs, 2);
@@ -36,34 +37,6 @@ let nextPort = 5300;
 const began = performance.now();
 
 // --- HTTP helpers (the 2026-07-28 wire, as bench/serve.mjs speaks it) ---
-function post(url, method, params, name) {
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': method,
-  };
-  if (name !== undefined) headers['mcp-name'] = name;
-  const body = {
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  };
-  return fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }).then(async (response) => {
-    const text = await response.text();
-    const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
-    if (json.error) throw new Error(json.error.message);
-    return json.result;
-  });
-}
 const read = (url, uri) => post(url, 'resources/read', { uri }, uri);
 async function search(url, query) {
   const result = await post(url, 'tools/call', { name: 'list_skills', arguments: { query, limit: 10 } }, 'list_skills');

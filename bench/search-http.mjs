@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { measuredCommit, options } from './args.mjs';
+import { post } from './mcp-post.mjs';
 import { until } from './poll.mjs';
 
 const flags = options();
@@ -24,35 +25,11 @@ const cli = join(repo, 'packages/cli/dist/src/bin.js');
 const log = (line) => process.stderr.write(`${line}\n`);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
-function post(url, query) {
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': 'list_skills',
-  };
-  const body = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: {
-      name: 'list_skills',
-      arguments: { query, limit: 10 },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  };
-  return fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }).then(async (response) => {
-    const text = await response.text();
-    const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
-    if (json.error) throw new Error(json.error.message);
-    return json.result.content.map((item) => item.text ?? '').join('\n');
-  });
-}
+/** One `list_skills` search: the text of its answer. */
+const search = async (url, query) => {
+  const result = await post(url, 'tools/call', { name: 'list_skills', arguments: { query, limit: 10 } }, 'list_skills');
+  return result.content.map((item) => item.text ?? '').join('\n');
+};
 
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -95,7 +72,7 @@ async function start(path) {
   const readyMs = await until(
     async () => {
       if (proc.exitCode !== null) throw new Error(stderr);
-      return (await post(url, queries[0])).length > 0;
+      return (await search(url, queries[0])).length > 0;
     },
     900_000,
     20,
@@ -105,7 +82,7 @@ async function start(path) {
     throw new Error(`no answer within 15 min: ${stderr}`);
   }
   const complete = (text) => text.length > 0 && !text.includes('"indexing"') && !text.includes('still being built');
-  const completeMs = await until(async () => complete(await post(url, queries[0])), 900_000, 2);
+  const completeMs = await until(async () => complete(await search(url, queries[0])), 900_000, 2);
   if (Number.isNaN(completeMs)) {
     await server.stop();
     throw new Error(`no complete search within 15 min: ${stderr}`);
@@ -124,13 +101,13 @@ const times = new Map();
 try {
   for (const path of ['fast', 'sdk']) if (only === undefined || only === path) servers.push(await start(path));
   await sleep(2000); // the compaction after the first build runs when the server is quiet
-  for (const server of servers) for (const query of queries) await post(server.url, query); // warm-up: every query once
+  for (const server of servers) for (const query of queries) await search(server.url, query); // warm-up: every query once
   for (const server of servers) times.set(server.path, []);
   for (let round = 0; round < rounds; round++) {
     for (const [at, query] of queries.entries()) {
       for (const server of (round * queries.length + at) % 2 === 0 ? servers : [...servers].reverse()) {
         const began = performance.now();
-        await post(server.url, query);
+        await search(server.url, query);
         times.get(server.path).push(performance.now() - began);
       }
     }

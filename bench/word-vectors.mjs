@@ -21,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { SkillSearchIndex, WordNet } from '../packages/core/dist/src/index.js';
+import { parseNumber, VECTOR_STOPWORDS } from '../packages/core/dist/src/word-vectors.js';
 import { measuredCommit, options } from './args.mjs';
 import { loadCorpusDocs } from './corpus-docs.mjs';
 
@@ -60,41 +61,7 @@ export function loadVectors(file, maxRank) {
     const key = bytes.latin1Slice(at + 1, end);
     at = end + 3; // `":[`
     for (let i = 0; i < DIM + 2; i++) {
-      let sign = 1;
-      if (bytes[at] === 0x2d) {
-        sign = -1;
-        at++;
-      }
-      let mantissa = 0;
-      let scale = 0;
-      let c = bytes[at];
-      while (c >= 0x30 && c <= 0x39) {
-        mantissa = mantissa * 10 + (c - 0x30);
-        c = bytes[++at];
-      }
-      if (c === 0x2e) {
-        c = bytes[++at];
-        while (c >= 0x30 && c <= 0x39) {
-          mantissa = mantissa * 10 + (c - 0x30);
-          scale--;
-          c = bytes[++at];
-        }
-      }
-      if (c === 0x65 || c === 0x45) {
-        c = bytes[++at];
-        let esign = 1;
-        if (c === 0x2d || c === 0x2b) {
-          esign = c === 0x2d ? -1 : 1;
-          c = bytes[++at];
-        }
-        let e = 0;
-        while (c >= 0x30 && c <= 0x39) {
-          e = e * 10 + (c - 0x30);
-          c = bytes[++at];
-        }
-        scale += esign * e;
-      }
-      row[i] = sign * mantissa * 10 ** scale;
+      [row[i], at] = parseNumber(bytes, at);
       at++; // `,` or `]`
     }
     const rank = row[DIM + 1];
@@ -116,17 +83,7 @@ export function loadVectors(file, maxRank) {
 }
 
 // --- words ----------------------------------------------------------------------------------------------------------
-const STOP = new Set(
-  (
-    'a an the and or nor but if then than so as of to in on at by for from with without into onto about over ' +
-    'is are was were be been being am do does did done doing have has had having can could should would will shall ' +
-    'may might must i me my mine myself we us our ours you your yours he him his she her it its they them their ' +
-    'this that these those there here what which who whom whose when where why how all any some each every ' +
-    'such own same other too very just also only not no yes please ' +
-    'want wants need needs really actually something anything everything thing things stuff sure maybe ' +
-    'm s t re ve ll d don doesn didn isn aren wasn weren won wouldn shouldn couldn use using used skill skills'
-  ).split(' '),
-);
+const STOP = VECTOR_STOPWORDS;
 const wordsOf = (text) =>
   text
     .normalize('NFKC')

@@ -75,6 +75,7 @@
  */
 import { WordMap } from './word-map.js';
 import { WordVectors } from './word-vectors.js';
+import { STOPWORDS } from './stopwords.js';
 import { WordNet } from './wordnet.js';
 import { RecentPostings } from './recent-postings.js';
 import type { RelatedWord } from './wordnet.js';
@@ -206,21 +207,6 @@ const MAX_QUERY_TERMS = 32;
 const DEFAULT_LIMIT = 10;
 /** Analyses remembered (~150 bytes each): at 10,000 generated skills the catalog has ~36,000 distinct words. */
 const WORD_CACHE_LIMIT = 100_000;
-
-/** Words that carry no topic in a request or a description. Kept short: idf already discounts common words. */
-const STOPWORDS = new Set(
-  (
-    'a an the and or nor but if then than so as of to in on at by for from with without into onto about over ' +
-    'is are was were be been being am do does did done doing have has had having can could should would will shall ' +
-    'may might must i me my mine myself we us our ours you your yours he him his she her it its they them their ' +
-    'this that these those there here what which who whom whose when where why how all any some each every ' +
-    'such own same other too very just also only not no yes please ' +
-    // conversational filler of requests ("I really need something that...")
-    'want wants need needs really actually something anything everything thing things stuff sure maybe ' +
-    // the tails of contractions once the apostrophe has split them: I'm, it's, don't, we're, I've, you'll, I'd
-    'm s t re ve ll d don doesn didn isn aren wasn weren won wouldn shouldn couldn'
-  ).split(' '),
-);
 
 const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
 // Parts of one word: an acronym before a capitalised word (`XML` in `XMLHttp`), a capitalised or lowercase run,

@@ -23,6 +23,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { STOPWORDS } from './stopwords.js';
 
 const MAGIC = 'skillport-word-vectors 1\n';
 /** Words kept, by frequency rank in the package (see the top of the file). */
@@ -30,18 +31,8 @@ export const WORD_VECTOR_RANKS = 100_000;
 const SIF_A = 1e-3;
 const COMMON_WORDS = 20_000;
 const COMMON_ITERATIONS = 30;
-/** Words that carry no topic (as search.ts's list, plus the words every skill uses of itself). */
-const STOPWORDS = new Set(
-  (
-    'a an the and or nor but if then than so as of to in on at by for from with without into onto about over ' +
-    'is are was were be been being am do does did done doing have has had having can could should would will shall ' +
-    'may might must i me my mine myself we us our ours you your yours he him his she her it its they them their ' +
-    'this that these those there here what which who whom whose when where why how all any some each every ' +
-    'such own same other too very just also only not no yes please ' +
-    'want wants need needs really actually something anything everything thing things stuff sure maybe ' +
-    'm s t re ve ll d don doesn didn isn aren wasn weren won wouldn shouldn couldn use using used skill skills'
-  ).split(' '),
-);
+/** Words that carry no topic: search's, plus the words every skill uses of itself. */
+export const VECTOR_STOPWORDS: ReadonlySet<string> = new Set([...STOPWORDS, 'use', 'using', 'used', 'skill', 'skills']);
 
 export class WordVectors {
   private readonly index = new Map<string, number>();
@@ -82,7 +73,7 @@ export class WordVectors {
       .normalize('NFKC')
       .toLowerCase()
       .split(/[^\p{L}\p{N}]+/u)) {
-      if (word.length < 2 || STOPWORDS.has(word)) continue;
+      if (word.length < 2 || VECTOR_STOPWORDS.has(word)) continue;
       const at = this.index.get(word);
       if (at === undefined) continue;
       known++;
@@ -272,8 +263,8 @@ export function wordVectorPaths(): { source: string | undefined; compact: string
   return { source, compact };
 }
 
-/** A JSON number at `at`: its value and the offset just past it. */
-function parseNumber(bytes: Buffer, at: number): [number, number] {
+/** A JSON number at `at`: its value and the offset just past it (also bench/word-vectors.mjs's reader). */
+export function parseNumber(bytes: Buffer, at: number): [number, number] {
   let sign = 1;
   if (bytes[at] === 0x2d) {
     sign = -1;
