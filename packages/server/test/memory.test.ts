@@ -10,6 +10,7 @@ import type { CatalogFile, SkillOrigin } from '../src/catalog/model.js';
 import type { CatalogSnapshot } from '../src/catalog/snapshot.js';
 import { pageCacheBytes } from '../src/http/fast-path.js';
 import { PageCache } from '../src/http/page-cache.js';
+import { ACCESS_CACHE_KIB, SqliteAccessStore } from '../src/access/sqlite-access-store.js';
 import { IdlePolicy } from '../src/memory.js';
 
 /**
@@ -168,6 +169,34 @@ describe('caches hold what they count', () => {
       'served from the cache',
     );
     assert.equal(cache.bytes, page.byteLength);
+  });
+
+  test("the access store's SQLite page cache is SQLite's default 2 MiB, not better-sqlite3's 16 MB", async () => {
+    // Every read appends an audit row and three index entries: with better-sqlite3's 16 MB cap the connection's
+    // page cache filled with audit pages, and a served process kept 15-20 MiB more after a few thousand reads (the
+    // soak's phase e: most of what stayed outside V8's heap). SQLite keeps a connection's cache up to its cap.
+    const dir = mkdtempSync(join(tmpdir(), 'skillport-memory-access-'));
+    temps.push(dir);
+    const store = SqliteAccessStore.open(dir);
+    try {
+      const time = new Date().toISOString();
+      await store.appendAudit(
+        Array.from({ length: 2000 }, (_, i) => ({
+          time,
+          principal: 'anonymous',
+          action: 'read' as const,
+          surface: 'resources/read',
+          skill: `s-${i % 50}`,
+          uri: `skill://s-${i % 50}/SKILL.md`,
+          outcome: 'ok',
+        })),
+      );
+      assert.equal(ACCESS_CACHE_KIB, 2048);
+      assert.equal(store.db.pragma('cache_size', { simple: true }), -ACCESS_CACHE_KIB, 'a negative cache_size is a cap in KiB');
+      assert.deepEqual(store.db.prepare('SELECT COUNT(*) AS n FROM audit').get(), { n: 2000 }, 'the log is all there');
+    } finally {
+      await store.close();
+    }
   });
 
   test('PageCache: the budget holds (oldest out), and SKILLPORT_PAGE_CACHE_MB sets it', () => {
