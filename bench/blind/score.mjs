@@ -65,7 +65,10 @@ const result = score((query) => index.search(query, 10), queries, misses);
 if (args.includes('--by-kind')) {
   result.kinds = {};
   for (const kind of [...new Set(queries.map((query) => query.kind ?? 'all'))].sort()) {
-    result.kinds[kind] = score((query) => index.search(query, 10), queries.filter((query) => (query.kind ?? 'all') === kind));
+    result.kinds[kind] = score(
+      (query) => index.search(query, 10),
+      queries.filter((query) => (query.kind ?? 'all') === kind),
+    );
   }
 }
 if (misses !== undefined) result.misses = misses;
@@ -82,6 +85,8 @@ else {
   if (result.baseline) console.log(line('  BM25F baseline', result.baseline));
   for (const [kind, r] of Object.entries(result.kinds ?? {})) console.log(line(`  ${kind}`, r));
   for (const miss of result.misses ?? []) {
-    console.log(`  miss ${miss.id} [${miss.kind}] rank ${miss.rank ?? '-'}: "${miss.query}"\n    expected ${miss.expected.join(', ')}; top 3 ${miss.top3.join(', ')}`);
+    console.log(
+      `  miss ${miss.id} [${miss.kind}] rank ${miss.rank ?? '-'}: "${miss.query}"\n    expected ${miss.expected.join(', ')}; top 3 ${miss.top3.join(', ')}`,
+    );
   }
 }
