@@ -108,6 +108,23 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
     });
   }
 
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`skills/get of another spelling of a skill's URI is the client's error (-32602 naming the URI), not an internal error (${era})`, async () => {
+      for (const uri of [
+        'skill://csv-data-cleaning/%53KILL.md',
+        'skill://csv-data-cleaning/SKILL%2Emd',
+        'skill://csv%2Ddata-cleaning/SKILL.md',
+        'skill://csv-data-cleaning/SKILL.md#frag',
+        'skill://csv-data-cleaning/SKILL.md#',
+      ]) {
+        const [a] = await both(uri, shaped(era, 'skills/get', { uri }));
+        const error = (a.json as { error?: { code: number; message: string } }).error;
+        assert.equal(error?.code, -32602, `${uri}: ${a.text.slice(0, 200)}`);
+        assert.match(error!.message, /this skill's URI is skill:\/\/csv-data-cleaning\/SKILL\.md/);
+      }
+    });
+  }
+
   test('2026-07-28 envelopes the SDK refuses (wrong-typed clientInfo or clientCapabilities members) are refused on the fast path too', async () => {
     const envelopes: Array<Record<string, unknown>> = [
       { 'io.modelcontextprotocol/clientCapabilities': { roots: 5 } },
