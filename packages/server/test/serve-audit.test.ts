@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectStdio, makeTree, skillMd, startHttp } from '@skillport/test-kit';
+import { connectStdio, eventually, makeTree, skillMd, startHttp } from '@skillport/test-kit';
 
 /**
  * What an outside audit with hostile skill folders found (each case failed before its fix): a listed file that a
@@ -128,6 +128,31 @@ describe('serve: what hostile names and trees print on stderr', () => {
       assert.match(stderr, new RegExp(`warning: .*${cut}: folders deeper than 16 levels are not searched for skills`), stderr);
       assert.match(stderr, /warning: .*folder-manifest\/SKILL\.md: SKILL\.md is a folder, not a file; not a skill/, stderr);
       assert.match(stderr, /serving 1 skill /, stderr);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('live edits of files, and a skill folder dropped in deep, are reported only for what is wrong', async () => {
+    const root = tempDir('live');
+    makeTree({ 'good/SKILL.md': skillMd('good'), 'good/references/a.md': 'one\n', 'team/keep.md': 'not a skill\n' }, root);
+    const server = await startHttp([root]);
+    try {
+      const reloads = () =>
+        server
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes('reloaded')).length;
+      // An edited file is rescanned by its path: that path is a file, which is no reason for an error.
+      writeFileSync(join(root, 'good/references/a.md'), 'two\n');
+      await eventually(async () => (reloads() >= 1 ? true : undefined), 30_000, 'the edit to be picked up');
+      // A folder tree added while serving is searched from where it was added, but its depth counts from the root.
+      const deep = Array.from({ length: 18 }, (_, index) => `d${index}`).join('/');
+      makeTree({ [`team/${deep}/late/SKILL.md`]: skillMd('late') }, root);
+      await eventually(async () => (/folders deeper than 16 levels/.test(server.stderr()) ? true : undefined), 30_000, 'the depth warning');
+      assert.doesNotMatch(server.stderr(), /error:/, server.stderr());
+      const cut = ['team', ...Array.from({ length: 15 }, (_, index) => `d${index}`)].join('/');
+      assert.match(server.stderr(), new RegExp(`warning: .*/${cut}: folders deeper than 16 levels are not searched for skills`), server.stderr());
     } finally {
       await server.stop();
     }
