@@ -183,6 +183,21 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
     }
   });
 
+  test('2025-era Accept headers: media types are case-insensitive; both types are still required', async () => {
+    for (const [method, params] of hot) {
+      for (const [accept, status] of [
+        ['Application/JSON, Text/Event-Stream', 200],
+        ['TEXT/EVENT-STREAM;q=0.9, APPLICATION/JSON', 200],
+        ['application/json', 406],
+        ['text/event-stream', 406],
+      ] as const) {
+        const request = shaped('legacy', method, params);
+        const [a] = await both(`${method} accept ${accept}`, { ...request, headers: { ...request.headers, accept } });
+        assert.equal(a.status, status, `${method} accept ${accept}: ${a.text.slice(0, 200)}`);
+      }
+    }
+  });
+
   test('a batch reusing an id is refused, one error per request, never one answer for two requests', async () => {
     const get = (id: unknown) => ({ jsonrpc: '2.0', id, method: 'skills/get', params: { uri: 'skill://csv-data-cleaning/SKILL.md' } });
     const batch = [get(1), get(1), get(2)];
