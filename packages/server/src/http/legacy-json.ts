@@ -31,10 +31,22 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
       };
       request.signal?.addEventListener('abort', teardown, { once: true });
       try {
-        return await transport.handleRequest(request, { ...(options?.authInfo !== undefined ? { authInfo: options.authInfo } : {}), parsedBody });
+        const response = await transport.handleRequest(request, { ...(options?.authInfo !== undefined ? { authInfo: options.authInfo } : {}), parsedBody });
+        return Array.isArray(parsedBody) ? asBatchAnswer(response) : response;
       } finally {
         teardown();
       }
     },
   };
+}
+
+/**
+ * The answer to a batch is an array (JSON-RPC 2.0, section 6), however many answers it holds: the SDK's JSON-mode
+ * transport answers a batch that produced one answer (one request, or a request and notifications) with that bare
+ * object, which a client matching answers to a batch does not expect.
+ */
+async function asBatchAnswer(response: Response): Promise<Response> {
+  if (response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('application/json')) return response;
+  const answer: unknown = await response.json();
+  return Response.json(Array.isArray(answer) ? answer : [answer], { status: response.status, headers: response.headers });
 }
