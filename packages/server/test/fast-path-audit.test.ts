@@ -160,12 +160,22 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
       { jsonrpc: '2.0', id: 1.5, method: 'resources/read', params: { uri: 5 } },
       { jsonrpc: '2.0', id: 1e21, method: 'tools/call', params: { name: 5 } },
       { jsonrpc: '2.0', id: 1, method: 'skills/get', params: {}, extra: true },
+      // params, when present, are a structured value (JSON-RPC 2.0, 4.2).
+      { jsonrpc: '2.0', id: 1, method: 'skills/list', params: null },
+      { jsonrpc: '2.0', id: 1, method: 'resources/read', params: 'skill://csv-data-cleaning/SKILL.md' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: 5 },
     ];
     for (const message of messages) {
       const request = { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(message) };
       const [a] = await both(JSON.stringify(message), request);
       assert.equal(a.status, 400, JSON.stringify(message));
       assert.equal((a.json as { error?: { code: number } }).error?.code, -32600, JSON.stringify(message));
+    }
+    // By-position params (an array) make a valid JSON-RPC request whose params these methods do not take: -32602.
+    for (const method of ['skills/list', 'resources/read', 'tools/call']) {
+      const message = { jsonrpc: '2.0', id: 1, method, params: [] };
+      const [a] = await both(JSON.stringify(message), { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(message) });
+      assert.equal((a.json as { error?: { code: number } }).error?.code, -32602, method);
     }
   });
 
