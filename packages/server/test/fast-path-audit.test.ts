@@ -108,6 +108,23 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
     });
   }
 
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`skills/get of another spelling of a skill's URI is the client's error (-32602 naming the URI), not an internal error (${era})`, async () => {
+      for (const uri of [
+        'skill://csv-data-cleaning/%53KILL.md',
+        'skill://csv-data-cleaning/SKILL%2Emd',
+        'skill://csv%2Ddata-cleaning/SKILL.md',
+        'skill://csv-data-cleaning/SKILL.md#frag',
+        'skill://csv-data-cleaning/SKILL.md#',
+      ]) {
+        const [a] = await both(uri, shaped(era, 'skills/get', { uri }));
+        const error = (a.json as { error?: { code: number; message: string } }).error;
+        assert.equal(error?.code, -32602, `${uri}: ${a.text.slice(0, 200)}`);
+        assert.match(error!.message, /this skill's URI is skill:\/\/csv-data-cleaning\/SKILL\.md/);
+      }
+    });
+  }
+
   test('2026-07-28 envelopes the SDK refuses (wrong-typed clientInfo or clientCapabilities members) are refused on the fast path too', async () => {
     const envelopes: Array<Record<string, unknown>> = [
       { 'io.modelcontextprotocol/clientCapabilities': { roots: 5 } },
@@ -143,12 +160,22 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
       { jsonrpc: '2.0', id: 1.5, method: 'resources/read', params: { uri: 5 } },
       { jsonrpc: '2.0', id: 1e21, method: 'tools/call', params: { name: 5 } },
       { jsonrpc: '2.0', id: 1, method: 'skills/get', params: {}, extra: true },
+      // params, when present, are a structured value (JSON-RPC 2.0, 4.2).
+      { jsonrpc: '2.0', id: 1, method: 'skills/list', params: null },
+      { jsonrpc: '2.0', id: 1, method: 'resources/read', params: 'skill://csv-data-cleaning/SKILL.md' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: 5 },
     ];
     for (const message of messages) {
       const request = { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(message) };
       const [a] = await both(JSON.stringify(message), request);
       assert.equal(a.status, 400, JSON.stringify(message));
       assert.equal((a.json as { error?: { code: number } }).error?.code, -32600, JSON.stringify(message));
+    }
+    // By-position params (an array) make a valid JSON-RPC request whose params these methods do not take: -32602.
+    for (const method of ['skills/list', 'resources/read', 'tools/call']) {
+      const message = { jsonrpc: '2.0', id: 1, method, params: [] };
+      const [a] = await both(JSON.stringify(message), { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(message) });
+      assert.equal((a.json as { error?: { code: number } }).error?.code, -32602, method);
     }
   });
 
@@ -163,6 +190,21 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
         (a.json as Array<{ id: number }>).map((answer) => answer.id),
         batch.flatMap((message) => ('id' in message ? [message.id] : [])),
       );
+    }
+  });
+
+  test('2025-era Accept headers: media types are case-insensitive; both types are still required', async () => {
+    for (const [method, params] of hot) {
+      for (const [accept, status] of [
+        ['Application/JSON, Text/Event-Stream', 200],
+        ['TEXT/EVENT-STREAM;q=0.9, APPLICATION/JSON', 200],
+        ['application/json', 406],
+        ['text/event-stream', 406],
+      ] as const) {
+        const request = shaped('legacy', method, params);
+        const [a] = await both(`${method} accept ${accept}`, { ...request, headers: { ...request.headers, accept } });
+        assert.equal(a.status, status, `${method} accept ${accept}: ${a.text.slice(0, 200)}`);
+      }
     }
   });
 

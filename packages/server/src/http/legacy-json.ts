@@ -31,13 +31,29 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
       };
       request.signal?.addEventListener('abort', teardown, { once: true });
       try {
-        const response = await transport.handleRequest(request, { ...(options?.authInfo !== undefined ? { authInfo: options.authInfo } : {}), parsedBody });
+        const response = await transport.handleRequest(acceptLowercased(request), {
+          ...(options?.authInfo !== undefined ? { authInfo: options.authInfo } : {}),
+          parsedBody,
+        });
         return Array.isArray(parsedBody) ? asBatchAnswer(response) : response;
       } finally {
         teardown();
       }
     },
   };
+}
+
+/**
+ * Media types are case-insensitive (RFC 9110, 8.3.1), but the SDK's transport looks for `application/json` and
+ * `text/event-stream` in the Accept header as written, so `Accept: Application/JSON, Text/Event-Stream` got a 406:
+ * it sees the header lowercased. The body was parsed already (passed as parsedBody), so the copy carries none.
+ */
+function acceptLowercased(request: Request): Request {
+  const accept = request.headers.get('accept');
+  if (accept === null || accept === accept.toLowerCase()) return request;
+  const headers = new Headers(request.headers);
+  headers.set('accept', accept.toLowerCase());
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
 }
 
 /**

@@ -53,9 +53,19 @@ export function screenRequest(message: unknown, options: ScreenOptions): Screene
   if (!isJsonRpcRequest(message)) return undefined;
   const { method, id, params } = message;
   const fail = (text: string): Screened => ({ status: 400, response: { jsonrpc: '2.0', id, error: { code: -32602, message: text } } });
-  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
-    return fail(`Invalid params for ${clip(method, 100)}: params must be an object`);
+  // JSON-RPC 2.0 (4.2): params, when present, are a structured value; null, a string or a number makes the message
+  // an Invalid Request. An array is a valid request whose params this server's methods do not take (by name only).
+  if (params !== undefined && (params === null || typeof params !== 'object')) {
+    return {
+      status: 400,
+      response: {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32600, message: `Invalid Request: params of ${clip(method, 100)} must be an object, not ${kindOf(params)}` },
+      },
+    };
   }
+  if (Array.isArray(params)) return fail(`Invalid params for ${clip(method, 100)}: params must be an object`);
   const p = (params ?? {}) as Record<string, unknown>;
   for (const uri of [p['uri'], (p['ref'] as { uri?: unknown } | undefined)?.uri]) {
     if (typeof uri === 'string' && uri.length > options.maxUriLength) {
