@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { makeTree, removeTrees, runCli, skillMd } from '@skillport/test-kit';
+import { CLI, makeTree, removeTrees, runCli, skillMd } from '@skillport/test-kit';
 
 /**
  * What an outside audit found in the CLI's output with hostile skill folders (each case failed before its fix):
@@ -87,5 +87,33 @@ describe('CLI output of hostile skill folders', () => {
     const run = await runCli(['validate', join(root, 'nul')]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /SKILL\.md holds a NUL byte \(at byte 33\): it is binary, not text/);
+  });
+
+  test('cat reads a listed file whose name reads like a scheme or an escape, from a folder and from a server', async () => {
+    const root = makeTree({ 'odd/SKILL.md': skillMd('odd'), 'odd/notes:v2.md': 'colon\n', 'odd/%2e%2e': 'literal\n' });
+    for (const source of [root, `stdio:${process.execPath} ${CLI} serve --no-cache ${root}`]) {
+      for (const [path, expected] of [
+        ['notes:v2.md', 'colon\n'],
+        ['%2e%2e', 'literal\n'],
+      ]) {
+        const run = await runCli(['cat', source, 'odd', path!]);
+        assert.equal(run.code, 0, `${source} ${path}: ${run.stderr}`);
+        assert.equal(run.stdout, expected);
+      }
+      // What is not listed is still refused before anything is read.
+      for (const path of ['file:///etc/passwd', '%2e%2e/SKILL.md', '../odd/SKILL.md']) {
+        const refused = await runCli(['cat', source, 'odd', path]);
+        assert.equal(refused.code, 1, `${source} ${path}`);
+        assert.match(refused.stderr, /is not a valid path inside a skill/);
+      }
+    }
+  });
+
+  test('the client commands escape control characters in the warnings about skipped skills', async () => {
+    const root = makeTree({ 'good/SKILL.md': skillMd('good'), 'rtl/SKILL.md': skillMd('\u202Eevil-txt') });
+    const run = await runCli(['ls', root]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, RAW_CONTROLS);
+    assert.match(run.stderr, /warning: skipped .*rtl: Skill name '\\u202eevil-txt'/);
   });
 });

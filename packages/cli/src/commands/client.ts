@@ -205,7 +205,7 @@ const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim()
 
 function open(server: string, options: ClientOptions): Opened {
   const warnings = paint(process.stderr);
-  const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${message}\n`);
+  const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
   if (!isServerSpec(server) && existsSync(server)) {
     serverKind = 'folder';
     if (!statSync(server).isDirectory())
