@@ -16,6 +16,7 @@ const BENCHES = [
   { name: 'scale', args: ['bench/scale.mjs'], minutes: 15, optional: true },
   { name: 'search', args: ['bench/search.mjs', '--quick'], minutes: 2 },
   { name: 'search-blind2', args: ['bench/blind/score.mjs', 'bench/blind2/queries.json', '--split', 'holdout', '--baseline'], minutes: 1 },
+  { name: 'search-blind3', args: ['bench/blind/score.mjs', 'bench/blind3/queries.json', '--split', 'holdout', '--baseline', '--by-kind'], minutes: 1 },
   { name: 'archive', args: ['bench/archive.mjs'], minutes: 1 },
   { name: 'client', args: ['bench/client.mjs'], minutes: 1 },
   { name: 'access', args: ['bench/access.mjs', '--rounds', '3'], minutes: 3 },

@@ -6,7 +6,10 @@
 // bench/search.mjs (which lists misses).
 // Also reads blind set 2 (bench/blind2/queries.json: an object with a `queries` list, each with a `split`; answers are
 // names, or folder paths relative to the corpus where a name is not unique): `--split dev|holdout` picks one part.
-// `--baseline` adds the plain BM25F baseline's score on the same queries (bench/bm25f-baseline.mjs).
+// `--baseline` adds the plain BM25F baseline's score on the same queries (bench/bm25f-baseline.mjs). `--by-kind` adds
+// the aggregates per kind (paraphrase, indirect, terse, near-duplicate). `--misses` lists every query not in the top 5
+// with its expected skills and the top 3 returned: only for a part already scored (it teaches whoever reads it the set),
+// e.g. in the same run as a holdout's one scoring, so that its misses can go into docs/benchmarks.md.
 // Usage: npm run build --silent && node bench/blind/score.mjs bench/blind/queries-holdout.json [--split holdout] [--corpus DIR] [--baseline] [--json]
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,7 +23,7 @@ const flag = (name) => {
   const at = args.indexOf(`--${name}`);
   return at >= 0 ? args[at + 1] : undefined;
 };
-const switches = new Set(['--json', '--baseline']);
+const switches = new Set(['--json', '--baseline', '--by-kind', '--misses']);
 const file = args.find((arg, at) => !arg.startsWith('--') && !(at > 0 && args[at - 1].startsWith('--') && !switches.has(args[at - 1])));
 if (file === undefined) {
   process.stderr.write('usage: node bench/blind/score.mjs QUERIES.json [--corpus DIR] [--json]\n');
@@ -38,22 +41,37 @@ const nameOf = new Map(docs.map((doc) => [doc.id, doc.name]));
 // An answer is right when its folder path or its name is expected (a folder path names one of several same-named skills).
 const right = (id, expected) => expected.includes(id) || expected.includes(nameOf.get(id));
 
-function score(search) {
+function score(search, among = queries, misses) {
   let top1 = 0;
   let top5 = 0;
   let reciprocal = 0;
-  for (const { query, expected } of queries) {
-    const rank = search(query).findIndex((hit) => right(hit.id, expected));
+  for (const { id, query, expected, kind } of among) {
+    const hits = search(query);
+    const rank = hits.findIndex((hit) => right(hit.id, expected));
     if (rank === 0) top1++;
     if (rank >= 0 && rank < 5) top5++;
     if (rank >= 0) reciprocal += 1 / (rank + 1);
+    if (misses !== undefined && (rank < 0 || rank >= 5)) {
+      misses.push({ id, kind, query, expected, rank: rank < 0 ? null : rank + 1, top3: hits.slice(0, 3).map((hit) => nameOf.get(hit.id) ?? hit.id) });
+    }
   }
-  const n = queries.length;
+  const n = among.length;
   return { queries: n, recallAt1: top1 / n, recallAt5: top5 / n, mrr: reciprocal / n };
 }
 
 const index = new SkillSearchIndex(docs);
-const result = score((query) => index.search(query, 10));
+const misses = args.includes('--misses') ? [] : undefined;
+const result = score((query) => index.search(query, 10), queries, misses);
+if (args.includes('--by-kind')) {
+  result.kinds = {};
+  for (const kind of [...new Set(queries.map((query) => query.kind ?? 'all'))].sort()) {
+    result.kinds[kind] = score(
+      (query) => index.search(query, 10),
+      queries.filter((query) => (query.kind ?? 'all') === kind),
+    );
+  }
+}
+if (misses !== undefined) result.misses = misses;
 if (args.includes('--baseline')) {
   const { BM25FBaseline } = await import('../bm25f-baseline.mjs');
   const baseline = new BM25FBaseline(docs);
@@ -65,4 +83,10 @@ if (args.includes('--json')) console.log(JSON.stringify(result));
 else {
   console.log(line(`${file}${split ? ` (${split})` : ''}`, result));
   if (result.baseline) console.log(line('  BM25F baseline', result.baseline));
+  for (const [kind, r] of Object.entries(result.kinds ?? {})) console.log(line(`  ${kind}`, r));
+  for (const miss of result.misses ?? []) {
+    console.log(
+      `  miss ${miss.id} [${miss.kind}] rank ${miss.rank ?? '-'}: "${miss.query}"\n    expected ${miss.expected.join(', ')}; top 3 ${miss.top3.join(', ')}`,
+    );
+  }
 }

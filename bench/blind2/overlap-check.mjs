@@ -17,7 +17,8 @@
 // resolves to exactly one skill in the corpus (a frontmatter name, or for names
 // that collide, the folder path relative to corpus/skills).
 //
-// Usage: node bench/blind2/overlap-check.mjs [--corpus DIR] [--queries FILE] [--quiet]
+// Usage: node bench/blind2/overlap-check.mjs [--corpus DIR] [--queries FILE] [--id-prefix b2] [--quiet]
+// --id-prefix: the ids must read <prefix>-NNN (default b2; the blind3 set passes b3).
 // Exit status: 0 when every query is at or under the limit, 1 otherwise.
 // No dependencies; does not touch any search or ranking code.
 import fs from 'node:fs';
@@ -32,6 +33,8 @@ const opt = (name, dflt) => {
   return i >= 0 && args[i + 1] ? args[i + 1] : dflt;
 };
 const quiet = args.includes('--quiet');
+const idPrefix = opt('--id-prefix', 'b2');
+const idPattern = new RegExp(`^${idPrefix.replace(/[^A-Za-z0-9_]/g, '')}-\\d{3}$`);
 const queriesFile = path.resolve(opt('--queries', path.join(here, 'queries.json')));
 const corpusCandidates = [
   opt('--corpus', process.env.SKILLPORT_CORPUS || ''),
@@ -134,7 +137,7 @@ const problems = [];
 const ids = new Set();
 const rows = [];
 for (const q of queries) {
-  if (!/^b2-\d{3}$/.test(q.id || '')) problems.push(`${q.id}: bad id`);
+  if (!idPattern.test(q.id || '')) problems.push(`${q.id}: bad id`);
   if (ids.has(q.id)) problems.push(`${q.id}: duplicate id`);
   ids.add(q.id);
   if (!KINDS.has(q.kind)) problems.push(`${q.id}: bad kind ${q.kind}`);

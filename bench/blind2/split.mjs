@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// Assigns (or, with --check, verifies) the dev/holdout split of bench/blind2/queries.json.
+// Assigns (or, with --check, verifies) the dev/holdout split of bench/blind2/queries.json
+// (or of another query set in the same format, with --file; bench/blind3/split.mjs uses it).
 // Stratified by kind: within each kind, the queries (in id order) are shuffled with a seeded
 // PRNG (mulberry32, seed in the file's "seed" field) and the first round(40%) become "dev",
 // the rest "holdout". Deterministic: same file + same seed -> same split.
-// Usage: node bench/blind2/split.mjs [--check]
+// Usage: node bench/blind2/split.mjs [--file QUERIES.json] [--check]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'queries.json');
+const fileArg = process.argv.indexOf('--file');
+const file =
+  fileArg >= 0 && process.argv[fileArg + 1] ? path.resolve(process.argv[fileArg + 1]) : path.join(path.dirname(fileURLToPath(import.meta.url)), 'queries.json');
 const check = process.argv.includes('--check');
 const data = JSON.parse(fs.readFileSync(file, 'utf8'));
 const seed = data.seed;

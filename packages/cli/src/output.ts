@@ -1,4 +1,5 @@
 import { relative, isAbsolute } from 'node:path';
+import { escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 
 /** Colour only on a TTY, never with NO_COLOR set (https://no-color.org), always with FORCE_COLOR. */
@@ -41,8 +42,9 @@ export function displayUrl(url: string): string {
 
 export function formatProblem(problem: FolderProblem, colors: Paint): string {
   const label = problem.severity === 'error' ? colors.red('error') : colors.yellow('warning');
-  const where = problem.path ? `${displayPath(problem.path)}: ` : '';
-  return `skillport: ${label}: ${where}${problem.message}`;
+  // Paths and messages quote file and skill names from the folders served: escaped, one line per problem.
+  const where = problem.path ? `${escapeControls(displayPath(problem.path))}: ` : '';
+  return `skillport: ${label}: ${where}${escapeControls(problem.message)}`;
 }
 
 /** Parses "16MiB", "512k", "1048576" into bytes. */

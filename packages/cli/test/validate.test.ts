@@ -225,7 +225,7 @@ describe('skillport validate', { concurrency: true }, () => {
     assert.ok([`Valid skill: ${file}\n`, `Valid skill: ${join(base, 'valid', 'pdf')}\n`].includes(run.stdout), run.stdout);
   });
 
-  test('--json: one parseable report {valid, skills: [{path, name?, valid, servable, problems}]}', async () => {
+  test('--json: one parseable report {valid, summary, skills: [{path, name?, valid, servable, problems}]}', async () => {
     const pdf = join(base, 'valid', 'pdf');
     const renamed = dirOf('folder-name');
     const upper = dirOf('Upper');
@@ -236,6 +236,7 @@ describe('skillport validate', { concurrency: true }, () => {
     const report = JSON.parse(run.stdout) as unknown;
     assert.deepEqual(report, {
       valid: false,
+      summary: { checked: 4, valid: 1, invalid: 3, servable: 2 },
       skills: [
         { path: pdf, name: 'pdf', valid: true, servable: true, problems: [] },
         {

@@ -77,9 +77,13 @@ function canonicalJson(value: unknown): string {
 
 /**
  * A path inside a skill as a model or a user writes it. Refused: empty, absolute, `.`/`..` segments, backslashes,
- * NUL, percent-encoded tricks and URI schemes. Returns the normalised `/`-separated path.
+ * NUL, percent-encoded tricks and URI schemes, unless `listed` (a skill's files) names it exactly. Returns the
+ * normalised `/`-separated path.
  */
-export function checkRelativePath(path: string): string {
+export function checkRelativePath(path: string, listed?: readonly { path: string }[]): string {
+  // A path the listing names exactly is read by its listed URI, never resolved: a name that reads like a scheme or an
+  // escape ("notes:v2.md", a file literally named "%2e%2e") is then just a file name.
+  if (typeof path === 'string' && listed?.some((file) => file.path === path)) return path;
   const bad = (why: string) =>
     new SkillError('path', `'${printable(path)}' is not a valid path inside a skill (${why}); use a path as listed, e.g. references/guide.md`);
   if (typeof path !== 'string' || path.trim() === '') throw bad('empty');

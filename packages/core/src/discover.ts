@@ -23,9 +23,16 @@ export interface Discovery {
 }
 
 const SKIPPED = new Set(['.git', 'node_modules']);
-const MAX_DEPTH = 16;
+/** Folders below the root searched for skills; deeper ones are named in a warning, never dropped silently. */
+export const MAX_DISCOVERY_DEPTH = 16;
 
-export function discoverSkills(root: string): Discovery {
+export interface DiscoverOptions {
+  /** How many folders `root` already sits below the served root (a rescan from inside a tree): the depth counts from there. */
+  depth?: number;
+}
+
+export function discoverSkills(root: string, options: DiscoverOptions = {}): Discovery {
+  const startDepth = options.depth ?? 0;
   const skills: DiscoveredSkill[] = [];
   const problems: FolderProblem[] = [];
   const seen = new Set<string>();
@@ -64,10 +71,25 @@ export function discoverSkills(root: string): Discovery {
     const manifest = entries.find((entry) => entry.name === 'SKILL.md') ?? entries.find((entry) => entry.name === 'skill.md');
     const isSkill = manifest !== undefined && (manifest.isFile() || (manifest.isSymbolicLink() && isFile(join(dir, manifest.name))));
     if (isSkill) skills.push({ dir, segments });
+    else if (manifest !== undefined && !insideSkill && (manifest.isDirectory() || (manifest.isSymbolicLink() && isDirectory(join(dir, manifest.name))))) {
+      // Someone meant a skill here: say why it is not one rather than pass over it.
+      problems.push({ severity: 'warning', message: `${manifest.name} is a folder, not a file; not a skill`, path: join(dir, manifest.name) });
+    }
     // Inside a skill, links to folders are never followed (skill-folder.ts leaves them out of the skill, and a
     // nested skill reached through one would serve files from outside the folder).
     const within = insideSkill || isSkill;
-    if (segments.length >= MAX_DEPTH) return;
+    if (startDepth + segments.length >= MAX_DISCOVERY_DEPTH) {
+      // Only worth a word where a skill could still be found: outside a skill (its own deep folders are its files,
+      // checked by skill-folder.ts), below a folder that has folders.
+      if (!within && entries.some((entry) => entry.isDirectory() && !SKIPPED.has(entry.name))) {
+        problems.push({
+          severity: 'warning',
+          message: `folders deeper than ${MAX_DISCOVERY_DEPTH} levels are not searched for skills`,
+          path: dir,
+        });
+      }
+      return;
+    }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (SKIPPED.has(entry.name)) continue;

@@ -266,7 +266,11 @@ function parseManifest(record: SkillFileRecord, source: string, bytes: Buffer | 
 /** Parses a SKILL.md's bytes: frontmatter, the line the body starts on, and the body's headings (for search). */
 export function parseManifestBytes(data: Buffer, limits: SkillLimits): ParsedFrontmatter {
   const text = decodeText(data);
-  if (text === undefined) return { error: 'SKILL.md is not valid UTF-8 text' };
+  if (text === undefined) {
+    // decodeText refuses a NUL byte too: name that, since "not UTF-8" would send the author after the wrong fault.
+    const nul = data.indexOf(0);
+    return { error: nul >= 0 ? `SKILL.md holds a NUL byte (at byte ${nul}): it is binary, not text` : 'SKILL.md is not valid UTF-8 text' };
+  }
   try {
     const { frontmatter, bodyLine, body } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
     // A JSON round trip flattens the parser's strings: V8 keeps sliced strings pointing into the whole SKILL.md

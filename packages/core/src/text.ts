@@ -33,6 +33,20 @@ export function printable(text: string, max = 200): string {
     .slice(0, max);
 }
 
+/**
+ * Text from skill folders (names, descriptions, file names) made safe for a terminal line: C0 and C1 control
+ * characters, DEL and the bidirectional controls are shown as escapes (`\n`, `\t`, `\r`, else `\u001b`), so a hostile
+ * name can neither start a forged line, send an escape sequence, nor reorder what is displayed around it.
+ */
+export function escapeControls(text: string): string {
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (char) => {
+    if (char === '\n') return '\\n';
+    if (char === '\t') return '\\t';
+    if (char === '\r') return '\\r';
+    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** Text on one line: every run of whitespace (line breaks included) becomes one space; at most `max` characters. */
 export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, max);

@@ -6,6 +6,8 @@ import { resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { GuardedTransport } from './mcp/request-screen.js';
+import { screenedStdin } from './mcp/stdio-lines.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
 import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';
@@ -348,13 +350,17 @@ export class SkillportServer {
 
   /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
   serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
+    // Lines that are no JSON-RPC message are answered (mcp/stdio-lines.ts), not dropped by the transport unanswered.
+    const stdio: StdioServerTransport = new StdioServerTransport(
+      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {})),
+    );
     const handle = serveStdio(
       async () => {
         const server = await this.factory.create();
         this.factory.track(server);
         return server;
       },
-      { onerror: () => {}, transport: new GuardedTransport(new StdioServerTransport(), options.maxUriLength, () => this.activity.touch()) },
+      { onerror: () => {}, transport: new GuardedTransport(stdio, options.maxUriLength, () => this.activity.touch()) },
     );
     this.#stdio.push(handle);
     return handle;

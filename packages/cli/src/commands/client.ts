@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { sha256Digest } from '@skillport/core';
+import { escapeControls, sha256Digest } from '@skillport/core';
 import type { CatalogSkill, SkillDescriptor, SkillSet, SkillSource } from '@skillport/client';
 import type { McpSkillSource } from '@skillport/client';
 import type { ExitCode } from '../kit.js';
@@ -68,7 +68,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
         try {
           const skills = await opened.set.skills();
           if (options.json) {
-            print(JSON.stringify({ server: opened.id, mode: opened.mode(), skills: skills.map(summary) }, null, 2));
+            printJson({ server: opened.id, mode: opened.mode(), skills: skills.map(summary) });
           } else if (skills.length === 0) {
             process.stderr.write(`skillport: ${opened.id} serves no skills\n`);
           } else {
@@ -97,7 +97,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
         if (options.json) {
-          print(JSON.stringify({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null }, null, 2));
+          printJson({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null });
           return 0;
         }
         print(`name:         ${skill.name}`);
@@ -205,7 +205,7 @@ const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim()
 
 function open(server: string, options: ClientOptions): Opened {
   const warnings = paint(process.stderr);
-  const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${message}\n`);
+  const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
   if (!isServerSpec(server) && existsSync(server)) {
     serverKind = 'folder';
     if (!statSync(server).isDirectory())
@@ -465,7 +465,7 @@ async function install(server: string | undefined, names: string[], options: Ins
     writeFileSync(temp, `${JSON.stringify(sorted, null, 2)}\n`);
     renameSync(temp, lockPath);
   }
-  if (options.json) print(JSON.stringify({ to: target, lockfile: lockPath, results }, null, 2));
+  if (options.json) printJson({ to: target, lockfile: lockPath, results });
   return results.every((result) => result.ok) ? 0 : 1;
 }
 
@@ -637,8 +637,14 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
   );
 }
 
+/** A JSON report, exact (JSON escapes what it must). */
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** One line of a listing: names and descriptions come from the server, so control characters are escaped. */
 function print(line: string): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${escapeControls(line)}\n`);
 }
 
 function truncate(text: string, max: number): string {

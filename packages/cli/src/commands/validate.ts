@@ -1,7 +1,7 @@
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { discoverSkills, inspectSkillArchive, inspectSkillFolder, resolveLimits } from '@skillport/core';
+import { discoverSkills, escapeControls, inspectSkillArchive, inspectSkillFolder, resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { arg } from '../kit.js';
 import type { ExitCode } from '../kit.js';
@@ -47,6 +47,8 @@ Messages follow the reference validator (skills-ref) where it has one. Exit 0 wh
 async function validate(paths: string[], options: ValidateOptions): Promise<number> {
   const limits = resolveLimits({ maxFiles: options.maxFiles, maxBytes: options.maxBytes });
   const reports: SkillReport[] = [];
+  // Entries about folders that are not skills (found while searching): their warnings are not "served leniently".
+  const notSkills = new WeakSet<SkillReport>();
   for (const given of paths) {
     if (isArchive(given)) {
       reports.push(await validateArchive(given, limits));
@@ -56,8 +58,18 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
     const found = discoverSkills(target);
     if (found.skills.length === 0) {
       const problems = found.problems.length > 0 ? found.problems : [{ severity: 'error' as const, message: 'Missing required file: SKILL.md', path: target }];
-      reports.push({ path: given, valid: false, servable: false, problems: problems.map((problem) => toReportProblem(problem, target)) });
+      const report: SkillReport = { path: given, valid: false, servable: false, problems: problems.map((problem) => toReportProblem(problem, target)) };
+      notSkills.add(report);
+      reports.push(report);
       continue;
+    }
+    // What the search itself found beside the skills (a SKILL.md that is a folder, folders too deep to search):
+    // one entry per place, so that nothing is passed over without a word.
+    for (const problem of found.problems) {
+      const place = basename(problem.path) === 'SKILL.md' || basename(problem.path) === 'skill.md' ? dirname(problem.path) : problem.path;
+      const report: SkillReport = { path: place, valid: false, servable: false, problems: [toReportProblem(problem, place)] };
+      notSkills.add(report);
+      reports.push(report);
     }
     for (const skill of found.skills) {
       const inspection = inspectSkillFolder(skill.dir, { limits });
@@ -74,24 +86,27 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
   }
 
   const allValid = reports.every((report) => report.valid);
+  const failed = reports.filter((report) => !report.valid).length;
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ valid: allValid, skills: reports }, null, 2)}\n`);
+    const summary = { checked: reports.length, valid: reports.length - failed, invalid: failed, servable: reports.filter((report) => report.servable).length };
+    process.stdout.write(`${JSON.stringify({ valid: allValid, summary, skills: reports }, null, 2)}\n`);
   } else {
     const out = paint(process.stdout);
     const err = paint(process.stderr);
     for (const report of reports) {
+      // Paths, names and messages come from the folders checked: control characters are escaped (one line each).
       if (report.valid) {
-        process.stdout.write(`${out.green('Valid skill')}: ${report.path}\n`);
+        process.stdout.write(`${out.green('Valid skill')}: ${escapeControls(report.path)}\n`);
         continue;
       }
+      const lenient = notSkills.has(report) ? '' : err.dim(' (warning: served leniently)');
       const lines = report.problems.map(
         (problem) =>
-          `  - ${problem.file ? `${problem.file}: ` : ''}${problem.message}${problem.severity === 'warning' ? err.dim(' (warning: served leniently)') : ''}`,
+          `  - ${escapeControls(problem.file ? `${problem.file}: ` : '')}${escapeControls(problem.message)}${problem.severity === 'warning' ? lenient : ''}`,
       );
-      process.stderr.write(`${err.red('Validation failed for')} ${report.path}:\n${lines.join('\n')}\n`);
+      process.stderr.write(`${err.red('Validation failed for')} ${escapeControls(report.path)}:\n${lines.join('\n')}\n`);
     }
     if (reports.length > 1) {
-      const failed = reports.filter((report) => !report.valid).length;
       process.stderr.write(`${reports.length} skills checked: ${reports.length - failed} valid, ${failed} invalid\n`);
     }
   }

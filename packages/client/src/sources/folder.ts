@@ -75,7 +75,7 @@ export class FolderSkillSource implements SkillSource {
   }
 
   async readFile(skill: SkillDescriptor, path: string): Promise<VerifiedFile> {
-    const clean = checkRelativePath(path);
+    const clean = checkRelativePath(path, skill.files);
     const inspected = this.inspected.get(skill.uri);
     const entry = skill.files?.find((file) => file.path === clean);
     const record = inspected?.files.find((file) => file.path === clean);

@@ -200,7 +200,7 @@ export class McpSkillSource implements SkillSource {
 
   async readFile(skill: SkillDescriptor, path: string): Promise<VerifiedFile> {
     this.own(skill);
-    const clean = checkRelativePath(path);
+    const clean = checkRelativePath(path, skill.files);
     return (await this.protocol()).read(skill, clean);
   }
 

@@ -404,7 +404,11 @@ export class LiveCatalog {
       const root = this.options.roots.find((candidate) => segmentsUnder(candidate, start) !== undefined);
       if (root === undefined) continue;
       const base = segmentsUnder(root, start)!;
-      for (const found of discoverSkills(start).skills) {
+      // Depth counts from the root, as in a full scan, so that a rescan finds exactly what a fresh scan would.
+      const discovery = discoverSkills(start, { depth: base.length });
+      // A search starts from an event's path, often a file or a path gone since: that is no problem of the tree.
+      for (const problem of discovery.problems) if (problem.code !== 'not-a-directory' && problem.code !== 'path-missing') this.#report(problem);
+      for (const found of discovery.skills) {
         if (this.#folders.has(found.dir)) continue;
         const scanned = scanFolder(root, found.dir, [...base, ...found.segments], options);
         this.#folders.set(found.dir, scanned);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { PageCache } from './page-cache.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
@@ -52,7 +53,9 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
   const message = body as Record<string, unknown>;
   const { jsonrpc, id, method, params } = message;
   if (jsonrpc !== '2.0' || typeof method !== 'string' || !HOT_METHODS.has(method)) return undefined;
-  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) return undefined;
+  // A number id must be a safe integer: the SDK refuses 2^53 and beyond (they do not survive JSON.parse intact) as an
+  // invalid JSON-RPC message, so such a request goes to it for that answer.
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
   for (const key of Object.keys(message)) if (!['jsonrpc', 'id', 'method', 'params'].includes(key)) return undefined;
   const p = params === undefined ? {} : params;
   if (p === null || typeof p !== 'object' || Array.isArray(p)) return undefined;
@@ -72,6 +75,7 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
     const info = envelope['io.modelcontextprotocol/clientInfo'];
     const caps = envelope['io.modelcontextprotocol/clientCapabilities'];
     if (!isPlainObject(info) || typeof info['name'] !== 'string' || typeof info['version'] !== 'string' || !isPlainObject(caps)) return undefined;
+    if (!envelopeAccepted(envelope)) return undefined;
     if (header(req, 'mcp-method') !== method) return undefined;
     if (method === 'resources/read' && header(req, 'mcp-name') !== args['uri']) return undefined;
     if (method === 'tools/call' && header(req, 'mcp-name') !== args['name']) return undefined;
@@ -83,6 +87,33 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
     return { era: 'legacy', id, method, params: args };
   }
   return undefined;
+}
+
+/**
+ * Whether the SDK accepts a 2026-07-28 `_meta` envelope: its members are checked against the spec's schemas
+ * (clientInfo an Implementation, clientCapabilities ClientCapabilities, down to nested members), and a request whose
+ * envelope fails gets the SDK's -32602. Asked of the SDK's own classifier, so both paths take exactly the same
+ * envelopes; the verdict depends on the envelope alone and a client sends the same one with every request, so it is
+ * kept by the envelope's JSON (a bounded map: emptied when full).
+ */
+const envelopeVerdicts = new Map<string, boolean>();
+const ENVELOPE_VERDICTS_MAX = 1024;
+
+function envelopeAccepted(envelope: Record<string, unknown>): boolean {
+  const key = JSON.stringify(envelope);
+  let verdict = envelopeVerdicts.get(key);
+  if (verdict === undefined) {
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: MODERN_VERSION,
+      mcpMethodHeader: 'ping',
+      body: { jsonrpc: '2.0', id: 0, method: 'ping', params: { _meta: envelope } },
+    });
+    verdict = outcome.kind === 'modern' && outcome.classification.revision === MODERN_VERSION;
+    if (envelopeVerdicts.size >= ENVELOPE_VERDICTS_MAX) envelopeVerdicts.clear();
+    envelopeVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
 
 /** `skills/list` pages, serialised once per snapshot (the caller's view), era, cursor and page size. */
@@ -110,16 +141,16 @@ export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerR
   return true;
 }
 
+/**
+ * A 2026-era result as the SDK writes it, members in the SDK's order so the bytes are the same: the skills
+ * extension's methods carry their cache hint before `resultType`, resources/read after it.
+ */
 function wrap(ctx: FastPathContext, hot: HotRequest, result: Record<string, unknown>): Record<string, unknown> {
-  return hot.era === 'modern'
-    ? {
-        ...result,
-        resultType: 'complete',
-        ttlMs: ctx.cacheHint.ttlMs,
-        cacheScope: ctx.cacheHint.cacheScope,
-        _meta: { 'io.modelcontextprotocol/serverInfo': ctx.identity },
-      }
-    : result;
+  if (hot.era !== 'modern') return result;
+  const serverInfo = { 'io.modelcontextprotocol/serverInfo': ctx.identity };
+  return hot.method === 'resources/read'
+    ? { ...result, resultType: 'complete', ttlMs: ctx.cacheHint.ttlMs, cacheScope: ctx.cacheHint.cacheScope, _meta: serverInfo }
+    : { ...result, ttlMs: ctx.cacheHint.ttlMs, cacheScope: ctx.cacheHint.cacheScope, resultType: 'complete', _meta: serverInfo };
 }
 
 /**
@@ -130,7 +161,8 @@ function answerList(ctx: FastPathContext, hot: HotRequest, res: ServerResponse):
   const { service } = ctx;
   const snapshot = service.snapshot;
   const cursor = hot.params['cursor'] as string | undefined;
-  const key = `${hot.era}\u0000${service.options.pageSize}\u0000${ctx.cacheHint.ttlMs}\u0000${ctx.cacheHint.cacheScope}\u0000${ctx.identity.name}\u0000${ctx.identity.version}\u0000${cursor ?? ''}`;
+  // No cursor and an empty one are different requests (the first page; an invalid cursor): `-` or `+cursor`.
+  const key = `${hot.era}\u0000${service.options.pageSize}\u0000${ctx.cacheHint.ttlMs}\u0000${ctx.cacheHint.cacheScope}\u0000${ctx.identity.name}\u0000${ctx.identity.version}\u0000${cursor === undefined ? '-' : `+${cursor}`}`;
   const prefix = pages.get(snapshot, key, () => {
     let result: Record<string, unknown>;
     try {

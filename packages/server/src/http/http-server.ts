@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { declaredTooLarge, readBodyLimited } from './body.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus, createMcpHandler, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AccessControl } from '../access/access-control.js';
@@ -20,7 +20,7 @@ export type { WebRoute } from './routes.js';
 import { answer, classify } from './fast-path.js';
 import { screenRequest } from '../mcp/request-screen.js';
 import type { JsonRpcErrorResponse } from '../mcp/uri-guard.js';
-import { DEFAULT_REQUEST_LIMITS, nestedDeeperThan } from './limits.js';
+import { DEFAULT_REQUEST_LIMITS, clip, nestedDeeperThan } from './limits.js';
 import type { RequestLimits } from './limits.js';
 import { jsonLegacyHandler } from './legacy-json.js';
 import type { FastPathContext } from './fast-path.js';
@@ -343,7 +343,17 @@ function sendAnswer(res: ServerResponse, answer: Answer): void {
 /** The request checks every message passes before the fast path or the SDK: each message of a batch on its own. */
 function screen(body: unknown, limits: RequestLimits): { status: number; response: JsonRpcErrorResponse | JsonRpcErrorResponse[] } | undefined {
   if (!Array.isArray(body)) return screenRequest(body, limits);
-  const screened = body.map((item) => screenRequest(item, limits));
+  // A batch holding something that is no JSON-RPC message at all is refused whole, by the SDK (-32600).
+  if (!body.every((item) => isJSONRPCRequest(item) || isJSONRPCNotification(item) || isJSONRPCResponse(item))) return undefined;
+  const reused = reusedIds(body);
+  const screened = body.map((item) => {
+    const id = isJSONRPCRequest(item) ? item.id : undefined;
+    if (id === undefined || !reused.has(id)) return screenRequest(item, limits);
+    // Two requests of one batch with the same id cannot both be answered (their answers are told apart by id: the
+    // SDK would answer one of them only), and MCP forbids reusing an id: both are refused.
+    const message = `Invalid Request: the id ${clip(JSON.stringify(id), 100)} is used by another request of this batch; give each request an id of its own`;
+    return { status: 400 as const, response: { jsonrpc: '2.0' as const, id, error: { code: -32600, message } } };
+  });
   if (screened.every((item) => item === undefined)) return undefined;
   // One refused message refuses the batch: the others are answered with an error too, so none reaches the SDK.
   const status = screened.some((item) => item?.status === 400) ? 400 : 200;
@@ -358,6 +368,18 @@ function screen(body: unknown, limits: RequestLimits): { status: number; respons
       ];
     }),
   };
+}
+
+/** The ids more than one request of a batch carries (1 and "1" are different ids). */
+function reusedIds(batch: unknown[]): Set<string | number> {
+  const seen = new Set<string | number>();
+  const reused = new Set<string | number>();
+  for (const item of batch) {
+    if (!isJSONRPCRequest(item)) continue;
+    if (seen.has(item.id)) reused.add(item.id);
+    seen.add(item.id);
+  }
+  return reused;
 }
 
 function closeAtExpiry(res: ServerResponse, expiresAt: number): void {

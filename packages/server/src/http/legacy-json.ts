@@ -31,10 +31,38 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
       };
       request.signal?.addEventListener('abort', teardown, { once: true });
       try {
-        return await transport.handleRequest(request, { ...(options?.authInfo !== undefined ? { authInfo: options.authInfo } : {}), parsedBody });
+        const response = await transport.handleRequest(acceptLowercased(request), {
+          ...(options?.authInfo !== undefined ? { authInfo: options.authInfo } : {}),
+          parsedBody,
+        });
+        return Array.isArray(parsedBody) ? asBatchAnswer(response) : response;
       } finally {
         teardown();
       }
     },
   };
+}
+
+/**
+ * Media types are case-insensitive (RFC 9110, 8.3.1), but the SDK's transport looks for `application/json` and
+ * `text/event-stream` in the Accept header as written, so `Accept: Application/JSON, Text/Event-Stream` got a 406:
+ * it sees the header lowercased. The body was parsed already (passed as parsedBody), so the copy carries none.
+ */
+function acceptLowercased(request: Request): Request {
+  const accept = request.headers.get('accept');
+  if (accept === null || accept === accept.toLowerCase()) return request;
+  const headers = new Headers(request.headers);
+  headers.set('accept', accept.toLowerCase());
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
+}
+
+/**
+ * The answer to a batch is an array (JSON-RPC 2.0, section 6), however many answers it holds: the SDK's JSON-mode
+ * transport answers a batch that produced one answer (one request, or a request and notifications) with that bare
+ * object, which a client matching answers to a batch does not expect.
+ */
+async function asBatchAnswer(response: Response): Promise<Response> {
+  if (response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('application/json')) return response;
+  const answer: unknown = await response.json();
+  return Response.json(Array.isArray(answer) ? answer : [answer], { status: response.status, headers: response.headers });
 }

@@ -50,13 +50,22 @@ export interface Screened {
 }
 
 export function screenRequest(message: unknown, options: ScreenOptions): Screened | undefined {
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
-  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
-  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  if (!isJsonRpcRequest(message)) return undefined;
+  const { method, id, params } = message;
   const fail = (text: string): Screened => ({ status: 400, response: { jsonrpc: '2.0', id, error: { code: -32602, message: text } } });
-  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
-    return fail(`Invalid params for ${clip(method, 100)}: params must be an object`);
+  // JSON-RPC 2.0 (4.2): params, when present, are a structured value; null, a string or a number makes the message
+  // an Invalid Request. An array is a valid request whose params this server's methods do not take (by name only).
+  if (params !== undefined && (params === null || typeof params !== 'object')) {
+    return {
+      status: 400,
+      response: {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32600, message: `Invalid Request: params of ${clip(method, 100)} must be an object, not ${kindOf(params)}` },
+      },
+    };
   }
+  if (Array.isArray(params)) return fail(`Invalid params for ${clip(method, 100)}: params must be an object`);
   const p = (params ?? {}) as Record<string, unknown>;
   for (const uri of [p['uri'], (p['ref'] as { uri?: unknown } | undefined)?.uri]) {
     if (typeof uri === 'string' && uri.length > options.maxUriLength) {
@@ -85,6 +94,21 @@ export function screenRequest(message: unknown, options: ScreenOptions): Screene
   // A path trick answers exactly like a URI that names nothing served (HTTP 200, as the SDK answers those).
   const refused = refusal(message);
   return refused === undefined ? undefined : { status: 200, response: refused };
+}
+
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * A JSON-RPC 2.0 request as the SDK reads one: `jsonrpc` "2.0", a string or safe-integer id, a method, nothing else
+ * at the top level. Anything else is not screened: the SDK answers it as an Invalid Request (-32600), which is what it
+ * is, whatever its params hold.
+ */
+function isJsonRpcRequest(message: unknown): message is { jsonrpc: '2.0'; id: string | number; method: string; params?: unknown } {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return false;
+  const { jsonrpc, id, method } = message as { jsonrpc?: unknown; id?: unknown; method?: unknown };
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || !(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return false;
+  for (const key of Object.keys(message)) if (!REQUEST_MEMBERS.has(key)) return false;
+  return true;
 }
 
 function describeIssue(issue: { path?: ReadonlyArray<unknown>; message: string }): string {

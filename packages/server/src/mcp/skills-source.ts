@@ -21,6 +21,11 @@ export function createSkillSource(service: SkillsService): SkillSource {
       const skill = service.getSkill(uri);
       const refused = skill === undefined ? service.refusal(uri) : undefined;
       if (refused !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused);
+      // Another spelling of a served skill's URI (`%53KILL.md`, a `#fragment`): the SDK would take the entry for a
+      // source fault (-32603, "the skill source returned …"); it is the client's URI, so say which one to ask for.
+      if (skill !== undefined && href(uri) !== skill.uri) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${clip(uri)}; this skill's URI is ${skill.uri}`);
+      }
       return skill;
     },
     async read(uri) {
@@ -54,6 +59,15 @@ export function createSkillSource(service: SkillsService): SkillSource {
       return service.listResources();
     },
   };
+}
+
+/** The URI as WHATWG URL serialises it, as the SDK compares URIs; undefined when it does not parse. */
+function href(uri: string): string | undefined {
+  try {
+    return new URL(uri).href;
+  } catch {
+    return undefined;
+  }
 }
 
 function guard<T>(run: () => T): T {

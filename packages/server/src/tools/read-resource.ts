@@ -28,7 +28,8 @@ export const fail = (text: string): ToolResult => ({ content: [{ type: 'text', t
 
 export function checkPath(path: string): string | undefined {
   if (path === '') return 'Error: Give the file\'s path inside the skill folder, e.g. "references/guide.md".';
-  if (path.includes('\0') || path.includes('\\') || path.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(path)) {
+  // A URI is refused by its "scheme://"; a bare colon is a legal file name character ("notes:v2.md", "c:run.sh").
+  if (path.includes('\0') || path.includes('\\') || path.startsWith('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
     return `Error: '${printable(path)}' is not a relative path inside the skill folder.`;
   }
   const segments = path.split('/');

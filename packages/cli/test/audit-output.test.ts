@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { CLI, makeTree, removeTrees, runCli, skillMd } from '@skillport/test-kit';
+
+/**
+ * What an outside audit found in the CLI's output with hostile skill folders (each case failed before its fix):
+ * control characters from names and descriptions reached the terminal raw, `validate` said nothing about folders
+ * discovery could not search or a SKILL.md that is a folder, its `--json` had no summary, and a SKILL.md holding a
+ * NUL byte was called "not valid UTF-8".
+ */
+after(removeTrees);
+
+const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+const ESCAPING = '---\nname: esc-desc\ndescription: "Clears \\e[2J\\e]0;pwned\\a the \\u202Escreen. Use when asked."\n---\n\n# x\n';
+
+describe('CLI output of hostile skill folders', () => {
+  test('ls and show escape control and bidirectional characters of a description', async () => {
+    const root = makeTree({ 'esc-desc/SKILL.md': ESCAPING });
+    const [ls, show] = await Promise.all([runCli(['ls', root]), runCli(['show', root, 'esc-desc'])]);
+    for (const run of [ls, show]) {
+      assert.equal(run.code, 0, run.stderr);
+      assert.doesNotMatch(run.stdout, RAW_CONTROLS);
+      assert.ok(run.stdout.includes('Clears \\u001b[2J\\u001b]0;pwned\\u0007 the \\u202escreen.'), run.stdout);
+    }
+    // --json stays the exact value (JSON escapes it).
+    const json = await runCli(['ls', '--json', root]);
+    assert.ok(json.stdout.includes('\\u001b[2J'), json.stdout);
+  });
+
+  test('validate escapes control characters in names and file names, one line per problem', async () => {
+    const root = makeTree({
+      'esc-name/SKILL.md': '---\nname: "esc\\e[2J"\ndescription: Escapes.\n---\n\n# x\n',
+      'odd/SKILL.md': skillMd('odd'),
+      'odd/back\\slash\u001b[31m.md': 'x\n',
+    });
+    const run = await runCli(['validate', root]);
+    assert.equal(run.code, 1);
+    assert.doesNotMatch(run.stderr, RAW_CONTROLS);
+    assert.match(run.stderr, /Skill name 'esc\\u001b\[2J' must be lowercase/);
+    assert.match(run.stderr, /back\\slash\\u001b\[31m\.md: file name holds a backslash/);
+  });
+
+  test('validate reports a SKILL.md that is a folder and the folders too deep to search, beside the skills it found', async () => {
+    const root = makeTree({ 'good/SKILL.md': skillMd('good') });
+    mkdirSync(join(root, 'folder-manifest', 'SKILL.md'), { recursive: true });
+    writeFileSync(join(root, 'folder-manifest', 'SKILL.md', 'notes.md'), '# notes\n');
+    const deep = Array.from({ length: 18 }, (_, index) => `l${index}`);
+    makeTree({ [`${deep.join('/')}/deep/SKILL.md`]: skillMd('deep') }, root);
+    const cut = join(root, ...deep.slice(0, 16));
+
+    const text = await runCli(['validate', root]);
+    assert.equal(text.code, 1);
+    assert.match(text.stdout, /Valid skill: .*good/);
+    assert.ok(text.stderr.includes(`Validation failed for ${join(root, 'folder-manifest')}:\n  - SKILL.md is a folder, not a file; not a skill`), text.stderr);
+    assert.ok(text.stderr.includes(`Validation failed for ${cut}:\n  - folders deeper than 16 levels are not searched for skills`), text.stderr);
+
+    // A SKILL.md folder named alone: the same reason, not "Missing required file".
+    const alone = await runCli(['validate', join(root, 'folder-manifest')]);
+    assert.equal(alone.code, 1);
+    assert.match(alone.stderr, /SKILL\.md is a folder, not a file; not a skill/);
+    assert.doesNotMatch(alone.stderr, /Missing required file/);
+
+    const json = JSON.parse((await runCli(['validate', '--json', root])).stdout) as {
+      valid: boolean;
+      summary: unknown;
+      skills: Array<{ path: string; valid: boolean; servable: boolean; problems: Array<{ severity: string; message: string }> }>;
+    };
+    assert.equal(json.valid, false);
+    assert.deepEqual(json.summary, { checked: 3, valid: 1, invalid: 2, servable: 1 });
+    const byPath = new Map(json.skills.map((entry) => [entry.path, entry]));
+    assert.deepEqual(byPath.get(join(root, 'folder-manifest'))?.problems, [{ severity: 'warning', message: 'SKILL.md is a folder, not a file; not a skill' }]);
+    assert.deepEqual(byPath.get(cut)?.problems, [{ severity: 'warning', message: 'folders deeper than 16 levels are not searched for skills' }]);
+  });
+
+  test('validate --json has a summary of the skills checked', async () => {
+    const root = makeTree({ 'good/SKILL.md': skillMd('good'), 'Upper/SKILL.md': skillMd('Upper'), 'renamed/SKILL.md': skillMd('other') });
+    const run = await runCli(['validate', '--json', root]);
+    assert.equal(run.code, 1);
+    const report = JSON.parse(run.stdout) as { summary: unknown };
+    assert.deepEqual(report.summary, { checked: 3, valid: 1, invalid: 2, servable: 2 });
+  });
+
+  test('a SKILL.md holding a NUL byte is called binary, not "not valid UTF-8"', async () => {
+    const root = makeTree({ 'nul/SKILL.md': '---\nname: nul\ndescription: Has a \u0000 byte.\n---\n\n# x\n' });
+    const run = await runCli(['validate', join(root, 'nul')]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /SKILL\.md holds a NUL byte \(at byte 33\): it is binary, not text/);
+  });
+
+  test('cat reads a listed file whose name reads like a scheme or an escape, from a folder and from a server', async () => {
+    const root = makeTree({ 'odd/SKILL.md': skillMd('odd'), 'odd/notes:v2.md': 'colon\n', 'odd/%2e%2e': 'literal\n' });
+    for (const source of [root, `stdio:${process.execPath} ${CLI} serve --no-cache ${root}`]) {
+      for (const [path, expected] of [
+        ['notes:v2.md', 'colon\n'],
+        ['%2e%2e', 'literal\n'],
+      ]) {
+        const run = await runCli(['cat', source, 'odd', path!]);
+        assert.equal(run.code, 0, `${source} ${path}: ${run.stderr}`);
+        assert.equal(run.stdout, expected);
+      }
+      // What is not listed is still refused before anything is read.
+      for (const path of ['file:///etc/passwd', '%2e%2e/SKILL.md', '../odd/SKILL.md']) {
+        const refused = await runCli(['cat', source, 'odd', path]);
+        assert.equal(refused.code, 1, `${source} ${path}`);
+        assert.match(refused.stderr, /is not a valid path inside a skill/);
+      }
+    }
+  });
+
+  test('the client commands escape control characters in the warnings about skipped skills', async () => {
+    const root = makeTree({ 'good/SKILL.md': skillMd('good'), 'rtl/SKILL.md': skillMd('\u202Eevil-txt') });
+    const run = await runCli(['ls', root]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, RAW_CONTROLS);
+    assert.match(run.stderr, /warning: skipped .*rtl: Skill name '\\u202eevil-txt'/);
+  });
+});
