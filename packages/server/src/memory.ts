@@ -7,15 +7,28 @@ import { runInNewContext } from 'node:vm';
  * a restored catalog) when megabytes of parser output and transfer copies have just become garbage: V8 would
  * otherwise keep that heap (and its resident pages) around for a long while. Never called on a request path.
  */
-let gc: (() => void) | undefined;
+let gc: ((minor?: boolean) => void) | undefined;
 
 export function collectGarbage(): void {
+  runGc(false);
+}
+
+/**
+ * A collection of the young generation alone (a scavenge): milliseconds whatever the size of the old generation.
+ * V8's `gc(true)` (a truthy argument that sets no options is a minor collection, in V8 11.3 and later). Node 20's
+ * `gc()` takes no options object: `{type: 'major'}` is a truthy argument, a minor collection too.
+ */
+export function collectYoungGarbage(): void {
+  runGc(true);
+}
+
+function runGc(minor: boolean): void {
   try {
     if (gc === undefined) {
       setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as () => void;
+      gc = runInNewContext('gc') as (minor?: boolean) => void;
     }
-    gc();
+    gc(minor);
   } catch {
     // not available on this runtime: only memory is at stake
   }
@@ -52,6 +65,8 @@ export class IdlePolicy {
   #baseExternal = 0;
   /** Collections in a row that left the young generation big. */
   #retries = 0;
+  /** The last collection left the young generation big: collect it again at the next idle window. */
+  #youngLeft = false;
 
   constructor(
     /** A window whose event loop was busier than this (a fraction of its time) is a busy one. */
@@ -70,9 +85,10 @@ export class IdlePolicy {
     /** Idle windows in a row before collecting: a pause between two requests is not the end of a spell. */
     readonly idleWindows = 3,
     /**
-     * V8 gives the young generation's pages back in a collection only when it judges the allocation rate low, from
-     * samples it takes at collections: one soon after a load may free the garbage and keep 32 MiB of empty young
-     * generation. While it stays bigger than `minSlackBytes`, the next idle window collects again, this many times.
+     * V8 gives the young generation's pages back in a collection only when it judges the allocation rate low, over
+     * the last few seconds: one soon after a load may free the garbage and keep 32 MiB of empty young generation.
+     * While it stays bigger than `minSlackBytes`, the next idle window collects the young generation again (a
+     * scavenge, milliseconds even for a big heap, so not spaced by the full collections' cost), this many times.
      */
     readonly retries = 4,
     /**
@@ -95,10 +111,13 @@ export class IdlePolicy {
    * V8's total and used bytes now and its external memory (bytes; 0 when unknown), `now` a monotonic time in ms.
    * True: collect now (then call `collected`).
    */
-  windowEnded(utilisation: number, heap: { total: number; used: number; external?: number }, now: number): boolean {
+  windowEnded(utilisation: number, heap: { total: number; used: number; external?: number }, now: number): boolean | 'young' {
     if (utilisation > this.busyAbove) {
       this.#dirty = true;
       this.#idle = 0;
+      // A new spell: its own full collection comes after it.
+      this.#youngLeft = false;
+      this.#retries = 0;
       return false;
     }
     if (utilisation >= this.idleBelow) {
@@ -106,6 +125,7 @@ export class IdlePolicy {
       return false;
     }
     this.#idle++;
+    if (this.#youngLeft) return 'young';
     if (!this.#dirty || this.#idle < this.idleWindows) return false;
     // Heap and external memory add up: 6 MiB of heap pages and 6 MiB of dead buffers are worth a collection.
     const inHeap = Math.max(heap.total - heap.used, heap.total - this.#baseTotal);
@@ -126,12 +146,26 @@ export class IdlePolicy {
     this.#lastCostMs = costMs;
     this.#baseTotal = total;
     this.#baseExternal = external;
+    this.#afterCollection(young);
+  }
+
+  /**
+   * A collection of the young generation alone (asked for by `windowEnded` answering 'young') left the heap
+   * `total` bytes big, `young` of them the young generation's.
+   */
+  youngCollected(total: number, young: number): void {
+    this.#baseTotal = total;
+    this.#afterCollection(young);
+  }
+
+  #afterCollection(young: number): void {
     if (young > this.minSlackBytes && this.#retries < this.retries) {
       this.#retries++;
-      this.#idle = this.idleWindows - 1; // again at the next idle window
+      this.#youngLeft = true; // again at the next idle window
       return;
     }
     this.#retries = 0;
+    this.#youngLeft = false;
     this.#dirty = false;
   }
 }
@@ -155,18 +189,21 @@ export function startIdleCollector(
     last = now;
     const heap = getHeapStatistics();
     const external = heap.external_memory;
-    if (!policy.windowEnded(window.utilization, { total: heap.total_heap_size, used: heap.used_heap_size, external }, performance.now())) return;
+    const decision = policy.windowEnded(window.utilization, { total: heap.total_heap_size, used: heap.used_heap_size, external }, performance.now());
+    if (!decision) return;
     const started = performance.now();
     // V8 shrinks the young generation only when the allocation rate it measures between collections is low but not
     // zero: an idle process that allocated nothing since the last collection would keep it for ever. A few bytes
     // make the rate measurable.
     scratch.bytes = new Array(64).fill(0);
-    collectGarbage();
+    if (decision === 'young') collectYoungGarbage();
+    else collectGarbage();
     scratch.bytes = undefined;
     const ms = performance.now() - started;
     const after = getHeapStatistics();
     const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
-    policy.collected(performance.now(), ms, after.total_heap_size, young, after.external_memory);
+    if (decision === 'young') policy.youngCollected(after.total_heap_size, young);
+    else policy.collected(performance.now(), ms, after.total_heap_size, young, after.external_memory);
     // The collection itself made this window look busy: measure the next one from here.
     last = performance.eventLoopUtilization();
     options.onCollect?.({ heapUsed: after.used_heap_size, heapTotal: after.total_heap_size, ms });
