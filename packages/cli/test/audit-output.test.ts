@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CLI, makeTree, removeTrees, runCli, skillMd } from '@skillport/test-kit';
@@ -115,5 +115,17 @@ describe('CLI output of hostile skill folders', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stderr, RAW_CONTROLS);
     assert.match(run.stderr, /warning: skipped .*rtl: Skill name '\\u202eevil-txt'/);
+  });
+
+  test('validate does not follow a link to / (it walked the whole disk and never finished)', { timeout: 120_000 }, async () => {
+    const root = makeTree({ 'good/SKILL.md': skillMd('good') });
+    symlinkSync('/', join(root, 'everything'));
+    const run = await runCli(['validate', root]);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /Valid skill: .*good/);
+    assert.ok(
+      run.stderr.includes(`Validation failed for ${join(root, 'everything')}:\n  - symbolic link to /, a folder that holds the served folder; not followed\n`),
+      run.stderr,
+    );
   });
 });
