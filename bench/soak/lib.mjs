@@ -137,6 +137,17 @@ export async function settledMemory(server, settleMs) {
     liveHeap: probed?.afterGc.heapUsed,
     outsideHeap: probed?.afterGc.outsideHeap,
     rssAfterGc: probed?.afterGc.rss,
+    // Anonymous (heap, malloc arenas, stacks) and file-backed (the node binary's pages, mapped files) RSS, as the
+    // process holds them and after the probe's collection; V8's heap pages after that collection and each space's.
+    rssAnon: probed?.asIs.rssAnon,
+    rssFile: probed?.asIs.rssFile,
+    rssAnonAfterGc: probed?.afterGc.rssAnon,
+    heapTotalAfterGc: probed?.afterGc.heapTotal,
+    // V8's external memory and the ArrayBuffers in it after that collection: live buffers (the file cache's bytes).
+    external: probed?.afterGc.external,
+    arrayBuffers: probed?.afterGc.arrayBuffers,
+    v8Malloced: probed?.afterGc.v8Malloced,
+    spacesAfterGc: probed?.afterGc.spaces,
     // Full collections since the previous probe (count, forced ones: the idle collector's and the previous probe's).
     majors: probed?.asIs.majorCollections,
   };

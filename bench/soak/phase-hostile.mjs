@@ -281,6 +281,8 @@ export async function phaseHostile(config, rng) {
         outsideHeapEachRoundMiB: rounds.map((m) => m.outsideHeap),
         // Everything measured after each round (young generation, V8's heap pages, full collections since the last).
         eachRound: rounds,
+        // The same for the baseline and the end of the phase.
+        settled: { readersOnly, before, after },
         // Slowloris alone: from after the last round of cases to after the slow connections are gone.
         slowloris: memory(rounds.at(-1), after),
         // Against the baseline of a warm-up with readers only (no hostile case, no slow connection yet).

@@ -61,7 +61,8 @@ export class IdlePolicy {
     /**
      * Collect only when this many bytes may come back: the heap's unused pages (total minus used) or its growth
      * since the last collection (used bytes include garbage until a collection finds it), whichever is larger, plus
-     * the growth of external memory since then (buffers of dropped request bodies and socket reads).
+     * the growth of external memory since then (buffers of dropped request bodies and socket reads). At most this:
+     * a small heap asks for less (`slackShare`).
      */
     readonly minSlackBytes = 8 * 1024 * 1024,
     /** The share of time idle collections may take at most. */
@@ -74,7 +75,20 @@ export class IdlePolicy {
      * generation. While it stays bigger than `minSlackBytes`, the next idle window collects again, this many times.
      */
     readonly retries = 4,
+    /**
+     * For a small heap, this share of its size is enough to collect (never under `minSlackFloor`): 8 MiB is a
+     * quarter of the 30 MiB heap of a few thousand skills, and what stayed under it after the soak's hostile phase
+     * (2-6 MiB of heap pages and garbage) was a third of the 10 % the phase may keep. A full collection of such a
+     * heap takes 10-30 ms; a big heap (a 100,000-skill catalog) keeps the 8 MiB and its collections' spacing.
+     */
+    readonly slackShare = 1 / 8,
+    readonly minSlackFloor = 2 * 1024 * 1024,
   ) {}
+
+  /** What must be able to come back for a heap of `total` bytes to be collected. */
+  slackNeeded(total: number): number {
+    return Math.min(this.minSlackBytes, Math.max(this.minSlackFloor, total * this.slackShare));
+  }
 
   /**
    * A window (2 s in `startIdleCollector`) has ended: `utilisation` is its event-loop utilisation (0..1), `heap`
@@ -96,7 +110,7 @@ export class IdlePolicy {
     // Heap and external memory add up: 6 MiB of heap pages and 6 MiB of dead buffers are worth a collection.
     const inHeap = Math.max(heap.total - heap.used, heap.total - this.#baseTotal);
     const outside = Math.max(0, (heap.external ?? 0) - this.#baseExternal);
-    if (inHeap + outside < this.minSlackBytes) {
+    if (inHeap + outside < this.slackNeeded(heap.total)) {
       this.#dirty = false; // nothing worth giving back from this spell
       return false;
     }

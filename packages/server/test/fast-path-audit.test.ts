@@ -125,6 +125,25 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
     });
   }
 
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`resources/read: dot segments are refused whatever the scheme's case (the SDK lowercases it, then resolves them) (${era})`, async () => {
+      for (const uri of [
+        'SKILL://csv-data-cleaning/./SKILL.md',
+        'Skill://csv-data-cleaning/scripts/../SKILL.md',
+        'SKILL://csv-data-cleaning/scripts/%2e%2e/SKILL.md',
+        'sKiLl://api-design-review/references/pagination/../checklist.md',
+      ]) {
+        const [a] = await both(uri, shaped(era, 'resources/read', { uri }));
+        const error = (a.json as { error?: { code: number; message: string } }).error;
+        assert.equal(error?.code, -32602, `${uri}: ${a.text.slice(0, 200)}`);
+        assert.match(error!.message, /^Resource not found/, uri);
+      }
+      // The scheme's case alone is no trick: the file is read (as the SDK reads it, under its lowercase URI).
+      const [ok] = await both('upper-case scheme', shaped(era, 'resources/read', { uri: 'SKILL://csv-data-cleaning/SKILL.md' }));
+      assert.equal((ok.json as { result?: { contents: Array<{ uri: string }> } }).result?.contents[0]?.uri, 'skill://csv-data-cleaning/SKILL.md');
+    });
+  }
+
   test('2026-07-28 envelopes the SDK refuses (wrong-typed clientInfo or clientCapabilities members) are refused on the fast path too', async () => {
     const envelopes: Array<Record<string, unknown>> = [
       { 'io.modelcontextprotocol/clientCapabilities': { roots: 5 } },

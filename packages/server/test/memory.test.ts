@@ -10,6 +10,7 @@ import type { CatalogFile, SkillOrigin } from '../src/catalog/model.js';
 import type { CatalogSnapshot } from '../src/catalog/snapshot.js';
 import { pageCacheBytes } from '../src/http/fast-path.js';
 import { PageCache } from '../src/http/page-cache.js';
+import { ACCESS_CACHE_KIB, SqliteAccessStore } from '../src/access/sqlite-access-store.js';
 import { IdlePolicy } from '../src/memory.js';
 
 /**
@@ -48,7 +49,7 @@ describe('IdlePolicy: one collection when a busy spell is followed by idle windo
 
     const small = new IdlePolicy();
     small.collected(0, 5, 30 * MiB);
-    assert.deepEqual(feed(small, clock, [0.5, 0, 0, 0], heap(31, 29)), [false, false, false, false], 'under 8 MiB unused, no growth');
+    assert.deepEqual(feed(small, clock, [0.5, 0, 0, 0], heap(31, 29)), [false, false, false, false], 'under an eighth of the heap unused, no growth');
     assert.deepEqual(feed(small, clock, [0, 0, 0]), [false, false, false], 'that spell is over: it takes another busy window');
   });
 
@@ -83,15 +84,31 @@ describe('IdlePolicy: one collection when a busy spell is followed by idle windo
     assert.deepEqual(feed(policy, clock, [0, 0, 0, 0], { ...heap(31, 29), external: 4.5 * MiB }), [false, false, false, false], 'given back: done');
     // Live external memory that stays (a cache of file bytes filled) is collected once, then it is the new baseline.
     assert.deepEqual(
-      feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 9 * MiB }),
+      feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 6 * MiB }),
       [false, false, false, false],
-      '2 MiB of heap pages and 4.5 MiB of buffers: under 8 MiB',
+      '2 MiB of heap pages and 1.5 MiB of buffers: under an eighth of the heap',
     );
     assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 20.5 * MiB }), [false, false, false, true]);
     policy.collected(clock.now, 5, 31 * MiB, 1 * MiB, 20 * MiB);
     assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(31, 29), external: 20 * MiB }), [false, false, false, false], 'the cache is not garbage');
     // Heap pages and dead buffers add up: 6 MiB of each, neither over 8 MiB alone.
     assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], { ...heap(37, 31), external: 26 * MiB }), [false, false, false, true], '6 + 6 MiB');
+  });
+
+  test('a small heap needs less to give back: an eighth of it, between 2 and 8 MiB', () => {
+    // After the soak's hostile phase a 31 MiB heap held 2-6 MiB a collection would give back, under the old fixed
+    // 8 MiB: a third of the 10 % the phase may keep. A big heap keeps the 8 MiB (its collections cost more).
+    const policy = new IdlePolicy();
+    assert.equal(policy.slackNeeded(30 * MiB), 3.75 * MiB);
+    assert.equal(policy.slackNeeded(8 * MiB), 2 * MiB, 'never under 2 MiB');
+    assert.equal(policy.slackNeeded(1024 * MiB), 8 * MiB, 'never over 8 MiB');
+    const clock = { now: 0 };
+    policy.collected(0, 10, 30 * MiB);
+    assert.deepEqual(feed(policy, clock, [0.5, 0, 0, 0], heap(31, 26.5)), [false, false, false, true], '4.5 MiB unused in a 31 MiB heap');
+    const big = new IdlePolicy();
+    big.collected(0, 300, 900 * MiB);
+    clock.now += 60_000;
+    assert.deepEqual(feed(big, clock, [0.5, 0, 0, 0], heap(900, 895)), [false, false, false, false], '5 MiB unused in a 900 MiB heap');
   });
 
   test('collections are spaced by their cost (at most 2 % of the time)', () => {
@@ -168,6 +185,34 @@ describe('caches hold what they count', () => {
       'served from the cache',
     );
     assert.equal(cache.bytes, page.byteLength);
+  });
+
+  test("the access store's SQLite page cache is SQLite's default 2 MiB, not better-sqlite3's 16 MB", async () => {
+    // Every read appends an audit row and three index entries: with better-sqlite3's 16 MB cap the connection's
+    // page cache filled with audit pages, and a served process kept 15-20 MiB more after a few thousand reads (the
+    // soak's phase e: most of what stayed outside V8's heap). SQLite keeps a connection's cache up to its cap.
+    const dir = mkdtempSync(join(tmpdir(), 'skillport-memory-access-'));
+    temps.push(dir);
+    const store = SqliteAccessStore.open(dir);
+    try {
+      const time = new Date().toISOString();
+      await store.appendAudit(
+        Array.from({ length: 2000 }, (_, i) => ({
+          time,
+          principal: 'anonymous',
+          action: 'read' as const,
+          surface: 'resources/read',
+          skill: `s-${i % 50}`,
+          uri: `skill://s-${i % 50}/SKILL.md`,
+          outcome: 'ok',
+        })),
+      );
+      assert.equal(ACCESS_CACHE_KIB, 2048);
+      assert.equal(store.db.pragma('cache_size', { simple: true }), -ACCESS_CACHE_KIB, 'a negative cache_size is a cap in KiB');
+      assert.deepEqual(store.db.prepare('SELECT COUNT(*) AS n FROM audit').get(), { n: 2000 }, 'the log is all there');
+    } finally {
+      await store.close();
+    }
   });
 
   test('PageCache: the budget holds (oldest out), and SKILLPORT_PAGE_CACHE_MB sets it', () => {

@@ -17,6 +17,8 @@ import type { AccessChange, AccessStore, AuditEvent, AuditQuery, NewToken, Store
  * loads no native module at all (tested in lazy-native.test.ts and serve-start-loads.test.ts).
  */
 let sqlite: typeof BetterSqlite3 | undefined;
+/** The access store's SQLite page cache, KiB (see the constructor). */
+export const ACCESS_CACHE_KIB = 2048;
 function nativeSqlite(): typeof BetterSqlite3 {
   sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   return sqlite;
@@ -35,6 +37,12 @@ export class SqliteAccessStore implements AccessStore {
     this.db = new (nativeSqlite())(location, { timeout: 5000 });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // SQLite's page cache is native memory the process keeps up to its cap, and better-sqlite3 builds SQLite with
+    // a 16 MB cap per connection. Here it filled with the audit log's pages (a row and three index entries per
+    // read): a server that had answered a few thousand reads kept 15 MB more for good (docs/reliability.md,
+    // "Memory"). What a read needs (a token by id, the right-hand edges of the audit's b-trees) fits in SQLite's
+    // own default of 2 MiB; anything else comes back from the operating system's file cache.
+    this.db.pragma(`cache_size = -${ACCESS_CACHE_KIB}`);
     this.#migrate();
     this.#byId = this.db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`);
     this.#insertAudit = this.db.prepare(

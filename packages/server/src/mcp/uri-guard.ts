@@ -20,7 +20,9 @@ export function refusal(message: unknown): JsonRpcErrorResponse | undefined {
   if (method !== 'resources/read' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
   const uri = params?.uri;
   if (typeof uri !== 'string' || !/^skill:/i.test(uri)) return undefined;
-  const parsed = parseSkillUri(uri);
+  // Judged as the SDK will read it: `new URL()` lowercases the scheme, so `SKILL://a/x/../b/SKILL.md` reads
+  // `skill://a/b/SKILL.md` and must be refused like its lowercase spelling.
+  const parsed = parseSkillUri(`skill:${uri.slice('skill:'.length)}`);
   if (parsed !== 'traversal' && parsed !== 'syntax') return undefined;
   // The same answer as for any URI that names nothing served.
   return { jsonrpc: '2.0', id, error: { code: -32602, message: `Resource not found: ${clip(uri)}`, data: { uri: clip(uri) } } };
