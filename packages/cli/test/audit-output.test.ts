@@ -128,4 +128,16 @@ describe('CLI output of hostile skill folders', () => {
       run.stderr,
     );
   });
+
+  test('error lines escape control characters too (a usage error, a failed command)', async () => {
+    const usage = await runCli(['init', 'esc\u001b[2J']);
+    assert.equal(usage.code, 2);
+    assert.doesNotMatch(usage.stderr, RAW_CONTROLS);
+    assert.match(usage.stderr, /'esc\\u001b\[2J' is not a skill name/);
+    const root = makeTree({ 'odd/SKILL.md': skillMd('odd') });
+    const failed = await runCli(['cat', root, 'odd', 'nope\u202e.md']);
+    assert.equal(failed.code, 1);
+    assert.doesNotMatch(failed.stderr, RAW_CONTROLS);
+    assert.match(failed.stderr, /^skillport: error: 'nope\\u202e\.md' is not a file of skill 'odd'/);
+  });
 });
