@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { escapeControls } from '@skillport/core';
 
 /**
  * The command kit every command is written with (so there is one exit convention): value parsers that report usage
@@ -63,7 +64,8 @@ export function action<A extends unknown[]>(
     } catch (error) {
       const line = error instanceof CliError ? error.message : ((await describe?.(error)) ?? fileSystemFailure(error));
       if (line === undefined) throw error;
-      process.stderr.write(`skillport: error: ${line}\n`);
+      // Errors quote names, paths and a server's stderr: escape sequences and bidi controls are shown, not sent.
+      process.stderr.write(`skillport: error: ${escapeControls(line, { keepNewlines: true })}\n`);
       exit.set(error instanceof CliError ? error.exitCode : 1);
     }
   };

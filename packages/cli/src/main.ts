@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { escapeControls } from '@skillport/core';
 import { registerClientCommands } from './commands/client.js';
 import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
@@ -23,7 +24,7 @@ export function buildProgram(exit: ExitCode): Command {
     .description('Serve Agent Skills to every agent over the Model Context Protocol (Skills extension, SEP-2640).')
     .version(VERSION, '-V, --version')
     // A usage error is one line on stderr, in the same shape as every other error ("skillport: error: …").
-    .configureOutput({ outputError: (text, write) => write(`skillport: ${text.trim()} (run with --help for usage)\n`) })
+    .configureOutput({ outputError: (text, write) => write(`skillport: ${escapeControls(text.trim(), { keepNewlines: true })} (run with --help for usage)\n`) })
     // Program options only before the command name, so commands may have their own --version (publish, pack).
     .enablePositionalOptions()
     .exitOverride();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CLI, makeTree, removeTrees, runCli, skillMd } from '@skillport/test-kit';
+import { CLI, makeTree, removeTrees, runCli, skillMd, startHttp, startProxy } from '@skillport/test-kit';
 
 /**
  * What an outside audit found in the CLI's output with hostile skill folders (each case failed before its fix):
@@ -115,5 +115,64 @@ describe('CLI output of hostile skill folders', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stderr, RAW_CONTROLS);
     assert.match(run.stderr, /warning: skipped .*rtl: Skill name '\\u202eevil-txt'/);
+  });
+
+  test('validate does not follow a link to / (it walked the whole disk and never finished)', { timeout: 120_000 }, async () => {
+    const root = makeTree({ 'good/SKILL.md': skillMd('good') });
+    symlinkSync('/', join(root, 'everything'));
+    const run = await runCli(['validate', root]);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /Valid skill: .*good/);
+    assert.ok(
+      run.stderr.includes(`Validation failed for ${join(root, 'everything')}:\n  - symbolic link to /, a folder that holds the served folder; not followed\n`),
+      run.stderr,
+    );
+  });
+
+  test('error lines escape control characters too (a usage error, a failed command)', async () => {
+    const usage = await runCli(['init', 'esc\u001b[2J']);
+    assert.equal(usage.code, 2);
+    assert.doesNotMatch(usage.stderr, RAW_CONTROLS);
+    assert.match(usage.stderr, /'esc\\u001b\[2J' is not a skill name/);
+    const root = makeTree({ 'odd/SKILL.md': skillMd('odd') });
+    const failed = await runCli(['cat', root, 'odd', 'nope\u202e.md']);
+    assert.equal(failed.code, 1);
+    assert.doesNotMatch(failed.stderr, RAW_CONTROLS);
+    assert.match(failed.stderr, /^skillport: error: 'nope\\u202e\.md' is not a file of skill 'odd'/);
+  });
+
+  test('install writes a listed file whose name reads like a scheme or an escape (the whole skill was refused)', async () => {
+    const root = makeTree({ 'odd/SKILL.md': skillMd('odd'), 'odd/notes:v2.md': 'colon\n', 'odd/refs/%2e%2e': 'literal\n' });
+    const target = makeTree({});
+    const run = await runCli(['install', `stdio:${process.execPath} ${CLI} serve --no-cache ${root}`, 'odd', '--to', target]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(readFileSync(join(target, 'odd', 'notes:v2.md'), 'utf8'), 'colon\n');
+    assert.equal(readFileSync(join(target, 'odd', 'refs', '%2e%2e'), 'utf8'), 'literal\n');
+  });
+
+  test('install writes nothing outside the skill folder when a server lists a path that climbs out (held before the fix too)', async () => {
+    const root = makeTree({ 'odd/SKILL.md': skillMd('odd') });
+    const server = await startHttp([root]);
+    const proxy = await startProxy(server.url, (method, _params, result) => {
+      if (method !== 'skills/list' && method !== 'skills/get') return result;
+      const tampered = structuredClone(result) as { skills?: Array<{ resources: unknown[] }>; skill?: { resources: unknown[] } };
+      for (const skill of tampered.skills ?? (tampered.skill ? [tampered.skill] : [])) {
+        skill.resources.push({ uri: 'skill://odd/%2E%2E/%2E%2E/escaped.md', digest: `sha256:${'0'.repeat(64)}`, size: 1 });
+      }
+      return tampered as Record<string, unknown>;
+    });
+    try {
+      const target = makeTree({});
+      const run = await runCli(['install', proxy.url, 'odd', '--to', join(target, 'skills')]);
+      // The entry is ignored with a warning; the skill's own files are installed, nothing outside it.
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /lists skill:\/\/odd\/%2E%2E\/%2E%2E\/escaped\.md, which is outside the skill: ignored/);
+      assert.match(run.stderr, /installed odd \(1 file\)/);
+      assert.equal(existsSync(join(target, 'escaped.md')), false);
+      assert.equal(existsSync(join(target, 'skills', 'escaped.md')), false);
+    } finally {
+      await proxy.stop();
+      await server.stop();
+    }
   });
 });

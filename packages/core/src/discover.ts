@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { FolderProblem } from './skill-folder.js';
 
 /**
@@ -29,10 +29,28 @@ export const MAX_DISCOVERY_DEPTH = 16;
 export interface DiscoverOptions {
   /** How many folders `root` already sits below the served root (a rescan from inside a tree): the depth counts from there. */
   depth?: number;
+  /** The folder being served, when `root` is a folder inside it (a rescan): links that hold it are not followed. */
+  servedRoot?: string;
+}
+
+/**
+ * Whether the folder at real path `outer` holds (or is) the one at real path `inner`. A link to such a folder (`/`,
+ * `..`, the home folder above a served tree) would bring in the served tree again and everything around it: walking
+ * and watching it never ends on a real disk, so it is not followed.
+ */
+export function holdsPath(outer: string, inner: string): boolean {
+  return outer === inner || outer === sep || inner.startsWith(outer + sep);
 }
 
 export function discoverSkills(root: string, options: DiscoverOptions = {}): Discovery {
   const startDepth = options.depth ?? 0;
+  const served = options.servedRoot ?? root;
+  let servedReal: string | undefined;
+  try {
+    servedReal = realpathSync(served);
+  } catch {
+    servedReal = undefined;
+  }
   const skills: DiscoveredSkill[] = [];
   const problems: FolderProblem[] = [];
   const seen = new Set<string>();
@@ -53,6 +71,10 @@ export function discoverSkills(root: string, options: DiscoverOptions = {}): Dis
       try {
         real = realpathSync(dir);
       } catch {
+        return;
+      }
+      if (dir !== served && servedReal !== undefined && holdsPath(real, servedReal)) {
+        problems.push({ severity: 'warning', message: `symbolic link to ${real}, a folder that holds the served folder; not followed`, path: dir });
         return;
       }
       if (seen.has(real)) return;

@@ -37,10 +37,11 @@ export function printable(text: string, max = 200): string {
  * Text from skill folders (names, descriptions, file names) made safe for a terminal line: C0 and C1 control
  * characters, DEL and the bidirectional controls are shown as escapes (`\n`, `\t`, `\r`, else `\u001b`), so a hostile
  * name can neither start a forged line, send an escape sequence, nor reorder what is displayed around it.
+ * `keepNewlines`: for a message whose lines are its own (an error with the lines of a server's stderr below it).
  */
-export function escapeControls(text: string): string {
+export function escapeControls(text: string, options: { keepNewlines?: boolean } = {}): string {
   return String(text).replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (char) => {
-    if (char === '\n') return '\\n';
+    if (char === '\n') return options.keepNewlines ? char : '\\n';
     if (char === '\t') return '\\t';
     if (char === '\r') return '\\r';
     return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;

@@ -157,4 +157,28 @@ describe('serve: what hostile names and trees print on stderr', () => {
       await server.stop();
     }
   });
+
+  test('a link to / or to a folder above the served one is not followed (it would walk and watch the whole disk)', { timeout: 120_000 }, async () => {
+    const root = tempDir('uplinks');
+    makeTree({ 'good/SKILL.md': skillMd('good'), 'team/other/SKILL.md': skillMd('other') }, root);
+    symlinkSync('/', join(root, 'everything'));
+    symlinkSync('..', join(root, 'team', 'up'));
+    const server = await startHttp([root]);
+    try {
+      const stderr = server.stderr();
+      assert.match(stderr, /warning: .*\/everything: symbolic link to \/, a folder that holds the served folder; not followed/, stderr);
+      assert.match(stderr, /warning: .*\/team\/up: symbolic link to .*, a folder that holds the served folder; not followed/, stderr);
+      assert.match(stderr, /serving 2 skills /, stderr);
+      const health = (await (await fetch(server.url.replace(/\/mcp$/, '/healthz'))).json()) as { watching: { folders: number } };
+      assert.ok(health.watching.folders < 10, `watching ${health.watching.folders} folders`);
+      // A link made while serving is refused the same way.
+      symlinkSync(join(root, '..'), join(root, 'team', 'later'));
+      await eventually(async () => (/team\/later: symbolic link to/.test(server.stderr()) ? true : undefined), 30_000, 'the warning about the new link');
+      const after = (await (await fetch(server.url.replace(/\/mcp$/, '/healthz'))).json()) as { skills: number; watching: { folders: number } };
+      assert.equal(after.skills, 2);
+      assert.ok(after.watching.folders < 10, `watching ${after.watching.folders} folders`);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -579,7 +579,7 @@ async function installSkill(source: SkillSource, skill: SkillDescriptor, target:
   await source.load(skill); // SKILL.md: bytes and frontmatter
   const files: Array<{ path: string; bytes: Uint8Array }> = [];
   for (const entry of skill.files!) {
-    const path = lib.checkRelativePath(entry.path);
+    const path = diskPath(entry.path);
     const file = await source.readFile(skill, path);
     if (!file.verified) throw fail('invalid', `${file.uri} could not be verified`);
     files.push({ path, bytes: file.bytes });
@@ -635,6 +635,19 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
       return message;
     },
   );
+}
+
+/**
+ * A listed path as a place under the install folder: plain segments only (no empty, `.` or `..` segment, backslash
+ * or NUL; not absolute), whatever the server listed. A colon or a `%` is an ordinary file name character on disk
+ * (`notes:v2.md`), and the file is read by its listed URI.
+ */
+function diskPath(path: string): string {
+  const segments = path.split('/');
+  if (path.startsWith('/') || /[\\\0]/.test(path) || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw fail('invalid', `'${escapeControls(path)}' is not a safe path inside a skill folder: not installed`);
+  }
+  return path;
 }
 
 /** A JSON report, exact (JSON escapes what it must). */

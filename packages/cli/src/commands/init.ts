@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { MAX_DESCRIPTION_LENGTH, MCP_NAME_PATTERN, inspectSkillFolder } from '@skillport/core';
+import { MAX_DESCRIPTION_LENGTH, MCP_NAME_PATTERN, escapeControls, inspectSkillFolder } from '@skillport/core';
 import type { ExitCode } from '../kit.js';
 import { displayPath, paint } from '../output.js';
 
@@ -27,7 +27,7 @@ export function registerInit(program: Command, exit: ExitCode): void {
     .action((name: string, options: InitOptions) => {
       const colors = paint(process.stderr);
       const error = (message: string, code: number) => {
-        process.stderr.write(`skillport: ${colors.red('error')}: ${message}\n`);
+        process.stderr.write(`skillport: ${colors.red('error')}: ${escapeControls(message, { keepNewlines: true })}\n`);
         exit.set(code);
       };
       if (!MCP_NAME_PATTERN.test(name))

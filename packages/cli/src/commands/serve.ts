@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DEFAULT_LIMITS } from '@skillport/core';
+import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
 import { arg, repeatable } from '../kit.js';
@@ -177,7 +177,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
-          process.stderr.write(`skillport: error: ${error.message}\n`);
+          process.stderr.write(`skillport: error: ${escapeControls(error.message, { keepNewlines: true })}\n`);
           exit.set(1);
           return;
         }
@@ -197,7 +197,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
           throw new Error(`asmFastPath takes true, false or a number of tokens (got ${JSON.stringify(options.asmFastPath)})`);
         }
       } catch (error) {
-        process.stderr.write(`skillport: error: ${(error as Error).message}\n`);
+        process.stderr.write(`skillport: error: ${escapeControls((error as Error).message, { keepNewlines: true })}\n`);
         exit.set(2);
         return;
       }

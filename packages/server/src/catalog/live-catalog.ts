@@ -405,7 +405,7 @@ export class LiveCatalog {
       if (root === undefined) continue;
       const base = segmentsUnder(root, start)!;
       // Depth counts from the root, as in a full scan, so that a rescan finds exactly what a fresh scan would.
-      const discovery = discoverSkills(start, { depth: base.length });
+      const discovery = discoverSkills(start, { depth: base.length, servedRoot: root.dir });
       // A search starts from an event's path, often a file or a path gone since: that is no problem of the tree.
       for (const problem of discovery.problems) if (problem.code !== 'not-a-directory' && problem.code !== 'path-missing') this.#report(problem);
       for (const found of discovery.skills) {

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
+import { holdsPath } from '@skillport/core';
 
 /** What the watcher reports: a path that changed (a file or folder, maybe gone), or `undefined`: rescan everything. */
 export type TreeEvent = (path: string | undefined) => void;
@@ -51,6 +52,8 @@ export class TreeWatcher {
   /** Real paths watched, to the path they are watched at: a folder reached twice through links is watched once. */
   #byReal = new Map<string, string>();
   #warned = new Set<string>();
+  /** The roots' real paths: a link to a folder that holds one (`/`, `..`) is never watched (discovery does not follow it). */
+  #rootReals: string[] = [];
   #closed = false;
   /** The first walk's folders not armed yet (a stack: depth first, as a recursive walk). */
   #walk: Pending[] = [];
@@ -67,6 +70,13 @@ export class TreeWatcher {
   /** Starts watching every root (the rest of a large tree in slices: see `armed`); throws when a root cannot be watched at all. */
   start(): void {
     const perFolder = this.options.perFolder ?? process.platform === 'linux';
+    this.#rootReals = this.roots.flatMap((root) => {
+      try {
+        return [realpathSync(root)];
+      } catch {
+        return [];
+      }
+    });
     for (const root of this.roots) {
       if (perFolder) {
         const children = this.#watchOne(root, 0);
@@ -149,6 +159,8 @@ export class TreeWatcher {
       return false; // gone already: its parent's event has been reported
     }
     if (this.#byReal.has(real)) return [];
+    // Only a root or a folder reached through a link can hold a root; a root itself is watched.
+    if (knownReal === undefined && !this.roots.includes(dir) && this.#rootReals.some((root) => holdsPath(real, root))) return [];
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, { persistent: true }, (_event, name) => this.#event(dir, name === null || name === undefined ? undefined : name.toString(), depth));
