@@ -271,6 +271,17 @@ describe('small things users of npm, cargo and Verdaccio expect', () => {
     assert.match(again.stderr, /exists and is not empty; use --force/);
   });
 
+  test("init into a --dir that is a file, or over a file of the skill's name, is one clear line, not a stack", async () => {
+    const parent = makeTree({ 'notes.txt': 'a file', 'pdf-tools': 'a file named like the skill' });
+    const inFile = await runCli(['init', 'pdf-tools', '--dir', join(parent, 'notes.txt')]);
+    assert.equal(inFile.code, 1, inFile.stderr);
+    assert.match(inFile.stderr, /^skillport: error: cannot create .*SKILL\.md: a part of the path is a file, not a folder\n$/);
+    const overFile = await runCli(['init', 'pdf-tools', '--dir', parent]);
+    assert.equal(overFile.code, 1, overFile.stderr);
+    assert.match(overFile.stderr, /^skillport: error: .*pdf-tools exists and is not a folder\n$/);
+    assert.equal(readFileSync(join(parent, 'pdf-tools'), 'utf8'), 'a file named like the skill');
+  });
+
   test('token list, audit and versions with a mistyped --data fail and create nothing', async () => {
     const typo = join(makeTree({}), 'dta');
     for (const args of [

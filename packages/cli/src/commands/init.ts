@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MAX_DESCRIPTION_LENGTH, MCP_NAME_PATTERN, escapeControls, inspectSkillFolder } from '@skillport/core';
@@ -37,10 +37,23 @@ export function registerInit(program: Command, exit: ExitCode): void {
         .trim();
       if (description === '' || description.length > MAX_DESCRIPTION_LENGTH) return error(`--description must be 1-${MAX_DESCRIPTION_LENGTH} characters`, 2);
       const folder = resolve(options.dir ?? '.', name);
+      if (existsSync(folder) && !statSync(folder).isDirectory()) return error(`${displayPath(folder)} exists and is not a folder`, 1);
       if (existsSync(folder) && readdirSync(folder).length > 0 && !options.force)
         return error(`${displayPath(folder)} exists and is not empty; use --force to write SKILL.md into it`, 1);
-      mkdirSync(folder, { recursive: true });
-      writeFileSync(join(folder, 'SKILL.md'), skillMd(name, description));
+      try {
+        mkdirSync(folder, { recursive: true });
+        writeFileSync(join(folder, 'SKILL.md'), skillMd(name, description));
+      } catch (failure) {
+        // A --dir that is a file (ENOTDIR), a read-only parent (EACCES), a full disk: one line, not a stack.
+        const code = (failure as NodeJS.ErrnoException).code;
+        const why =
+          code === 'ENOTDIR'
+            ? 'a part of the path is a file, not a folder'
+            : code === 'EACCES' || code === 'EPERM'
+              ? 'permission denied'
+              : (failure as Error).message;
+        return error(`cannot create ${displayPath(join(folder, 'SKILL.md'))}: ${why}`, 1);
+      }
       // What validate would say: a scaffold that does not validate would be a bug, so say so rather than hide it.
       const inspection = inspectSkillFolder(folder);
       const errors = inspection.problems.filter((problem) => problem.severity === 'error');
