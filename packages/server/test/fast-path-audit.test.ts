@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { EXAMPLES, startHttp } from '@skillport/test-kit';
-import type { RunningServer } from '@skillport/test-kit';
+import { EXAMPLES, JSON_RPC_HEADERS, sdkShaped, startHttp } from '@skillport/test-kit';
+import type { Era, RunningServer } from '@skillport/test-kit';
 
 /**
  * An outside audit of the HTTP fast path (ADR 0002): odd-but-legal and hostile requests sent to a server with the
@@ -9,28 +9,9 @@ import type { RunningServer } from '@skillport/test-kit';
  * path's successes the same bytes. Each case here was a divergence (or an answer against the JSON-RPC/MCP rules on
  * both paths) before its fix.
  */
-type Era = 'legacy' | 'modern';
-
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'audit', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
 /** A request shaped as the SDK client shapes it (so the fast path may take it); `message` overrides members. */
 function shaped(era: Era, method: string, params: Record<string, unknown>, message: Record<string, unknown> = {}) {
-  const headers: Record<string, string> = { ...HEADERS };
-  let body = params;
-  if (era === 'modern') {
-    headers['mcp-protocol-version'] = '2026-07-28';
-    headers['mcp-method'] = method;
-    if (method === 'resources/read' && typeof params['uri'] === 'string') headers['mcp-name'] = params['uri'];
-    if (method === 'tools/call' && typeof params['name'] === 'string') headers['mcp-name'] = params['name'];
-    body = { ...params, _meta: { ...ENVELOPE, ...(params['_meta'] as object | undefined) } };
-  } else {
-    headers['mcp-protocol-version'] = '2025-11-25';
-  }
+  const { headers, params: body } = sdkShaped(era, method, params, 'audit');
   return { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: body, ...message }) };
 }
 
@@ -185,7 +166,7 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: 5 },
     ];
     for (const message of messages) {
-      const request = { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(message) };
+      const request = { headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(message) };
       const [a] = await both(JSON.stringify(message), request);
       assert.equal(a.status, 400, JSON.stringify(message));
       assert.equal((a.json as { error?: { code: number } }).error?.code, -32600, JSON.stringify(message));
@@ -193,7 +174,10 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
     // By-position params (an array) make a valid JSON-RPC request whose params these methods do not take: -32602.
     for (const method of ['skills/list', 'resources/read', 'tools/call']) {
       const message = { jsonrpc: '2.0', id: 1, method, params: [] };
-      const [a] = await both(JSON.stringify(message), { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(message) });
+      const [a] = await both(JSON.stringify(message), {
+        headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify(message),
+      });
       assert.equal((a.json as { error?: { code: number } }).error?.code, -32602, method);
     }
   });
@@ -202,7 +186,7 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
     const request = (id: number) => ({ jsonrpc: '2.0', id, method: 'skills/get', params: { uri: 'skill://csv-data-cleaning/SKILL.md' } });
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
     for (const batch of [[request(1)], [request(1), notification], [notification, request(2)], [request(1), request(2)]]) {
-      const [a] = await both(JSON.stringify(batch), { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(batch) });
+      const [a] = await both(JSON.stringify(batch), { headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(batch) });
       assert.equal(a.status, 200);
       assert.ok(Array.isArray(a.json), `${JSON.stringify(batch)} answered ${a.text.slice(0, 100)}`);
       assert.deepEqual(
@@ -230,7 +214,7 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
   test('a batch reusing an id is refused, one error per request, never one answer for two requests', async () => {
     const get = (id: unknown) => ({ jsonrpc: '2.0', id, method: 'skills/get', params: { uri: 'skill://csv-data-cleaning/SKILL.md' } });
     const batch = [get(1), get(1), get(2)];
-    const [a] = await both('reused id', { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(batch) });
+    const [a] = await both('reused id', { headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(batch) });
     assert.equal(a.status, 400);
     const answers = a.json as Array<{ id: number; error?: { code: number; message: string } }>;
     assert.deepEqual(
@@ -243,7 +227,7 @@ describe('HTTP fast path audit: the same answers as the SDK path for odd and hos
     );
     assert.match(answers[0]!.error!.message, /id 1 is used by another request/);
     // 1 and "1" are different ids: both answered.
-    const [b] = await both('1 and "1"', { headers: { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify([get(1), get('1')]) });
+    const [b] = await both('1 and "1"', { headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify([get(1), get('1')]) });
     assert.deepEqual(
       (b.json as Array<{ id: unknown; result?: unknown }>).map((answer) => [answer.id, 'result' in answer]),
       [

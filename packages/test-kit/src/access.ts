@@ -20,27 +20,40 @@ export async function createToken(data: string, args: string[]): Promise<string>
   return token;
 }
 
-/** A raw JSON-RPC request as the SDK client shapes it (so the HTTP fast path may take it), with a bearer token. */
-export async function rawRequest(url: string, era: Era, token: string | undefined, id: number, method: string, params: Record<string, unknown>) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-  let body = params;
+/** JSON and the 2025-era streaming media types, as the SDK client's Accept lists them. */
+export const JSON_RPC_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+});
+
+/**
+ * The headers and params of a JSON-RPC request shaped as the SDK client shapes it, so the HTTP fast path may take it:
+ * in the 2026 era the Mcp-Method/Mcp-Name headers and the `_meta` envelope (members of `params._meta` kept over it).
+ */
+export function sdkShaped(era: Era, method: string, params: Record<string, unknown>, clientName = 'raw') {
+  const headers: Record<string, string> = { ...JSON_RPC_HEADERS };
+  let shapedParams = params;
   if (era === 'modern') {
     headers['mcp-protocol-version'] = '2026-07-28';
     headers['mcp-method'] = method;
     if (method === 'resources/read' && typeof params['uri'] === 'string') headers['mcp-name'] = params['uri'];
     if (method === 'tools/call' && typeof params['name'] === 'string') headers['mcp-name'] = params['name'];
-    body = {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
     };
+    shapedParams = { ...params, _meta: { ...envelope, ...(params['_meta'] as object | undefined) } };
   } else {
     headers['mcp-protocol-version'] = '2025-11-25';
   }
+  return { headers, params: shapedParams };
+}
+
+/** A raw JSON-RPC request as the SDK client shapes it (so the HTTP fast path may take it), with a bearer token. */
+export async function rawRequest(url: string, era: Era, token: string | undefined, id: number, method: string, params: Record<string, unknown>) {
+  const { headers, params: body } = sdkShaped(era, method, params);
+  if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: body }) });
   const text = await response.text();
   const type = response.headers.get('content-type') ?? '';
