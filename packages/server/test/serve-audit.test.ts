@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectStdio, eventually, makeTree, skillMd, startHttp } from '@skillport/test-kit';
+import { connectStdio, eventually, makeTree, removeTrees, skillMd, startHttp, tempFolder } from '@skillport/test-kit';
 
 /**
  * What an outside audit with hostile skill folders found (each case failed before its fix): a listed file that a
@@ -13,15 +12,8 @@ import { connectStdio, eventually, makeTree, skillMd, startHttp } from '@skillpo
  * than the discovery depth dropped without a word, and a SKILL.md that is a folder ignored without a word.
  */
 
-const temporary: string[] = [];
-const tempDir = (label: string) => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), `skillport-${label}-`)));
-  temporary.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
-});
+// Every server is stopped in its own hooks; the folders go when the file is done.
+after(removeTrees);
 
 async function callText(client: Client, name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> {
   const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ text?: string }>; isError?: boolean };
@@ -33,7 +25,7 @@ const ODD_NAMES = ['co:lon.md', 'c:run.md', '-leading-dash.md', '--help', '%2e%2
 
 describe('serve: every listed file is readable through every surface, whatever its name', () => {
   test('resources/read, read_skill_resource and get_skill_reference read each odd name (stdio)', async () => {
-    const root = tempDir('odd');
+    const root = tempFolder('odd');
     const spec: Record<string, string> = { 'odd/SKILL.md': skillMd('odd') };
     for (const name of ODD_NAMES) spec[`odd/references/${name}`] = `file ${JSON.stringify(name)}\n`;
     spec['odd/notes:top.md'] = 'a colon at the top\n';
@@ -74,7 +66,7 @@ describe('serve: every listed file is readable through every surface, whatever i
 
 describe('serve: what hostile names and trees print on stderr', () => {
   test('control and bidirectional characters in file and skill names are escaped: one line per problem, nothing forged', async () => {
-    const root = tempDir('controls');
+    const root = tempFolder('controls');
     makeTree(
       {
         'good/SKILL.md': skillMd('good'),
@@ -116,7 +108,7 @@ describe('serve: what hostile names and trees print on stderr', () => {
   });
 
   test('a skill deeper than discovery searches is named in a warning, and a SKILL.md that is a folder is reported', async () => {
-    const root = tempDir('depth');
+    const root = tempFolder('depth');
     const deep = Array.from({ length: 20 }, (_, index) => `level${index}`).join('/');
     makeTree({ 'good/SKILL.md': skillMd('good'), [`${deep}/deep-skill/SKILL.md`]: skillMd('deep-skill') }, root);
     mkdirSync(join(root, 'folder-manifest', 'SKILL.md'), { recursive: true });
@@ -134,7 +126,7 @@ describe('serve: what hostile names and trees print on stderr', () => {
   });
 
   test('live edits of files, and a skill folder dropped in deep, are reported only for what is wrong', async () => {
-    const root = tempDir('live');
+    const root = tempFolder('live');
     makeTree({ 'good/SKILL.md': skillMd('good'), 'good/references/a.md': 'one\n', 'team/keep.md': 'not a skill\n' }, root);
     const server = await startHttp([root]);
     try {
@@ -159,7 +151,7 @@ describe('serve: what hostile names and trees print on stderr', () => {
   });
 
   test('a link to / or to a folder above the served one is not followed (it would walk and watch the whole disk)', { timeout: 120_000 }, async () => {
-    const root = tempDir('uplinks');
+    const root = tempFolder('uplinks');
     makeTree({ 'good/SKILL.md': skillMd('good'), 'team/other/SKILL.md': skillMd('other') }, root);
     symlinkSync('/', join(root, 'everything'));
     symlinkSync('..', join(root, 'team', 'up'));

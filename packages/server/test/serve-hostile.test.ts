@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import type { Client } from '@modelcontextprotocol/client';
-import { CLI, connectHttp, makeTree, skillMd, startHttp } from '@skillport/test-kit';
+import { CLI, connectHttp, makeTree, removeTrees, skillMd, startHttp, tempFolder } from '@skillport/test-kit';
 import type { Era, RunningServer, TreeSpec } from '@skillport/test-kit';
 
 /**
@@ -17,16 +16,8 @@ import type { Era, RunningServer, TreeSpec } from '@skillport/test-kit';
  * and malformed HTTP requests get clean HTTP errors. All against real processes and real MCP clients.
  */
 
-const temporary: string[] = [];
-const tempDir = (label: string) => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), `skillport-${label}-`)));
-  temporary.push(dir);
-  return dir;
-};
 // Every server is stopped in its own hooks; the folders go when the file is done.
-after(() => {
-  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
-});
+after(removeTrees);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The hostile tree
@@ -92,7 +83,7 @@ function hostileSpec(): TreeSpec {
   return spec;
 }
 
-const HOSTILE = join(tempDir('hostile'), 'skills');
+const HOSTILE = join(tempFolder('hostile'), 'skills');
 makeTree(hostileSpec(), HOSTILE);
 execFileSync('mkfifo', [join(HOSTILE, 'has-fifo/pipe')]);
 execFileSync('mkfifo', [join(HOSTILE, 'has-fifo/references/pipe.md')]);
@@ -281,7 +272,7 @@ describe('serve: a tree of hostile skills', () => {
 
 describe('serve: byte limit', () => {
   test('--max-bytes 1MiB refuses a larger skill and serves the rest', async () => {
-    const root = join(tempDir('bytes'), 'skills');
+    const root = join(tempFolder('bytes'), 'skills');
     const chunk = Buffer.alloc(600 * 1024, 'a');
     makeTree(
       {
@@ -316,7 +307,7 @@ describe('serve: byte limit', () => {
   });
 
   test('--strict starts on a clean tree', async () => {
-    const root = makeTree(GOOD_FILES, tempDir('strict'));
+    const root = makeTree(GOOD_FILES, tempFolder('strict'));
     const server = await startHttp(['--strict', root]);
     try {
       const client = await connectHttp(server.url, 'modern');
@@ -332,7 +323,7 @@ describe('serve: byte limit', () => {
 });
 
 describe('serve: two folders with the same skill URI', () => {
-  const base = tempDir('clash');
+  const base = tempFolder('clash');
   const first = join(base, 'first');
   const second = join(base, 'second');
   makeTree(

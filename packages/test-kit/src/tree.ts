@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -17,6 +17,16 @@ export function makeTree(spec: TreeSpec, base?: string): string {
     else writeFileSync(full, content);
   }
   return root;
+}
+
+/**
+ * A new empty temporary folder named after `label`, by its real path (macOS's /tmp is a link: the server reports real
+ * paths), removed with makeTree's by `removeTrees`.
+ */
+export function tempFolder(label: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `skillport-${label}-`)));
+  created.push(dir);
+  return dir;
 }
 
 /** Removes every temporary folder made by makeTree so far (call from `after` where a test makes many). */
