@@ -98,6 +98,9 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
  */
 const envelopeVerdicts = new Map<string, boolean>();
 const ENVELOPE_VERDICTS_MAX = 1024;
+// Only envelopes up to this size are kept: the key is the envelope's JSON, and a request body may be megabytes, so
+// 1,024 kept keys must not become gigabytes (a real client's envelope is a few hundred bytes).
+const ENVELOPE_KEY_MAX_CHARS = 4096;
 
 function envelopeAccepted(envelope: Record<string, unknown>): boolean {
   const key = JSON.stringify(envelope);
@@ -110,6 +113,7 @@ function envelopeAccepted(envelope: Record<string, unknown>): boolean {
       body: { jsonrpc: '2.0', id: 0, method: 'ping', params: { _meta: envelope } },
     });
     verdict = outcome.kind === 'modern' && outcome.classification.revision === MODERN_VERSION;
+    if (key.length > ENVELOPE_KEY_MAX_CHARS) return verdict;
     if (envelopeVerdicts.size >= ENVELOPE_VERDICTS_MAX) envelopeVerdicts.clear();
     envelopeVerdicts.set(key, verdict);
   }
