@@ -244,7 +244,11 @@ export class SkillportServer {
       for (const plugin of options.plugins ?? []) {
         try {
           plugins.push(
-            await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }),
+            await plugin.setup({
+              canSee: (principal, name, uri) => access.views.allows(principal, name, uri),
+              writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
+              authenticated: access.auth !== 'none',
+            }),
           );
         } catch (error) {
           throw new StartupError((error as Error).message);
