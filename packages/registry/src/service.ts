@@ -329,11 +329,7 @@ function publishRefused(name: string): RegistryError {
 
 function writeRefused(action: WriteAction, name: string): RegistryError {
   if (action === 'revoke' || action === 'review')
-    return new RegistryError(
-      403,
-      'forbidden',
-      `${action} of '${printable(name)}' needs the admin scope, or a policy rule that gives you revoke over the name`,
-    );
+    return new RegistryError(403, 'forbidden', `${action} of '${printable(name)}' needs the admin scope, or a policy rule that gives you revoke over the name`);
   return new RegistryError(403, 'forbidden', `the policy does not let you ${action} '${printable(name)}' (a rule matching it names other publish subjects)`);
 }
 

@@ -93,7 +93,10 @@ export function attackTests(data: () => Promise<string>): void {
     // Acme's catalog is untouched: the API and MCP still serve acme's own text.
     const skill = await api.json(tokens['acmeReader']!, '/api/v1/skills/acme-deploy');
     assert.deepEqual(skill['tags'], { latest: '1.0.0', stable: '1.1.0' });
-    assert.deepEqual((skill['versions'] as Array<{ version: string }>).map((v) => v.version), ['1.0.0', '1.1.0']);
+    assert.deepEqual(
+      (skill['versions'] as Array<{ version: string }>).map((v) => v.version),
+      ['1.0.0', '1.1.0'],
+    );
     const client = await connectAs(server!.url, 'legacy', tokens['acmeReader']!);
     try {
       const activated = await callText(client, 'activate_skill', { name: 'acme-deploy' });

@@ -98,7 +98,8 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     const at = `${where}: rules[${index}]`;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
     const rule = raw as Record<string, unknown>;
-    for (const key of Object.keys(rule)) if (!RULE_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected skills, uri, allow, deny, publish, revoke)`);
+    for (const key of Object.keys(rule))
+      if (!RULE_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected skills, uri, allow, deny, publish, revoke)`);
     const skills = [
       ...optionalList(rule['skills'], `${at}.skills`),
       ...optionalList(rule['skill'], `${at}.skill`),
