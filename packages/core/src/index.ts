@@ -13,6 +13,7 @@ export * from './search.js';
 export * from './sections.js';
 export * from './markdown-headings.js';
 export * from './text.js';
+export * from './unique-names.js';
 export * from './time.js';
 export * from './skill-files.js';
 export * from './archive.js';

@@ -14,6 +14,7 @@
  * sections' keys alone and the same body always gives the same keys.
  */
 import { editDistance } from './text.js';
+import { UniqueNames } from './unique-names.js';
 import { scanMarkdown } from './markdown-headings.js';
 import type { MarkdownHeading as Heading, MarkdownScan } from './markdown-headings.js';
 export interface SkillSection {
@@ -163,22 +164,15 @@ function slugify(title: string): string {
 }
 
 /** A key per heading: its parent's key (nearest earlier heading of a lower level), `/`, its slug; then `-2`, `-3`... */
-function headingKeys(headings: readonly Heading[], taken: Set<string>): string[] {
+function headingKeys(headings: readonly Heading[], taken: UniqueNames): string[] {
   const stack: Array<{ level: number; key: string }> = [];
   return headings.map((heading) => {
     while (stack.length > 0 && stack[stack.length - 1]!.level >= heading.level) stack.pop();
     const parent = stack[stack.length - 1];
-    const key = unique((parent ? `${parent.key}/` : '') + (slugify(heading.title) || 'section'), taken);
+    const key = taken.take((parent ? `${parent.key}/` : '') + (slugify(heading.title) || 'section'));
     stack.push({ level: heading.level, key });
     return key;
   });
-}
-
-function unique(base: string, taken: Set<string>): string {
-  let key = base;
-  for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
-  taken.add(key);
-  return key;
 }
 
 // ---- outline --------------------------------------------------------------------------------------------------
@@ -206,7 +200,7 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
   const { headings, lineStarts } = scanned;
 
   // "preamble" is reserved even when there is no preamble, so a heading named Preamble keeps one key either way.
-  const taken = new Set<string>([PREAMBLE]);
+  const taken = new UniqueNames([PREAMBLE]);
   const keys = headingKeys(headings, taken);
   const spans: Span[] = [];
   const firstHeading = headings[0]?.offset ?? body.length;
@@ -284,7 +278,7 @@ function splitSpan(
   scanned: MarkdownScan,
   lineOf: (offset: number) => number,
   count: Counter,
-  taken: Set<string>,
+  taken: UniqueNames,
 ): Array<{ span: Span; tokens: number }> {
   const { lineStarts, blockStart } = scanned;
   const first = lineOf(span.start);
@@ -327,7 +321,7 @@ function splitSpan(
 
   return groups.map((group, index) => ({
     span: {
-      key: index === 0 ? span.key : unique(`${span.key}/part-${index + 1}`, taken),
+      key: index === 0 ? span.key : taken.take(`${span.key}/part-${index + 1}`),
       title: index === 0 ? span.title : `${span.title} (part ${index + 1} of ${groups.length})`,
       level: span.level,
       start: group.start,
