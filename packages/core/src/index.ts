@@ -11,6 +11,7 @@ export * from './discover.js';
 export * from './chunked-writer.js';
 export * from './markdown-headings.js';
 export * from './text.js';
+export * from './unique-names.js';
 export * from './time.js';
 export * from './skill-files.js';
 export * from './archive.js';

@@ -348,11 +348,14 @@ export class SkillportServer {
     this.catalog.live.watch();
   }
 
-  /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
-  serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
+  /**
+   * Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts);
+   * `onWarning` hears of lines refused unread (over the transport's 10 MiB line bound).
+   */
+  serveStdio(options: { maxUriLength?: number; onWarning?: (message: string) => void } = {}): StdioServerHandle {
     // Lines that are no JSON-RPC message are answered (mcp/stdio-lines.ts), not dropped by the transport unanswered.
     const stdio: StdioServerTransport = new StdioServerTransport(
-      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {})),
+      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {}), undefined, options.onWarning),
     );
     const handle = serveStdio(
       async () => {

@@ -540,3 +540,33 @@ test('markdownHeadings: the same headings as the sections, comments and fences l
     [1, 2, 2, 2, 2],
   );
 });
+
+/**
+ * Repeated headings: keys used to be found by trying `x`, `x-2`, `x-3`… from 2 each time, so N equal headings cost
+ * N²/2 lookups (a 137 KiB SKILL.md of repeated headings took 13 s, 20,000 headings 12.7 s in get_skill_outline).
+ * Counted lookups, not time: doubling the headings must about double the work.
+ */
+describe('keys of repeated headings are found in linear work', () => {
+  test('the keys are the same as ever: a literal "x-2" is skipped, never reused', async () => {
+    const result = await outlineSkill('# x\n\n# x-2\n\n# x\n\n# x\n\n# Preamble\n\n# x-3\n');
+    assert.deepEqual(
+      result.sections.map((section) => section.key),
+      ['x', 'x-2', 'x-3', 'x-4', 'preamble-2', 'x-3-2'],
+    );
+  });
+
+  test('40,000 repeated headings: x, x-2 … x-40000, with work that doubles when the headings do', async () => {
+    const { countLookups } = await import('@skillport/test-kit');
+    await countTokens('warm'); // the tokenizer's own first load is not this test's work
+    const work = async (n: number) => (await countLookups(() => outlineSkill('# x\n'.repeat(n)))).lookups;
+    const [small, large] = [await work(2000), await work(4000)];
+    assert.ok(large / small < 2.5, `lookups for 2,000 headings: ${small}, for 4,000: ${large} (x${(large / small).toFixed(2)})`);
+    assert.ok(large < 50 * 4000, `${large} lookups for 4,000 headings`);
+    const big = await outlineSkill('# x\n'.repeat(40_000));
+    assert.equal(big.sections.length, 40_000);
+    assert.deepEqual(
+      big.sections.map((section) => section.key),
+      Array.from({ length: 40_000 }, (_, i) => (i === 0 ? 'x' : `x-${i + 1}`)),
+    );
+  });
+});
