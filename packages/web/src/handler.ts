@@ -14,7 +14,7 @@ import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
 import { signinBody } from './pages/signin.js';
 import { skillBody } from './pages/skill.js';
-import { SESSION_COOKIE, appendCookie, cookie, cookies, csrfToken, csrfValid, isHttps, safeNext, securityHeaders } from './security.js';
+import { SESSION_COOKIE, appendCookie, cookie, csrfToken, csrfValid, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
 import { parseSkillRoute, skillPath } from './urls.js';
 import type { VersionHistory } from './versions.js';
 
@@ -71,12 +71,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (access.auth === 'none') return { principal: access.configured, fromCookie: false, staleCookie: false };
     const header = req.headers.authorization;
     const bearer = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-    const fromCookie = bearer === undefined ? cookies(req).get(SESSION_COOKIE) : undefined;
-    const token = bearer ?? (fromCookie !== undefined && fromCookie !== '' ? decodeURIComponent(fromCookie) : undefined);
+    const fromCookie = bearer === undefined ? sessionToken(req) : undefined;
+    // A cookie that cannot be a token is cleared and the caller signed out, like a revoked one.
+    if (fromCookie === 'malformed') return { principal: undefined, fromCookie: false, staleCookie: true };
+    const token = bearer ?? fromCookie;
     if (token === undefined) return { principal: undefined, fromCookie: false, staleCookie: false };
     const result = await access.authenticateToken(token);
     if ('principal' in result) return { principal: result.principal, fromCookie: bearer === undefined, staleCookie: false };
-    return { principal: undefined, fromCookie: false, staleCookie: bearer === undefined };
+    // Only a token refused (401) is forgotten: a store that cannot be reached now (503) leaves the session for later.
+    return { principal: undefined, fromCookie: false, staleCookie: bearer === undefined && result.status === 401 };
   }
 
   function viewerFor(req: IncomingMessage, res: ServerResponse, caller: Caller): Viewer {
@@ -336,10 +339,10 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     }
     if (method === 'GET' || method === 'HEAD') {
       if (caller.principal !== undefined && caller.fromCookie) {
-        redirect(res, safeNext(query.get('next')));
+        redirect(res, safeNext(query.get('next'), siteOrigin(req)));
         return true;
       }
-      page(req, res, viewer, 200, 'Sign in', signinBody(viewer.csrf, safeNext(query.get('next')), undefined, access.auth), 'signin');
+      page(req, res, viewer, 200, 'Sign in', signinBody(viewer.csrf, safeNext(query.get('next'), siteOrigin(req)), undefined, access.auth), 'signin');
       return true;
     }
     if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'GET, POST');
@@ -347,7 +350,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (!csrfValid(req, form?.get('_csrf') ?? null))
       return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
     const token = (form?.get('token') ?? '').trim();
-    const next = safeNext(form?.get('next') ?? null);
+    const next = safeNext(form?.get('next') ?? null, siteOrigin(req));
     const result = token === '' ? undefined : await access.authenticateToken(token);
     if (result === undefined || !('principal' in result)) {
       page(

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { countTokens as tokenizerCount } from 'gpt-tokenizer/encoding/cl100k_base';
-import { DEFAULT_WHOLE_BODY_TOKENS, TOKEN_ENCODING, countTokens, findSection, outlineSkill, suggestSections } from '../src/index.js';
-import { parseSkillMarkdown } from '../src/frontmatter.js';
-import type { OutlineOptions, SkillOutline } from '../src/index.js';
+import { markdownHeadings, parseSkillMarkdown, scanMarkdown } from '@skillport/core';
+import { DEFAULT_WHOLE_BODY_TOKENS, TOKEN_ENCODING, countTokens, findSection, outlineSkill, suggestSections } from '../src/sections.js';
+import type { OutlineOptions, SkillOutline } from '../src/sections.js';
 
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
 const CORPUS = resolve(REPO, '../shared/corpus/skills');
@@ -463,8 +463,8 @@ describe('scale and real skills', () => {
     assert.equal(split.sections.map((section) => section.text).join(''), body);
   });
 
-  test('importing core does not load the tokenizer; the first count does', () => {
-    const core = new URL('../src/index.js', import.meta.url).href;
+  test('importing the sections module does not load the tokenizer; the first count does', () => {
+    const core = new URL('../src/sections.js', import.meta.url).href;
     const hooks = `export async function resolve(specifier, context, next) {
       if (specifier.startsWith('gpt-tokenizer')) throw new Error('tokenizer requested');
       return next(specifier, context);
@@ -508,5 +508,65 @@ describe('scale and real skills', () => {
       outlined++;
     }
     assert.ok(outlined >= 700, `${outlined} bodies outlined`);
+  });
+});
+
+/** Sections and the headings search indexes come from one scanner: a heading is searched exactly when it is a section. */
+const BODY = [
+  '# Title',
+  '<!--',
+  '## Hidden in a comment',
+  '-->',
+  '## Setup',
+  '```bash',
+  '# a shell comment, not a heading',
+  '```',
+  '1. ```',
+  '   # inside a list item fence',
+  '## After the list ##',
+  '## Use `gh` **first**',
+  '<!-- ## one-line comment -->',
+  '## Last',
+].join('\n');
+
+test('markdownHeadings: the same headings as the sections, comments and fences left out', async () => {
+  const headings = markdownHeadings(BODY);
+  assert.deepEqual(headings, ['Title', 'Setup', 'After the list', 'Use gh first', 'Last']);
+  const outline = await outlineSkill(BODY);
+  const titles = outline.sections.filter((section) => section.key !== 'preamble').map((section) => section.title);
+  assert.equal(titles.length, headings.length);
+  assert.deepEqual(
+    scanMarkdown(BODY).headings.map((heading) => heading.level),
+    [1, 2, 2, 2, 2],
+  );
+});
+
+/**
+ * Repeated headings: keys used to be found by trying `x`, `x-2`, `x-3`… from 2 each time, so N equal headings cost
+ * N²/2 lookups (a 137 KiB SKILL.md of repeated headings took 13 s, 20,000 headings 12.7 s in get_skill_outline).
+ * Counted lookups, not time: doubling the headings must about double the work.
+ */
+describe('keys of repeated headings are found in linear work', () => {
+  test('the keys are the same as ever: a literal "x-2" is skipped, never reused', async () => {
+    const result = await outlineSkill('# x\n\n# x-2\n\n# x\n\n# x\n\n# Preamble\n\n# x-3\n');
+    assert.deepEqual(
+      result.sections.map((section) => section.key),
+      ['x', 'x-2', 'x-3', 'x-4', 'preamble-2', 'x-3-2'],
+    );
+  });
+
+  test('40,000 repeated headings: x, x-2 … x-40000, with work that doubles when the headings do', async () => {
+    const { countLookups } = await import('@skillport/test-kit');
+    await countTokens('warm'); // the tokenizer's own first load is not this test's work
+    const work = async (n: number) => (await countLookups(() => outlineSkill('# x\n'.repeat(n)))).lookups;
+    const [small, large] = [await work(2000), await work(4000)];
+    assert.ok(large / small < 2.5, `lookups for 2,000 headings: ${small}, for 4,000: ${large} (x${(large / small).toFixed(2)})`);
+    assert.ok(large < 50 * 4000, `${large} lookups for 4,000 headings`);
+    const big = await outlineSkill('# x\n'.repeat(40_000));
+    assert.equal(big.sections.length, 40_000);
+    assert.deepEqual(
+      big.sections.map((section) => section.key),
+      Array.from({ length: 40_000 }, (_, i) => (i === 0 ? 'x' : `x-${i + 1}`)),
+    );
   });
 });

@@ -13,9 +13,8 @@
  * only on the sequence of headings, never on the text between them, so editing one section leaves the other
  * sections' keys alone and the same body always gives the same keys.
  */
-import { editDistance } from './text.js';
-import { scanMarkdown } from './markdown-headings.js';
-import type { MarkdownHeading as Heading, MarkdownScan } from './markdown-headings.js';
+import { UniqueNames, editDistance, scanMarkdown } from '@skillport/core';
+import type { MarkdownHeading as Heading, MarkdownScan } from '@skillport/core';
 export interface SkillSection {
   /** Stable, readable id: lowercase ASCII slugs of the heading path joined by `/` (`preamble` for text before the first heading). */
   key: string;
@@ -67,7 +66,7 @@ export const TOKEN_ENCODING = 'cl100k_base';
 
 /**
  * The tokenizer: gpt-tokenizer's cl100k_base, imported from its own subpath so only that one table is loaded, and
- * only on the first count, so importing @skillport/core costs nothing until something is counted.
+ * only on the first count, so loading the server costs nothing until something is counted.
  * Measured on Node 20 (2 cores), fresh process each, import + first count / resident memory / 1 MB of markdown:
  *   gpt-tokenizer cl100k_base  0.26-0.37 s / +24-38 MB / 0.15 s   <- chosen
  *   gpt-tokenizer o200k_base   0.69-0.86 s / +50-53 MB / 0.16-0.19 s
@@ -163,22 +162,15 @@ function slugify(title: string): string {
 }
 
 /** A key per heading: its parent's key (nearest earlier heading of a lower level), `/`, its slug; then `-2`, `-3`... */
-function headingKeys(headings: readonly Heading[], taken: Set<string>): string[] {
+function headingKeys(headings: readonly Heading[], taken: UniqueNames): string[] {
   const stack: Array<{ level: number; key: string }> = [];
   return headings.map((heading) => {
     while (stack.length > 0 && stack[stack.length - 1]!.level >= heading.level) stack.pop();
     const parent = stack[stack.length - 1];
-    const key = unique((parent ? `${parent.key}/` : '') + (slugify(heading.title) || 'section'), taken);
+    const key = taken.take((parent ? `${parent.key}/` : '') + (slugify(heading.title) || 'section'));
     stack.push({ level: heading.level, key });
     return key;
   });
-}
-
-function unique(base: string, taken: Set<string>): string {
-  let key = base;
-  for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
-  taken.add(key);
-  return key;
 }
 
 // ---- outline --------------------------------------------------------------------------------------------------
@@ -206,7 +198,7 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
   const { headings, lineStarts } = scanned;
 
   // "preamble" is reserved even when there is no preamble, so a heading named Preamble keeps one key either way.
-  const taken = new Set<string>([PREAMBLE]);
+  const taken = new UniqueNames([PREAMBLE]);
   const keys = headingKeys(headings, taken);
   const spans: Span[] = [];
   const firstHeading = headings[0]?.offset ?? body.length;
@@ -284,7 +276,7 @@ function splitSpan(
   scanned: MarkdownScan,
   lineOf: (offset: number) => number,
   count: Counter,
-  taken: Set<string>,
+  taken: UniqueNames,
 ): Array<{ span: Span; tokens: number }> {
   const { lineStarts, blockStart } = scanned;
   const first = lineOf(span.start);
@@ -327,7 +319,7 @@ function splitSpan(
 
   return groups.map((group, index) => ({
     span: {
-      key: index === 0 ? span.key : unique(`${span.key}/part-${index + 1}`, taken),
+      key: index === 0 ? span.key : taken.take(`${span.key}/part-${index + 1}`),
       title: index === 0 ? span.title : `${span.title} (part ${index + 1} of ${groups.length})`,
       level: span.level,
       start: group.start,
