@@ -1,5 +1,6 @@
-import { UniqueNames, findSection, outlineSkill } from '@skillport/core';
-import type { SkillOutline, SkillSection } from '@skillport/core';
+import { UniqueNames } from '@skillport/core';
+import { findSection, outlineSkill } from '../../sections.js';
+import type { SkillOutline, SkillSection } from '../../sections.js';
 import type { CatalogSkill } from '../../catalog/model.js';
 import type { SkillsService } from '../../mcp/skills-service.js';
 import { skillBody } from '../activation.js';

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { countTokens as tokenizerCount } from 'gpt-tokenizer/encoding/cl100k_base';
-import { DEFAULT_WHOLE_BODY_TOKENS, TOKEN_ENCODING, countTokens, findSection, outlineSkill, suggestSections } from '../src/index.js';
-import { parseSkillMarkdown } from '../src/frontmatter.js';
-import type { OutlineOptions, SkillOutline } from '../src/index.js';
+import { markdownHeadings, parseSkillMarkdown, scanMarkdown } from '@skillport/core';
+import { DEFAULT_WHOLE_BODY_TOKENS, TOKEN_ENCODING, countTokens, findSection, outlineSkill, suggestSections } from '../src/sections.js';
+import type { OutlineOptions, SkillOutline } from '../src/sections.js';
 
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
 const CORPUS = resolve(REPO, '../shared/corpus/skills');
@@ -463,8 +463,8 @@ describe('scale and real skills', () => {
     assert.equal(split.sections.map((section) => section.text).join(''), body);
   });
 
-  test('importing core does not load the tokenizer; the first count does', () => {
-    const core = new URL('../src/index.js', import.meta.url).href;
+  test('importing the sections module does not load the tokenizer; the first count does', () => {
+    const core = new URL('../src/sections.js', import.meta.url).href;
     const hooks = `export async function resolve(specifier, context, next) {
       if (specifier.startsWith('gpt-tokenizer')) throw new Error('tokenizer requested');
       return next(specifier, context);
@@ -509,6 +509,36 @@ describe('scale and real skills', () => {
     }
     assert.ok(outlined >= 700, `${outlined} bodies outlined`);
   });
+});
+
+/** Sections and the headings search indexes come from one scanner: a heading is searched exactly when it is a section. */
+const BODY = [
+  '# Title',
+  '<!--',
+  '## Hidden in a comment',
+  '-->',
+  '## Setup',
+  '```bash',
+  '# a shell comment, not a heading',
+  '```',
+  '1. ```',
+  '   # inside a list item fence',
+  '## After the list ##',
+  '## Use `gh` **first**',
+  '<!-- ## one-line comment -->',
+  '## Last',
+].join('\n');
+
+test('markdownHeadings: the same headings as the sections, comments and fences left out', async () => {
+  const headings = markdownHeadings(BODY);
+  assert.deepEqual(headings, ['Title', 'Setup', 'After the list', 'Use gh first', 'Last']);
+  const outline = await outlineSkill(BODY);
+  const titles = outline.sections.filter((section) => section.key !== 'preamble').map((section) => section.title);
+  assert.equal(titles.length, headings.length);
+  assert.deepEqual(
+    scanMarkdown(BODY).headings.map((heading) => heading.level),
+    [1, 2, 2, 2, 2],
+  );
 });
 
 /**

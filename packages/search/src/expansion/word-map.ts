@@ -1,11 +1,11 @@
-import { SITUATION_WORDS } from './situation-words.js';
+import { readDataFile } from '../data.js';
 
 /**
  * A map from the words people describe a need with to the words skills describe themselves with (issue 15: "my
  * shoebox of paper slips has to become something my accountant accepts" → receipt, expense, bookkeeping, tax).
- * The data is ./situation-words.ts, written from general knowledge of how people talk about work, never from a
+ * The data is ./situation-words.txt, written from general knowledge of how people talk about work, never from a
  * query set; this module parses it and looks query terms up in it. It knows nothing of any index: search decides
- * which targets a catalog holds and how much a match through the map counts (see `MAPPED_WEIGHT` in ./search.ts).
+ * which targets a catalog holds and how much a match through the map counts (see `MAPPED_WEIGHT` in ./query-expansion.ts).
  *
  * Keys and targets are reduced to index terms by the analyser search passes in (so `accountants` meets the key
  * `accountant`, and `spreadsheets` the target `spreadsheet`). A key is a word or a phrase of up to MAX_KEY_WORDS
@@ -20,6 +20,8 @@ export interface WordMapEntry {
 
 /** Words in a phrase key, at most: longer phrases are too specific to meet a query. */
 export const MAX_KEY_WORDS = 3;
+/** The shipped map's data file (./situation-words.txt, copied to dist/data/ by the build). */
+export const SITUATION_WORDS_FILE = 'situation-words.txt';
 /** Targets kept per query position (a key rarely has more than 8; the bound keeps a query's work small). */
 const MAX_TARGETS_PER_WORD = 24;
 /** One word as the index splits text: letters, combining marks and digits only. */
@@ -69,9 +71,9 @@ export class WordMap {
     return new WordMap(entries);
   }
 
-  /** The map shipped with skillport (./situation-words.ts), parsed once. */
+  /** The map shipped with skillport (./situation-words.txt), read and parsed once. */
   static bundled(analyze: (text: string) => string[]): WordMap {
-    WordMap.bundledMap ??= WordMap.parse(SITUATION_WORDS, analyze);
+    WordMap.bundledMap ??= WordMap.parse(readDataFile(SITUATION_WORDS_FILE), analyze);
     return WordMap.bundledMap;
   }
 

@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { SkillSearchIndex, decodeText, splitFrontmatter } from '@skillport/core';
-import type { SearchHit, SearchView } from '@skillport/core';
+import { decodeText, splitFrontmatter } from '@skillport/core';
+import { SkillSearchIndex } from '@skillport/search';
+import type { SearchHit, SearchView } from '@skillport/search';
 import type { ContentReader } from '../catalog/content.js';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';

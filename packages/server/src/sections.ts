@@ -13,10 +13,8 @@
  * only on the sequence of headings, never on the text between them, so editing one section leaves the other
  * sections' keys alone and the same body always gives the same keys.
  */
-import { editDistance } from './text.js';
-import { UniqueNames } from './unique-names.js';
-import { scanMarkdown } from './markdown-headings.js';
-import type { MarkdownHeading as Heading, MarkdownScan } from './markdown-headings.js';
+import { UniqueNames, editDistance, scanMarkdown } from '@skillport/core';
+import type { MarkdownHeading as Heading, MarkdownScan } from '@skillport/core';
 export interface SkillSection {
   /** Stable, readable id: lowercase ASCII slugs of the heading path joined by `/` (`preamble` for text before the first heading). */
   key: string;
@@ -68,7 +66,7 @@ export const TOKEN_ENCODING = 'cl100k_base';
 
 /**
  * The tokenizer: gpt-tokenizer's cl100k_base, imported from its own subpath so only that one table is loaded, and
- * only on the first count, so importing @skillport/core costs nothing until something is counted.
+ * only on the first count, so loading the server costs nothing until something is counted.
  * Measured on Node 20 (2 cores), fresh process each, import + first count / resident memory / 1 MB of markdown:
  *   gpt-tokenizer cl100k_base  0.26-0.37 s / +24-38 MB / 0.15 s   <- chosen
  *   gpt-tokenizer o200k_base   0.69-0.86 s / +50-53 MB / 0.16-0.19 s

