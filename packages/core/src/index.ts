@@ -14,6 +14,7 @@ export * from './markdown-headings.js';
 export * from './text.js';
 export * from './unique-names.js';
 export * from './time.js';
+export * from './path-collisions.js';
 export * from './skill-files.js';
 export * from './archive.js';
 export * from './discovery-index.js';
