@@ -200,6 +200,29 @@ describe('skillport validate', { concurrency: true }, () => {
     });
   });
 
+  test('file names that collide on macOS and Windows (case, Unicode normalisation) are a warning naming both', async () => {
+    const root = makeTree({
+      'clash/SKILL.md': skillMd('clash'),
+      'clash/Notes.md': 'one\n',
+      'clash/notes.md': 'two\n',
+      'clash/caf\u00e9.md': 'nfc\n',
+      'clash/cafe\u0301.md': 'nfd\n',
+    });
+    const dir = join(root, 'clash');
+    const run = await runCli(['validate', dir]);
+    assert.deepEqual(run, {
+      code: 1,
+      stdout: '',
+      stderr: [
+        `Validation failed for ${dir}:`,
+        `  - caf\u00e9.md: 'cafe\u0301.md' (NFD) and 'caf\u00e9.md' (NFC) are one name in two Unicode normalisations: one file on macOS (rename one)${WARN}`,
+        `  - notes.md: 'Notes.md' and 'notes.md' differ only in case: one file on macOS and Windows (rename one)${WARN}`,
+        '',
+      ].join('\n'),
+    });
+    rmSync(root, { recursive: true, force: true });
+  });
+
   test('a nonexistent path alone exits 1 with a message', async () => {
     const path = join(base, 'nope', 'pdf');
     const run = await runCli(['validate', path]);

@@ -27,6 +27,8 @@ export interface OpenRegistryOptions {
   authorizer?: WriteAuthorizer;
   /** Whether a caller may see a skill name (the server's visibility policy); default every name. */
   canSee?: (principal: Principal, name: string) => boolean;
+  /** What the policy lets a caller write under a name it sees (ADR 0180); default: publish, not revoke. */
+  writeGrants?: (principal: Principal, name: string) => { publish: boolean; revoke: boolean };
   env?: NodeJS.ProcessEnv;
   pollMs?: number;
   onProblem?: (message: string) => void;
@@ -80,6 +82,7 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     provider,
     authorizer: options.authorizer ?? new PublishTokenAuthorizer(env['SKILLPORT_PUBLISH_TOKEN']),
     ...(options.canSee ? { canSee: options.canSee } : {}),
+    ...(options.writeGrants ? { writeGrants: options.writeGrants } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
   return {

@@ -27,6 +27,7 @@ import { SERVER_VERSION } from './version.js';
 import { collectGarbage } from './memory.js';
 import { AccessConfigError, AccessControl } from './access/access-control.js';
 import type { AccessOptions } from './access/access-control.js';
+import type { Principal } from './access/principal.js';
 import { ScopedServices, viewChanged } from './mcp/scoped.js';
 import type { Scoped } from './mcp/scoped.js';
 import type { CatalogSnapshot } from './catalog/snapshot.js';
@@ -35,13 +36,15 @@ import type { ToolOptions } from './tools/tools.js';
 import { parseTemplate } from './tools/templates.js';
 import { decideFastPath } from './tools/asm/fast-path.js';
 import type { TemplateFamily } from './tools/templates.js';
-import { catalogSearch } from './tools/search.js';
+import { catalogSearch } from './search/catalog-search.js';
 import { Activity } from './activity.js';
-import type { CatalogSearch } from './tools/search.js';
+import type { CatalogSearch } from './search/catalog-search.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
   dirs: string[];
+  /** Whether catalogs for a model list skills whose requirements are unmet (`--unmet`; the policy's `unmet` wins). Default `list`. */
+  unmet?: 'list' | 'omit';
   /** Everything goes under `skill://<prefix>/`. */
   prefix?: string;
   limits?: Partial<SkillLimits>;
@@ -155,6 +158,7 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
       cacheHint: this.cacheHint,
       onStale,
+      ...(options.unmet !== undefined ? { unmet: options.unmet } : {}),
     });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;
@@ -173,7 +177,7 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
     });
     // One search index for the server, shared by every view: built in the background from the start, then kept
-    // up to date skill by skill as the catalog changes (tools/search.ts).
+    // up to date skill by skill as the catalog changes (search/catalog-search.ts).
     const search = catalogSearch(this.service);
     search.pace(this.activity, options.searchIdleMs);
     this.#search = search;
@@ -240,17 +244,30 @@ export class SkillportServer {
       throw error;
     }
     const plugins: PluginParts[] = [];
+    // The catalog is built after the plugins are set up: a skill requiring a scope is checked once it exists.
+    let current: (() => CatalogSnapshot) | undefined;
+    const canSee = (principal: Principal, name: string, uri: string) => {
+      if (!access.views.allows(principal, name, uri)) return false;
+      const listed = current?.().skill(uri);
+      return listed === undefined || access.views.scopesAllow(principal, listed);
+    };
     try {
       for (const plugin of options.plugins ?? []) {
         try {
           plugins.push(
-            await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }),
+            await plugin.setup({
+              canSee,
+              writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
+              authenticated: access.auth !== 'none',
+            }),
           );
         } catch (error) {
           throw new StartupError((error as Error).message);
         }
       }
-      return await SkillportServer.#open(options, families, access, plugins);
+      const server = await SkillportServer.#open(options, families, access, plugins);
+      current = () => server.catalog.snapshot;
+      return server;
     } catch (error) {
       await Promise.all(plugins.map((parts) => parts.close?.()));
       await access.close();
@@ -348,11 +365,14 @@ export class SkillportServer {
     this.catalog.live.watch();
   }
 
-  /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
-  serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
+  /**
+   * Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts);
+   * `onWarning` hears of lines refused unread (over the transport's 10 MiB line bound).
+   */
+  serveStdio(options: { maxUriLength?: number; onWarning?: (message: string) => void } = {}): StdioServerHandle {
     // Lines that are no JSON-RPC message are answered (mcp/stdio-lines.ts), not dropped by the transport unanswered.
     const stdio: StdioServerTransport = new StdioServerTransport(
-      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {})),
+      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {}), undefined, options.onWarning),
     );
     const handle = serveStdio(
       async () => {

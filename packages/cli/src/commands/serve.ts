@@ -41,6 +41,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   asmFastPathMax: number;
   vision?: boolean;
   catalogMax: number;
+  unmet: 'list' | 'omit';
   textMax: number;
   binaryMax: number;
   prompts: boolean;
@@ -108,6 +109,14 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--asm-fast-path', 'asm: when the server has one small skill, serve its body in the catalog resources and do not register the four body tools')
     .option('--asm-fast-path-max <tokens>', 'asm: the largest body (in tokens) the fast path inlines', arg(parsePositiveInt('--asm-fast-path-max')), 300)
     .option('--vision', 'return images from read_skill_resource as MCP image content')
+    .addOption(
+      new Option(
+        '--unmet <mode>',
+        "catalogs written for a model (tool descriptions, instructions, the session catalog) list or omit skills whose requirements are unmet (a policy's unmet: wins)",
+      )
+        .choices(['list', 'omit'])
+        .default('list'),
+    )
     .option('--catalog-max <n>', "put the catalog in activate_skill's description up to this many skills", arg(parsePositiveInt('--catalog-max')), 50)
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
     .option(
@@ -301,6 +310,7 @@ async function serve(
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
       pageSize: options.pageSize,
+      unmet: options.unmet,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: {
         ...toolSet(options.tools),
@@ -381,7 +391,10 @@ async function serve(
       return 1;
     }
   } else {
-    server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
+    server.serveStdio({
+      ...(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {}),
+      onWarning: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+    });
     // The client may hang up while start-up is still checking the disk: 'end' is emitted once, so it is heard from
     // here on and acted on when start-up is done (a stdio server whose client is gone must not live on).
     process.stdin.once('end', () => {
