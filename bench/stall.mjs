@@ -58,7 +58,23 @@ const skills = write(join(root, 'skills'), {
 // ---- the server, with its event-loop monitor -----------------------------------------------------------------------
 const proc = spawn(
   process.execPath,
-  ['--import', join(repo, 'bench/stall-probe.mjs'), cli, 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', '--tools', 'full,asm', join(repo, 'examples/skills'), skills, '--data', data],
+  [
+    '--import',
+    join(repo, 'bench/stall-probe.mjs'),
+    cli,
+    'serve',
+    '--http',
+    '--port',
+    '0',
+    '--no-watch',
+    '--no-cache',
+    '--tools',
+    'full,asm',
+    join(repo, 'examples/skills'),
+    skills,
+    '--data',
+    data,
+  ],
   { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, NO_COLOR: '1' } },
 );
 let stderr = '';
@@ -123,7 +139,10 @@ const cases = [
   ['list_skills: a 1 MiB query', mcp('tools/call', { name: 'list_skills', arguments: { query: 'pdf tables '.repeat(95_000) } }, 'list_skills')],
   [
     'completion: a 1 MiB value',
-    mcp('completion/complete', { ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' }, argument: { name: 'skill_id', value: 'c'.repeat(1024 * 1024) } }),
+    mcp('completion/complete', {
+      ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' },
+      argument: { name: 'skill_id', value: 'c'.repeat(1024 * 1024) },
+    }),
   ],
 ];
 
