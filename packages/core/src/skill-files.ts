@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { mimeTypeFor } from './mime.js';
 import { checkFrontmatter } from './rules.js';
-import type { Problem } from './rules.js';
+import type { Problem, RuleOptions } from './rules.js';
 import { parseManifestBytes, skillManifest } from './skill-folder.js';
 import type { SkillFileRecord, SkillManifest } from './skill-folder.js';
 
@@ -29,7 +29,7 @@ export interface InspectedFiles {
   problems: SkillFileProblem[];
 }
 
-export interface InspectFilesOptions {
+export interface InspectFilesOptions extends RuleOptions {
   /** The name of the folder the skill came in (checked against the skill's name as the spec asks), if any. */
   folderName?: string;
   limits?: SkillLimits;
@@ -98,7 +98,7 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
 
   const parsed = parseManifestBytes(Buffer.from(manifest.bytes.buffer, manifest.bytes.byteOffset, manifest.bytes.byteLength), limits);
   if ('error' in parsed) return fail(parsed.error, 'SKILL.md');
-  const verdict = checkFrontmatter(parsed.frontmatter, options.folderName);
+  const verdict = checkFrontmatter(parsed.frontmatter, options.folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: 'SKILL.md' });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { skill: { folderName: options.folderName, ...skillManifest(verdict, parsed, files, totalBytes) }, problems };

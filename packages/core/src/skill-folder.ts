@@ -10,7 +10,7 @@ import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
 import { markdownHeadings } from './markdown-headings.js';
 import { checkFrontmatter } from './rules.js';
-import type { Problem } from './rules.js';
+import type { Problem, RuleOptions } from './rules.js';
 
 /**
  * Reads one skill folder into a verified manifest: every served file with its size and sha256 digest, the parsed
@@ -74,7 +74,7 @@ export interface Inspection {
   problems: FolderProblem[];
 }
 
-export interface InspectOptions {
+export interface InspectOptions extends RuleOptions {
   limits?: SkillLimits;
   cache?: DigestCache;
 }
@@ -217,7 +217,7 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
   const manifestSource = fileSource({ realDir: realRoot }, manifestRecord);
   if ('error' in parsed) return fail(parsed.error, manifestSource);
 
-  const verdict = checkFrontmatter(parsed.frontmatter, folderName);
+  const verdict = checkFrontmatter(parsed.frontmatter, folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: manifestSource });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
 

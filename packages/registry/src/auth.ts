@@ -22,7 +22,7 @@ export interface WriteAuthorizer {
 
 /**
  * Until identities exist: every write needs `Authorization: Bearer <token>` equal to the server's
- * `SKILLPORT_PUBLISH_TOKEN`. Without that variable the server refuses every write, so a registry is never writable
+ * `SKILLPORT_TOKEN` (formerly SKILLPORT_PUBLISH_TOKEN). Without one the server refuses every write, so a registry is never writable
  * by accident.
  */
 export class PublishTokenAuthorizer implements WriteAuthorizer {
@@ -38,7 +38,7 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
         ok: false,
         status: 503,
         message:
-          "this registry is read-only: the server was started without SKILLPORT_PUBLISH_TOKEN, so it refuses every write (set it in the server's environment and send it as a Bearer token)",
+          "this registry is read-only: the server was started without SKILLPORT_TOKEN, so it refuses every write (set it in the server's environment and send it as a Bearer token)",
       };
     }
     const header = request.authorization;
@@ -47,7 +47,7 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
       return {
         ok: false,
         status: 401,
-        message: "writes need Authorization: Bearer <token> (the server's SKILLPORT_PUBLISH_TOKEN; skillport takes it from --token or SKILLPORT_TOKEN)",
+        message: "writes need Authorization: Bearer <token> (the server's SKILLPORT_TOKEN; skillport takes it from --token, SKILLPORT_TOKEN or skillport login)",
       };
     // Hashes of equal length, compared in constant time: the token's length and prefix leak nothing.
     if (!timingSafeEqual(digest(match[1]!), this.#hash)) return { ok: false, status: 403, message: 'the token is not valid for this registry' };
@@ -61,7 +61,7 @@ function digest(text: string): Buffer {
 
 /**
  * With `--auth tokens|jwt`: the server authenticated the caller; writes need its scopes (publish; admin for revoke
- * and review) instead of SKILLPORT_PUBLISH_TOKEN (docs/security.md).
+ * and review) instead of the shared SKILLPORT_TOKEN (docs/security.md).
  */
 export class ScopeAuthorizer implements WriteAuthorizer {
   async authorizeWrite(request: WriteRequest, action: WriteAction): Promise<WriteDecision> {
