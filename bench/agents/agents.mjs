@@ -9,7 +9,7 @@
 //   a skill file only when the skill's listing names it and the task needs it; its answer quotes the skill content in
 //   its context. So every metric that does not need a model's judgement (cycles, tokens, latency, digests, what
 //   survives compaction, whether the right skill is reachable) is measured for real.
-import { SkillSearchIndex } from '../../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../../packages/search/dist/src/index.js';
 
 const ACTIVATORS = new Set(['load_skill', 'activate_skill']);
 

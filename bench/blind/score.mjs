@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SkillSearchIndex } from '../../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../../packages/search/dist/src/index.js';
 import { loadCorpusDocs } from '../corpus-docs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));

@@ -101,7 +101,7 @@ function failureBlocks(stderr: string): Map<string, string[]> {
 
 /** Cases whose every problem is a warning: valid (served and published as they are). */
 const WARNED = INVALID.filter((item) => item.expected.every((line) => typeof line === 'string' && line.endsWith(WARN)));
-const NOTE = 'note: warnings do not stop serving or publishing; --allow-field NAME accepts a field, --strict refuses warnings\n';
+const NOTE = 'note: --strict treats warnings as errors; --allow-field NAME accepts a field\n';
 
 function assertLines(actual: string[] | undefined, expected: Array<string | RegExp>, label: string): void {
   assert.ok(actual, `no failure block for ${label}`);
@@ -214,6 +214,29 @@ describe('skillport validate', { concurrency: true }, () => {
     assert.match(one.stderr, /^warning: .*Unexpected fields in frontmatter: bar\. /);
     assert.deepEqual(fromConfig, { code: 0, stdout: '', stderr: '1 skill checked: valid\n' });
     rmSync(config, { recursive: true, force: true });
+  });
+
+  test('file names that collide on macOS and Windows (case, Unicode normalisation) are an error naming both (publishing refuses them)', async () => {
+    const root = makeTree({
+      'clash/SKILL.md': skillMd('clash'),
+      'clash/Notes.md': 'one\n',
+      'clash/notes.md': 'two\n',
+      'clash/caf\u00e9.md': 'nfc\n',
+      'clash/cafe\u0301.md': 'nfd\n',
+    });
+    const dir = join(root, 'clash');
+    const run = await runCli(['validate', dir]);
+    assert.deepEqual(run, {
+      code: 1,
+      stdout: '',
+      stderr: [
+        `error: ${join(dir, 'caf\u00e9.md')}: 'cafe\u0301.md' (NFD) and 'caf\u00e9.md' (NFC) are one name in two Unicode normalisations: one file on macOS (rename one)`,
+        `error: ${join(dir, 'notes.md')}: 'Notes.md' and 'notes.md' differ only in case: one file on macOS and Windows (rename one)`,
+        '1 skill checked: invalid',
+        '',
+      ].join('\n'),
+    });
+    rmSync(root, { recursive: true, force: true });
   });
 
   test('a nonexistent path alone exits 1 with a message', async () => {

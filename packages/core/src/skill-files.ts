@@ -2,6 +2,7 @@ import { sha256Digest } from './digest.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { mimeTypeFor } from './mime.js';
+import { collisionWarnings } from './path-collisions.js';
 import { checkFrontmatter } from './rules.js';
 import type { Problem, RuleOptions } from './rules.js';
 import { parseManifestBytes, skillManifest } from './skill-folder.js';
@@ -88,6 +89,7 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
     const parent = file.path.includes('/') ? file.path.slice(0, file.path.lastIndexOf('/')) : undefined;
     if (parent !== undefined && seen.has(parent)) return fail(`${parent} is both a file and a folder`, parent);
   }
+  for (const collision of collisionWarnings(seen)) problems.push({ severity: 'warning', ...collision });
   if (manifest === undefined && lowercaseManifest !== undefined) {
     problems.push({ severity: 'warning', message: 'the manifest is named skill.md; it is served as SKILL.md (rename it to SKILL.md)', path: 'skill.md' });
     manifest = lowercaseManifest;

@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
 import { markdownHeadings } from './markdown-headings.js';
+import { collisionWarnings } from './path-collisions.js';
 import { checkFrontmatter } from './rules.js';
 import type { Problem, RuleOptions } from './rules.js';
 
@@ -173,6 +174,8 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
     }
   }
 
+  for (const collision of collisionWarnings(candidates.map((candidate) => candidate.path)))
+    problems.push({ severity: 'warning', message: collision.message, path: collision.path === '' ? dir : join(realRoot, collision.path) });
   let manifest = candidates.find((candidate) => candidate.path === 'SKILL.md');
   if (manifest === undefined) {
     // A lowercase skill.md (accepted by the reference validator) is served as the skill's SKILL.md.

@@ -78,6 +78,8 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
       const env = options.env ?? process.env;
       const publishToken = options.publishToken || publishTokenFrom(env);
       const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
+      // Visibility and writes are judged by the name and the URI it is listed at.
+      const listedUri = (name: string) => `${base}${encodeURIComponent(name)}/SKILL.md`;
       const registry = await openRegistry({
         dir: options.data,
         limits: options.limits,
@@ -93,7 +95,8 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by the shared publish token.
         ...(publishToken !== undefined ? { publishToken } : {}),
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
-        canSee: (principal, name) => context.canSee(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`),
+        canSee: (principal, name) => context.canSee(principal, name, listedUri(name)),
+        writeGrants: (principal, name) => context.writeGrants(principal, name, listedUri(name)),
       });
       opened = registry;
       const writable = context.authenticated || publishToken !== undefined;

@@ -32,6 +32,8 @@ export interface OpenRegistryOptions {
   publishToken?: string;
   /** Whether a caller may see a skill name (the server's visibility policy); default every name. */
   canSee?: (principal: Principal, name: string) => boolean;
+  /** What the policy lets a caller write under a name it sees (ADR 0180); default: publish, not revoke. */
+  writeGrants?: (principal: Principal, name: string) => { publish: boolean; revoke: boolean };
   env?: NodeJS.ProcessEnv;
   pollMs?: number;
   onProblem?: (message: string) => void;
@@ -93,6 +95,7 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     provider,
     authorizer: options.authorizer ?? new PublishTokenAuthorizer(options.publishToken ?? publishTokenFrom(env)),
     ...(options.canSee ? { canSee: options.canSee } : {}),
+    ...(options.writeGrants ? { writeGrants: options.writeGrants } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
   return {

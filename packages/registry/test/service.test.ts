@@ -145,4 +145,24 @@ describe('registry service', () => {
     assert.equal(report.consistent, true);
     assert.equal(report.orphanBlobs.length, 2);
   });
+
+  test('an archive whose file names collide by case or Unicode normalisation is refused, naming both', async () => {
+    const service = open();
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ 'A.md': 'a', 'a.md': 'b' }, "'A.md' and 'a.md' differ only in case"],
+      [{ 'skill.md': 'shadow' }, "'SKILL.md' and 'skill.md' differ only in case"],
+      [{ 'refs/caf\u00e9.md': 'nfc', 'refs/cafe\u0301.md': 'nfd' }, "'refs/cafe\u0301.md' (NFD) and 'refs/caf\u00e9.md' (NFC) are one name in two Unicode"],
+      [{ 'Docs/one.md': '1', 'docs/two.md': '2' }, "'Docs' and 'docs' differ only in case: one folder"],
+    ];
+    for (const [extra, named] of cases) {
+      await assert.rejects(
+        service.publish({ archive: archive('clash', extra, '1.0.0'), publisher: 'tester' }),
+        (error: unknown) => error instanceof RegistryError && error.status === 422 && error.code === 'invalid_skill' && error.message.includes(named),
+        JSON.stringify(extra),
+      );
+    }
+    assert.deepEqual(await service.store.listNames(), []);
+    // Names that only look alike are fine.
+    assert.equal((await service.publish({ archive: archive('clash', { 'a.md': 'a', 'b.md': 'b' }, '1.0.0'), publisher: 'tester' })).status, 'created');
+  });
 });

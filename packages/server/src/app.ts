@@ -35,9 +35,9 @@ import type { ToolOptions } from './tools/tools.js';
 import { parseTemplate } from './tools/templates.js';
 import { decideFastPath } from './tools/asm/fast-path.js';
 import type { TemplateFamily } from './tools/templates.js';
-import { catalogSearch } from './tools/search.js';
+import { catalogSearch } from './search/catalog-search.js';
 import { Activity } from './activity.js';
-import type { CatalogSearch } from './tools/search.js';
+import type { CatalogSearch } from './search/catalog-search.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
@@ -173,7 +173,7 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
     });
     // One search index for the server, shared by every view: built in the background from the start, then kept
-    // up to date skill by skill as the catalog changes (tools/search.ts).
+    // up to date skill by skill as the catalog changes (search/catalog-search.ts).
     const search = catalogSearch(this.service);
     search.pace(this.activity, options.searchIdleMs);
     this.#search = search;
@@ -244,7 +244,11 @@ export class SkillportServer {
       for (const plugin of options.plugins ?? []) {
         try {
           plugins.push(
-            await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }),
+            await plugin.setup({
+              canSee: (principal, name, uri) => access.views.allows(principal, name, uri),
+              writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
+              authenticated: access.auth !== 'none',
+            }),
           );
         } catch (error) {
           throw new StartupError((error as Error).message);
@@ -348,11 +352,14 @@ export class SkillportServer {
     this.catalog.live.watch();
   }
 
-  /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
-  serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
+  /**
+   * Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts);
+   * `onWarning` hears of lines refused unread (over the transport's 10 MiB line bound).
+   */
+  serveStdio(options: { maxUriLength?: number; onWarning?: (message: string) => void } = {}): StdioServerHandle {
     // Lines that are no JSON-RPC message are answered (mcp/stdio-lines.ts), not dropped by the transport unanswered.
     const stdio: StdioServerTransport = new StdioServerTransport(
-      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {})),
+      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {}), undefined, options.onWarning),
     );
     const handle = serveStdio(
       async () => {

@@ -111,7 +111,7 @@ describe('search follows changes', () => {
   });
 });
 
-/** The search index's state on /healthz (tools/search.ts, SearchState). */
+/** The search index's state on /healthz (search/catalog-search.ts, SearchState). */
 interface SearchState {
   indexed: number;
   total: number;

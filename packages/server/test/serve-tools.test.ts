@@ -146,7 +146,7 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
     assert.equal(top.name, 'sql-query-optimization');
     assert.match(top.reason, /\bquery in [a-z+]*description/);
     assert.match(top.reason, /not matched: .*zebra/);
-    // Every result scores at least a quarter of the first (the cut rule of packages/core/src/search.ts).
+    // Every result scores at least a quarter of the first (the cut rule of packages/search/src/index/skill-index.ts).
     assert.ok(
       found.skills.every((skill) => skill.score >= 0.25 * top.score - 0.001),
       JSON.stringify(found.skills),

@@ -394,7 +394,10 @@ async function serve(
       return 1;
     }
   } else {
-    server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
+    server.serveStdio({
+      ...(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {}),
+      onWarning: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+    });
     // The client may hang up while start-up is still checking the disk: 'end' is emitted once, so it is heard from
     // here on and acted on when start-up is done (a stdio server whose client is gone must not live on).
     process.stdin.once('end', () => {

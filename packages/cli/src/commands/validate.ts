@@ -1,7 +1,7 @@
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { discoverSkills, escapeControls, inspectSkillArchive, inspectSkillFolder, resolveLimits } from '@skillport/core';
+import { discoverSkills, escapeControls, inspectSkillArchive, inspectSkillFolder, refusedAtPublish, resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import { arg, repeatable } from '../kit.js';
 import type { ExitCode } from '../kit.js';
@@ -86,9 +86,9 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
       const shown = skill.segments.length === 0 ? given : join(target, ...skill.segments);
       const report: SkillReport = {
         path: shown,
-        valid: inspection.skill !== undefined,
+        valid: inspection.skill !== undefined && refusedAtPublish(inspection.problems, inspection.skill.files.map((file) => file.path)).length === 0,
         servable: inspection.skill !== undefined,
-        problems: inspection.problems.map((problem) => toReportProblem(problem, skill.dir)),
+        problems: publishSeverities(inspection.problems, inspection.skill?.files).map((problem) => toReportProblem(problem, skill.dir)),
       };
       if (inspection.skill) report.name = inspection.skill.name;
       reports.push(report);
@@ -123,7 +123,7 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
   const over = passed.length > 0 ? `; ${plural(passed.length, 'folder')} passed over (see above)` : '';
   process.stderr.write(`${summaryLine(skillCounts)}${over}\n`);
   if (!options.quiet && counts.warned > 0 && !options.strict)
-    process.stderr.write(`${err.dim('note: warnings do not stop serving or publishing; --allow-field NAME accepts a field, --strict refuses warnings')}\n`);
+    process.stderr.write(`${err.dim('note: --strict treats warnings as errors; --allow-field NAME accepts a field')}\n`);
   return counts.invalid === 0 ? 0 : 1;
 }
 
@@ -154,6 +154,15 @@ function summaryLine(counts: Counts): string {
   return `${plural(counts.checked, 'skill')} checked: ${counts.valid} valid${warned}, ${counts.invalid} invalid`;
 }
 
+/** The problems as validate reports them: what refuses a skill at publish is an error here too. */
+function publishSeverities<P extends FolderProblem | { severity: 'error' | 'warning'; message: string; path: string }>(
+  problems: P[],
+  files: ReadonlyArray<{ path: string }> | undefined,
+): P[] {
+  const refused = new Set(refusedAtPublish(problems, (files ?? []).map((file) => file.path)));
+  return problems.map((problem) => (refused.has(problem) ? { ...problem, severity: 'error' } : problem));
+}
+
 /** A regular file other than a SKILL.md is taken for an archive (its format is read from its bytes). */
 function isArchive(path: string): boolean {
   try {
@@ -172,10 +181,10 @@ async function validateArchive(path: string, limits: SkillLimits, allowFields: s
   });
   const report: SkillReport = {
     path,
-    valid: inspected.skill !== undefined,
+    valid: inspected.skill !== undefined && refusedAtPublish(inspected.problems, inspected.skill.files.map((file) => file.path)).length === 0,
     servable: inspected.skill !== undefined,
     // Inside an archive, a problem's path is the file it is about (SKILL.md problems are printed bare).
-    problems: inspected.problems.map((problem) =>
+    problems: publishSeverities(inspected.problems, inspected.skill?.files).map((problem) =>
       problem.path && problem.path !== 'SKILL.md'
         ? { severity: problem.severity, message: problem.message, file: problem.path }
         : { severity: problem.severity, message: problem.message },

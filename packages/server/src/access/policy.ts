@@ -12,6 +12,10 @@ import type { SubjectKind } from './principal.js';
  * - the subject kind it was allowed through ranks it (`precedence`, default user > agent > project > org > public):
  *   when several visible skills share a name, a name-based call means the best-ranked one.
  *
+ * Registry writes follow the same rules (ADR 0180): a name may be written only by a principal the policy shows it
+ * to, and, where a rule matching it names `publish` subjects, only by one holding such a subject; a rule's `revoke`
+ * subjects may also revoke and review the names it matches.
+ *
  * `sessions` give a project or agent a session catalog: `required` and `pinned` skills (names or URIs), which is what
  * list_skills returns without a query.
  */
@@ -22,6 +26,13 @@ export interface PolicyRule {
   uris: string[];
   allow: string[];
   deny: string[];
+  /**
+   * Who may publish, tag and yank the registry names the rule matches (with a publish-scope credential). Empty:
+   * whoever the policy shows the name to; where some matching rule names publish subjects, only holders of one.
+   */
+  publish: string[];
+  /** Who may also revoke and review versions of the names the rule matches (org admins; the admin scope always may). */
+  revoke: string[];
 }
 
 export interface SessionRule {
@@ -48,7 +59,7 @@ export const DEFAULT_PRECEDENCE: SubjectKind[] = ['user', 'agent', 'project', 'o
 export const OPEN_POLICY: PolicyDocument = Object.freeze({ default: 'public', precedence: DEFAULT_PRECEDENCE, rules: [], sessions: [] }) as PolicyDocument;
 
 const TOP_KEYS = new Set(['default', 'precedence', 'rules', 'sessions']);
-const RULE_KEYS = new Set(['skills', 'skill', 'name', 'uri', 'uris', 'allow', 'deny', 'description']);
+const RULE_KEYS = new Set(['skills', 'skill', 'name', 'uri', 'uris', 'allow', 'deny', 'publish', 'revoke', 'description']);
 const SESSION_KEYS = new Set(['for', 'required', 'pinned', 'description']);
 
 /** Parses and checks a policy; every problem is one line naming where it is. */
@@ -87,7 +98,8 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     const at = `${where}: rules[${index}]`;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
     const rule = raw as Record<string, unknown>;
-    for (const key of Object.keys(rule)) if (!RULE_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected skills, uri, allow, deny)`);
+    for (const key of Object.keys(rule))
+      if (!RULE_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected skills, uri, allow, deny, publish, revoke)`);
     const skills = [
       ...optionalList(rule['skills'], `${at}.skills`),
       ...optionalList(rule['skill'], `${at}.skill`),
@@ -100,7 +112,9 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     const allow = optionalList(rule['allow'], `${at}.allow`).map((subject) => checkSubject(subject, `${at}.allow`));
     const deny = optionalList(rule['deny'], `${at}.deny`).map((subject) => checkSubject(subject, `${at}.deny`));
     if (allow.length === 0 && deny.length === 0) throw new PolicyError(`${at}: give allow or deny subjects`);
-    rules.push({ skills, uris, allow, deny });
+    const publish = optionalList(rule['publish'], `${at}.publish`).map((subject) => checkSubject(subject, `${at}.publish`));
+    const revoke = optionalList(rule['revoke'], `${at}.revoke`).map((subject) => checkSubject(subject, `${at}.revoke`));
+    rules.push({ skills, uris, allow, deny, publish, revoke });
   });
 
   const sessions: SessionRule[] = [];

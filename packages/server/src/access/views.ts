@@ -119,11 +119,34 @@ export class ViewCache {
    */
   allows(principal: Principal, name: string, uri: string): boolean {
     if (this.open) return true;
+    return this.#rank(this.#matching(name, uri), new Set(subjectsOf(principal))) !== undefined;
+  }
+
+  /**
+   * What the policy lets the principal write under this name (ADR 0180), scopes aside: `publish` (publish, tag,
+   * yank) needs the name visible to it and, where a matching rule names publish subjects, one of them; `revoke`
+   * (revoke, review) needs the name visible and a matching rule naming one of its subjects under `revoke`.
+   */
+  writeGrants(principal: Principal, name: string, uri: string): { publish: boolean; revoke: boolean } {
+    if (this.open) return { publish: true, revoke: false };
+    const matching = this.#matching(name, uri);
+    const subjects = new Set(subjectsOf(principal));
+    if (this.#rank(matching, subjects) === undefined) return { publish: false, revoke: false };
+    const held = (list: readonly string[]) => list.some((subject) => subject === 'public' || subjects.has(subject));
+    const rules = matching.map((index) => this.#policy.rules[index]!);
+    const limited = rules.filter((rule) => rule.publish.length > 0);
+    return {
+      publish: limited.length === 0 || limited.some((rule) => held(rule.publish)),
+      revoke: rules.some((rule) => held(rule.revoke)),
+    };
+  }
+
+  #matching(name: string, uri: string): number[] {
     const matching: number[] = [];
     this.#policy.rules.forEach((rule, index) => {
       if (this.#regexps[index]!.some((re) => re.test(name)) || rule.uris.some((prefix) => uri.startsWith(prefix))) matching.push(index);
     });
-    return this.#rank(matching, new Set(subjectsOf(principal))) !== undefined;
+    return matching;
   }
 
   #rank(matching: readonly number[], subjects: ReadonlySet<string>): number | undefined {
@@ -189,11 +212,7 @@ export class ViewCache {
   #matchesOf(skill: CatalogSkill): readonly number[] {
     let hits = this.#matches.get(skill);
     if (hits === undefined) {
-      const found: number[] = [];
-      this.#policy.rules.forEach((rule, index) => {
-        if (this.#regexps[index]!.some((re) => re.test(skill.name)) || rule.uris.some((prefix) => skill.uri.startsWith(prefix))) found.push(index);
-      });
-      hits = found;
+      hits = this.#matching(skill.name, skill.uri);
       this.#matches.set(skill, hits);
     }
     return hits;

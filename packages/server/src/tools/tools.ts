@@ -9,9 +9,9 @@ import { availableSkillsXml } from './catalog-text.js';
 import { fail, readSkillResource } from './read-resource.js';
 import type { ReadOptions, ToolResult } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
-import { searchSkills } from './search.js';
-import { fuseRankings } from './embeddings.js';
-import type { SkillEmbeddings } from './embeddings.js';
+import { searchSkills } from '../search/catalog-search.js';
+import { fuseRankings } from '../search/embeddings.js';
+import type { SkillEmbeddings } from '../search/embeddings.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
@@ -37,7 +37,7 @@ export interface ToolOptions extends ReadOptions {
   asm: boolean;
   /** asm's single-skill fast path: a lone skill whose body is at most this many tokens is inlined (0, the default: never, as agentskills-mcp-server's own CLI). */
   asmInlineMaxTokens: number;
-  /** `serve --embeddings`: meaning-based ranking fused with the lexical one (tools/embeddings.ts). */
+  /** `serve --embeddings`: meaning-based ranking fused with the lexical one (search/embeddings.ts). */
   embeddings?: SkillEmbeddings | undefined;
 }
 

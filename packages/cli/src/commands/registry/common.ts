@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { declaredVersion, inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
+import { declaredVersion, inspectSkillFolder, refusedAtPublish, resolveLimits, sha256Digest } from '@skillport/core';
 import type { SkillFileEntry } from '@skillport/core';
 import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/registry/client';
 import { CliError, action } from '../../kit.js';
@@ -114,7 +114,7 @@ export async function loadPackage(
   let declared: string | undefined;
   if (stat.isDirectory()) {
     const inspection = inspectSkillFolder(path, { limits, ...(options.allowFields ? { allowFields: options.allowFields } : {}) });
-    const refused = options.strict ? inspection.problems : inspection.problems.filter((problem) => problem.severity === 'error');
+    const refused = refusedAtPublish(inspection.problems, inspection.skill?.files.map((file) => file.path) ?? [], options.strict);
     if (inspection.skill === undefined || refused.length > 0) {
       const lines = refused.map((problem) => `  error: ${problem.message}`).join('\n');
       throw new CommandError(`${path} does not validate${options.strict ? ' strictly (--strict: warnings refuse it too)' : ''}:\n${lines}`);
