@@ -124,7 +124,10 @@ describe('CLI output of hostile skill folders', () => {
     symlinkSync('/', join(root, 'everything'));
     const run = await runCli(['validate', root]);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(run.stderr.includes(`warning: ${join(root, 'everything')}: symbolic link to /, a folder that holds the served folder; not followed\n`), run.stderr);
+    assert.ok(
+      run.stderr.includes(`warning: ${join(root, 'everything')}: symbolic link to /, a folder that holds the served folder; not followed\n`),
+      run.stderr,
+    );
     assert.match(run.stderr, /^1 skill checked: valid; 1 folder passed over/m);
   });
 

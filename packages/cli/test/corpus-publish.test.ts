@@ -73,8 +73,17 @@ describe('the corpus: what serve serves validates and publishes', { skip }, () =
         (rounds[round] ??= []).push(skill.path);
       }
       for (const [round, paths] of rounds.entries()) {
-        const run = await runCli(['publish', '--quiet', '--registry', registry.url, '--version', `1.0.${round}`, ...paths], { SKILLPORT_TOKEN: 'corpus-publisher' });
-        assert.equal(run.code, 0, run.stderr.split('\n').filter((line) => line.startsWith('error:')).join('\n') || run.stderr.slice(-2000));
+        const run = await runCli(['publish', '--quiet', '--registry', registry.url, '--version', `1.0.${round}`, ...paths], {
+          SKILLPORT_TOKEN: 'corpus-publisher',
+        });
+        assert.equal(
+          run.code,
+          0,
+          run.stderr
+            .split('\n')
+            .filter((line) => line.startsWith('error:'))
+            .join('\n') || run.stderr.slice(-2000),
+        );
         if (paths.length > 1) assert.match(run.stderr, new RegExp(`^${paths.length} skills: ${paths.length} published, 0 already there, 0 refused$`, 'm'));
       }
       const listed = await runCli(['ls', registry.url, '--json']);

@@ -22,7 +22,11 @@ const INVALID: Array<{ folder: string; text: string | undefined; expected: Array
   { folder: 'no-skill-md', text: undefined, expected: ['Missing required file: SKILL.md'] },
   { folder: 'no-frontmatter', text: '# Just markdown\n', expected: ['SKILL.md must start with YAML frontmatter (---)'] },
   { folder: 'unclosed', text: '---\nname: unclosed\ndescription: x\n', expected: ['SKILL.md frontmatter not properly closed with ---'] },
-  { folder: 'bad-yaml', text: fm(['name: [bad-yaml', `description: ${DESCRIPTION}`]), expected: [/^Invalid YAML in frontmatter at line \d+, column \d+: \S.*$/] },
+  {
+    folder: 'bad-yaml',
+    text: fm(['name: [bad-yaml', `description: ${DESCRIPTION}`]),
+    expected: [/^Invalid YAML in frontmatter at line \d+, column \d+: \S.*$/],
+  },
   {
     folder: 'duplicate-key',
     text: fm(['name: duplicate-key', 'name: duplicate-key', `description: ${DESCRIPTION}`]),
@@ -165,7 +169,10 @@ describe('skillport validate', { concurrency: true }, () => {
       assert.equal(keys[INVALID.length + 1], missing());
       const total = INVALID.length + 3;
       const valid = 1 + WARNED.length;
-      assert.ok(run.stderr.endsWith(`\n${total} skills checked: ${valid} valid (${WARNED.length} with warnings), ${total - valid} invalid\n${NOTE}`), run.stderr);
+      assert.ok(
+        run.stderr.endsWith(`\n${total} skills checked: ${valid} valid (${WARNED.length} with warnings), ${total - valid} invalid\n${NOTE}`),
+        run.stderr,
+      );
     });
 
     for (const item of INVALID) {

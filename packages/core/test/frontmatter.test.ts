@@ -195,7 +195,10 @@ describe('refused YAML', () => {
   });
 
   test('deep nesting is refused, not a crash', () => {
-    refuses(() => parseFrontmatterYaml(`a: ${'['.repeat(100)}${']'.repeat(100)}\n`), /^Invalid YAML in frontmatter(?: at line \d+, column \d+)?: nesting too deep$/);
+    refuses(
+      () => parseFrontmatterYaml(`a: ${'['.repeat(100)}${']'.repeat(100)}\n`),
+      /^Invalid YAML in frontmatter(?: at line \d+, column \d+)?: nesting too deep$/,
+    );
     // Deep enough to exhaust the parser's stack: still a FrontmatterError, never a crash.
     refuses(() => parseFrontmatterYaml(`a: ${'['.repeat(1000)}${']'.repeat(1000)}\n`), /^Invalid YAML in frontmatter(?: at line \d+, column \d+)?: [^\n]+$/);
     let nested = '';
@@ -231,7 +234,10 @@ describe('refused YAML', () => {
   });
 
   test('a --- line inside a multi-line quoted value ends the frontmatter (a YAML document marker), leaving invalid YAML', () => {
-    refuses(() => parseSkillMarkdown('---\nname: pdf\ndescription: "one\n---\ntwo"\n---\nbody\n'), /^Invalid YAML in frontmatter(?: at line \d+, column \d+)?: /);
+    refuses(
+      () => parseSkillMarkdown('---\nname: pdf\ndescription: "one\n---\ntwo"\n---\nbody\n'),
+      /^Invalid YAML in frontmatter(?: at line \d+, column \d+)?: /,
+    );
   });
 
   test('the YAML parse result is a plain JSON-safe object', () => {

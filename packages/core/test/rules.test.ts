@@ -32,7 +32,8 @@ describe('skills-ref messages, exact wording', () => {
   });
 
   test("fields clients document or real skills carry pass verbatim; --allow-field's list passes too", () => {
-    const known = 'argument-hint: "[file]"\ndisable-model-invocation: true\nuser-invocable: false\nmodel: opus\ncontext: fork\nagent: Explore\nrequires: [git]\ncommand: /pdf\ntriggers: [pdf]\nagents: [claude-code]';
+    const known =
+      'argument-hint: "[file]"\ndisable-model-invocation: true\nuser-invocable: false\nmodel: opus\ncontext: fork\nagent: Explore\nrequires: [git]\ncommand: /pdf\ntriggers: [pdf]\nagents: [claude-code]';
     assert.deepEqual(check(`name: pdf\ndescription: ${DESCRIPTION}\n${known}`, 'pdf'), []);
     assert.deepEqual(checkFrontmatter({ name: 'pdf', description: DESCRIPTION, colour: 'blue' }, 'pdf', { allowFields: ['colour'] }).problems, []);
   });

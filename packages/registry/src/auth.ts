@@ -51,7 +51,8 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
       return {
         ok: false,
         status: 401,
-        message: "writes need Authorization: Bearer <token> (the server's SKILLPORT_TOKEN; skillport takes it from --token, SKILLPORT_TOKEN or skillport login)",
+        message:
+          "writes need Authorization: Bearer <token> (the server's SKILLPORT_TOKEN; skillport takes it from --token, SKILLPORT_TOKEN or skillport login)",
       };
     // Hashes of equal length, compared in constant time: the token's length and prefix leak nothing.
     if (!timingSafeEqual(digest(match[1]!), this.#hash)) return { ok: false, status: 403, message: 'the token is not valid for this registry' };

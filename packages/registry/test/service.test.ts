@@ -60,7 +60,10 @@ describe('registry service', () => {
     await assert.rejects(service.publish({ files: bad, folderName: 'bad', version: '1.0.0', publisher: 't' }), refused(422, /does not validate/));
     const unknownField = [{ path: 'SKILL.md', bytes: Buffer.from(skillMd('warned', '# w\n', 'colour: blue\n')) }];
     const strict = new RegistryService({ store: service.store, strict: true });
-    await assert.rejects(strict.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' }), refused(422, /strictly.*Unexpected fields/));
+    await assert.rejects(
+      strict.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' }),
+      refused(422, /strictly.*Unexpected fields/),
+    );
     await assert.rejects(service.publish({ archive: Buffer.from('junk'), version: '1.0.0', publisher: 't' }), refused(400, /gzip/));
     assert.deepEqual(await service.store.listNames(), []);
     assert.equal((await service.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' })).status, 'created');

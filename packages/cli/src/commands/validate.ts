@@ -86,7 +86,12 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
       const shown = skill.segments.length === 0 ? given : join(target, ...skill.segments);
       const report: SkillReport = {
         path: shown,
-        valid: inspection.skill !== undefined && refusedAtPublish(inspection.problems, inspection.skill.files.map((file) => file.path)).length === 0,
+        valid:
+          inspection.skill !== undefined &&
+          refusedAtPublish(
+            inspection.problems,
+            inspection.skill.files.map((file) => file.path),
+          ).length === 0,
         servable: inspection.skill !== undefined,
         problems: publishSeverities(inspection.problems, inspection.skill?.files).map((problem) => toReportProblem(problem, skill.dir)),
       };
@@ -159,7 +164,12 @@ function publishSeverities<P extends FolderProblem | { severity: 'error' | 'warn
   problems: P[],
   files: ReadonlyArray<{ path: string }> | undefined,
 ): P[] {
-  const refused = new Set(refusedAtPublish(problems, (files ?? []).map((file) => file.path)));
+  const refused = new Set(
+    refusedAtPublish(
+      problems,
+      (files ?? []).map((file) => file.path),
+    ),
+  );
   return problems.map((problem) => (refused.has(problem) ? { ...problem, severity: 'error' } : problem));
 }
 
@@ -181,7 +191,12 @@ async function validateArchive(path: string, limits: SkillLimits, allowFields: s
   });
   const report: SkillReport = {
     path,
-    valid: inspected.skill !== undefined && refusedAtPublish(inspected.problems, inspected.skill.files.map((file) => file.path)).length === 0,
+    valid:
+      inspected.skill !== undefined &&
+      refusedAtPublish(
+        inspected.problems,
+        inspected.skill.files.map((file) => file.path),
+      ).length === 0,
     servable: inspected.skill !== undefined,
     // Inside an archive, a problem's path is the file it is about (SKILL.md problems are printed bare).
     problems: publishSeverities(inspected.problems, inspected.skill?.files).map((problem) =>

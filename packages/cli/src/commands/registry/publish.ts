@@ -106,7 +106,11 @@ Examples:
         let failed = 0;
         for (const path of paths) {
           try {
-            results.push(await publishOne(path, where, options, allowFields, progress, (line) => process.stderr.write(`${warnings.yellow('warning')}: ${escapeControls(line)}\n`)));
+            results.push(
+              await publishOne(path, where, options, allowFields, progress, (line) =>
+                process.stderr.write(`${warnings.yellow('warning')}: ${escapeControls(line)}\n`),
+              ),
+            );
           } catch (error) {
             // One refused skill does not stop the others; the last one's failure is the command's when alone.
             if (paths.length === 1) throw error;
