@@ -5,6 +5,7 @@ export * from './mime.js';
 export * from './uri.js';
 export * from './frontmatter.js';
 export * from './rules.js';
+export * from './requirements.js';
 export * from './fsread.js';
 export * from './skill-folder.js';
 export * from './discover.js';

@@ -1,8 +1,9 @@
 import { sha256Digest } from './digest.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
-import { mimeTypeFor } from './mime.js';
+import { decodeText, mimeTypeFor } from './mime.js';
 import { collisionWarnings } from './path-collisions.js';
+import { CODEX_FILE, MAX_CODEX_FILE_BYTES, readRequirements } from './requirements.js';
 import { checkFrontmatter } from './rules.js';
 import type { Problem, RuleOptions } from './rules.js';
 import { parseManifestBytes, skillManifest } from './skill-folder.js';
@@ -103,5 +104,17 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
   const verdict = checkFrontmatter(parsed.frontmatter, options.folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: 'SKILL.md' });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
-  return { skill: { folderName: options.folderName, ...skillManifest(verdict, parsed, files, totalBytes) }, problems };
+  const codex = entries.find((entry) => entry.path === CODEX_FILE);
+  let codexText: string | undefined;
+  if (codex !== undefined) {
+    if (codex.bytes.byteLength > MAX_CODEX_FILE_BYTES) {
+      problems.push({ severity: 'warning', message: `larger than ${MAX_CODEX_FILE_BYTES / 1024} KiB; its dependencies are not read`, path: CODEX_FILE });
+    } else {
+      codexText = decodeText(Buffer.from(codex.bytes.buffer, codex.bytes.byteOffset, codex.bytes.byteLength));
+      if (codexText === undefined) problems.push({ severity: 'warning', message: 'not UTF-8 text; its dependencies are not read', path: CODEX_FILE });
+    }
+  }
+  const reading = readRequirements(parsed.frontmatter, codexText);
+  for (const problem of reading.problems) problems.push({ severity: problem.severity, message: problem.message, path: problem.file });
+  return { skill: { folderName: options.folderName, ...skillManifest(verdict, parsed, files, totalBytes, reading.requirements) }, problems };
 }

@@ -172,6 +172,7 @@ export class RegistryService {
           headings: skill.headings,
           files: skill.files.map((file) => ({ path: file.path, size: file.size, digest: file.digest })),
           totalBytes: skill.totalBytes,
+          ...(skill.requirements !== undefined ? { requirements: skill.requirements } : {}),
         },
         publishedAt: (this.options.now?.() ?? new Date()).toISOString(),
         publisher: request.publisher,

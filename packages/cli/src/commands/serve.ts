@@ -42,6 +42,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   asmFastPathMax: number;
   vision?: boolean;
   catalogMax: number;
+  unmet: 'list' | 'omit';
   textMax: number;
   binaryMax: number;
   prompts: boolean;
@@ -109,6 +110,14 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--asm-fast-path', 'asm: when the server has one small skill, serve its body in the catalog resources and do not register the four body tools')
     .option('--asm-fast-path-max <tokens>', 'asm: the largest body (in tokens) the fast path inlines', arg(parsePositiveInt('--asm-fast-path-max')), 300)
     .option('--vision', 'return images from read_skill_resource as MCP image content')
+    .addOption(
+      new Option(
+        '--unmet <mode>',
+        "catalogs written for a model (tool descriptions, instructions, the session catalog) list or omit skills whose requirements are unmet (a policy's unmet: wins)",
+      )
+        .choices(['list', 'omit'])
+        .default('list'),
+    )
     .option('--catalog-max <n>', "put the catalog in activate_skill's description up to this many skills", arg(parsePositiveInt('--catalog-max')), 50)
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
     .option(
@@ -314,6 +323,7 @@ async function serve(
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
       pageSize: options.pageSize,
+      unmet: options.unmet,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: {
         ...toolSet(options.tools),
