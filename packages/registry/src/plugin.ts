@@ -97,6 +97,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
         canSee: (principal, name) => context.canSee(principal, name, listedUri(name)),
         writeGrants: (principal, name) => context.writeGrants(principal, name, listedUri(name)),
+        gate: (principal, name) => context.gate(principal, name, listedUri(name)),
       });
       opened = registry;
       const writable = context.authenticated || publishToken !== undefined;

@@ -126,6 +126,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'registry: the gate record of each version',
+    sql: `
+      -- The gate's scan and decision (ADR 0230), JSON; versions published before it have none.
+      ALTER TABLE versions ADD COLUMN gate TEXT;
+    `,
+  },
 ];
 
 /** Arbitrary, fixed: the advisory lock key every skillport process uses while migrating. */
