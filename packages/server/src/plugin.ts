@@ -58,4 +58,9 @@ export interface SkillVersionInfo {
   repository?: string;
   commit?: string;
   review: string;
+  /** What the registry's scan found in this version (ADR 0230): counts, and the first findings. */
+  scan?: {
+    counts: { low: number; medium: number; high: number };
+    findings: Array<{ rule: string; severity: string; title: string; why: string; file: string; line: number; excerpt: string; note?: string }>;
+  };
 }
