@@ -18,3 +18,4 @@ export * from './path-collisions.js';
 export * from './skill-files.js';
 export * from './archive.js';
 export * from './discovery-index.js';
+export * from './publish-rules.js';

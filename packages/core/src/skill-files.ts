@@ -5,7 +5,7 @@ import { decodeText, mimeTypeFor } from './mime.js';
 import { collisionWarnings } from './path-collisions.js';
 import { CODEX_FILE, MAX_CODEX_FILE_BYTES, readRequirements } from './requirements.js';
 import { checkFrontmatter } from './rules.js';
-import type { Problem } from './rules.js';
+import type { Problem, RuleOptions } from './rules.js';
 import { parseManifestBytes, skillManifest } from './skill-folder.js';
 import type { SkillFileRecord, SkillManifest } from './skill-folder.js';
 
@@ -31,7 +31,7 @@ export interface InspectedFiles {
   problems: SkillFileProblem[];
 }
 
-export interface InspectFilesOptions {
+export interface InspectFilesOptions extends RuleOptions {
   /** The name of the folder the skill came in (checked against the skill's name as the spec asks), if any. */
   folderName?: string;
   limits?: SkillLimits;
@@ -101,7 +101,7 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
 
   const parsed = parseManifestBytes(Buffer.from(manifest.bytes.buffer, manifest.bytes.byteOffset, manifest.bytes.byteLength), limits);
   if ('error' in parsed) return fail(parsed.error, 'SKILL.md');
-  const verdict = checkFrontmatter(parsed.frontmatter, options.folderName);
+  const verdict = checkFrontmatter(parsed.frontmatter, options.folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: 'SKILL.md' });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   const codex = entries.find((entry) => entry.path === CODEX_FILE);

@@ -13,7 +13,7 @@ import { collisionWarnings } from './path-collisions.js';
 import { CODEX_FILE, MAX_CODEX_FILE_BYTES, readRequirements } from './requirements.js';
 import type { SkillRequirements } from './requirements.js';
 import { checkFrontmatter } from './rules.js';
-import type { Problem } from './rules.js';
+import type { Problem, RuleOptions } from './rules.js';
 
 /**
  * Reads one skill folder into a verified manifest: every served file with its size and sha256 digest, the parsed
@@ -79,7 +79,7 @@ export interface Inspection {
   problems: FolderProblem[];
 }
 
-export interface InspectOptions {
+export interface InspectOptions extends RuleOptions {
   limits?: SkillLimits;
   cache?: DigestCache;
 }
@@ -224,7 +224,7 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
   const manifestSource = fileSource({ realDir: realRoot }, manifestRecord);
   if ('error' in parsed) return fail(parsed.error, manifestSource);
 
-  const verdict = checkFrontmatter(parsed.frontmatter, folderName);
+  const verdict = checkFrontmatter(parsed.frontmatter, folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: manifestSource });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
 
