@@ -33,6 +33,8 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   cache: boolean;
   fastPath: boolean;
   web: boolean;
+  /** `search`: GET /readyz also waits for the search index. */
+  readyWhen?: string;
   quiet?: boolean;
   /** `none`, or a comma-separated set of core, full, asm (a config file may also give a list). */
   tools: string | string[];
@@ -122,6 +124,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .addOption(new Option('--ready-when <what>', 'GET /readyz also waits for this: search (the search index is complete)').choices(['search']))
     .option(
       '--data <dir|url>',
       'serve the registry kept in DIR (created when missing), or in PostgreSQL (postgres://…, shared by replicas), beside any folders; with --http, also its /api/v1',
@@ -312,7 +315,8 @@ async function serve(
         ...(embeddings !== undefined ? { embeddings } : {}),
       },
       prompts: options.prompts,
-      ...searchIdle(),
+      ...searchTuning(),
+      ...(options.readyWhen === 'search' ? { readyWhenSearch: true } : {}),
       index: options.index,
       indexArchives: options.indexArchives,
       templates,
@@ -478,11 +482,21 @@ function fastPathTokens(value: boolean | number | undefined, max: number): numbe
 }
 
 /**
- * SKILLPORT_SEARCH_IDLE_MS: the quiet (ms) the server waits for before building its search index in the background,
- * until the first search (default 250; ADR 0151). For tests and tuning; not a command-line option.
+ * For tests and tuning, not command-line options: SKILLPORT_SEARCH_IDLE_MS, the quiet (ms) the server waits for
+ * before building its search index in the background, until the first search (default 250; ADR 0151);
+ * SKILLPORT_SEARCH_WAIT_SKILLS and SKILLPORT_SEARCH_WAIT_MS, the largest catalog whose searches wait for the index
+ * still being built, and for how long (ADR 0201).
  */
-function searchIdle(): { searchIdleMs?: number } {
-  const text = process.env['SKILLPORT_SEARCH_IDLE_MS'];
-  const value = text === undefined || text === '' ? Number.NaN : Number(text);
-  return Number.isFinite(value) && value >= 0 ? { searchIdleMs: value } : {};
+function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {
+  const number = (name: string): number | undefined => {
+    const text = process.env[name];
+    const value = text === undefined || text === '' ? Number.NaN : Number(text);
+    return Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
+  const [idle, skills, wait] = [number('SKILLPORT_SEARCH_IDLE_MS'), number('SKILLPORT_SEARCH_WAIT_SKILLS'), number('SKILLPORT_SEARCH_WAIT_MS')];
+  return {
+    ...(idle !== undefined ? { searchIdleMs: idle } : {}),
+    ...(skills !== undefined ? { searchWaitMaxSkills: skills } : {}),
+    ...(wait !== undefined ? { searchWaitMs: wait } : {}),
+  };
 }
