@@ -6,7 +6,7 @@ import type { VersionRecord } from './model.js';
 import { ARCHIVE_MEDIA_TYPE, manifestFor, packSkillArchive } from './package-format.js';
 import type { RegistryProvider } from './provider.js';
 import type { RegistryService } from './service.js';
-import type { WriteAction, WriteAuthorizer } from './auth.js';
+import type { WriteAction, WriteAuthorizer, WriteGuard } from './auth.js';
 import { printable } from './store.js';
 
 /**
@@ -27,12 +27,18 @@ export interface ApiOptions {
    * may not see answers exactly like a name that is not published; lists leave it out. Default: every name.
    */
   canSee?: (principal: import('@skillport/server').Principal, name: string) => boolean;
+  /**
+   * What the policy lets the caller write under a name it sees (ADR 0180). Default: publish, tag and yank every
+   * name it sees; revoke and review only with the admin scope (or the shared publish token).
+   */
+  writeGrants?: (principal: import('@skillport/server').Principal, name: string) => { publish: boolean; revoke: boolean };
   /** Told of every write that succeeded, as one line naming what changed and who changed it. */
   onEvent?: (line: string) => void;
 }
 
 type Params = Record<string, string>;
-type Handler = (c: HttpContext, params: Params) => Promise<Response>;
+/** `guard`: for write routes, which names the authorised caller may write (the service asks it per name). */
+type Handler = (c: HttpContext, params: Params, guard: WriteGuard) => Promise<Response>;
 
 export function registryRoutes(options: ApiOptions): HttpRoutes {
   return (app, kit) => mountRegistryRoutes(app, kit, options);
@@ -42,6 +48,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   const { service } = options;
   const maxUpload = options.maxUploadBytes ?? service.limits.maxBytes + 4 * 1024 * 1024;
   const canSee = options.canSee ?? (() => true);
+  const writeGrants = options.writeGrants ?? (() => ({ publish: true, revoke: false }));
   const allowed = new Map<string, string[]>();
   const event = (params: Params, what: string) => options.onEvent?.(`${what} by ${printable(params['principal'] ?? 'anonymous')}`);
 
@@ -64,27 +71,37 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   const checked = async (c: HttpContext, handler: Handler, action: WriteAction | undefined): Promise<Response> => {
     const params = pathParams(c);
     const principal = kit.principal(c);
-    // A hidden name answers like an unpublished one, on reads and writes alike.
-    if (params['name'] !== undefined && !canSee(principal, params['name'])) {
-      if (params['version'] !== undefined)
-        throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
-      throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
+    if (action === undefined) {
+      // A hidden name answers like an unpublished one.
+      if (params['name'] !== undefined && !canSee(principal, params['name'])) {
+        if (params['version'] !== undefined)
+          throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
+        throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
+      }
+      return handler(c, params, READ_ONLY);
     }
-    if (action !== undefined) {
-      const decision = await options.authorizer.authorizeWrite(
-        { authorization: c.req.header('authorization'), principal },
-        action,
-        params['name'] !== undefined ? { name: params['name'] } : {},
+    // Writes: the scopes first (nothing about any name), then the service asks the guard once it knows the name it
+    // writes, from the path or from the archive (ADR 0180).
+    const decision = await options.authorizer.authorizeWrite(
+      { authorization: c.req.header('authorization'), principal },
+      action,
+      params['name'] !== undefined ? { name: params['name'] } : {},
+    );
+    if (!decision.ok)
+      throw new RegistryError(
+        decision.status,
+        decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden',
+        decision.message,
       );
-      if (!decision.ok)
-        throw new RegistryError(
-          decision.status,
-          decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden',
-          decision.message,
-        );
-      params['principal'] = decision.principal;
-    }
-    return handler(c, params);
+    params['principal'] = decision.principal;
+    const guard: WriteGuard = {
+      sees: (name) => canSee(principal, name),
+      may: (what, name) => {
+        const grants = writeGrants(principal, name);
+        return what === 'revoke' || what === 'review' ? decision.revokeAny || grants.revoke : grants.publish;
+      },
+    };
+    return handler(c, params, guard);
   };
 
   route('GET', '/api/v1/skills', async (c) => {
@@ -124,7 +141,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readBody(kit, c, maxUpload);
       const query = new URL(c.req.url).searchParams;
       const tags = query
@@ -141,6 +158,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
         ...(tags.length > 0 ? { tags } : {}),
         publisher: params['principal']!,
         provenance,
+        guard,
       });
       await options.provider?.refresh();
       if (result.status === 'created') {
@@ -166,10 +184,10 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'PUT',
     '/api/v1/skills/{name}/tags/{tag}',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readJson(kit, c);
       if (typeof body['version'] !== 'string') throw new RegistryError(400, 'bad_request', 'send {"version": "<version>"}');
-      const tags = await service.tag(params['name']!, body['version'], params['tag']!);
+      const tags = await service.tag(params['name']!, body['version'], params['tag']!, guard);
       await options.provider?.refresh();
       event(params, `tagged ${printable(params['name']!)}@${printable(body['version'])} as ${printable(params['tag']!)}`);
       return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
@@ -180,8 +198,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'DELETE',
     '/api/v1/skills/{name}/tags/{tag}',
-    async (c, params) => {
-      const tags = await service.untag(params['name']!, params['tag']!);
+    async (c, params, guard) => {
+      const tags = await service.untag(params['name']!, params['tag']!, guard);
       await options.provider?.refresh();
       event(params, `removed tag ${printable(params['tag']!)} from ${printable(params['name']!)}`);
       return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
@@ -192,8 +210,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/yank',
-    async (c, params) => {
-      const record = await service.yank(params['name']!, params['version']!);
+    async (c, params, guard) => {
+      const record = await service.yank(params['name']!, params['version']!, guard);
       await options.provider?.refresh();
       event(params, `yanked ${record.name}@${record.version}`);
       return c.json(summary(record, service, options.provider));
@@ -204,8 +222,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/unyank',
-    async (c, params) => {
-      const record = await service.unyank(params['name']!, params['version']!);
+    async (c, params, guard) => {
+      const record = await service.unyank(params['name']!, params['version']!, guard);
       await options.provider?.refresh();
       event(params, `unyanked ${record.name}@${record.version}`);
       return c.json(summary(record, service, options.provider));
@@ -216,9 +234,9 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/revoke',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readJson(kit, c);
-      const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '');
+      const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '', guard);
       await options.provider?.refresh();
       event(params, `revoked ${record.name}@${record.version}: ${printable(record.revoked?.reason ?? '')}`);
       return c.json(summary(record, service, options.provider));
@@ -229,9 +247,9 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/review',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readJson(kit, c);
-      const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '');
+      const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '', guard);
       await options.provider?.refresh();
       event(params, `review of ${record.name}@${record.version}: ${record.review}`);
       return c.json(summary(record, service, options.provider));
@@ -265,6 +283,9 @@ function rawParams(c: HttpContext): Params {
   keys.forEach((key, index) => (params[key] = match?.[index + 1] ?? ''));
   return params;
 }
+
+/** Read routes never write: a guard that lets nothing through, should one be asked. */
+const READ_ONLY: WriteGuard = { sees: () => false, may: () => false };
 
 function summary(record: VersionRecord, service: RegistryService, provider: RegistryProvider | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {

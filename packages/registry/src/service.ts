@@ -1,10 +1,11 @@
 import semver from 'semver';
 import type { KeyObject } from 'node:crypto';
-import { DEFAULT_LIMITS, inspectSkillFiles, packageDigest } from '@skillport/core';
+import { DEFAULT_LIMITS, declaredVersion, inspectSkillFiles, packageDigest, refusedAtPublish } from '@skillport/core';
 import type { SkillFileEntry, SkillLimits } from '@skillport/core';
 import { ArchiveError, readSkillPackage } from './package-format.js';
 import { LATEST, REVIEW_STATUSES, RegistryError } from './model.js';
 import type { Provenance, ReviewStatus, SignatureRecord, TagRecord, VersionRecord } from './model.js';
+import type { WriteAction, WriteGuard } from './auth.js';
 import { checkSignature } from './signing.js';
 import { badTagReason, printable } from './store.js';
 import type { RegistryStore } from './store.js';
@@ -20,6 +21,13 @@ export interface RegistryServiceOptions {
   trustedKeys?: ReadonlyMap<string, KeyObject>;
   /** Refuse to publish (and to serve) versions that no trusted key signed. */
   requireSignatures?: boolean;
+  /**
+   * Refuse skills with warnings too (`serve --strict`, `strict: true` in the config file). By default a skill is
+   * published as `validate` passes it: errors refuse it, warnings do not.
+   */
+  strict?: boolean;
+  /** Extra frontmatter fields accepted without a warning (the `allowFields` setting). */
+  allowFields?: readonly string[];
   now?: () => Date;
   /**
    * Called at `after-blob-N`, `before-commit` and `after-commit` of each publish, and awaited: crash tests pass a hook
@@ -42,6 +50,8 @@ export interface PublishRequest {
   publisher: string;
   provenance?: Provenance;
   signatures?: SignatureRecord[];
+  /** Which names the publisher may write (the API's callers); none: every name (the local CLI, the operator). */
+  guard?: WriteGuard;
 }
 
 export interface PublishResult {
@@ -95,18 +105,32 @@ export class RegistryService {
     if (files === undefined) throw new RegistryError(400, 'no_content', 'nothing to publish: give a .skill archive');
     provenance = cleanProvenance({ ...provenance, ...request.provenance });
 
-    const inspected = inspectSkillFiles(files, { limits: this.limits, ...(folderName !== undefined ? { folderName } : {}) });
-    if (inspected.skill === undefined || inspected.problems.length > 0) {
-      const lines = inspected.problems.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
+    const inspected = inspectSkillFiles(files, {
+      limits: this.limits,
+      ...(folderName !== undefined ? { folderName } : {}),
+      ...(this.options.allowFields ? { allowFields: this.options.allowFields } : {}),
+    });
+    const refused = refusedAtPublish(
+      inspected.problems,
+      files.map((file) => file.path),
+      this.options.strict,
+    );
+    if (inspected.skill === undefined || refused.length > 0) {
+      const lines = refused.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
       throw new RegistryError(
         422,
         'invalid_skill',
-        `the skill does not validate (publishing is strict: fix every problem \`skillport validate\` reports): ${lines.join('; ')}`,
+        this.options.strict
+          ? `the skill does not validate strictly (this registry refuses warnings too: fix what \`skillport validate --strict\` reports): ${lines.join('; ')}`
+          : `the skill does not validate (fix the errors \`skillport validate\` reports): ${lines.join('; ')}`,
       );
     }
     const skill = inspected.skill;
     if (manifestName !== undefined && manifestName !== skill.name)
       throw new RegistryError(400, 'name_mismatch', `the archive manifest names '${printable(manifestName)}' but SKILL.md names '${skill.name}'`);
+    // The name comes from the archive: checked before anything about it is looked up, so a refusal says nothing of
+    // whether it exists (a hidden name and a name the publisher may not create answer alike).
+    if (request.guard !== undefined && !(request.guard.sees(skill.name) && request.guard.may('publish', skill.name))) throw publishRefused(skill.name);
     const version = this.#chooseVersion(request.version, manifestVersion, skill.frontmatter);
     const digest = skill.packageDigest;
 
@@ -148,6 +172,7 @@ export class RegistryService {
           headings: skill.headings,
           files: skill.files.map((file) => ({ path: file.path, size: file.size, digest: file.digest })),
           totalBytes: skill.totalBytes,
+          ...(skill.requirements !== undefined ? { requirements: skill.requirements } : {}),
         },
         publishedAt: (this.options.now?.() ?? new Date()).toISOString(),
         publisher: request.publisher,
@@ -175,9 +200,7 @@ export class RegistryService {
   }
 
   #chooseVersion(given: string | undefined, fromManifest: string | undefined, frontmatter: Record<string, unknown>): string {
-    const metadata = frontmatter['metadata'];
-    const fromFrontmatter = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>)['version'] : undefined;
-    const candidate = given ?? fromManifest ?? (typeof fromFrontmatter === 'string' ? fromFrontmatter : undefined);
+    const candidate = given ?? fromManifest ?? declaredVersion(frontmatter);
     if (candidate === undefined)
       throw new RegistryError(400, 'version_required', 'no version: give one (publish --version 1.0.0) or set metadata.version in SKILL.md');
     if (candidate.length > 128 || semver.valid(candidate) !== candidate) {
@@ -230,58 +253,73 @@ export class RegistryService {
 
   async version(name: string, version: string): Promise<VersionRecord> {
     const record = await this.store.getVersion(name, version);
-    if (record === undefined) throw new RegistryError(404, 'version_not_found', `${printable(name)}@${printable(version)} is not published here`);
+    if (record === undefined) throw versionNotFound(name, version);
     return record;
   }
 
-  async tag(name: string, version: string, tag: string): Promise<TagRecord[]> {
+  async tag(name: string, version: string, tag: string, guard?: WriteGuard): Promise<TagRecord[]> {
     const bad = badTagReason(tag);
     if (bad) throw new RegistryError(400, 'bad_tag', bad);
-    await this.version(name, version);
+    await this.#writable('tag', name, version, guard);
     await this.store.setTag(name, tag, version);
     this.#changed();
     return this.store.tags(name);
   }
 
-  async untag(name: string, tag: string): Promise<TagRecord[]> {
+  async untag(name: string, tag: string, guard?: WriteGuard): Promise<TagRecord[]> {
     if (tag === LATEST) throw new RegistryError(400, 'bad_tag', `'latest' cannot be removed; point it at another version, or yank the version it names`);
-    if (!(await this.store.removeTag(name, tag))) throw new RegistryError(404, 'tag_not_found', `${printable(name)} has no tag '${printable(tag)}'`);
+    const noTag = () => new RegistryError(404, 'tag_not_found', `${printable(name)} has no tag '${printable(tag)}'`);
+    if (guard !== undefined && !guard.sees(name)) throw noTag();
+    if (guard !== undefined && !(await this.store.tags(name)).some((record) => record.tag === tag)) throw noTag();
+    if (guard !== undefined && !guard.may('tag', name)) throw writeRefused('tag', name);
+    if (!(await this.store.removeTag(name, tag))) throw noTag();
     this.#changed();
     return this.store.tags(name);
   }
 
-  async yank(name: string, version: string): Promise<VersionRecord> {
-    const record = await this.version(name, version);
+  async yank(name: string, version: string, guard?: WriteGuard): Promise<VersionRecord> {
+    const record = await this.#writable('yank', name, version, guard);
     if (record.revoked) throw new RegistryError(409, 'version_revoked', `${name}@${version} is already revoked`);
     const result = await this.store.yank(name, version, this.#now());
     this.#changed();
     return result;
   }
 
-  async unyank(name: string, version: string): Promise<VersionRecord> {
-    await this.version(name, version);
+  async unyank(name: string, version: string, guard?: WriteGuard): Promise<VersionRecord> {
+    await this.#writable('yank', name, version, guard);
     const result = await this.store.unyank(name, version);
     this.#changed();
     return result;
   }
 
-  async revoke(name: string, version: string, reason: string): Promise<VersionRecord> {
+  async revoke(name: string, version: string, reason: string, guard?: WriteGuard): Promise<VersionRecord> {
     const text = reason.trim();
     if (text === '' || text.length > 500)
       throw new RegistryError(400, 'reason_required', 'give a reason (1-500 characters): it is shown to everyone who asks for the version');
-    await this.version(name, version);
+    await this.#writable('revoke', name, version, guard);
     const result = await this.store.revoke(name, version, text, this.#now());
     this.#changed();
     return result;
   }
 
-  async review(name: string, version: string, status: string): Promise<VersionRecord> {
+  async review(name: string, version: string, status: string, guard?: WriteGuard): Promise<VersionRecord> {
     if (!REVIEW_STATUSES.includes(status as ReviewStatus))
       throw new RegistryError(400, 'bad_review', `review status must be one of ${REVIEW_STATUSES.join(', ')}`);
-    await this.version(name, version);
+    await this.#writable('review', name, version, guard);
     const result = await this.store.setReview(name, version, status as ReviewStatus);
     this.#changed();
     return result;
+  }
+
+  /**
+   * The version a write acts on, once the guard allows it: a name the writer does not see is not published as far
+   * as it can tell (the same 404 as a missing name, before any lookup); a name it sees but may not write is a 403.
+   */
+  async #writable(action: WriteAction, name: string, version: string, guard: WriteGuard | undefined): Promise<VersionRecord> {
+    if (guard !== undefined && !guard.sees(name)) throw versionNotFound(name, version);
+    const record = await this.version(name, version);
+    if (guard !== undefined && !guard.may(action, name)) throw writeRefused(action, name);
+    return record;
   }
 
   #now(): string {
@@ -291,6 +329,25 @@ export class RegistryService {
   #changed(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+function versionNotFound(name: string, version: string): RegistryError {
+  return new RegistryError(404, 'version_not_found', `${printable(name)}@${printable(version)} is not published here`);
+}
+
+/** One answer whether the name exists or not, is hidden or only not the publisher's to write (ADR 0180). */
+function publishRefused(name: string): RegistryError {
+  return new RegistryError(
+    403,
+    'forbidden',
+    `you may not publish a skill named '${printable(name)}' here: the policy lets you publish only names it shows you (and, where a rule names publish subjects, only as one of them)`,
+  );
+}
+
+function writeRefused(action: WriteAction, name: string): RegistryError {
+  if (action === 'revoke' || action === 'review')
+    return new RegistryError(403, 'forbidden', `${action} of '${printable(name)}' needs the admin scope, or a policy rule that gives you revoke over the name`);
+  return new RegistryError(403, 'forbidden', `the policy does not let you ${action} '${printable(name)}' (a rule matching it names other publish subjects)`);
 }
 
 function cleanProvenance(provenance: Provenance): Provenance {

@@ -27,6 +27,7 @@ import { SERVER_VERSION } from './version.js';
 import { collectGarbage } from './memory.js';
 import { AccessConfigError, AccessControl } from './access/access-control.js';
 import type { AccessOptions } from './access/access-control.js';
+import type { Principal } from './access/principal.js';
 import { ScopedServices, viewChanged } from './mcp/scoped.js';
 import type { Scoped } from './mcp/scoped.js';
 import type { CatalogSnapshot } from './catalog/snapshot.js';
@@ -42,6 +43,8 @@ import type { CatalogSearch } from './search/catalog-search.js';
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
   dirs: string[];
+  /** Whether catalogs for a model list skills whose requirements are unmet (`--unmet`; the policy's `unmet` wins). Default `list`. */
+  unmet?: 'list' | 'omit';
   /** Everything goes under `skill://<prefix>/`. */
   prefix?: string;
   limits?: Partial<SkillLimits>;
@@ -164,6 +167,7 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
       cacheHint: this.cacheHint,
       onStale,
+      ...(options.unmet !== undefined ? { unmet: options.unmet } : {}),
     });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;
@@ -253,17 +257,30 @@ export class SkillportServer {
       throw error;
     }
     const plugins: PluginParts[] = [];
+    // The catalog is built after the plugins are set up: a skill requiring a scope is checked once it exists.
+    let current: (() => CatalogSnapshot) | undefined;
+    const canSee = (principal: Principal, name: string, uri: string) => {
+      if (!access.views.allows(principal, name, uri)) return false;
+      const listed = current?.().skill(uri);
+      return listed === undefined || access.views.scopesAllow(principal, listed);
+    };
     try {
       for (const plugin of options.plugins ?? []) {
         try {
           plugins.push(
-            await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }),
+            await plugin.setup({
+              canSee,
+              writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
+              authenticated: access.auth !== 'none',
+            }),
           );
         } catch (error) {
           throw new StartupError((error as Error).message);
         }
       }
-      return await SkillportServer.#open(options, families, access, plugins);
+      const server = await SkillportServer.#open(options, families, access, plugins);
+      current = () => server.catalog.snapshot;
+      return server;
     } catch (error) {
       await Promise.all(plugins.map((parts) => parts.close?.()));
       await access.close();

@@ -17,6 +17,8 @@ export interface ServerPlugin {
 export interface PluginContext {
   /** Whether `principal` may see the skill `name` served at `uri` (the visibility policy; docs/security.md). */
   canSee(principal: Principal, name: string, uri: string): boolean;
+  /** What the policy lets `principal` write under `name` (scopes aside; ADR 0180): publish/tag/yank, revoke/review. */
+  writeGrants(principal: Principal, name: string, uri: string): { publish: boolean; revoke: boolean };
   /** True when HTTP callers are authenticated (`--auth tokens|jwt`): writes then go by the callers' scopes. */
   authenticated: boolean;
 }

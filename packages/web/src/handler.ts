@@ -9,7 +9,7 @@ import type { Html } from './html.js';
 import { errorBody, layout } from './layout.js';
 import type { Viewer } from './layout.js';
 import { auditBody, policyBody, tokensBody } from './pages/admin.js';
-import { changedFiles, compareBody } from './pages/compare.js';
+import { MAX_PAGE_DIFF_BYTES, changedFiles, compareBody, lineDiff, pageFullNote } from './pages/compare.js';
 import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
 import { signinBody } from './pages/signin.js';
@@ -249,6 +249,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
           mcpUrl: `${origin}/mcp`,
           authRequired: access.auth !== 'none',
           comparePath: `${skillPath(skill)}/-/compare`,
+          part: Number(query.get('part') ?? '1'),
         }),
         'catalog',
       );
@@ -311,13 +312,22 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     const left = (a as { skill: CatalogSkill }).skill;
     const right = (b as { skill: CatalogSkill }).skill;
     const changes = changedFiles(left, right);
+    let budget = MAX_PAGE_DIFF_BYTES;
     for (const change of changes) {
       if (change.status !== 'changed' || change.from!.size > MAX_COMPARE_BYTES || change.to!.size > MAX_COMPARE_BYTES) continue;
+      budget -= change.from!.size + change.to!.size;
+      if (budget < 0) {
+        change.diff = pageFullNote();
+        continue;
+      }
       const fileA = left.files.find((file) => file.path === change.path)!;
       const fileB = right.files.find((file) => file.path === change.path)!;
       const textA = decodeText(await readBytes(scoped, left, fileA));
       const textB = decodeText(await readBytes(scoped, right, fileB));
-      if (textA !== undefined && textB !== undefined) change.texts = { from: textA, to: textB };
+      if (textA === undefined || textB === undefined) continue;
+      change.diff = lineDiff(textA, textB, { from: fileA.digest, to: fileB.digest });
+      // Each diff is bounded; between two, other requests get their turn.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     scoped.service.record({ action: 'read', surface: 'web', skill: right, outcome: 'ok', detail: `compare ${from}..${to}` });
     page(

@@ -3,7 +3,11 @@ import type { CatalogFile, CatalogSkill } from '@skillport/server';
 import { originKind, tagsOf } from '../catalog.js';
 import { formatSize, html, trusted } from '../html.js';
 import type { Html } from '../html.js';
+import { RenderCache } from '../cache.js';
 import { renderMarkdown } from '../markdown.js';
+import type { RenderedMarkdown } from '../markdown.js';
+import { PART_CHARS, markdownParts } from '../parts.js';
+import type { MarkdownPart } from '../parts.js';
 import { filePath, rawPath, resolveRelative, skillPath } from '../urls.js';
 import type { VersionInfo } from '../versions.js';
 
@@ -24,24 +28,60 @@ export interface SkillPageInput {
   authRequired: boolean;
   /** Where the compare form posts (GET) to. */
   comparePath: string;
+  /** Which part of a long SKILL.md to show, from 1 (past the last: the last). */
+  part?: number;
+}
+
+/** Outline entries listed beside the text; the rest are counted (a part may hold 2,000 headings). */
+const MAX_OUTLINE = 300;
+/**
+ * Rendered SKILL.md parts by package digest and address (the same bytes at the same place render the same), 16 MiB
+ * in all; the parts of each body, so a long body is scanned once.
+ */
+const rendered = new RenderCache<RenderedMarkdown>(16 * 1024 * 1024, 2 * 1024 * 1024, (value) => value.html.length * 2 + value.outline.length * 96);
+const partsOf = new RenderCache<MarkdownPart[]>(1024 * 1024, 64 * 1024, (parts) => parts.length * 48 + 64);
+
+export function renderCacheStats(): { hits: number; misses: number; bytes: number } {
+  return { hits: rendered.hits, misses: rendered.misses, bytes: rendered.bytes };
+}
+
+/** One part of a skill's SKILL.md body rendered (from the cache when viewed before), and how many parts there are. */
+function renderPart(skill: CatalogSkill, body: string, wanted: number): { rendered: RenderedMarkdown; part: number; parts: number } {
+  const key = `${skill.packageDigest}\0${skillPath(skill)}`;
+  const parts = partsOf.get(key, () => markdownParts(body));
+  const part = Math.min(Math.max(1, Number.isSafeInteger(wanted) ? wanted : 1), parts.length);
+  const { start, end, carry } = parts[part - 1]!;
+  const value = rendered.get(`${key}\0${part}`, () =>
+    renderMarkdown(carry + body.slice(start, end), {
+      fileHref: (relative) => {
+        const file = resolveRelative(skill, relative);
+        return file ? filePath(skill, file) : undefined;
+      },
+      rawHref: (relative) => {
+        const file = resolveRelative(skill, relative);
+        return file && /^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) ? rawPath(skill, file) : undefined;
+      },
+    }),
+  );
+  return { rendered: value, part, parts: parts.length };
+}
+
+function partsNav(skill: CatalogSkill, part: number, parts: number, where: 'top' | 'bottom'): Html {
+  if (parts <= 1) return html``;
+  const manifest = skill.files.find((file) => file.uri === skill.uri);
+  const link = (n: number) => (n === 1 ? skillPath(skill) : `${skillPath(skill)}?part=${n}`);
+  return html`<nav class="pager parts" aria-label="Parts of SKILL.md (${where})">
+  ${part > 1 ? html`<a href="${link(part - 1)}" rel="prev">← Previous part</a>` : html`<span></span>`}
+  <span>Part ${part} of ${parts}${manifest ? html` · SKILL.md is ${formatSize(manifest.size)}, shown in parts of up to ${formatSize(PART_CHARS)} · <a href="${rawPath(skill, manifest)}" download>download it whole</a>` : ''}</span>
+  ${part < parts ? html`<a href="${link(part + 1)}" rel="next">Next part →</a>` : html`<span></span>`}
+</nav>`;
 }
 
 export function skillBody(input: SkillPageInput): Html {
   const { skill } = input;
   const body = input.text === undefined ? undefined : splitFrontmatter(input.text, Number.MAX_SAFE_INTEGER).body;
-  const rendered =
-    body === undefined
-      ? undefined
-      : renderMarkdown(body, {
-          fileHref: (relative) => {
-            const file = resolveRelative(skill, relative);
-            return file ? filePath(skill, file) : undefined;
-          },
-          rawHref: (relative) => {
-            const file = resolveRelative(skill, relative);
-            return file && /^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) ? rawPath(skill, file) : undefined;
-          },
-        });
+  const shown = body === undefined ? undefined : renderPart(skill, body, input.part ?? 1);
+  const rendered = shown?.rendered;
   const tags = tagsOf(skill);
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Catalog</a> <span aria-hidden="true">/</span> <span aria-current="page">${skill.name}</span></nav>
 <header class="skill-head">
@@ -51,10 +91,10 @@ export function skillBody(input: SkillPageInput): Html {
 </header>
 <div class="skill-grid">
   <article class="doc" aria-label="SKILL.md">
-    ${rendered === undefined ? html`<p class="empty">SKILL.md cannot be shown as text.</p>` : html`<div class="markdown">${trusted(rendered.html)}</div>`}
+    ${shown === undefined ? html`<p class="empty">SKILL.md cannot be shown as text.</p>` : html`${partsNav(skill, shown.part, shown.parts, 'top')}<div class="markdown">${trusted(shown.rendered.html)}</div>${partsNav(skill, shown.part, shown.parts, 'bottom')}`}
   </article>
   <aside class="side">
-    ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol></section>` : ''}
+    ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.slice(0, MAX_OUTLINE).map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol>${rendered.outline.length > MAX_OUTLINE ? html`<p class="note">and ${(rendered.outline.length - MAX_OUTLINE).toLocaleString('en-US')} more headings${shown !== undefined && shown.parts > 1 ? ' in this part' : ''}</p>` : ''}</section>` : ''}
     ${usePanel(input)}
   </aside>
 </div>

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
+import { declaredVersion, inspectSkillFolder, refusedAtPublish, resolveLimits, sha256Digest } from '@skillport/core';
 import type { SkillFileEntry } from '@skillport/core';
 import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/registry/client';
 import { CliError, action } from '../../kit.js';
@@ -83,12 +83,21 @@ export interface LoadedPackage {
 }
 
 /**
- * A skill to pack or publish, from a folder (inspected with validate's rules: any problem refuses it, since
- * publishing is strict) or from a .skill / tar.gz file (read with the archive reader's protections).
+ * A skill to pack or publish, from a folder (inspected with validate's rules: errors refuse it, warnings are
+ * reported through `onWarning` and refuse it only with `strict`) or from a .skill / tar.gz file (read with the
+ * archive reader's protections; the registry applies the rules to it).
  */
 export async function loadPackage(
   path: string,
-  options: { version?: string; provenance?: Provenance; maxFiles?: number; maxBytes?: number },
+  options: {
+    version?: string;
+    provenance?: Provenance;
+    maxFiles?: number;
+    maxBytes?: number;
+    strict?: boolean;
+    allowFields?: readonly string[];
+    onWarning?: (line: string) => void;
+  },
 ): Promise<LoadedPackage> {
   const registry = await import('@skillport/registry/client');
   const limits = resolveLimits({ ...(options.maxFiles ? { maxFiles: options.maxFiles } : {}), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) });
@@ -101,14 +110,19 @@ export async function loadPackage(
   let name: string;
   let files: SkillFileEntry[];
   let fromArchive: ArchiveManifest | undefined;
+  // The version the registry would read (metadata.version, else a top-level version): pack names the file with it.
+  let declared: string | undefined;
   if (stat.isDirectory()) {
-    const inspection = inspectSkillFolder(path, { limits });
-    if (inspection.skill === undefined || inspection.problems.length > 0) {
-      const lines = inspection.problems.map((problem) => `  - ${problem.message}`).join('\n');
-      throw new CommandError(`${path} does not validate (publishing is strict; run skillport validate):\n${lines}`);
+    const inspection = inspectSkillFolder(path, { limits, ...(options.allowFields ? { allowFields: options.allowFields } : {}) });
+    const refused = refusedAtPublish(inspection.problems, inspection.skill?.files.map((file) => file.path) ?? [], options.strict);
+    if (inspection.skill === undefined || refused.length > 0) {
+      const lines = refused.map((problem) => `  error: ${problem.message}`).join('\n');
+      throw new CommandError(`${path} does not validate${options.strict ? ' strictly (--strict: warnings refuse it too)' : ''}:\n${lines}`);
     }
+    for (const problem of inspection.problems) options.onWarning?.(`${displayPath(problem.path)}: ${problem.message}`);
     const skill = inspection.skill;
     name = skill.name;
+    declared = declaredVersion(skill.frontmatter);
     files = skill.files.map((file) => {
       const bytes = readFileSync(file.target ?? join(skill.realDir, file.path));
       if (sha256Digest(bytes) !== file.digest) throw new CommandError(`${join(path, file.path)} changed while it was being packed; try again`);
@@ -126,7 +140,7 @@ export async function loadPackage(
     fromArchive = read.manifest;
     name = read.manifest?.name ?? read.folderName ?? basename(path).replace(/(\.skill|\.tar\.gz|\.tgz)$/, '');
   }
-  const version = options.version ?? fromArchive?.version;
+  const version = options.version ?? fromArchive?.version ?? declared;
   const provenance = { ...fromArchive?.provenance, ...options.provenance };
   const manifest = registry.manifestFor(name, files, { ...(version !== undefined ? { version } : {}), provenance, signatures: fromArchive?.signatures ?? [] });
   return { name, files, manifest };
@@ -171,10 +185,11 @@ export function report(json: boolean | undefined, value: unknown, lines: string[
 
 /** Runs a registry command with the kit's action wrapper: registry and API failures are one line and exit 1. */
 export async function run(exit: ExitCode, work: () => Promise<void>): Promise<void> {
-  await action(exit, work, describeRegistryError)();
+  await action(exit, work, describeError)();
 }
 
-async function describeRegistryError(error: unknown): Promise<string | undefined> {
+/** A registry or API failure as one line; undefined for anything else. */
+export async function describeError(error: unknown): Promise<string | undefined> {
   const { ApiError, RegistryError } = await import('@skillport/registry/client');
   if (error instanceof ApiError) return `${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`;
   if (error instanceof RegistryError) return error.message;
