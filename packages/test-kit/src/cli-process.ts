@@ -27,9 +27,15 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** How a test's server is launched: `cache: true` keeps the caches (give `--cache-dir`), which tests otherwise turn off. */
+export interface LaunchOptions {
+  cache?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Starts `skillport serve --http --port 0 ...args` as a real process and waits for its URL. */
-export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--no-cache', ...args], {
+export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}, launch: LaunchOptions = {}): Promise<RunningServer> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', ...(launch.cache ? [] : ['--no-cache']), ...args], {
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -91,11 +97,11 @@ export async function connectHttp(url: string, era: Era, extra?: ClientOptions):
 }
 
 /** Starts `skillport serve ...args` over stdio under a real MCP client. */
-export async function connectStdio(args: string[], era: Era, extra?: ClientOptions): Promise<{ client: Client; stderr(): string }> {
+export async function connectStdio(args: string[], era: Era, extra?: ClientOptions, launch: LaunchOptions = {}): Promise<{ client: Client; stderr(): string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'serve', '--no-cache', ...args],
-    env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+    args: [CLI, 'serve', ...(launch.cache ? [] : ['--no-cache']), ...args],
+    env: { ...(process.env as Record<string, string>), NO_COLOR: '1', ...(launch.env as Record<string, string> | undefined) },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -2,11 +2,20 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { escapeControls, sha256Digest } from '@skillport/core';
+import {
+  availabilitySummary,
+  escapeControls,
+  judgeAvailability,
+  readRequirements,
+  requirementsFromWire,
+  requirementsSummary,
+  sha256Digest,
+} from '@skillport/core';
+import type { Availability, AvailableCapabilities } from '@skillport/core';
 import type { CatalogSkill, SkillDescriptor, SkillSet, SkillSource } from '@skillport/client';
 import type { McpSkillSource } from '@skillport/client';
 import type { ExitCode } from '../kit.js';
-import { action } from '../kit.js';
+import { action, arg } from '../kit.js';
 import { displayPath, paint, plural } from '../output.js';
 import { environment } from '../environment.js';
 import { mcpEndpoint, withoutHtml } from '../server-url.js';
@@ -24,6 +33,7 @@ interface ClientOptions {
   origin?: string;
   token?: string;
   version?: string;
+  available?: AvailableCapabilities;
 }
 
 interface InstallOptions extends ClientOptions {
@@ -94,6 +104,11 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .argument('<server>', SERVER_HELP)
       .argument('<name>', 'the skill name, or NAME@VERSION')
       .option('--version <version>', VERSION_HELP)
+      .option(
+        '--available <list>',
+        'what the host has, to judge readiness: kind:name items (mcp:rube tool:Bash agent:codex), separated by spaces or commas',
+        arg(parseAvailable),
+      )
       .option('--json', 'print JSON for scripts'),
   ).action(
     run(exit, async (server: string, name: string, options: ClientOptions) => {
@@ -101,12 +116,28 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       try {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
+        const requirements =
+          skill.meta?.['dev.skillport/requirements'] !== undefined
+            ? requirementsFromWire(skill.meta['dev.skillport/requirements'])
+            : readRequirements(skill.frontmatter).requirements;
+        const availability = readiness(skill, requirements, options.available);
         if (options.json) {
-          printJson({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null });
+          printJson({
+            ...summary(skill),
+            ...(registry ? { registry } : {}),
+            frontmatter: skill.frontmatter,
+            files: skill.files ?? null,
+            requirements: requirements ?? null,
+            availability,
+          });
           return 0;
         }
         print(`name:         ${skill.name}`);
         print(`description:  ${skill.description}`);
+        if (requirements !== undefined) print(`requires:     ${requirementsSummary(requirements) || 'nothing judged'}`);
+        print(
+          `availability: ${availabilitySummary(availability)}${options.available === undefined && availability.status !== 'ready' ? ' (say what the host has with --available)' : ''}`,
+        );
         if (registry) {
           if (registry.version) print(`version:      ${registry.version}`);
           if (registry.tags.length) print(`tags:         ${registry.tags.join(', ')}`);
@@ -669,4 +700,28 @@ function print(line: string): void {
 function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** `--available "mcp:rube tool:Bash agent:codex"`: what the host has, in the skill metadata's kind:name form. */
+function parseAvailable(text: string): AvailableCapabilities {
+  const out: { mcpServers: string[]; tools: string[]; agent?: string } = { mcpServers: [], tools: [] };
+  for (const token of text.split(/[\s,]+/).filter((part) => part !== '')) {
+    const colon = token.indexOf(':');
+    const kind = token.slice(0, Math.max(colon, 0));
+    const value = token.slice(colon + 1);
+    if (colon <= 0 || value === '' || !['mcp', 'tool', 'agent'].includes(kind)) throw new Error(`"${token}" is not mcp:NAME, tool:NAME or agent:NAME`);
+    if (kind === 'mcp') out.mcpServers.push(value);
+    else if (kind === 'tool') out.tools.push(value);
+    else out.agent = value;
+  }
+  return out;
+}
+
+/** The skill's readiness: judged here against --available, else what the server said for this caller, else unknown. */
+function readiness(skill: SkillDescriptor, requirements: Parameters<typeof judgeAvailability>[0], available: AvailableCapabilities | undefined): Availability {
+  const server = skill.meta?.['dev.skillport/availability'] as Availability | undefined;
+  const local = judgeAvailability(requirements, available ?? {});
+  if (server !== undefined && typeof server === 'object' && server.status === 'ready') return server;
+  if (available === undefined && server !== undefined && typeof server === 'object' && server.status === 'needs') return server;
+  return local;
 }

@@ -18,7 +18,6 @@ import type { VersionInfo } from '../versions.js';
  */
 export interface SkillPageInput {
   skill: CatalogSkill;
-  text: string | undefined;
   versions: VersionInfo[] | undefined;
   /** The listed skill's own version, when it has one. */
   version: string | undefined;
@@ -28,8 +27,8 @@ export interface SkillPageInput {
   authRequired: boolean;
   /** Where the compare form posts (GET) to. */
   comparePath: string;
-  /** Which part of a long SKILL.md to show, from 1 (past the last: the last). */
-  part?: number;
+  /** SKILL.md as shown (renderSkillPart); undefined when it is not text. */
+  shown: ShownPart | undefined;
 }
 
 /** Outline entries listed beside the text; the rest are counted (a part may hold 2,000 headings). */
@@ -45,13 +44,30 @@ export function renderCacheStats(): { hits: number; misses: number; bytes: numbe
   return { hits: rendered.hits, misses: rendered.misses, bytes: rendered.bytes };
 }
 
-/** One part of a skill's SKILL.md body rendered (from the cache when viewed before), and how many parts there are. */
-function renderPart(skill: CatalogSkill, body: string, wanted: number): { rendered: RenderedMarkdown; part: number; parts: number } {
+/** What the skill page shows of SKILL.md: one part of its body rendered, and how many parts there are. */
+export interface ShownPart {
+  rendered: RenderedMarkdown;
+  part: number;
+  parts: number;
+}
+
+/**
+ * Part `wanted` (from 1; past the last: the last) of a skill's SKILL.md rendered, from the cache when viewed before;
+ * undefined when SKILL.md is not text. The parts are found without holding the event loop (parts.ts); one part is
+ * rendered in one go, which its bounds keep to tens of milliseconds.
+ */
+export async function renderSkillPart(skill: CatalogSkill, text: string | undefined, wanted: number): Promise<ShownPart | undefined> {
+  if (text === undefined) return undefined;
+  const body = splitFrontmatter(text, Number.MAX_SAFE_INTEGER).body;
   const key = `${skill.packageDigest}\0${skillPath(skill)}`;
-  const parts = partsOf.get(key, () => markdownParts(body));
-  const part = Math.min(Math.max(1, Number.isSafeInteger(wanted) ? wanted : 1), parts.length);
-  const { start, end, carry } = parts[part - 1]!;
-  const value = rendered.get(`${key}\0${part}`, () =>
+  let found = partsOf.get(key);
+  if (found === undefined) {
+    found = await markdownParts(body);
+    partsOf.set(key, found);
+  }
+  const part = Math.min(Math.max(1, Number.isSafeInteger(wanted) ? wanted : 1), found.length);
+  const { start, end, carry } = found[part - 1]!;
+  const value = rendered.through(`${key}\0${part}`, () =>
     renderMarkdown(carry + body.slice(start, end), {
       fileHref: (relative) => {
         const file = resolveRelative(skill, relative);
@@ -63,7 +79,7 @@ function renderPart(skill: CatalogSkill, body: string, wanted: number): { render
       },
     }),
   );
-  return { rendered: value, part, parts: parts.length };
+  return { rendered: value, part, parts: found.length };
 }
 
 function partsNav(skill: CatalogSkill, part: number, parts: number, where: 'top' | 'bottom'): Html {
@@ -79,8 +95,7 @@ function partsNav(skill: CatalogSkill, part: number, parts: number, where: 'top'
 
 export function skillBody(input: SkillPageInput): Html {
   const { skill } = input;
-  const body = input.text === undefined ? undefined : splitFrontmatter(input.text, Number.MAX_SAFE_INTEGER).body;
-  const shown = body === undefined ? undefined : renderPart(skill, body, input.part ?? 1);
+  const shown = input.shown;
   const rendered = shown?.rendered;
   const tags = tagsOf(skill);
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Catalog</a> <span aria-hidden="true">/</span> <span aria-current="page">${skill.name}</span></nav>
