@@ -13,7 +13,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { measuredCommit, options } from './args.mjs';
+import { measuredCommit, options, servedBase } from './args.mjs';
 import { post } from './mcp-post.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -77,15 +77,7 @@ const proc = spawn(
   ],
   { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, NO_COLOR: '1' } },
 );
-let stderr = '';
-const base = await new Promise((done, fail) => {
-  proc.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    const match = / on (http:\/\/\S+)\/mcp/.exec(stderr);
-    if (match) done(match[1]);
-  });
-  proc.on('exit', (code) => fail(new Error(`server exited with ${code}: ${stderr}`)));
-});
+const base = await servedBase(proc);
 const ask = (message) =>
   new Promise((done) => {
     proc.once('message', done);
@@ -97,14 +89,22 @@ log(`serving the hostile inputs at ${base} (${cli})`);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-/** GET /healthz one after another (2 ms apart) until `stop()`: each answer's time. */
+/**
+ * GET /healthz one after another (2 ms apart) until `stop()`: each answer's time, and how many failed (a server
+ * stalled past its headers timeout drops the waiting connections: that is counted, with the time it took to fail).
+ */
 function healthzLoop() {
   const times = [];
+  let failed = 0;
   let running = true;
   const done = (async () => {
     while (running) {
       const start = performance.now();
-      await fetch(`${base}/healthz`).then((response) => response.arrayBuffer());
+      try {
+        await fetch(`${base}/healthz`).then((response) => response.arrayBuffer());
+      } catch {
+        failed++;
+      }
       times.push(performance.now() - start);
       await sleep(2);
     }
@@ -113,7 +113,7 @@ function healthzLoop() {
     async stop() {
       running = false;
       await done;
-      return times.sort((a, b) => a - b);
+      return { times: times.sort((a, b) => a - b), failed };
     },
   };
 }
@@ -165,7 +165,7 @@ for (const [label, run] of cases) {
     }
     const took = performance.now() - start;
     await sleep(20);
-    const healthz = await pings.stop();
+    const { times: healthz, failed } = await pings.stop();
     const stall = await ask('read');
     results.push({
       input: label,
@@ -175,6 +175,7 @@ for (const [label, run] of cases) {
       stallMaxMs: stall.maxMs,
       healthzP50Ms: percentile(healthz, 50),
       healthzMaxMs: healthz[healthz.length - 1] ?? 0,
+      healthzFailed: failed,
     });
     log(`${label} (${round === 1 ? 'cold' : 'warm'}): ${took.toFixed(0)} ms, stall ${stall.maxMs.toFixed(0)} ms`);
   }
@@ -188,10 +189,10 @@ if (asJson) {
 } else {
   const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
   console.log(`stall bench at ${measuredCommit()} (${cli.replace(`${repo}/`, '')}); ratio: longest stall / the baseline page's (${fmt(baseline)})`);
-  console.log('| input | round | answer | request | longest stall | ratio | /healthz p50 | /healthz max |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| input | round | answer | request | longest stall | ratio | /healthz p50 | /healthz max | /healthz failed |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results)
     console.log(
-      `| ${r.input} | ${r.round} | ${r.answer} | ${fmt(r.requestMs)} | ${fmt(r.stallMaxMs)} | ${(r.stallMaxMs / baseline).toFixed(1)}x | ${fmt(r.healthzP50Ms)} | ${fmt(r.healthzMaxMs)} |`,
+      `| ${r.input} | ${r.round} | ${r.answer} | ${fmt(r.requestMs)} | ${fmt(r.stallMaxMs)} | ${(r.stallMaxMs / baseline).toFixed(1)}x | ${fmt(r.healthzP50Ms)} | ${fmt(r.healthzMaxMs)} | ${r.healthzFailed} |`,
     );
 }
