@@ -16,6 +16,10 @@ export interface Environment {
   xdgConfigHome?: string;
   /** SKILLPORT_SEARCH_IDLE_MS: quiet time before the search index is built in the background (ADR 0151). */
   searchIdleMs?: number;
+  /** SKILLPORT_SEARCH_WAIT_SKILLS: the largest catalog whose searches wait for an index still being built (ADR 0201). */
+  searchWaitSkills?: number;
+  /** SKILLPORT_SEARCH_WAIT_MS: how long such a search waits at most (ADR 0201). */
+  searchWaitMs?: number;
   /** NO_COLOR (https://no-color.org) and FORCE_COLOR. */
   noColor: boolean;
   forceColor: boolean;
@@ -28,6 +32,8 @@ const text = (name: string): string | undefined => {
 
 export function environment(): Environment {
   const idle = Number(text('SKILLPORT_SEARCH_IDLE_MS') ?? Number.NaN);
+  const waitSkills = Number(text('SKILLPORT_SEARCH_WAIT_SKILLS') ?? Number.NaN);
+  const waitMs = Number(text('SKILLPORT_SEARCH_WAIT_MS') ?? Number.NaN);
   const force = process.env['FORCE_COLOR'];
   const env: Environment = { noColor: text('NO_COLOR') !== undefined, forceColor: force !== undefined && force !== '0' };
   const fields: Array<[keyof Environment, string]> = [
@@ -42,5 +48,7 @@ export function environment(): Environment {
     if (value !== undefined) (env as unknown as Record<string, string>)[key] = value;
   }
   if (Number.isFinite(idle) && idle >= 0) env.searchIdleMs = idle;
+  if (Number.isFinite(waitSkills) && waitSkills >= 0) env.searchWaitSkills = waitSkills;
+  if (Number.isFinite(waitMs) && waitMs >= 0) env.searchWaitMs = waitMs;
   return env;
 }

@@ -249,6 +249,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
           mcpUrl: `${origin}/mcp`,
           authRequired: access.auth !== 'none',
           comparePath: `${skillPath(skill)}/-/compare`,
+          // Signed in, the page says whether the caller's grants meet the skill's requirements.
+          availability: caller.principal !== undefined && access.auth !== 'none' ? scoped.service.availability(skill) : undefined,
         }),
         'catalog',
       );

@@ -34,6 +34,8 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   cache: boolean;
   fastPath: boolean;
   web: boolean;
+  /** `search`: GET /readyz also waits for the search index. */
+  readyWhen?: string;
   quiet?: boolean;
   /** `none`, or a comma-separated set of core, full, asm (a config file may also give a list). */
   tools: string | string[];
@@ -132,6 +134,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .addOption(new Option('--ready-when <what>', 'GET /readyz also waits for this: search (the search index is complete)').choices(['search']))
     .option(
       '--data <dir|url>',
       'serve the registry kept in DIR (created when missing), or in PostgreSQL (postgres://…, shared by replicas), beside any folders; with --http, also its /api/v1',
@@ -335,7 +338,8 @@ async function serve(
         ...(embeddings !== undefined ? { embeddings } : {}),
       },
       prompts: options.prompts,
-      ...searchIdle(),
+      ...searchTuning(),
+      ...(options.readyWhen === 'search' ? { readyWhenSearch: true } : {}),
       index: options.index,
       indexArchives: options.indexArchives,
       templates,
@@ -535,10 +539,16 @@ function fastPathTokens(value: boolean | number | undefined, max: number): numbe
 }
 
 /**
- * SKILLPORT_SEARCH_IDLE_MS: the quiet (ms) the server waits for before building its search index in the background,
- * until the first search (default 250; ADR 0151). For tests and tuning; not a command-line option.
+ * For tests and tuning, not command-line options: SKILLPORT_SEARCH_IDLE_MS, the quiet (ms) the server waits for
+ * before building its search index in the background, until the first search (default 250; ADR 0151);
+ * SKILLPORT_SEARCH_WAIT_SKILLS and SKILLPORT_SEARCH_WAIT_MS, the largest catalog whose searches wait for the index
+ * still being built, and for how long (ADR 0201).
  */
-function searchIdle(): { searchIdleMs?: number } {
-  const { searchIdleMs } = environment();
-  return searchIdleMs !== undefined ? { searchIdleMs } : {};
+function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {
+  const { searchIdleMs, searchWaitSkills, searchWaitMs } = environment();
+  return {
+    ...(searchIdleMs !== undefined ? { searchIdleMs } : {}),
+    ...(searchWaitSkills !== undefined ? { searchWaitMaxSkills: searchWaitSkills } : {}),
+    ...(searchWaitMs !== undefined ? { searchWaitMs } : {}),
+  };
 }

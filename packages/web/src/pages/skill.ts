@@ -1,4 +1,5 @@
-import { splitFrontmatter } from '@skillport/core';
+import { availabilitySummary, splitFrontmatter } from '@skillport/core';
+import type { Availability } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from '@skillport/server';
 import { originKind, tagsOf } from '../catalog.js';
 import { formatSize, html, trusted } from '../html.js';
@@ -29,6 +30,8 @@ export interface SkillPageInput {
   comparePath: string;
   /** SKILL.md as shown (renderSkillPart); undefined when it is not text. */
   shown: ShownPart | undefined;
+  /** For a signed-in caller: whether the skill's requirements are met by what the policy grants it. */
+  availability?: Availability | undefined;
 }
 
 /** Outline entries listed beside the text; the rest are counted (a part may hold 2,000 headings). */
@@ -110,12 +113,30 @@ export function skillBody(input: SkillPageInput): Html {
   </article>
   <aside class="side">
     ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.slice(0, MAX_OUTLINE).map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol>${rendered.outline.length > MAX_OUTLINE ? html`<p class="note">and ${(rendered.outline.length - MAX_OUTLINE).toLocaleString('en-US')} more headings${shown !== undefined && shown.parts > 1 ? ' in this part' : ''}</p>` : ''}</section>` : ''}
+    ${requirementsPanel(input)}
     ${usePanel(input)}
   </aside>
 </div>
 <section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>
 <section class="card wide" aria-labelledby="fm-h"><h2 id="fm-h">Frontmatter</h2>${frontmatterTable(skill.frontmatter)}</section>
 <section class="card wide" aria-labelledby="versions-h"><h2 id="versions-h">Versions</h2>${versionsSection(input)}</section>`;
+}
+
+/** What the skill needs (MCP servers, tools, scopes, agents; allowed tools and compatibility as written) and, signed in, whether the caller has it. */
+function requirementsPanel(input: SkillPageInput): Html | string {
+  const req = input.skill.requirements;
+  if (req === undefined) return '';
+  const row = (label: string, values: readonly string[]) =>
+    values.length === 0 ? '' : html`<dt>${label}</dt><dd>${values.map((value) => html`<code>${value}</code> `)}</dd>`;
+  const servers = req.mcpServers.map((server) => (server.url !== undefined ? `${server.name} (${server.url})` : server.name));
+  const status = input.availability;
+  const readiness =
+    status === undefined
+      ? ''
+      : html`<p class="readiness ${status.status}" data-status="${status.status}"><strong>For you:</strong> ${
+          status.status === 'unknown' ? 'not known here (your host decides whether it has what this skill needs)' : availabilitySummary(status)
+        }</p>`;
+  return html`<section class="card" aria-labelledby="req-h"><h2 id="req-h">Requirements</h2>${readiness}<dl class="requirements">${row('MCP servers', servers)}${row('Tools', req.tools)}${row('Scopes', req.scopes)}${row('Agents', req.agents)}${row('Allowed tools', req.allowedTools)}${req.compatibility !== undefined ? html`<dt>Compatibility</dt><dd>${req.compatibility}</dd>` : ''}</dl><p class="note">Read from ${req.sources.join(', ')}.</p></section>`;
 }
 
 function usePanel(input: SkillPageInput): Html {
