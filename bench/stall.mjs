@@ -23,6 +23,8 @@ const rounds = Number(flags.value('rounds', '2'));
 const only = flags.value('only')?.split(',');
 const asJson = flags.flag('json');
 const log = (line) => process.stderr.write(`${line}\n`);
+// The commit of the server measured (with --cli, another checkout's), not only the bench's own.
+const served = execFileSync('git', ['-C', resolve(cli, '..'), 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 
 // ---- the hostile inputs --------------------------------------------------------------------------------------------
 const root = mkdtempSync(join(tmpdir(), 'skillport-stall-'));
@@ -46,7 +48,7 @@ for (const [version, tag] of [
     'big-diff/SKILL.md': skill('big-diff', `# Big diff\n\nVersion ${version}.\n`),
     'big-diff/references/data.txt': lines(8000, tag),
   });
-  execFileSync(process.execPath, [cli, 'publish', join(dir, 'big-diff'), '--data', data, '--version', version, '-q'], { stdio: 'inherit' });
+  execFileSync(process.execPath, [cli, 'publish', join(dir, 'big-diff'), '--data', data, '--version', version, '-q'], { stdio: ['ignore', 2, 2] });
 }
 const skills = write(join(root, 'skills'), {
   'repeated/SKILL.md': skill('repeated', '# x\n'.repeat(35_000)),
@@ -185,10 +187,10 @@ rmSync(root, { recursive: true, force: true });
 
 const baseline = Math.max(...results.filter((r) => r.input.startsWith('baseline')).map((r) => r.stallMaxMs), 1);
 if (asJson) {
-  process.stdout.write(`${JSON.stringify({ commit: measuredCommit(), cli, baselineStallMs: baseline, results }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ commit: measuredCommit(), served, cli, baselineStallMs: baseline, results }, null, 2)}\n`);
 } else {
   const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
-  console.log(`stall bench at ${measuredCommit()} (${cli.replace(`${repo}/`, '')}); ratio: longest stall / the baseline page's (${fmt(baseline)})`);
+  console.log(`stall bench at ${measuredCommit()}, server at ${served} (${cli.replace(`${repo}/`, '')}); ratio: longest stall / the baseline page's (${fmt(baseline)})`);
   console.log('| input | round | answer | request | longest stall | ratio | /healthz p50 | /healthz max | /healthz failed |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results)
