@@ -190,7 +190,9 @@ if (asJson) {
   process.stdout.write(`${JSON.stringify({ commit: measuredCommit(), served, cli, baselineStallMs: baseline, results }, null, 2)}\n`);
 } else {
   const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
-  console.log(`stall bench at ${measuredCommit()}, server at ${served} (${cli.replace(`${repo}/`, '')}); ratio: longest stall / the baseline page's (${fmt(baseline)})`);
+  console.log(
+    `stall bench at ${measuredCommit()}, server at ${served} (${cli.replace(`${repo}/`, '')}); ratio: longest stall / the baseline page's (${fmt(baseline)})`,
+  );
   console.log('| input | round | answer | request | longest stall | ratio | /healthz p50 | /healthz max | /healthz failed |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results)
