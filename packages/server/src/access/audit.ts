@@ -206,9 +206,13 @@ export class AuditLog {
    */
   startRetention(retentionMs: number, intervalMs = 10 * 60_000): void {
     if (this.store === undefined || this.#retentionTimer !== undefined) return;
+    let first = true;
     const run = async () => {
       try {
-        await this.prune(retentionMs);
+        const deleted = await this.prune(retentionMs);
+        // Said once, at the first pass (an upgrade's backlog, or a retention shortened): rows going is no surprise.
+        if (first && deleted > 0) this.onError(`audit: removed ${deleted} rows older than ${spanText(retentionMs)} (--audit-retention; off keeps every row)`);
+        first = false;
         this.metrics.auditBytes(await this.store!.auditBytes());
         this.#pruneFailing = false;
       } catch (error) {
@@ -217,8 +221,8 @@ export class AuditLog {
       }
     };
     // Soon after start (a backlog from before goes first), then on the interval; the size every minute.
-    const first = setTimeout(() => void run(), 1000);
-    first.unref();
+    const soon = setTimeout(() => void run(), 1000);
+    soon.unref();
     this.#retentionTimer = setInterval(() => void run(), intervalMs);
     this.#retentionTimer.unref();
     this.#sizeTimer = setInterval(() => {
@@ -281,6 +285,11 @@ export class AuditLog {
   state(): { queued: number; dropped: number; failing?: string } {
     return { queued: this.#buffer.length, dropped: this.#dropped, ...(this.#failing !== undefined ? { failing: this.#failing } : {}) };
   }
+}
+
+function spanText(ms: number): string {
+  const [n, unit] = ms % 86_400_000 === 0 ? [ms / 86_400_000, 'day'] : [Math.round(ms / 3_600_000), 'hour'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /** A refused path or name, cut to REFUSED_PATH_MAX characters (marked with an ellipsis when cut). */
