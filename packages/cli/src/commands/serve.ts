@@ -7,7 +7,7 @@ import { arg, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
-import { openSources } from '../sources.js';
+import { openSources, sourceLabel } from '../sources.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
 import { progressLine } from '../progress.js';
 import type { ScanCounts } from '../progress.js';
@@ -54,6 +54,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   requireSignatures?: boolean;
   registryTag?: string;
   remote: string[];
+  gitInterval: number;
   embeddings?: string;
   embeddingsModel: string;
 }
@@ -62,7 +63,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
   const serve_ = program
     .command('serve')
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
-    .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
+    .argument(
+      '[sources...]',
+      'skill folders (one skill, a folder of skills, or a tree of them), skill archives (.skill, .zip, .tar.gz) and git repositories (git+https://host/repo.git#main:skills, git:./repo#v1); several merge',
+    )
     .option(
       '--template <uri=dir>',
       'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder); repeatable',
@@ -74,6 +78,12 @@ export function registerServe(program: Command, exit: ExitCode): void {
       'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)',
       (url: string, all: string[]) => [...all, url],
       [] as string[],
+    )
+    .option(
+      '--git-interval <seconds>',
+      'git sources: how often the ref is asked for (0: only on a webhook, and at once for a local repository when its ref moves)',
+      arg(parseSeconds),
+      60,
     )
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
@@ -143,6 +153,8 @@ Examples:
   SKILLPORT_PUBLISH_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
   skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
   skillport serve --remote https://example.com  the skills example.com publishes (/.well-known/agent-skills/)
+  skillport serve --http git+https://github.com/acme/skills.git#main:skills
+                                                a repository's branch, followed (docs/git.md)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
@@ -275,7 +287,7 @@ async function serve(
       cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined,
     });
   }
-  const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
+  const sourceNames = [...dirs.map(sourceLabel), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
   if (!options.quiet && sourceNames.length > 0) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
   const onProblem = (problem: FolderProblem) => {
     if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
@@ -283,7 +295,12 @@ async function serve(
   const sources = await openSources(
     dirs,
     remotes,
-    { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } },
+    {
+      ...options,
+      limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+      gitIntervalMs: options.gitInterval * 1000,
+      ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
+    },
     onProblem,
   );
   if (typeof sources === 'string') {
@@ -295,6 +312,7 @@ async function serve(
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
+      ...(sources.git.length > 0 ? { health: () => ({ git: sources.git.map((provider) => provider.health()) }) } : {}),
       ...(progress ? { onScanProgress: (counts: ScanCounts) => progress.update(counts) } : {}),
       plugins: registry ? [registry] : [],
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
@@ -485,4 +503,12 @@ function searchIdle(): { searchIdleMs?: number } {
   const text = process.env['SKILLPORT_SEARCH_IDLE_MS'];
   const value = text === undefined || text === '' ? Number.NaN : Number(text);
   return Number.isFinite(value) && value >= 0 ? { searchIdleMs: value } : {};
+}
+
+/** `--git-interval`: seconds, 0 or more (fractions allowed, for tests and tight loops on a local mirror). */
+function parseSeconds(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
+    throw new Error(`--git-interval takes a number of seconds, 0 or more (got ${JSON.stringify(text)})`);
+  return value;
 }

@@ -58,7 +58,7 @@ export class AuditLog {
       digest: skill?.packageDigest,
       file: input.file?.slice(0, 4096),
       outcome: input.outcome,
-      detail: input.detail?.slice(0, 512),
+      detail: (input.detail ?? (skill ? gitSourceOf(skill) : undefined))?.slice(0, 512),
     });
     if (this.#buffer.length > MAX_QUEUED) {
       const excess = this.#buffer.length - MAX_QUEUED;
@@ -116,6 +116,14 @@ export class AuditLog {
 }
 
 /** A skill's version: the registry's when it has one, else `metadata.version` from its frontmatter. */
+/** A git source's skill: where its bytes came from (`git <repository> <ref>@<commit>`), for the audit trail. */
+export function gitSourceOf(skill: CatalogSkill): string | undefined {
+  if (skill.origin.kind !== 'stored' || !skill.origin.source.startsWith('git:')) return undefined;
+  const provenance = (skill.entry._meta as Record<string, unknown> | undefined)?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
+  if (typeof provenance?.['commit'] !== 'string') return undefined;
+  return `git ${String(provenance['repository'])} ${String(provenance['ref'])}@${provenance['commit']}`;
+}
+
 export function versionOf(skill: CatalogSkill): string | undefined {
   const origin = skill.origin as { version?: unknown };
   if (typeof origin.version === 'string') return origin.version;
