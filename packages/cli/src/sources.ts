@@ -4,6 +4,7 @@ import type { FolderProblem, SkillLimits } from '@skillport/core';
 import type { GitProvider, SkillProvider } from '@skillport/server';
 import type { RemoteSpec } from './config.js';
 import { displayPath } from './output.js';
+import { environment } from './environment.js';
 
 /**
  * What `serve` is given on its command line (and in a config's `dirs`): folders, and archive files (`.skill`,
@@ -49,7 +50,6 @@ export interface SourceOptions {
   limits: SkillLimits;
   /** How often a git source's ref is asked for (ms; 0: only on webhooks and, for a local one, its ref files). */
   gitIntervalMs?: number;
-  env?: NodeJS.ProcessEnv;
   /** Lines about git fetches (a new commit served, a failure, a recovery). */
   onEvent?: (line: string) => void;
 }
@@ -95,7 +95,7 @@ export async function openSources(
       }),
     ),
   );
-  const env = options.env ?? process.env;
+  const env = environment();
   const repositories = await Promise.allSettled(
     git.map((source) =>
       GitProvider.open({
@@ -105,9 +105,9 @@ export async function openSources(
         ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(), 'git') } : {}),
         ...(options.gitIntervalMs !== undefined ? { intervalMs: options.gitIntervalMs } : {}),
         // Credentials come from the environment (or a file it names), never from the command line.
-        ...(env['SKILLPORT_GIT_TOKEN'] ? { token: env['SKILLPORT_GIT_TOKEN'] } : {}),
-        ...(env['SKILLPORT_GIT_USERNAME'] ? { username: env['SKILLPORT_GIT_USERNAME'] } : {}),
-        ...(env['SKILLPORT_GIT_CREDENTIALS'] ? { credentialsFile: env['SKILLPORT_GIT_CREDENTIALS'] } : {}),
+        ...(env.gitToken !== undefined ? { token: env.gitToken } : {}),
+        ...(env.gitUsername !== undefined ? { username: env.gitUsername } : {}),
+        ...(env.gitCredentials !== undefined ? { credentialsFile: env.gitCredentials } : {}),
         onProblem,
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       }),

@@ -33,15 +33,37 @@ const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
 const COMMENT_OPEN = /^ {0,3}<!--/;
 
 export function scanMarkdown(body: string): MarkdownScan {
+  const steps = scanSteps(body);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/** Lines scanned between two turns of the event loop in scanMarkdownAsync (a few milliseconds of work). */
+const LINES_PER_TURN = 4096;
+
+/**
+ * scanMarkdown for a request path: the same scan, letting other work run every LINES_PER_TURN lines, so a body of
+ * hundreds of thousands of lines never holds the event loop for the whole scan.
+ */
+export async function scanMarkdownAsync(body: string): Promise<MarkdownScan> {
+  const steps = scanSteps(body);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function* scanSteps(body: string): Generator<void, MarkdownScan> {
   const headings: MarkdownHeading[] = [];
   const lineStarts: number[] = [];
   const blockStart: boolean[] = [];
   let fence: { char: string; length: number; indent: number } | undefined;
   let inComment = false;
   let previousBlank = true;
-  LINE_END.lastIndex = 0;
+  // A regex of our own: its lastIndex is this scan's position, whatever other scans run between two turns.
+  const lineEnd = new RegExp(LINE_END.source, 'g');
   for (let start = 0, line = 0; start < body.length || line === 0; line++) {
-    const match = LINE_END.exec(body);
+    if (line > 0 && line % LINES_PER_TURN === 0) yield;
+    const match = lineEnd.exec(body);
     const end = match ? match.index : body.length;
     let content = body.slice(start, end);
     if (line === 0 && content.startsWith('\uFEFF')) content = content.slice(1);

@@ -59,6 +59,8 @@ export interface AvailableSkill {
   description: string;
   location?: string;
   origin?: string;
+  /** For a skill that is not plainly ready here: what it needs, in a few words (`needs MCP server "rube"`). */
+  availability?: string;
 }
 
 /**
@@ -72,6 +74,7 @@ export function availableSkillsXml(skills: readonly AvailableSkill[], layout: 'c
     const fields = [`<name>${escapeXml(skill.name)}</name>`, `<description>${escapeXml(skill.description)}</description>`];
     if (skill.location !== undefined) fields.push(`<location>${escapeXml(skill.location)}</location>`);
     if (skill.origin !== undefined) fields.push(`<origin>${escapeXml(skill.origin)}</origin>`);
+    if (skill.availability !== undefined) fields.push(`<availability>${escapeXml(skill.availability)}</availability>`);
     return layout === 'compact' ? `<skill>${fields.join('')}</skill>` : `  <skill>\n${fields.map((field) => `    ${field}`).join('\n')}\n  </skill>`;
   });
   return `<available_skills>\n${items.join('\n')}\n</available_skills>`;

@@ -26,7 +26,7 @@ export interface WriteAuthorizer {
 
 /**
  * Until identities exist: every write needs `Authorization: Bearer <token>` equal to the server's
- * `SKILLPORT_PUBLISH_TOKEN`. Without that variable the server refuses every write, so a registry is never writable
+ * `SKILLPORT_TOKEN` (formerly SKILLPORT_PUBLISH_TOKEN). Without one the server refuses every write, so a registry is never writable
  * by accident.
  */
 export class PublishTokenAuthorizer implements WriteAuthorizer {
@@ -42,7 +42,7 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
         ok: false,
         status: 503,
         message:
-          "this registry is read-only: the server was started without SKILLPORT_PUBLISH_TOKEN, so it refuses every write (set it in the server's environment and send it as a Bearer token)",
+          "this registry is read-only: the server was started without SKILLPORT_TOKEN, so it refuses every write (set it in the server's environment and send it as a Bearer token)",
       };
     }
     const header = request.authorization;
@@ -51,7 +51,8 @@ export class PublishTokenAuthorizer implements WriteAuthorizer {
       return {
         ok: false,
         status: 401,
-        message: "writes need Authorization: Bearer <token> (the server's SKILLPORT_PUBLISH_TOKEN; skillport takes it from --token or SKILLPORT_TOKEN)",
+        message:
+          "writes need Authorization: Bearer <token> (the server's SKILLPORT_TOKEN; skillport takes it from --token, SKILLPORT_TOKEN or skillport login)",
       };
     // Hashes of equal length, compared in constant time: the token's length and prefix leak nothing.
     if (!timingSafeEqual(digest(match[1]!), this.#hash)) return { ok: false, status: 403, message: 'the token is not valid for this registry' };
@@ -65,7 +66,7 @@ function digest(text: string): Buffer {
 
 /**
  * With `--auth tokens|jwt`: the server authenticated the caller; writes need its scopes (publish; admin for revoke
- * and review, or publish plus the policy's revoke grant over the name) instead of SKILLPORT_PUBLISH_TOKEN
+ * and review, or publish plus the policy's revoke grant over the name) instead of the shared SKILLPORT_TOKEN
  * (docs/security.md). Which names it may write is decided per name by the routes' WriteGuard.
  */
 export class ScopeAuthorizer implements WriteAuthorizer {

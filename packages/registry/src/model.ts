@@ -1,3 +1,4 @@
+import type { SkillRequirements } from '@skillport/core';
 /**
  * The registry's records. A version is a skill's files frozen under a semver version: each file by sha256, the
  * package digest over them (core's `packageDigest`, canonical form in docs/api.md), who signed it and where it
@@ -19,6 +20,8 @@ export interface StoredManifest {
   /** Sorted by path. SKILL.md included. */
   files: StoredFile[];
   totalBytes: number;
+  /** The skill's requirements as read at publish (its Codex sidecar included); older records have none stored. */
+  requirements?: SkillRequirements;
 }
 
 export interface SignatureRecord {

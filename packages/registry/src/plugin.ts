@@ -2,7 +2,7 @@ import type { SkillLimits } from '@skillport/core';
 import type { ServerPlugin, SkillVersionInfo } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
 import { isPostgresUrl, redactUrl } from './postgres-url.js';
-import { openRegistry } from './registry.js';
+import { openRegistry, publishTokenFrom } from './registry.js';
 import type { OpenRegistry } from './registry.js';
 
 /**
@@ -15,12 +15,17 @@ export interface RegistryPluginOptions {
   data: string;
   trustedKeys?: string;
   requireSignatures?: boolean;
+  /** Refuse to publish skills with warnings too (serve --strict). */
+  strict?: boolean;
+  allowFields?: readonly string[];
   registryTag?: string;
   prefix?: string;
   limits: SkillLimits;
   onProblem: (message: string) => void;
   /** One line per registry write through the API (publish, tag, yank, revoke, review). */
   onEvent?: (line: string) => void;
+  /** The shared publish token with --auth none (default: from `env`, see publishTokenFrom). */
+  publishToken?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -71,6 +76,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
     },
     async setup(context) {
       const env = options.env ?? process.env;
+      const publishToken = options.publishToken || publishTokenFrom(env);
       const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
       // Visibility and writes are judged by the name and the URI it is listed at.
       const listedUri = (name: string) => `${base}${encodeURIComponent(name)}/SKILL.md`;
@@ -81,16 +87,19 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         ...(options.registryTag !== undefined ? { tag: options.registryTag } : {}),
         ...(options.trustedKeys !== undefined ? { trustedKeysFile: options.trustedKeys } : {}),
         requireSignatures: options.requireSignatures === true,
+        strict: options.strict === true,
+        ...(options.allowFields ? { allowFields: options.allowFields } : {}),
         onProblem: options.onProblem,
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         env,
-        // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by SKILLPORT_PUBLISH_TOKEN.
+        // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by the shared publish token.
+        ...(publishToken !== undefined ? { publishToken } : {}),
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
         canSee: (principal, name) => context.canSee(principal, name, listedUri(name)),
         writeGrants: (principal, name) => context.writeGrants(principal, name, listedUri(name)),
       });
       opened = registry;
-      const writable = context.authenticated || (env['SKILLPORT_PUBLISH_TOKEN'] ?? '') !== '';
+      const writable = context.authenticated || publishToken !== undefined;
       return {
         providers: [registry.provider],
         routes: registry.routes,
@@ -101,8 +110,8 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
           const writes = context.authenticated
             ? 'writes with publish-scope tokens'
             : writable
-              ? 'writes with SKILLPORT_PUBLISH_TOKEN'
-              : 'read-only: SKILLPORT_PUBLISH_TOKEN not set';
+              ? 'writes with the token in SKILLPORT_TOKEN'
+              : 'read-only: SKILLPORT_TOKEN not set';
           const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
           return `registry ${where} (${count(stats.names, 'skill')}, ${count(stats.versions, 'version')}; ${writes})`;
         },

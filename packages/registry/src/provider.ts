@@ -282,6 +282,7 @@ export class RegistryProvider implements SkillProvider {
       totalBytes: record.manifest.totalBytes,
       packageDigest: record.packageDigest,
     };
+    if (record.manifest.requirements !== undefined) manifest.requirements = record.manifest.requirements;
     const provenance: Record<string, unknown> = {
       publishedAt: record.publishedAt,
       publisher: record.publisher,

@@ -23,8 +23,13 @@ export interface OpenRegistryOptions {
   tag?: string;
   trustedKeysFile?: string;
   requireSignatures?: boolean;
-  /** Default: the shared token from SKILLPORT_PUBLISH_TOKEN. */
+  /** Refuse skills with warnings too (RegistryServiceOptions.strict). */
+  strict?: boolean;
+  allowFields?: readonly string[];
+  /** Default: the shared publish token (`publishToken`). */
   authorizer?: WriteAuthorizer;
+  /** The shared token writes need with --auth none; default SKILLPORT_TOKEN, else the old SKILLPORT_PUBLISH_TOKEN. */
+  publishToken?: string;
   /** Whether a caller may see a skill name (the server's visibility policy); default every name. */
   canSee?: (principal: Principal, name: string) => boolean;
   /** What the policy lets a caller write under a name it sees (ADR 0180); default: publish, not revoke. */
@@ -56,6 +61,12 @@ export function loadTrustedKeys(file: string): Map<string, KeyObject> {
   return keys;
 }
 
+/** The shared publish token a server's environment gives: SKILLPORT_TOKEN, else its old name SKILLPORT_PUBLISH_TOKEN. */
+export function publishTokenFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env['SKILLPORT_TOKEN'] || env['SKILLPORT_PUBLISH_TOKEN'];
+  return value === '' ? undefined : value;
+}
+
 export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRegistry> {
   const env = options.env ?? process.env;
   const trustedKeys = options.trustedKeysFile !== undefined ? loadTrustedKeys(options.trustedKeysFile) : new Map<string, KeyObject>();
@@ -67,6 +78,8 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     ...(options.limits ? { limits: options.limits } : {}),
     trustedKeys,
     requireSignatures: options.requireSignatures === true,
+    strict: options.strict === true,
+    ...(options.allowFields ? { allowFields: options.allowFields } : {}),
   });
   const provider = await RegistryProvider.open({
     store,
@@ -80,7 +93,7 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
   const routes = registryRoutes({
     service,
     provider,
-    authorizer: options.authorizer ?? new PublishTokenAuthorizer(env['SKILLPORT_PUBLISH_TOKEN']),
+    authorizer: options.authorizer ?? new PublishTokenAuthorizer(options.publishToken ?? publishTokenFrom(env)),
     ...(options.canSee ? { canSee: options.canSee } : {}),
     ...(options.writeGrants ? { writeGrants: options.writeGrants } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),

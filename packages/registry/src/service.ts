@@ -1,6 +1,6 @@
 import semver from 'semver';
 import type { KeyObject } from 'node:crypto';
-import { DEFAULT_LIMITS, inspectSkillFiles, packageDigest } from '@skillport/core';
+import { DEFAULT_LIMITS, declaredVersion, inspectSkillFiles, packageDigest, refusedAtPublish } from '@skillport/core';
 import type { SkillFileEntry, SkillLimits } from '@skillport/core';
 import { ArchiveError, readSkillPackage } from './package-format.js';
 import { LATEST, REVIEW_STATUSES, RegistryError } from './model.js';
@@ -21,6 +21,13 @@ export interface RegistryServiceOptions {
   trustedKeys?: ReadonlyMap<string, KeyObject>;
   /** Refuse to publish (and to serve) versions that no trusted key signed. */
   requireSignatures?: boolean;
+  /**
+   * Refuse skills with warnings too (`serve --strict`, `strict: true` in the config file). By default a skill is
+   * published as `validate` passes it: errors refuse it, warnings do not.
+   */
+  strict?: boolean;
+  /** Extra frontmatter fields accepted without a warning (the `allowFields` setting). */
+  allowFields?: readonly string[];
   now?: () => Date;
   /**
    * Called at `after-blob-N`, `before-commit` and `after-commit` of each publish, and awaited: crash tests pass a hook
@@ -98,13 +105,24 @@ export class RegistryService {
     if (files === undefined) throw new RegistryError(400, 'no_content', 'nothing to publish: give a .skill archive');
     provenance = cleanProvenance({ ...provenance, ...request.provenance });
 
-    const inspected = inspectSkillFiles(files, { limits: this.limits, ...(folderName !== undefined ? { folderName } : {}) });
-    if (inspected.skill === undefined || inspected.problems.length > 0) {
-      const lines = inspected.problems.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
+    const inspected = inspectSkillFiles(files, {
+      limits: this.limits,
+      ...(folderName !== undefined ? { folderName } : {}),
+      ...(this.options.allowFields ? { allowFields: this.options.allowFields } : {}),
+    });
+    const refused = refusedAtPublish(
+      inspected.problems,
+      files.map((file) => file.path),
+      this.options.strict,
+    );
+    if (inspected.skill === undefined || refused.length > 0) {
+      const lines = refused.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
       throw new RegistryError(
         422,
         'invalid_skill',
-        `the skill does not validate (publishing is strict: fix every problem \`skillport validate\` reports): ${lines.join('; ')}`,
+        this.options.strict
+          ? `the skill does not validate strictly (this registry refuses warnings too: fix what \`skillport validate --strict\` reports): ${lines.join('; ')}`
+          : `the skill does not validate (fix the errors \`skillport validate\` reports): ${lines.join('; ')}`,
       );
     }
     const skill = inspected.skill;
@@ -154,6 +172,7 @@ export class RegistryService {
           headings: skill.headings,
           files: skill.files.map((file) => ({ path: file.path, size: file.size, digest: file.digest })),
           totalBytes: skill.totalBytes,
+          ...(skill.requirements !== undefined ? { requirements: skill.requirements } : {}),
         },
         publishedAt: (this.options.now?.() ?? new Date()).toISOString(),
         publisher: request.publisher,
@@ -181,9 +200,7 @@ export class RegistryService {
   }
 
   #chooseVersion(given: string | undefined, fromManifest: string | undefined, frontmatter: Record<string, unknown>): string {
-    const metadata = frontmatter['metadata'];
-    const fromFrontmatter = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>)['version'] : undefined;
-    const candidate = given ?? fromManifest ?? (typeof fromFrontmatter === 'string' ? fromFrontmatter : undefined);
+    const candidate = given ?? fromManifest ?? declaredVersion(frontmatter);
     if (candidate === undefined)
       throw new RegistryError(400, 'version_required', 'no version: give one (publish --version 1.0.0) or set metadata.version in SKILL.md');
     if (candidate.length > 128 || semver.valid(candidate) !== candidate) {

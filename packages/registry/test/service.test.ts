@@ -54,14 +54,25 @@ describe('registry service', () => {
     await assert.rejects(service.publish({ archive: archive('v3'), version: '1.0.0\n', publisher: 't' }), refused(400, /not a semantic version/));
   });
 
-  test('validation is strict: what validate would flag is refused, with the problems listed', async () => {
+  test('errors refuse a skill, with the problems listed; warnings refuse it only on a strict registry', async () => {
     const service = open();
     const bad = [{ path: 'SKILL.md', bytes: Buffer.from('---\nname: Bad Name\n---\n') }];
     await assert.rejects(service.publish({ files: bad, folderName: 'bad', version: '1.0.0', publisher: 't' }), refused(422, /does not validate/));
     const unknownField = [{ path: 'SKILL.md', bytes: Buffer.from(skillMd('warned', '# w\n', 'colour: blue\n')) }];
-    await assert.rejects(service.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' }), refused(422, /Unexpected fields/));
+    const strict = new RegistryService({ store: service.store, strict: true });
+    await assert.rejects(
+      strict.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' }),
+      refused(422, /strictly.*Unexpected fields/),
+    );
     await assert.rejects(service.publish({ archive: Buffer.from('junk'), version: '1.0.0', publisher: 't' }), refused(400, /gzip/));
     assert.deepEqual(await service.store.listNames(), []);
+    assert.equal((await service.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' })).status, 'created');
+  });
+
+  test('a skill that only declares a top-level version publishes under it', async () => {
+    const service = open();
+    const content = [{ path: 'SKILL.md', bytes: Buffer.from(skillMd('topver', '# t\n', 'version: 2.1.0\n')) }];
+    assert.equal((await service.publish({ files: content, folderName: 'topver', publisher: 't' })).version.version, '2.1.0');
   });
 
   test('tags: latest moves with each release; prereleases and explicit tags leave it alone; the first version always gets it', async () => {

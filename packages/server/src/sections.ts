@@ -13,7 +13,7 @@
  * only on the sequence of headings, never on the text between them, so editing one section leaves the other
  * sections' keys alone and the same body always gives the same keys.
  */
-import { UniqueNames, editDistance, scanMarkdown } from '@skillport/core';
+import { UniqueNames, editDistance, scanMarkdownAsync } from '@skillport/core';
 import type { MarkdownHeading as Heading, MarkdownScan } from '@skillport/core';
 export interface SkillSection {
   /** Stable, readable id: lowercase ASCII slugs of the heading path joined by `/` (`preamble` for text before the first heading). */
@@ -133,9 +133,56 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/** Tokens of `text` in TOKEN_ENCODING (loads the tokenizer on first use). */
+/** Tokens of `text` in TOKEN_ENCODING (loads the tokenizer on first use), letting other work run (Turns). */
 export async function countTokens(text: string): Promise<number> {
-  return (await loadCounter())(text);
+  return new Turns(await loadCounter()).count(text);
+}
+
+/** Characters counted between two turns of the event loop: a few milliseconds of prose, ~50 ms at worst. */
+const CHARS_PER_TURN = 32 * 1024;
+/** How far past a piece's end to look for a place to cut it exactly. */
+const CUT_SEARCH = 16 * 1024;
+/**
+ * Where a text may be cut without changing its count: before a space between two letters (the letters' piece ends
+ * there and ` word` starts one), or after a newline between a letter or digit and a non-space (that newline is a
+ * piece of its own). cl100k's pre-tokenizer makes the same pieces on both sides of either cut as in the whole text.
+ */
+const EXACT_CUT = /(?<=\p{L}) (?=\p{L})|(?<=[\p{L}\p{N}])\n(?=\S)/gu;
+
+/**
+ * Token counting that takes turns with other work: a text is counted in pieces of about CHARS_PER_TURN, cut where
+ * the count stays exact (EXACT_CUT; only a text with no such place in CUT_SEARCH characters is cut anywhere, which
+ * may change its count by a token), and after each CHARS_PER_TURN characters counted the event loop runs once. A
+ * 3 MiB body took ~0.4 s in one go, the whole server waiting.
+ */
+class Turns {
+  #since = 0;
+
+  constructor(readonly counter: Counter) {}
+
+  async count(text: string): Promise<number> {
+    let total = 0;
+    for (let from = 0; from < text.length; ) {
+      const end = from + CHARS_PER_TURN >= text.length ? text.length : cutAfter(text, from + CHARS_PER_TURN);
+      total += this.counter(text.slice(from, end));
+      this.#since += end - from;
+      from = end;
+      if (this.#since >= CHARS_PER_TURN) {
+        this.#since = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return total;
+  }
+}
+
+function cutAfter(text: string, at: number): number {
+  const window = text.slice(at, at + CUT_SEARCH);
+  EXACT_CUT.lastIndex = 0;
+  const found = EXACT_CUT.exec(window);
+  if (found !== null && found.index > 0) return at + found.index + (found[0] === '\n' ? 1 : 0);
+  // No exact place near: cut here, never inside a surrogate pair.
+  return isLowSurrogate(text.charCodeAt(at)) ? at + 1 : at;
 }
 
 // ---- keys -----------------------------------------------------------------------------------------------------
@@ -193,8 +240,9 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
     throw new RangeError(`maxSectionTokens must be a positive integer (got ${maxSectionTokens})`);
   if (!(Number.isFinite(wholeBodyTokens) && wholeBodyTokens >= 0))
     throw new RangeError(`wholeBodyTokens must be a non-negative number (got ${wholeBodyTokens})`);
-  const count = await loadCounter();
-  const scanned = scanMarkdown(body);
+  const turns = new Turns(await loadCounter());
+  const count = (text: string) => turns.count(text);
+  const scanned = await scanMarkdownAsync(body);
   const { headings, lineStarts } = scanned;
 
   // "preamble" is reserved even when there is no preamble, so a heading named Preamble keeps one key either way.
@@ -227,9 +275,9 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
     sections.push({ key: span.key, title: span.title, level: span.level, startLine: lineOf(span.start) + 1, endLine, tokens, text });
   };
   for (const span of spans) {
-    const tokens = count(body.slice(span.start, span.end));
+    const tokens = await count(body.slice(span.start, span.end));
     if (maxSectionTokens === undefined || tokens <= maxSectionTokens) add(span, tokens);
-    else for (const part of splitSpan(body, span, maxSectionTokens, scanned, lineOf, count, taken)) add(part.span, part.tokens);
+    else for (const part of await splitSpan(body, span, maxSectionTokens, scanned, lineOf, count, taken)) add(part.span, part.tokens);
   }
 
   const totalTokens = sections.reduce((sum, section) => sum + section.tokens, 0);
@@ -269,15 +317,15 @@ function lineIndex(lineStarts: readonly number[]): (offset: number) => number {
  * lines, outside fences and comments) while they fit; a block that alone is too big is cut at line ends; a line
  * that alone is too big is a part of its own. Each part is counted again as a whole, so its `tokens` is exact.
  */
-function splitSpan(
+async function splitSpan(
   body: string,
   span: Span,
   max: number,
   scanned: MarkdownScan,
   lineOf: (offset: number) => number,
-  count: Counter,
+  count: (text: string) => Promise<number>,
   taken: UniqueNames,
-): Array<{ span: Span; tokens: number }> {
+): Promise<Array<{ span: Span; tokens: number }>> {
   const { lineStarts, blockStart } = scanned;
   const first = lineOf(span.start);
   const last = span.end >= body.length ? lineStarts.length : lineOf(span.end); // exclusive
@@ -290,7 +338,7 @@ function splitSpan(
 
   const pieces: Array<{ start: number; end: number; tokens: number }> = [];
   for (const unit of units) {
-    const tokens = count(body.slice(unit.start, unit.end));
+    const tokens = await count(body.slice(unit.start, unit.end));
     if (tokens <= max) pieces.push({ ...unit, tokens });
     else {
       // Too big for one part: fall back to single lines.
@@ -299,7 +347,7 @@ function splitSpan(
       for (let line = from; line < to; line++) {
         const start = line === from ? unit.start : lineStarts[line]!;
         const end = line + 1 < to ? lineStarts[line + 1]! : unit.end;
-        pieces.push({ start, end, tokens: count(body.slice(start, end)) });
+        pieces.push({ start, end, tokens: await count(body.slice(start, end)) });
       }
     }
   }
@@ -317,16 +365,20 @@ function splitSpan(
   }
   if (current !== undefined) groups.push(current);
 
-  return groups.map((group, index) => ({
-    span: {
-      key: index === 0 ? span.key : taken.take(`${span.key}/part-${index + 1}`),
-      title: index === 0 ? span.title : `${span.title} (part ${index + 1} of ${groups.length})`,
-      level: span.level,
-      start: group.start,
-      end: group.end,
-    },
-    tokens: count(body.slice(group.start, group.end)),
-  }));
+  const parts: Array<{ span: Span; tokens: number }> = [];
+  for (const [index, group] of groups.entries()) {
+    parts.push({
+      span: {
+        key: index === 0 ? span.key : taken.take(`${span.key}/part-${index + 1}`),
+        title: index === 0 ? span.title : `${span.title} (part ${index + 1} of ${groups.length})`,
+        level: span.level,
+        start: group.start,
+        end: group.end,
+      },
+      tokens: await count(body.slice(group.start, group.end)),
+    });
+  }
+  return parts;
 }
 
 // ---- lookup ---------------------------------------------------------------------------------------------------

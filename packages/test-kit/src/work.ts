@@ -22,3 +22,25 @@ export async function countLookups<T>(run: () => T | Promise<T>): Promise<{ resu
     Map.prototype.has = mapHas;
   }
 }
+
+/**
+ * How many times the event loop came round (setImmediate callbacks run) while `run` was working: 0 when it held
+ * the loop from start to end. Counted, not timed, so a test that long work takes turns with other requests holds
+ * on any machine.
+ */
+export async function turnsDuring<T>(run: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let done = false;
+  const tick = () => {
+    if (done) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  try {
+    const result = await run();
+    return { result, turns };
+  } finally {
+    done = true;
+  }
+}

@@ -20,20 +20,29 @@ export class RenderCache<V = string> {
     return this.#bytes;
   }
 
-  /** The value kept for `key`, or `make()`'s (kept when small enough). */
-  get(key: string, make: () => V): V {
+  /** The value kept for `key` (now the most recent), or undefined. */
+  get(key: string): V | undefined {
     const hit = this.#entries.get(key);
-    if (hit !== undefined) {
-      this.hits++;
-      // Map order is insertion order: taken out and put back, the entry becomes the most recent.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      return hit.value;
+    if (hit === undefined) {
+      this.misses++;
+      return undefined;
     }
-    this.misses++;
-    const value = make();
+    this.hits++;
+    // Map order is insertion order: taken out and put back, the entry becomes the most recent.
+    this.#entries.delete(key);
+    this.#entries.set(key, hit);
+    return hit.value;
+  }
+
+  /** Keeps `value` for `key` when it is small enough, the least recently used going first past the budget. */
+  set(key: string, value: V): void {
     const size = this.sizeOf(value);
-    if (size > this.maxEntryBytes) return value;
+    if (size > this.maxEntryBytes) return;
+    const previous = this.#entries.get(key);
+    if (previous !== undefined) {
+      this.#entries.delete(key);
+      this.#bytes -= previous.size;
+    }
     this.#entries.set(key, { value, size });
     this.#bytes += size;
     for (const [oldest, entry] of this.#entries) {
@@ -41,6 +50,14 @@ export class RenderCache<V = string> {
       this.#entries.delete(oldest);
       this.#bytes -= entry.size;
     }
+  }
+
+  /** The value kept for `key`, or `make()`'s, kept. */
+  through(key: string, make: () => V): V {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const value = make();
+    this.set(key, value);
     return value;
   }
 }

@@ -13,7 +13,7 @@ import { MAX_PAGE_DIFF_BYTES, changedFiles, compareBody, lineDiff, pageFullNote 
 import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
 import { signinBody } from './pages/signin.js';
-import { skillBody } from './pages/skill.js';
+import { renderSkillPart, skillBody } from './pages/skill.js';
 import { SESSION_COOKIE, appendCookie, cookie, csrfToken, csrfValid, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
 import { parseSkillRoute, skillPath } from './urls.js';
 import type { VersionHistory } from './versions.js';
@@ -242,14 +242,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
         skill.name,
         skillBody({
           skill,
-          text,
+          shown: await renderSkillPart(skill, text, Number(query.get('part') ?? '1')),
           versions,
           version: typeof listedVersion === 'string' ? listedVersion : undefined,
           versionPaths,
           mcpUrl: `${origin}/mcp`,
           authRequired: access.auth !== 'none',
           comparePath: `${skillPath(skill)}/-/compare`,
-          part: Number(query.get('part') ?? '1'),
+          // Signed in, the page says whether the caller's grants meet the skill's requirements.
+          availability: caller.principal !== undefined && access.auth !== 'none' ? scoped.service.availability(skill) : undefined,
         }),
         'catalog',
       );

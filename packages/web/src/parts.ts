@@ -1,14 +1,16 @@
-import { scanMarkdown } from '@skillport/core';
+import { scanMarkdownAsync } from '@skillport/core';
 
 /**
  * A long Markdown body shown in parts, so that one page view renders a bounded amount (markdown-it renders a 3 MiB
- * table in ~0.8 s on the main thread, into 17 MiB of HTML). Parts end before a block (after a blank line, outside
+ * table in ~0.8 s on the main thread, into 17 MiB of HTML); a part renders in tens of milliseconds. Parts end before a block (after a blank line, outside
  * fences and comments) or a heading where one is near; a block longer than a part is cut at a line end, and when
  * that block is a table its header and delimiter rows open the next part too, so it stays a table.
  */
-export const PART_CHARS = 128 * 1024;
+export const PART_CHARS = 64 * 1024;
 /** Headings in one part: each is a heading element, an id and an outline entry. */
-export const PART_HEADINGS = 2000;
+export const PART_HEADINGS = 1000;
+/** Lines walked between two turns of the event loop. */
+const LINES_PER_TURN = 8192;
 
 export interface MarkdownPart {
   start: number;
@@ -19,9 +21,9 @@ export interface MarkdownPart {
 
 const TABLE_DELIMITER = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
 
-export function markdownParts(body: string, limits = { chars: PART_CHARS, headings: PART_HEADINGS }): MarkdownPart[] {
+export async function markdownParts(body: string, limits = { chars: PART_CHARS, headings: PART_HEADINGS }): Promise<MarkdownPart[]> {
   if (body.length <= limits.chars && body.length < limits.headings * 2) return [{ start: 0, end: body.length, carry: '' }];
-  const { headings, lineStarts, blockStart } = scanMarkdown(body);
+  const { headings, lineStarts, blockStart } = await scanMarkdownAsync(body);
   if (body.length <= limits.chars && headings.length <= limits.headings) return [{ start: 0, end: body.length, carry: '' }];
   const lines = lineStarts.length;
   const isHeading = new Uint8Array(lines);
@@ -41,6 +43,7 @@ export function markdownParts(body: string, limits = { chars: PART_CHARS, headin
   let block = 0; // the line the current block starts at
   let headingsIn = 0;
   for (let line = 0; line < lines; line++) {
+    if (line > 0 && line % LINES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const boundary = blockStart[line] === true || isHeading[line] === 1;
     if (boundary) block = line;
     if (line > first && boundary) cut = line;

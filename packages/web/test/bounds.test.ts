@@ -43,17 +43,17 @@ test('a diff of two versions is computed once: the same pair again comes from th
 
 /**
  * A long SKILL.md is rendered a part at a time (a 3 MiB table rendered into 17 MiB of HTML in one view): parts of
- * at most 128 KiB and 2,000 headings, cut before a block or heading where there is one, inside a block otherwise;
+ * at most 64 KiB and 1,000 headings, cut before a block or heading where there is one, inside a block otherwise;
  * a table cut keeps its header rows in the next part so that every part is still a table.
  */
 const links = { fileHref: () => undefined, rawHref: () => undefined };
 
-test('a 3 MiB table: parts of at most 128 KiB that together are the table, each rendered as a table', () => {
+test('a 3 MiB table: parts of at most 64 KiB that together are the table, each rendered as a table', async () => {
   const row = (i: number) => `| ${i} | cell b${i} | cell c${i} | cell d${i} |\n`;
   const rows = Math.ceil((3 * 1024 * 1024) / row(99999).length);
   const body = `# Data\n\n| n | b | c | d |\n|---|:--|--:|---|\n${Array.from({ length: rows }, (_, i) => row(i)).join('')}\nAfter the table.\n`;
-  const parts = markdownParts(body);
-  assert.ok(parts.length >= 24, `${parts.length} parts`);
+  const parts = await markdownParts(body);
+  assert.ok(parts.length >= 48, `${parts.length} parts`);
   assert.equal(parts.map((part) => body.slice(part.start, part.end)).join(''), body, 'the parts are the body, in order');
   let cells = 0;
   for (const [index, part] of parts.entries()) {
@@ -67,24 +67,32 @@ test('a 3 MiB table: parts of at most 128 KiB that together are the table, each 
   assert.equal(cells, rows, 'every row is in exactly one part');
 });
 
-test('40,000 headings: parts of 2,000 headings, cut right before a heading', () => {
+test('40,000 headings: parts of 1,000 headings, cut right before a heading', async () => {
   const body = '# x\n'.repeat(40_000);
-  const parts = markdownParts(body);
+  const parts = await markdownParts(body);
   assert.equal(parts.length, 40_000 / PART_HEADINGS);
   for (const part of parts) assert.equal(body.slice(part.start, part.end), '# x\n'.repeat(PART_HEADINGS));
 });
 
-test('a body of ordinary size is one part; a long one is cut at blank lines outside fences', () => {
+test('a body of ordinary size is one part; a long one is cut at blank lines outside fences', async () => {
   const small = '# Title\n\nText.\n';
-  assert.deepEqual(markdownParts(small), [{ start: 0, end: small.length, carry: '' }]);
+  assert.deepEqual(await markdownParts(small), [{ start: 0, end: small.length, carry: '' }]);
   const paragraph = `${'word '.repeat(200)}\n\n`;
   const fence = `\`\`\`\n${'code line\n\ncode after a blank\n'.repeat(50)}\`\`\`\n\n`;
   const body = `${paragraph.repeat(100)}${fence}`.repeat(3);
-  const parts = markdownParts(body);
+  const parts = await markdownParts(body);
   assert.ok(parts.length > 1);
   for (const part of parts.slice(1)) {
     const before = body.slice(0, part.start);
     assert.ok(before.endsWith('\n\n'), 'each part starts after a blank line');
     assert.equal((before.match(/^```$/gm) ?? []).length % 2, 0, 'never inside a fence');
   }
+});
+
+test('finding the parts of a 3 MiB body lets the event loop run (turns counted, not timed)', async () => {
+  const { turnsDuring } = await import('@skillport/test-kit');
+  const body = `# Data\n\n| n | b |\n|---|---|\n${Array.from({ length: 200_000 }, (_, i) => `| ${i} | x |\n`).join('')}`;
+  const { result, turns } = await turnsDuring(() => markdownParts(body));
+  assert.ok(result.length > 1);
+  assert.ok(turns >= 40, `the event loop came round ${turns} times`);
 });

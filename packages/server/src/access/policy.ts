@@ -42,11 +42,29 @@ export interface SessionRule {
   pinned: string[];
 }
 
+/**
+ * What a subject has, so the server can judge a skill's requirements without the host's help: the MCP servers
+ * (`connections`) and tools its agents are connected to, and the scopes it is granted. A principal has the union of
+ * the grants of its subjects. A skill requiring a scope is visible only to principals granted it (ADR 0220).
+ */
+export interface GrantRule {
+  for: string;
+  connections: string[];
+  tools: string[];
+  scopes: string[];
+}
+
+/** Whether catalogs (the session catalog, tool descriptions, instructions) list skills whose requirements are unmet. */
+export type UnmetMode = 'list' | 'omit';
+
 export interface PolicyDocument {
   default: 'none' | 'public';
   precedence: SubjectKind[];
   rules: PolicyRule[];
   sessions: SessionRule[];
+  grants: GrantRule[];
+  /** Absent: the server's `--unmet` setting (default `list`). */
+  unmet?: UnmetMode;
 }
 
 export class PolicyError extends Error {
@@ -56,9 +74,18 @@ export class PolicyError extends Error {
 export const DEFAULT_PRECEDENCE: SubjectKind[] = ['user', 'agent', 'project', 'org', 'public'];
 
 /** The policy in force when no `--policy` file is given: every skill is public (the behaviour without identity). */
-export const OPEN_POLICY: PolicyDocument = Object.freeze({ default: 'public', precedence: DEFAULT_PRECEDENCE, rules: [], sessions: [] }) as PolicyDocument;
+export const OPEN_POLICY: PolicyDocument = Object.freeze({
+  default: 'public',
+  precedence: DEFAULT_PRECEDENCE,
+  rules: [],
+  sessions: [],
+  grants: [],
+}) as PolicyDocument;
 
-const TOP_KEYS = new Set(['default', 'precedence', 'rules', 'sessions']);
+const TOP_KEYS = new Set(['default', 'precedence', 'rules', 'sessions', 'grants', 'unmet']);
+const GRANT_KEYS = new Set(['for', 'connections', 'tools', 'scopes', 'description']);
+/** A connection, tool or scope name in a grant: what skills write (core's requirements.ts), bounded. */
+const GRANT_NAME = /^[^\s\p{Cc}\p{Cf}]{1,128}$/u;
 const RULE_KEYS = new Set(['skills', 'skill', 'name', 'uri', 'uris', 'allow', 'deny', 'publish', 'revoke', 'description']);
 const SESSION_KEYS = new Set(['for', 'required', 'pinned', 'description']);
 
@@ -72,10 +99,11 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     throw new PolicyError(`${where}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
   if (data === null || data === undefined) data = {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new PolicyError(`${where}: must be a mapping with default, precedence, rules, sessions`);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new PolicyError(`${where}: must be a mapping with default, precedence, rules, sessions, grants, unmet`);
   const doc = data as Record<string, unknown>;
   for (const key of Object.keys(doc))
-    if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions)`);
+    if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions, grants, unmet)`);
 
   const fallback = doc['default'] ?? 'none';
   if (fallback !== 'none' && fallback !== 'public') throw new PolicyError(`${where}: default must be "none" or "public"`);
@@ -132,7 +160,31 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
       pinned: optionalList(session['pinned'], `${at}.pinned`),
     });
   });
-  return { default: fallback, precedence, rules, sessions };
+
+  const grants: GrantRule[] = [];
+  const rawGrants = doc['grants'] ?? [];
+  if (!Array.isArray(rawGrants)) throw new PolicyError(`${where}: grants must be a list`);
+  rawGrants.forEach((raw: unknown, index) => {
+    const at = `${where}: grants[${index}]`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
+    const grant = raw as Record<string, unknown>;
+    for (const key of Object.keys(grant))
+      if (!GRANT_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected for, connections, tools, scopes)`);
+    if (typeof grant['for'] !== 'string') throw new PolicyError(`${at}.for must be a subject such as org:acme or agent:ci`);
+    const names = (key: string) => {
+      const list = optionalList(grant[key], `${at}.${key}`);
+      for (const name of list)
+        if (!GRANT_NAME.test(name)) throw new PolicyError(`${at}.${key}: "${name.slice(0, 80)}" is not a name (no spaces, at most 128 characters)`);
+      return list;
+    };
+    grants.push({ for: checkSubject(grant['for'], `${at}.for`), connections: names('connections'), tools: names('tools'), scopes: names('scopes') });
+  });
+
+  const unmet = doc['unmet'];
+  if (unmet !== undefined && unmet !== 'list' && unmet !== 'omit') throw new PolicyError(`${where}: unmet must be "list" or "omit"`);
+  const policy: PolicyDocument = { default: fallback, precedence, rules, sessions, grants };
+  if (unmet !== undefined) policy.unmet = unmet;
+  return policy;
 }
 
 function checkSubject(subject: string, at: string): string {

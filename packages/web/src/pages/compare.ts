@@ -82,7 +82,7 @@ function anchor(path: string): string {
  */
 export function lineDiff(from: string, to: string, digests?: { from: string; to: string }): Html {
   if (digests === undefined) return trusted(renderLineDiff(from, to));
-  return trusted(diffs.get(`${digests.from}\0${digests.to}`, () => renderLineDiff(from, to)));
+  return trusted(diffs.through(`${digests.from}\0${digests.to}`, () => renderLineDiff(from, to)));
 }
 
 function lineCount(text: string): number {

@@ -1,4 +1,5 @@
-import { splitFrontmatter } from '@skillport/core';
+import { availabilitySummary, splitFrontmatter } from '@skillport/core';
+import type { Availability } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from '@skillport/server';
 import { META_PROVENANCE } from '@skillport/server';
 import { originKind, tagsOf } from '../catalog.js';
@@ -19,7 +20,6 @@ import type { VersionInfo } from '../versions.js';
  */
 export interface SkillPageInput {
   skill: CatalogSkill;
-  text: string | undefined;
   versions: VersionInfo[] | undefined;
   /** The listed skill's own version, when it has one. */
   version: string | undefined;
@@ -29,8 +29,10 @@ export interface SkillPageInput {
   authRequired: boolean;
   /** Where the compare form posts (GET) to. */
   comparePath: string;
-  /** Which part of a long SKILL.md to show, from 1 (past the last: the last). */
-  part?: number;
+  /** SKILL.md as shown (renderSkillPart); undefined when it is not text. */
+  shown: ShownPart | undefined;
+  /** For a signed-in caller: whether the skill's requirements are met by what the policy grants it. */
+  availability?: Availability | undefined;
 }
 
 /** Outline entries listed beside the text; the rest are counted (a part may hold 2,000 headings). */
@@ -46,13 +48,30 @@ export function renderCacheStats(): { hits: number; misses: number; bytes: numbe
   return { hits: rendered.hits, misses: rendered.misses, bytes: rendered.bytes };
 }
 
-/** One part of a skill's SKILL.md body rendered (from the cache when viewed before), and how many parts there are. */
-function renderPart(skill: CatalogSkill, body: string, wanted: number): { rendered: RenderedMarkdown; part: number; parts: number } {
+/** What the skill page shows of SKILL.md: one part of its body rendered, and how many parts there are. */
+export interface ShownPart {
+  rendered: RenderedMarkdown;
+  part: number;
+  parts: number;
+}
+
+/**
+ * Part `wanted` (from 1; past the last: the last) of a skill's SKILL.md rendered, from the cache when viewed before;
+ * undefined when SKILL.md is not text. The parts are found without holding the event loop (parts.ts); one part is
+ * rendered in one go, which its bounds keep to tens of milliseconds.
+ */
+export async function renderSkillPart(skill: CatalogSkill, text: string | undefined, wanted: number): Promise<ShownPart | undefined> {
+  if (text === undefined) return undefined;
+  const body = splitFrontmatter(text, Number.MAX_SAFE_INTEGER).body;
   const key = `${skill.packageDigest}\0${skillPath(skill)}`;
-  const parts = partsOf.get(key, () => markdownParts(body));
-  const part = Math.min(Math.max(1, Number.isSafeInteger(wanted) ? wanted : 1), parts.length);
-  const { start, end, carry } = parts[part - 1]!;
-  const value = rendered.get(`${key}\0${part}`, () =>
+  let found = partsOf.get(key);
+  if (found === undefined) {
+    found = await markdownParts(body);
+    partsOf.set(key, found);
+  }
+  const part = Math.min(Math.max(1, Number.isSafeInteger(wanted) ? wanted : 1), found.length);
+  const { start, end, carry } = found[part - 1]!;
+  const value = rendered.through(`${key}\0${part}`, () =>
     renderMarkdown(carry + body.slice(start, end), {
       fileHref: (relative) => {
         const file = resolveRelative(skill, relative);
@@ -64,7 +83,7 @@ function renderPart(skill: CatalogSkill, body: string, wanted: number): { render
       },
     }),
   );
-  return { rendered: value, part, parts: parts.length };
+  return { rendered: value, part, parts: found.length };
 }
 
 function partsNav(skill: CatalogSkill, part: number, parts: number, where: 'top' | 'bottom'): Html {
@@ -80,8 +99,7 @@ function partsNav(skill: CatalogSkill, part: number, parts: number, where: 'top'
 
 export function skillBody(input: SkillPageInput): Html {
   const { skill } = input;
-  const body = input.text === undefined ? undefined : splitFrontmatter(input.text, Number.MAX_SAFE_INTEGER).body;
-  const shown = body === undefined ? undefined : renderPart(skill, body, input.part ?? 1);
+  const shown = input.shown;
   const rendered = shown?.rendered;
   const tags = tagsOf(skill);
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Catalog</a> <span aria-hidden="true">/</span> <span aria-current="page">${skill.name}</span></nav>
@@ -97,12 +115,30 @@ export function skillBody(input: SkillPageInput): Html {
   </article>
   <aside class="side">
     ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.slice(0, MAX_OUTLINE).map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol>${rendered.outline.length > MAX_OUTLINE ? html`<p class="note">and ${(rendered.outline.length - MAX_OUTLINE).toLocaleString('en-US')} more headings${shown !== undefined && shown.parts > 1 ? ' in this part' : ''}</p>` : ''}</section>` : ''}
+    ${requirementsPanel(input)}
     ${usePanel(input)}
   </aside>
 </div>
 <section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>
 <section class="card wide" aria-labelledby="fm-h"><h2 id="fm-h">Frontmatter</h2>${frontmatterTable(skill.frontmatter)}</section>
 <section class="card wide" aria-labelledby="versions-h"><h2 id="versions-h">Versions</h2>${versionsSection(input)}</section>`;
+}
+
+/** What the skill needs (MCP servers, tools, scopes, agents; allowed tools and compatibility as written) and, signed in, whether the caller has it. */
+function requirementsPanel(input: SkillPageInput): Html | string {
+  const req = input.skill.requirements;
+  if (req === undefined) return '';
+  const row = (label: string, values: readonly string[]) =>
+    values.length === 0 ? '' : html`<dt>${label}</dt><dd>${values.map((value) => html`<code>${value}</code> `)}</dd>`;
+  const servers = req.mcpServers.map((server) => (server.url !== undefined ? `${server.name} (${server.url})` : server.name));
+  const status = input.availability;
+  const readiness =
+    status === undefined
+      ? ''
+      : html`<p class="readiness ${status.status}" data-status="${status.status}"><strong>For you:</strong> ${
+          status.status === 'unknown' ? 'not known here (your host decides whether it has what this skill needs)' : availabilitySummary(status)
+        }</p>`;
+  return html`<section class="card" aria-labelledby="req-h"><h2 id="req-h">Requirements</h2>${readiness}<dl class="requirements">${row('MCP servers', servers)}${row('Tools', req.tools)}${row('Scopes', req.scopes)}${row('Agents', req.agents)}${row('Allowed tools', req.allowedTools)}${req.compatibility !== undefined ? html`<dt>Compatibility</dt><dd>${req.compatibility}</dd>` : ''}</dl><p class="note">Read from ${req.sources.join(', ')}.</p></section>`;
 }
 
 function usePanel(input: SkillPageInput): Html {
