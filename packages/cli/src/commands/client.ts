@@ -17,6 +17,9 @@ import type { McpSkillSource } from '@skillport/client';
 import type { ExitCode } from '../kit.js';
 import { action, arg } from '../kit.js';
 import { displayPath, paint, plural } from '../output.js';
+import { environment } from '../environment.js';
+import { mcpEndpoint, withoutHtml } from '../server-url.js';
+import { tokenFor } from '../user-config.js';
 
 /**
  * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL,
@@ -44,14 +47,16 @@ interface InstallOptions extends ClientOptions {
 let lib: typeof import('@skillport/client');
 const fail = (code: 'invalid' | 'not-found' | 'digest' | 'unavailable', message: string) => new lib.SkillError(code, message);
 
-const SERVER_HELP = 'an http(s):// URL (Streamable HTTP), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills';
-const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN; never printed)';
+const SERVER_HELP =
+  "a server's URL (a skillport server's base URL or its /mcp endpoint), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills";
+const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN, else the one skillport login stored; never printed)';
 const VERSION_HELP = 'a version (or the served tag) of a registry skill; also NAME@VERSION';
 
 /** The last of a stdio server's stderr, shown when the command fails (why it exited is usually there). */
 let stderrTail = '';
 /** The server spec of the command, for error messages. */
 let serverKind: 'http' | 'stdio' | 'folder' | undefined;
+let serverUrl: string | undefined;
 
 function withClientOptions(command: Command): Command {
   return command
@@ -74,7 +79,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
     )
     .action(
       run(exit, async (server: string, options: ClientOptions) => {
-        const opened = open(server, options);
+        const opened = await open(server, options);
         try {
           const skills = await opened.set.skills();
           if (options.json) {
@@ -107,7 +112,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .option('--json', 'print JSON for scripts'),
   ).action(
     run(exit, async (server: string, name: string, options: ClientOptions) => {
-      const opened = open(server, options);
+      const opened = await open(server, options);
       try {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
@@ -175,7 +180,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .option('--version <version>', VERSION_HELP),
   ).action(
     run(exit, async (server: string, name: string, path: string, options: ClientOptions) => {
-      const opened = open(server, options);
+      const opened = await open(server, options);
       try {
         const skill = await findSkill(opened, name, options.version);
         const file = path === 'SKILL.md' ? (await opened.source.load(skill)).file : await opened.source.readFile(skill, path);
@@ -234,7 +239,7 @@ interface Opened {
 /** Whether SERVER names a server (URL or stdio:) rather than a folder. */
 const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim());
 
-function open(server: string, options: ClientOptions): Opened {
+async function open(server: string, options: ClientOptions): Promise<Opened> {
   const warnings = paint(process.stderr);
   const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
   if (!isServerSpec(server) && existsSync(server)) {
@@ -249,9 +254,12 @@ function open(server: string, options: ClientOptions): Opened {
   if (!isServerSpec(server) && !/^[a-z]+:/i.test(server)) {
     throw fail('invalid', `'${server}' is not a server or a folder: no such folder; use an http(s):// URL, stdio:COMMAND ARGS or a folder of skills`);
   }
+  // A skillport server's base URL stands for its MCP endpoint (server-url.ts).
+  if (/^https?:\/\//i.test(server.trim())) server = await mcpEndpoint(server.trim());
+  serverUrl = server;
   const spec = lib.parseServerSpec(server);
   serverKind = spec.kind;
-  const token = options.token ?? nonEmpty(process.env['SKILLPORT_TOKEN']);
+  const { token } = spec.kind === 'http' ? tokenFor(server, options.token) : { token: options.token ?? environment().token };
   if (options.token && spec.kind === 'stdio') onWarning('--token is sent to http(s) servers only; a stdio server gets SKILLPORT_TOKEN from the environment');
   // Listings a server marks private are kept per token, so one token's skills never answer for another's.
   const partition = token ? createHash('sha256').update(token).digest('hex').slice(0, 16) : undefined;
@@ -271,8 +279,6 @@ function open(server: string, options: ClientOptions): Opened {
   const set = new lib.SkillSet([source], { failOnSourceError: true });
   return { set, source, mcp: source, id: source.id, mode: () => source.mode, options: { ...options, ...(token ? { token } : {}) } };
 }
-
-const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
 /** `name@1.2.0` -> parts (skill names never hold '@'); --version applies when the name has none. */
 function splitRef(text: string, version?: string): { name: string; version?: string } {
@@ -508,7 +514,7 @@ async function withServer(
   results: InstallResult[],
   each: (opened: Opened, name: string) => Promise<number>,
 ): Promise<void> {
-  const opened = open(server, options);
+  const opened = await open(server, options);
   try {
     const wanted = names.length > 0 ? names : (await opened.set.skills()).map((skill) => skill.id);
     if (wanted.length === 0) throw fail('not-found', `${opened.id} serves no skills`);
@@ -656,9 +662,9 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
       return work(...args);
     },
     (error) => {
-      let message = lib ? lib.describeError(error) : String(error);
+      let message = withoutHtml(lib ? lib.describeError(error) : String(error), serverKind === 'http' ? serverUrl : undefined);
       if (serverKind === 'stdio') message = message.replace(/: Connection closed$/, ': the server process exited');
-      if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN';
+      if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN, or run skillport login';
       // A stdio server that failed usually said why on its stderr: show its last lines.
       const tail = stderrTail.trimEnd().split('\n').slice(-10);
       if (serverKind === 'stdio' && tail.join('') !== '')
