@@ -109,7 +109,11 @@ export class AuditLog {
       digest: skill?.packageDigest,
       file: refused ? bounded(input.file) : input.file?.slice(0, 4096),
       outcome: input.outcome,
-      detail: refused ? (input.outcome === 'error' ? input.detail?.slice(0, 200) : input.code?.slice(0, 40)) : input.detail?.slice(0, 512),
+      detail: refused
+        ? input.outcome === 'error'
+          ? input.detail?.slice(0, 200)
+          : input.code?.slice(0, 40)
+        : (input.detail ?? (skill ? gitSourceOf(skill) : undefined))?.slice(0, 512),
     };
     if (refused && !this.#firstOfWindow(event)) return;
     this.#push(event);
@@ -298,6 +302,14 @@ function bounded(text: string | undefined): string | undefined {
 }
 
 /** A skill's version: the registry's when it has one, else `metadata.version` from its frontmatter. */
+/** A git source's skill: where its bytes came from (`git <repository> <ref>@<commit>`), for the audit trail. */
+export function gitSourceOf(skill: CatalogSkill): string | undefined {
+  if (skill.origin.kind !== 'stored' || !skill.origin.source.startsWith('git:')) return undefined;
+  const provenance = (skill.entry._meta as Record<string, unknown> | undefined)?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
+  if (typeof provenance?.['commit'] !== 'string') return undefined;
+  return `git ${String(provenance['repository'])} ${String(provenance['ref'])}@${provenance['commit']}`;
+}
+
 export function versionOf(skill: CatalogSkill): string | undefined {
   const origin = skill.origin as { version?: unknown };
   if (typeof origin.version === 'string') return origin.version;
