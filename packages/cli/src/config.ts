@@ -60,6 +60,7 @@ const OPTION_KEYS = new Set([
   'cacheDir',
   'cache',
   'fastPath',
+  'readyWhen',
   'quiet',
   'tools',
   'asmFastPath',

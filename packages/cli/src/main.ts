@@ -5,6 +5,7 @@ import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
 import { registerInit } from './commands/init.js';
 import { registerToken } from './commands/token.js';
+import { registerLogin } from './commands/login.js';
 import { registerAudit } from './commands/audit.js';
 import { registerPack, registerPublish } from './commands/registry/publish.js';
 import { registerManage } from './commands/registry/manage.js';
@@ -41,6 +42,7 @@ export function buildProgram(exit: ExitCode): Command {
   registerStore(program, exit);
   registerScan(program, exit, VERSION);
   registerClientCommands(program, exit);
+  registerLogin(program, exit);
   return program;
 }
 

@@ -11,3 +11,6 @@ export { WordMap, MAX_KEY_WORDS, SITUATION_WORDS_FILE } from './expansion/word-m
 export type { WordMapEntry } from './expansion/word-map.js';
 export { WordVectors, WORD_VECTOR_RANKS, vectorStopwordSet, wordVectorPaths, parseNumber } from './expansion/word-vectors.js';
 export { dataFolder, readDataFile } from './data.js';
+export { encodeIndex, decodeIndex, saveIndex, loadIndex, analysisFingerprint } from './index/persist.js';
+export type { PersistedIndex } from './index/persist.js';
+export type { IndexState } from './index/state.js';

@@ -98,6 +98,15 @@ export interface SkillportServerOptions {
    * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
    */
   searchIdleMs?: number;
+  /**
+   * A search of a catalog of at most this many skills waits for the index still being built at start, up to
+   * `searchWaitMs` (defaults: search/catalog-search.ts, WAIT_MAX_SKILLS and WAIT_MS); a larger catalog is answered
+   * from what is indexed, saying how much and when to ask again.
+   */
+  searchWaitMaxSkills?: number;
+  searchWaitMs?: number;
+  /** GET /readyz also waits for the search index to be complete (`serve --ready-when search`). */
+  readyWhenSearch?: boolean;
 }
 
 /** The server cannot start: a bad configuration, a missing folder, a URI conflict, a plugin that failed to open. */
@@ -182,6 +191,10 @@ export class SkillportServer {
     // up to date skill by skill as the catalog changes (search/catalog-search.ts).
     const search = catalogSearch(this.service);
     search.pace(this.activity, options.searchIdleMs);
+    search.configure({
+      ...(options.searchWaitMaxSkills !== undefined ? { waitMaxSkills: options.searchWaitMaxSkills } : {}),
+      ...(options.searchWaitMs !== undefined ? { waitMs: options.searchWaitMs } : {}),
+    });
     this.#search = search;
     setImmediate(() => search.follow(this.catalog.snapshot));
     catalog.onChange((changes) => {
@@ -328,6 +341,8 @@ export class SkillportServer {
     if (failure !== undefined) throw failure;
     const catalog = new CompositeCatalog(live, providers, options.onProblem);
     const server = new SkillportServer(options, catalog, families, access, plugins);
+    // The last run's search index, read before the first catch-up (which then re-indexes only what changed).
+    if (files) server.#search.persistTo(files.search);
     access.watch();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
@@ -394,6 +409,10 @@ export class SkillportServer {
     for (const check of [this.#options.ready, ...this.#plugins.map((parts) => parts.ready)]) {
       const state = (await check?.()) ?? { ready: true };
       if (!state.ready) return state;
+    }
+    if (this.#options.readyWhenSearch && !this.#search.ready) {
+      const { indexed, total } = this.#search.state();
+      return { ready: false, reason: `the search index is being built: ${indexed} of ${total} skills indexed (--ready-when search)` };
     }
     // Token revocations and policy edits made on other replicas are heard through the access store's listener.
     if (!this.access.watching)
@@ -490,10 +509,10 @@ export function cacheDirProblem(dir: string): string | undefined {
 }
 
 /** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
-function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
+function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string; search: string } {
   const base = dir ?? defaultCacheDir();
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);
-  return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`) };
+  return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`), search: join(base, `search-${key}.bin`) };
 }
 
 export function defaultInstructions(): string {

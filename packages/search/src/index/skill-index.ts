@@ -88,6 +88,8 @@ import { FieldWeights, averagesOf, idf, saturated } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
 import type { SearchDocument, SearchHit, SearchMatch, SearchOptions } from '../types.js';
+import { checkState } from './state.js';
+import type { IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
 
@@ -389,6 +391,85 @@ export class SkillSearchIndex {
     let deadTerms = false;
     for (let term = 0; term < this.vocabulary.size && !deadTerms; term++) deadTerms = this.vocabulary.df.data[term] === 0;
     if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+  }
+
+  /**
+   * The whole index as plain arrays (compacted first), for ./persist.ts: what a process needs to search without
+   * analysing a single document again. The arrays are the index's own (not copies): write them, don't keep them.
+   */
+  exportState(): IndexState {
+    this.compact();
+    const count = this.ids.length;
+    const forwardOffsets = new Int32Array(count + 1);
+    const descriptionOffsets = new Int32Array(count + 1);
+    for (let slot = 0; slot < count; slot++) {
+      forwardOffsets[slot + 1] = forwardOffsets[slot]! + this.forward[slot]!.length;
+      descriptionOffsets[slot + 1] = descriptionOffsets[slot]! + this.descriptions[slot]!.length;
+    }
+    const forward = new Uint8Array(forwardOffsets[count]!);
+    const descriptions = new Int32Array(descriptionOffsets[count]!);
+    for (let slot = 0; slot < count; slot++) {
+      forward.set(this.forward[slot]!, forwardOffsets[slot]!);
+      descriptions.set(this.descriptions[slot]!, descriptionOffsets[slot]!);
+    }
+    return {
+      terms: this.vocabulary.terms,
+      df: this.vocabulary.df.data.subarray(0, this.vocabulary.size),
+      ids: this.ids,
+      names: this.nameOf,
+      meaning: this.meaningTexts.map((text) => text ?? null),
+      lengths: this.lengths.map((list) => list.data.subarray(0, count)),
+      forwardOffsets,
+      forward,
+      descriptionOffsets,
+      descriptions,
+      postingOffsets: this.baseOffsets,
+      postingDocs: this.baseDocs,
+      postingCounts: this.baseCounts,
+    };
+  }
+
+  /**
+   * An index holding exactly what `state` describes (from `exportState`, possibly of another process), searched
+   * with these options. Throws when the arrays do not fit together (a damaged or foreign state): nothing half-built
+   * is returned.
+   */
+  static fromState(state: IndexState, options: SearchOptions = {}): SkillSearchIndex {
+    checkState(state);
+    const index = new SkillSearchIndex([], options);
+    const count = state.ids.length;
+    const dfs = new IntList(state.terms.length);
+    for (const df of state.df) dfs.push(df);
+    index.vocabulary.rebuild(state.terms, dfs);
+    index.ids = [...state.ids];
+    index.nameOf = [...state.names];
+    index.lengths = state.lengths.map((values) => {
+      const list = new IntList(count);
+      list.data.set(values);
+      list.length = count;
+      return list;
+    });
+    for (let f = 0; f < FIELDS; f++) index.totals[f] = state.lengths[f]!.reduce((sum, value) => sum + value, 0);
+    index.alive = new Uint8Array(Math.max(16, count)).fill(1, 0, count);
+    index.forward = Array.from({ length: count }, (_, slot) => state.forward.slice(state.forwardOffsets[slot]!, state.forwardOffsets[slot + 1]!));
+    index.descriptions = Array.from({ length: count }, (_, slot) =>
+      state.descriptions.slice(state.descriptionOffsets[slot]!, state.descriptionOffsets[slot + 1]!),
+    );
+    index.meaningTexts = index.wordVectors === undefined ? state.meaning.map(() => undefined) : state.meaning.map((text) => text ?? undefined);
+    index.meaningVectors = state.meaning.map(() => undefined);
+    index.baseOffsets = Int32Array.from(state.postingOffsets);
+    index.baseDocs = Int32Array.from(state.postingDocs);
+    index.baseCounts = Uint32Array.from(state.postingCounts);
+    index.baseSlots = count;
+    index.recent.reset(count);
+    index.live = count;
+    state.ids.forEach((id, slot) => {
+      index.slots.set(id, slot);
+      index.names.add(state.names[slot]!, slot);
+    });
+    index.scratch = undefined;
+    index.epoch++;
+    return index;
   }
 
   /** Terms in the vocabulary (every one held by a live document right after a merge). */

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { decodeText, splitFrontmatter } from '@skillport/core';
-import { SkillSearchIndex } from '@skillport/search';
+import { SkillSearchIndex, loadIndex, saveIndex } from '@skillport/search';
 import type { SearchHit, SearchView } from '@skillport/search';
 import type { ContentReader } from '../catalog/content.js';
 import type { CatalogSkill } from '../catalog/model.js';
@@ -17,14 +17,20 @@ import type { SkillsService } from '../mcp/skills-service.js';
  *   holds (URI → package digest): a changed skill costs the reading of its own SKILL.md and one lookup, never a
  *   walk of the catalog. Without a known way back (a full build of the catalog, a large change), the whole
  *   snapshot is diffed.
- * - Start: the first index is built in the background, in slices that yield to the event loop, and, until the
+ * - Start, warm: the index of the last run is read from disk (`persistTo`; ADR 0201: checksummed, versioned by the
+ *   analysis, each skill's package digest beside it), then followed like any change: a skill whose digest differs,
+ *   or that is gone, is re-indexed or removed, so the restored index is never stale once it has caught up, and
+ *   catching up costs what changed while the server was down. A file that cannot be used is discarded (and
+ *   rewritten after the build). The index is saved again a moment after it changes, when the server is quiet.
+ * - Start, cold: the first index is built in the background, in slices that yield to the event loop, and, until the
  *   first search, only when the server has been quiet for a while (`pace`: no request in flight or started for
  *   DEFAULT_IDLE_MS), so that a server nobody searches never makes its readers wait for it (ADR 0151). A search
- *   makes the build go on without waiting. Until it has caught up, a search answers from what is indexed and says
- *   so (`complete: false`, with how many skills were searched), unless what is left is small (at most
- *   WAIT_FOR_CHANGES skills): then it waits, so that a change is searchable as soon as it is served, and a small
- *   catalog is complete from its first search. After a large batch (the first build) the index is compacted, when
- *   the server is quiet (searched or not).
+ *   makes the build go on without waiting. Until it has caught up, a search of a catalog of at most
+ *   `waitMaxSkills` skills (default WAIT_MAX_SKILLS) waits for the index, up to `waitMs` (default WAIT_MS): a model
+ *   takes "no skill matches" at its word, so an answer from half an index is worse than a late one. A larger catalog,
+ *   or a wait that ran out, answers from what is indexed and says so (`complete: false`, how many skills were
+ *   searched, and when to ask again, from the build's pace so far). After a large batch (the first build) the index
+ *   is compacted, when the server is quiet (searched or not).
  * - Views: a principal's view (a `ViewSnapshot` filtered from the catalog's) is searched through a `SearchView` of the
  *   shared index: a bit per document and the view's own BM25 statistics, so it ranks exactly like an index of its
  *   skills alone, returns nothing outside it, and never reads a body. A skill is searched in a view only when the
@@ -41,10 +47,24 @@ export interface SearchAnswer {
   searched: number;
   /** Skills in the snapshot. */
   total: number;
+  /** When incomplete: about when the index will be complete (seconds, at the build's pace so far), to ask again then. */
+  retryAfterSeconds?: number;
 }
 
 /** Once the index has caught up, a search waits for a pending change this small (in skills) rather than answer without it. */
 const WAIT_FOR_CHANGES = 256;
+/**
+ * A search waits for the whole index of a catalog up to this size (skills), up to WAIT_MS: the first build of 10,000
+ * generated skills took 6.4 s (quiet) to 25 s (loaded machine), so 20,000 waits about as long as a model host waits for a
+ * tool; beyond it, an answer that says how far the index got (and when to ask again) is the useful one.
+ */
+export const WAIT_MAX_SKILLS = 20_000;
+/** The longest a search waits for the index (then it answers from what is indexed, saying so). */
+export const WAIT_MS = 30_000;
+/** Skills indexed per second assumed before the build has run long enough to measure its pace. */
+const ASSUMED_RATE = 500;
+/** The index is saved this long after it last changed (and only when the server is quiet). */
+const SAVE_DELAY_MS = 2_000;
 /** Work between yields to the event loop while following the catalog (milliseconds). */
 const SLICE_MS = 8;
 /**
@@ -84,10 +104,22 @@ export interface SearchState {
   diffs: { delta: number; full: number };
   /** Compactions done (after large batches, when the server was quiet). */
   compactions: number;
+  /** The persisted index at start: `none` (cold start), `restored` (skills it held), or why it was discarded. */
+  restored: { skills: number } | 'none' | { discarded: string };
+  /** Times the index was saved, and the last save's failure if any. */
+  saves: number;
+  saveError?: string;
+}
+
+export interface CatalogSearchOptions {
+  /** A search of a catalog of at most this many skills waits for the index (default WAIT_MAX_SKILLS). */
+  waitMaxSkills?: number;
+  /** For at most this long (ms; default WAIT_MS). */
+  waitMs?: number;
 }
 
 export class CatalogSearch {
-  readonly index = new SkillSearchIndex();
+  index = new SkillSearchIndex();
   /** What the index holds: URI → package digest. */
   readonly #indexed = new Map<string, string>();
   /** The snapshot being followed, and the last one the index fully caught up with. */
@@ -111,8 +143,55 @@ export class CatalogSearch {
   #compactions = 0;
   /** Time searches spent in the index since the build's last slice began, while the index was not ready. */
   #owed = 0;
+  /** The persisted index being read at start (catching up waits for it). */
+  #restoring: Promise<void> | undefined;
+  #restored: SearchState['restored'] = 'none';
+  #persistPath: string | undefined;
+  #savedEpoch = -1;
+  #saveTimer: NodeJS.Timeout | undefined;
+  #saving = false;
+  #saves = 0;
+  #saveError: string | undefined;
+  /** The current build's pace: when it started and how many skills it has indexed since. */
+  #buildStarted = 0;
+  #builtSince = 0;
+  #waitMaxSkills = WAIT_MAX_SKILLS;
+  #waitMs = WAIT_MS;
 
   constructor(readonly content: ContentReader) {}
+
+  /** How long searches wait for an index still being built (see the top of the file). */
+  configure(options: CatalogSearchOptions): void {
+    if (options.waitMaxSkills !== undefined) this.#waitMaxSkills = Math.max(0, options.waitMaxSkills);
+    if (options.waitMs !== undefined) this.#waitMs = Math.max(0, options.waitMs);
+  }
+
+  /**
+   * Keeps the index at `path` between runs: reads it now (before catching up with the catalog), and saves it a
+   * moment after each change once the server is quiet. Call before the first `follow`.
+   */
+  persistTo(path: string): void {
+    this.#persistPath = path;
+    this.#restoring = this.#restore(path).finally(() => {
+      this.#restoring = undefined;
+    });
+  }
+
+  async #restore(path: string): Promise<void> {
+    try {
+      const loaded = await loadIndex(path);
+      if (loaded === undefined || this.#closed) return;
+      this.index = loaded.index;
+      this.#indexed.clear();
+      for (const [uri, digest] of loaded.versions) if (digest !== '') this.#indexed.set(uri, digest);
+      this.#epoch++;
+      this.#savedEpoch = this.#epoch;
+      this.#restored = { skills: loaded.index.size };
+    } catch (error) {
+      // Never half-used: the build starts from nothing and the file is written again once it is done.
+      this.#restored = { discarded: (error as Error).message };
+    }
+  }
 
   /** Builds in the background only when the server has been quiet for `idleMs` (until the first search). */
   pace(pace: Pace, idleMs = DEFAULT_IDLE_MS): void {
@@ -134,7 +213,44 @@ export class CatalogSearch {
   /** Stops following (a closing server): the background work ends at its next slice. */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#saveTimer);
     this.#wake?.();
+  }
+
+  /**
+   * Saves the index (persistTo) SAVE_DELAY_MS after it last changed, once the server is quiet and the index has
+   * caught up: a save writes the whole index (compacted first), so it waits for a burst of changes to end.
+   */
+  #saveSoon(): void {
+    if (this.#persistPath === undefined || this.#closed) return;
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = setTimeout(() => void this.#save(), SAVE_DELAY_MS);
+    this.#saveTimer.unref();
+  }
+
+  async #save(): Promise<void> {
+    const path = this.#persistPath;
+    if (path === undefined || this.#closed || this.#saving) return;
+    const idle = this.#pace?.idleFor() ?? Number.POSITIVE_INFINITY;
+    if (idle < this.#idleMs || !this.ready) {
+      this.#saveSoon();
+      return;
+    }
+    if (this.#savedEpoch === this.#epoch) return;
+    this.#saving = true;
+    const epoch = this.#epoch;
+    try {
+      await saveIndex(path, this.index, (uri) => this.#indexed.get(uri) ?? '');
+      this.#savedEpoch = epoch;
+      this.#saves++;
+      this.#saveError = undefined;
+    } catch (error) {
+      // A save that fails costs the next start its head start, nothing more.
+      this.#saveError = (error as Error).message;
+    } finally {
+      this.#saving = false;
+    }
+    if (this.#savedEpoch !== this.#epoch) this.#saveSoon();
   }
 
   /** Whether the index holds the followed snapshot entirely. */
@@ -151,6 +267,9 @@ export class CatalogSearch {
       deferred: this.#deferred,
       diffs: { ...this.#diffs },
       compactions: this.#compactions,
+      restored: this.#restored,
+      saves: this.#saves,
+      ...(this.#saveError !== undefined ? { saveError: this.#saveError } : {}),
     };
   }
 
@@ -160,8 +279,10 @@ export class CatalogSearch {
     this.#eager = true;
     this.#wake?.();
     this.follow(snapshot);
-    // A small pending change (or a small catalog being indexed at start) is waited for; a large one is not.
+    if (this.#restoring !== undefined) await this.#restoring;
+    // A small pending change is waited for; so is the whole index of a catalog up to waitMaxSkills, for a while.
     if (this.#running !== undefined && this.#pending <= WAIT_FOR_CHANGES) await this.#running;
+    else if (this.#running !== undefined && baseOf(snapshot).size <= this.#waitMaxSkills) await this.#untilReady(this.#waitMs);
     const base = baseOf(snapshot);
     let hits: SearchHit[];
     let searched: number;
@@ -179,7 +300,32 @@ export class CatalogSearch {
     if (this.#running !== undefined) this.#owed += performance.now() - started;
     hits = hits.filter((hit) => snapshot.skill(hit.id) !== undefined);
     const complete = snapshot === base && base === this.#target ? this.ready : searched === snapshot.size;
-    return { hits, complete, searched, total: snapshot.size };
+    const answer: SearchAnswer = { hits, complete, searched, total: snapshot.size };
+    if (!complete) answer.retryAfterSeconds = this.#secondsLeft(Math.max(0, snapshot.size - searched));
+    return answer;
+  }
+
+  /** Waits until the index holds the followed snapshot, the search closes, or `ms` have passed. */
+  async #untilReady(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      while (!this.ready && !this.#closed && this.#running !== undefined) {
+        const left = until - performance.now();
+        if (left <= 0) return;
+        await Promise.race([this.#running, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+        clearTimeout(timer);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** About how long indexing `left` more skills takes at the current build's pace (whole seconds, at least 1). */
+  #secondsLeft(left: number): number {
+    const elapsed = (performance.now() - this.#buildStarted) / 1000;
+    const rate = this.#builtSince >= 50 && elapsed >= 0.5 ? this.#builtSince / elapsed : ASSUMED_RATE;
+    return Math.max(1, Math.ceil(left / rate));
   }
 
   /** The skills of `snapshot` whose indexed version is the one it lists, as a view (kept while the index is unchanged). */
@@ -195,6 +341,11 @@ export class CatalogSearch {
 
   async #catchUp(): Promise<void> {
     try {
+      // Unknown until the diff: a search meanwhile must not take "nothing pending" for a small change.
+      this.#pending = Number.MAX_SAFE_INTEGER;
+      if (this.#restoring !== undefined) await this.#restoring;
+      this.#buildStarted = performance.now();
+      this.#builtSince = 0;
       await this.#indexChanges();
     } finally {
       this.#pending = 0;
@@ -219,6 +370,7 @@ export class CatalogSearch {
       this.index.compact();
       this.#addedSinceCompact = 0;
       this.#compactions++;
+      this.#saveSoon();
     } finally {
       this.#compacting = false;
     }
@@ -314,6 +466,7 @@ export class CatalogSearch {
         this.#addedSinceCompact++;
         this.#epoch++;
         this.#pending--;
+        this.#builtSince++;
         if (performance.now() - sliceStart >= sliceMs) {
           await yieldToEventLoop();
           sliceStart = undefined;
@@ -324,6 +477,7 @@ export class CatalogSearch {
         // After a large batch (the first build), the compact form: recent postings take about twice the memory of
         // compact ones (four 32-bit values a row, in arrays grown by doubling; index.compact()).
         if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) void this.#compactWhenQuiet();
+        else this.#saveSoon();
       }
     }
   }

@@ -10,6 +10,7 @@ import { fail, readSkillResource } from './read-resource.js';
 import type { ReadOptions, ToolResult } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
 import { searchSkills } from '../search/catalog-search.js';
+import type { SearchAnswer } from '../search/catalog-search.js';
 import { fuseRankings } from '../search/embeddings.js';
 import type { SkillEmbeddings } from '../search/embeddings.js';
 import { outlineTools } from './outline.js';
@@ -300,14 +301,13 @@ export async function listSkills(
     const skills = rankByReadiness(found.skills.map((hit) => withAvailability(service, snapshot.skill(hit.uri)!, hit, hint)));
     // While the search index is still being built at start, the answer says how much of the catalog it covered.
     const result = { query, skills, total: snapshot.size, ...(indexing !== undefined ? { indexing } : {}) };
-    const note =
-      indexing === undefined
-        ? ''
-        : ` The search index is still being built: ${indexing.searched} of ${indexing.total} skills were searched; ask again shortly for complete results.`;
-    return ok(
-      skills.length === 0 ? `No skill matches "${query}".${note || ' Try other words, or list_skills without a query to browse.'}` : JSON.stringify(result),
-      result,
-    );
+    const text =
+      skills.length > 0
+        ? JSON.stringify(result)
+        : indexing === undefined
+          ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.`
+          : `No skill matches "${query}" so far: the search index is still being built, and ${indexing.note}.`;
+    return ok(text, result);
   }
   let after: string | undefined;
   try {
@@ -323,10 +323,15 @@ export async function listSkills(
   return ok(JSON.stringify(result), result);
 }
 
-/** Search progress, in a result only while the index is incomplete: skills searched of the total. */
+/**
+ * Search progress, in a result only while the index is incomplete: skills searched of the total, when to ask again,
+ * and the same in words a model acts on ("searched 40,000 of 100,000 skills so far; ask again in 12 s").
+ */
 interface Indexing {
   searched: number;
   total: number;
+  retryAfterSeconds: number;
+  note: string;
 }
 
 async function lexicalSearch(service: SkillsService, snapshot: CatalogSnapshot, query: string, limit: number) {
@@ -335,8 +340,12 @@ async function lexicalSearch(service: SkillsService, snapshot: CatalogSnapshot, 
   return { skills, indexing: indexingOf(answer) };
 }
 
-function indexingOf(answer: { complete: boolean; searched: number; total: number }): Indexing | undefined {
-  return answer.complete ? undefined : { searched: answer.searched, total: answer.total };
+function indexingOf(answer: SearchAnswer): Indexing | undefined {
+  if (answer.complete) return undefined;
+  const retryAfterSeconds = answer.retryAfterSeconds ?? 1;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const note = `searched ${count(answer.searched)} of ${count(answer.total)} skills so far; ask again in ${retryAfterSeconds} s for complete results`;
+  return { searched: answer.searched, total: answer.total, retryAfterSeconds, note };
 }
 
 /**
