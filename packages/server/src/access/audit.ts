@@ -109,7 +109,11 @@ export class AuditLog {
       digest: skill?.packageDigest,
       file: refused ? bounded(input.file) : input.file?.slice(0, 4096),
       outcome: input.outcome,
-      detail: refused ? (input.outcome === 'error' ? input.detail?.slice(0, 200) : input.code?.slice(0, 40)) : input.detail?.slice(0, 512),
+      detail: refused
+        ? input.outcome === 'error'
+          ? input.detail?.slice(0, 200)
+          : input.code?.slice(0, 40)
+        : (input.detail ?? (skill ? gitSourceOf(skill) : undefined))?.slice(0, 512),
     };
     if (refused && !this.#firstOfWindow(event)) return;
     this.#push(event);
@@ -206,9 +210,13 @@ export class AuditLog {
    */
   startRetention(retentionMs: number, intervalMs = 10 * 60_000): void {
     if (this.store === undefined || this.#retentionTimer !== undefined) return;
+    let first = true;
     const run = async () => {
       try {
-        await this.prune(retentionMs);
+        const deleted = await this.prune(retentionMs);
+        // Said once, at the first pass (an upgrade's backlog, or a retention shortened): rows going is no surprise.
+        if (first && deleted > 0) this.onError(`audit: removed ${deleted} rows older than ${spanText(retentionMs)} (--audit-retention; off keeps every row)`);
+        first = false;
         this.metrics.auditBytes(await this.store!.auditBytes());
         this.#pruneFailing = false;
       } catch (error) {
@@ -217,8 +225,8 @@ export class AuditLog {
       }
     };
     // Soon after start (a backlog from before goes first), then on the interval; the size every minute.
-    const first = setTimeout(() => void run(), 1000);
-    first.unref();
+    const soon = setTimeout(() => void run(), 1000);
+    soon.unref();
     this.#retentionTimer = setInterval(() => void run(), intervalMs);
     this.#retentionTimer.unref();
     this.#sizeTimer = setInterval(() => {
@@ -283,12 +291,25 @@ export class AuditLog {
   }
 }
 
+function spanText(ms: number): string {
+  const [n, unit] = ms % 86_400_000 === 0 ? [ms / 86_400_000, 'day'] : [Math.round(ms / 3_600_000), 'hour'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
 /** A refused path or name, cut to REFUSED_PATH_MAX characters (marked with an ellipsis when cut). */
 function bounded(text: string | undefined): string | undefined {
   return text === undefined || text.length <= REFUSED_PATH_MAX ? text : `${text.slice(0, REFUSED_PATH_MAX)}…`;
 }
 
 /** A skill's version: the registry's when it has one, else `metadata.version` from its frontmatter. */
+/** A git source's skill: where its bytes came from (`git <repository> <ref>@<commit>`), for the audit trail. */
+export function gitSourceOf(skill: CatalogSkill): string | undefined {
+  if (skill.origin.kind !== 'stored' || !skill.origin.source.startsWith('git:')) return undefined;
+  const provenance = (skill.entry._meta as Record<string, unknown> | undefined)?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
+  if (typeof provenance?.['commit'] !== 'string') return undefined;
+  return `git ${String(provenance['repository'])} ${String(provenance['ref'])}@${provenance['commit']}`;
+}
+
 export function versionOf(skill: CatalogSkill): string | undefined {
   const origin = skill.origin as { version?: unknown };
   if (typeof origin.version === 'string') return origin.version;
