@@ -126,6 +126,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'access: audit rows count repeated refusals',
+    // A nullable column with no default: adding it rewrites nothing, so a large audit table migrates at once.
+    sql: `ALTER TABLE audit_events ADD COLUMN count INTEGER;`,
+  },
 ];
 
 /** Arbitrary, fixed: the advisory lock key every skillport process uses while migrating. */

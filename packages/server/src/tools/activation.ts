@@ -37,13 +37,17 @@ export function provenanceText(skill: CatalogSkill): string | undefined {
   const p = provenance as Record<string, unknown>;
   const parts: string[] = [];
   if (typeof p['publishedAt'] === 'string') parts.push(`published ${p['publishedAt']}${typeof p['publisher'] === 'string' ? ` by ${p['publisher']}` : ''}`);
-  const signatures = Array.isArray(p['signatures']) ? (p['signatures'] as Array<Record<string, unknown>>) : [];
-  parts.push(
-    signatures.length === 0
-      ? 'unsigned'
-      : `signed by ${signatures.map((s) => `${String(s['keyId'])} (${s['trusted'] === true ? 'trusted' : 'not a trusted key'})`).join(', ')}`,
-  );
-  if (typeof p['repository'] === 'string') parts.push(`source ${p['repository']}${typeof p['commit'] === 'string' ? ` at ${p['commit']}` : ''}`);
+  // Registry versions carry signatures (none: unsigned); a git source's skills carry a ref and a commit instead.
+  if (Array.isArray(p['signatures'])) {
+    const signatures = p['signatures'] as Array<Record<string, unknown>>;
+    parts.push(
+      signatures.length === 0
+        ? 'unsigned'
+        : `signed by ${signatures.map((s) => `${String(s['keyId'])} (${s['trusted'] === true ? 'trusted' : 'not a trusted key'})`).join(', ')}`,
+    );
+  }
+  if (typeof p['repository'] === 'string')
+    parts.push(`source ${p['repository']}${typeof p['ref'] === 'string' ? ` ${p['ref']}` : ''}${typeof p['commit'] === 'string' ? ` at ${p['commit']}` : ''}`);
   if (typeof p['review'] === 'string') parts.push(`review: ${p['review']}`);
   if (typeof p['yankedAt'] === 'string') parts.push(`yanked ${p['yankedAt']} (kept readable for sessions pinned to it)`);
   return parts.join('; ');
