@@ -26,7 +26,7 @@ export const REFUSAL_WINDOW_MS = 60_000;
 /** Kinds of refusal one principal may add as rows of their own in one window; past it they share one counted row. */
 export const DISTINCT_PER_WINDOW = 64;
 /** Kinds of refusal tracked in one window over all principals (memory bound); past it, one shared counted row. */
-const MAX_TRACKED = 20_000;
+const MAX_TRACKED = 4096;
 /** Characters of a refused path or name kept (hostile ones run to kilobytes). */
 export const REFUSED_PATH_MAX = 256;
 /** The retention when none is configured (`--audit-retention`; docs/deploy.md). */

@@ -150,30 +150,17 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
   });
 
   const sessions: SessionRule[] = [];
-  const rawSessions = doc['sessions'] ?? [];
-  if (!Array.isArray(rawSessions)) throw new PolicyError(`${where}: sessions must be a list`);
-  rawSessions.forEach((raw: unknown, index) => {
-    const at = `${where}: sessions[${index}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
-    const session = raw as Record<string, unknown>;
-    for (const key of Object.keys(session)) if (!SESSION_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected for, required, pinned)`);
+  for (const { at, entry: session } of sectionEntries(doc, 'sessions', where, SESSION_KEYS, 'for, required, pinned')) {
     if (typeof session['for'] !== 'string') throw new PolicyError(`${at}.for must be a subject such as project:web or agent:ci`);
     sessions.push({
       for: checkSubject(session['for'], `${at}.for`),
       required: optionalList(session['required'], `${at}.required`),
       pinned: optionalList(session['pinned'], `${at}.pinned`),
     });
-  });
+  }
 
   const grants: GrantRule[] = [];
-  const rawGrants = doc['grants'] ?? [];
-  if (!Array.isArray(rawGrants)) throw new PolicyError(`${where}: grants must be a list`);
-  rawGrants.forEach((raw: unknown, index) => {
-    const at = `${where}: grants[${index}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
-    const grant = raw as Record<string, unknown>;
-    for (const key of Object.keys(grant))
-      if (!GRANT_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected for, connections, tools, scopes)`);
+  for (const { at, entry: grant } of sectionEntries(doc, 'grants', where, GRANT_KEYS, 'for, connections, tools, scopes')) {
     if (typeof grant['for'] !== 'string') throw new PolicyError(`${at}.for must be a subject such as org:acme or agent:ci`);
     const names = (key: string) => {
       const list = optionalList(grant[key], `${at}.${key}`);
@@ -182,7 +169,7 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
       return list;
     };
     grants.push({ for: checkSubject(grant['for'], `${at}.for`), connections: names('connections'), tools: names('tools'), scopes: names('scopes') });
-  });
+  }
 
   const unmet = doc['unmet'];
   if (unmet !== undefined && unmet !== 'list' && unmet !== 'omit') throw new PolicyError(`${where}: unmet must be "list" or "omit"`);
@@ -197,6 +184,25 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     }
   }
   return policy;
+}
+
+/** The mappings of a list section (`sessions`, `grants`), each checked against its known keys; `at` names it in errors. */
+function sectionEntries(
+  doc: Record<string, unknown>,
+  name: string,
+  where: string,
+  keys: ReadonlySet<string>,
+  expected: string,
+): Array<{ at: string; entry: Record<string, unknown> }> {
+  const raw = doc[name] ?? [];
+  if (!Array.isArray(raw)) throw new PolicyError(`${where}: ${name} must be a list`);
+  return raw.map((item: unknown, index) => {
+    const at = `${where}: ${name}[${index}]`;
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new PolicyError(`${at} must be a mapping`);
+    const entry = item as Record<string, unknown>;
+    for (const key of Object.keys(entry)) if (!keys.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected ${expected})`);
+    return { at, entry };
+  });
 }
 
 function checkSubject(subject: string, at: string): string {
