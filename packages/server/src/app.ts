@@ -1,3 +1,5 @@
+import { gateFor } from './access/gate-policy.js';
+import { globToRegExp } from './access/policy.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -274,6 +276,7 @@ export class SkillportServer {
               canSee,
               writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
               authenticated: access.auth !== 'none',
+              gate: (publisher, name, uri) => gateFor(access.views.policy.gate, publisher, name, uri, globToRegExp),
             }),
           );
         } catch (error) {

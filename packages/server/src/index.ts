@@ -53,6 +53,8 @@ export type { AccessCopyResult } from './access/copy.js';
 export { parsePrincipalSpec, hasScope, ANONYMOUS, SCOPES } from './access/principal.js';
 export type { Principal, Scope } from './access/principal.js';
 export { parsePolicy, PolicyError } from './access/policy.js';
+export { DEFAULT_GATE, gateFor, parseGatePolicy } from './access/gate-policy.js';
+export type { GatePolicy, GateSettings, GateSeverity } from './access/gate-policy.js';
 export type { PolicyDocument } from './access/policy.js';
 export type { JwtOptions, ClaimMapping } from './access/jwt.js';
 

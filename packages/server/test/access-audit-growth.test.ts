@@ -148,6 +148,7 @@ describe('serve --audit-retention, and the audit log on /metrics', () => {
       30_000,
       'the old rows pruned',
     );
+    assert.match(server.stderr(), /audit: removed 3000 rows older than 1 day \(/);
     const metrics = await fetch(server.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${admin}` } });
     const text = await metrics.text();
     const size = Number(/^skillport_audit_database_bytes (\d+)$/m.exec(text)?.[1]);

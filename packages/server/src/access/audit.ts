@@ -26,7 +26,7 @@ export const REFUSAL_WINDOW_MS = 60_000;
 /** Kinds of refusal one principal may add as rows of their own in one window; past it they share one counted row. */
 export const DISTINCT_PER_WINDOW = 64;
 /** Kinds of refusal tracked in one window over all principals (memory bound); past it, one shared counted row. */
-const MAX_TRACKED = 20_000;
+const MAX_TRACKED = 4096;
 /** Characters of a refused path or name kept (hostile ones run to kilobytes). */
 export const REFUSED_PATH_MAX = 256;
 /** The retention when none is configured (`--audit-retention`; docs/deploy.md). */
@@ -210,9 +210,13 @@ export class AuditLog {
    */
   startRetention(retentionMs: number, intervalMs = 10 * 60_000): void {
     if (this.store === undefined || this.#retentionTimer !== undefined) return;
+    let first = true;
     const run = async () => {
       try {
-        await this.prune(retentionMs);
+        const deleted = await this.prune(retentionMs);
+        // Said once, at the first pass (an upgrade's backlog, or a retention shortened): rows going is no surprise.
+        if (first && deleted > 0) this.onError(`audit: removed ${deleted} rows older than ${spanText(retentionMs)} (--audit-retention; off keeps every row)`);
+        first = false;
         this.metrics.auditBytes(await this.store!.auditBytes());
         this.#pruneFailing = false;
       } catch (error) {
@@ -221,8 +225,8 @@ export class AuditLog {
       }
     };
     // Soon after start (a backlog from before goes first), then on the interval; the size every minute.
-    const first = setTimeout(() => void run(), 1000);
-    first.unref();
+    const soon = setTimeout(() => void run(), 1000);
+    soon.unref();
     this.#retentionTimer = setInterval(() => void run(), intervalMs);
     this.#retentionTimer.unref();
     this.#sizeTimer = setInterval(() => {
@@ -285,6 +289,11 @@ export class AuditLog {
   state(): { queued: number; dropped: number; failing?: string } {
     return { queued: this.#buffer.length, dropped: this.#dropped, ...(this.#failing !== undefined ? { failing: this.#failing } : {}) };
   }
+}
+
+function spanText(ms: number): string {
+  const [n, unit] = ms % 86_400_000 === 0 ? [ms / 86_400_000, 'day'] : [Math.round(ms / 3_600_000), 'hour'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /** A refused path or name, cut to REFUSED_PATH_MAX characters (marked with an ellipsis when cut). */
