@@ -80,9 +80,15 @@ export async function openSources(
   // Loaded only when needed, like the server itself.
   const { ArchiveProvider, GitProvider, HttpProvider, MarketplaceProvider, defaultCacheDir } = await import('@skillport/server');
   for (const dir of marketplaces) {
-    const provider = await MarketplaceProvider.open({ dir, ...(options.prefix !== undefined ? { prefix: options.prefix } : {}), limits: options.limits, onProblem });
+    const provider = await MarketplaceProvider.open({
+      dir,
+      ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+      limits: options.limits,
+      onProblem,
+    });
     providers.push(provider);
-    if (options.strict === true && provider.startupProblems.length > 0) return fail(`--strict: ${provider.startupProblems.length} problem(s) in the marketplace ${dir}`);
+    if (options.strict === true && provider.startupProblems.length > 0)
+      return fail(`--strict: ${provider.startupProblems.length} problem(s) in the marketplace ${dir}`);
   }
   if (archives.length > 0) {
     const provider = await ArchiveProvider.open({

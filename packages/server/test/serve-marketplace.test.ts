@@ -50,7 +50,12 @@ describe('plugin marketplaces', () => {
     const client = await connectHttp(server.url, 'modern');
     const skills = await listing(client);
     assert.deepEqual([...skills.keys()].sort(), EXPECTED);
-    assert.deepEqual(skills.get('skill://docs/writer/SKILL.md'), { name: 'docs', marketplace: 'acme-tools', description: 'Writing and reviewing docs', version: '1.2.0' });
+    assert.deepEqual(skills.get('skill://docs/writer/SKILL.md'), {
+      name: 'docs',
+      marketplace: 'acme-tools',
+      description: 'Writing and reviewing docs',
+      version: '1.2.0',
+    });
     assert.deepEqual(skills.get('skill://ops/deploy/SKILL.md'), { name: 'ops', marketplace: 'acme-tools', description: 'Deploys', version: '0.3.0' });
     assert.match(server.stderr(), /plugin elsewhere comes from another source \(github\); not served/);
     assert.match(server.stderr(), /plugin escape: its source "..\/..\/outside" is not a folder of the marketplace/);
