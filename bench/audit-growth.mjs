@@ -10,10 +10,9 @@
 // Usage: node bench/audit-growth.mjs [--requests 20000 | --seconds 150] [--concurrency 16] [--baseline /path/to/old/checkout] [--json]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { measuredCommit, options } from './args.mjs';
+import { measuredCommit, options, servedBase } from './args.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -25,23 +24,10 @@ const baseline = flags.value('baseline', undefined);
 const PROBE_RATE = 566;
 const log = (line) => process.stderr.write(`${line}\n`);
 
-function start(cli, data) {
-  return new Promise((resolveStart, reject) => {
-    const proc = spawn(
-      process.execPath,
-      [cli, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', '--auth', 'tokens', '--data', data, join(repo, 'examples/skills')],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    proc.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const match = / on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolveStart({ url: match[1], proc });
-    });
-    proc.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
+async function start(cli, data) {
+  const args = [cli, 'serve', '--http', '--port', '0', '--no-cache', '--no-watch', '--auth', 'tokens', '--data', data, join(repo, 'examples/skills')];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  return { url: `${await servedBase(proc)}/mcp`, proc };
 }
 
 function stop(proc) {
@@ -64,47 +50,26 @@ function size(data) {
   return bytes;
 }
 
-/** `count` refused reads by one token (or as many as fit in `forMs`); returns how many and how long. */
-async function hammer(url, token, uriOf, count, forMs = Infinity) {
-  const endpoint = new URL(url);
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+/** `count` refused reads by one token (or as many as fit in `forMs`), `concurrency` at a time; how many and how long. */
+async function hammer(url, token, requestOf, count, forMs = Infinity) {
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+    authorization: `Bearer ${token}`,
+  };
   let next = 0;
-  const one = (i) =>
-    new Promise((done, fail) => {
-      const [method, params] = uriOf(i);
-      const body = JSON.stringify({ jsonrpc: '2.0', id: i, method, params });
-      const req = request(
-        {
-          agent,
-          host: endpoint.hostname,
-          port: endpoint.port,
-          path: endpoint.pathname,
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-11-25',
-            authorization: `Bearer ${token}`,
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', done);
-        },
-      );
-      req.on('error', fail);
-      req.end(body);
-    });
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < count && performance.now() - started < forMs; i = next++) await one(i);
+      for (let i = next++; i < count && performance.now() - started < forMs; i = next++) {
+        const [method, params] = requestOf(i);
+        // fetch keeps its connections alive: one token's few sockets, as a client hammering the server would hold.
+        await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: i, method, params }) })).arrayBuffer();
+      }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  return { sent: Math.min(next, count), elapsed };
+  return { sent: Math.min(next, count), elapsed: (performance.now() - started) / 1000 };
 }
 
 const LONG = `skill://${'probe/'.repeat(680)}SKILL.md`; // ~4 KiB, under the 8192-character URI limit

@@ -232,6 +232,12 @@ interface Span {
   headingLine?: number;
 }
 
+/**
+ * Headings that start sections: an outline is an object per section, and a 16 MiB body of `#` lines has 8 million
+ * headings (about a gigabyte for one request). Past this, the rest of the body is the last section.
+ */
+export const MAX_SECTION_HEADINGS = 50_000;
+
 /** The sections of a SKILL.md body (the markdown after the frontmatter), their token counts, and how to read them. */
 export async function outlineSkill(body: string, options: OutlineOptions = {}): Promise<SkillOutline> {
   const wholeBodyTokens = options.wholeBodyTokens ?? DEFAULT_WHOLE_BODY_TOKENS;
@@ -242,7 +248,7 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
     throw new RangeError(`wholeBodyTokens must be a non-negative number (got ${wholeBodyTokens})`);
   const turns = new Turns(await loadCounter());
   const count = (text: string) => turns.count(text);
-  const scanned = await scanMarkdownAsync(body);
+  const scanned = await scanMarkdownAsync(body, { maxHeadings: MAX_SECTION_HEADINGS });
   const { headings, lineStarts } = scanned;
 
   // "preamble" is reserved even when there is no preamble, so a heading named Preamble keeps one key either way.
@@ -282,7 +288,13 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
 
   const totalTokens = sections.reduce((sum, section) => sum + section.tokens, 0);
   const wholeBodyCheaper = totalTokens <= wholeBodyTokens || sections.length < 3;
-  return { sections, totalTokens, wholeBodyCheaper, advice: adviceFor(body, totalTokens, sections.length, wholeBodyCheaper) };
+  const advice = adviceFor(body, totalTokens, sections.length, wholeBodyCheaper);
+  const past = scanned.headingCount - headings.length;
+  const note =
+    past > 0
+      ? ` Only its first ${formatCount(headings.length)} headings start sections: the ${formatCount(past)} after them are read with the last section.`
+      : '';
+  return { sections, totalTokens, wholeBodyCheaper, advice: advice + note };
 }
 
 function adviceFor(body: string, totalTokens: number, sectionCount: number, wholeBodyCheaper: boolean): string {
@@ -299,7 +311,7 @@ function formatCount(value: number): string {
 }
 
 /** Offset of a line start -> 0-based line (binary search; offsets given are always line starts or body end). */
-function lineIndex(lineStarts: readonly number[]): (offset: number) => number {
+function lineIndex(lineStarts: ArrayLike<number>): (offset: number) => number {
   return (offset) => {
     let low = 0;
     let high = lineStarts.length - 1;

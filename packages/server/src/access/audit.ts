@@ -26,7 +26,7 @@ export const REFUSAL_WINDOW_MS = 60_000;
 /** Kinds of refusal one principal may add as rows of their own in one window; past it they share one counted row. */
 export const DISTINCT_PER_WINDOW = 64;
 /** Kinds of refusal tracked in one window over all principals (memory bound); past it, one shared counted row. */
-const MAX_TRACKED = 20_000;
+const MAX_TRACKED = 4096;
 /** Characters of a refused path or name kept (hostile ones run to kilobytes). */
 export const REFUSED_PATH_MAX = 256;
 /** The retention when none is configured (`--audit-retention`; docs/deploy.md). */
@@ -36,7 +36,7 @@ const PRUNE_BATCH = 500;
 const PRUNE_PAUSE_MS = 20;
 
 export interface AuditInput {
-  action: 'activate' | 'read';
+  action: 'activate' | 'read' | 'webhook';
   surface: string;
   skill?: CatalogSkill | undefined;
   /** What the caller asked for when no skill was found (a name or a URI). */
@@ -91,7 +91,7 @@ export class AuditLog {
 
   record(principal: Principal, input: AuditInput): void {
     if (input.action === 'activate') this.metrics.activation(input.outcome);
-    else this.metrics.read(input.outcome);
+    else if (input.action === 'read') this.metrics.read(input.outcome);
     if (this.store === undefined) return;
     const skill = input.skill;
     const version = skill ? versionOf(skill) : undefined;
