@@ -115,6 +115,26 @@ describe('requirements and availability over stdio', () => {
   });
 });
 
+describe('serve --unmet omit over stdio: the hint a session gives decides what its catalog leaves out', () => {
+  let client: Client;
+  before(async () => {
+    ({ client } = await connectStdio([tree(), '--unmet', 'omit'], 'legacy', undefined));
+  });
+  after(async () => {
+    await client?.close();
+  });
+
+  test("nothing said: listed (may need); told it lacks rube: left out of activate_skill's catalog, still listed", async () => {
+    const description = async () => (await client.listTools()).tools.find((tool) => tool.name === 'activate_skill')!.description!;
+    assert.match(await description(), /<name>alpha-tool<\/name>[^]*?<availability>may need MCP server &quot;rube&quot;/);
+    await call(client, 'list_skills', { available: { mcpServers: ['github'] } });
+    const after = await description();
+    assert.ok(!after.includes('<name>alpha-tool</name>') && after.includes('<name>beta-tool</name>'), after);
+    const listed = await call(client, 'list_skills', {});
+    assert.ok(listed.text.includes('alpha-tool'), 'list_skills still lists it');
+  });
+});
+
 describe('the policy: grants judge availability, a scope-restricted skill is hidden from principals without the scope', () => {
   const data = mkdtempSync(join(tmpdir(), 'skillport-req-'));
   const policy = join(mkdtempSync(join(tmpdir(), 'skillport-req-policy-')), 'policy.yaml');

@@ -1,3 +1,5 @@
+import { GatePolicyError, parseGatePolicy } from './gate-policy.js';
+import type { GatePolicy } from './gate-policy.js';
 import { parse } from 'yaml';
 import { SUBJECT_KINDS, checkSubjectName } from './principal.js';
 import type { SubjectKind } from './principal.js';
@@ -65,6 +67,8 @@ export interface PolicyDocument {
   grants: GrantRule[];
   /** Absent: the server's `--unmet` setting (default `list`). */
   unmet?: UnmetMode;
+  /** The registry's publish gate (ADR 0230); absent: allow everything. */
+  gate?: GatePolicy;
 }
 
 export class PolicyError extends Error {
@@ -82,7 +86,7 @@ export const OPEN_POLICY: PolicyDocument = Object.freeze({
   grants: [],
 }) as PolicyDocument;
 
-const TOP_KEYS = new Set(['default', 'precedence', 'rules', 'sessions', 'grants', 'unmet']);
+const TOP_KEYS = new Set(['default', 'precedence', 'rules', 'sessions', 'grants', 'unmet', 'gate']);
 const GRANT_KEYS = new Set(['for', 'connections', 'tools', 'scopes', 'description']);
 /** A connection, tool or scope name in a grant: what skills write (core's requirements.ts), bounded. */
 const GRANT_NAME = /^[^\s\p{Cc}\p{Cf}]{1,128}$/u;
@@ -103,7 +107,7 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     throw new PolicyError(`${where}: must be a mapping with default, precedence, rules, sessions, grants, unmet`);
   const doc = data as Record<string, unknown>;
   for (const key of Object.keys(doc))
-    if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions, grants, unmet)`);
+    if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions, grants, unmet, gate)`);
 
   const fallback = doc['default'] ?? 'none';
   if (fallback !== 'none' && fallback !== 'public') throw new PolicyError(`${where}: default must be "none" or "public"`);
@@ -171,6 +175,14 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
   if (unmet !== undefined && unmet !== 'list' && unmet !== 'omit') throw new PolicyError(`${where}: unmet must be "list" or "omit"`);
   const policy: PolicyDocument = { default: fallback, precedence, rules, sessions, grants };
   if (unmet !== undefined) policy.unmet = unmet;
+  if (doc['gate'] !== undefined) {
+    try {
+      policy.gate = parseGatePolicy(doc['gate'], `${where}: gate`, checkSubject);
+    } catch (error) {
+      if (error instanceof GatePolicyError) throw new PolicyError(error.message);
+      throw error;
+    }
+  }
   return policy;
 }
 

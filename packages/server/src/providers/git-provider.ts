@@ -13,6 +13,7 @@ import type { GitRunOptions } from './git/git-command.js';
 import { isCommitId, localGitDir, parseGitSource } from './git/git-source.js';
 import type { GitSourceSpec } from './git/git-source.js';
 import { gitTree } from './git/git-tree.js';
+import { repositoryKey } from './git/webhook.js';
 import { treeSkills } from './git/tree-skills.js';
 import type { TreeSkills } from './git/tree-skills.js';
 
@@ -129,6 +130,27 @@ export class GitProvider implements SkillProvider {
   /** The commit served now. */
   get commit(): string | undefined {
     return this.#commit;
+  }
+
+  /** Whether a webhook's push (its repository URLs or names, and its ref) is about this source. */
+  matches(repositories: readonly string[], ref: string | undefined): boolean {
+    if (isCommitId(this.spec.ref ?? '')) return false;
+    const served = this.#resolvedRef ?? (this.spec.ref?.startsWith('refs/') ? this.spec.ref : undefined);
+    if (ref !== undefined && served !== undefined && ref !== served) return false;
+    if (
+      ref !== undefined &&
+      served === undefined &&
+      this.spec.ref !== undefined &&
+      ref !== `refs/heads/${this.spec.ref}` &&
+      ref !== `refs/tags/${this.spec.ref}`
+    )
+      return false;
+    if (repositories.length === 0) return true;
+    const own = repositoryKey(this.spec.display);
+    return repositories.some((given) => {
+      const key = repositoryKey(given);
+      return key !== '' && (own === key || own.endsWith(`/${key}`));
+    });
   }
 
   health(): GitSourceHealth {
