@@ -107,6 +107,15 @@ describe('requirements and availability over stdio', () => {
     assert.match(given.text, /^<skill_readiness name="alpha-tool" status="ready">Ready/);
     const plain = await call(client, 'activate_skill', { name: 'beta-tool' });
     assert.ok(plain.text.startsWith('<skill_content'), 'a skill needing nothing has no readiness block');
+    // The skill's prompt says the same, before the instructions.
+    const prompt = await client.request(
+      { method: 'prompts/get', params: { name: 'alpha-tool', _meta: { 'dev.skillport/available': { mcpServers: [] } } } },
+      z.object({ messages: z.array(z.object({ content: z.object({ text: z.string() }).passthrough() }).passthrough()) }).passthrough(),
+    );
+    assert.match(
+      prompt.messages[0]!.content.text,
+      /^Use the "alpha-tool" skill for this task\.\n\n<skill_readiness name="alpha-tool" status="needs">Not ready/,
+    );
   });
 
   test('a skill requiring a scope is shown without a policy (nothing is managed), like any other', async () => {
