@@ -95,3 +95,16 @@ function readJson(path: string): Record<string, unknown> {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new CliError(`${path} must hold a JSON object`);
   return data as Record<string, unknown>;
 }
+
+/**
+ * The token a command sends to a server: `--token`, else SKILLPORT_TOKEN, else the one `skillport login` stored for
+ * the server's origin (as gh and npm: a flag or the environment wins over the stored login).
+ */
+export function tokenFor(url: string | undefined, flag: string | undefined): { token?: string; source?: 'flag' | 'env' | 'login' } {
+  if (flag !== undefined && flag !== '') return { token: flag, source: 'flag' };
+  const env = environment().token;
+  if (env !== undefined) return { token: env, source: 'env' };
+  if (url === undefined || !/^https?:\/\//i.test(url)) return {};
+  const stored = storedLogin(url);
+  return stored ? { token: stored.token, source: 'login' } : {};
+}

@@ -56,6 +56,8 @@ export const MAX_CODEX_FILE_BYTES = 64 * 1024;
 const NAME = /^[^\s\p{Cc}\p{Cf}]+$/u;
 
 export { CODEX_FILE, METADATA_KEY };
+/** `mcp__<server>__<tool>`, Claude Code's names for an MCP server's tools: group 1 is the server. */
+export const MCP_TOOL_PREFIX_PATTERN = MCP_TOOL_NAME;
 
 /** Reads a skill's requirements from its frontmatter and, when present, the text of its `agents/openai.yaml`. */
 export function readRequirements(frontmatter: Record<string, unknown>, codexYaml?: string): RequirementsReading {

@@ -68,14 +68,18 @@ export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}, lau
   };
 }
 
-/** Runs the CLI to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI to completion; `input`, when given, is its stdin (else stdin is closed). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (input !== undefined) proc.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     proc.on('exit', (code) => done({ code: code ?? 1, stdout, stderr }));
   });
 }

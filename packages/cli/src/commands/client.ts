@@ -2,12 +2,24 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { escapeControls, sha256Digest } from '@skillport/core';
+import {
+  availabilitySummary,
+  escapeControls,
+  judgeAvailability,
+  readRequirements,
+  requirementsFromWire,
+  requirementsSummary,
+  sha256Digest,
+} from '@skillport/core';
+import type { Availability, AvailableCapabilities } from '@skillport/core';
 import type { CatalogSkill, SkillDescriptor, SkillSet, SkillSource } from '@skillport/client';
 import type { McpSkillSource } from '@skillport/client';
 import type { ExitCode } from '../kit.js';
-import { action } from '../kit.js';
+import { action, arg } from '../kit.js';
 import { displayPath, paint, plural } from '../output.js';
+import { environment } from '../environment.js';
+import { mcpEndpoint, withoutHtml } from '../server-url.js';
+import { tokenFor } from '../user-config.js';
 
 /**
  * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL,
@@ -21,6 +33,7 @@ interface ClientOptions {
   origin?: string;
   token?: string;
   version?: string;
+  available?: AvailableCapabilities;
 }
 
 interface InstallOptions extends ClientOptions {
@@ -34,14 +47,16 @@ interface InstallOptions extends ClientOptions {
 let lib: typeof import('@skillport/client');
 const fail = (code: 'invalid' | 'not-found' | 'digest' | 'unavailable', message: string) => new lib.SkillError(code, message);
 
-const SERVER_HELP = 'an http(s):// URL (Streamable HTTP), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills';
-const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN; never printed)';
+const SERVER_HELP =
+  "a server's URL (a skillport server's base URL or its /mcp endpoint), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills";
+const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN, else the one skillport login stored; never printed)';
 const VERSION_HELP = 'a version (or the served tag) of a registry skill; also NAME@VERSION';
 
 /** The last of a stdio server's stderr, shown when the command fails (why it exited is usually there). */
 let stderrTail = '';
 /** The server spec of the command, for error messages. */
 let serverKind: 'http' | 'stdio' | 'folder' | undefined;
+let serverUrl: string | undefined;
 
 function withClientOptions(command: Command): Command {
   return command
@@ -64,7 +79,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
     )
     .action(
       run(exit, async (server: string, options: ClientOptions) => {
-        const opened = open(server, options);
+        const opened = await open(server, options);
         try {
           const skills = await opened.set.skills();
           if (options.json) {
@@ -89,19 +104,42 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .argument('<server>', SERVER_HELP)
       .argument('<name>', 'the skill name, or NAME@VERSION')
       .option('--version <version>', VERSION_HELP)
+      .option(
+        '--available <list>',
+        'what the host has, to judge readiness: kind:name items (mcp:rube tool:Bash agent:codex), separated by spaces or commas',
+        arg(parseAvailable),
+      )
       .option('--json', 'print JSON for scripts'),
   ).action(
     run(exit, async (server: string, name: string, options: ClientOptions) => {
-      const opened = open(server, options);
+      const opened = await open(server, options);
       try {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
+        const requirements =
+          skill.meta?.['dev.skillport/requirements'] !== undefined
+            ? requirementsFromWire(skill.meta['dev.skillport/requirements'])
+            : readRequirements(skill.frontmatter).requirements;
+        const availability = readiness(skill, requirements, options.available);
         if (options.json) {
-          printJson({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null });
+          const git = gitMeta(skill);
+          printJson({
+            ...summary(skill),
+            ...(registry ? { registry } : {}),
+            ...(git ? { source: git } : {}),
+            frontmatter: skill.frontmatter,
+            files: skill.files ?? null,
+            requirements: requirements ?? null,
+            availability,
+          });
           return 0;
         }
         print(`name:         ${skill.name}`);
         print(`description:  ${skill.description}`);
+        if (requirements !== undefined) print(`requires:     ${requirementsSummary(requirements) || 'nothing judged'}`);
+        print(
+          `availability: ${availabilitySummary(availability)}${options.available === undefined && availability.status !== 'ready' ? ' (say what the host has with --available)' : ''}`,
+        );
         if (registry) {
           if (registry.version) print(`version:      ${registry.version}`);
           if (registry.tags.length) print(`tags:         ${registry.tags.join(', ')}`);
@@ -114,6 +152,12 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
           if (registry.repository) print(`source:       ${registry.repository}${registry.commit ? ` at ${registry.commit}` : ''}`);
           if (registry.yankedAt) print(`yanked:       ${registry.yankedAt}`);
         }
+        const git = gitMeta(skill);
+        if (git && !registry) print(`source:       ${git.repository} ${git.ref} at ${git.commit}${git.path ? ` (${git.path}/)` : ''}`);
+        if (git?.plugin)
+          print(
+            `plugin:       ${[git.plugin['name'], git.plugin['version']].filter(Boolean).join(' ')}${git.plugin['description'] ? ` - ${String(git.plugin['description'])}` : ''}`,
+          );
         print(`origin:       ${skill.origin}`);
         print(`uri:          ${skill.uri}`);
         if (skill.packageDigest) print(`digest:       ${skill.packageDigest}`);
@@ -144,7 +188,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .option('--version <version>', VERSION_HELP),
   ).action(
     run(exit, async (server: string, name: string, path: string, options: ClientOptions) => {
-      const opened = open(server, options);
+      const opened = await open(server, options);
       try {
         const skill = await findSkill(opened, name, options.version);
         const file = path === 'SKILL.md' ? (await opened.source.load(skill)).file : await opened.source.readFile(skill, path);
@@ -203,7 +247,7 @@ interface Opened {
 /** Whether SERVER names a server (URL or stdio:) rather than a folder. */
 const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim());
 
-function open(server: string, options: ClientOptions): Opened {
+async function open(server: string, options: ClientOptions): Promise<Opened> {
   const warnings = paint(process.stderr);
   const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
   if (!isServerSpec(server) && existsSync(server)) {
@@ -218,9 +262,12 @@ function open(server: string, options: ClientOptions): Opened {
   if (!isServerSpec(server) && !/^[a-z]+:/i.test(server)) {
     throw fail('invalid', `'${server}' is not a server or a folder: no such folder; use an http(s):// URL, stdio:COMMAND ARGS or a folder of skills`);
   }
+  // A skillport server's base URL stands for its MCP endpoint (server-url.ts).
+  if (/^https?:\/\//i.test(server.trim())) server = await mcpEndpoint(server.trim());
+  serverUrl = server;
   const spec = lib.parseServerSpec(server);
   serverKind = spec.kind;
-  const token = options.token ?? nonEmpty(process.env['SKILLPORT_TOKEN']);
+  const { token } = spec.kind === 'http' ? tokenFor(server, options.token) : { token: options.token ?? environment().token };
   if (options.token && spec.kind === 'stdio') onWarning('--token is sent to http(s) servers only; a stdio server gets SKILLPORT_TOKEN from the environment');
   // Listings a server marks private are kept per token, so one token's skills never answer for another's.
   const partition = token ? createHash('sha256').update(token).digest('hex').slice(0, 16) : undefined;
@@ -240,8 +287,6 @@ function open(server: string, options: ClientOptions): Opened {
   const set = new lib.SkillSet([source], { failOnSourceError: true });
   return { set, source, mcp: source, id: source.id, mode: () => source.mode, options: { ...options, ...(token ? { token } : {}) } };
 }
-
-const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
 /** `name@1.2.0` -> parts (skill names never hold '@'); --version applies when the name has none. */
 function splitRef(text: string, version?: string): { name: string; version?: string } {
@@ -334,6 +379,22 @@ interface RegistryMeta {
   repository?: string;
   commit?: string;
   yankedAt?: string;
+}
+
+/** Where a skill served from a git repository came from (`_meta` provenance with a commit, no registry version). */
+function gitMeta(skill: SkillDescriptor): { repository: string; ref: string; commit: string; path?: string; plugin?: Record<string, unknown> } | undefined {
+  const meta = skill.meta;
+  const provenance = meta?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
+  if (!provenance || typeof provenance['commit'] !== 'string' || typeof provenance['ref'] !== 'string' || typeof provenance['repository'] !== 'string')
+    return undefined;
+  const plugin = meta?.['dev.skillport/plugin'];
+  return {
+    repository: provenance['repository'],
+    ref: provenance['ref'],
+    commit: provenance['commit'],
+    ...(typeof provenance['path'] === 'string' && provenance['path'] !== '' ? { path: provenance['path'] } : {}),
+    ...(plugin !== null && typeof plugin === 'object' ? { plugin: plugin as Record<string, unknown> } : {}),
+  };
 }
 
 /** What a skillport registry says of an entry in its `_meta` (docs/api.md); undefined for other entries. */
@@ -477,7 +538,7 @@ async function withServer(
   results: InstallResult[],
   each: (opened: Opened, name: string) => Promise<number>,
 ): Promise<void> {
-  const opened = open(server, options);
+  const opened = await open(server, options);
   try {
     const wanted = names.length > 0 ? names : (await opened.set.skills()).map((skill) => skill.id);
     if (wanted.length === 0) throw fail('not-found', `${opened.id} serves no skills`);
@@ -625,9 +686,9 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
       return work(...args);
     },
     (error) => {
-      let message = lib ? lib.describeError(error) : String(error);
+      let message = withoutHtml(lib ? lib.describeError(error) : String(error), serverKind === 'http' ? serverUrl : undefined);
       if (serverKind === 'stdio') message = message.replace(/: Connection closed$/, ': the server process exited');
-      if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN';
+      if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN, or run skillport login';
       // A stdio server that failed usually said why on its stderr: show its last lines.
       const tail = stderrTail.trimEnd().split('\n').slice(-10);
       if (serverKind === 'stdio' && tail.join('') !== '')
@@ -663,4 +724,28 @@ function print(line: string): void {
 function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** `--available "mcp:rube tool:Bash agent:codex"`: what the host has, in the skill metadata's kind:name form. */
+function parseAvailable(text: string): AvailableCapabilities {
+  const out: { mcpServers: string[]; tools: string[]; agent?: string } = { mcpServers: [], tools: [] };
+  for (const token of text.split(/[\s,]+/).filter((part) => part !== '')) {
+    const colon = token.indexOf(':');
+    const kind = token.slice(0, Math.max(colon, 0));
+    const value = token.slice(colon + 1);
+    if (colon <= 0 || value === '' || !['mcp', 'tool', 'agent'].includes(kind)) throw new Error(`"${token}" is not mcp:NAME, tool:NAME or agent:NAME`);
+    if (kind === 'mcp') out.mcpServers.push(value);
+    else if (kind === 'tool') out.tools.push(value);
+    else out.agent = value;
+  }
+  return out;
+}
+
+/** The skill's readiness: judged here against --available, else what the server said for this caller, else unknown. */
+function readiness(skill: SkillDescriptor, requirements: Parameters<typeof judgeAvailability>[0], available: AvailableCapabilities | undefined): Availability {
+  const server = skill.meta?.['dev.skillport/availability'] as Availability | undefined;
+  const local = judgeAvailability(requirements, available ?? {});
+  if (server !== undefined && typeof server === 'object' && server.status === 'ready') return server;
+  if (available === undefined && server !== undefined && typeof server === 'object' && server.status === 'needs') return server;
+  return local;
 }

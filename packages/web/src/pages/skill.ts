@@ -1,5 +1,7 @@
-import { splitFrontmatter } from '@skillport/core';
+import { availabilitySummary, splitFrontmatter } from '@skillport/core';
+import type { Availability } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from '@skillport/server';
+import { META_PROVENANCE } from '@skillport/server';
 import { originKind, tagsOf } from '../catalog.js';
 import { formatSize, html, trusted } from '../html.js';
 import type { Html } from '../html.js';
@@ -29,6 +31,8 @@ export interface SkillPageInput {
   comparePath: string;
   /** SKILL.md as shown (renderSkillPart); undefined when it is not text. */
   shown: ShownPart | undefined;
+  /** For a signed-in caller: whether the skill's requirements are met by what the policy grants it. */
+  availability?: Availability | undefined;
 }
 
 /** Outline entries listed beside the text; the rest are counted (a part may hold 2,000 headings). */
@@ -103,6 +107,7 @@ export function skillBody(input: SkillPageInput): Html {
   <h1>${skill.name}${input.version !== undefined ? html` <span class="badge">v${input.version}</span>` : ''}</h1>
   <p class="lede">${skill.description}</p>
   <p class="meta"><span class="pill">${originKind(skill)}</span> ${tags.map((tag) => html`<a class="pill tag" href="/?tag=${encodeURIComponent(tag)}">${tag}</a> `)}<span class="digest" title="Package digest">${skill.packageDigest}</span></p>
+  ${gitSource(skill)}
 </header>
 <div class="skill-grid">
   <article class="doc" aria-label="SKILL.md">
@@ -110,12 +115,30 @@ export function skillBody(input: SkillPageInput): Html {
   </article>
   <aside class="side">
     ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.slice(0, MAX_OUTLINE).map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol>${rendered.outline.length > MAX_OUTLINE ? html`<p class="note">and ${(rendered.outline.length - MAX_OUTLINE).toLocaleString('en-US')} more headings${shown !== undefined && shown.parts > 1 ? ' in this part' : ''}</p>` : ''}</section>` : ''}
+    ${requirementsPanel(input)}
     ${usePanel(input)}
   </aside>
 </div>
 <section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>
 <section class="card wide" aria-labelledby="fm-h"><h2 id="fm-h">Frontmatter</h2>${frontmatterTable(skill.frontmatter)}</section>
 <section class="card wide" aria-labelledby="versions-h"><h2 id="versions-h">Versions</h2>${versionsSection(input)}</section>`;
+}
+
+/** What the skill needs (MCP servers, tools, scopes, agents; allowed tools and compatibility as written) and, signed in, whether the caller has it. */
+function requirementsPanel(input: SkillPageInput): Html | string {
+  const req = input.skill.requirements;
+  if (req === undefined) return '';
+  const row = (label: string, values: readonly string[]) =>
+    values.length === 0 ? '' : html`<dt>${label}</dt><dd>${values.map((value) => html`<code>${value}</code> `)}</dd>`;
+  const servers = req.mcpServers.map((server) => (server.url !== undefined ? `${server.name} (${server.url})` : server.name));
+  const status = input.availability;
+  const readiness =
+    status === undefined
+      ? ''
+      : html`<p class="readiness ${status.status}" data-status="${status.status}"><strong>For you:</strong> ${
+          status.status === 'unknown' ? 'not known here (your host decides whether it has what this skill needs)' : availabilitySummary(status)
+        }</p>`;
+  return html`<section class="card" aria-labelledby="req-h"><h2 id="req-h">Requirements</h2>${readiness}<dl class="requirements">${row('MCP servers', servers)}${row('Tools', req.tools)}${row('Scopes', req.scopes)}${row('Agents', req.agents)}${row('Allowed tools', req.allowedTools)}${req.compatibility !== undefined ? html`<dt>Compatibility</dt><dd>${req.compatibility}</dd>` : ''}</dl><p class="note">Read from ${req.sources.join(', ')}.</p></section>`;
 }
 
 function usePanel(input: SkillPageInput): Html {
@@ -223,3 +246,13 @@ function versionsSection(input: SkillPageInput): Html {
 }
 
 export { skillPath };
+
+/** Where a skill served from a git repository came from: repository, ref and commit (its `_meta` provenance). */
+function gitSource(skill: CatalogSkill): Html | string {
+  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const provenance = meta?.[META_PROVENANCE] as Record<string, unknown> | undefined;
+  if (skill.origin.kind !== 'stored' || !skill.origin.source.startsWith('git:') || typeof provenance?.['commit'] !== 'string') return '';
+  const plugin = meta?.['dev.skillport/plugin'] as Record<string, unknown> | undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return html`<p class="meta source">From <span class="src">${text(provenance['repository'])}</span> <code>${text(provenance['ref']).replace(/^refs\/(heads|tags)\//, '')}</code> at <code title="${text(provenance['commit'])}">${text(provenance['commit']).slice(0, 12)}</code>${text(provenance['path']) ? html` in <code>${text(provenance['path'])}/</code>` : ''}${plugin ? html` · plugin <strong>${text(plugin['name'])}</strong>${text(plugin['version']) ? html` ${text(plugin['version'])}` : ''}` : ''}</p>`;
+}

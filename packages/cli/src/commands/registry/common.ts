@@ -6,6 +6,9 @@ import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/reg
 import { CliError, action } from '../../kit.js';
 import type { ExitCode } from '../../kit.js';
 import { displayPath } from '../../output.js';
+import { environment } from '../../environment.js';
+import { probeHealth, withoutHtml } from '../../server-url.js';
+import { tokenFor } from '../../user-config.js';
 
 /** Failures a registry command reports as one line (exit 1), or as a usage error (exit 2): the kit's CliError. */
 export class CommandError extends CliError {
@@ -31,13 +34,15 @@ export type Target = { kind: 'http'; client: RegistryClient } | { kind: 'local';
 export async function target(options: TargetOptions): Promise<Target> {
   if (options.registry !== undefined && options.data !== undefined) throw new CommandError('give either --registry URL or --data DIR, not both', 2);
   if (options.data !== undefined) return { kind: 'local', dir: options.data };
-  const registry = options.registry ?? process.env['SKILLPORT_REGISTRY'];
+  const registry = options.registry ?? environment().registry;
   if (registry === undefined || registry === '')
     throw new CommandError('give the registry: --registry URL (or SKILLPORT_REGISTRY), or --data DIR for a local store', 2);
   const { RegistryClient, ApiError } = await import('@skillport/registry/client');
-  const token = options.token ?? process.env['SKILLPORT_TOKEN'];
+  const { token } = /^https?:\/\//i.test(registry) ? tokenFor(registry, options.token) : { token: options.token };
   try {
-    return { kind: 'http', client: new RegistryClient({ registry, ...(token ? { token } : {}) }) };
+    const client = new RegistryClient({ registry, ...(token ? { token } : {}) });
+    registryBase = client.base;
+    return { kind: 'http', client };
   } catch (error) {
     if (error instanceof ApiError) throw new CommandError(error.message, 2);
     throw error;
@@ -188,10 +193,21 @@ export async function run(exit: ExitCode, work: () => Promise<void>): Promise<vo
   await action(exit, work, describeError)();
 }
 
+/** The registry server the command talks to, for messages about it. */
+let registryBase: string | undefined;
+
 /** A registry or API failure as one line; undefined for anything else. */
 export async function describeError(error: unknown): Promise<string | undefined> {
   const { ApiError, RegistryError } = await import('@skillport/registry/client');
-  if (error instanceof ApiError) return `${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`;
+  if (error instanceof ApiError) {
+    // A skillport server without --data has no /api/v1: say what it is and how to make it a registry.
+    if (error.status === 404 && error.code === 'not_found' && /no such API path/.test(error.message) && registryBase !== undefined) {
+      const health = await probeHealth(registryBase);
+      if (health !== undefined && health['registry'] === undefined)
+        return `${registryBase} is a skillport server without a registry: it serves folders; start it with --data DIR to publish`;
+    }
+    return withoutHtml(`${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`);
+  }
   if (error instanceof RegistryError) return error.message;
   return undefined;
 }

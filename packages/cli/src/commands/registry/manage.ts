@@ -11,7 +11,7 @@ interface ManageOptions extends TargetOptions {
 const targetOptions = (command: Command): Command =>
   command
     .option('--registry <url>', 'the registry server, e.g. http://127.0.0.1:3333; or SKILLPORT_REGISTRY')
-    .option('--token <token>', "write token (the server's SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN")
+    .option('--token <token>', 'write token; default: SKILLPORT_TOKEN, else the one skillport login stored')
     .option('--data <dir|url>', 'act on a store (a folder, or postgres://…) instead of a server')
     .option('--json', 'print the answer as JSON');
 
