@@ -4,8 +4,9 @@
 // that do not exist, over keep-alive HTTP from this process, in two patterns: one long URI (~4 KiB) asked again and
 // again, and a different URI every time. After each run the server is stopped (its audit queue drained) and
 // access.db (with its write-ahead log) is measured at rest before and after: bytes per refused read, and growth per
-// hour at the rate this run reached (for the folded log an over-estimate: its rows come per 60 s window, not per
-// read, and a short run is one window) and, for a log that grows per read, at the probe's 566 requests/s. `--baseline CHECKOUT` runs the same against another checkout's
+// hour at the rate this run reached (for the folded log run it for several 60 s windows, `--seconds 150`: its rows
+// come per window, not per read, so a short run over-estimates) and, for the baseline, whose log grows per read, at
+// the probe's 566 requests/s. `--baseline CHECKOUT` runs the same against another checkout's
 // build (e.g. the commit before the fix) in the same process, for the before/after ratio.
 // Usage: node bench/audit-growth.mjs [--requests 20000 | --seconds 150] [--concurrency 16] [--baseline /path/to/old/checkout] [--json]
 import { execFileSync, spawn } from 'node:child_process';
@@ -107,7 +108,8 @@ async function measure(label, checkout) {
         bytesPerRefusedRead: Number(perRead.toFixed(1)),
         requestsPerSecond: Math.round(sent / elapsed),
         mibPerHourAtThisRate: Number((((grown / elapsed) * 3600) / 2 ** 20).toFixed(1)),
-        mibPerHourAtProbeRate: Number(((perRead * PROBE_RATE * 3600) / 2 ** 20).toFixed(1)),
+        // Only meaningful where the log grows per read (the baseline); the folded log grows per window instead.
+        ...(label === 'baseline' ? { mibPerHourAtProbeRate: Number(((perRead * PROBE_RATE * 3600) / 2 ** 20).toFixed(1)) } : {}),
       };
       log(`${label} ${pattern}: ${out[pattern].bytesPerRefusedRead} B per refused read at ${out[pattern].requestsPerSecond} req/s`);
     } finally {
@@ -137,7 +139,7 @@ else {
     for (const pattern of Object.keys(PATTERNS)) {
       const r = report[which][pattern];
       process.stdout.write(
-        `${which} (${which === 'current' ? report.commit : baseline}), ${pattern}: ${r.bytesPerRefusedRead} B per refused read; ${r.requestsPerSecond} req/s from one token → ${r.mibPerHourAtThisRate} MiB/hour (${r.mibPerHourAtProbeRate} MiB/hour at ${PROBE_RATE} req/s)\n`,
+        `${which} (${which === 'current' ? report.commit : baseline}), ${pattern}: ${r.bytesPerRefusedRead} B per refused read; ${r.requestsPerSecond} req/s from one token → ${r.mibPerHourAtThisRate} MiB/hour${r.mibPerHourAtProbeRate !== undefined ? ` (${r.mibPerHourAtProbeRate} MiB/hour at ${PROBE_RATE} req/s)` : ''}\n`,
       );
     }
   }

@@ -408,7 +408,8 @@ export function findSection(outline: SkillOutline, key: string): SkillSection | 
   const byKey = outline.sections.find((section) => section.key === wanted);
   if (byKey) return byKey;
   const title = normalizeTitle(key);
-  const byTitle = outline.sections.filter((section) => normalizeTitle(section.title) === title);
+  const titles = normalizedTitles(outline);
+  const byTitle = outline.sections.filter((_, index) => titles[index] === title);
   if (byTitle.length === 1) return byTitle[0];
   if (byTitle.length > 1) return undefined; // ambiguous: suggestSections lists them
   for (const suffix of new Set([wanted, wanted.split('/').map(slugify).join('/')])) {
@@ -420,24 +421,47 @@ export function findSection(outline: SkillOutline, key: string): SkillSection | 
   return undefined;
 }
 
+/**
+ * Edit distances one "did you mean" may compute: each is up to 128 x 128 steps, and a missing key in an outline of
+ * 50,000 sections took 4.5 s of them. Distances of repeated titles and leaves are computed once; past the budget,
+ * sections are still matched by title and key suffix.
+ */
+const MAX_DISTANCES = 2000;
+
 /** Up to 3 keys close to what was asked, for "did you mean": same title or key suffix first, then by edit distance. */
 export function suggestSections(outline: SkillOutline, key: string): string[] {
   const wanted = normalizeKey(key).slice(0, 128);
   if (wanted === '') return [];
   const title = normalizeTitle(key);
   const limit = Math.max(2, Math.floor(wanted.length / 3));
+  let budget = MAX_DISTANCES;
+  const measure = (from: string, to: string): number => {
+    if (budget <= 0) return limit + 1;
+    budget--;
+    return editDistance(from, to, limit);
+  };
+  // Leaves and titles repeat (a heading used a thousand times): each distinct one is measured once.
+  const leaves = new Map<string, number>();
+  const titled = new Map<string, number>();
+  const once = (seen: Map<string, number>, from: string, to: string): number => {
+    let value = seen.get(to);
+    if (value === undefined) {
+      value = measure(from, to);
+      if (budget > 0) seen.set(to, value);
+    }
+    return value;
+  };
+  const suffix = `/${wanted}`;
   const scored: Array<{ key: string; score: number; order: number }> = [];
+  const titles = normalizedTitles(outline);
   outline.sections.forEach((section, order) => {
-    if (normalizeTitle(section.title) === title || section.key.endsWith(`/${wanted}`)) {
+    const sectionTitle = titles[order]!;
+    if (sectionTitle === title || section.key.endsWith(suffix)) {
       scored.push({ key: section.key, score: 0, order });
       return;
     }
     const leaf = section.key.slice(section.key.lastIndexOf('/') + 1);
-    const score = Math.min(
-      editDistance(wanted, section.key, limit),
-      editDistance(wanted, leaf, limit),
-      editDistance(title, normalizeTitle(section.title), limit),
-    );
+    const score = Math.min(measure(wanted, section.key), once(leaves, wanted, leaf), once(titled, title, sectionTitle));
     if (score <= limit) scored.push({ key: section.key, score, order });
   });
   scored.sort((a, b) => a.score - b.score || a.order - b.order);
@@ -450,6 +474,18 @@ function normalizeKey(key: string): string {
     .toLowerCase()
     .replace(/^#+\s*/, '')
     .replace(/^\/+|\/+$/g, '');
+}
+
+/** The sections' titles normalised once per outline (outlines are cached; each lookup used to redo 50,000 of them). */
+const titlesOf = new WeakMap<SkillOutline, string[]>();
+
+function normalizedTitles(outline: SkillOutline): string[] {
+  let titles = titlesOf.get(outline);
+  if (titles === undefined) {
+    titles = outline.sections.map((section) => normalizeTitle(section.title));
+    titlesOf.set(outline, titles);
+  }
+  return titles;
 }
 
 function normalizeTitle(title: string): string {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
@@ -199,6 +200,71 @@ describe('serve a git repository', () => {
       assert.ok(!JSON.stringify([...skills.values()]).includes(token));
       assert.ok(!JSON.stringify(await health(server)).includes(token));
       await client.close();
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('the git webhook', () => {
+  test('a signed push fetches at once; an unsigned or wrongly signed one is 401 and audited', async () => {
+    const secret = 'hook-secret-0042';
+    const repo = gitFixture({ 'hooked/SKILL.md': skillMd('hooked') });
+    const host = await startGitHttp(`${repo.bare}/..`);
+    const data = mkdtempSync(join(tmpdir(), 'skillport-git-hook-'));
+    const token = await createToken(data, ['--user', 'alice']);
+    try {
+      const remote = `${host.url}remote.git`;
+      const server = await startHttp([`git+${remote}#main`, '--git-interval', '0', '--auth', 'tokens', '--data', data], {
+        SKILLPORT_GIT_WEBHOOK_SECRET: secret,
+      });
+      running.push(server);
+      const hook = server.url.replace(/\/mcp$/, '/api/v1/git/webhook');
+      assert.match(server.stderr(), /git webhook at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/git\/webhook/);
+      const client = await connectAs(server.url, 'modern', token);
+      const next = repo.commit({ 'second/SKILL.md': skillMd('second') });
+      const push = JSON.stringify({ ref: 'refs/heads/main', after: next, repository: { clone_url: remote, full_name: 'remote' } });
+      const sign = (body: string, key = secret) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
+      const post = (body: string, headers: Record<string, string>) =>
+        fetch(hook, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+      assert.equal((await post(push, {})).status, 401, 'unsigned');
+      assert.equal((await post(push, { 'x-hub-signature-256': sign(push, 'not-the-secret') })).status, 401, 'wrong HMAC');
+      assert.equal((await post(push, { 'x-gitlab-token': 'not-the-secret' })).status, 401, 'wrong GitLab token');
+      assert.ok(!(await listed(client)).has('skill://second/SKILL.md'), 'nothing fetched on a refused hook (no interval)');
+
+      const other = JSON.stringify({ ref: 'refs/heads/main', repository: { clone_url: 'https://git.example/someone/else.git' } });
+      const ignored = await post(other, { 'x-hub-signature-256': sign(other) });
+      assert.equal(ignored.status, 202);
+      assert.deepEqual(((await ignored.json()) as { refreshing: string[] }).refreshing, []);
+
+      const accepted = await post(push, { 'x-hub-signature-256': sign(push), 'x-github-event': 'push' });
+      assert.equal(accepted.status, 202);
+      assert.deepEqual(((await accepted.json()) as { refreshing: string[] }).refreshing, [`${remote}#main`]);
+      const served = await eventually(async () => (await listed(client)).get('skill://second/SKILL.md'));
+      assert.equal(served.provenance.commit, next);
+
+      // GitLab's shape: the token itself, the project's URLs.
+      const third = repo.commit({ 'third/SKILL.md': skillMd('third') });
+      const gitlab = JSON.stringify({ object_kind: 'push', ref: 'refs/heads/main', project: { git_http_url: remote } });
+      assert.equal((await post(gitlab, { 'x-gitlab-token': secret, 'x-gitlab-event': 'Push Hook' })).status, 202);
+      assert.equal((await eventually(async () => (await listed(client)).get('skill://third/SKILL.md'))).provenance.commit, third);
+      await client.close();
+
+      const refusals = await eventually(async () => {
+        const run = await runCli(['audit', '--data', data, '--json']);
+        const found = (JSON.parse(run.stdout) as { events: Array<{ action: string; surface: string; outcome: string; detail?: string }> }).events.filter(
+          (event) => event.action === 'webhook',
+        );
+        return found.length >= 3 ? found : undefined;
+      });
+      assert.ok(refusals.every((event) => event.outcome === 'denied'));
+      assert.deepEqual(refusals.map((event) => `${event.surface} ${event.detail}`).sort(), [
+        'git-webhook no_signature',
+        'github-webhook bad_signature',
+        'gitlab-webhook bad_signature',
+      ]);
+      assert.ok(!server.stderr().includes(secret));
     } finally {
       await host.close();
     }

@@ -333,11 +333,17 @@ async function serve(
     return 1;
   }
   const providers = sources.providers;
+  // The git webhook is served only with a secret to check it against (never open to anyone who can reach the port).
+  const webhookSecret = environment().gitWebhookSecret;
+  if (webhookSecret !== undefined && sources.git.length > 0 && !options.http)
+    log(`skillport: ${colors.yellow('warning')}: SKILLPORT_GIT_WEBHOOK_SECRET is set, but the webhook is served over HTTP only (add --http)`);
+  const { gitWebhook } = await import('@skillport/server');
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
       ...(sources.git.length > 0 ? { health: () => ({ git: sources.git.map((provider) => provider.health()) }) } : {}),
+      ...(sources.git.length > 0 && webhookSecret !== undefined ? { publicRoutes: [gitWebhook(webhookSecret, () => sources.git)] } : {}),
       ...(progress ? { onScanProgress: (counts: ScanCounts) => progress.update(counts) } : {}),
       plugins: registry ? [registry] : [],
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
@@ -464,6 +470,7 @@ async function serve(
     accessSummary(options),
     options.watch ? 'watching for changes' : '',
     restored ? "started from the last run's catalog, checked against the disk" : '',
+    options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
   const held = grouped.close();
   if (held > 0)

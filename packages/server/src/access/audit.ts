@@ -36,7 +36,7 @@ const PRUNE_BATCH = 500;
 const PRUNE_PAUSE_MS = 20;
 
 export interface AuditInput {
-  action: 'activate' | 'read';
+  action: 'activate' | 'read' | 'webhook';
   surface: string;
   skill?: CatalogSkill | undefined;
   /** What the caller asked for when no skill was found (a name or a URI). */
@@ -91,7 +91,7 @@ export class AuditLog {
 
   record(principal: Principal, input: AuditInput): void {
     if (input.action === 'activate') this.metrics.activation(input.outcome);
-    else this.metrics.read(input.outcome);
+    else if (input.action === 'read') this.metrics.read(input.outcome);
     if (this.store === undefined) return;
     const skill = input.skill;
     const version = skill ? versionOf(skill) : undefined;

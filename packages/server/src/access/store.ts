@@ -40,7 +40,8 @@ export interface AuditEvent {
   user?: string | undefined;
   tokenId?: string | undefined;
   /** `activate` (SKILL.md loaded as instructions) or `read` (any file). */
-  action: 'activate' | 'read';
+  /** `webhook`: a git host's webhook refused (a wrong signature or token). */
+  action: 'activate' | 'read' | 'webhook';
   /** Where it came from: `resources/read`, `activate_skill`, `read_skill_resource`, `prompts/get`, `get_skill_section`, ... */
   surface: string;
   skill?: string | undefined;

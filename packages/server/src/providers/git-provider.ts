@@ -13,7 +13,8 @@ import type { GitRunOptions } from './git/git-command.js';
 import { isCommitId, localGitDir, parseGitSource } from './git/git-source.js';
 import type { GitSourceSpec } from './git/git-source.js';
 import { gitTree } from './git/git-tree.js';
-import { treeSkills } from './git/tree-skills.js';
+import { repositoryKey } from './git/webhook.js';
+import { listingDelta, treeSkills } from './git/tree-skills.js';
 import type { TreeSkills } from './git/tree-skills.js';
 
 /**
@@ -129,6 +130,27 @@ export class GitProvider implements SkillProvider {
   /** The commit served now. */
   get commit(): string | undefined {
     return this.#commit;
+  }
+
+  /** Whether a webhook's push (its repository URLs or names, and its ref) is about this source. */
+  matches(repositories: readonly string[], ref: string | undefined): boolean {
+    if (isCommitId(this.spec.ref ?? '')) return false;
+    const served = this.#resolvedRef ?? (this.spec.ref?.startsWith('refs/') ? this.spec.ref : undefined);
+    if (ref !== undefined && served !== undefined && ref !== served) return false;
+    if (
+      ref !== undefined &&
+      served === undefined &&
+      this.spec.ref !== undefined &&
+      ref !== `refs/heads/${this.spec.ref}` &&
+      ref !== `refs/tags/${this.spec.ref}`
+    )
+      return false;
+    if (repositories.length === 0) return true;
+    const own = repositoryKey(this.spec.display);
+    return repositories.some((given) => {
+      const key = repositoryKey(given);
+      return key !== '' && (own === key || own.endsWith(`/${key}`));
+    });
   }
 
   health(): GitSourceHealth {
@@ -297,10 +319,7 @@ export class GitProvider implements SkillProvider {
       this.#listing,
     );
     for (const problem of next.problems) this.#report({ ...problem, path: `${this.label}@${short(commit)}:${problem.path}` });
-    const upsert: CatalogSkill[] = [];
-    const remove: string[] = [];
-    for (const [uri, skill] of next.skills) if (this.#listing.skills.get(uri) !== skill) upsert.push(skill);
-    for (const uri of this.#listing.skills.keys()) if (!next.skills.has(uri)) remove.push(uri);
+    const { upsert, remove } = listingDelta(this.#listing, next);
     const before = this.#commit;
     this.#listing = next;
     this.#commit = commit;
