@@ -13,7 +13,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { measuredCommit, options } from './args.mjs';
+import { measuredCommit, options, servedBase } from './args.mjs';
 import { post } from './mcp-post.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -23,6 +23,8 @@ const rounds = Number(flags.value('rounds', '2'));
 const only = flags.value('only')?.split(',');
 const asJson = flags.flag('json');
 const log = (line) => process.stderr.write(`${line}\n`);
+// The commit of the server measured (with --cli, another checkout's), not only the bench's own.
+const served = execFileSync('git', ['-C', resolve(cli, '..'), 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 
 // ---- the hostile inputs --------------------------------------------------------------------------------------------
 const root = mkdtempSync(join(tmpdir(), 'skillport-stall-'));
@@ -46,7 +48,7 @@ for (const [version, tag] of [
     'big-diff/SKILL.md': skill('big-diff', `# Big diff\n\nVersion ${version}.\n`),
     'big-diff/references/data.txt': lines(8000, tag),
   });
-  execFileSync(process.execPath, [cli, 'publish', join(dir, 'big-diff'), '--data', data, '--version', version, '-q'], { stdio: 'inherit' });
+  execFileSync(process.execPath, [cli, 'publish', join(dir, 'big-diff'), '--data', data, '--version', version, '-q'], { stdio: ['ignore', 2, 2] });
 }
 const skills = write(join(root, 'skills'), {
   'repeated/SKILL.md': skill('repeated', '# x\n'.repeat(35_000)),
@@ -77,15 +79,7 @@ const proc = spawn(
   ],
   { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, NO_COLOR: '1' } },
 );
-let stderr = '';
-const base = await new Promise((done, fail) => {
-  proc.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    const match = / on (http:\/\/\S+)\/mcp/.exec(stderr);
-    if (match) done(match[1]);
-  });
-  proc.on('exit', (code) => fail(new Error(`server exited with ${code}: ${stderr}`)));
-});
+const base = await servedBase(proc);
 const ask = (message) =>
   new Promise((done) => {
     proc.once('message', done);
@@ -97,14 +91,22 @@ log(`serving the hostile inputs at ${base} (${cli})`);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-/** GET /healthz one after another (2 ms apart) until `stop()`: each answer's time. */
+/**
+ * GET /healthz one after another (2 ms apart) until `stop()`: each answer's time, and how many failed (a server
+ * stalled past its headers timeout drops the waiting connections: that is counted, with the time it took to fail).
+ */
 function healthzLoop() {
   const times = [];
+  let failed = 0;
   let running = true;
   const done = (async () => {
     while (running) {
       const start = performance.now();
-      await fetch(`${base}/healthz`).then((response) => response.arrayBuffer());
+      try {
+        await fetch(`${base}/healthz`).then((response) => response.arrayBuffer());
+      } catch {
+        failed++;
+      }
       times.push(performance.now() - start);
       await sleep(2);
     }
@@ -113,7 +115,7 @@ function healthzLoop() {
     async stop() {
       running = false;
       await done;
-      return times.sort((a, b) => a - b);
+      return { times: times.sort((a, b) => a - b), failed };
     },
   };
 }
@@ -165,7 +167,7 @@ for (const [label, run] of cases) {
     }
     const took = performance.now() - start;
     await sleep(20);
-    const healthz = await pings.stop();
+    const { times: healthz, failed } = await pings.stop();
     const stall = await ask('read');
     results.push({
       input: label,
@@ -175,6 +177,7 @@ for (const [label, run] of cases) {
       stallMaxMs: stall.maxMs,
       healthzP50Ms: percentile(healthz, 50),
       healthzMaxMs: healthz[healthz.length - 1] ?? 0,
+      healthzFailed: failed,
     });
     log(`${label} (${round === 1 ? 'cold' : 'warm'}): ${took.toFixed(0)} ms, stall ${stall.maxMs.toFixed(0)} ms`);
   }
@@ -184,14 +187,16 @@ rmSync(root, { recursive: true, force: true });
 
 const baseline = Math.max(...results.filter((r) => r.input.startsWith('baseline')).map((r) => r.stallMaxMs), 1);
 if (asJson) {
-  process.stdout.write(`${JSON.stringify({ commit: measuredCommit(), cli, baselineStallMs: baseline, results }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ commit: measuredCommit(), served, cli, baselineStallMs: baseline, results }, null, 2)}\n`);
 } else {
   const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
-  console.log(`stall bench at ${measuredCommit()} (${cli.replace(`${repo}/`, '')}); ratio: longest stall / the baseline page's (${fmt(baseline)})`);
-  console.log('| input | round | answer | request | longest stall | ratio | /healthz p50 | /healthz max |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(
+    `stall bench at ${measuredCommit()}, server at ${served} (${cli.replace(`${repo}/`, '')}); ratio: longest stall / the baseline page's (${fmt(baseline)})`,
+  );
+  console.log('| input | round | answer | request | longest stall | ratio | /healthz p50 | /healthz max | /healthz failed |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results)
     console.log(
-      `| ${r.input} | ${r.round} | ${r.answer} | ${fmt(r.requestMs)} | ${fmt(r.stallMaxMs)} | ${(r.stallMaxMs / baseline).toFixed(1)}x | ${fmt(r.healthzP50Ms)} | ${fmt(r.healthzMaxMs)} |`,
+      `| ${r.input} | ${r.round} | ${r.answer} | ${fmt(r.requestMs)} | ${fmt(r.stallMaxMs)} | ${(r.stallMaxMs / baseline).toFixed(1)}x | ${fmt(r.healthzP50Ms)} | ${fmt(r.healthzMaxMs)} | ${r.healthzFailed} |`,
     );
 }

@@ -67,6 +67,7 @@ const OPTION_KEYS = new Set([
   'asmFastPathMax',
   'vision',
   'catalogMax',
+  'unmet',
   'textMax',
   'binaryMax',
   'prompts',
@@ -159,6 +160,7 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     if (['name', 'instructions', 'skills', 'dirs', 'folders', 'templates', 'remotes', '$schema'].includes(key)) continue;
     if (!OPTION_KEYS.has(key))
       throw new ConfigError(`config ${path}: unknown setting "${key}" (settings are the serve options in camelCase, e.g. port, tools, prefix)`);
+    if (key === 'unmet' && value !== 'list' && value !== 'omit') throw new ConfigError(`config ${path}: unmet must be "list" or "omit"`);
     result.options[key] = key === 'cacheDir' || ACCESS_PATH_KEYS.includes(key) ? at(value, key) : value;
   }
   return result;

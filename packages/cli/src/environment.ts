@@ -20,6 +20,14 @@ export interface Environment {
   searchWaitSkills?: number;
   /** SKILLPORT_SEARCH_WAIT_MS: how long such a search waits at most (ADR 0201). */
   searchWaitMs?: number;
+  /** SKILLPORT_GIT_TOKEN: a token for https git sources, sent as HTTP Basic auth to the source's origin (docs/git.md). */
+  gitToken?: string;
+  /** SKILLPORT_GIT_USERNAME: the user name sent with SKILLPORT_GIT_TOKEN (default x-access-token). */
+  gitUsername?: string;
+  /** SKILLPORT_GIT_CREDENTIALS: a git-credential-store file (https://user:token@host lines) for https git sources. */
+  gitCredentials?: string;
+  /** SKILLPORT_GIT_WEBHOOK_SECRET: the shared secret of the git webhook (POST /api/v1/git/webhook). */
+  gitWebhookSecret?: string;
   /** NO_COLOR (https://no-color.org) and FORCE_COLOR. */
   noColor: boolean;
   forceColor: boolean;
@@ -42,6 +50,10 @@ export function environment(): Environment {
     ['registry', 'SKILLPORT_REGISTRY'],
     ['configDir', 'SKILLPORT_CONFIG_DIR'],
     ['xdgConfigHome', 'XDG_CONFIG_HOME'],
+    ['gitToken', 'SKILLPORT_GIT_TOKEN'],
+    ['gitUsername', 'SKILLPORT_GIT_USERNAME'],
+    ['gitCredentials', 'SKILLPORT_GIT_CREDENTIALS'],
+    ['gitWebhookSecret', 'SKILLPORT_GIT_WEBHOOK_SECRET'],
   ];
   for (const [key, name] of fields) {
     const value = text(name);

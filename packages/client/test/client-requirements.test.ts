@@ -71,6 +71,24 @@ describe('client catalogs and readiness', () => {
     });
   }
 
+  test('over MCP the host hint reaches the server (skills/list _meta): its verdict comes back in the entries (HTTP, stdio)', async () => {
+    for (const spec of [server.url, `stdio:${process.execPath} ${CLI} serve --no-cache ${tree}`]) {
+      for (const [servers, status] of [
+        [['github'], 'needs'],
+        [['rube'], 'ready'],
+      ] as const) {
+        const source = new McpSkillSource(spec, { origin: 'team', connect: { available: { mcpServers: [...servers] } } });
+        try {
+          const skills = await source.list();
+          const gmail = skills.find((skill) => skill.name === 'gmail-digest')!;
+          assert.equal((gmail.meta?.['dev.skillport/availability'] as { status: string }).status, status, `${spec} ${servers}`);
+        } finally {
+          await source.close?.();
+        }
+      }
+    }
+  });
+
   test('a host that says nothing: the skill is marked as possibly needing the server, never as ready', async () => {
     const set = new SkillSet([new McpSkillSource(server.url, { origin: 'team' })]);
     try {

@@ -79,3 +79,16 @@ describe('markdownHeadings', () => {
     assert.deepEqual(markdownHeadings(''), []);
   });
 });
+
+test('a scan keeps at most maxHeadings headings and counts them all; search takes the first 10,000', async () => {
+  const { MAX_SEARCHED_HEADINGS, markdownHeadings, scanMarkdown, scanMarkdownAsync } = await import('../src/markdown-headings.js');
+  const body = '# a\n\n```\n# not a heading\n```\n# b\n'.repeat(6_000);
+  const full = scanMarkdown(body);
+  assert.equal(full.headings.length, 12_000);
+  assert.equal(full.headingCount, 12_000);
+  const capped = await scanMarkdownAsync(body, { maxHeadings: 100 });
+  assert.deepEqual(capped.headings, full.headings.slice(0, 100));
+  assert.equal(capped.headingCount, 12_000);
+  assert.deepEqual([...capped.lineStarts], [...full.lineStarts], 'line starts are kept for every line');
+  assert.equal(markdownHeadings(body).length, MAX_SEARCHED_HEADINGS);
+});

@@ -91,6 +91,8 @@ export class ScopeAuthorizer implements WriteAuthorizer {
  * publishing one is refused exactly as publishing a name the writer may not create.
  */
 export interface WriteGuard {
+  /** Who writes, as versions record their publisher (a held version is shown to its publisher). */
+  writer?: string;
   sees(name: string): boolean;
   /** For a name it sees: whether the writer may do `action` to it. */
   may(action: WriteAction, name: string): boolean;

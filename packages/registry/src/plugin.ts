@@ -1,6 +1,7 @@
 import type { SkillLimits } from '@skillport/core';
 import type { ServerPlugin, SkillVersionInfo } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
+import { isHeld } from './model.js';
 import { isPostgresUrl, redactUrl } from './postgres-url.js';
 import { openRegistry, publishTokenFrom } from './registry.js';
 import type { OpenRegistry } from './registry.js';
@@ -58,20 +59,25 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         }
         const tagsOf = new Map<string, string[]>();
         for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
-        // The store lists them in publish order: newest first reads best.
-        return [...found.versions].reverse().map((record) => ({
-          version: record.version,
-          packageDigest: record.packageDigest,
-          publishedAt: record.publishedAt,
-          publisher: record.publisher,
-          tags: tagsOf.get(record.version) ?? [],
-          ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
-          ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
-          signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: service.isTrusted(signature) })),
-          ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
-          ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
-          review: record.review,
-        }));
+        // The store lists them in publish order: newest first reads best. Versions held for review are shown to
+        // no one here (pages are for every reader of the skill; reviewers use the review queue).
+        return [...found.versions]
+          .filter((record) => !isHeld(record))
+          .reverse()
+          .map((record) => ({
+            version: record.version,
+            packageDigest: record.packageDigest,
+            publishedAt: record.publishedAt,
+            publisher: record.publisher,
+            tags: tagsOf.get(record.version) ?? [],
+            ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
+            ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
+            signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: service.isTrusted(signature) })),
+            ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
+            ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
+            review: record.review,
+            ...(record.gate !== undefined ? { scan: { counts: record.gate.counts, findings: record.gate.findings.slice(0, 50) } } : {}),
+          }));
       },
     },
     async setup(context) {
@@ -97,6 +103,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
         canSee: (principal, name) => context.canSee(principal, name, listedUri(name)),
         writeGrants: (principal, name) => context.writeGrants(principal, name, listedUri(name)),
+        gate: (principal, name) => context.gate(principal, name, listedUri(name)),
       });
       opened = registry;
       const writable = context.authenticated || publishToken !== undefined;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import type { SkillLimits } from '@skillport/core';
-import type { HttpRoutes, Principal } from '@skillport/server';
+import type { GateSettings, HttpRoutes, Principal } from '@skillport/server';
 import { PublishTokenAuthorizer } from './auth.js';
 import type { WriteAuthorizer } from './auth.js';
 import { registryRoutes } from './http-api.js';
@@ -39,6 +39,8 @@ export interface OpenRegistryOptions {
   onProblem?: (message: string) => void;
   /** One line per write done through the API (publish, tag, yank, unyank, revoke, review), for the server's log. */
   onEvent?: (line: string) => void;
+  /** The publish gate's settings for a publisher and a name (the policy's `gate:`; ADR 0230); default allow all. */
+  gate?: (principal: Principal | undefined, name: string) => GateSettings;
 }
 
 export interface OpenRegistry {
@@ -97,6 +99,13 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     ...(options.canSee ? { canSee: options.canSee } : {}),
     ...(options.writeGrants ? { writeGrants: options.writeGrants } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.gate ? { gate: options.gate } : {}),
+    // Near-duplicates are looked for among the registry's listed skills the publisher sees, never others.
+    neighbours: (principal) =>
+      provider
+        .skills()
+        .filter((skill) => principal === undefined || options.canSee === undefined || options.canSee(principal, skill.name))
+        .map((skill) => ({ name: skill.name, description: skill.description })),
   });
   return {
     store,

@@ -3,8 +3,11 @@ import type { KeyObject } from 'node:crypto';
 import { DEFAULT_LIMITS, declaredVersion, inspectSkillFiles, packageDigest, refusedAtPublish } from '@skillport/core';
 import type { SkillFileEntry, SkillLimits } from '@skillport/core';
 import { ArchiveError, readSkillPackage } from './package-format.js';
-import { LATEST, REVIEW_STATUSES, RegistryError } from './model.js';
-import type { Provenance, ReviewStatus, SignatureRecord, TagRecord, VersionRecord } from './model.js';
+import { LATEST, REVIEW_STATUSES, RegistryError, isHeld } from './model.js';
+import type { GateRecord, Provenance, ReviewStatus, SignatureRecord, TagRecord, VersionRecord } from './model.js';
+import { DEFAULT_SETTINGS, judge } from './gate.js';
+import type { Neighbour } from './gate.js';
+import type { GateSettings } from '@skillport/server';
 import type { WriteAction, WriteGuard } from './auth.js';
 import { checkSignature } from './signing.js';
 import { badTagReason, printable } from './store.js';
@@ -52,6 +55,10 @@ export interface PublishRequest {
   signatures?: SignatureRecord[];
   /** Which names the publisher may write (the API's callers); none: every name (the local CLI, the operator). */
   guard?: WriteGuard;
+  /** The gate's settings for the name being published (the policy's `gate:`; ADR 0230). Default: allow everything. */
+  gate?: (name: string) => GateSettings;
+  /** The skills the publisher sees, to warn of near-duplicates (never a skill it cannot see). */
+  neighbours?: () => readonly Neighbour[];
 }
 
 export interface PublishResult {
@@ -59,6 +66,8 @@ export interface PublishResult {
   status: 'created' | 'exists';
   version: VersionRecord;
   tags: TagRecord[];
+  /** What the gate found, for the publisher: findings summarised, near-duplicates named (`warning:` lines). */
+  warnings: string[];
 }
 
 /** Blob writes in flight at once during a publish. */
@@ -147,6 +156,14 @@ export class RegistryService {
     if (existing !== undefined) return this.#sameOrConflict(existing, digest);
 
     const tags = await this.#tagsForPublish(skill.name, version, request.tags);
+    // The gate, before any blob is written: a refusal leaves nothing behind.
+    const verdict = judge(
+      { name: skill.name, description: skill.description, files },
+      request.gate?.(skill.name) ?? DEFAULT_SETTINGS,
+      request.neighbours?.() ?? [],
+      this.#now(),
+    );
+    const gate = verdict.held ? { ...verdict.record, requestedTags: tags } : verdict.record;
     const bytesByPath = new Map(files.map((file) => [file.path, file.bytes]));
     // Blobs go to the store side by side (each is fsynced; in parallel the disk can group them), before the commit.
     let written = 0;
@@ -178,14 +195,19 @@ export class RegistryService {
         publisher: request.publisher,
         signatures: checked.valid,
         provenance,
-        review: 'unreviewed',
+        // Held: pending, and no tag points at it until a reviewer approves it (ADR 0231).
+        review: verdict.held ? 'pending' : 'unreviewed',
+        gate,
       },
-      tags,
+      verdict.held ? [] : tags,
     );
     if (result.status !== 'created') return this.#sameOrConflict(result.version, digest);
     await this.options.pause?.('after-commit');
     this.#changed();
-    return { status: 'created', version: result.version, tags: await this.store.tags(skill.name) };
+    const warnings = [...verdict.warnings];
+    if (verdict.held)
+      warnings.unshift(`${skill.name}@${version} is held for review (${verdict.record.reasons.join('; ')}); it is served once a reviewer approves it`);
+    return { status: 'created', version: result.version, tags: await this.store.tags(skill.name), warnings };
   }
 
   async #sameOrConflict(existing: VersionRecord, digest: string): Promise<PublishResult> {
@@ -196,7 +218,7 @@ export class RegistryService {
         `${existing.name}@${existing.version} is already published with other bytes (${existing.packageDigest}); versions never change: publish a new version`,
       );
     }
-    return { status: 'exists', version: existing, tags: await this.store.tags(existing.name) };
+    return { status: 'exists', version: existing, tags: await this.store.tags(existing.name), warnings: [] };
   }
 
   #chooseVersion(given: string | undefined, fromManifest: string | undefined, frontmatter: Record<string, unknown>): string {
@@ -260,7 +282,13 @@ export class RegistryService {
   async tag(name: string, version: string, tag: string, guard?: WriteGuard): Promise<TagRecord[]> {
     const bad = badTagReason(tag);
     if (bad) throw new RegistryError(400, 'bad_tag', bad);
-    await this.#writable('tag', name, version, guard);
+    const record = await this.#writable('tag', name, version, guard);
+    if (record.review === 'pending' || record.review === 'rejected')
+      throw new RegistryError(
+        409,
+        'version_not_approved',
+        `${name}@${version} is ${record.review === 'pending' ? 'waiting for review' : 'rejected'}: tags move only to served versions`,
+      );
     await this.store.setTag(name, tag, version);
     this.#changed();
     return this.store.tags(name);
@@ -303,12 +331,57 @@ export class RegistryService {
   }
 
   async review(name: string, version: string, status: string, guard?: WriteGuard): Promise<VersionRecord> {
-    if (!REVIEW_STATUSES.includes(status as ReviewStatus))
-      throw new RegistryError(400, 'bad_review', `review status must be one of ${REVIEW_STATUSES.join(', ')}`);
-    await this.#writable('review', name, version, guard);
+    const settable = REVIEW_STATUSES.filter((s) => s !== 'pending');
+    if (!(settable as readonly string[]).includes(status)) throw new RegistryError(400, 'bad_review', `review status must be one of ${settable.join(', ')}`);
+    // Approving or rejecting is a decision (tags move, the reviewer is recorded); `unreviewed` only clears a label.
+    if (status === 'approved' || status === 'rejected') return this.decide(name, version, status, '', guard);
+    const record = await this.#writable('review', name, version, guard);
+    if (record.review === 'pending') throw new RegistryError(409, 'review_pending', `${name}@${version} is waiting for review: approve or reject it`);
     const result = await this.store.setReview(name, version, status as ReviewStatus);
     this.#changed();
     return result;
+  }
+
+  /**
+   * A reviewer's decision (ADR 0231). Approve: the version is served and the tags asked for at publish move to it.
+   * Reject (a reason is required): it is never served; tags on it are dropped and `latest` re-pointed. Recorded in
+   * the version's gate record (who, when, why).
+   */
+  async decide(name: string, version: string, decision: 'approved' | 'rejected', reason: string, guard?: WriteGuard): Promise<VersionRecord> {
+    const text = reason.trim();
+    if (text.length > 500) throw new RegistryError(400, 'bad_reason', 'a review reason is at most 500 characters');
+    if (decision === 'rejected' && text === '') throw new RegistryError(400, 'reason_required', 'give a reason for the rejection: the publisher reads it');
+    const record = await this.#writable('review', name, version, guard);
+    if (record.revoked !== undefined) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked`);
+    if (record.review === decision) return record;
+    const gate: GateRecord = {
+      ...(record.gate ?? { scannedAt: this.#now(), counts: { low: 0, medium: 0, high: 0 }, findings: [], decision: 'allowed', reasons: [] }),
+      reviewedBy: guard?.writer ?? 'operator',
+      reviewedAt: this.#now(),
+      ...(text !== '' ? { reviewReason: text } : {}),
+    };
+    let tags: string[] = [];
+    if (decision === 'approved' && record.review === 'pending') {
+      tags = [...(record.gate?.requestedTags ?? [])];
+      if (!tags.includes(LATEST) && !(await this.store.tags(name)).some((tag) => tag.tag === LATEST)) tags.push(LATEST);
+    }
+    const result = await this.store.decideReview(name, version, decision, gate, tags);
+    this.#changed();
+    return result;
+  }
+
+  /** Versions waiting for review that `guard`'s writer may review or published, oldest first. */
+  async pending(guard?: WriteGuard): Promise<VersionRecord[]> {
+    const out: VersionRecord[] = [];
+    for (const name of await this.store.listNames()) {
+      if (guard !== undefined && !guard.sees(name)) continue;
+      const reviewer = guard === undefined || guard.may('review', name);
+      for (const record of await this.store.listVersions(name)) {
+        if (record.review !== 'pending' || record.revoked !== undefined) continue;
+        if (reviewer || record.publisher === guard?.writer) out.push(record);
+      }
+    }
+    return out.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt));
   }
 
   /**
@@ -318,6 +391,8 @@ export class RegistryService {
   async #writable(action: WriteAction, name: string, version: string, guard: WriteGuard | undefined): Promise<VersionRecord> {
     if (guard !== undefined && !guard.sees(name)) throw versionNotFound(name, version);
     const record = await this.version(name, version);
+    // A held version is invisible to everyone but its publisher and reviewers: to others it is not published.
+    if (guard !== undefined && heldFrom(record, guard)) throw versionNotFound(name, version);
     if (guard !== undefined && !guard.may(action, name)) throw writeRefused(action, name);
     return record;
   }
@@ -329,6 +404,15 @@ export class RegistryService {
   #changed(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/**
+ * Whether a version is hidden from this writer: a pending version, or a rejected one that was never served, is seen
+ * only by its publisher and by whoever may review the name.
+ */
+export function heldFrom(record: VersionRecord, viewer: { may(action: WriteAction, name: string): boolean; writer?: string }): boolean {
+  if (!isHeld(record)) return false;
+  return !(viewer.may('review', record.name) || (viewer.writer !== undefined && viewer.writer === record.publisher));
 }
 
 function versionNotFound(name: string, version: string): RegistryError {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SkillFileEntry } from '@skillport/core';
-import { callText, connectAs, createToken, eventually, startHttp, tempFolder } from '@skillport/test-kit';
+import { callText, connectAs, createToken, eventually, publish, releaseFolder, startHttp, tempFolder } from '@skillport/test-kit';
 import type { RunningServer } from '@skillport/test-kit';
 import { manifestFor, packSkillArchive } from '../src/package-format.js';
 import { skillMd } from './fixtures.js';
@@ -86,6 +86,10 @@ export function attackTests(data: () => Promise<string>): void {
     // Refused exactly like a name beta may not create: nothing in the answer says acme-deploy exists.
     assert.deepEqual(renamed(over, 'acme-deploy', 'N'), renamed(fresh, 'acme-unused', 'N'));
     assert.doesNotMatch(over.text, /stable|latest|1\.1\.0|1\.0\.0|sha256:/);
+    // The CLI, a client of the same API, says so in one line and exits non-zero.
+    const cli = await publish([releaseFolder('acme-deploy', 'planted'), '--registry', api.base, '--token', tokens['beta']!, '--version', '9.9.8']);
+    assert.notEqual(cli.code, 0);
+    assert.match(cli.stderr, /you may not publish a skill named 'acme-deploy' here/);
     // Even an admin-scope token of org beta (which sees only beta's names) is refused alike.
     const byAdmin = await api.publish(tokens['betaAdmin']!, planted);
     assert.equal(byAdmin.status, 403, byAdmin.text);

@@ -1,3 +1,5 @@
+import { gateFor } from './access/gate-policy.js';
+import { globToRegExp } from './access/policy.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -17,7 +19,7 @@ import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
 import type { ScanProgress } from './catalog/parallel-scan.js';
 import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
-import type { HttpRoutes } from './http/routes.js';
+import type { HttpRoutes, PublicRoutes } from './http/routes.js';
 import { ServerError } from './errors.js';
 import type { PluginParts, ServerPlugin } from './plugin.js';
 import { McpFactory } from './mcp/server-factory.js';
@@ -83,6 +85,8 @@ export interface SkillportServerOptions {
   plugins?: ServerPlugin[];
   /** Extra HTTP routes beside /mcp (a web catalog at /), mounted on the router by serveHttp (http/routes.ts). */
   routes?: HttpRoutes[];
+  /** Routes answered before authentication, which check their callers themselves (the git webhook). */
+  publicRoutes?: PublicRoutes[];
   /** Extra JSON for GET /healthz. */
   health?: () => Record<string, unknown>;
   /** GET /readyz: whether this server is ready for traffic (a registry replica: caught up with its database). */
@@ -272,6 +276,7 @@ export class SkillportServer {
               canSee,
               writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
               authenticated: access.auth !== 'none',
+              gate: (publisher, name, uri) => gateFor(access.views.policy.gate, publisher, name, uri, globToRegExp),
             }),
           );
         } catch (error) {
@@ -443,6 +448,7 @@ export class SkillportServer {
       {
         ...options,
         routes,
+        publicRoutes: [...(options.publicRoutes ?? []), ...(this.#options.publicRoutes ?? [])],
         health: () =>
           Object.assign(
             {

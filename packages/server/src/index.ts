@@ -19,7 +19,7 @@ export type { ServerPlugin, PluginContext, PluginParts, SkillVersionInfo } from 
 export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
 export type { RequestLimits } from './http/limits.js';
-export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKit } from './http/routes.js';
+export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit } from './http/routes.js';
 export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';
 
 // Skills from elsewhere: providers and the catalog model they fill.
@@ -30,6 +30,13 @@ export { buildCatalogSkill } from './catalog/catalog-skill.js';
 export { META_PROVENANCE, META_VERSION } from './tools/versions.js';
 export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';
 export { ArchiveProvider } from './providers/archive-provider.js';
+export { GitProvider, DEFAULT_GIT_INTERVAL_MS } from './providers/git-provider.js';
+export type { GitProviderOptions, GitSourceHealth } from './providers/git-provider.js';
+export { isGitSource, parseGitSource } from './providers/git/git-source.js';
+export { GIT_WEBHOOK_PATH, gitWebhook } from './providers/git/webhook.js';
+export type { WebhookTarget } from './providers/git/webhook.js';
+export type { GitSourceSpec } from './providers/git/git-source.js';
+export { META_PLUGIN } from './providers/git/marketplace.js';
 export type { ArchiveProviderOptions } from './providers/archive-provider.js';
 export { HttpProvider, HTTP_DEFAULTS, indexCandidates } from './providers/http-provider.js';
 export type { HttpProviderOptions } from './providers/http-provider.js';
@@ -46,6 +53,8 @@ export type { AccessCopyResult } from './access/copy.js';
 export { parsePrincipalSpec, hasScope, ANONYMOUS, SCOPES } from './access/principal.js';
 export type { Principal, Scope } from './access/principal.js';
 export { parsePolicy, PolicyError } from './access/policy.js';
+export { DEFAULT_GATE, gateFor, parseGatePolicy } from './access/gate-policy.js';
+export type { GatePolicy, GateSettings, GateSeverity } from './access/gate-policy.js';
 export type { PolicyDocument } from './access/policy.js';
 export type { JwtOptions, ClaimMapping } from './access/jwt.js';
 

@@ -232,6 +232,12 @@ interface Span {
   headingLine?: number;
 }
 
+/**
+ * Headings that start sections: an outline is an object per section, and a 16 MiB body of `#` lines has 8 million
+ * headings (about a gigabyte for one request). Past this, the rest of the body is the last section.
+ */
+export const MAX_SECTION_HEADINGS = 50_000;
+
 /** The sections of a SKILL.md body (the markdown after the frontmatter), their token counts, and how to read them. */
 export async function outlineSkill(body: string, options: OutlineOptions = {}): Promise<SkillOutline> {
   const wholeBodyTokens = options.wholeBodyTokens ?? DEFAULT_WHOLE_BODY_TOKENS;
@@ -242,7 +248,7 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
     throw new RangeError(`wholeBodyTokens must be a non-negative number (got ${wholeBodyTokens})`);
   const turns = new Turns(await loadCounter());
   const count = (text: string) => turns.count(text);
-  const scanned = await scanMarkdownAsync(body);
+  const scanned = await scanMarkdownAsync(body, { maxHeadings: MAX_SECTION_HEADINGS });
   const { headings, lineStarts } = scanned;
 
   // "preamble" is reserved even when there is no preamble, so a heading named Preamble keeps one key either way.
@@ -282,7 +288,13 @@ export async function outlineSkill(body: string, options: OutlineOptions = {}): 
 
   const totalTokens = sections.reduce((sum, section) => sum + section.tokens, 0);
   const wholeBodyCheaper = totalTokens <= wholeBodyTokens || sections.length < 3;
-  return { sections, totalTokens, wholeBodyCheaper, advice: adviceFor(body, totalTokens, sections.length, wholeBodyCheaper) };
+  const advice = adviceFor(body, totalTokens, sections.length, wholeBodyCheaper);
+  const past = scanned.headingCount - headings.length;
+  const note =
+    past > 0
+      ? ` Only its first ${formatCount(headings.length)} headings start sections: the ${formatCount(past)} after them are read with the last section.`
+      : '';
+  return { sections, totalTokens, wholeBodyCheaper, advice: advice + note };
 }
 
 function adviceFor(body: string, totalTokens: number, sectionCount: number, wholeBodyCheaper: boolean): string {
@@ -299,7 +311,7 @@ function formatCount(value: number): string {
 }
 
 /** Offset of a line start -> 0-based line (binary search; offsets given are always line starts or body end). */
-function lineIndex(lineStarts: readonly number[]): (offset: number) => number {
+function lineIndex(lineStarts: ArrayLike<number>): (offset: number) => number {
   return (offset) => {
     let low = 0;
     let high = lineStarts.length - 1;
@@ -396,7 +408,8 @@ export function findSection(outline: SkillOutline, key: string): SkillSection | 
   const byKey = outline.sections.find((section) => section.key === wanted);
   if (byKey) return byKey;
   const title = normalizeTitle(key);
-  const byTitle = outline.sections.filter((section) => normalizeTitle(section.title) === title);
+  const titles = normalizedTitles(outline);
+  const byTitle = outline.sections.filter((_, index) => titles[index] === title);
   if (byTitle.length === 1) return byTitle[0];
   if (byTitle.length > 1) return undefined; // ambiguous: suggestSections lists them
   for (const suffix of new Set([wanted, wanted.split('/').map(slugify).join('/')])) {
@@ -408,24 +421,47 @@ export function findSection(outline: SkillOutline, key: string): SkillSection | 
   return undefined;
 }
 
+/**
+ * Edit distances one "did you mean" may compute: each is up to 128 x 128 steps, and a missing key in an outline of
+ * 50,000 sections took 4.5 s of them. Distances of repeated titles and leaves are computed once; past the budget,
+ * sections are still matched by title and key suffix.
+ */
+const MAX_DISTANCES = 2000;
+
 /** Up to 3 keys close to what was asked, for "did you mean": same title or key suffix first, then by edit distance. */
 export function suggestSections(outline: SkillOutline, key: string): string[] {
   const wanted = normalizeKey(key).slice(0, 128);
   if (wanted === '') return [];
   const title = normalizeTitle(key);
   const limit = Math.max(2, Math.floor(wanted.length / 3));
+  let budget = MAX_DISTANCES;
+  const measure = (from: string, to: string): number => {
+    if (budget <= 0) return limit + 1;
+    budget--;
+    return editDistance(from, to, limit);
+  };
+  // Leaves and titles repeat (a heading used a thousand times): each distinct one is measured once.
+  const leaves = new Map<string, number>();
+  const titled = new Map<string, number>();
+  const once = (seen: Map<string, number>, from: string, to: string): number => {
+    let value = seen.get(to);
+    if (value === undefined) {
+      value = measure(from, to);
+      if (budget > 0) seen.set(to, value);
+    }
+    return value;
+  };
+  const suffix = `/${wanted}`;
   const scored: Array<{ key: string; score: number; order: number }> = [];
+  const titles = normalizedTitles(outline);
   outline.sections.forEach((section, order) => {
-    if (normalizeTitle(section.title) === title || section.key.endsWith(`/${wanted}`)) {
+    const sectionTitle = titles[order]!;
+    if (sectionTitle === title || section.key.endsWith(suffix)) {
       scored.push({ key: section.key, score: 0, order });
       return;
     }
     const leaf = section.key.slice(section.key.lastIndexOf('/') + 1);
-    const score = Math.min(
-      editDistance(wanted, section.key, limit),
-      editDistance(wanted, leaf, limit),
-      editDistance(title, normalizeTitle(section.title), limit),
-    );
+    const score = Math.min(measure(wanted, section.key), once(leaves, wanted, leaf), once(titled, title, sectionTitle));
     if (score <= limit) scored.push({ key: section.key, score, order });
   });
   scored.sort((a, b) => a.score - b.score || a.order - b.order);
@@ -438,6 +474,18 @@ function normalizeKey(key: string): string {
     .toLowerCase()
     .replace(/^#+\s*/, '')
     .replace(/^\/+|\/+$/g, '');
+}
+
+/** The sections' titles normalised once per outline (outlines are cached; each lookup used to redo 50,000 of them). */
+const titlesOf = new WeakMap<SkillOutline, string[]>();
+
+function normalizedTitles(outline: SkillOutline): string[] {
+  let titles = titlesOf.get(outline);
+  if (titles === undefined) {
+    titles = outline.sections.map((section) => normalizeTitle(section.title));
+    titlesOf.set(outline, titles);
+  }
+  return titles;
 }
 
 function normalizeTitle(title: string): string {

@@ -602,3 +602,17 @@ describe('long bodies are counted and outlined in turns with other work', () => 
     assert.ok(many.turns >= 9, `${many.turns} turns`);
   });
 });
+
+/**
+ * An outline is an object per section: a 16 MiB body of `#` lines has 8 million headings, about a gigabyte held for
+ * one request. Past MAX_SECTION_HEADINGS (50,000) headings the rest of the body is read with the last section, and the
+ * advice says so; nothing of the body is lost.
+ */
+test('an outline keeps at most 50,000 sections; the headings after them ride with the last one', async () => {
+  const { MAX_SECTION_HEADINGS } = await import('../src/sections.js');
+  const body = '# Step\n'.repeat(60_000);
+  const result = await outline(body);
+  assert.equal(result.sections.length, MAX_SECTION_HEADINGS);
+  assert.equal(result.sections.at(-1)!.text, '# Step\n'.repeat(60_000 - MAX_SECTION_HEADINGS + 1));
+  assert.match(result.advice, /Only its first 50,000 headings start sections: the 10,000 after them are read with the last section\./);
+});

@@ -107,11 +107,40 @@ describe('requirements and availability over stdio', () => {
     assert.match(given.text, /^<skill_readiness name="alpha-tool" status="ready">Ready/);
     const plain = await call(client, 'activate_skill', { name: 'beta-tool' });
     assert.ok(plain.text.startsWith('<skill_content'), 'a skill needing nothing has no readiness block');
+    // The skill's prompt says the same, before the instructions.
+    const prompt = await client.request(
+      { method: 'prompts/get', params: { name: 'alpha-tool', _meta: { 'dev.skillport/available': { mcpServers: [] } } } },
+      z.object({ messages: z.array(z.object({ content: z.object({ text: z.string() }).passthrough() }).passthrough()) }).passthrough(),
+    );
+    assert.match(
+      prompt.messages[0]!.content.text,
+      /^Use the "alpha-tool" skill for this task\.\n\n<skill_readiness name="alpha-tool" status="needs">Not ready/,
+    );
   });
 
   test('a skill requiring a scope is shown without a policy (nothing is managed), like any other', async () => {
     const entries = await skillsList(client);
     assert.ok(byName(entries, 'billing'));
+  });
+});
+
+describe('serve --unmet omit over stdio: the hint a session gives decides what its catalog leaves out', () => {
+  let client: Client;
+  before(async () => {
+    ({ client } = await connectStdio([tree(), '--unmet', 'omit'], 'legacy', undefined));
+  });
+  after(async () => {
+    await client?.close();
+  });
+
+  test("nothing said: listed (may need); told it lacks rube: left out of activate_skill's catalog, still listed", async () => {
+    const description = async () => (await client.listTools()).tools.find((tool) => tool.name === 'activate_skill')!.description!;
+    assert.match(await description(), /<name>alpha-tool<\/name>[^]*?<availability>may need MCP server &quot;rube&quot;/);
+    await call(client, 'list_skills', { available: { mcpServers: ['github'] } });
+    const after = await description();
+    assert.ok(!after.includes('<name>alpha-tool</name>') && after.includes('<name>beta-tool</name>'), after);
+    const listed = await call(client, 'list_skills', {});
+    assert.ok(listed.text.includes('alpha-tool'), 'list_skills still lists it');
   });
 });
 

@@ -9,3 +9,4 @@ export * from './static-host.js';
 export * from './proxy.js';
 export * from './archive-builders.js';
 export * from './work.js';
+export * from './git.js';

@@ -9,7 +9,7 @@ import type { Html } from './html.js';
 import { errorBody, layout } from './layout.js';
 import type { Viewer } from './layout.js';
 import { auditBody, policyBody, tokensBody } from './pages/admin.js';
-import { MAX_PAGE_DIFF_BYTES, changedFiles, compareBody, lineDiff, pageFullNote } from './pages/compare.js';
+import { MAX_PAGE_DIFF_BYTES, MAX_PAGE_DIFF_HTML, changedFiles, compareBody, lineDiff, pageFullNote } from './pages/compare.js';
 import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
 import { signinBody } from './pages/signin.js';
@@ -314,6 +314,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     const right = (b as { skill: CatalogSkill }).skill;
     const changes = changedFiles(left, right);
     let budget = MAX_PAGE_DIFF_BYTES;
+    let shown = MAX_PAGE_DIFF_HTML;
     for (const change of changes) {
       if (change.status !== 'changed' || change.from!.size > MAX_COMPARE_BYTES || change.to!.size > MAX_COMPARE_BYTES) continue;
       budget -= change.from!.size + change.to!.size;
@@ -327,6 +328,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       const textB = decodeText(await readBytes(scoped, right, fileB));
       if (textA === undefined || textB === undefined) continue;
       change.diff = lineDiff(textA, textB, { from: fileA.digest, to: fileB.digest });
+      shown -= change.diff.text.length;
+      if (shown < 0) budget = 0; // the page's HTML is big enough: the files after this one are listed, not diffed
       // Each diff is bounded; between two, other requests get their turn.
       await new Promise((resolve) => setImmediate(resolve));
     }

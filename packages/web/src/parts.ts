@@ -1,4 +1,4 @@
-import { scanMarkdownAsync } from '@skillport/core';
+import { visitMarkdownLines } from '@skillport/core';
 
 /**
  * A long Markdown body shown in parts, so that one page view renders a bounded amount (markdown-it renders a 3 MiB
@@ -9,8 +9,6 @@ import { scanMarkdownAsync } from '@skillport/core';
 export const PART_CHARS = 64 * 1024;
 /** Headings in one part: each is a heading element, an id and an outline entry. */
 export const PART_HEADINGS = 1000;
-/** Lines walked between two turns of the event loop. */
-const LINES_PER_TURN = 8192;
 
 export interface MarkdownPart {
   start: number;
@@ -23,45 +21,53 @@ const TABLE_DELIMITER = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
 
 export async function markdownParts(body: string, limits = { chars: PART_CHARS, headings: PART_HEADINGS }): Promise<MarkdownPart[]> {
   if (body.length <= limits.chars && body.length < limits.headings * 2) return [{ start: 0, end: body.length, carry: '' }];
-  const { headings, lineStarts, blockStart } = await scanMarkdownAsync(body);
-  if (body.length <= limits.chars && headings.length <= limits.headings) return [{ start: 0, end: body.length, carry: '' }];
-  const lines = lineStarts.length;
-  const isHeading = new Uint8Array(lines);
-  for (const heading of headings) isHeading[heading.line] = 1;
-  const lineText = (line: number) => body.slice(lineStarts[line], lineStarts[line + 1] ?? body.length);
-  // The header rows of the table starting at `line`, or '' when no table starts there.
-  const tableHead = (line: number): string => {
-    const head = lineText(line);
-    const delimiter = line + 1 < lines ? lineText(line + 1) : '';
-    return head.includes('|') && TABLE_DELIMITER.test(delimiter.replace(/\r?\n$/, '')) ? head + delimiter : '';
-  };
-
+  // One pass over the lines, keeping only what the part being filled needs (a 16 MiB body of 8 million lines holds
+  // no per-line array).
   const parts: MarkdownPart[] = [];
-  let first = 0; // first line of the part being filled
+  let from = 0; // where the part being filled starts
   let carry = '';
-  let cut = -1; // the latest line after `first` a part may start at
-  let block = 0; // the line the current block starts at
+  let cut = -1; // the latest line start after `from` a part may start at
+  let sinceCut = 0; // headings from `cut` on
   let headingsIn = 0;
-  for (let line = 0; line < lines; line++) {
-    if (line > 0 && line % LINES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-    const boundary = blockStart[line] === true || isHeading[line] === 1;
-    if (boundary) block = line;
-    if (line > first && boundary) cut = line;
-    const end = lineStarts[line + 1] ?? body.length;
-    const over = end - lineStarts[first]! + carry.length > limits.chars || (isHeading[line] === 1 && headingsIn >= limits.headings);
-    if (over && line > first) {
-      // A boundary that would leave this part under half full is passed over: the block is cut instead.
-      const at = cut > first && lineStarts[cut]! - lineStarts[first]! >= limits.chars / 2 ? cut : line;
-      parts.push({ start: lineStarts[first]!, end: lineStarts[at]!, carry });
-      // Cut inside a block: a table keeps its header rows in the next part.
-      carry = at === line && !boundary && block < line - 1 ? tableHead(block) : '';
-      headingsIn = 0;
-      for (let counted = at; counted < line; counted++) headingsIn += isHeading[counted]!;
-      first = at;
-      cut = -1;
+  // The current block's first three line starts (a table's header and delimiter rows are its first two lines).
+  const block = [0, -1, -1];
+  let blockLines = 0;
+  await visitMarkdownLines(body, (start, next, blockStart, heading) => {
+    const boundary = blockStart || heading !== undefined;
+    if (boundary) {
+      block[0] = start;
+      blockLines = 1;
+    } else if (blockLines < 3) block[blockLines++] = start;
+    else blockLines++;
+    if (start > from && boundary) {
+      cut = start;
+      sinceCut = 0;
     }
-    headingsIn += isHeading[line]!;
-  }
-  parts.push({ start: lineStarts[first]!, end: body.length, carry });
+    const over = next - from + carry.length > limits.chars || (heading !== undefined && headingsIn >= limits.headings);
+    if (over && start > from) {
+      // A boundary that would leave this part under half full is passed over: the block is cut instead.
+      const atCut = cut > from && cut - from >= limits.chars / 2;
+      const at = atCut ? cut : start;
+      parts.push({ start: from, end: at, carry });
+      // Cut inside a block: a table keeps its header rows in the next part.
+      carry = !atCut && !boundary && blockLines > 2 ? tableHead(body, block[0]!, block[1]!, block[2]!) : '';
+      headingsIn = atCut ? sinceCut : 0;
+      from = at;
+      cut = -1;
+      sinceCut = 0;
+    }
+    if (heading !== undefined) {
+      headingsIn++;
+      sinceCut++;
+    }
+  });
+  parts.push({ start: from, end: body.length, carry });
   return parts;
+}
+
+/** The header rows of a table whose first two lines start at `head` and `delimiter`, or '' when they are no table. */
+function tableHead(body: string, head: number, delimiter: number, after: number): string {
+  const first = body.slice(head, delimiter);
+  const second = body.slice(delimiter, after);
+  return first.includes('|') && TABLE_DELIMITER.test(second.replace(/\r?\n$/, '')) ? first + second : '';
 }

@@ -43,9 +43,13 @@ describe('web catalog under hostile inputs: bounded pages', () => {
         'big-diff/SKILL.md': skill('big-diff', `# Big diff\n\nVersion ${version}.\n`),
         'big-diff/references/data.txt': lines(8000, tag),
         'big-diff/references/small.md': `# Small\n\nRelease ${version}.\n`,
+        'many-files/SKILL.md': skill('many-files', `# Many files\n\nVersion ${version}.\n`),
+        ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`many-files/notes/note-${String(i).padStart(3, '0')}.md`, lines(200, `${tag} ${i}`)])),
       });
-      const published = runCli(['publish', join(dir, 'big-diff'), '--data', data, '--version', version, '-q']);
-      assert.equal(published.code, 0, published.stderr);
+      for (const name of ['big-diff', 'many-files']) {
+        const published = runCli(['publish', join(dir, name), '--data', data, '--version', version, '-q']);
+        assert.equal(published.code, 0, published.stderr);
+      }
     }
     const skills = write(join(root, 'skills'), {
       'repeated/SKILL.md': skill('repeated', '# x\n'.repeat(35_500)),
@@ -62,6 +66,16 @@ describe('web catalog under hostile inputs: bounded pages', () => {
     assert.match(page.text, /The files differ \(8,000 lines → 8,000 lines\): more than 500 lines changed, too many to show line by line here\./);
     assert.match(page.text, /<span class="visually-hidden">added: <\/span>Release 2\.0\.0\./);
     assert.ok(page.text.length < 256 * 1024, `${page.text.length} characters`);
+  });
+
+  test('compare: 100 files rewritten: line diffs up to about 2 MiB of page, the rest listed as changed', async () => {
+    const page = await get(server.base, '/skills/many-files/-/compare?from=1.0.0&to=2.0.0');
+    assert.equal(page.status, 200);
+    const diffed = (page.text.match(/<table class="diff">/g) ?? []).length;
+    const listed = (page.text.match(/not compared line by line here: this page already shows as many line changes as it can/g) ?? []).length;
+    assert.ok(diffed >= 5 && diffed < 100, `${diffed} files diffed`);
+    assert.equal(diffed + listed, 101, 'every changed file is either diffed or said to be left out');
+    assert.ok(page.text.length < 3 * 1024 * 1024, `${page.text.length} characters`);
   });
 
   test('35,500 repeated headings: a page of 1,000 headings, ids h-x … h-x-1000, an outline of 300 and a count', async () => {

@@ -157,9 +157,11 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
             : readRequirements(skill.frontmatter).requirements;
         const availability = readiness(skill, requirements, options.available);
         if (options.json) {
+          const git = gitMeta(skill);
           printJson({
             ...summary(skill),
             ...(registry ? { registry } : {}),
+            ...(git ? { source: git } : {}),
             frontmatter: skill.frontmatter,
             files: skill.files ?? null,
             requirements: requirements ?? null,
@@ -185,6 +187,12 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
           if (registry.repository) print(`source:       ${registry.repository}${registry.commit ? ` at ${registry.commit}` : ''}`);
           if (registry.yankedAt) print(`yanked:       ${registry.yankedAt}`);
         }
+        const git = gitMeta(skill);
+        if (git && !registry) print(`source:       ${git.repository} ${git.ref} at ${git.commit}${git.path ? ` (${git.path}/)` : ''}`);
+        if (git?.plugin)
+          print(
+            `plugin:       ${[git.plugin['name'], git.plugin['version']].filter(Boolean).join(' ')}${git.plugin['description'] ? ` - ${String(git.plugin['description'])}` : ''}`,
+          );
         print(`origin:       ${skill.origin}`);
         print(`uri:          ${skill.uri}`);
         if (skill.packageDigest) print(`digest:       ${skill.packageDigest}`);
@@ -375,6 +383,22 @@ interface RegistryMeta {
   repository?: string;
   commit?: string;
   yankedAt?: string;
+}
+
+/** Where a skill served from a git repository came from (`_meta` provenance with a commit, no registry version). */
+function gitMeta(skill: SkillDescriptor): { repository: string; ref: string; commit: string; path?: string; plugin?: Record<string, unknown> } | undefined {
+  const meta = skill.meta;
+  const provenance = meta?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
+  if (!provenance || typeof provenance['commit'] !== 'string' || typeof provenance['ref'] !== 'string' || typeof provenance['repository'] !== 'string')
+    return undefined;
+  const plugin = meta?.['dev.skillport/plugin'];
+  return {
+    repository: provenance['repository'],
+    ref: provenance['ref'],
+    commit: provenance['commit'],
+    ...(typeof provenance['path'] === 'string' && provenance['path'] !== '' ? { path: provenance['path'] } : {}),
+    ...(plugin !== null && typeof plugin === 'object' ? { plugin: plugin as Record<string, unknown> } : {}),
+  };
 }
 
 /** What a skillport registry says of an entry in its `_meta` (docs/api.md); undefined for other entries. */

@@ -7,7 +7,7 @@ import { arg, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
-import { openSources } from '../sources.js';
+import { openSources, sourceLabel } from '../sources.js';
 import { environment } from '../environment.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
 import { progressLine } from '../progress.js';
@@ -58,6 +58,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   requireSignatures?: boolean;
   registryTag?: string;
   remote: string[];
+  gitInterval: number;
   embeddings?: string;
   embeddingsModel: string;
 }
@@ -66,7 +67,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
   const serve_ = program
     .command('serve')
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
-    .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
+    .argument(
+      '[sources...]',
+      'skill folders (one skill, a folder of skills, or a tree of them), skill archives (.skill, .zip, .tar.gz) and git repositories (git+https://host/repo.git#main:skills, git:./repo#v1); several merge',
+    )
     .option(
       '--template <uri=dir>',
       'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder); repeatable',
@@ -78,6 +82,12 @@ export function registerServe(program: Command, exit: ExitCode): void {
       'a static HTTP host publishing an Agent Skills discovery index; repeatable (headers, tokens, timeouts: --config)',
       (url: string, all: string[]) => [...all, url],
       [] as string[],
+    )
+    .option(
+      '--git-interval <seconds>',
+      'git sources: how often the ref is asked for (0: only on a webhook, and at once for a local repository when its ref moves)',
+      arg(parseSeconds),
+      60,
     )
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
@@ -156,6 +166,8 @@ Examples:
   SKILLPORT_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
   skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
   skillport serve --remote https://example.com  the skills example.com publishes (/.well-known/agent-skills/)
+  skillport serve --http git+https://github.com/acme/skills.git#main:skills
+                                                a repository's branch, followed (docs/git.md)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
@@ -295,7 +307,7 @@ async function serve(
       cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined,
     });
   }
-  const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
+  const sourceNames = [...dirs.map(sourceLabel), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
   if (!options.quiet && sourceNames.length > 0) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
   // Until the serving line, a skill's own warnings (its SKILL.md: fields, names) are shown for the first few skills
   // and counted past them: a large tree of real skills would otherwise print a screen of them before serving.
@@ -308,7 +320,12 @@ async function serve(
   const sources = await openSources(
     dirs,
     remotes,
-    { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } },
+    {
+      ...options,
+      limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+      gitIntervalMs: options.gitInterval * 1000,
+      ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
+    },
     onProblem,
   );
   if (typeof sources === 'string') {
@@ -316,10 +333,17 @@ async function serve(
     return 1;
   }
   const providers = sources.providers;
+  // The git webhook is served only with a secret to check it against (never open to anyone who can reach the port).
+  const webhookSecret = environment().gitWebhookSecret;
+  if (webhookSecret !== undefined && sources.git.length > 0 && !options.http)
+    log(`skillport: ${colors.yellow('warning')}: SKILLPORT_GIT_WEBHOOK_SECRET is set, but the webhook is served over HTTP only (add --http)`);
+  const { gitWebhook } = await import('@skillport/server');
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
+      ...(sources.git.length > 0 ? { health: () => ({ git: sources.git.map((provider) => provider.health()) }) } : {}),
+      ...(sources.git.length > 0 && webhookSecret !== undefined ? { publicRoutes: [gitWebhook(webhookSecret, () => sources.git)] } : {}),
       ...(progress ? { onScanProgress: (counts: ScanCounts) => progress.update(counts) } : {}),
       plugins: registry ? [registry] : [],
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
@@ -446,6 +470,7 @@ async function serve(
     accessSummary(options),
     options.watch ? 'watching for changes' : '',
     restored ? "started from the last run's catalog, checked against the disk" : '',
+    options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
   const held = grouped.close();
   if (held > 0)
@@ -551,4 +576,12 @@ function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; 
     ...(searchWaitSkills !== undefined ? { searchWaitMaxSkills: searchWaitSkills } : {}),
     ...(searchWaitMs !== undefined ? { searchWaitMs } : {}),
   };
+}
+
+/** `--git-interval`: seconds, 0 or more (fractions allowed, for tests and tight loops on a local mirror). */
+function parseSeconds(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
+    throw new Error(`--git-interval takes a number of seconds, 0 or more (got ${JSON.stringify(text)})`);
+  return value;
 }

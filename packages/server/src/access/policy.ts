@@ -1,3 +1,5 @@
+import { GatePolicyError, parseGatePolicy } from './gate-policy.js';
+import type { GatePolicy } from './gate-policy.js';
 import { parse } from 'yaml';
 import { SUBJECT_KINDS, checkSubjectName } from './principal.js';
 import type { SubjectKind } from './principal.js';
@@ -65,6 +67,8 @@ export interface PolicyDocument {
   grants: GrantRule[];
   /** Absent: the server's `--unmet` setting (default `list`). */
   unmet?: UnmetMode;
+  /** The registry's publish gate (ADR 0230); absent: allow everything. */
+  gate?: GatePolicy;
 }
 
 export class PolicyError extends Error {
@@ -82,7 +86,7 @@ export const OPEN_POLICY: PolicyDocument = Object.freeze({
   grants: [],
 }) as PolicyDocument;
 
-const TOP_KEYS = new Set(['default', 'precedence', 'rules', 'sessions', 'grants', 'unmet']);
+const TOP_KEYS = new Set(['default', 'precedence', 'rules', 'sessions', 'grants', 'unmet', 'gate']);
 const GRANT_KEYS = new Set(['for', 'connections', 'tools', 'scopes', 'description']);
 /** A connection, tool or scope name in a grant: what skills write (core's requirements.ts), bounded. */
 const GRANT_NAME = /^[^\s\p{Cc}\p{Cf}]{1,128}$/u;
@@ -103,7 +107,7 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
     throw new PolicyError(`${where}: must be a mapping with default, precedence, rules, sessions, grants, unmet`);
   const doc = data as Record<string, unknown>;
   for (const key of Object.keys(doc))
-    if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions, grants, unmet)`);
+    if (!TOP_KEYS.has(key)) throw new PolicyError(`${where}: unknown key "${key}" (expected default, precedence, rules, sessions, grants, unmet, gate)`);
 
   const fallback = doc['default'] ?? 'none';
   if (fallback !== 'none' && fallback !== 'public') throw new PolicyError(`${where}: default must be "none" or "public"`);
@@ -146,30 +150,17 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
   });
 
   const sessions: SessionRule[] = [];
-  const rawSessions = doc['sessions'] ?? [];
-  if (!Array.isArray(rawSessions)) throw new PolicyError(`${where}: sessions must be a list`);
-  rawSessions.forEach((raw: unknown, index) => {
-    const at = `${where}: sessions[${index}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
-    const session = raw as Record<string, unknown>;
-    for (const key of Object.keys(session)) if (!SESSION_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected for, required, pinned)`);
+  for (const { at, entry: session } of sectionEntries(doc, 'sessions', where, SESSION_KEYS, 'for, required, pinned')) {
     if (typeof session['for'] !== 'string') throw new PolicyError(`${at}.for must be a subject such as project:web or agent:ci`);
     sessions.push({
       for: checkSubject(session['for'], `${at}.for`),
       required: optionalList(session['required'], `${at}.required`),
       pinned: optionalList(session['pinned'], `${at}.pinned`),
     });
-  });
+  }
 
   const grants: GrantRule[] = [];
-  const rawGrants = doc['grants'] ?? [];
-  if (!Array.isArray(rawGrants)) throw new PolicyError(`${where}: grants must be a list`);
-  rawGrants.forEach((raw: unknown, index) => {
-    const at = `${where}: grants[${index}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(`${at} must be a mapping`);
-    const grant = raw as Record<string, unknown>;
-    for (const key of Object.keys(grant))
-      if (!GRANT_KEYS.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected for, connections, tools, scopes)`);
+  for (const { at, entry: grant } of sectionEntries(doc, 'grants', where, GRANT_KEYS, 'for, connections, tools, scopes')) {
     if (typeof grant['for'] !== 'string') throw new PolicyError(`${at}.for must be a subject such as org:acme or agent:ci`);
     const names = (key: string) => {
       const list = optionalList(grant[key], `${at}.${key}`);
@@ -178,13 +169,40 @@ export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
       return list;
     };
     grants.push({ for: checkSubject(grant['for'], `${at}.for`), connections: names('connections'), tools: names('tools'), scopes: names('scopes') });
-  });
+  }
 
   const unmet = doc['unmet'];
   if (unmet !== undefined && unmet !== 'list' && unmet !== 'omit') throw new PolicyError(`${where}: unmet must be "list" or "omit"`);
   const policy: PolicyDocument = { default: fallback, precedence, rules, sessions, grants };
   if (unmet !== undefined) policy.unmet = unmet;
+  if (doc['gate'] !== undefined) {
+    try {
+      policy.gate = parseGatePolicy(doc['gate'], `${where}: gate`, checkSubject);
+    } catch (error) {
+      if (error instanceof GatePolicyError) throw new PolicyError(error.message);
+      throw error;
+    }
+  }
   return policy;
+}
+
+/** The mappings of a list section (`sessions`, `grants`), each checked against its known keys; `at` names it in errors. */
+function sectionEntries(
+  doc: Record<string, unknown>,
+  name: string,
+  where: string,
+  keys: ReadonlySet<string>,
+  expected: string,
+): Array<{ at: string; entry: Record<string, unknown> }> {
+  const raw = doc[name] ?? [];
+  if (!Array.isArray(raw)) throw new PolicyError(`${where}: ${name} must be a list`);
+  return raw.map((item: unknown, index) => {
+    const at = `${where}: ${name}[${index}]`;
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new PolicyError(`${at} must be a mapping`);
+    const entry = item as Record<string, unknown>;
+    for (const key of Object.keys(entry)) if (!keys.has(key)) throw new PolicyError(`${at}: unknown key "${key}" (expected ${expected})`);
+    return { at, entry };
+  });
 }
 
 function checkSubject(subject: string, at: string): string {

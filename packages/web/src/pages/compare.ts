@@ -31,11 +31,15 @@ const DIFF_TIMEOUT_MS = 50;
 /** Rendered diffs by digest pair: 8 MiB in all, none over 1 MiB kept. */
 const diffs = new RenderCache(8 * 1024 * 1024, 1024 * 1024);
 
-/** Bytes of both sides a compare page diffs in all: beyond, files are listed as changed without their lines. */
+/**
+ * Bytes of both sides a compare page diffs in all, and characters of diff it shows: beyond either, files are listed
+ * as changed without their lines (512 small files each rewritten would otherwise make tens of megabytes of rows).
+ */
 export const MAX_PAGE_DIFF_BYTES = 4 * 1024 * 1024;
+export const MAX_PAGE_DIFF_HTML = 2 * 1024 * 1024;
 
 export function pageFullNote(): Html {
-  return html`<p class="note">Changed; not compared line by line: this page already compares ${formatSize(MAX_PAGE_DIFF_BYTES)} of files.</p>`;
+  return html`<p class="note">Changed; not compared line by line here: this page already shows as many line changes as it can.</p>`;
 }
 
 export function diffCacheStats(): { hits: number; misses: number; bytes: number } {

@@ -1,6 +1,7 @@
 import { availabilitySummary, splitFrontmatter } from '@skillport/core';
 import type { Availability } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from '@skillport/server';
+import { META_PROVENANCE } from '@skillport/server';
 import { originKind, tagsOf } from '../catalog.js';
 import { formatSize, html, trusted } from '../html.js';
 import type { Html } from '../html.js';
@@ -106,6 +107,7 @@ export function skillBody(input: SkillPageInput): Html {
   <h1>${skill.name}${input.version !== undefined ? html` <span class="badge">v${input.version}</span>` : ''}</h1>
   <p class="lede">${skill.description}</p>
   <p class="meta"><span class="pill">${originKind(skill)}</span> ${tags.map((tag) => html`<a class="pill tag" href="/?tag=${encodeURIComponent(tag)}">${tag}</a> `)}<span class="digest" title="Package digest">${skill.packageDigest}</span></p>
+  ${gitSource(skill)}
 </header>
 <div class="skill-grid">
   <article class="doc" aria-label="SKILL.md">
@@ -244,3 +246,13 @@ function versionsSection(input: SkillPageInput): Html {
 }
 
 export { skillPath };
+
+/** Where a skill served from a git repository came from: repository, ref and commit (its `_meta` provenance). */
+function gitSource(skill: CatalogSkill): Html | string {
+  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const provenance = meta?.[META_PROVENANCE] as Record<string, unknown> | undefined;
+  if (skill.origin.kind !== 'stored' || !skill.origin.source.startsWith('git:') || typeof provenance?.['commit'] !== 'string') return '';
+  const plugin = meta?.['dev.skillport/plugin'] as Record<string, unknown> | undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return html`<p class="meta source">From <span class="src">${text(provenance['repository'])}</span> <code>${text(provenance['ref']).replace(/^refs\/(heads|tags)\//, '')}</code> at <code title="${text(provenance['commit'])}">${text(provenance['commit']).slice(0, 12)}</code>${text(provenance['path']) ? html` in <code>${text(provenance['path'])}/</code>` : ''}${plugin ? html` · plugin <strong>${text(plugin['name'])}</strong>${text(plugin['version']) ? html` ${text(plugin['version'])}` : ''}` : ''}</p>`;
+}
