@@ -13,6 +13,7 @@ import { registerManage } from './commands/registry/manage.js';
 import { registerKeys } from './commands/registry/keys.js';
 import { registerStore } from './commands/registry/store.js';
 import { registerScan } from './commands/scan.js';
+import { registerExport } from './commands/export.js';
 
 /** The CLI's version (kept equal to the packages' versions; checked by a test). */
 export const VERSION = '0.1.0';
@@ -44,6 +45,7 @@ export function buildProgram(exit: ExitCode): Command {
   registerScan(program, exit, VERSION);
   registerClientCommands(program, exit);
   registerInstallCommands(program, exit);
+  registerExport(program, exit);
   registerLogin(program, exit);
   return program;
 }
