@@ -10,6 +10,9 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measuredCommit, options, servedBase } from './args.mjs';
+import { post as mcpPost } from './mcp-post.mjs';
+
+const post = (url, method, params, meta) => mcpPost(url, method, params, method === 'tools/call' ? params.name : undefined, meta);
 
 const repo = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const flags = options();
@@ -17,30 +20,6 @@ const skills = resolve(flags.value('skills', join(repo, '../shared/corpus/skills
 const seconds = Number(flags.value('seconds', '3'));
 const rounds = Number(flags.value('rounds', '3'));
 const HINT = { 'dev.skillport/available': { mcpServers: ['github'], tools: ['Bash', 'Read'] } };
-
-function post(url, method, params, extraMeta) {
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': method,
-  };
-  if (method === 'tools/call') headers['mcp-name'] = params.name;
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-    ...extraMeta,
-  };
-  return fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }) }).then(
-    async (response) => {
-      const text = await response.text();
-      const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
-      if (json.error) throw new Error(json.error.message);
-      return json.result;
-    },
-  );
-}
 
 /** Every page of skills/list, once. */
 async function walk(url, meta) {
