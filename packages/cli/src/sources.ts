@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
 import type { GitProvider, SkillProvider } from '@skillport/server';
@@ -13,10 +13,11 @@ import { environment } from './environment.js';
  * "does not exist" error). Archives inside served folders are not served as skills: there they may be a skill's
  * own asset (an `assets/template.zip`); name an archive to serve it (ADR 0010).
  */
-export function splitSources(paths: readonly string[]): { folders: string[]; archives: string[]; git: string[] } {
+export function splitSources(paths: readonly string[]): { folders: string[]; archives: string[]; git: string[]; marketplaces: string[] } {
   const folders: string[] = [];
   const archives: string[] = [];
   const git: string[] = [];
+  const marketplaces: string[] = [];
   for (const path of paths) {
     // git+https://…, git:./repo#main: a repository (docs/git.md); a folder named so is written ./git:…
     if (GIT_SOURCE.test(path)) {
@@ -29,10 +30,15 @@ export function splitSources(paths: readonly string[]): { folders: string[]; arc
     } catch {
       /* missing: reported as a folder that does not exist */
     }
+    // A folder with .claude-plugin/marketplace.json is a plugin marketplace: its listed plugins' skills (docs/git.md).
+    if (!isFile && existsSync(join(path, '.claude-plugin', 'marketplace.json'))) {
+      marketplaces.push(path);
+      continue;
+    }
     // A skill's SKILL.md is not an archive: as a folder source it gets "pass its folder" (rootProblem).
     (isFile && !/^skill\.md$/i.test(basename(path)) ? archives : folders).push(path);
   }
-  return { folders, archives, git };
+  return { folders, archives, git, marketplaces };
 }
 
 const GIT_SOURCE = /^git(\+[a-z]+:\/\/|:)/;
@@ -65,14 +71,25 @@ export async function openSources(
   options: SourceOptions,
   onProblem: (problem: FolderProblem) => void,
 ): Promise<{ folders: string[]; providers: SkillProvider[]; git: GitProvider[] } | string> {
-  const { folders, archives, git } = splitSources(paths);
+  const { folders, archives, git, marketplaces } = splitSources(paths);
   const providers: SkillProvider[] = [];
   const fail = async (message: string) => {
     for (const provider of providers) await provider.close?.();
     return message;
   };
   // Loaded only when needed, like the server itself.
-  const { ArchiveProvider, GitProvider, HttpProvider, defaultCacheDir } = await import('@skillport/server');
+  const { ArchiveProvider, GitProvider, HttpProvider, MarketplaceProvider, defaultCacheDir } = await import('@skillport/server');
+  for (const dir of marketplaces) {
+    const provider = await MarketplaceProvider.open({
+      dir,
+      ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+      limits: options.limits,
+      onProblem,
+    });
+    providers.push(provider);
+    if (options.strict === true && provider.startupProblems.length > 0)
+      return fail(`--strict: ${provider.startupProblems.length} problem(s) in the marketplace ${dir}`);
+  }
   if (archives.length > 0) {
     const provider = await ArchiveProvider.open({
       archives,

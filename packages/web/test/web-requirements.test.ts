@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createToken, makeTree, removeTrees, startHttp } from '@skillport/test-kit';
+import { NO_CHROMIUM, chromiumPath, launch } from './browser.js';
 import type { RunningServer } from '@skillport/test-kit';
 
 /**
@@ -61,5 +62,21 @@ describe('web catalog: requirements and readiness', () => {
     const home = await page('/', 'bob');
     assert.ok(!home.text.includes('/skills/billing'));
     assert.match(home.text, /<span class="pill needs" title="Needs">MCP: rube<\/span>/);
+  });
+
+  test('in Chromium: the panel is a labelled section with the readiness line', { skip: chromiumPath() === undefined ? NO_CHROMIUM : false }, async () => {
+    const browser = await launch(chromiumPath()!);
+    try {
+      const context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${tokens['bob']}` } });
+      const page = await context.newPage();
+      await page.goto(`${base}/skills/gmail-digest`);
+      const panel = page.getByRole('region', { name: 'Requirements' });
+      assert.equal(await panel.isVisible(), true);
+      assert.match(await panel.innerText(), /For you: needs MCP server "rube"/);
+      assert.match(await panel.innerText(), /MCP servers\s+rube/);
+      await context.close();
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -14,7 +14,7 @@ import { isCommitId, localGitDir, parseGitSource } from './git/git-source.js';
 import type { GitSourceSpec } from './git/git-source.js';
 import { gitTree } from './git/git-tree.js';
 import { repositoryKey } from './git/webhook.js';
-import { treeSkills } from './git/tree-skills.js';
+import { listingDelta, treeSkills } from './git/tree-skills.js';
 import type { TreeSkills } from './git/tree-skills.js';
 
 /**
@@ -319,10 +319,7 @@ export class GitProvider implements SkillProvider {
       this.#listing,
     );
     for (const problem of next.problems) this.#report({ ...problem, path: `${this.label}@${short(commit)}:${problem.path}` });
-    const upsert: CatalogSkill[] = [];
-    const remove: string[] = [];
-    for (const [uri, skill] of next.skills) if (this.#listing.skills.get(uri) !== skill) upsert.push(skill);
-    for (const uri of this.#listing.skills.keys()) if (!next.skills.has(uri)) remove.push(uri);
+    const { upsert, remove } = listingDelta(this.#listing, next);
     const before = this.#commit;
     this.#listing = next;
     this.#commit = commit;

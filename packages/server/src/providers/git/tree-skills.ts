@@ -169,3 +169,12 @@ function relative(from: string, to: string): string[] {
   const rest = from === '' ? to : to === from ? '' : to.slice(from.length + 1);
   return rest === '' ? [] : rest.split('/');
 }
+
+/** What changed from one listing to the next: skills added or rebuilt (new objects), and URIs gone. */
+export function listingDelta(before: TreeSkills, after: TreeSkills): { upsert: CatalogSkill[]; remove: string[] } {
+  const upsert: CatalogSkill[] = [];
+  const remove: string[] = [];
+  for (const [uri, skill] of after.skills) if (before.skills.get(uri) !== skill) upsert.push(skill);
+  for (const uri of before.skills.keys()) if (!after.skills.has(uri)) remove.push(uri);
+  return { upsert, remove };
+}
