@@ -105,7 +105,12 @@ export class ScriptedAgent {
     const catalog = parseCatalog(system).filter((entry) => entry.name !== this.bootstrapName);
     const activator = [...ACTIVATORS].find((name) => offered.has(name));
     if (catalog.length > 0 && offered.has('load_skill')) {
-      const index = new SkillSearchIndex(catalog.map((entry) => ({ id: entry.name, name: entry.name, description: entry.description })));
+      // The scripted agent stands in for a model reading its catalog and picking the closest entry: it ranks without
+      // search's abstention (which answers a search tool, not an agent choosing from a list it was given).
+      const index = new SkillSearchIndex(
+        catalog.map((entry) => ({ id: entry.name, name: entry.name, description: entry.description })),
+        { minConfidence: 0 },
+      );
       const hits = index.search(prompt, this.topK);
       this.candidates = hits.map((hit) => hit.id);
       if (hits.length > 0 && calledWith('load_skill').length < 2) return call('load_skill', { name: hits[0].id });

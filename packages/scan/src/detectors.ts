@@ -223,7 +223,8 @@ export function detectBlob(rule: Rule, file: ScannedFile, context: SkillContext)
         break;
       }
     }
-    hit ??= (text.matchAll(hex).next().value as RegExpExecArray | undefined) ?? null;
+    // A hex blob mixes digits and letters (a run of one letter is padding or a test string, not data).
+    if (hit === null) for (const match of text.matchAll(hex)) if (/[0-9]/.test(match[0]) && /[a-fA-F]/.test(match[0])) hit ??= match as RegExpExecArray;
     if (hit === null) return;
     const line = index + 1;
     const lowered = lowerFor(rule, file, line, context);

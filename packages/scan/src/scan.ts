@@ -83,17 +83,19 @@ function detectPattern(rule: Rule, file: ScannedFile, context: SkillContext): Fi
         pattern.lastIndex++;
         continue;
       }
-      const line = lineOf(file, match.index);
+      // A match that opens on whitespace (a pattern's leading `(^|\s)`) is reported where its text starts.
+      const start = match.index + (match[0].length - match[0].trimStart().length);
+      const line = lineOf(file, start);
       if (seenLines.has(line)) continue;
-      const endLine = lineOf(file, match.index + match[0].length - 1);
+      const endLine = lineOf(file, Math.max(start, match.index + match[0].length - 1));
       const around = linesText(file, line, endLine);
       if (rule.unless.some((unless) => test(unless, around))) continue;
       const secret = match.groups?.['secret'] ?? match[0];
       if (rule.mask && context.rules.placeholders.some((placeholder) => test(placeholder, secret))) continue;
       if (minEntropy !== undefined && entropy(secret) < minEntropy) continue;
       seenLines.add(line);
-      const column = match.index - file.lineStarts[line - 1]! + 1;
-      const lowered = lowerFor(rule, file, line, context) ?? quoted(rule, file, match.index, match[0].length, context);
+      const column = start - file.lineStarts[line - 1]! + 1;
+      const lowered = lowerFor(rule, file, line, context) ?? quoted(rule, file, start, match.index + match[0].length - start, context);
       found.push({
         rule: rule.id,
         category: rule.category,

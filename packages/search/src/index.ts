@@ -14,3 +14,4 @@ export { dataFolder, readDataFile } from './data.js';
 export { encodeIndex, decodeIndex, saveIndex, loadIndex, analysisFingerprint } from './index/persist.js';
 export type { PersistedIndex } from './index/persist.js';
 export type { IndexState } from './index/state.js';
+export { MIN_CONFIDENCE, confidenceOf } from './scoring/confidence.js';

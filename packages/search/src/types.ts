@@ -35,6 +35,12 @@ export interface SearchOptions {
    * compact lists, at least (default 65,536; a merge also waits for them to reach half the compact ones).
    */
   minMergeRows?: number;
+  /**
+   * A search whose best hit is less confident than this (SearchHit.confidence) answers nothing, so that no result
+   * means no skill fits, and a hit must match a typed word itself (default MIN_CONFIDENCE, ./scoring/confidence.ts;
+   * 0: no decision, every hit the words reach, near, related and mapped matches alone included).
+   */
+  minConfidence?: number;
 }
 
 export interface SearchHit {
@@ -43,17 +49,28 @@ export interface SearchHit {
   /** What matched, for a reader judging a weak hit (see `reason`). */
   matches: SearchMatch[];
   /**
-   * The matches in one short line: `pdf in name+description, strip (~anonym) in body; not matched: scans`. A word
-   * matched through another term (a near match or a related word) shows that term, as indexed (stemmed).
+   * The matches in one short line: `pdf in name+description, strip (related: anonymize) in body; not matched: scans`.
+   * A word matched through another term (near, related or mapped) names that term as the skill writes it.
    */
   reason: string;
+  /**
+   * How much of the query this skill matches by the words themselves (same stem), not through near, related or
+   * mapped words: `exact`, the BM25F value of those matches; `exactWeight` and `queryWeight`, the idf of the typed
+   * words it matches exactly and of all typed words (a word no skill holds counts as the rarest); `cosine`, the
+   * meaning channel's cosine (0 without vectors).
+   */
+  evidence: { exact: number; exactWeight: number; queryWeight: number; cosine: number; unknownWeight: number };
+  /** How sure search is that this skill fits the query (0..1; ./scoring/confidence.ts): see SearchOptions.minConfidence. */
+  confidence: number;
 }
 
 export interface SearchMatch {
   /** The query word (lowercase), or the index term for a compound found by joining two query words. */
   word: string;
-  /** The index term it matched in this skill (stemmed): the word's own term, or a near or related one. */
+  /** The index term it matched in this skill (stemmed): the word's own term, or a near, related or mapped one. */
   term: string;
+  /** `term` as a reader knows it: the shortest word the skill wrote for it (`restore` for `restor`). */
+  written: string;
   /** `mapped`: through the situation-word map (./expansion/word-map.ts). */
   kind: 'exact' | 'near' | 'related' | 'mapped';
   fields: Array<'name' | 'description' | 'headings' | 'body'>;

@@ -102,7 +102,7 @@ describe('incremental search index', () => {
     test(`random adds, edits and removes rank like a fresh index (seed ${seed})`, () => {
       const next = random(seed);
       // A low merge threshold, so that merges happen in the middle of the sequence too.
-      const index = new SkillSearchIndex([], { related, wordVectors: vectors, minMergeRows: 40 + Math.floor(next() * 200) });
+      const index = new SkillSearchIndex([], { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 40 + Math.floor(next() * 200) });
       const current = new Map<string, SearchDocument>();
       for (let step = 0; step < 400; step++) {
         const roll = next();
@@ -123,7 +123,7 @@ describe('incremental search index', () => {
           assert.equal(index.remove(id), true);
         }
         if (step % 50 === 49) {
-          const fresh = new SkillSearchIndex([...current.values()].reverse(), { related, wordVectors: vectors });
+          const fresh = new SkillSearchIndex([...current.values()].reverse(), { minConfidence: 0, related, wordVectors: vectors });
           assert.equal(index.size, fresh.size);
           if (step % 100 === 99) {
             // Compacted, the index holds only the words of its documents, as a fresh one does.
@@ -139,7 +139,7 @@ describe('incremental search index', () => {
 
   test('a view ranks like an index of its documents alone, and never returns a document outside it', () => {
     const next = random(7);
-    const index = new SkillSearchIndex([], { related, wordVectors: vectors, minMergeRows: 100 });
+    const index = new SkillSearchIndex([], { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 100 });
     const all: SearchDocument[] = [];
     for (let at = 0; at < 150; at++) {
       const document = makeDocument(next, `s${at}`);
@@ -150,7 +150,7 @@ describe('incremental search index', () => {
     const live = all.filter((_, at) => at % 5 !== 0 || at >= 150);
     const shown = live.filter(() => next() < 0.4);
     const view = index.view([...shown.map((document) => document.id), 's0', 'not-indexed']);
-    const fresh = new SkillSearchIndex(shown, { related, wordVectors: vectors });
+    const fresh = new SkillSearchIndex(shown, { minConfidence: 0, related, wordVectors: vectors });
     const allowed = new Set(shown.map((document) => document.id));
     for (const query of QUERIES) {
       const hits = index.search(query, 50, view);
@@ -176,7 +176,7 @@ describe('incremental search index', () => {
         { id: 'a', name: 'a', description: 'old words', headings: [] },
         { id: 'a', name: 'a', description: 'new words', headings: [] },
       ],
-      { related: false },
+      { minConfidence: 0, related: false },
     );
     assert.equal(index.size, 1);
     assert.deepEqual(index.search('old'), []);

@@ -78,11 +78,11 @@ describe('SkillSearchIndex', () => {
     doc('vue-tests', 'Write unit tests for Vue components; each unit gets a test.'),
     doc('bash-tests', 'Write a unit test for bash scripts.'),
   ];
-  const index = new SkillSearchIndex(catalog);
+  const index = new SkillSearchIndex(catalog, { minConfidence: 0 });
 
   test('size counts the documents', () => {
     assert.equal(index.size, catalog.length);
-    assert.equal(new SkillSearchIndex([]).size, 0);
+    assert.equal(new SkillSearchIndex([], { minConfidence: 0 }).size, 0);
   });
 
   test('a query naming a skill puts that skill first, in any case or spelling of separators', () => {
@@ -116,10 +116,10 @@ describe('SkillSearchIndex', () => {
   });
 
   test('a typo match counts less than an exact match', () => {
-    const both = new SkillSearchIndex([doc('exact', 'grafana dashboards'), doc('typo', 'grafna dashboards')]);
+    const both = new SkillSearchIndex([doc('exact', 'grafana dashboards'), doc('typo', 'grafna dashboards')], { minConfidence: 0 });
     // The misspelt skill matches only by the word both share: a weak match, cut (see CUT_RATIO).
     assert.deepEqual(ids(both.search('grafana dashboards')), ['exact']);
-    const one = new SkillSearchIndex([doc('exact', 'grafana dashboards'), doc('other', 'prometheus alerts')]);
+    const one = new SkillSearchIndex([doc('exact', 'grafana dashboards'), doc('other', 'prometheus alerts')], { minConfidence: 0 });
     const [typed] = one.search('grafanna');
     assert.equal(typed?.id, 'exact');
     assert.ok(typed.score < one.search('grafana')[0]!.score);
@@ -130,7 +130,9 @@ describe('SkillSearchIndex', () => {
   });
 
   test('adjacent query words standing together in a description rank higher', () => {
-    const pair = new SkillSearchIndex([doc('apart', 'A test runner; unit conversions too.'), doc('together', 'A unit test runner; conversions too.')]);
+    const pair = new SkillSearchIndex([doc('apart', 'A test runner; unit conversions too.'), doc('together', 'A unit test runner; conversions too.')], {
+      minConfidence: 0,
+    });
     assert.deepEqual(ids(pair.search('unit test')), ['together', 'apart']);
   });
 
@@ -176,13 +178,16 @@ describe('SkillSearchIndex', () => {
       { id: 'b', name: 'x', description: 'only stopwords: the of and', headings: ['', '#', '```'] },
       { id: 'c', name: 'proto', description: 'constructor __proto__ toString', headings: [] },
     ] as SearchDocument[];
-    const oddIndex = new SkillSearchIndex(odd);
+    const oddIndex = new SkillSearchIndex(odd, { minConfidence: 0 });
     assert.equal(oddIndex.size, 3);
     assert.deepEqual(ids(oddIndex.search('constructor')), ['c']);
   });
 
   test('limit: default 10, fractions round down, zero or negative give nothing', () => {
-    const many = new SkillSearchIndex(Array.from({ length: 25 }, (_, at) => doc(`s${String(at).padStart(2, '0')}`, 'report generator')));
+    const many = new SkillSearchIndex(
+      Array.from({ length: 25 }, (_, at) => doc(`s${String(at).padStart(2, '0')}`, 'report generator')),
+      { minConfidence: 0 },
+    );
     assert.equal(many.search('report').length, 10);
     assert.equal(many.search('report', 3).length, 3);
     assert.equal(many.search('report', 2.7).length, 2);
@@ -196,12 +201,12 @@ describe('SkillSearchIndex', () => {
   test('ties are broken by name, then id, whatever the input order', () => {
     const docs = [doc('3', 'same words here', [], 'beta'), doc('2', 'same words here', [], 'alpha'), doc('1', 'same words here', [], 'beta')];
     const expected = ['2', '1', '3'];
-    assert.deepEqual(ids(new SkillSearchIndex(docs).search('words')), expected);
-    assert.deepEqual(ids(new SkillSearchIndex([...docs].reverse()).search('words')), expected);
+    assert.deepEqual(ids(new SkillSearchIndex(docs, { minConfidence: 0 }).search('words')), expected);
+    assert.deepEqual(ids(new SkillSearchIndex([...docs].reverse(), { minConfidence: 0 }).search('words')), expected);
   });
 
   test('the same documents and query always give the same results', () => {
-    const again = new SkillSearchIndex(catalog);
+    const again = new SkillSearchIndex(catalog, { minConfidence: 0 });
     for (const query of ['pdf', 'slack gif', 'unit tests for bash scripts', 'kuberntes', 'web app testing']) {
       assert.deepEqual(again.search(query), index.search(query), query);
       assert.deepEqual(index.search(query), index.search(query), query);
@@ -218,19 +223,24 @@ describe('SkillSearchIndex', () => {
   });
 
   test('headings are searched, at a lower weight than the description', () => {
-    const headed = new SkillSearchIndex([doc('in-heading', 'Document tools.', ['Rotating pages']), doc('in-description', 'Rotating pages of documents.')]);
+    const headed = new SkillSearchIndex([doc('in-heading', 'Document tools.', ['Rotating pages']), doc('in-description', 'Rotating pages of documents.')], {
+      minConfidence: 0,
+    });
     assert.deepEqual(ids(headed.search('rotate pages')), ['in-description', 'in-heading']);
   });
 
   test('the whole body is searched, below every other field, up to BODY_CHARS', () => {
-    const index = new SkillSearchIndex([
-      { ...doc('in-body', 'Handles medical imaging files.'), body: 'Remove patient names before sharing the scans (anonymize).' },
-      doc('in-description', 'Anonymize datasets before sharing them.'),
-      {
-        ...doc('late-in-body', 'Another skill.'),
-        body: `${'filler words here. '.repeat(400)} xylophone ${'filler words here. '.repeat(BODY_CHARS / 19)} qzmarker`,
-      },
-    ]);
+    const index = new SkillSearchIndex(
+      [
+        { ...doc('in-body', 'Handles medical imaging files.'), body: 'Remove patient names before sharing the scans (anonymize).' },
+        doc('in-description', 'Anonymize datasets before sharing them.'),
+        {
+          ...doc('late-in-body', 'Another skill.'),
+          body: `${'filler words here. '.repeat(400)} xylophone ${'filler words here. '.repeat(BODY_CHARS / 19)} qzmarker`,
+        },
+      ],
+      { minConfidence: 0 },
+    );
     assert.deepEqual(ids(index.search('anonymize')), ['in-description', 'in-body']);
     assert.deepEqual(ids(index.search('strip patient names from scans')), ['in-body']);
     assert.deepEqual(ids(index.search('xylophone')), ['late-in-body']);
@@ -249,7 +259,7 @@ describe('SkillSearchIndex', () => {
       ),
     );
     docs[4321] = { ...docs[4321]!, body: 'Rotate the zanzibar credentials every quarter.' };
-    const big = new SkillSearchIndex(docs);
+    const big = new SkillSearchIndex(docs, { minConfidence: 0 });
     assert.equal(big.search('zanzibar credentials')[0]?.id, 'skill-4321');
     assert.equal(big.search('team 777')[0]?.id, 'skill-777');
   });
@@ -276,24 +286,24 @@ describe('related words, reasons and the cut', () => {
       doc('other', 'Sort photos by date.', [], 'c'),
     ];
     // WordNet alone (the situation-word map also knows `blurry`: tested in word-map.test.ts).
-    const index = new SkillSearchIndex(docs, { situations: false });
+    const index = new SkillSearchIndex(docs, { minConfidence: 0, situations: false });
     assert.deepEqual(ids(index.search('blurry')), ['same']); // a related word alone counts 0.2: cut beside the word itself
-    assert.deepEqual(ids(new SkillSearchIndex(docs.slice(0, 1), { situations: false }).search('blurry')), ['related']);
+    assert.deepEqual(ids(new SkillSearchIndex(docs.slice(0, 1), { minConfidence: 0, situations: false }).search('blurry')), ['related']);
     assert.deepEqual(ids(index.search('sharpen blurry photos')).slice(0, 2), ['same', 'related']);
     const hit = index.search('sharpen blurry photos').find((found) => found.id === 'related')!;
-    assert.deepEqual(hit.matches[1], { word: 'blurry', term: 'fuzzy', kind: 'related', fields: ['description'] });
-    assert.equal(hit.reason, 'sharpen in description, blurry (~fuzzy) in description, photos in description');
+    assert.deepEqual(hit.matches[1], { word: 'blurry', term: 'fuzzy', written: 'fuzzy', kind: 'related', fields: ['description'] });
+    assert.equal(hit.reason, 'sharpen in description, blurry (related: fuzzy) in description, photos in description');
     // Without related words, only the skill that says it.
-    assert.deepEqual(ids(new SkillSearchIndex(docs, { related: false, situations: false }).search('blurry')), ['same']);
+    assert.deepEqual(ids(new SkillSearchIndex(docs, { minConfidence: 0, related: false, situations: false }).search('blurry')), ['same']);
     // Any source of related words can be given.
-    const custom = new SkillSearchIndex(docs, { related: (word) => (word === 'chronological' ? [{ word: 'date', weight: 1 }] : []) });
+    const custom = new SkillSearchIndex(docs, { minConfidence: 0, related: (word) => (word === 'chronological' ? [{ word: 'date', weight: 1 }] : []) });
     assert.deepEqual(ids(custom.search('chronological')), ['other']);
   });
 
   test('the reason names the fields each query word matched in, and the words that matched nothing', () => {
     const index = new SkillSearchIndex(
       [{ ...doc('pg', 'Speed up slow Postgres queries.', ['Reading plans'], 'query-tuning'), body: 'Run EXPLAIN on the query.' }],
-      { related: false },
+      { minConfidence: 0, related: false },
     );
     const [hit] = index.search('postgres query plans zebra');
     assert.deepEqual(
@@ -306,7 +316,7 @@ describe('related words, reasons and the cut', () => {
     );
     assert.equal(hit?.reason, 'postgres in description, query in name+description+body, plans in headings; not matched: zebra');
     // A near match shows the index term it went through.
-    assert.match(index.search('postgresql')[0]!.reason, /^postgresql \(~postgr[a-z]*\) in description$/);
+    assert.match(index.search('postgresql')[0]!.reason, /^postgresql \(near: postgres\) in description$/);
   });
 
   test('results scoring below a quarter of the best are cut, not padded out', () => {
@@ -315,9 +325,9 @@ describe('related words, reasons and the cut', () => {
       doc('weak', 'Notes on many topics.', [], 'notes'),
     ];
     docs[1] = { ...docs[1]!, body: `${'Unrelated text about gardening and cooking. '.repeat(60)} containers` };
-    const index = new SkillSearchIndex(docs, { related: false });
+    const index = new SkillSearchIndex(docs, { minConfidence: 0, related: false });
     assert.deepEqual(ids(index.search('kubernetes containers rolling updates')), ['strong']);
     // Alone, the weak match is the best there is, and is kept.
-    assert.deepEqual(ids(new SkillSearchIndex([docs[1]!], { related: false }).search('kubernetes containers rolling updates')), ['weak']);
+    assert.deepEqual(ids(new SkillSearchIndex([docs[1]!], { minConfidence: 0, related: false }).search('kubernetes containers rolling updates')), ['weak']);
   });
 });

@@ -78,20 +78,20 @@ describe('search with the situation-word map', () => {
   const docs = [doc('books', 'Bookkeeping for small firms.'), doc('edge', 'Serve pages from a CDN.'), doc('other', 'Draw diagrams.')];
 
   test('a query word finds skills through the words it maps to, and the hit says so', () => {
-    const index = new SkillSearchIndex(docs, { related: false, situations });
+    const index = new SkillSearchIndex(docs, { minConfidence: 0, related: false, situations });
     assert.deepEqual(ids(index.search('my accountant')), ['books']);
     const [hit] = index.search('my accountant');
-    assert.deepEqual(hit!.matches, [{ word: 'accountant', term: 'bookkeep', kind: 'mapped', fields: ['description'] }]);
-    assert.equal(hit!.reason, 'accountant (~bookkeep) in description');
+    assert.deepEqual(hit!.matches, [{ word: 'accountant', term: 'bookkeep', written: 'bookkeeping', kind: 'mapped', fields: ['description'] }]);
+    assert.equal(hit!.reason, 'accountant (mapped: bookkeeping) in description');
     assert.deepEqual(ids(index.search('pages load slowly far away')), ['edge']);
     // Without the map, neither word is found; `far` alone is not the phrase.
-    const plain = new SkillSearchIndex(docs, { related: false, situations: false });
+    const plain = new SkillSearchIndex(docs, { minConfidence: 0, related: false, situations: false });
     assert.deepEqual(plain.search('my accountant'), []);
     assert.deepEqual(index.search('far'), []);
   });
 
   test('a mapped match counts less than the same match made by the word itself', () => {
-    const index = new SkillSearchIndex(docs, { related: false, situations });
+    const index = new SkillSearchIndex(docs, { minConfidence: 0, related: false, situations });
     const direct = index.search('bookkeeping')[0]!;
     const mapped = index.search('accountant')[0]!;
     assert.equal(direct.id, mapped.id);
@@ -112,7 +112,7 @@ describe('search with the situation-word map', () => {
             ...Array.from({ length: targetFiller }, (_, at) => doc(`t${at}`, `Notes on bookkeeping, part ${at}, on gardening and cooking.`)),
             ...Array.from({ length: 6 }, (_, at) => doc(`x${at}`, `Unrelated skill number ${at} about painting.`)),
           ];
-          const index = new SkillSearchIndex(catalog, { related: false, situations });
+          const index = new SkillSearchIndex(catalog, { minConfidence: 0, related: false, situations });
           const ranked = ids(index.search('accountant'));
           assert.ok(ranked.includes('exact'), `${field} ${wordFiller}/${targetFiller}: ${ranked.join(' ')}`);
           const mappedAt = ranked.indexOf('mapped');
@@ -129,10 +129,13 @@ describe('search with the situation-word map', () => {
       doc('pptx-builder', 'Build a PowerPoint deck (pptx) from an outline.'),
       doc('gardening', 'Plan a vegetable garden.'),
     ];
-    const index = new SkillSearchIndex(catalog, { related: false });
+    const index = new SkillSearchIndex(catalog, { minConfidence: 0, related: false });
     assert.equal(index.search('a shoebox of paper slips my accountant will accept')[0]?.id, 'expense-tracker');
     assert.equal(index.search('the page is slow for people far away')[0]?.id, 'cdn-setup');
     assert.equal(index.search('my boss wants slides by friday')[0]?.id, 'pptx-builder');
-    assert.equal(new SkillSearchIndex(catalog, { related: false, situations: false }).search('my boss wants slides by friday')[0]?.id, undefined);
+    assert.equal(
+      new SkillSearchIndex(catalog, { minConfidence: 0, related: false, situations: false }).search('my boss wants slides by friday')[0]?.id,
+      undefined,
+    );
   });
 });

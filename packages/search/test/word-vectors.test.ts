@@ -71,12 +71,12 @@ describe('word vectors', () => {
     const lexicalOnly = { related: false, situations: false } as const;
 
     test('the meaning channel reorders the lexical candidates, and finds nothing the words did not', () => {
-      const lexical = new SkillSearchIndex(docs, { ...lexicalOnly, wordVectors: false });
+      const lexical = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors: false });
       assert.deepEqual(
         lexical.search('car guide').map((hit) => hit.id),
         ['a', 'b'],
       );
-      const meaning = new SkillSearchIndex(docs, { ...lexicalOnly, wordVectors: vectors });
+      const meaning = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors: vectors });
       const hits = meaning.search('car guide');
       assert.deepEqual(
         hits.map((hit) => hit.id),
@@ -100,6 +100,7 @@ describe('word vectors', () => {
     test('vectors are read on the first query, not when the index is built or changed', () => {
       let loads = 0;
       const index = new SkillSearchIndex(docs, {
+        minConfidence: 0,
         ...lexicalOnly,
         wordVectors: () => {
           loads++;
@@ -118,7 +119,7 @@ describe('word vectors', () => {
     });
 
     test('without vectors (missing, or failing to load) search ranks lexically and does not crash', () => {
-      const lexical = new SkillSearchIndex(docs, { ...lexicalOnly, wordVectors: false });
+      const lexical = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors: false });
       const expected = lexical.search('car guide');
       for (const wordVectors of [
         () => undefined,
@@ -126,7 +127,7 @@ describe('word vectors', () => {
           throw new Error('damaged');
         },
       ]) {
-        const index = new SkillSearchIndex(docs, { ...lexicalOnly, wordVectors });
+        const index = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors });
         assert.deepEqual(index.search('car guide'), expected);
         // Later changes and queries keep working.
         index.add({ id: 'e', name: 'epsilon', description: 'car guide', headings: [] });

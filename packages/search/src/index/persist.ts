@@ -16,7 +16,7 @@ import type { IndexState } from './state.js';
  * version: anything that would make the same text give other terms), a payload whose sha256 differs (torn, damaged),
  * or arrays that do not fit together (`checkState`).
  */
-const MAGIC = 'skillport-search-index/1\n';
+const MAGIC = 'skillport-search-index/2\n';
 const TYPED = ['df', 'forwardOffsets', 'forward', 'descriptionOffsets', 'descriptions', 'postingOffsets', 'postingDocs', 'postingCounts'] as const;
 type Typed = Int32Array | Uint32Array | Uint8Array;
 const KINDS = { Int32Array, Uint32Array, Uint8Array } as const;
@@ -45,7 +45,14 @@ export function analysisFingerprint(): string {
 export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => string): Buffer[] {
   const state = index.exportState();
   const strings = Buffer.from(
-    JSON.stringify({ terms: state.terms, ids: state.ids, names: state.names, meaning: state.meaning, versions: state.ids.map(versionOf) }),
+    JSON.stringify({
+      terms: state.terms,
+      written: state.written,
+      ids: state.ids,
+      names: state.names,
+      meaning: state.meaning,
+      versions: state.ids.map(versionOf),
+    }),
   );
   const parts: Buffer[] = [];
   let offset = 0;
@@ -108,7 +115,7 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
     const raw = slice([at, length * Kind.BYTES_PER_ELEMENT]);
     return new Kind(raw.buffer, raw.byteOffset, length);
   };
-  let strings: { terms: string[]; ids: string[]; names: string[]; meaning: Array<string | null>; versions: string[] };
+  let strings: { terms: string[]; written: string[]; ids: string[]; names: string[]; meaning: Array<string | null>; versions: string[] };
   try {
     strings = JSON.parse(Buffer.from(slice(header.strings)).toString('utf8'));
   } catch {
@@ -116,6 +123,7 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
   }
   const state: IndexState = {
     terms: strings.terms,
+    written: strings.written,
     ids: strings.ids,
     names: strings.names,
     meaning: strings.meaning,
@@ -130,7 +138,7 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
     lengths: [0, 1, 2, 3].map((f) => array(`lengths${f}`) as Int32Array),
   };
   if (!Array.isArray(strings?.versions) || strings.versions.length !== state.ids?.length) fail('versions do not match the ids');
-  for (const key of ['terms', 'ids', 'names', 'meaning'] as const) if (!Array.isArray(state[key])) fail(`${key} is not a list`);
+  for (const key of ['terms', 'written', 'ids', 'names', 'meaning'] as const) if (!Array.isArray(state[key])) fail(`${key} is not a list`);
   const index = SkillSearchIndex.fromState(state, options);
   return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])) };
 }

@@ -83,7 +83,8 @@ import { DESCRIPTION_SHIFT, FIELDS, FIELD_MAX, FIELD_NAMES, fieldBits } from '..
 import { RecentPostings } from '../postings/recent-postings.js';
 import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
-import { Vocabulary } from '../postings/vocabulary.js';
+import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
+import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
 import { FieldWeights, averagesOf, idf, saturated } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
@@ -189,6 +190,7 @@ export class SkillSearchIndex {
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   private readonly minMergeRows: number;
+  private readonly minConfidence: number;
 
   /** Documents with the same id: the last one wins. */
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
@@ -197,7 +199,8 @@ export class SkillSearchIndex {
     this.expander = new QueryExpander(this.vocabulary, this.analyzer, related, options.situations === false ? undefined : (options.situations ?? null));
     this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
-    this.counter = new TermCounter(this.analyzer, (term) => this.vocabulary.idOf(term));
+    this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
+    this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
     for (const document of documents) this.add(document, false);
     this.merge();
   }
@@ -362,9 +365,10 @@ export class SkillSearchIndex {
       });
       this.descriptions = this.descriptions.map((sequence) => sequence!.map((term) => termMap[term]!));
       const terms = this.vocabulary.terms.filter((_, term) => termMap[term]! >= 0);
+      const written = this.vocabulary.written.filter((_, term) => termMap[term]! >= 0);
       const dfs = new IntList(kept);
       for (let term = 0; term < termCount; term++) if (termMap[term]! >= 0) dfs.push(df[term]!);
-      this.vocabulary.rebuild(terms, dfs);
+      this.vocabulary.rebuild(terms, dfs, written);
       this.analyzer.renumber(termMap);
     }
     this.lengths = this.lengths.map((list) => {
@@ -414,6 +418,7 @@ export class SkillSearchIndex {
     }
     return {
       terms: this.vocabulary.terms,
+      written: this.vocabulary.written,
       df: this.vocabulary.df.data.subarray(0, this.vocabulary.size),
       ids: this.ids,
       names: this.nameOf,
@@ -440,7 +445,7 @@ export class SkillSearchIndex {
     const count = state.ids.length;
     const dfs = new IntList(state.terms.length);
     for (const df of state.df) dfs.push(df);
-    index.vocabulary.rebuild(state.terms, dfs);
+    index.vocabulary.rebuild(state.terms, dfs, state.written);
     index.ids = [...state.ids];
     index.nameOf = [...state.names];
     index.lengths = state.lengths.map((values) => {
@@ -594,16 +599,17 @@ export class SkillSearchIndex {
     const { visible, weights } = scope;
     let idfSum = 0;
     let importanceSum = 0;
-    const expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }> = [];
+    const expanded: ExpandedTerm[] = [];
     for (const { term, weight, word, mapped } of terms) {
       const own = this.expander.known(term, scope);
       const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
       if (weight === 1 && own !== undefined) idfSum += ownIdf;
       const expansions = this.expander.expansions(term, word, mapped, scope);
-      expanded.push({ word: word ?? term, expansions, typed: weight === 1 });
       // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
       let importance = own !== undefined ? ownIdf : 0;
       if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
+      // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
+      expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
       if (weight === 1) importanceSum += importance;
       for (const [id, factor, kind] of expansions) {
         const mappedTerm = kind === 'mapped';
@@ -662,8 +668,18 @@ export class SkillSearchIndex {
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
-    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores).slice(0, wanted);
-    const results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope));
+    const cosines = new Map<number, number>();
+    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores, cosines).slice(0, wanted);
+    // A calibrated decision, not a fixed top-k (../scoring/confidence.ts): a hit must match some typed word itself (a
+    // near, related or mapped word never makes a match alone), and the best one must be confident enough, else none.
+    // minConfidence 0 ranks whatever the words reach, with no decision (what tests of the expansions look at).
+    let results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope, cosines.get(doc) ?? 0));
+    if (this.minConfidence > 0) {
+      results = results.filter((found) => found.evidence.exactWeight > 0);
+      // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
+      const top = results[0];
+      if (top !== undefined && top.confidence < this.minConfidence && top.evidence.exactWeight < top.evidence.queryWeight * (1 - 1e-9)) results = [];
+    }
     for (let at = 0; at < touched.length; at++) scores[touched.data[at]!] = covered[touched.data[at]!] = 0;
     touched.length = 0;
     return results;
@@ -673,7 +689,7 @@ export class SkillSearchIndex {
    * Adds the meaning channel's share to the candidates' scores (in `scores`) and returns them in ranking order.
    * A skill's vector is made the first time it is a candidate, from its own text only.
    */
-  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array): number[] {
+  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
     const query = vectors.textVector(text);
     if (query === undefined || candidates.length < 2) return candidates;
     const dimensions = vectors.dimensions;
@@ -688,6 +704,7 @@ export class SkillSearchIndex {
       for (let i = 0; i < dimensions; i++) dot += query[i]! * vector[i]!;
       return Math.max(0, dot);
     });
+    candidates.forEach((doc, at) => cosineOf.set(doc, cosines[at]!));
     const bestCosine = Math.max(...cosines);
     if (!(bestCosine > 0)) return candidates;
     const top = scores[candidates[0]!]!;
@@ -698,10 +715,20 @@ export class SkillSearchIndex {
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, expanded: Array<{ word: string; expansions: Expansion[]; typed: boolean }>, scope: Scope): SearchHit {
+  private hit(doc: number, score: number, expanded: ExpandedTerm[], scope: Scope, cosine: number): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
-    for (const { word, expansions, typed } of expanded) {
+    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0 };
+    for (const { word, expansions, typed, own, weight } of expanded) {
+      if (typed) {
+        evidence.queryWeight += weight;
+        if (own === undefined) evidence.unknownWeight += weight;
+        const packed = own === undefined ? 0 : this.packedCount(own, doc);
+        if (packed !== 0) {
+          evidence.exactWeight += weight;
+          evidence.exact += weight * this.saturated(packed, doc, scope.weights);
+        }
+      }
       let best: { id: number; kind: SearchMatch['kind']; value: number; fields: number } | undefined;
       for (const [id, factor, kind] of expansions) {
         const packed = this.packedCount(id, doc);
@@ -716,11 +743,12 @@ export class SkillSearchIndex {
         continue;
       }
       const fields = FIELD_NAMES.filter((_, f) => (best.fields & (1 << f)) !== 0);
-      matches.push({ word, term: this.vocabulary.terms[best.id]!, kind: best.kind, fields });
+      matches.push({ word, term: this.vocabulary.terms[best.id]!, written: writtenForm(this.vocabulary, best.id), kind: best.kind, fields });
     }
-    const described = matches.map(({ word, term, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (~${term})`} in ${fields.join('+')}`);
+    // Words as written, never stems: `fix (related: restore) in body`, not `fix (~restor)`.
+    const described = matches.map(({ word, written, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (${kind}: ${written})`} in ${fields.join('+')}`);
     const reason = `${described.join(', ')}${missed.length > 0 ? `${described.length > 0 ? '; ' : ''}not matched: ${missed.join(', ')}` : ''}` || 'name';
-    return { id: this.ids[doc]!, score, matches, reason };
+    return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, score, idf(0, scope.count)) };
   }
 
   private addPhraseBonus(sequence: string[], scores: Float64Array, scope: Scope): void {
@@ -781,6 +809,18 @@ export class SkillSearchIndex {
     if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
     return (compareText(this.nameOf[a]!, this.nameOf[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
   }
+}
+
+/** A query term with its expansions, as the hits are explained from. */
+interface ExpandedTerm {
+  word: string;
+  expansions: Expansion[];
+  /** A word the user typed (or a part of one), not a compound of two. */
+  typed: boolean;
+  /** The term's own id, when the scope holds it. */
+  own: number | undefined;
+  /** Its idf, or the idf of a term no document holds when the scope has none. */
+  weight: number;
 }
 
 /** Whether `first` is directly followed by `second` in `terms[start .. end]`. */

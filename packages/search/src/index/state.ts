@@ -12,6 +12,8 @@ import { forEachId } from '../postings/varint-ids.js';
  */
 export interface IndexState {
   terms: readonly string[];
+  /** Per term, the word it was seen written as ('' when only seen inside a compound). */
+  written: readonly string[];
   df: Int32Array;
   ids: readonly string[];
   names: readonly string[];
@@ -35,6 +37,7 @@ export function checkState(state: IndexState): void {
   const count = state.ids.length;
   if (!state.terms.every((term) => typeof term === 'string')) fail('a term is not a string');
   if (new Set(state.terms).size !== terms) fail('a term is listed twice');
+  if (state.written.length !== terms || !state.written.every((word) => typeof word === 'string')) fail('written forms do not match the terms');
   if (state.df.length !== terms) fail(`${state.df.length} document frequencies for ${terms} terms`);
   if (!state.ids.every((id) => typeof id === 'string')) fail('an id is not a string');
   if (new Set(state.ids).size !== count) fail('an id is listed twice');

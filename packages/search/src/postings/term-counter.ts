@@ -19,7 +19,7 @@ export class TermCounter {
 
   constructor(
     private readonly analyzer: Analyzer,
-    private readonly idOf: (term: string) => number,
+    private readonly idOf: (term: string, written?: string) => number,
   ) {}
 
   /** Starts a new document. */
@@ -36,7 +36,7 @@ export class TermCounter {
       words++;
       const analysis = this.analyzer.analyze(word);
       if (analysis.term !== undefined) {
-        if (analysis.id < 0) analysis.id = this.idOf(analysis.term);
+        if (analysis.id < 0) analysis.id = this.idOf(analysis.term, analysis.folded);
         this.count(analysis.id, 2, shift);
         sequence?.push(analysis.id);
       }

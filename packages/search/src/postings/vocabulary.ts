@@ -14,6 +14,11 @@ export const MIN_TYPO_BUCKET_LENGTH = 4;
 export class Vocabulary {
   private readonly ids = new Map<string, number>();
   readonly terms: string[] = [];
+  /**
+   * Per term, the shortest word seen written for it (folded; ties by code-unit order): `restore` for `restor`, so
+   * reasons name words a reader knows; '' for a term only seen as a part of a compound (then the term is shown).
+   */
+  readonly written: string[] = [];
   df = new IntList();
   /** Term ids by their first 4 characters (terms of 5+ characters), for the prefix step. */
   private readonly byPrefix = new Map<string, number[]>();
@@ -33,15 +38,20 @@ export class Vocabulary {
     return this.ids.get(term);
   }
 
-  /** The id of `text`, assigned now when it is new. */
-  idOf(text: string): number {
+  /** The id of `text`, assigned now when it is new; `written`: a word of a document that gave this term. */
+  idOf(text: string, written?: string): number {
     let id = this.ids.get(text);
-    if (id === undefined) {
+    if (id !== undefined) {
+      if (written !== undefined && shorter(written, this.written[id]!)) this.written[id] = detached(written);
+      return id;
+    }
+    {
       // A copy: a term cut out of a document's text would keep that whole text alive for the life of the index.
       const term = detached(text);
       id = this.terms.length;
       this.ids.set(term, id);
       this.terms.push(term);
+      this.written.push(written === undefined ? '' : detached(written));
       this.df.grow(id + 1);
       this.df.length = id + 1;
       if (term.length > MIN_PREFIX_LENGTH) addTo(this.byPrefix, term.slice(0, MIN_PREFIX_LENGTH), id);
@@ -53,15 +63,16 @@ export class Vocabulary {
     return id;
   }
 
-  /** Replaces every term by `terms` (ids 0..), with these document frequencies: after a merge dropped dead terms. */
-  rebuild(terms: readonly string[], dfs: IntList): void {
+  /** Replaces every term by `terms` (ids 0..), with these written forms and document frequencies: after a merge dropped dead terms. */
+  rebuild(terms: readonly string[], dfs: IntList, written: readonly string[] = terms): void {
     this.terms.length = 0;
+    this.written.length = 0;
     this.ids.clear();
     this.byPrefix.clear();
     this.byFirst.clear();
     this.bySecond.clear();
     this.df = new IntList(terms.length);
-    for (const term of terms) this.idOf(term);
+    terms.forEach((term, at) => this.idOf(term, written[at]));
     this.df = dfs;
   }
 
@@ -89,6 +100,16 @@ export class Vocabulary {
       this.bySecond.get(`${length + 1}:${first}`),
     ];
   }
+}
+
+/** Whether `word` should replace `current` as a term's written form. */
+function shorter(word: string, current: string): boolean {
+  return current === '' || word.length < current.length || (word.length === current.length && word < current);
+}
+
+/** How a term reads: the word it was written as, or the term itself. */
+export function writtenForm(vocabulary: Vocabulary, id: number): string {
+  return vocabulary.written[id] || vocabulary.terms[id]!;
 }
 
 function addTo(map: Map<string, number[]>, key: string, id: number): void {

@@ -186,6 +186,8 @@ async function publishOne(
           tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])),
           files: published.version.manifest.files,
           signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })),
+          review: published.version.review,
+          warnings: published.warnings,
         };
       },
       { create: true },
@@ -194,9 +196,11 @@ async function publishOne(
   const pointing = Object.entries((result['tags'] ?? {}) as Record<string, string>)
     .filter(([, v]) => v === result['version'])
     .map(([t]) => t);
+  // The gate's words (held for review, findings, near-duplicates) are warnings, like validation's.
+  for (const line of (result['warnings'] as string[] | undefined) ?? []) onWarning(line);
   if (options.json) return result;
   report(false, result, [
-    `${result['status'] === 'exists' ? 'Already published' : 'Published'} ${String(result['name'])}@${String(result['version'])} ${String(result['packageDigest'])}${pointing.length ? ` (tags: ${pointing.join(', ')})` : ''}`,
+    `${result['status'] === 'exists' ? 'Already published' : result['review'] === 'pending' ? 'Published, waiting for review:' : 'Published'} ${String(result['name'])}@${String(result['version'])} ${String(result['packageDigest'])}${pointing.length ? ` (tags: ${pointing.join(', ')})` : ''}`,
     ...((result['files'] as Array<{ path: string; digest: string; size: number }> | undefined) ?? []).map(
       (file) => `  ${file.digest} ${String(file.size).padStart(8)} ${file.path}`,
     ),
