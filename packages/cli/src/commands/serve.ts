@@ -413,7 +413,7 @@ async function serve(
         ? (await import('@skillport/web')).createWebCatalog({
             access: server.access,
             scoped: (principal) => server.scopes.for(principal),
-            ...(registry ? { history: registry.history } : {}),
+            ...(registry ? { history: registry.history, reviews: registry.reviews } : {}),
             ...(identity.name !== undefined ? { title: identity.name } : {}),
           })
         : undefined;
