@@ -20,3 +20,16 @@ export function measuredCommit() {
   const dirty = git('status', '--porcelain', '--untracked-files=no').stdout.trim() !== '';
   return dirty ? `${head}+dirty` : head;
 }
+
+/** The base URL (`http://127.0.0.1:PORT`, no `/mcp`) a spawned `skillport serve --http` prints on stderr once it listens. */
+export function servedBase(proc) {
+  let stderr = '';
+  return new Promise((done, fail) => {
+    proc.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const match = / on (http:\/\/\S+)\/mcp/.exec(stderr);
+      if (match) done(match[1]);
+    });
+    proc.on('exit', (code) => fail(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+}

@@ -1,5 +1,5 @@
 // The baseline every ranking change must beat (issue 19, item 3): a plain BM25F over name, description and the
-// whole SKILL.md body, with light stemming, written apart from packages/core/src/search.ts and sharing nothing
+// whole SKILL.md body, with light stemming, written apart from packages/search/src/index/skill-index.ts and sharing nothing
 // with it. No near matches, no expansion, no bonuses: what any search library would give out of the box.
 //
 // Words: lowercase runs of letters and digits (Unicode), ~30 function words dropped, then light stemming (plural

@@ -26,7 +26,7 @@
 //        made of varied corpus copies as in bench/search.mjs; no recall)
 import { openSync, readFileSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SkillSearchIndex, WordNet, searchTerms } from '../packages/core/dist/src/index.js';
+import { SkillSearchIndex, WordNet, searchTerms } from '../packages/search/dist/src/index.js';
 import { measuredCommit, options } from './args.mjs';
 import { BM25FBaseline } from './bm25f-baseline.mjs';
 import { loadCorpusDocs, scaledCatalog } from './corpus-docs.mjs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The search index's build, in process (packages/core/src/search.ts; no server, no disk reads after the corpus is
+// The search index's build, in process (packages/search/src/index/skill-index.ts; no server, no disk reads after the corpus is
 // loaded): COUNT documents made of corpus copies added one at a time, as the server's background build adds them,
 // then the compaction that follows it. Prints the time of each tenth of the build and the heap after it, so that a
 // build whose cost per document grows with the index (issue 13: 100,000 skills) shows as a rising column.
@@ -10,7 +10,7 @@
 // Usage: node --expose-gc bench/search-build.mjs [--count 100000] [--vary] [--queries] [--json]
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SkillSearchIndex } from '../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../packages/search/dist/src/index.js';
 import { measuredCommit, options } from './args.mjs';
 import { loadCorpusDocs } from './corpus-docs.mjs';
 

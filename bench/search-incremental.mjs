@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// bench/search-incremental: the server's search index (packages/server/src/tools/search.ts) on generated catalogs.
+// bench/search-incremental: the server's search index (packages/server/src/search/catalog-search.ts) on generated catalogs.
 // Per size, in a fresh process each: the first index built in the background (wall and CPU time, RSS, the longest
 // event-loop stall while it builds), query latency (p50/p99 over the query sets of bench/search.mjs), the time from
 // one SKILL.md edited on disk to the edit being searchable (watcher + rescan + index update), the index update
@@ -72,7 +72,8 @@ function print(rows) {
 
 async function child(dir, rounds) {
   const { SkillportServer, catalogSearch } = await import(join(repo, 'packages/server/dist/src/index.js'));
-  const { SkillSearchIndex, decodeText, splitFrontmatter } = await import(join(repo, 'packages/core/dist/src/index.js'));
+  const { decodeText, splitFrontmatter } = await import(join(repo, 'packages/core/dist/src/index.js'));
+  const { SkillSearchIndex } = await import(join(repo, 'packages/search/dist/src/index.js'));
   const server = await SkillportServer.open({ dirs: [dir], cacheDir: false });
   server.watch();
   const search = catalogSearch(server.service);

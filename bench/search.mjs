@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// bench/search: recall of SkillSearchIndex (packages/core/src/search.ts) on the real corpus, against a baseline, in
+// bench/search: recall of SkillSearchIndex (packages/search/src/index/skill-index.ts) on the real corpus, against a baseline, in
 // the same run, on every query set: bench/search-queries.json (written from the skills before the ranking existed),
 // bench/search-queries-heldout.json (written blind to the ranking code; expected answers are ids) and
 // bench/blind/queries-dev.json (written blind, few words shared with the skills; expected answers are names).
@@ -13,7 +13,7 @@
 //        JSON; for someone tuning who must not read the sets)
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { SkillSearchIndex } from '../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../packages/search/dist/src/index.js';
 import { options } from './args.mjs';
 import { BM25FBaseline } from './bm25f-baseline.mjs';
 import { loadCorpusDocs, scaledCatalog } from './corpus-docs.mjs';

@@ -8,7 +8,7 @@
 // Usage: node bench/web.mjs [--count 10000] [--rounds 60] [--from CORPUS] [--json]
 import { spawn, execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { options } from './args.mjs';
+import { options, servedBase } from './args.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const flags = options();
@@ -26,15 +26,7 @@ const proc = spawn(process.execPath, [join(repo, 'packages/cli/dist/src/bin.js')
   stdio: ['ignore', 'ignore', 'pipe'],
   env: { ...process.env, NO_COLOR: '1' },
 });
-let stderr = '';
-const base = await new Promise((done, fail) => {
-  proc.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    const match = / on (http:\/\/\S+)\/mcp/.exec(stderr);
-    if (match) done(match[1]);
-  });
-  proc.on('exit', (code) => fail(new Error(`server exited with ${code}: ${stderr}`)));
-});
+const base = await servedBase(proc);
 log(`serving ${count} skills at ${base}`);
 
 async function timed(path, init) {

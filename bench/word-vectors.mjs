@@ -20,8 +20,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { SkillSearchIndex, WordNet } from '../packages/core/dist/src/index.js';
-import { parseNumber, VECTOR_STOPWORDS } from '../packages/core/dist/src/word-vectors.js';
+import { SkillSearchIndex, WordNet, parseNumber, vectorStopwordSet } from '../packages/search/dist/src/index.js';
 import { measuredCommit, options } from './args.mjs';
 import { loadCorpusDocs } from './corpus-docs.mjs';
 
@@ -83,7 +82,7 @@ export function loadVectors(file, maxRank) {
 }
 
 // --- words ----------------------------------------------------------------------------------------------------------
-const STOP = VECTOR_STOPWORDS;
+const STOP = vectorStopwordSet();
 const wordsOf = (text) =>
   text
     .normalize('NFKC')
@@ -123,9 +122,9 @@ function score(search) {
   return out;
 }
 
-// --- costs (`--costs [--scale 10000] [--rounds 3]`): of the shipped channel (packages/core/src/word-vectors.ts) --------
+// --- costs (`--costs [--scale 10000] [--rounds 3]`): of the shipped channel (packages/search/src/expansion/word-vectors.ts) --------
 if (flags.flag('costs')) {
-  const { WordVectors: Shipped, wordVectorPaths } = await import('../packages/core/dist/src/index.js');
+  const { WordVectors: Shipped, wordVectorPaths } = await import('../packages/search/dist/src/index.js');
   const { scaledCatalog } = await import('./corpus-docs.mjs');
   const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
   const paths = wordVectorPaths();

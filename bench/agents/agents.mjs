@@ -9,7 +9,7 @@
 //   a skill file only when the skill's listing names it and the task needs it; its answer quotes the skill content in
 //   its context. So every metric that does not need a model's judgement (cycles, tokens, latency, digests, what
 //   survives compaction, whether the right skill is reachable) is measured for real.
-import { SkillSearchIndex } from '../../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../../packages/search/dist/src/index.js';
 
 const ACTIVATORS = new Set(['load_skill', 'activate_skill']);
 
@@ -67,8 +67,29 @@ export class ScriptedAgent {
 
     const contents = skillContents(messages, this.bootstrapName);
     if (contents.length > 0) {
-      // Work: read the files the task needs that the skill lists, then answer from what is in context.
       const active = contents[0];
+      // Readiness said before the instructions: what is missing, when the host's tools do not include it.
+      const readiness = messages
+        .filter((message) => typeof message.content === 'string')
+        .map((message) => /<skill_readiness name="([^"]*)" status="(needs|unknown)">([\s\S]*?)<\/skill_readiness>/.exec(message.content))
+        .find((match) => match !== null && match[1] === active.name);
+      const missing = readiness ? [...unescape(readiness[3]).matchAll(/MCP servers? "([^"]+)"/g)].map((match) => match[1]) : [];
+      const hasServer = (server) =>
+        [...offered].some(
+          (name) => name.toLowerCase().startsWith(`mcp__${server.toLowerCase()}__`) || name.toLowerCase().startsWith(`${server.toLowerCase()}_`),
+        );
+      const lacking = missing.filter((server) => !hasServer(server));
+      if (readiness && lacking.length > 0) {
+        return {
+          content: `The skill ${active.name} cannot run here yet: ${unescape(readiness[3])} Please connect ${lacking.map((server) => `"${server}"`).join(', ')} and ask again.`,
+        };
+      }
+      // A skill whose steps call a server's tools (the task says it needs one): the first tool its text names, once.
+      if ((task.requires?.mcp ?? []).length > 0) {
+        const named = /`((?:mcp__[A-Za-z0-9_-]+__|[A-Z][A-Z0-9]*_)[A-Za-z0-9_]+)`/.exec(active.text)?.[1];
+        if (named !== undefined && calledWith(named).length === 0) return call(named, {});
+      }
+      // Work: read the files the task needs that the skill lists, then answer from what is in context.
       for (const path of task.reads ?? []) {
         const listed = messages.some((message) => typeof message.content === 'string' && message.content.includes(path));
         const done = calledWith('read_skill_resource').some((made) => JSON.parse(made.function.arguments).path === path);
@@ -84,7 +105,12 @@ export class ScriptedAgent {
     const catalog = parseCatalog(system).filter((entry) => entry.name !== this.bootstrapName);
     const activator = [...ACTIVATORS].find((name) => offered.has(name));
     if (catalog.length > 0 && offered.has('load_skill')) {
-      const index = new SkillSearchIndex(catalog.map((entry) => ({ id: entry.name, name: entry.name, description: entry.description })));
+      // The scripted agent stands in for a model reading its catalog and picking the closest entry: it ranks without
+      // search's abstention (which answers a search tool, not an agent choosing from a list it was given).
+      const index = new SkillSearchIndex(
+        catalog.map((entry) => ({ id: entry.name, name: entry.name, description: entry.description })),
+        { minConfidence: 0 },
+      );
       const hits = index.search(prompt, this.topK);
       this.candidates = hits.map((hit) => hit.id);
       if (hits.length > 0 && calledWith('load_skill').length < 2) return call('load_skill', { name: hits[0].id });

@@ -5,6 +5,7 @@
 // source). Every setup runs every task twice: cold (empty client cache), then warm (the seed's target is judged warm).
 // Metrics per setup, each on its own (the seed's list); a table, an SVG chart, JSON, and the seed's verdict.
 // Usage: npm run bench:agents -- [--tasks DIR|FILE] [--limit N] [--skills DIR] [--json] [--svg FILE] [--transcripts DIR]
+//        [--setups seed|unmet|ID,ID]   (default seed: the five; unmet: hosts lacking a server a skill needs)
 //        [--model-url URL --model NAME]   (key from SKILLPORT_MODEL_KEY or OPENAI_API_KEY; without a model: scripted)
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer';
 import { measuredCommit, options } from '../args.mjs';
 import { ModelAgent, ScriptedAgent } from './agents.mjs';
-import { SETUPS, openSetup } from './setups.mjs';
+import { SETUPS, UNMET_SETUPS, openSetup } from './setups.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const flags = options();
@@ -27,6 +28,16 @@ const svgPath = flags.value('svg', undefined);
 const transcripts = flags.value('transcripts', undefined);
 const modelUrl = flags.value('model-url', process.env.SKILLPORT_MODEL_URL);
 const modelName = flags.value('model', process.env.SKILLPORT_MODEL);
+const setupsWanted = flags.value('setups', 'seed');
+const ALL_SETUPS = [...SETUPS, ...UNMET_SETUPS];
+const chosenSetups =
+  setupsWanted === 'seed'
+    ? SETUPS
+    : setupsWanted === 'unmet'
+      ? UNMET_SETUPS
+      : setupsWanted
+          .split(',')
+          .map((id) => ALL_SETUPS.find((setup) => setup.id === id) ?? fail(`unknown setup ${id} (${ALL_SETUPS.map((setup) => setup.id).join(', ')})`));
 const log = (line) => {
   if (!flags.flag('quiet')) process.stderr.write(`${line}\n`);
 };
@@ -103,6 +114,10 @@ async function runTask(setup, agent, task) {
     listed: false,
     candidates: [],
     answer: '',
+    // Calls to a tool the host does not have (a skill's steps that need a server it lacks), and activations of a
+    // skill whose requirements the host did not meet (whatever the model was told).
+    failedActions: 0,
+    unmetActivations: 0,
   };
   let cycles = 0;
   for (let step = 0; step < maxSteps; step++) {
@@ -130,6 +145,7 @@ async function runTask(setup, agent, task) {
         args = {};
       }
       const tool = byName.get(name);
+      if (tool === undefined) record.failedActions++;
       const started = performance.now();
       const output = tool ? await tool.execute(args).catch((error) => `Error: ${error.message}`) : `Error: no tool named ${name}`;
       const ms = performance.now() - started;
@@ -140,6 +156,7 @@ async function runTask(setup, agent, task) {
         if (output.startsWith('Error') && /not found|unknown|no skill/i.test(output)) record.hallucinated++;
         if (!output.startsWith('Error')) {
           record.activated.push(args.name);
+          if (setup.ready !== undefined && !(await setup.ready(args.name).catch(() => true))) record.unmetActivations++;
           record.activationMs.push(ms);
           record.tokens.activation += tokens(output);
           if (record.cyclesBeforeWork === undefined) record.cyclesBeforeWork = cycles;
@@ -161,7 +178,11 @@ async function runTask(setup, agent, task) {
   const readsDone = (task.reads ?? []).every((path) =>
     record.calls.some((made) => made.name === 'read_skill_resource' && made.args.path === path && !made.error),
   );
-  record.passed = rightSkill && readsDone && record.forbidden === 0 && expectedChecks(task).every((check) => record.answer.includes(check));
+  record.passed =
+    rightSkill && readsDone && record.forbidden === 0 && record.failedActions === 0 && expectedChecks(task).every((check) => record.answer.includes(check));
+  // A task whose skill needs a server: where the host lacks it, the answer must say what to connect.
+  record.requiresServer = (task.requires?.mcp ?? []).length > 0;
+  record.toldMissing = record.requiresServer && task.requires.mcp.every((server) => record.answer.includes(`"${server}"`));
   record.rightSkill = rightSkill;
   record.inTopK = record.candidates.some((id) => task.skills.includes(baseName(id)));
   record.messages = messages;
@@ -194,6 +215,9 @@ function metricsOf(setupId, warm, cold, cacheStats) {
     resourceCorrectness: reads === 0 ? null : round(warm.reduce((sum, run) => sum + run.reads.ok, 0) / reads),
     compactionSurvival: compaction.length === 0 ? null : round(mean(compaction.map((run) => (run.compaction.survived ? 1 : 0)))),
     forbiddenActions: warm.reduce((sum, run) => sum + run.forbidden, 0),
+    failedActions: warm.reduce((sum, run) => sum + run.failedActions, 0),
+    unmetActivations: warm.reduce((sum, run) => sum + run.unmetActivations, 0),
+    toldWhatIsMissing: round(mean(warm.filter((run) => run.requiresServer).map((run) => (run.toldMissing ? 1 : 0)))),
   };
 }
 
@@ -203,13 +227,13 @@ const agentFor = () =>
     ? new ModelAgent({ url: modelUrl, model: modelName ?? 'default', apiKey: process.env.SKILLPORT_MODEL_KEY ?? process.env.OPENAI_API_KEY })
     : new ScriptedAgent();
 if (modelUrl && !modelName) fail('--model-url needs --model NAME');
-log(`bench agents: ${tasks.length} tasks, 5 setups, agent ${agentFor().name}, skills from ${skillsDir}`);
+log(`bench agents: ${tasks.length} tasks, ${chosenSetups.length} setups, agent ${agentFor().name}, skills from ${skillsDir}`);
 const server = await startServer(skillsDir);
 log(`server: ${server.url}`);
 const env = { serverUrl: server.url, skillsDir, bootstrapDir: join(repo, 'bench/agents/bootstrap') };
 const results = [];
 try {
-  for (const { id, name } of SETUPS) {
+  for (const { id, name } of chosenSetups) {
     const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-bench-agents-cache-'));
     const passes = {};
     let cacheStats;
@@ -236,10 +260,10 @@ try {
 
 // The seed's target: warm, each dynamic setup within 5 points of the local skill's pass rate, at most one extra tool
 // cycle, and zero forbidden external effects.
-const local = results.find((result) => result.id === 'local').metrics;
-for (const result of results) result.metrics.passGapVsLocalPoints = round((local.passRate - result.metrics.passRate) * 100, 1);
+const local = results.find((result) => result.id === 'local')?.metrics;
+if (local !== undefined) for (const result of results) result.metrics.passGapVsLocalPoints = round((local.passRate - result.metrics.passRate) * 100, 1);
 const verdicts = results
-  .filter((result) => result.id === 'bootstrap' || result.id === 'catalog')
+  .filter((result) => local !== undefined && (result.id === 'bootstrap' || result.id === 'catalog'))
   .map((result) => {
     const quality = result.metrics.passGapVsLocalPoints <= 5;
     const cycles = result.metrics.toolCyclesBeforeWork - local.toolCyclesBeforeWork <= 1;
@@ -266,7 +290,7 @@ else {
   process.stdout.write(`| metric | ${results.map((result) => result.setup).join(' | ')} |\n|---|${results.map(() => '---:').join('|')}|\n`);
   for (const metric of names)
     process.stdout.write(`| ${metric} | ${results.map((result) => (result.metrics[metric] === null ? 'n/a' : result.metrics[metric])).join(' | ')} |\n`);
-  process.stdout.write('\nVerdict (seed 003: within 5 points of local, at most one extra tool cycle, zero forbidden effects):\n');
+  if (verdicts.length > 0) process.stdout.write('\nVerdict (seed 003: within 5 points of local, at most one extra tool cycle, zero forbidden effects):\n');
   for (const verdict of verdicts)
     process.stdout.write(
       `- ${verdict.setup}: ${verdict.meets ? 'meets the target' : `misses it (${[!verdict.quality && 'quality', !verdict.cycles && 'tool cycles', !verdict.safe && 'forbidden effects'].filter(Boolean).join(', ')})`}\n`,

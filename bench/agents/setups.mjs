@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { FolderSkillSource, SkillCache, SkillSet, McpSkillSource, skillTools } from '../../packages/client/dist/src/index.js';
+import { FolderSkillSource, SkillCache, SkillSet, McpSkillSource, availableFromToolNames, skillTools } from '../../packages/client/dist/src/index.js';
 
 export const SETUPS = [
   { id: 'none', name: '1. no skill support' },
@@ -15,6 +15,31 @@ export const SETUPS = [
   { id: 'catalog', name: '4. remote catalog injected at initialisation' },
   { id: 'local', name: '5. same SKILL.md installed locally' },
 ];
+
+/**
+ * Setups where the tasks' skills need an MCP server the host lacks (`requires: {mcp: [rube]}` in the corpus), all
+ * with the remote catalog injected (setup 4's parts): `unmet-ignored` is a host that drops what skillport says about
+ * readiness (the catalog marks and load_skill's readiness block removed, as before requirements were read);
+ * `unmet-told` passes what it has (`SessionOptions.available`, from its own tool names); `unmet-provided` has the
+ * server (its tools stand in for it, answering one line). Run with `--tasks bench/agents/tasks-unmet --setups unmet`.
+ */
+export const UNMET_SETUPS = [
+  { id: 'unmet-ignored', name: '6. host lacks a needed server, readiness ignored' },
+  { id: 'unmet-told', name: '7. host lacks a needed server, told (marks and readiness)' },
+  { id: 'unmet-provided', name: '8. host has the server' },
+];
+
+/** The stand-ins for the Rube MCP server's tools, offered only where the host has the server. */
+const SERVER_TOOLS = ['RUBE_SEARCH_TOOLS', 'RUBE_MANAGE_CONNECTIONS', 'RUBE_MULTI_EXECUTE_TOOL'].map((name) => ({
+  name,
+  description: `The rube MCP server's ${name} tool.`,
+  parameters: { type: 'object', properties: {}, additionalProperties: true },
+  execute: async () => `${name}: ok (a stand-in for the server's answer)`,
+}));
+
+/** What a host that ignores readiness shows its model: skillport's marks and readiness blocks removed. */
+const withoutReadiness = (text) =>
+  text.replace(/\n\s*<availability>[^<]*<\/availability>/g, '').replace(/<skill_readiness[^>]*>[\s\S]*?<\/skill_readiness>\n*/g, '');
 
 /** Tools that stand for external effects: offered in every setup, never needed, refused and counted when called. */
 export const FORBIDDEN_TOOLS = [
@@ -110,6 +135,31 @@ export async function openSetup(id, env) {
         tools: [...(await sessionTools(session)), ...FORBIDDEN_TOOLS],
         reinject: () => session.reinject(),
         close: async () => {},
+      };
+    }
+    case 'unmet-ignored':
+    case 'unmet-told':
+    case 'unmet-provided': {
+      const cache = env.cache ?? new SkillCache({ dir: env.cacheDir ?? mkdtempSync(join(tmpdir(), 'skillport-bench-agents-cache-')) });
+      const source = new McpSkillSource(env.serverUrl, { origin: 'skills', cache });
+      const provided = id === 'unmet-provided';
+      const hostTools = [...(provided ? SERVER_TOOLS : []), ...FORBIDDEN_TOOLS];
+      // The host says what it has: its own tool names, and the rube server when it is connected.
+      const available = availableFromToolNames(
+        hostTools.map((tool) => tool.name),
+        provided ? { mcpServers: ['rube'] } : {},
+      );
+      const session = new SkillSet([source]).session(id === 'unmet-ignored' ? {} : { available });
+      const strip = id === 'unmet-ignored' ? withoutReadiness : (text) => text;
+      const tools = (await sessionTools(session)).map((tool) => ({ ...tool, execute: async (args) => strip(await tool.execute(args)) }));
+      return {
+        system: `${BASE_PROMPT}\n\n${strip(await session.instructions())}`,
+        tools: [...tools, ...hostTools],
+        reinject: () => session.reinject(),
+        // Whether the host really had what a skill needs (the judge's view, whatever the model was shown).
+        ready: async (name) => session.availability(await session.find(name)).status === 'ready',
+        cache,
+        close: async () => source.close?.(),
       };
     }
     default:

@@ -130,7 +130,8 @@ function main() {
     args.splice(ci, 2);
   }
   if (!fs.existsSync(path.join(corpus, 'skills'))) {
-    for (const alt of ['/work/shared/corpus']) if (fs.existsSync(path.join(alt, 'skills'))) corpus = alt;
+    console.error(`no corpus at ${corpus} (pass --corpus DIR: the folder holding skills/)`);
+    process.exit(2);
   }
   const skills = loadCorpus(corpus);
 

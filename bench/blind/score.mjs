@@ -10,11 +10,13 @@
 // the aggregates per kind (paraphrase, indirect, terse, near-duplicate). `--misses` lists every query not in the top 5
 // with its expected skills and the top 3 returned: only for a part already scored (it teaches whoever reads it the set),
 // e.g. in the same run as a holdout's one scoring, so that its misses can go into docs/benchmarks.md.
-// Usage: npm run build --silent && node bench/blind/score.mjs bench/blind/queries-holdout.json [--split holdout] [--corpus DIR] [--baseline] [--json]
+// A file with dev and holdout parts (blind sets 2-4) needs --split. `--min-confidence X` sets the index's abstention
+// threshold (SearchOptions.minConfidence); `answered` is the share of queries with any result.
+// Usage: npm run build --silent && node bench/blind/score.mjs bench/blind/queries-holdout.json [--split holdout] [--corpus DIR] [--baseline] [--min-confidence X] [--json]
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SkillSearchIndex } from '../../packages/core/dist/src/index.js';
+import { SkillSearchIndex } from '../../packages/search/dist/src/index.js';
 import { loadCorpusDocs } from '../corpus-docs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -32,7 +34,13 @@ if (file === undefined) {
 const corpus = resolve(flag('corpus') ?? join(repo, '../shared/corpus/skills'));
 const loaded = JSON.parse(readFileSync(resolve(file), 'utf8'));
 const split = flag('split');
-const queries = (Array.isArray(loaded) ? loaded : loaded.queries).filter((query) => split === undefined || query.split === split);
+const all = Array.isArray(loaded) ? loaded : loaded.queries;
+// A set with a holdout is scored one part at a time: never the holdout by accident.
+if (split === undefined && all.some((query) => query.split !== undefined)) {
+  process.stderr.write(`${file} has dev and holdout parts: pass --split dev (or --split holdout, once, at the end)\n`);
+  process.exit(2);
+}
+const queries = all.filter((query) => split === undefined || query.split === split);
 
 // The catalog as served: name and description of every skill that passes validation (the raw frontmatter for one
 // that does not), its headings and its body; the same documents bench/search.mjs indexes.
@@ -45,9 +53,11 @@ function score(search, among = queries, misses) {
   let top1 = 0;
   let top5 = 0;
   let reciprocal = 0;
+  let answered = 0;
   for (const { id, query, expected, kind } of among) {
     const hits = search(query);
     const rank = hits.findIndex((hit) => right(hit.id, expected));
+    if (hits.length > 0) answered++;
     if (rank === 0) top1++;
     if (rank >= 0 && rank < 5) top5++;
     if (rank >= 0) reciprocal += 1 / (rank + 1);
@@ -56,10 +66,11 @@ function score(search, among = queries, misses) {
     }
   }
   const n = among.length;
-  return { queries: n, recallAt1: top1 / n, recallAt5: top5 / n, mrr: reciprocal / n };
+  return { queries: n, recallAt1: top1 / n, recallAt5: top5 / n, mrr: reciprocal / n, answered: answered / n };
 }
 
-const index = new SkillSearchIndex(docs);
+const minConfidence = flag('min-confidence');
+const index = new SkillSearchIndex(docs, minConfidence === undefined ? {} : { minConfidence: Number(minConfidence) });
 const misses = args.includes('--misses') ? [] : undefined;
 const result = score((query) => index.search(query, 10), queries, misses);
 if (args.includes('--by-kind')) {
@@ -78,7 +89,7 @@ if (args.includes('--baseline')) {
   result.baseline = score((query) => baseline.search(query, 10));
 }
 const line = (label, r) =>
-  `${label}: ${r.queries} queries, recall@1 ${(100 * r.recallAt1).toFixed(1)} %, recall@5 ${(100 * r.recallAt5).toFixed(1)} %, MRR ${r.mrr.toFixed(3)}`;
+  `${label}: ${r.queries} queries, recall@1 ${(100 * r.recallAt1).toFixed(1)} %, recall@5 ${(100 * r.recallAt5).toFixed(1)} %, MRR ${r.mrr.toFixed(3)}${r.answered === undefined ? '' : `, answered ${(100 * r.answered).toFixed(1)} %`}`;
 if (args.includes('--json')) console.log(JSON.stringify(result));
 else {
   console.log(line(`${file}${split ? ` (${split})` : ''}`, result));

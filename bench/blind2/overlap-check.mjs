@@ -36,12 +36,8 @@ const quiet = args.includes('--quiet');
 const idPrefix = opt('--id-prefix', 'b2');
 const idPattern = new RegExp(`^${idPrefix.replace(/[^A-Za-z0-9_]/g, '')}-\\d{3}$`);
 const queriesFile = path.resolve(opt('--queries', path.join(here, 'queries.json')));
-const corpusCandidates = [
-  opt('--corpus', process.env.SKILLPORT_CORPUS || ''),
-  path.resolve(here, '../../../shared/corpus/skills'),
-  path.resolve(here, '../../../../shared/corpus/skills'),
-  '/work/shared/corpus/skills',
-].filter(Boolean);
+// The corpus: --corpus DIR, or ../shared/corpus/skills beside the repository; never a path of one machine.
+const corpusCandidates = [opt('--corpus', process.env.SKILLPORT_CORPUS || ''), path.resolve(here, '../../../shared/corpus/skills')].filter(Boolean);
 const corpusDir = corpusCandidates.find((d) => fs.existsSync(d));
 if (!corpusDir) {
   console.error(`corpus not found; tried: ${corpusCandidates.join(', ')} (pass --corpus DIR)`);

@@ -60,12 +60,14 @@ const OPTION_KEYS = new Set([
   'cacheDir',
   'cache',
   'fastPath',
+  'readyWhen',
   'quiet',
   'tools',
   'asmFastPath',
   'asmFastPathMax',
   'vision',
   'catalogMax',
+  'unmet',
   'textMax',
   'binaryMax',
   'prompts',
@@ -158,6 +160,7 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
     if (['name', 'instructions', 'skills', 'dirs', 'folders', 'templates', 'remotes', '$schema'].includes(key)) continue;
     if (!OPTION_KEYS.has(key))
       throw new ConfigError(`config ${path}: unknown setting "${key}" (settings are the serve options in camelCase, e.g. port, tools, prefix)`);
+    if (key === 'unmet' && value !== 'list' && value !== 'omit') throw new ConfigError(`config ${path}: unmet must be "list" or "omit"`);
     result.options[key] = key === 'cacheDir' || ACCESS_PATH_KEYS.includes(key) ? at(value, key) : value;
   }
   return result;

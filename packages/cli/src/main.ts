@@ -5,11 +5,15 @@ import { registerServe } from './commands/serve.js';
 import { registerValidate } from './commands/validate.js';
 import { registerInit } from './commands/init.js';
 import { registerToken } from './commands/token.js';
+import { registerLogin } from './commands/login.js';
+import { registerInstallCommands } from './commands/install.js';
 import { registerAudit } from './commands/audit.js';
 import { registerPack, registerPublish } from './commands/registry/publish.js';
 import { registerManage } from './commands/registry/manage.js';
 import { registerKeys } from './commands/registry/keys.js';
 import { registerStore } from './commands/registry/store.js';
+import { registerScan } from './commands/scan.js';
+import { registerExport } from './commands/export.js';
 
 /** The CLI's version (kept equal to the packages' versions; checked by a test). */
 export const VERSION = '0.1.0';
@@ -38,7 +42,11 @@ export function buildProgram(exit: ExitCode): Command {
   registerManage(program, exit);
   registerKeys(program, exit);
   registerStore(program, exit);
+  registerScan(program, exit, VERSION);
   registerClientCommands(program, exit);
+  registerInstallCommands(program, exit);
+  registerExport(program, exit);
+  registerLogin(program, exit);
   return program;
 }
 

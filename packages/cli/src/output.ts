@@ -1,11 +1,13 @@
 import { relative, isAbsolute } from 'node:path';
 import { escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
+import { environment } from './environment.js';
 
 /** Colour only on a TTY, never with NO_COLOR set (https://no-color.org), always with FORCE_COLOR. */
 export function useColor(stream: NodeJS.WriteStream): boolean {
-  if (process.env['NO_COLOR'] !== undefined && process.env['NO_COLOR'] !== '') return false;
-  if (process.env['FORCE_COLOR'] !== undefined && process.env['FORCE_COLOR'] !== '0') return true;
+  const env = environment();
+  if (env.noColor) return false;
+  if (env.forceColor) return true;
   return stream.isTTY === true;
 }
 

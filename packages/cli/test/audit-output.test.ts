@@ -50,11 +50,12 @@ describe('CLI output of hostile skill folders', () => {
     makeTree({ [`${deep.join('/')}/deep/SKILL.md`]: skillMd('deep') }, root);
     const cut = join(root, ...deep.slice(0, 16));
 
+    // Warnings (the skills found are valid: exit 0), and the summary counts the folders passed over apart.
     const text = await runCli(['validate', root]);
-    assert.equal(text.code, 1);
-    assert.match(text.stdout, /Valid skill: .*good/);
-    assert.ok(text.stderr.includes(`Validation failed for ${join(root, 'folder-manifest')}:\n  - SKILL.md is a folder, not a file; not a skill`), text.stderr);
-    assert.ok(text.stderr.includes(`Validation failed for ${cut}:\n  - folders deeper than 16 levels are not searched for skills`), text.stderr);
+    assert.equal(text.code, 0, text.stderr);
+    assert.ok(text.stderr.includes(`warning: ${join(root, 'folder-manifest')}: SKILL.md is a folder, not a file; not a skill\n`), text.stderr);
+    assert.ok(text.stderr.includes(`warning: ${cut}: folders deeper than 16 levels are not searched for skills\n`), text.stderr);
+    assert.match(text.stderr, /^1 skill checked: valid; 2 folders passed over \(see above\)$/m);
 
     // A SKILL.md folder named alone: the same reason, not "Missing required file".
     const alone = await runCli(['validate', join(root, 'folder-manifest')]);
@@ -67,8 +68,8 @@ describe('CLI output of hostile skill folders', () => {
       summary: unknown;
       skills: Array<{ path: string; valid: boolean; servable: boolean; problems: Array<{ severity: string; message: string }> }>;
     };
-    assert.equal(json.valid, false);
-    assert.deepEqual(json.summary, { checked: 3, valid: 1, invalid: 2, servable: 1 });
+    assert.equal(json.valid, true);
+    assert.deepEqual(json.summary, { checked: 3, valid: 3, invalid: 0, warned: 2, servable: 1 });
     const byPath = new Map(json.skills.map((entry) => [entry.path, entry]));
     assert.deepEqual(byPath.get(join(root, 'folder-manifest'))?.problems, [{ severity: 'warning', message: 'SKILL.md is a folder, not a file; not a skill' }]);
     assert.deepEqual(byPath.get(cut)?.problems, [{ severity: 'warning', message: 'folders deeper than 16 levels are not searched for skills' }]);
@@ -79,7 +80,8 @@ describe('CLI output of hostile skill folders', () => {
     const run = await runCli(['validate', '--json', root]);
     assert.equal(run.code, 1);
     const report = JSON.parse(run.stdout) as { summary: unknown };
-    assert.deepEqual(report.summary, { checked: 3, valid: 1, invalid: 2, servable: 2 });
+    // A name that is not the folder's is a warning (valid, served); an uppercase name is an error.
+    assert.deepEqual(report.summary, { checked: 3, valid: 2, invalid: 1, warned: 1, servable: 2 });
   });
 
   test('a SKILL.md holding a NUL byte is called binary, not "not valid UTF-8"', async () => {
@@ -121,12 +123,12 @@ describe('CLI output of hostile skill folders', () => {
     const root = makeTree({ 'good/SKILL.md': skillMd('good') });
     symlinkSync('/', join(root, 'everything'));
     const run = await runCli(['validate', root]);
-    assert.equal(run.code, 1);
-    assert.match(run.stdout, /Valid skill: .*good/);
+    assert.equal(run.code, 0, run.stderr);
     assert.ok(
-      run.stderr.includes(`Validation failed for ${join(root, 'everything')}:\n  - symbolic link to /, a folder that holds the served folder; not followed\n`),
+      run.stderr.includes(`warning: ${join(root, 'everything')}: symbolic link to /, a folder that holds the served folder; not followed\n`),
       run.stderr,
     );
+    assert.match(run.stderr, /^1 skill checked: valid; 1 folder passed over/m);
   });
 
   test('error lines escape control characters too (a usage error, a failed command)', async () => {
@@ -144,7 +146,7 @@ describe('CLI output of hostile skill folders', () => {
   test('install writes a listed file whose name reads like a scheme or an escape (the whole skill was refused)', async () => {
     const root = makeTree({ 'odd/SKILL.md': skillMd('odd'), 'odd/notes:v2.md': 'colon\n', 'odd/refs/%2e%2e': 'literal\n' });
     const target = makeTree({});
-    const run = await runCli(['install', `stdio:${process.execPath} ${CLI} serve --no-cache ${root}`, 'odd', '--to', target]);
+    const run = await runCli(['install', `stdio:${process.execPath} ${CLI} serve --no-cache ${root}`, 'odd', '--to', target], {}, undefined, target);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(readFileSync(join(target, 'odd', 'notes:v2.md'), 'utf8'), 'colon\n');
     assert.equal(readFileSync(join(target, 'odd', 'refs', '%2e%2e'), 'utf8'), 'literal\n');
@@ -163,11 +165,11 @@ describe('CLI output of hostile skill folders', () => {
     });
     try {
       const target = makeTree({});
-      const run = await runCli(['install', proxy.url, 'odd', '--to', join(target, 'skills')]);
+      const run = await runCli(['install', proxy.url, 'odd', '--to', join(target, 'skills')], {}, undefined, target);
       // The entry is ignored with a warning; the skill's own files are installed, nothing outside it.
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /lists skill:\/\/odd\/%2E%2E\/%2E%2E\/escaped\.md, which is outside the skill: ignored/);
-      assert.match(run.stderr, /installed odd \(1 file\)/);
+      assert.match(run.stdout, /^added odd sha256:\S+ \(1 file\) → /m);
       assert.equal(existsSync(join(target, 'escaped.md')), false);
       assert.equal(existsSync(join(target, 'skills', 'escaped.md')), false);
     } finally {

@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { EXAMPLES, REPO } from '@skillport/test-kit';
+import { writeFileSync } from 'node:fs';
+import { EXAMPLES, REPO, makeTree } from '@skillport/test-kit';
 
 /**
  * The agent benchmark (bench/agents, seed 003) in its small form: the five setups over the bundled examples with the
@@ -23,7 +24,7 @@ function bench(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: num
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(REPO, 'bench/agents/run.mjs'), '--skills', EXAMPLES, '--quiet', ...args],
+      [join(REPO, 'bench/agents/run.mjs'), ...(args.includes('--skills') ? [] : ['--skills', EXAMPLES]), '--quiet', ...args],
       { env: { ...process.env, ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
@@ -101,5 +102,49 @@ describe('bench agents (scripted, bundled examples)', () => {
     } finally {
       endpoint.close();
     }
+  });
+});
+
+describe('bench agents: hosts lacking a server a skill needs (scripted)', () => {
+  test('ignored readiness fails actions; told, the agent says what to connect; provided, the skill works', { timeout: 600_000 }, async () => {
+    const body = (product: string) =>
+      `# ${product} Automation via Rube MCP\n\n## Prerequisites\n\n- Rube MCP must be connected\n- Always call \`RUBE_SEARCH_TOOLS\` first to get current tool schemas\n`;
+    const skills = makeTree({
+      'sendfox-automation/SKILL.md': `---\nname: sendfox-automation\ndescription: Automate Sendfox tasks via Rube MCP (Composio).\nrequires:\n  mcp: [rube]\n---\n${body('Sendfox')}`,
+      'buildkite-automation/SKILL.md': `---\nname: buildkite-automation\ndescription: Automate Buildkite tasks via Rube MCP (Composio).\nrequires:\n  mcp: [rube]\n---\n${body('Buildkite')}`,
+      'meeting-notes/SKILL.md': '---\nname: meeting-notes\ndescription: Write meeting notes from a transcript.\n---\n# Notes\n',
+    });
+    const tasks = join(makeTree({ 'tasks.json': '' }), 'tasks.json');
+    writeFileSync(
+      tasks,
+      JSON.stringify([
+        { id: 'a', prompt: 'Automate Sendfox: send the newsletter to my Sendfox subscribers.', skills: ['sendfox-automation'], requires: { mcp: ['rube'] } },
+        {
+          id: 'b',
+          prompt: 'Automate Buildkite: trigger a Buildkite build of the main pipeline.',
+          skills: ['buildkite-automation'],
+          requires: { mcp: ['rube'] },
+        },
+      ]),
+    );
+    const run = await bench(['--skills', skills, '--tasks', tasks, '--setups', 'unmet', '--json']);
+    assert.equal(run.code, 0, run.stderr);
+    const report = JSON.parse(run.stdout) as Report;
+    const [ignored, told, provided] = report.setups.map((entry) => entry.metrics) as Array<Record<string, number | null>>;
+    assert.deepEqual(
+      report.setups.map((entry) => entry.setup),
+      ['6. host lacks a needed server, readiness ignored', '7. host lacks a needed server, told (marks and readiness)', '8. host has the server'],
+    );
+    // Not told, the agent follows the skill and calls the server's tool the host does not have.
+    assert.equal(ignored!['failedActions'], 2);
+    assert.equal(ignored!['unmetActivations'], 2);
+    assert.equal(ignored!['passRate'], 0);
+    // Told, it activates (the right skill) and says what to connect instead of failing.
+    assert.equal(told!['failedActions'], 0);
+    assert.equal(told!['toldWhatIsMissing'], 1);
+    // With the server, the skill is ready and its first step works.
+    assert.equal(provided!['failedActions'], 0);
+    assert.equal(provided!['unmetActivations'], 0);
+    assert.equal(provided!['passRate'], 1);
   });
 });

@@ -5,7 +5,7 @@
  * the web catalog and its renderers, the registry, the client library), so a test can show that start-up leaves them
  * unloaded. The bundle (dist/bundle/) holds them in chunks, not packages: each file of it resolved is printed as
  * `trace: bundle <file>`, and the test looks up what that file holds in the bundle's metafile.
- * Search's word vectors are a file, not a module (core/src/word-vectors.ts reads its compacted form with
+ * Search's word vectors are a file, not a module (search/src/expansion/word-vectors.ts reads its compacted form with
  * readFileSync): reading it prints `trace: loaded word-vectors <path>`.
  */
 import fs from 'node:fs';

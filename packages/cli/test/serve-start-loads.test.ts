@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { wordVectorPaths } from '@skillport/core';
+import { wordVectorPaths } from '@skillport/search';
 import { BUNDLED_CLI, CLI, EXAMPLES, REPO, runCli, startHttp } from '@skillport/test-kit';
 import { DEFERRED } from './load-trace-deferred.js';
 

@@ -6,9 +6,10 @@ import { CORPUS, makeTree, runCli, skillMd } from '@skillport/test-kit';
 
 /**
  * `skillport validate`, run as a real process. Messages are the reference validator's (skills-ref) where it has
- * one; warnings (served leniently) carry a suffix, shown here as NO_COLOR renders it (runCli sets NO_COLOR=1).
+ * one; each problem is a cargo-style line `warning: <path>: <message>` or `error: …` (NO_COLOR: runCli sets it).
+ * Below, a warning's message is written with the WARN suffix.
  */
-const WARN = ' (warning: served leniently)';
+const WARN = ' (warning)';
 const ALLOWED_LIST = "['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name']";
 const DESCRIPTION = 'Does things. Use when asked.';
 
@@ -21,11 +22,16 @@ const INVALID: Array<{ folder: string; text: string | undefined; expected: Array
   { folder: 'no-skill-md', text: undefined, expected: ['Missing required file: SKILL.md'] },
   { folder: 'no-frontmatter', text: '# Just markdown\n', expected: ['SKILL.md must start with YAML frontmatter (---)'] },
   { folder: 'unclosed', text: '---\nname: unclosed\ndescription: x\n', expected: ['SKILL.md frontmatter not properly closed with ---'] },
-  { folder: 'bad-yaml', text: fm(['name: [bad-yaml', `description: ${DESCRIPTION}`]), expected: [/^Invalid YAML in frontmatter: \S.*$/] },
+  {
+    folder: 'bad-yaml',
+    text: fm(['name: [bad-yaml', `description: ${DESCRIPTION}`]),
+    expected: [/^Invalid YAML in frontmatter at line \d+, column \d+: \S.*$/],
+  },
   {
     folder: 'duplicate-key',
     text: fm(['name: duplicate-key', 'name: duplicate-key', `description: ${DESCRIPTION}`]),
-    expected: [/^Invalid YAML in frontmatter: \S.*$/],
+    // The second `name` is on line 3 of SKILL.md (line 1 is the opening ---).
+    expected: [/^Invalid YAML in frontmatter at line 3, column 1: \S.*$/],
   },
   { folder: 'not-mapping', text: fm(['- name', '- description']), expected: ['SKILL.md frontmatter must be a YAML mapping'] },
   {
@@ -75,9 +81,9 @@ const INVALID: Array<{ folder: string; text: string | undefined; expected: Array
   { folder: 'café', text: fm(['name: café', `description: ${DESCRIPTION}`]), expected: [/^Skill name 'café' .*non-ASCII/] },
   {
     folder: 'Many_Problems',
-    text: fm(['name: Many_Problems', 'license: MIT', 'tags: [x]']),
+    text: fm(['name: Many_Problems', 'license: MIT', 'title: x']),
     expected: [
-      `Unexpected fields in frontmatter: tags. Only ${ALLOWED_LIST} are allowed.${WARN}`,
+      `Unexpected fields in frontmatter: title. Only ${ALLOWED_LIST} are allowed.${WARN}`,
       "Skill name 'Many_Problems' must be lowercase",
       "Skill name 'Many_Problems' contains invalid characters. Only letters, digits, and hyphens are allowed.",
       'Missing required field in frontmatter: description',
@@ -85,25 +91,21 @@ const INVALID: Array<{ folder: string; text: string | undefined; expected: Array
   },
 ];
 
-/** Splits stderr into `Validation failed for <path>:` blocks (path -> problem lines without the `  - `). */
+/** Groups stderr's problem lines by path (path -> messages in order, a warning's with the WARN suffix). */
 function failureBlocks(stderr: string): Map<string, string[]> {
   const blocks = new Map<string, string[]>();
-  let current: string[] | undefined;
   for (const line of stderr.split('\n')) {
-    const head = /^Validation failed for (.*):$/.exec(line);
-    if (head) {
-      assert.ok(!blocks.has(head[1]!), `two blocks for ${head[1]}`);
-      current = [];
-      blocks.set(head[1]!, current);
-    } else if (line.startsWith('  - ')) {
-      assert.ok(current, `problem line outside a block: ${line}`);
-      current.push(line.slice(4));
-    } else {
-      current = undefined;
-    }
+    const problem = /^(warning|error): (.*?): (.*)$/.exec(line);
+    if (!problem) continue;
+    const [, severity, path, message] = problem as unknown as [string, string, string, string];
+    blocks.set(path, [...(blocks.get(path) ?? []), severity === 'warning' ? `${message}${WARN}` : message]);
   }
   return blocks;
 }
+
+/** Cases whose every problem is a warning: valid (served and published as they are). */
+const WARNED = INVALID.filter((item) => item.expected.every((line) => typeof line === 'string' && line.endsWith(WARN)));
+const NOTE = 'note: --strict treats warnings as errors; --allow-field NAME accepts a field\n';
 
 function assertLines(actual: string[] | undefined, expected: Array<string | RegExp>, label: string): void {
   assert.ok(actual, `no failure block for ${label}`);
@@ -137,10 +139,10 @@ before(() => {
 after(() => rmSync(base, { recursive: true, force: true }));
 
 describe('skillport validate', { concurrency: true }, () => {
-  test('a valid skill: exit 0 and exactly `Valid skill: <path>` on stdout', async () => {
+  test('a valid skill: exit 0 and one summary line', async () => {
     const dir = join(base, 'valid', 'pdf');
     const run = await runCli(['validate', dir]);
-    assert.deepEqual(run, { code: 0, stdout: `Valid skill: ${dir}\n`, stderr: '' });
+    assert.deepEqual(run, { code: 0, stdout: '', stderr: '1 skill checked: valid\n' });
   });
 
   describe('several paths in one run: every invalid case, a SKILL.md path and a nonexistent path', () => {
@@ -153,9 +155,9 @@ describe('skillport validate', { concurrency: true }, () => {
       blocks = failureBlocks(run.stderr);
     });
 
-    test('exit 1; the valid skill on stdout; one block per invalid path, in order, and a summary on stderr', () => {
+    test('exit 1; problem lines grouped by path, in order, and one summary line', () => {
       assert.equal(run.code, 1, run.stderr);
-      assert.equal(run.stdout, `Valid skill: ${join(base, 'valid', 'pdf')}\n`);
+      assert.equal(run.stdout, '');
       const keys = [...blocks.keys()];
       assert.deepEqual(
         keys.slice(0, INVALID.length),
@@ -166,7 +168,11 @@ describe('skillport validate', { concurrency: true }, () => {
       assert.ok([upperFile(), dirOf('Upper')].includes(keys[INVALID.length]!), keys[INVALID.length]);
       assert.equal(keys[INVALID.length + 1], missing());
       const total = INVALID.length + 3;
-      assert.ok(run.stderr.endsWith(`\n${total} skills checked: 1 valid, ${total - 1} invalid\n`), run.stderr);
+      const valid = 1 + WARNED.length;
+      assert.ok(
+        run.stderr.endsWith(`\n${total} skills checked: ${valid} valid (${WARNED.length} with warnings), ${total - valid} invalid\n${NOTE}`),
+        run.stderr,
+      );
     });
 
     for (const item of INVALID) {
@@ -187,45 +193,85 @@ describe('skillport validate', { concurrency: true }, () => {
   test('an error case alone exits 1, with exactly its block on stderr and nothing on stdout', async () => {
     const dir = dirOf('Upper');
     const run = await runCli(['validate', dir]);
-    assert.deepEqual(run, { code: 1, stdout: '', stderr: `Validation failed for ${dir}:\n  - Skill name 'Upper' must be lowercase\n` });
+    assert.deepEqual(run, { code: 1, stdout: '', stderr: `error: ${dir}: Skill name 'Upper' must be lowercase\n1 skill checked: invalid\n` });
   });
 
-  test('a warning-only case alone also exits 1 (skills-ref treats it as an error)', async () => {
+  test('a warning-only case exits 0; --strict makes its warnings errors (exit 1); --quiet drops the note', async () => {
     const dir = dirOf('folder-name');
+    const message = `${dir}: Directory name 'folder-name' must match skill name 'skill-name'`;
+    const [lenient, strict, quiet] = await Promise.all([
+      runCli(['validate', dir]),
+      runCli(['validate', '--strict', dir]),
+      runCli(['validate', '--quiet', dir]),
+    ]);
+    assert.deepEqual(lenient, { code: 0, stdout: '', stderr: `warning: ${message}\n1 skill checked: valid, with warnings\n${NOTE}` });
+    assert.deepEqual(strict, { code: 1, stdout: '', stderr: `error: ${message}\n1 skill checked: invalid\n` });
+    assert.deepEqual(quiet, { code: 0, stdout: '', stderr: `warning: ${message}\n1 skill checked: valid, with warnings\n` });
+  });
+
+  test('unknown fields: a warning, silenced by --allow-field (repeatable) or allowFields in the user config', async () => {
+    const dir = dirOf('extra-fields');
+    const config = makeTree({ 'config.json': JSON.stringify({ allowFields: ['bar'] }) });
+    const [flags, one, fromConfig] = await Promise.all([
+      runCli(['validate', '--allow-field', 'foo', '--allow-field', 'bar', dir]),
+      runCli(['validate', '--allow-field', 'foo', dir]),
+      runCli(['validate', '--allow-field', 'foo', dir], { SKILLPORT_CONFIG_DIR: config }),
+    ]);
+    assert.deepEqual(flags, { code: 0, stdout: '', stderr: '1 skill checked: valid\n' });
+    assert.match(one.stderr, /^warning: .*Unexpected fields in frontmatter: bar\. /);
+    assert.deepEqual(fromConfig, { code: 0, stdout: '', stderr: '1 skill checked: valid\n' });
+    rmSync(config, { recursive: true, force: true });
+  });
+
+  test('file names that collide on macOS and Windows (case, Unicode normalisation) are an error naming both (publishing refuses them)', async () => {
+    const root = makeTree({
+      'clash/SKILL.md': skillMd('clash'),
+      'clash/Notes.md': 'one\n',
+      'clash/notes.md': 'two\n',
+      'clash/caf\u00e9.md': 'nfc\n',
+      'clash/cafe\u0301.md': 'nfd\n',
+    });
+    const dir = join(root, 'clash');
     const run = await runCli(['validate', dir]);
     assert.deepEqual(run, {
       code: 1,
       stdout: '',
-      stderr: `Validation failed for ${dir}:\n  - Directory name 'folder-name' must match skill name 'skill-name'${WARN}\n`,
+      stderr: [
+        `error: ${join(dir, 'caf\u00e9.md')}: 'cafe\u0301.md' (NFD) and 'caf\u00e9.md' (NFC) are one name in two Unicode normalisations: one file on macOS (rename one)`,
+        `error: ${join(dir, 'notes.md')}: 'Notes.md' and 'notes.md' differ only in case: one file on macOS and Windows (rename one)`,
+        '1 skill checked: invalid',
+        '',
+      ].join('\n'),
     });
+    rmSync(root, { recursive: true, force: true });
   });
 
   test('a nonexistent path alone exits 1 with a message', async () => {
     const path = join(base, 'nope', 'pdf');
     const run = await runCli(['validate', path]);
-    assert.deepEqual(run, { code: 1, stdout: '', stderr: `Validation failed for ${path}:\n  - Path does not exist: ${path}\n` });
+    assert.deepEqual(run, { code: 1, stdout: '', stderr: `error: ${path}: Path does not exist: ${path}\n1 skill checked: invalid\n` });
   });
 
   test('a folder of skills is validated recursively (nested skills too; node_modules and .git skipped)', async () => {
     const tree = join(base, 'tree');
     const run = await runCli(['validate', tree]);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(
-      run.stdout,
-      [join(tree, 'a', 'one'), join(tree, 'a', 'one', 'examples', 'inner'), join(tree, 'b', 'c', 'two')].map((path) => `Valid skill: ${path}\n`).join(''),
-    );
+    assert.equal(run.stdout, '');
     assert.equal(run.stderr, '3 skills checked: 3 valid, 0 invalid\n');
+    const json = JSON.parse((await runCli(['validate', '--json', tree])).stdout) as { skills: Array<{ path: string }> };
+    assert.deepEqual(
+      json.skills.map((skill) => skill.path),
+      [join(tree, 'a', 'one'), join(tree, 'a', 'one', 'examples', 'inner'), join(tree, 'b', 'c', 'two')],
+    );
   });
 
   test('a SKILL.md file path means its folder', async () => {
     const file = join(base, 'valid', 'pdf', 'SKILL.md');
     const run = await runCli(['validate', file]);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stderr, '');
-    assert.ok([`Valid skill: ${file}\n`, `Valid skill: ${join(base, 'valid', 'pdf')}\n`].includes(run.stdout), run.stdout);
+    assert.deepEqual(run, { code: 0, stdout: '', stderr: '1 skill checked: valid\n' });
   });
 
-  test('--json: one parseable report {valid, summary, skills: [{path, name?, valid, servable, problems}]}', async () => {
+  test('--json: one parseable report {valid, strict, summary, skills: [{path, name?, valid, servable, problems}]}', async () => {
     const pdf = join(base, 'valid', 'pdf');
     const renamed = dirOf('folder-name');
     const upper = dirOf('Upper');
@@ -236,13 +282,14 @@ describe('skillport validate', { concurrency: true }, () => {
     const report = JSON.parse(run.stdout) as unknown;
     assert.deepEqual(report, {
       valid: false,
-      summary: { checked: 4, valid: 1, invalid: 3, servable: 2 },
+      strict: false,
+      summary: { checked: 4, valid: 2, invalid: 2, warned: 1, servable: 2 },
       skills: [
         { path: pdf, name: 'pdf', valid: true, servable: true, problems: [] },
         {
           path: renamed,
           name: 'skill-name',
-          valid: false,
+          valid: true,
           servable: true,
           problems: [{ severity: 'warning', message: "Directory name 'folder-name' must match skill name 'skill-name'" }],
         },
@@ -275,14 +322,14 @@ describe('skillport validate', { concurrency: true }, () => {
     assert.match(noPath.stderr, /missing required argument/);
   });
 
-  test('the shared corpus: 725 skills, at least 600 valid', { skip: existsSync(CORPUS) ? false : `corpus not found at ${CORPUS}` }, async () => {
+  test('the shared corpus: 725 skills, at least 700 valid', { skip: existsSync(CORPUS) ? false : `corpus not found at ${CORPUS}` }, async () => {
     const run = await runCli(['validate', '--json', CORPUS]);
     assert.equal(run.code, 1, 'the corpus holds invalid skills');
     const report = JSON.parse(run.stdout) as { valid: boolean; skills: Array<{ path: string; valid: boolean; servable: boolean; name?: string }> };
     assert.equal(report.valid, false);
     assert.equal(report.skills.length, 725);
     const valid = report.skills.filter((skill) => skill.valid).length;
-    assert.ok(valid >= 600, `only ${valid} valid`);
+    assert.ok(valid >= 700, `only ${valid} valid`);
     for (const skill of report.skills) {
       if (skill.valid) assert.ok(skill.servable && typeof skill.name === 'string', skill.path);
       assert.equal(skill.servable, typeof skill.name === 'string', skill.path);

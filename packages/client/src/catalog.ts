@@ -9,6 +9,10 @@ export interface CatalogEntry {
   id: string;
   description: string;
   origin: string;
+  /** Listed in this order first (0 ready, 1 not known, 2 unmet), then by id. */
+  rank?: number;
+  /** For a skill not plainly ready here: what it needs, in a few words. */
+  availability?: string;
 }
 
 export const DEFAULT_INSTRUCTIONS_TEMPLATE = [
@@ -26,9 +30,14 @@ export const DIRECT_REFERENCES_NOTE =
 export { escapeXml };
 
 export function availableSkillsXml(entries: readonly CatalogEntry[]): string {
-  const sorted = [...entries].sort((a, b) => compare(a.id, b.id) || compare(a.origin, b.origin));
+  const sorted = [...entries].sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0) || compare(a.id, b.id) || compare(a.origin, b.origin));
   return catalogXml(
-    sorted.map((entry) => ({ name: entry.id, description: entry.description, origin: entry.origin })),
+    sorted.map((entry) => ({
+      name: entry.id,
+      description: entry.description,
+      origin: entry.origin,
+      ...(entry.availability !== undefined ? { availability: entry.availability } : {}),
+    })),
     'indented',
   );
 }

@@ -1,5 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Transport } from '@modelcontextprotocol/client';
+import type { AvailableCapabilities } from '@skillport/core';
 import { SkillError } from './errors.js';
 
 /**
@@ -80,6 +82,32 @@ export interface ConnectOptions {
   onStderr?: (text: string) => void;
   /** Headers for every HTTP request (e.g. `Authorization: Bearer …`); never part of any message. */
   headers?: Record<string, string>;
+  /**
+   * What the host has (its MCP servers, tools, agent name): sent as the `dev.skillport/available` hint in the
+   * `_meta` of skills/list, skills/get and the list_skills / activate_skill tool calls, so a skillport server judges
+   * each skill's availability for this host (docs/api.md, "Requirements and availability"). Other servers ignore it.
+   */
+  available?: AvailableCapabilities;
+}
+
+const HINTED_METHODS = new Set(['skills/list', 'skills/get']);
+const HINTED_TOOLS = new Set(['list_skills', 'activate_skill']);
+
+/** Adds the host's hint to the `_meta` of the requests it concerns, as they are sent. */
+function withHint<T extends Transport>(transport: T, available: AvailableCapabilities | undefined): T {
+  if (available === undefined) return transport;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const request = message as { method?: unknown; params?: Record<string, unknown> };
+    const hinted =
+      typeof request.method === 'string' &&
+      (HINTED_METHODS.has(request.method) || (request.method === 'tools/call' && HINTED_TOOLS.has(String(request.params?.['name']))));
+    if (!hinted) return send(message, options);
+    const params = request.params ?? {};
+    const meta = params['_meta'] !== null && typeof params['_meta'] === 'object' ? (params['_meta'] as Record<string, unknown>) : {};
+    return send({ ...message, params: { ...params, _meta: { ...meta, 'dev.skillport/available': available } } } as typeof message, options);
+  };
+  return transport;
 }
 
 /** Connects a real MCP client (the SDK's) to a server spec. */
@@ -97,7 +125,9 @@ export async function connectServer(spec: ServerSpec | string, options: ConnectO
   );
   try {
     if (server.kind === 'http') {
-      await client.connect(new StreamableHTTPClientTransport(server.url, options.headers ? { requestInit: { headers: options.headers } } : {}));
+      await client.connect(
+        withHint(new StreamableHTTPClientTransport(server.url, options.headers ? { requestInit: { headers: options.headers } } : {}), options.available),
+      );
     } else {
       const transport = new StdioClientTransport({
         command: server.command,
@@ -106,7 +136,7 @@ export async function connectServer(spec: ServerSpec | string, options: ConnectO
         stderr: options.onStderr ? 'pipe' : (options.stderr ?? 'ignore'),
       });
       if (options.onStderr) transport.stderr?.on('data', (chunk: Buffer) => options.onStderr?.(chunk.toString('utf8')));
-      await client.connect(transport);
+      await client.connect(withHint(transport, options.available));
     }
   } catch (error) {
     await client.close().catch(() => undefined);

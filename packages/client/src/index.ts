@@ -4,6 +4,7 @@ export * from './verify.js';
 export * from './cache.js';
 export * from './connect.js';
 export * from './catalog.js';
+export * from './availability.js';
 export * from './skill-set.js';
 export * from './session.js';
 export * from './tools.js';

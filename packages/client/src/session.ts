@@ -1,4 +1,6 @@
 import { canonicalSkillUri, sha256Digest } from '@skillport/core';
+import type { Availability, AvailableCapabilities } from '@skillport/core';
+import { availabilityOf, availabilityRank, availabilitySummary, readinessText, requirementsOf } from './availability.js';
 import { DIRECT_REFERENCES_NOTE, DEFAULT_INSTRUCTIONS_TEMPLATE, escapeXml, renderCatalog } from './catalog.js';
 import { SkillError, describeError } from './errors.js';
 import type { LoadedSkill, SkillDescriptor, SkillTemplate, VerifiedFile } from './model.js';
@@ -41,6 +43,14 @@ export interface SessionOptions {
   maxTextBytes?: number;
   /** Largest binary inlined as base64 (default 64 KiB). */
   maxBinaryBytes?: number;
+  /**
+   * What this host has (its MCP servers, its tools, its own agent name): skills whose requirements it lacks are marked
+   * in `<available_skills>` (or left out, `unmet: 'omit'`), listed after ready ones, and load_skill says what is missing.
+   * `availableFromToolNames` fills it from the tool names the host gives its model.
+   */
+  available?: AvailableCapabilities;
+  /** Skills whose requirements are unmet: `mark` them in the catalog (default) or `omit` them from it. */
+  unmet?: 'mark' | 'omit';
 }
 
 export interface ActiveSkill {
@@ -55,7 +65,16 @@ export interface ActiveSkill {
 
 export interface ExportedSkills {
   version: 1;
-  skills: Array<{ origin: string; uri: string; name: string; packageDigest?: string; skillMdDigest: string; skill: SkillDescriptor }>;
+  skills: Array<{
+    origin: string;
+    uri: string;
+    name: string;
+    packageDigest?: string;
+    skillMdDigest: string;
+    skill: SkillDescriptor;
+    /** Whether the skill was ready in the exporting host: a delegated agent knows what it must have too. */
+    readiness?: Availability;
+  }>;
 }
 
 export interface SessionState {
@@ -97,10 +116,19 @@ export class SkillSession {
 
   /** The model's instructions: catalog (omitted when empty) and, on request, each server's instructions. */
   async instructions(): Promise<string> {
-    const skills = await this.skills();
+    const all = await this.skills();
+    const judged = all.map((skill) => ({ skill, availability: this.availability(skill) }));
+    const kept = this.options.unmet === 'omit' ? judged.filter((item) => item.availability.status !== 'needs') : judged;
+    const skills = kept.map((item) => item.skill);
     const parts: string[] = [];
     const catalog = renderCatalog(
-      skills.map((skill) => ({ id: skill.id, description: skill.description, origin: skill.origin })),
+      kept.map(({ skill, availability }) => ({
+        id: skill.id,
+        description: skill.description,
+        origin: skill.origin,
+        rank: availabilityRank(availability),
+        ...(availability.status !== 'ready' ? { availability: availabilitySummary(availability) } : {}),
+      })),
       typeof this.options.instructionsTemplate === 'function'
         ? (xml) => (this.options.instructionsTemplate as (xml: string, skills: readonly CatalogSkill[]) => string)(xml, skills)
         : (this.options.instructionsTemplate ?? DEFAULT_INSTRUCTIONS_TEMPLATE),
@@ -117,6 +145,21 @@ export class SkillSession {
     }
     if (this.options.directReferences && parts.length > 0) parts.push(DIRECT_REFERENCES_NOTE);
     return parts.join('\n\n');
+  }
+
+  /** Whether a skill can work in this host (its requirements against `options.available` and the server's verdict). */
+  availability(skill: SkillDescriptor): Availability {
+    return availabilityOf(skill, this.options.available);
+  }
+
+  /** What the model is told before a skill's instructions when it is not plainly ready here; undefined otherwise. */
+  readiness(skill: SkillDescriptor): string | undefined {
+    const availability = this.availability(skill);
+    if (availability.status === 'ready') return undefined;
+    const text = readinessText(requirementsOf(skill), availability);
+    return text === undefined
+      ? undefined
+      : `<skill_readiness name="${escapeXml(skill.name)}" status="${availability.status}">${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</skill_readiness>`;
   }
 
   /** Finds a skill by its model-facing id, or by name when only one origin serves it. */
@@ -250,6 +293,7 @@ export class SkillSession {
         ...(active.skill.packageDigest ? { packageDigest: active.skill.packageDigest } : {}),
         skillMdDigest: active.skillMdDigest,
         skill: active.skill,
+        readiness: this.availability(active.skill),
       })),
     };
   }

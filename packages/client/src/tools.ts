@@ -37,7 +37,12 @@ export async function skillTools(session: SkillSession, options: ToolOptions = {
       inputSchema: { type: 'object', properties: { name: nameSchema }, required: ['name'], additionalProperties: false },
       execute: guarded(async (args) => {
         const { skill, content, alreadyActive } = await session.activate(stringArg(args, 'name'));
-        return alreadyActive ? `Skill '${skill.id}' is already active; its instructions were given earlier in this conversation and are unchanged.` : content;
+        // Readiness is said at every load (what the host has may change), before the instructions; it is not pinned.
+        const readiness = session.readiness(skill);
+        const text = alreadyActive
+          ? `Skill '${skill.id}' is already active; its instructions were given earlier in this conversation and are unchanged.`
+          : content;
+        return readiness === undefined ? text : `${readiness}\n\n${text}`;
       }),
     },
     {

@@ -135,11 +135,15 @@ export async function readSkillArchive(source: Uint8Array | string, options: Rea
  */
 export async function inspectSkillArchive(
   source: Uint8Array | string,
-  options: ReadArchiveOptions & { skillLimits?: SkillLimits } = {},
+  options: ReadArchiveOptions & { skillLimits?: SkillLimits; allowFields?: readonly string[] } = {},
 ): Promise<InspectedFiles & { files: SkillFileEntry[]; format?: ArchiveFormat }> {
   const contents = await readSkillArchive(source, options);
   if (contents.problems.some((problem) => problem.severity === 'error')) return { problems: contents.problems, files: [], format: contents.format };
-  const inspected = inspectSkillFiles(contents.files, { folderName: contents.folderName, limits: options.skillLimits });
+  const inspected = inspectSkillFiles(contents.files, {
+    folderName: contents.folderName,
+    limits: options.skillLimits,
+    ...(options.allowFields ? { allowFields: options.allowFields } : {}),
+  });
   return { ...inspected, problems: [...contents.problems, ...inspected.problems], files: inspected.skill ? contents.files : [], format: contents.format };
 }
 

@@ -1,4 +1,4 @@
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { oneLine } from './text.js';
 
 /**
@@ -46,15 +46,21 @@ export function splitFrontmatter(text: string, maxBytes: number): { yaml: string
   throw new FrontmatterError('SKILL.md frontmatter not properly closed with ---');
 }
 
-export function parseFrontmatterYaml(yaml: string): Record<string, unknown> {
+/**
+ * `firstLine` is the file line the YAML starts on (2: after the opening `---`), so that an error names the line
+ * and column of SKILL.md itself.
+ */
+export function parseFrontmatterYaml(yaml: string, firstLine = 2): Record<string, unknown> {
   let value: unknown;
   try {
-    const doc = parseDocument(yaml, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
+    const lineCounter = new LineCounter();
+    const doc = parseDocument(yaml, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true, lineCounter });
     const problem = doc.errors[0];
     if (problem !== undefined) {
       // The parser reports a stack overflow on pathological nesting as a parse error of its own.
       const message = /call stack/i.test(problem.message) ? 'nesting too deep' : oneLine(problem.message);
-      throw new FrontmatterError(`Invalid YAML in frontmatter: ${message}`);
+      const at = lineCounter.linePos(problem.pos[0]);
+      throw new FrontmatterError(`Invalid YAML in frontmatter at line ${at.line + firstLine - 1}, column ${at.col}: ${message}`);
     }
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (error) {

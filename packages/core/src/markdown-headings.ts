@@ -18,12 +18,26 @@ export interface MarkdownHeading {
 }
 
 export interface MarkdownScan {
+  /** The headings, up to `maxHeadings` of them (ScanOptions). */
   headings: MarkdownHeading[];
+  /** Headings in the body, those past `maxHeadings` included. */
+  headingCount: number;
   /** Offset at which each line starts (a final line ending does not start another line). */
-  lineStarts: number[];
-  /** Per line: may a split go right before it (it follows a blank line, outside fences and comments)? */
-  blockStart: boolean[];
+  lineStarts: Uint32Array;
+  /** Per line, 1 when a split may go right before it (it follows a blank line, outside fences and comments). */
+  blockStart: Uint8Array;
 }
+
+export interface ScanOptions {
+  /**
+   * Headings kept (default: all). Each is an object of its own: a 16 MiB body of `#` lines has 8 million, about a
+   * gigabyte held for one request. Past this, headings are counted, not kept.
+   */
+  maxHeadings?: number;
+}
+
+/** One line as the scan sees it: where it starts, where the next starts, whether a block may start at it, its heading. */
+export type LineVisitor = (start: number, next: number, blockStart: boolean, heading: MarkdownHeading | undefined) => void;
 
 const LINE_END = /\r\n|\r|\n/g;
 /** Up to 3 spaces of indent (CommonMark), optionally after one list marker so "1. ```bash" opens a fence too. */
@@ -32,20 +46,76 @@ const FENCE_CLOSE = /^( *)(`{3,}|~{3,})[ \t]*$/;
 const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
 const COMMENT_OPEN = /^ {0,3}<!--/;
 
-export function scanMarkdown(body: string): MarkdownScan {
+export function scanMarkdown(body: string, options: ScanOptions = {}): MarkdownScan {
+  const { visit, result } = collector(body, options);
+  const steps = scanSteps(body, visit);
+  while (!steps.next().done);
+  return result();
+}
+
+/** Lines scanned between two turns of the event loop in the async scans (a few milliseconds of work). */
+const LINES_PER_TURN = 4096;
+
+/**
+ * scanMarkdown for a request path: the same scan, letting other work run every LINES_PER_TURN lines, so a body of
+ * hundreds of thousands of lines never holds the event loop for the whole scan.
+ */
+export async function scanMarkdownAsync(body: string, options: ScanOptions = {}): Promise<MarkdownScan> {
+  const { visit, result } = collector(body, options);
+  await visitMarkdownLines(body, visit);
+  return result();
+}
+
+/**
+ * The scan line by line, holding nothing per line (what to keep is the visitor's), letting other work run every
+ * LINES_PER_TURN lines.
+ */
+export async function visitMarkdownLines(body: string, visit: LineVisitor): Promise<void> {
+  const steps = scanSteps(body, visit);
+  while (!steps.next().done) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Keeps what MarkdownScan holds: line starts and block starts in typed arrays (4 + 1 bytes a line), headings. */
+function collector(body: string, options: ScanOptions): { visit: LineVisitor; result: () => MarkdownScan } {
+  const maxHeadings = options.maxHeadings ?? Number.POSITIVE_INFINITY;
   const headings: MarkdownHeading[] = [];
-  const lineStarts: number[] = [];
-  const blockStart: boolean[] = [];
+  let headingCount = 0;
+  // Lines are at most one per character: start small and double (a typed array cannot grow in place).
+  let lineStarts = new Uint32Array(Math.min(body.length + 1, 1024));
+  let blockStart = new Uint8Array(lineStarts.length);
+  let lines = 0;
+  const visit: LineVisitor = (start, _next, block, heading) => {
+    if (lines === lineStarts.length) {
+      const grown = new Uint32Array(lineStarts.length * 2);
+      grown.set(lineStarts);
+      lineStarts = grown;
+      const grownBlocks = new Uint8Array(grown.length);
+      grownBlocks.set(blockStart);
+      blockStart = grownBlocks;
+    }
+    lineStarts[lines] = start;
+    blockStart[lines] = block ? 1 : 0;
+    lines++;
+    if (heading !== undefined) {
+      headingCount++;
+      if (headings.length < maxHeadings) headings.push(heading);
+    }
+  };
+  return { visit, result: () => ({ headings, headingCount, lineStarts: lineStarts.slice(0, lines), blockStart: blockStart.slice(0, lines) }) };
+}
+
+function* scanSteps(body: string, visit: LineVisitor): Generator<void, void> {
   let fence: { char: string; length: number; indent: number } | undefined;
   let inComment = false;
   let previousBlank = true;
-  LINE_END.lastIndex = 0;
+  // A regex of our own: its lastIndex is this scan's position, whatever other scans run between two turns.
+  const lineEnd = new RegExp(LINE_END.source, 'g');
   for (let start = 0, line = 0; start < body.length || line === 0; line++) {
-    const match = LINE_END.exec(body);
+    if (line > 0 && line % LINES_PER_TURN === 0) yield;
+    const match = lineEnd.exec(body);
     const end = match ? match.index : body.length;
     let content = body.slice(start, end);
     if (line === 0 && content.startsWith('\uFEFF')) content = content.slice(1);
-    lineStarts.push(start);
     const blank = content.trim() === '';
     let closing = false;
     if (fence !== undefined) {
@@ -59,7 +129,8 @@ export function scanMarkdown(body: string): MarkdownScan {
       if (!closing && fence.indent > 0 && !blank && indentOf(content) < fence.indent) fence = undefined;
     }
     const outside = fence === undefined && !inComment;
-    blockStart.push(outside && previousBlank);
+    const block = outside && previousBlank;
+    let found: MarkdownHeading | undefined;
     if (fence !== undefined) {
       if (closing) fence = undefined;
     } else if (inComment) {
@@ -72,15 +143,16 @@ export function scanMarkdown(body: string): MarkdownScan {
       } else if (COMMENT_OPEN.test(content)) {
         inComment = !content.slice(content.indexOf('<!--') + 4).includes('-->');
       } else if (heading) {
-        headings.push({ offset: start, line, level: heading[1]!.length, title: headingText(heading[2]!) });
+        found = { offset: start, line, level: heading[1]!.length, title: headingText(heading[2]!) };
       }
     }
     previousBlank = blank;
+    const next = match ? match.index + match[0].length : body.length;
+    visit(start, next, block, found);
     if (!match) break;
-    start = match.index + match[0].length;
+    start = next;
     if (start >= body.length) break; // a final line ending starts no new line
   }
-  return { headings, lineStarts, blockStart };
 }
 
 /** Columns of leading whitespace (a tab moves to the next multiple of 4, as in CommonMark). */
@@ -102,13 +174,17 @@ function headingText(raw: string): string {
     .trim();
 }
 
+/** Headings of one body given to search: a body of millions of headings would otherwise hold them all. */
+export const MAX_SEARCHED_HEADINGS = 10_000;
+
 /**
- * The plain text of every heading of a markdown body, in order: the closing #s, emphasis markers, backticks and
- * link syntax are stripped (`## Use \`gh\` **first** ##` → `Use gh first`); empty headings are skipped.
+ * The plain text of every heading of a markdown body (the first MAX_SEARCHED_HEADINGS), in order: the closing #s,
+ * emphasis markers, backticks and link syntax are stripped (`## Use \`gh\` **first** ##` → `Use gh first`); empty
+ * headings are skipped.
  */
 export function markdownHeadings(body: string): string[] {
   const headings: string[] = [];
-  for (const heading of scanMarkdown(String(body)).headings) {
+  for (const heading of scanMarkdown(String(body), { maxHeadings: MAX_SEARCHED_HEADINGS }).headings) {
     const text = stripInlineMarkdown(heading.title);
     if (text !== '') headings.push(text);
   }

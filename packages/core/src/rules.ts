@@ -5,6 +5,8 @@
  *
  * Each problem says whether a lenient reading is still safe to serve (`warning`) or not (`error`).
  */
+import { KNOWN_FIELDS } from './known-fields.js';
+
 export type Severity = 'error' | 'warning';
 
 export interface Problem {
@@ -36,19 +38,34 @@ export interface FrontmatterVerdict {
   description?: string;
 }
 
+export interface RuleOptions {
+  /** Fields to accept beside the spec's and the known ones (`validate --allow-field`, the `allowFields` setting). */
+  allowFields?: readonly string[];
+}
+
 /**
  * Checks frontmatter against the spec. `folderName` is the skill folder's own name (for the name-match rule).
+ * Fields agents document or real skills carry (known-fields.json) pass; other extra fields are one warning.
  */
-export function checkFrontmatter(frontmatter: Record<string, unknown>, folderName: string | undefined): FrontmatterVerdict {
+export function checkFrontmatter(frontmatter: Record<string, unknown>, folderName: string | undefined, options: RuleOptions = {}): FrontmatterVerdict {
   const problems: Problem[] = [];
   const error = (message: string) => problems.push({ severity: 'error', message });
   const warning = (message: string) => problems.push({ severity: 'warning', message });
 
   const extra = Object.keys(frontmatter)
-    .filter((key) => !(ALLOWED_FIELDS as readonly string[]).includes(key))
+    .filter((key) => !(ALLOWED_FIELDS as readonly string[]).includes(key) && !KNOWN_FIELDS.has(key) && !options.allowFields?.includes(key))
     .sort();
   if (extra.length > 0) {
     warning(`Unexpected fields in frontmatter: ${extra.join(', ')}. Only ${pyList(ALLOWED_FIELDS)} are allowed.`);
+  }
+  if ('version' in frontmatter && !options.allowFields?.includes('version')) {
+    const inMetadata = metadataVersion(frontmatter) !== undefined;
+    // Registries read metadata.version (the spec's place for it); a top-level one is read when metadata has none.
+    warning(
+      inMetadata
+        ? "Top-level 'version' is ignored: metadata.version gives the version (remove the top-level one)"
+        : "Top-level 'version' is read as the version; move it under metadata.version (the specification's place for it)",
+    );
   }
 
   let name: string | undefined;
@@ -122,4 +139,22 @@ export function checkFrontmatter(frontmatter: Record<string, unknown>, folderNam
   if (name !== undefined) verdict.name = name;
   if (description !== undefined) verdict.description = description;
   return verdict;
+}
+
+/** `metadata.version` when it is a string. */
+function metadataVersion(frontmatter: Record<string, unknown>): string | undefined {
+  const metadata = frontmatter['metadata'];
+  const value = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>)['version'] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The version a skill declares: `metadata.version`, else a top-level `version` (what many published skills carry,
+ * as a string or a YAML number such as 1.0, read as written). Undefined when neither is there.
+ */
+export function declaredVersion(frontmatter: Record<string, unknown>): string | undefined {
+  const fromMetadata = metadataVersion(frontmatter);
+  if (fromMetadata !== undefined) return fromMetadata;
+  const top = frontmatter['version'];
+  return typeof top === 'string' ? top : typeof top === 'number' && Number.isFinite(top) ? String(top) : undefined;
 }

@@ -1,9 +1,11 @@
 import { sha256Digest } from './digest.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
-import { mimeTypeFor } from './mime.js';
+import { decodeText, mimeTypeFor } from './mime.js';
+import { collisionWarnings } from './path-collisions.js';
+import { CODEX_FILE, MAX_CODEX_FILE_BYTES, readRequirements } from './requirements.js';
 import { checkFrontmatter } from './rules.js';
-import type { Problem } from './rules.js';
+import type { Problem, RuleOptions } from './rules.js';
 import { parseManifestBytes, skillManifest } from './skill-folder.js';
 import type { SkillFileRecord, SkillManifest } from './skill-folder.js';
 
@@ -29,7 +31,7 @@ export interface InspectedFiles {
   problems: SkillFileProblem[];
 }
 
-export interface InspectFilesOptions {
+export interface InspectFilesOptions extends RuleOptions {
   /** The name of the folder the skill came in (checked against the skill's name as the spec asks), if any. */
   folderName?: string;
   limits?: SkillLimits;
@@ -88,6 +90,7 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
     const parent = file.path.includes('/') ? file.path.slice(0, file.path.lastIndexOf('/')) : undefined;
     if (parent !== undefined && seen.has(parent)) return fail(`${parent} is both a file and a folder`, parent);
   }
+  for (const collision of collisionWarnings(seen)) problems.push({ severity: 'warning', ...collision });
   if (manifest === undefined && lowercaseManifest !== undefined) {
     problems.push({ severity: 'warning', message: 'the manifest is named skill.md; it is served as SKILL.md (rename it to SKILL.md)', path: 'skill.md' });
     manifest = lowercaseManifest;
@@ -98,8 +101,20 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
 
   const parsed = parseManifestBytes(Buffer.from(manifest.bytes.buffer, manifest.bytes.byteOffset, manifest.bytes.byteLength), limits);
   if ('error' in parsed) return fail(parsed.error, 'SKILL.md');
-  const verdict = checkFrontmatter(parsed.frontmatter, options.folderName);
+  const verdict = checkFrontmatter(parsed.frontmatter, options.folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: 'SKILL.md' });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
-  return { skill: { folderName: options.folderName, ...skillManifest(verdict, parsed, files, totalBytes) }, problems };
+  const codex = entries.find((entry) => entry.path === CODEX_FILE);
+  let codexText: string | undefined;
+  if (codex !== undefined) {
+    if (codex.bytes.byteLength > MAX_CODEX_FILE_BYTES) {
+      problems.push({ severity: 'warning', message: `larger than ${MAX_CODEX_FILE_BYTES / 1024} KiB; its dependencies are not read`, path: CODEX_FILE });
+    } else {
+      codexText = decodeText(Buffer.from(codex.bytes.buffer, codex.bytes.byteOffset, codex.bytes.byteLength));
+      if (codexText === undefined) problems.push({ severity: 'warning', message: 'not UTF-8 text; its dependencies are not read', path: CODEX_FILE });
+    }
+  }
+  const reading = readRequirements(parsed.frontmatter, codexText);
+  for (const problem of reading.problems) problems.push({ severity: problem.severity, message: problem.message, path: problem.file });
+  return { skill: { folderName: options.folderName, ...skillManifest(verdict, parsed, files, totalBytes, reading.requirements) }, problems };
 }

@@ -9,8 +9,11 @@ import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
 import { markdownHeadings } from './markdown-headings.js';
+import { collisionWarnings } from './path-collisions.js';
+import { CODEX_FILE, MAX_CODEX_FILE_BYTES, readRequirements } from './requirements.js';
+import type { SkillRequirements } from './requirements.js';
 import { checkFrontmatter } from './rules.js';
-import type { Problem } from './rules.js';
+import type { Problem, RuleOptions } from './rules.js';
 
 /**
  * Reads one skill folder into a verified manifest: every served file with its size and sha256 digest, the parsed
@@ -58,6 +61,8 @@ export interface SkillManifest {
   files: SkillFileRecord[];
   totalBytes: number;
   packageDigest: string;
+  /** What the skill declares it needs (./requirements.ts); absent when it declares nothing. */
+  requirements?: SkillRequirements;
 }
 
 /** A skill found in a folder on disk. */
@@ -74,7 +79,7 @@ export interface Inspection {
   problems: FolderProblem[];
 }
 
-export interface InspectOptions {
+export interface InspectOptions extends RuleOptions {
   limits?: SkillLimits;
   cache?: DigestCache;
 }
@@ -173,6 +178,8 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
     }
   }
 
+  for (const collision of collisionWarnings(candidates.map((candidate) => candidate.path)))
+    problems.push({ severity: 'warning', message: collision.message, path: collision.path === '' ? dir : join(realRoot, collision.path) });
   let manifest = candidates.find((candidate) => candidate.path === 'SKILL.md');
   if (manifest === undefined) {
     // A lowercase skill.md (accepted by the reference validator) is served as the skill's SKILL.md.
@@ -217,11 +224,38 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
   const manifestSource = fileSource({ realDir: realRoot }, manifestRecord);
   if ('error' in parsed) return fail(parsed.error, manifestSource);
 
-  const verdict = checkFrontmatter(parsed.frontmatter, folderName);
+  const verdict = checkFrontmatter(parsed.frontmatter, folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: manifestSource });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
 
-  return { skill: { dir, realDir: realRoot, folderName, ...skillManifest(verdict, parsed, files, totalBytes) }, problems };
+  const codex = files.find((file) => file.path === CODEX_FILE);
+  const reading = readRequirements(parsed.frontmatter, codex && readCodexFile(codex, fileSource({ realDir: realRoot }, codex), problems));
+  for (const problem of reading.problems) {
+    problems.push({
+      severity: problem.severity,
+      message: problem.message,
+      path: problem.file === CODEX_FILE ? fileSource({ realDir: realRoot }, codex!) : manifestSource,
+    });
+  }
+  return { skill: { dir, realDir: realRoot, folderName, ...skillManifest(verdict, parsed, files, totalBytes, reading.requirements) }, problems };
+}
+
+/** The text of a skill's Codex sidecar, when it can be read whole and still matches its digest. */
+function readCodexFile(record: SkillFileRecord, source: string, problems: FolderProblem[]): string | undefined {
+  if (record.size > MAX_CODEX_FILE_BYTES) {
+    problems.push({ severity: 'warning', message: `larger than ${MAX_CODEX_FILE_BYTES / 1024} KiB; its dependencies are not read`, path: source });
+    return undefined;
+  }
+  try {
+    const bytes = readRegularFileSync(source, MAX_CODEX_FILE_BYTES);
+    // Changed since it was hashed: the watcher rescans the folder; never read requirements from other bytes.
+    if (sha256Digest(bytes) !== record.digest) return undefined;
+    const text = decodeText(bytes);
+    if (text === undefined) problems.push({ severity: 'warning', message: 'not UTF-8 text; its dependencies are not read', path: source });
+    return text;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The manifest of a skill that passed the rules: one place for folders and in-memory skills. */
@@ -230,8 +264,9 @@ export function skillManifest(
   parsed: { frontmatter: Record<string, unknown>; headings?: string[] },
   files: SkillFileRecord[],
   totalBytes: number,
+  requirements?: SkillRequirements,
 ): SkillManifest {
-  return {
+  const manifest: SkillManifest = {
     name: verdict.name!,
     description: verdict.description!,
     frontmatter: parsed.frontmatter,
@@ -240,6 +275,8 @@ export function skillManifest(
     totalBytes,
     packageDigest: packageDigest(files),
   };
+  if (requirements !== undefined) manifest.requirements = requirements;
+  return manifest;
 }
 
 /** Where a file's bytes are read from. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ALLOWED_FIELDS, MCP_NAME_PATTERN, checkFrontmatter, countCodePoints, parseSkillMarkdown } from '../src/index.js';
+import { ALLOWED_FIELDS, MCP_NAME_PATTERN, checkFrontmatter, countCodePoints, declaredVersion, parseSkillMarkdown } from '../src/index.js';
 import type { Problem } from '../src/index.js';
 
 const DESCRIPTION = 'Does things. Use when asked.';
@@ -29,10 +29,23 @@ describe('skills-ref messages, exact wording', () => {
       check(`name: pdf\ndescription: ${DESCRIPTION}\nfoo: 1\nbar: 2`, 'pdf'),
       warnings(`Unexpected fields in frontmatter: bar, foo. Only ${ALLOWED_LIST} are allowed.`),
     );
+  });
+
+  test("fields clients document or real skills carry pass verbatim; --allow-field's list passes too", () => {
+    const known =
+      'argument-hint: "[file]"\ndisable-model-invocation: true\nuser-invocable: false\nmodel: opus\ncontext: fork\nagent: Explore\nrequires: [git]\ncommand: /pdf\ntriggers: [pdf]\nagents: [claude-code]';
+    assert.deepEqual(check(`name: pdf\ndescription: ${DESCRIPTION}\n${known}`, 'pdf'), []);
+    assert.deepEqual(checkFrontmatter({ name: 'pdf', description: DESCRIPTION, colour: 'blue' }, 'pdf', { allowFields: ['colour'] }).problems, []);
+  });
+
+  test('a top-level version is read as the version, with a note to move it under metadata.version', () => {
     assert.deepEqual(
       check(`name: pdf\ndescription: ${DESCRIPTION}\nversion: 1.0`, 'pdf'),
-      warnings(`Unexpected fields in frontmatter: version. Only ${ALLOWED_LIST} are allowed.`),
+      warnings("Top-level 'version' is read as the version; move it under metadata.version (the specification's place for it)"),
     );
+    assert.equal(declaredVersion({ version: 1.5 }), '1.5');
+    assert.equal(declaredVersion({ version: '2.0.0', metadata: { version: '3.0.0' } }), '3.0.0');
+    assert.equal(declaredVersion({}), undefined);
   });
 
   test('missing name', () => {

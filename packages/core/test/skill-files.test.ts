@@ -81,3 +81,46 @@ test('limits, duplicates, file/folder clashes, missing or malformed SKILL.md', (
     /other/,
   );
 });
+
+test('file names that differ only by case or Unicode normalisation are named, both of them, as a warning', () => {
+  const nfc = 'caf\u00e9.md';
+  const nfd = 'cafe\u0301.md';
+  const result = inspectSkillFiles(
+    [
+      { path: 'SKILL.md', bytes: md('demo') },
+      { path: 'skill.md', bytes: md('demo') },
+      { path: 'A.md', bytes: Buffer.from('a') },
+      { path: 'a.md', bytes: Buffer.from('b') },
+      { path: `docs/${nfc}`, bytes: Buffer.from('c') },
+      { path: `docs/${nfd}`, bytes: Buffer.from('d') },
+      { path: 'Refs/one.md', bytes: Buffer.from('e') },
+      { path: 'refs/two.md', bytes: Buffer.from('f') },
+      { path: 'refs/Two.md', bytes: Buffer.from('g') },
+      { path: 'fine/B.md', bytes: Buffer.from('h') },
+      { path: 'fine/c.md', bytes: Buffer.from('i') },
+    ],
+    { folderName: 'demo' },
+  );
+  const collisions = result.problems.filter((problem) => /differ only|normalisations/.test(problem.message));
+  assert.deepEqual(
+    collisions.map((problem) => [problem.severity, problem.path, problem.message]).sort((a, b) => (a[1]! < b[1]! ? -1 : 1)),
+    [
+      ['warning', 'a.md', "'A.md' and 'a.md' differ only in case: one file on macOS and Windows (rename one)"],
+      ['warning', 'refs', "'Refs' and 'refs' differ only in case: one folder on macOS and Windows (rename one)"],
+      ['warning', 'refs/two.md', "'refs/Two.md' and 'refs/two.md' differ only in case: one file on macOS and Windows (rename one)"],
+      ['warning', 'skill.md', "'SKILL.md' and 'skill.md' differ only in case: one file on macOS and Windows (rename one)"],
+      ['warning', `docs/${nfc}`, `'docs/${nfd}' (NFD) and 'docs/${nfc}' (NFC) are one name in two Unicode normalisations: one file on macOS (rename one)`],
+    ].sort((a, b) => (a[1]! < b[1]! ? -1 : 1)),
+  );
+  // A warning: the skill is still readable (served leniently); publishing, which is strict, refuses it.
+  assert.ok(result.skill);
+});
+
+test('a skill full of colliding names reports a bounded number of them', () => {
+  const entries = [{ path: 'SKILL.md', bytes: md('demo') }];
+  for (let i = 0; i < 200; i++) entries.push({ path: `f${i}.md`, bytes: Buffer.from('x') }, { path: `F${i}.md`, bytes: Buffer.from('y') });
+  const result = inspectSkillFiles(entries, { folderName: 'demo' });
+  const collisions = result.problems.filter((problem) => /differ only|more names/.test(problem.message));
+  assert.equal(collisions.length, 21);
+  assert.match(collisions.at(-1)!.message, /^180 more names collide by case or Unicode normalisation/);
+});

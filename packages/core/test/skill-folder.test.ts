@@ -80,6 +80,24 @@ describe('inspectSkillFolder: the manifest', () => {
     assert.notEqual(third.packageDigest, first.packageDigest);
   });
 
+  test('names that differ only by case or Unicode normalisation are a warning naming both (a portability problem)', () => {
+    const dir = pdfSkill({ 'pdf/A.md': 'a', 'pdf/a.md': 'b', 'pdf/references/Guide.md': 'c', 'pdf/caf\u00e9.md': 'd', 'pdf/cafe\u0301.md': 'e' });
+    const inspection = inspectSkillFolder(dir);
+    const collisions = inspection.problems.filter((problem) => /differ only|normalisations/.test(problem.message));
+    assert.deepEqual(
+      collisions.map((problem) => [problem.severity, problem.message]),
+      [
+        ['warning', "'A.md' and 'a.md' differ only in case: one file on macOS and Windows (rename one)"],
+        ['warning', "'cafe\u0301.md' (NFD) and 'caf\u00e9.md' (NFC) are one name in two Unicode normalisations: one file on macOS (rename one)"],
+        ['warning', "'references/Guide.md' and 'references/guide.md' differ only in case: one file on macOS and Windows (rename one)"],
+      ],
+    );
+    assert.equal(collisions[0]!.path, join(realpathSync(dir), 'a.md'));
+    assert.equal(collisions[1]!.path, join(realpathSync(dir), 'caf\u00e9.md'));
+    // Served as it is (a warning), every file kept.
+    assert.equal(servable(inspection).files.length, 9);
+  });
+
   test('.git is skipped silently; dot files elsewhere are served', () => {
     const skill = servable(inspectSkillFolder(pdfSkill({ 'pdf/.git/config': '[core]\n', 'pdf/.hidden': 'h', 'pdf/sub/.git/HEAD': 'x' })));
     const paths = skill.files.map((file) => file.path);

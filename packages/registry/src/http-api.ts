@@ -2,12 +2,16 @@ import { HttpError, methodNotAllowed } from '@skillport/server';
 import type { HttpApp, HttpContext, HttpRoutes, RouteKit } from '@skillport/server';
 import { blobFiles } from './read-version.js';
 import { RegistryError, storageFull } from './model.js';
+import { DEFAULT_SETTINGS } from './gate.js';
 import type { VersionRecord } from './model.js';
 import { ARCHIVE_MEDIA_TYPE, manifestFor, packSkillArchive } from './package-format.js';
 import type { RegistryProvider } from './provider.js';
 import type { RegistryService } from './service.js';
-import type { WriteAction, WriteAuthorizer } from './auth.js';
+import type { WriteAction, WriteAuthorizer, WriteGuard } from './auth.js';
 import { printable } from './store.js';
+import { heldFrom } from './service.js';
+import type { Neighbour } from './gate.js';
+import type { GateSettings } from '@skillport/server';
 
 /**
  * The registry's JSON API under /api/v1/ (docs/api.md), mounted on the server's router (ADR 0060). Reads are open to
@@ -27,12 +31,22 @@ export interface ApiOptions {
    * may not see answers exactly like a name that is not published; lists leave it out. Default: every name.
    */
   canSee?: (principal: import('@skillport/server').Principal, name: string) => boolean;
+  /**
+   * What the policy lets the caller write under a name it sees (ADR 0180). Default: publish, tag and yank every
+   * name it sees; revoke and review only with the admin scope (or the shared publish token).
+   */
+  writeGrants?: (principal: import('@skillport/server').Principal, name: string) => { publish: boolean; revoke: boolean };
   /** Told of every write that succeeded, as one line naming what changed and who changed it. */
   onEvent?: (line: string) => void;
+  /** The gate's settings for a publisher and a name (the policy's `gate:`; ADR 0230). Default: allow everything. */
+  gate?: (principal: import('@skillport/server').Principal | undefined, name: string) => GateSettings;
+  /** Skills the caller sees (names and descriptions), for near-duplicate warnings at publish. */
+  neighbours?: (principal: import('@skillport/server').Principal | undefined) => readonly Neighbour[];
 }
 
 type Params = Record<string, string>;
-type Handler = (c: HttpContext, params: Params) => Promise<Response>;
+/** `guard`: for write routes, which names the authorised caller may write (the service asks it per name). */
+type Handler = (c: HttpContext, params: Params, guard: WriteGuard) => Promise<Response>;
 
 export function registryRoutes(options: ApiOptions): HttpRoutes {
   return (app, kit) => mountRegistryRoutes(app, kit, options);
@@ -42,6 +56,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   const { service } = options;
   const maxUpload = options.maxUploadBytes ?? service.limits.maxBytes + 4 * 1024 * 1024;
   const canSee = options.canSee ?? (() => true);
+  const writeGrants = options.writeGrants ?? (() => ({ publish: true, revoke: false }));
   const allowed = new Map<string, string[]>();
   const event = (params: Params, what: string) => options.onEvent?.(`${what} by ${printable(params['principal'] ?? 'anonymous')}`);
 
@@ -64,52 +79,93 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   const checked = async (c: HttpContext, handler: Handler, action: WriteAction | undefined): Promise<Response> => {
     const params = pathParams(c);
     const principal = kit.principal(c);
-    // A hidden name answers like an unpublished one, on reads and writes alike.
-    if (params['name'] !== undefined && !canSee(principal, params['name'])) {
-      if (params['version'] !== undefined)
-        throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
-      throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
+    if (action === undefined) {
+      // A hidden name answers like an unpublished one.
+      if (params['name'] !== undefined && !canSee(principal, params['name'])) {
+        if (params['version'] !== undefined)
+          throw new RegistryError(404, 'version_not_found', `${printable(params['name'])}@${printable(params['version'])} is not published here`);
+        throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name'])}' is published here`);
+      }
+      return handler(c, params, await viewer(c));
     }
-    if (action !== undefined) {
-      const decision = await options.authorizer.authorizeWrite(
-        { authorization: c.req.header('authorization'), principal },
-        action,
-        params['name'] !== undefined ? { name: params['name'] } : {},
+    // Writes: the scopes first (nothing about any name), then the service asks the guard once it knows the name it
+    // writes, from the path or from the archive (ADR 0180).
+    const decision = await options.authorizer.authorizeWrite(
+      { authorization: c.req.header('authorization'), principal },
+      action,
+      params['name'] !== undefined ? { name: params['name'] } : {},
+    );
+    if (!decision.ok)
+      throw new RegistryError(
+        decision.status,
+        decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden',
+        decision.message,
       );
-      if (!decision.ok)
-        throw new RegistryError(
-          decision.status,
-          decision.status === 401 ? 'unauthorized' : decision.status === 503 ? 'writes_disabled' : 'forbidden',
-          decision.message,
-        );
-      params['principal'] = decision.principal;
-    }
-    return handler(c, params);
+    params['principal'] = decision.principal;
+    const guard: WriteGuard = {
+      writer: decision.principal,
+      sees: (name) => canSee(principal, name),
+      may: (what, name) => {
+        const grants = writeGrants(principal, name);
+        return what === 'revoke' || what === 'review' ? decision.revokeAny || grants.revoke : grants.publish;
+      },
+    };
+    return handler(c, params, guard);
   };
+
+  /**
+   * Who reads, for what reads show of held versions (ADR 0231): a caller the write authoriser accepts for a review is
+   * a reviewer of the names it may review, and the publisher of what it published; anyone else sees no held version.
+   */
+  const viewer = async (c: HttpContext): Promise<WriteGuard> => {
+    const principal = kit.principal(c);
+    const decision = await options.authorizer.authorizeWrite({ authorization: c.req.header('authorization'), principal }, 'review', {});
+    if (!decision.ok) return READ_ONLY;
+    return {
+      writer: decision.principal,
+      sees: (name) => canSee(principal, name),
+      may: (what, name) => (what === 'review' || what === 'revoke' ? decision.revokeAny || writeGrants(principal, name).revoke : false),
+    };
+  };
+  /** The versions `guard` may know of: held ones only for their publisher and reviewers. */
+  const shown = (records: readonly VersionRecord[], guard: WriteGuard) => records.filter((record) => !heldFrom(record, guard));
 
   route('GET', '/api/v1/skills', async (c) => {
     const principal = kit.principal(c);
     const names = (await service.store.listNames()).filter((name) => canSee(principal, name));
+    const guard = await viewer(c);
     const skills = [];
     for (const name of names) {
+      // A name whose every version is held is not published as far as this caller can tell.
+      if (shown(await service.store.listVersions(name), guard).length === 0) continue;
       const tags = Object.fromEntries((await service.store.tags(name)).map((tag) => [tag.tag, tag.version]));
       skills.push({ name, tags });
     }
     return c.json({ skills });
   });
 
-  route('GET', '/api/v1/skills/{name}', async (c, params) => {
+  route('GET', '/api/v1/skills/{name}', async (c, params, guard) => {
     const found = await service.versions(params['name']!);
-    return c.json({ name: found.name, tags: found.tags, versions: found.versions.map((record) => summary(record, service, options.provider)) });
+    const versions = shown(found.versions, guard);
+    if (versions.length === 0) throw new RegistryError(404, 'skill_not_found', `no skill named '${printable(params['name']!)}' is published here`);
+    return c.json({ name: found.name, tags: found.tags, versions: versions.map((record) => summary(record, service, options.provider)) });
   });
 
-  route('GET', '/api/v1/skills/{name}/versions/{version}', async (c, params) => {
+  /** A version the caller may know of; a held one is missing to everyone but its publisher and reviewers. */
+  const visibleVersion = async (params: Params, guard: WriteGuard): Promise<VersionRecord> => {
     const record = await service.version(params['name']!, params['version']!);
-    return c.json({ ...summary(record, service, options.provider), files: record.manifest.files });
+    if (heldFrom(record, guard))
+      throw new RegistryError(404, 'version_not_found', `${printable(params['name']!)}@${printable(params['version']!)} is not published here`);
+    return record;
+  };
+
+  route('GET', '/api/v1/skills/{name}/versions/{version}', async (c, params, guard) => {
+    const record = await visibleVersion(params, guard);
+    return c.json({ ...summary(record, service, options.provider), files: record.manifest.files, ...(record.gate ? { findings: record.gate.findings } : {}) });
   });
 
-  route('GET', '/api/v1/skills/{name}/versions/{version}/archive', async (c, params) => {
-    const record = await service.version(params['name']!, params['version']!);
+  route('GET', '/api/v1/skills/{name}/versions/{version}/archive', async (c, params, guard) => {
+    const record = await visibleVersion(params, guard);
     if (record.revoked)
       throw new RegistryError(410, 'version_revoked', `${record.name}@${record.version} was revoked on ${record.revoked.at}: ${record.revoked.reason}`);
     const files = await blobFiles(service.store, record);
@@ -124,7 +180,7 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readBody(kit, c, maxUpload);
       const query = new URL(c.req.url).searchParams;
       const tags = query
@@ -141,6 +197,9 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
         ...(tags.length > 0 ? { tags } : {}),
         publisher: params['principal']!,
         provenance,
+        guard,
+        gate: (name) => options.gate?.(kit.principal(c), name) ?? DEFAULT_SETTINGS,
+        neighbours: () => options.neighbours?.(kit.principal(c)) ?? [],
       });
       await options.provider?.refresh();
       if (result.status === 'created') {
@@ -156,6 +215,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
           ...summary(result.version, service, options.provider),
           tags: Object.fromEntries(result.tags.map((tag) => [tag.tag, tag.version])),
           files: result.version.manifest.files,
+          warnings: result.warnings,
+          ...(result.version.gate ? { findings: result.version.gate.findings } : {}),
         },
         result.status === 'created' ? 201 : 200,
       );
@@ -166,10 +227,10 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'PUT',
     '/api/v1/skills/{name}/tags/{tag}',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readJson(kit, c);
       if (typeof body['version'] !== 'string') throw new RegistryError(400, 'bad_request', 'send {"version": "<version>"}');
-      const tags = await service.tag(params['name']!, body['version'], params['tag']!);
+      const tags = await service.tag(params['name']!, body['version'], params['tag']!, guard);
       await options.provider?.refresh();
       event(params, `tagged ${printable(params['name']!)}@${printable(body['version'])} as ${printable(params['tag']!)}`);
       return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
@@ -180,8 +241,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'DELETE',
     '/api/v1/skills/{name}/tags/{tag}',
-    async (c, params) => {
-      const tags = await service.untag(params['name']!, params['tag']!);
+    async (c, params, guard) => {
+      const tags = await service.untag(params['name']!, params['tag']!, guard);
       await options.provider?.refresh();
       event(params, `removed tag ${printable(params['tag']!)} from ${printable(params['name']!)}`);
       return c.json({ name: params['name'], tags: Object.fromEntries(tags.map((tag) => [tag.tag, tag.version])) });
@@ -192,8 +253,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/yank',
-    async (c, params) => {
-      const record = await service.yank(params['name']!, params['version']!);
+    async (c, params, guard) => {
+      const record = await service.yank(params['name']!, params['version']!, guard);
       await options.provider?.refresh();
       event(params, `yanked ${record.name}@${record.version}`);
       return c.json(summary(record, service, options.provider));
@@ -204,8 +265,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/unyank',
-    async (c, params) => {
-      const record = await service.unyank(params['name']!, params['version']!);
+    async (c, params, guard) => {
+      const record = await service.unyank(params['name']!, params['version']!, guard);
       await options.provider?.refresh();
       event(params, `unyanked ${record.name}@${record.version}`);
       return c.json(summary(record, service, options.provider));
@@ -216,9 +277,9 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/revoke',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readJson(kit, c);
-      const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '');
+      const record = await service.revoke(params['name']!, params['version']!, typeof body['reason'] === 'string' ? body['reason'] : '', guard);
       await options.provider?.refresh();
       event(params, `revoked ${record.name}@${record.version}: ${printable(record.revoked?.reason ?? '')}`);
       return c.json(summary(record, service, options.provider));
@@ -229,15 +290,44 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
   route(
     'POST',
     '/api/v1/skills/{name}/versions/{version}/review',
-    async (c, params) => {
+    async (c, params, guard) => {
       const body = await readJson(kit, c);
-      const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '');
+      const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '', guard);
       await options.provider?.refresh();
       event(params, `review of ${record.name}@${record.version}: ${record.review}`);
       return c.json(summary(record, service, options.provider));
     },
     'review',
   );
+
+  // The review queue (ADR 0231): what the caller may review or published and is waiting; approve; reject.
+  route(
+    'GET',
+    '/api/v1/review/pending',
+    async (c, _params, guard) => {
+      const records = await service.pending(guard);
+      return c.json({ pending: records.map((record) => ({ ...summary(record, service, options.provider), findings: record.gate?.findings ?? [] })) });
+    },
+    'review',
+  );
+
+  for (const [verb, decision] of [
+    ['approve', 'approved'],
+    ['reject', 'rejected'],
+  ] as const) {
+    route(
+      'POST',
+      `/api/v1/skills/{name}/versions/{version}/${verb}`,
+      async (c, params, guard) => {
+        const body = await readJson(kit, c);
+        const record = await service.decide(params['name']!, params['version']!, decision, typeof body['reason'] === 'string' ? body['reason'] : '', guard);
+        await options.provider?.refresh();
+        event(params, `${decision} ${record.name}@${record.version}${record.gate?.reviewReason ? `: ${printable(record.gate.reviewReason)}` : ''}`);
+        return c.json(summary(record, service, options.provider));
+      },
+      'review',
+    );
+  }
 
   // Any other method on a known path: 405 with the methods it takes.
   for (const [pattern, methods] of allowed) app.all(pattern, () => methodNotAllowed(methods.join(', ')));
@@ -266,6 +356,9 @@ function rawParams(c: HttpContext): Params {
   return params;
 }
 
+/** Read routes never write: a guard that lets nothing through, should one be asked. */
+const READ_ONLY: WriteGuard = { sees: () => false, may: () => false };
+
 function summary(record: VersionRecord, service: RegistryService, provider: RegistryProvider | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: record.name,
@@ -279,6 +372,10 @@ function summary(record: VersionRecord, service: RegistryService, provider: Regi
     provenance: record.provenance,
     review: record.review,
   };
+  if (record.gate) {
+    const { findings: _findings, requestedTags, ...gate } = record.gate;
+    out['gate'] = { ...gate, ...(record.review === 'pending' && requestedTags ? { requestedTags } : {}) };
+  }
   if (record.yankedAt) out['yankedAt'] = record.yankedAt;
   if (record.revoked) out['revoked'] = record.revoked;
   if (provider) out['uri'] = provider.exactUri(record.name, record.version) || undefined;

@@ -1,3 +1,4 @@
+import type { SkillRequirements } from '@skillport/core';
 /**
  * The registry's records. A version is a skill's files frozen under a semver version: each file by sha256, the
  * package digest over them (core's `packageDigest`, canonical form in docs/api.md), who signed it and where it
@@ -19,6 +20,8 @@ export interface StoredManifest {
   /** Sorted by path. SKILL.md included. */
   files: StoredFile[];
   totalBytes: number;
+  /** The skill's requirements as read at publish (its Codex sidecar included); older records have none stored. */
+  requirements?: SkillRequirements;
 }
 
 export interface SignatureRecord {
@@ -38,8 +41,48 @@ export interface Provenance {
   commit?: string;
 }
 
-export type ReviewStatus = 'unreviewed' | 'approved' | 'rejected';
-export const REVIEW_STATUSES: readonly ReviewStatus[] = ['unreviewed', 'approved', 'rejected'];
+/**
+ * A version's review state (ADR 0231): `unreviewed` (published without review: served), `pending` (held by the gate:
+ * served to no one until a reviewer decides; no tag points at it), `approved` (served; the tags asked for at publish
+ * move to it on approval), `rejected` (never served).
+ */
+export type ReviewStatus = 'unreviewed' | 'pending' | 'approved' | 'rejected';
+export const REVIEW_STATUSES: readonly ReviewStatus[] = ['unreviewed', 'pending', 'approved', 'rejected'];
+
+/** A finding as stored with a version (the scanner's, packages/scan). */
+export interface StoredFinding {
+  rule: string;
+  category: string;
+  severity: 'low' | 'medium' | 'high';
+  title: string;
+  why: string;
+  file: string;
+  line: number;
+  column: number;
+  excerpt: string;
+  note?: string;
+}
+
+/**
+ * What the gate found and decided at publish (ADR 0230), kept with the version as provenance: the scan's findings
+ * (at most 200, highest first; `counts` counts them all), near-duplicates it named, the decision and why, the tags
+ * a held version gets once approved, and the review decision.
+ */
+export interface GateRecord {
+  scannedAt: string;
+  counts: { low: number; medium: number; high: number };
+  findings: StoredFinding[];
+  /** Skills the publisher sees whose name or description is very close (names only). */
+  duplicates?: Array<{ name: string; similarity: number; reason: string }>;
+  decision: 'allowed' | 'held';
+  /** Why it was held (or what was noted when allowed). */
+  reasons: string[];
+  /** Tags asked for at publish, moved to the version when it is approved. */
+  requestedTags?: string[];
+  reviewedBy?: string;
+  reviewedAt?: string;
+  reviewReason?: string;
+}
 
 export interface VersionRecord {
   name: string;
@@ -53,6 +96,8 @@ export interface VersionRecord {
   signatures: SignatureRecord[];
   provenance: Provenance;
   review: ReviewStatus;
+  /** The gate's scan and decision (absent for versions published before the gate existed). */
+  gate?: GateRecord;
   /** Set when yanked: gone from catalogs and tags, still readable by exact version or digest. */
   yankedAt?: string;
   /** Set when revoked: refused everywhere, with the reason. */
@@ -71,6 +116,11 @@ export interface TagRecord {
 }
 
 export const LATEST = 'latest';
+
+/** Pending, or rejected before it was ever served: served to no one, listed only to its publisher and reviewers. */
+export function isHeld(record: Pick<VersionRecord, 'review' | 'gate'>): boolean {
+  return record.review === 'pending' || (record.review === 'rejected' && record.gate?.decision === 'held');
+}
 
 /** A refusal with the HTTP status it maps to and one line for the caller. */
 /**

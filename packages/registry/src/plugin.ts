@@ -1,8 +1,9 @@
 import type { SkillLimits } from '@skillport/core';
 import type { ServerPlugin, SkillVersionInfo } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
+import { isHeld } from './model.js';
 import { isPostgresUrl, redactUrl } from './postgres-url.js';
-import { openRegistry } from './registry.js';
+import { openRegistry, publishTokenFrom } from './registry.js';
 import type { OpenRegistry } from './registry.js';
 
 /**
@@ -15,12 +16,17 @@ export interface RegistryPluginOptions {
   data: string;
   trustedKeys?: string;
   requireSignatures?: boolean;
+  /** Refuse to publish skills with warnings too (serve --strict). */
+  strict?: boolean;
+  allowFields?: readonly string[];
   registryTag?: string;
   prefix?: string;
   limits: SkillLimits;
   onProblem: (message: string) => void;
   /** One line per registry write through the API (publish, tag, yank, revoke, review). */
   onEvent?: (line: string) => void;
+  /** The shared publish token with --auth none (default: from `env`, see publishTokenFrom). */
+  publishToken?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -53,25 +59,33 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         }
         const tagsOf = new Map<string, string[]>();
         for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
-        // The store lists them in publish order: newest first reads best.
-        return [...found.versions].reverse().map((record) => ({
-          version: record.version,
-          packageDigest: record.packageDigest,
-          publishedAt: record.publishedAt,
-          publisher: record.publisher,
-          tags: tagsOf.get(record.version) ?? [],
-          ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
-          ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
-          signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: service.isTrusted(signature) })),
-          ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
-          ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
-          review: record.review,
-        }));
+        // The store lists them in publish order: newest first reads best. Versions held for review are shown to
+        // no one here (pages are for every reader of the skill; reviewers use the review queue).
+        return [...found.versions]
+          .filter((record) => !isHeld(record))
+          .reverse()
+          .map((record) => ({
+            version: record.version,
+            packageDigest: record.packageDigest,
+            publishedAt: record.publishedAt,
+            publisher: record.publisher,
+            tags: tagsOf.get(record.version) ?? [],
+            ...(record.yankedAt !== undefined ? { yankedAt: record.yankedAt } : {}),
+            ...(record.revoked !== undefined ? { revoked: record.revoked } : {}),
+            signatures: record.signatures.map((signature) => ({ keyId: signature.keyId, trusted: service.isTrusted(signature) })),
+            ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
+            ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
+            review: record.review,
+            ...(record.gate !== undefined ? { scan: { counts: record.gate.counts, findings: record.gate.findings.slice(0, 50) } } : {}),
+          }));
       },
     },
     async setup(context) {
       const env = options.env ?? process.env;
+      const publishToken = options.publishToken || publishTokenFrom(env);
       const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
+      // Visibility and writes are judged by the name and the URI it is listed at.
+      const listedUri = (name: string) => `${base}${encodeURIComponent(name)}/SKILL.md`;
       const registry = await openRegistry({
         dir: options.data,
         limits: options.limits,
@@ -79,15 +93,20 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         ...(options.registryTag !== undefined ? { tag: options.registryTag } : {}),
         ...(options.trustedKeys !== undefined ? { trustedKeysFile: options.trustedKeys } : {}),
         requireSignatures: options.requireSignatures === true,
+        strict: options.strict === true,
+        ...(options.allowFields ? { allowFields: options.allowFields } : {}),
         onProblem: options.onProblem,
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         env,
-        // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by SKILLPORT_PUBLISH_TOKEN.
+        // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by the shared publish token.
+        ...(publishToken !== undefined ? { publishToken } : {}),
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),
-        canSee: (principal, name) => context.canSee(principal, name, `${base}${encodeURIComponent(name)}/SKILL.md`),
+        canSee: (principal, name) => context.canSee(principal, name, listedUri(name)),
+        writeGrants: (principal, name) => context.writeGrants(principal, name, listedUri(name)),
+        gate: (principal, name) => context.gate(principal, name, listedUri(name)),
       });
       opened = registry;
-      const writable = context.authenticated || (env['SKILLPORT_PUBLISH_TOKEN'] ?? '') !== '';
+      const writable = context.authenticated || publishToken !== undefined;
       return {
         providers: [registry.provider],
         routes: registry.routes,
@@ -98,8 +117,8 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
           const writes = context.authenticated
             ? 'writes with publish-scope tokens'
             : writable
-              ? 'writes with SKILLPORT_PUBLISH_TOKEN'
-              : 'read-only: SKILLPORT_PUBLISH_TOKEN not set';
+              ? 'writes with the token in SKILLPORT_TOKEN'
+              : 'read-only: SKILLPORT_TOKEN not set';
           const where = isPostgresUrl(options.data) ? redactUrl(options.data) : options.data;
           return `registry ${where} (${count(stats.names, 'skill')}, ${count(stats.versions, 'version')}; ${writes})`;
         },

@@ -132,15 +132,29 @@ export class PostgresAccessStore implements AccessStore {
 
   async appendAudit(events: readonly AuditEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const columns: unknown[][] = Array.from({ length: 13 }, () => []);
+    const columns: unknown[][] = Array.from({ length: 14 }, () => []);
     for (const e of events) {
       auditValuesOf(e).forEach((value, i) => columns[i]!.push(value));
     }
     await this.#query(
-      `INSERT INTO audit_events (time, principal, user_name, token_id, action, surface, skill, uri, version, digest, file, outcome, detail)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`,
+      `INSERT INTO audit_events (time, principal, user_name, token_id, action, surface, skill, uri, version, digest, file, outcome, detail, count)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int[])`,
       columns,
     );
+  }
+
+  async pruneAudit(time: string, limit: number): Promise<number> {
+    // Oldest first by the time index, at most `limit` rows per statement: a short lock, however large the backlog.
+    const result = await this.#query(`DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE time < $1 ORDER BY time LIMIT $2)`, [
+      time,
+      limit,
+    ]);
+    return result.rowCount ?? 0;
+  }
+
+  async auditBytes(): Promise<number> {
+    const row = (await this.#query<{ bytes: string }>(`SELECT pg_total_relation_size('audit_events') AS bytes`)).rows[0];
+    return Number(row?.bytes ?? 0);
   }
 
   async queryAudit(query: AuditQuery = {}): Promise<AuditEvent[]> {

@@ -126,6 +126,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'access: audit rows count repeated refusals',
+    // A nullable column with no default: adding it rewrites nothing, so a large audit table migrates at once.
+    sql: `ALTER TABLE audit_events ADD COLUMN count INTEGER;`,
+  },
+  {
+    version: 4,
+    name: 'registry: the gate record of each version',
+    sql: `
+      -- The gate's scan and decision (ADR 0230), JSON; versions published before it have none.
+      ALTER TABLE versions ADD COLUMN gate TEXT;
+    `,
+  },
 ];
 
 /** Arbitrary, fixed: the advisory lock key every skillport process uses while migrating. */

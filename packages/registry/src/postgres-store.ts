@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { DIGEST_PATTERN, packageDigest, sha256Digest } from '@skillport/core';
 import { LATEST, RegistryError } from './model.js';
-import type { NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
+import type { GateRecord, NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
 import { migrate } from './postgres-schema.js';
 import type { MigrationReport } from './postgres-schema.js';
 import { redactUrl } from './postgres-url.js';
@@ -52,6 +52,7 @@ interface VersionRow {
   yanked_at: string | null;
   revoked_at: string | null;
   revoked_reason: string | null;
+  gate: string | null;
   rev: string;
 }
 
@@ -184,8 +185,8 @@ export class PostgresStore implements RegistryStore {
       const existing = await getRow(client, input.name, input.version);
       if (existing) throw new Abort({ status: existing.package_digest === input.packageDigest ? 'exists' : 'conflict', version: toRecord(existing) });
       await client.query(
-        `INSERT INTO versions (name, version, package_digest, manifest, published_at, publisher, signatures, provenance, review, rev)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        `INSERT INTO versions (name, version, package_digest, manifest, published_at, publisher, signatures, provenance, review, rev, gate)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
         [
           input.name,
           input.version,
@@ -197,6 +198,7 @@ export class PostgresStore implements RegistryStore {
           JSON.stringify(input.provenance),
           input.review,
           rev,
+          input.gate === undefined ? null : JSON.stringify(input.gate),
         ],
       );
       const files = new Map(input.manifest.files.map((file) => [file.digest, file.size]));
@@ -303,6 +305,34 @@ export class PostgresStore implements RegistryStore {
       const rev = await bump(client);
       const updated = await client.query(`UPDATE versions SET review = $1, rev = $2 WHERE name = $3 AND version = $4`, [review, rev, name, version]);
       if (updated.rowCount === 0) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+      await logChange(client, rev, 'review', name, version, review);
+      return toRecord((await getRow(client, name, version))!);
+    });
+  }
+
+  async decideReview(name: string, version: string, review: ReviewStatus, gate: GateRecord, tags: readonly string[]): Promise<VersionRecord> {
+    return this.#transaction(async (client) => {
+      const rev = await bump(client);
+      const row = await getRow(client, name, version);
+      if (row === undefined) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+      await client.query(`UPDATE versions SET review = $1, gate = $2, rev = $3 WHERE name = $4 AND version = $5`, [
+        review,
+        JSON.stringify(gate),
+        rev,
+        name,
+        version,
+      ]);
+      if (review === 'rejected') {
+        // A rejected version is never served: its tags go, and `latest` moves to the best version left.
+        const onIt = (await client.query<{ tag: string }>(`DELETE FROM tags WHERE name = $1 AND version = $2 RETURNING tag`, [name, version])).rows.map(
+          (r) => r.tag,
+        );
+        if (onIt.includes(LATEST)) {
+          const rows = (await client.query<VersionRow>(`SELECT * FROM versions WHERE name = $1`, [name])).rows.map(toRecord);
+          const next = chooseLatest(rows);
+          if (next !== undefined) await upsertTag(client, name, LATEST, next);
+        }
+      } else if (row.revoked_at === null && row.yanked_at === null) for (const tag of tags) await upsertTag(client, name, tag, version);
       await logChange(client, rev, 'review', name, version, review);
       return toRecord((await getRow(client, name, version))!);
     });
@@ -582,5 +612,6 @@ function toRecord(row: VersionRow): VersionRecord {
   };
   if (row.yanked_at !== null) record.yankedAt = row.yanked_at;
   if (row.revoked_at !== null) record.revoked = { at: row.revoked_at, reason: row.revoked_reason ?? '' };
+  if (row.gate !== null && row.gate !== undefined) record.gate = JSON.parse(row.gate) as GateRecord;
   return record;
 }

@@ -4,8 +4,8 @@ import { joinSkillUri, mimeTypeFor, parseSkillUri } from '@skillport/core';
 import type { SkillManifest } from '@skillport/core';
 import { META_PROVENANCE, META_VERSION, buildCatalogSkill } from '@skillport/server';
 import type { BlobSource, CatalogSkill, SkillLookup, ProviderDelta, SkillProvider, StoredOrigin, VersionSelector } from '@skillport/server';
-import { LATEST } from './model.js';
-import type { VersionRecord } from './model.js';
+import { LATEST, isHeld } from './model.js';
+import type { GateRecord, VersionRecord } from './model.js';
 import type { RegistryStore } from './store.js';
 
 /**
@@ -193,21 +193,27 @@ export class RegistryProvider implements SkillProvider {
     if (rest === undefined || rest.length < 1) return undefined;
     if (rest.length >= 2 && isVersion(rest[0]!)) {
       const record = this.#versions.get(rest[1]!)?.get(rest[0]!);
-      if (record === undefined) return undefined;
+      // A version held for review is served to no one: as far as any reader can tell it does not exist.
+      if (record === undefined || isHeld(record)) return undefined;
       return this.#answer(record);
     }
     // A skill of ours whose tag names nothing served any more: say why rather than "not found".
-    const byVersion = this.#versions.get(rest[0]!);
-    if (byVersion !== undefined && rest.length === 2 && rest[1] === 'SKILL.md') {
+    const shown = this.#shownVersions(rest[0]!);
+    if (shown.length > 0 && rest.length === 2 && rest[1] === 'SKILL.md') {
       return {
-        refused: `every version of '${rest[0]}' is yanked or revoked; nothing is tagged ${this.#tag}. Ask for an exact version: ${[...byVersion.keys()].slice(-5).join(', ')}`,
+        refused: `every version of '${rest[0]}' is yanked or revoked; nothing is tagged ${this.#tag}. Ask for an exact version: ${shown.slice(-5).join(', ')}`,
       };
     }
     return undefined;
   }
 
+  /** The versions of `name` a reader may know of (not held for review), in publish order. */
+  #shownVersions(name: string): string[] {
+    return [...(this.#versions.get(name)?.values() ?? [])].filter((record) => !isHeld(record)).map((record) => record.version);
+  }
+
   unlistedName(name: string): string | undefined {
-    if (!this.#versions.has(name) || this.#listedNames.has(name)) return undefined;
+    if (this.#shownVersions(name).length === 0 || this.#listedNames.has(name)) return undefined;
     return `${joinSkillUri([...this.#prefix, name])}/SKILL.md`;
   }
 
@@ -218,15 +224,18 @@ export class RegistryProvider implements SkillProvider {
     if (rest?.length === 2 && rest[1] === 'SKILL.md') name = rest[0]!;
     else if (rest?.length === 3 && rest[2] === 'SKILL.md' && isVersion(rest[0]!)) name = rest[1]!;
     else return undefined;
-    const byVersion = this.#versions.get(name);
-    if (byVersion === undefined) return undefined;
+    const all = this.#versions.get(name);
+    if (all === undefined) return undefined;
+    // Versions held for review do not exist for readers: not by version, tag or digest, nor in the lists below.
+    const byVersion = new Map([...all].filter(([, record]) => !isHeld(record)));
+    if (byVersion.size === 0) return undefined;
     if (selector.version !== undefined) {
       const wanted = selector.version.trim();
       const version = this.#tags.get(name)?.get(wanted) ?? wanted;
       const record = byVersion.get(version);
       if (record === undefined) {
         const live = [...byVersion.values()]
-          .filter((r) => r.revoked === undefined && r.yankedAt === undefined)
+          .filter((r) => r.revoked === undefined && r.yankedAt === undefined && r.review !== 'rejected')
           .map((r) => r.version)
           .sort(semver.compare);
         const tags = [...(this.#tags.get(name) ?? [])].map(([tag, v]) => `${tag} -> ${v}`).join(', ');
@@ -256,6 +265,8 @@ export class RegistryProvider implements SkillProvider {
   /** Why a version is not served, or undefined. */
   #refusal(record: VersionRecord): string | undefined {
     if (record.revoked !== undefined) return `was revoked on ${record.revoked.at}: ${record.revoked.reason}`;
+    if (record.review === 'rejected') return `was rejected in review${record.gate?.reviewReason ? `: ${record.gate.reviewReason}` : ''}`;
+    if (record.review === 'pending') return 'is waiting for review';
     if (this.options.requireSignatures && !record.signatures.some((signature) => this.options.trustedKeys?.has(signature.keyId))) {
       return 'is not signed by a trusted key, and this server requires signatures';
     }
@@ -282,6 +293,7 @@ export class RegistryProvider implements SkillProvider {
       totalBytes: record.manifest.totalBytes,
       packageDigest: record.packageDigest,
     };
+    if (record.manifest.requirements !== undefined) manifest.requirements = record.manifest.requirements;
     const provenance: Record<string, unknown> = {
       publishedAt: record.publishedAt,
       publisher: record.publisher,
@@ -289,6 +301,8 @@ export class RegistryProvider implements SkillProvider {
       review: record.review,
       ...record.provenance,
     };
+    // What the gate's scan found, summarised: the activation tells the model of it for versions not reviewed.
+    if (record.gate !== undefined) provenance['scan'] = scanSummary(record.gate);
     if (record.yankedAt !== undefined) provenance['yankedAt'] = record.yankedAt;
     const built = buildCatalogSkill(manifest, path, this.#origin, { [META_VERSION]: record.version, [META_PROVENANCE]: provenance, ...extra });
     if (typeof built === 'string') {
@@ -347,6 +361,22 @@ export class RegistryProvider implements SkillProvider {
     this.#timer = undefined;
     this.#listeners.clear();
   }
+}
+
+/** Counts, and the distinct rules that fired (highest severity first, at most 8), as `_meta` carries them. */
+function scanSummary(gate: GateRecord): Record<string, unknown> {
+  const rules = new Map<string, { rule: string; severity: string; title: string; count: number }>();
+  for (const finding of gate.findings) {
+    const entry = rules.get(finding.rule);
+    if (entry) entry.count++;
+    else rules.set(finding.rule, { rule: finding.rule, severity: finding.severity, title: finding.title, count: 1 });
+  }
+  const rank = { high: 0, medium: 1, low: 2 } as Record<string, number>;
+  return {
+    counts: gate.counts,
+    rules: [...rules.values()].sort((a, b) => (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) || b.count - a.count).slice(0, 8),
+    ...(gate.reviewedBy !== undefined ? { reviewedBy: gate.reviewedBy, reviewedAt: gate.reviewedAt } : {}),
+  };
 }
 
 function isVersion(segment: string): boolean {

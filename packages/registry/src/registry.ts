@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import type { SkillLimits } from '@skillport/core';
-import type { HttpRoutes, Principal } from '@skillport/server';
+import type { GateSettings, HttpRoutes, Principal } from '@skillport/server';
 import { PublishTokenAuthorizer } from './auth.js';
 import type { WriteAuthorizer } from './auth.js';
 import { registryRoutes } from './http-api.js';
@@ -23,15 +23,24 @@ export interface OpenRegistryOptions {
   tag?: string;
   trustedKeysFile?: string;
   requireSignatures?: boolean;
-  /** Default: the shared token from SKILLPORT_PUBLISH_TOKEN. */
+  /** Refuse skills with warnings too (RegistryServiceOptions.strict). */
+  strict?: boolean;
+  allowFields?: readonly string[];
+  /** Default: the shared publish token (`publishToken`). */
   authorizer?: WriteAuthorizer;
+  /** The shared token writes need with --auth none; default SKILLPORT_TOKEN, else the old SKILLPORT_PUBLISH_TOKEN. */
+  publishToken?: string;
   /** Whether a caller may see a skill name (the server's visibility policy); default every name. */
   canSee?: (principal: Principal, name: string) => boolean;
+  /** What the policy lets a caller write under a name it sees (ADR 0180); default: publish, not revoke. */
+  writeGrants?: (principal: Principal, name: string) => { publish: boolean; revoke: boolean };
   env?: NodeJS.ProcessEnv;
   pollMs?: number;
   onProblem?: (message: string) => void;
   /** One line per write done through the API (publish, tag, yank, unyank, revoke, review), for the server's log. */
   onEvent?: (line: string) => void;
+  /** The publish gate's settings for a publisher and a name (the policy's `gate:`; ADR 0230); default allow all. */
+  gate?: (principal: Principal | undefined, name: string) => GateSettings;
 }
 
 export interface OpenRegistry {
@@ -54,6 +63,12 @@ export function loadTrustedKeys(file: string): Map<string, KeyObject> {
   return keys;
 }
 
+/** The shared publish token a server's environment gives: SKILLPORT_TOKEN, else its old name SKILLPORT_PUBLISH_TOKEN. */
+export function publishTokenFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env['SKILLPORT_TOKEN'] || env['SKILLPORT_PUBLISH_TOKEN'];
+  return value === '' ? undefined : value;
+}
+
 export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRegistry> {
   const env = options.env ?? process.env;
   const trustedKeys = options.trustedKeysFile !== undefined ? loadTrustedKeys(options.trustedKeysFile) : new Map<string, KeyObject>();
@@ -65,6 +80,8 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     ...(options.limits ? { limits: options.limits } : {}),
     trustedKeys,
     requireSignatures: options.requireSignatures === true,
+    strict: options.strict === true,
+    ...(options.allowFields ? { allowFields: options.allowFields } : {}),
   });
   const provider = await RegistryProvider.open({
     store,
@@ -78,9 +95,17 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
   const routes = registryRoutes({
     service,
     provider,
-    authorizer: options.authorizer ?? new PublishTokenAuthorizer(env['SKILLPORT_PUBLISH_TOKEN']),
+    authorizer: options.authorizer ?? new PublishTokenAuthorizer(options.publishToken ?? publishTokenFrom(env)),
     ...(options.canSee ? { canSee: options.canSee } : {}),
+    ...(options.writeGrants ? { writeGrants: options.writeGrants } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.gate ? { gate: options.gate } : {}),
+    // Near-duplicates are looked for among the registry's listed skills the publisher sees, never others.
+    neighbours: (principal) =>
+      provider
+        .skills()
+        .filter((skill) => principal === undefined || options.canSee === undefined || options.canSee(principal, skill.name))
+        .map((skill) => ({ name: skill.name, description: skill.description })),
   });
   return {
     store,

@@ -1,10 +1,14 @@
 import semver from 'semver';
 import type { KeyObject } from 'node:crypto';
-import { DEFAULT_LIMITS, inspectSkillFiles, packageDigest } from '@skillport/core';
+import { DEFAULT_LIMITS, declaredVersion, inspectSkillFiles, packageDigest, refusedAtPublish } from '@skillport/core';
 import type { SkillFileEntry, SkillLimits } from '@skillport/core';
 import { ArchiveError, readSkillPackage } from './package-format.js';
-import { LATEST, REVIEW_STATUSES, RegistryError } from './model.js';
-import type { Provenance, ReviewStatus, SignatureRecord, TagRecord, VersionRecord } from './model.js';
+import { LATEST, REVIEW_STATUSES, RegistryError, isHeld } from './model.js';
+import type { GateRecord, Provenance, ReviewStatus, SignatureRecord, TagRecord, VersionRecord } from './model.js';
+import { DEFAULT_SETTINGS, judge } from './gate.js';
+import type { Neighbour } from './gate.js';
+import type { GateSettings } from '@skillport/server';
+import type { WriteAction, WriteGuard } from './auth.js';
 import { checkSignature } from './signing.js';
 import { badTagReason, printable } from './store.js';
 import type { RegistryStore } from './store.js';
@@ -20,6 +24,13 @@ export interface RegistryServiceOptions {
   trustedKeys?: ReadonlyMap<string, KeyObject>;
   /** Refuse to publish (and to serve) versions that no trusted key signed. */
   requireSignatures?: boolean;
+  /**
+   * Refuse skills with warnings too (`serve --strict`, `strict: true` in the config file). By default a skill is
+   * published as `validate` passes it: errors refuse it, warnings do not.
+   */
+  strict?: boolean;
+  /** Extra frontmatter fields accepted without a warning (the `allowFields` setting). */
+  allowFields?: readonly string[];
   now?: () => Date;
   /**
    * Called at `after-blob-N`, `before-commit` and `after-commit` of each publish, and awaited: crash tests pass a hook
@@ -42,6 +53,12 @@ export interface PublishRequest {
   publisher: string;
   provenance?: Provenance;
   signatures?: SignatureRecord[];
+  /** Which names the publisher may write (the API's callers); none: every name (the local CLI, the operator). */
+  guard?: WriteGuard;
+  /** The gate's settings for the name being published (the policy's `gate:`; ADR 0230). Default: allow everything. */
+  gate?: (name: string) => GateSettings;
+  /** The skills the publisher sees, to warn of near-duplicates (never a skill it cannot see). */
+  neighbours?: () => readonly Neighbour[];
 }
 
 export interface PublishResult {
@@ -49,6 +66,8 @@ export interface PublishResult {
   status: 'created' | 'exists';
   version: VersionRecord;
   tags: TagRecord[];
+  /** What the gate found, for the publisher: findings summarised, near-duplicates named (`warning:` lines). */
+  warnings: string[];
 }
 
 /** Blob writes in flight at once during a publish. */
@@ -95,18 +114,32 @@ export class RegistryService {
     if (files === undefined) throw new RegistryError(400, 'no_content', 'nothing to publish: give a .skill archive');
     provenance = cleanProvenance({ ...provenance, ...request.provenance });
 
-    const inspected = inspectSkillFiles(files, { limits: this.limits, ...(folderName !== undefined ? { folderName } : {}) });
-    if (inspected.skill === undefined || inspected.problems.length > 0) {
-      const lines = inspected.problems.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
+    const inspected = inspectSkillFiles(files, {
+      limits: this.limits,
+      ...(folderName !== undefined ? { folderName } : {}),
+      ...(this.options.allowFields ? { allowFields: this.options.allowFields } : {}),
+    });
+    const refused = refusedAtPublish(
+      inspected.problems,
+      files.map((file) => file.path),
+      this.options.strict,
+    );
+    if (inspected.skill === undefined || refused.length > 0) {
+      const lines = refused.map((problem) => `${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
       throw new RegistryError(
         422,
         'invalid_skill',
-        `the skill does not validate (publishing is strict: fix every problem \`skillport validate\` reports): ${lines.join('; ')}`,
+        this.options.strict
+          ? `the skill does not validate strictly (this registry refuses warnings too: fix what \`skillport validate --strict\` reports): ${lines.join('; ')}`
+          : `the skill does not validate (fix the errors \`skillport validate\` reports): ${lines.join('; ')}`,
       );
     }
     const skill = inspected.skill;
     if (manifestName !== undefined && manifestName !== skill.name)
       throw new RegistryError(400, 'name_mismatch', `the archive manifest names '${printable(manifestName)}' but SKILL.md names '${skill.name}'`);
+    // The name comes from the archive: checked before anything about it is looked up, so a refusal says nothing of
+    // whether it exists (a hidden name and a name the publisher may not create answer alike).
+    if (request.guard !== undefined && !(request.guard.sees(skill.name) && request.guard.may('publish', skill.name))) throw publishRefused(skill.name);
     const version = this.#chooseVersion(request.version, manifestVersion, skill.frontmatter);
     const digest = skill.packageDigest;
 
@@ -123,6 +156,14 @@ export class RegistryService {
     if (existing !== undefined) return this.#sameOrConflict(existing, digest);
 
     const tags = await this.#tagsForPublish(skill.name, version, request.tags);
+    // The gate, before any blob is written: a refusal leaves nothing behind.
+    const verdict = judge(
+      { name: skill.name, description: skill.description, files },
+      request.gate?.(skill.name) ?? DEFAULT_SETTINGS,
+      request.neighbours?.() ?? [],
+      this.#now(),
+    );
+    const gate = verdict.held ? { ...verdict.record, requestedTags: tags } : verdict.record;
     const bytesByPath = new Map(files.map((file) => [file.path, file.bytes]));
     // Blobs go to the store side by side (each is fsynced; in parallel the disk can group them), before the commit.
     let written = 0;
@@ -148,19 +189,25 @@ export class RegistryService {
           headings: skill.headings,
           files: skill.files.map((file) => ({ path: file.path, size: file.size, digest: file.digest })),
           totalBytes: skill.totalBytes,
+          ...(skill.requirements !== undefined ? { requirements: skill.requirements } : {}),
         },
         publishedAt: (this.options.now?.() ?? new Date()).toISOString(),
         publisher: request.publisher,
         signatures: checked.valid,
         provenance,
-        review: 'unreviewed',
+        // Held: pending, and no tag points at it until a reviewer approves it (ADR 0231).
+        review: verdict.held ? 'pending' : 'unreviewed',
+        gate,
       },
-      tags,
+      verdict.held ? [] : tags,
     );
     if (result.status !== 'created') return this.#sameOrConflict(result.version, digest);
     await this.options.pause?.('after-commit');
     this.#changed();
-    return { status: 'created', version: result.version, tags: await this.store.tags(skill.name) };
+    const warnings = [...verdict.warnings];
+    if (verdict.held)
+      warnings.unshift(`${skill.name}@${version} is held for review (${verdict.record.reasons.join('; ')}); it is served once a reviewer approves it`);
+    return { status: 'created', version: result.version, tags: await this.store.tags(skill.name), warnings };
   }
 
   async #sameOrConflict(existing: VersionRecord, digest: string): Promise<PublishResult> {
@@ -171,13 +218,11 @@ export class RegistryService {
         `${existing.name}@${existing.version} is already published with other bytes (${existing.packageDigest}); versions never change: publish a new version`,
       );
     }
-    return { status: 'exists', version: existing, tags: await this.store.tags(existing.name) };
+    return { status: 'exists', version: existing, tags: await this.store.tags(existing.name), warnings: [] };
   }
 
   #chooseVersion(given: string | undefined, fromManifest: string | undefined, frontmatter: Record<string, unknown>): string {
-    const metadata = frontmatter['metadata'];
-    const fromFrontmatter = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>)['version'] : undefined;
-    const candidate = given ?? fromManifest ?? (typeof fromFrontmatter === 'string' ? fromFrontmatter : undefined);
+    const candidate = given ?? fromManifest ?? declaredVersion(frontmatter);
     if (candidate === undefined)
       throw new RegistryError(400, 'version_required', 'no version: give one (publish --version 1.0.0) or set metadata.version in SKILL.md');
     if (candidate.length > 128 || semver.valid(candidate) !== candidate) {
@@ -230,58 +275,126 @@ export class RegistryService {
 
   async version(name: string, version: string): Promise<VersionRecord> {
     const record = await this.store.getVersion(name, version);
-    if (record === undefined) throw new RegistryError(404, 'version_not_found', `${printable(name)}@${printable(version)} is not published here`);
+    if (record === undefined) throw versionNotFound(name, version);
     return record;
   }
 
-  async tag(name: string, version: string, tag: string): Promise<TagRecord[]> {
+  async tag(name: string, version: string, tag: string, guard?: WriteGuard): Promise<TagRecord[]> {
     const bad = badTagReason(tag);
     if (bad) throw new RegistryError(400, 'bad_tag', bad);
-    await this.version(name, version);
+    const record = await this.#writable('tag', name, version, guard);
+    if (record.review === 'pending' || record.review === 'rejected')
+      throw new RegistryError(
+        409,
+        'version_not_approved',
+        `${name}@${version} is ${record.review === 'pending' ? 'waiting for review' : 'rejected'}: tags move only to served versions`,
+      );
     await this.store.setTag(name, tag, version);
     this.#changed();
     return this.store.tags(name);
   }
 
-  async untag(name: string, tag: string): Promise<TagRecord[]> {
+  async untag(name: string, tag: string, guard?: WriteGuard): Promise<TagRecord[]> {
     if (tag === LATEST) throw new RegistryError(400, 'bad_tag', `'latest' cannot be removed; point it at another version, or yank the version it names`);
-    if (!(await this.store.removeTag(name, tag))) throw new RegistryError(404, 'tag_not_found', `${printable(name)} has no tag '${printable(tag)}'`);
+    const noTag = () => new RegistryError(404, 'tag_not_found', `${printable(name)} has no tag '${printable(tag)}'`);
+    if (guard !== undefined && !guard.sees(name)) throw noTag();
+    if (guard !== undefined && !(await this.store.tags(name)).some((record) => record.tag === tag)) throw noTag();
+    if (guard !== undefined && !guard.may('tag', name)) throw writeRefused('tag', name);
+    if (!(await this.store.removeTag(name, tag))) throw noTag();
     this.#changed();
     return this.store.tags(name);
   }
 
-  async yank(name: string, version: string): Promise<VersionRecord> {
-    const record = await this.version(name, version);
+  async yank(name: string, version: string, guard?: WriteGuard): Promise<VersionRecord> {
+    const record = await this.#writable('yank', name, version, guard);
     if (record.revoked) throw new RegistryError(409, 'version_revoked', `${name}@${version} is already revoked`);
     const result = await this.store.yank(name, version, this.#now());
     this.#changed();
     return result;
   }
 
-  async unyank(name: string, version: string): Promise<VersionRecord> {
-    await this.version(name, version);
+  async unyank(name: string, version: string, guard?: WriteGuard): Promise<VersionRecord> {
+    await this.#writable('yank', name, version, guard);
     const result = await this.store.unyank(name, version);
     this.#changed();
     return result;
   }
 
-  async revoke(name: string, version: string, reason: string): Promise<VersionRecord> {
+  async revoke(name: string, version: string, reason: string, guard?: WriteGuard): Promise<VersionRecord> {
     const text = reason.trim();
     if (text === '' || text.length > 500)
       throw new RegistryError(400, 'reason_required', 'give a reason (1-500 characters): it is shown to everyone who asks for the version');
-    await this.version(name, version);
+    await this.#writable('revoke', name, version, guard);
     const result = await this.store.revoke(name, version, text, this.#now());
     this.#changed();
     return result;
   }
 
-  async review(name: string, version: string, status: string): Promise<VersionRecord> {
-    if (!REVIEW_STATUSES.includes(status as ReviewStatus))
-      throw new RegistryError(400, 'bad_review', `review status must be one of ${REVIEW_STATUSES.join(', ')}`);
-    await this.version(name, version);
+  async review(name: string, version: string, status: string, guard?: WriteGuard): Promise<VersionRecord> {
+    const settable = REVIEW_STATUSES.filter((s) => s !== 'pending');
+    if (!(settable as readonly string[]).includes(status)) throw new RegistryError(400, 'bad_review', `review status must be one of ${settable.join(', ')}`);
+    // Approving or rejecting is a decision (tags move, the reviewer is recorded); `unreviewed` only clears a label.
+    if (status === 'approved' || status === 'rejected') return this.decide(name, version, status, '', guard);
+    const record = await this.#writable('review', name, version, guard);
+    if (record.review === 'pending') throw new RegistryError(409, 'review_pending', `${name}@${version} is waiting for review: approve or reject it`);
     const result = await this.store.setReview(name, version, status as ReviewStatus);
     this.#changed();
     return result;
+  }
+
+  /**
+   * A reviewer's decision (ADR 0231). Approve: the version is served and the tags asked for at publish move to it.
+   * Reject (a reason is required): it is never served; tags on it are dropped and `latest` re-pointed. Recorded in
+   * the version's gate record (who, when, why).
+   */
+  async decide(name: string, version: string, decision: 'approved' | 'rejected', reason: string, guard?: WriteGuard): Promise<VersionRecord> {
+    const text = reason.trim();
+    if (text.length > 500) throw new RegistryError(400, 'bad_reason', 'a review reason is at most 500 characters');
+    if (decision === 'rejected' && text === '') throw new RegistryError(400, 'reason_required', 'give a reason for the rejection: the publisher reads it');
+    const record = await this.#writable('review', name, version, guard);
+    if (record.revoked !== undefined) throw new RegistryError(409, 'version_revoked', `${name}@${version} is revoked`);
+    if (record.review === decision) return record;
+    const gate: GateRecord = {
+      ...(record.gate ?? { scannedAt: this.#now(), counts: { low: 0, medium: 0, high: 0 }, findings: [], decision: 'allowed', reasons: [] }),
+      reviewedBy: guard?.writer ?? 'operator',
+      reviewedAt: this.#now(),
+      ...(text !== '' ? { reviewReason: text } : {}),
+    };
+    let tags: string[] = [];
+    if (decision === 'approved' && record.review === 'pending') {
+      tags = [...(record.gate?.requestedTags ?? [])];
+      if (!tags.includes(LATEST) && !(await this.store.tags(name)).some((tag) => tag.tag === LATEST)) tags.push(LATEST);
+    }
+    const result = await this.store.decideReview(name, version, decision, gate, tags);
+    this.#changed();
+    return result;
+  }
+
+  /** Versions waiting for review that `guard`'s writer may review or published, oldest first. */
+  async pending(guard?: WriteGuard): Promise<VersionRecord[]> {
+    const out: VersionRecord[] = [];
+    for (const name of await this.store.listNames()) {
+      if (guard !== undefined && !guard.sees(name)) continue;
+      const reviewer = guard === undefined || guard.may('review', name);
+      for (const record of await this.store.listVersions(name)) {
+        if (record.review !== 'pending' || record.revoked !== undefined) continue;
+        if (reviewer || record.publisher === guard?.writer) out.push(record);
+      }
+    }
+    return out.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt));
+  }
+
+  /**
+   * The version a write acts on, once the guard allows it: a name the writer does not see is not published as far
+   * as it can tell (the same 404 as a missing name, before any lookup); a name it sees but may not write is a 403.
+   */
+  async #writable(action: WriteAction, name: string, version: string, guard: WriteGuard | undefined): Promise<VersionRecord> {
+    if (guard !== undefined && !guard.sees(name)) throw versionNotFound(name, version);
+    const record = await this.version(name, version);
+    // A held version is invisible to everyone but its publisher and reviewers: to others it is not published.
+    if (guard !== undefined && heldFrom(record, guard)) throw versionNotFound(name, version);
+    if (guard !== undefined && !guard.may(action, name)) throw writeRefused(action, name);
+    return record;
   }
 
   #now(): string {
@@ -291,6 +404,34 @@ export class RegistryService {
   #changed(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/**
+ * Whether a version is hidden from this writer: a pending version, or a rejected one that was never served, is seen
+ * only by its publisher and by whoever may review the name.
+ */
+export function heldFrom(record: VersionRecord, viewer: { may(action: WriteAction, name: string): boolean; writer?: string }): boolean {
+  if (!isHeld(record)) return false;
+  return !(viewer.may('review', record.name) || (viewer.writer !== undefined && viewer.writer === record.publisher));
+}
+
+function versionNotFound(name: string, version: string): RegistryError {
+  return new RegistryError(404, 'version_not_found', `${printable(name)}@${printable(version)} is not published here`);
+}
+
+/** One answer whether the name exists or not, is hidden or only not the publisher's to write (ADR 0180). */
+function publishRefused(name: string): RegistryError {
+  return new RegistryError(
+    403,
+    'forbidden',
+    `you may not publish a skill named '${printable(name)}' here: the policy lets you publish only names it shows you (and, where a rule names publish subjects, only as one of them)`,
+  );
+}
+
+function writeRefused(action: WriteAction, name: string): RegistryError {
+  if (action === 'revoke' || action === 'review')
+    return new RegistryError(403, 'forbidden', `${action} of '${printable(name)}' needs the admin scope, or a policy rule that gives you revoke over the name`);
+  return new RegistryError(403, 'forbidden', `the policy does not let you ${action} '${printable(name)}' (a rule matching it names other publish subjects)`);
 }
 
 function cleanProvenance(provenance: Provenance): Provenance {

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { packageDigest, sha256Digest } from '@skillport/core';
 import { BlobDirectory } from './blob-dir.js';
 import { LATEST, RegistryError } from './model.js';
-import type { NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
+import type { GateRecord, NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
 import { chooseLatest } from './store.js';
 import type { CommitResult, RegistryStore, StoreCheck } from './store.js';
 
@@ -13,7 +13,8 @@ import type { CommitResult, RegistryStore, StoreCheck } from './store.js';
  * (`blob-dir.ts`). Blobs are made durable before the transaction that references them commits, so a committed
  * version never points at a missing blob. better-sqlite3 is synchronous; the async interface is for other stores.
  */
-const SCHEMA_VERSION = 1;
+// 2: versions.gate (the gate's scan and decision, JSON; ADR 0230).
+const SCHEMA_VERSION = 2;
 
 interface VersionRow {
   name: string;
@@ -28,6 +29,7 @@ interface VersionRow {
   yanked_at: string | null;
   revoked_at: string | null;
   revoked_reason: string | null;
+  gate: string | null;
   rev: number;
 }
 
@@ -107,6 +109,14 @@ export class SqliteStore implements RegistryStore {
     const schema = Number((db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string }).value);
     if (schema > SCHEMA_VERSION)
       throw new RegistryError(500, 'store_too_new', `the registry in ${this.location} was written by a newer skillport (schema ${schema})`);
+    // Schema 1 → 2: a column for the gate's record; older versions keep none (they were published before the gate).
+    const columns = (db.prepare(`PRAGMA table_info(versions)`).all() as Array<{ name: string }>).map((column) => column.name);
+    if (!columns.includes('gate')) {
+      db.transaction(() => {
+        db.exec(`ALTER TABLE versions ADD COLUMN gate TEXT`);
+        db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION));
+      }).immediate();
+    } else if (schema < SCHEMA_VERSION) db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION));
   }
 
   private prepare() {
@@ -117,8 +127,8 @@ export class SqliteStore implements RegistryStore {
       get: db.prepare(`SELECT * FROM versions WHERE name = ? AND version = ?`),
       list: db.prepare(`SELECT * FROM versions WHERE name = ? ORDER BY published_at, rev`),
       names: db.prepare(`SELECT DISTINCT name FROM versions ORDER BY name`),
-      insert: db.prepare(`INSERT INTO versions (name, version, package_digest, manifest, published_at, publisher, signatures, provenance, review, rev)
-        VALUES (@name, @version, @package_digest, @manifest, @published_at, @publisher, @signatures, @provenance, @review, @rev)`),
+      insert: db.prepare(`INSERT INTO versions (name, version, package_digest, manifest, published_at, publisher, signatures, provenance, review, gate, rev)
+        VALUES (@name, @version, @package_digest, @manifest, @published_at, @publisher, @signatures, @provenance, @review, @gate, @rev)`),
       insertBlob: db.prepare(`INSERT OR IGNORE INTO version_blobs (name, version, digest, size) VALUES (?, ?, ?, ?)`),
       tags: db.prepare(`SELECT name, tag, version FROM tags WHERE name = ? ORDER BY tag`),
       allTags: db.prepare(`SELECT name, tag, version FROM tags ORDER BY name, tag`),
@@ -130,6 +140,7 @@ export class SqliteStore implements RegistryStore {
       unyank: db.prepare(`UPDATE versions SET yanked_at = NULL, rev = ? WHERE name = ? AND version = ?`),
       revoke: db.prepare(`UPDATE versions SET revoked_at = ?, revoked_reason = ?, rev = ? WHERE name = ? AND version = ?`),
       review: db.prepare(`UPDATE versions SET review = ?, rev = ? WHERE name = ? AND version = ?`),
+      decide: db.prepare(`UPDATE versions SET review = ?, gate = ?, rev = ? WHERE name = ? AND version = ?`),
       since: db.prepare(`SELECT * FROM versions WHERE rev > ? ORDER BY rev`),
       everyVersion: db.prepare(`SELECT * FROM versions ORDER BY name, version`),
       everyBlob: db.prepare(`SELECT digest, MIN(size) AS size, MAX(size) AS max_size FROM version_blobs GROUP BY digest`),
@@ -171,6 +182,7 @@ export class SqliteStore implements RegistryStore {
         signatures: JSON.stringify(input.signatures),
         provenance: JSON.stringify(input.provenance),
         review: input.review,
+        gate: input.gate === undefined ? null : JSON.stringify(input.gate),
         rev,
       });
       for (const file of input.manifest.files) this.#stmt.insertBlob.run(input.name, input.version, file.digest, file.size);
@@ -275,6 +287,25 @@ export class SqliteStore implements RegistryStore {
       .immediate();
   }
 
+  async decideReview(name: string, version: string, review: ReviewStatus, gate: GateRecord, tags: readonly string[]): Promise<VersionRecord> {
+    return this.#db
+      .transaction(() => {
+        const row = this.#stmt.get.get(name, version) as VersionRow | undefined;
+        if (!row) throw new RegistryError(404, 'version_not_found', `${name}@${version} does not exist`);
+        const rev = (this.#stmt.bump.get() as { rev: number }).rev;
+        this.#stmt.decide.run(review, JSON.stringify(gate), rev, name, version);
+        if (review === 'rejected') {
+          // A rejected version is never served: its tags go, and `latest` moves to the best version left.
+          const onIt = (this.#stmt.tagsOn.all(name, version) as Array<{ tag: string }>).map((tag) => tag.tag);
+          this.#stmt.removeTagsOn.run(name, version);
+          const next = onIt.includes(LATEST) ? chooseLatest((this.#stmt.list.all(name) as VersionRow[]).map(toRecord)) : undefined;
+          if (next !== undefined) this.#stmt.setTag.run(name, LATEST, next);
+        } else if (row.revoked_at === null && row.yanked_at === null) for (const tag of tags) this.#stmt.setTag.run(name, tag, version);
+        return toRecord(this.#stmt.get.get(name, version) as VersionRow);
+      })
+      .immediate();
+  }
+
   async revision(): Promise<number> {
     return (this.#stmt.revision.get() as { rev: number }).rev;
   }
@@ -357,5 +388,6 @@ function toRecord(row: VersionRow): VersionRecord {
   };
   if (row.yanked_at !== null) record.yankedAt = row.yanked_at;
   if (row.revoked_at !== null) record.revoked = { at: row.revoked_at, reason: row.revoked_reason ?? '' };
+  if (row.gate !== null && row.gate !== undefined) record.gate = JSON.parse(row.gate) as GateRecord;
   return record;
 }

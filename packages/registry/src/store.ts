@@ -1,6 +1,6 @@
 import semver from 'semver';
 import { printable as corePrintable } from '@skillport/core';
-import type { NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
+import type { GateRecord, NewVersion, ReviewStatus, TagRecord, VersionRecord } from './model.js';
 
 /**
  * The registry store: version metadata plus content-addressed blobs. Every implementation (SQLite here; PostgreSQL
@@ -45,6 +45,11 @@ export interface RegistryStore {
   /** Revokes a version with a reason: like yank, and the version is refused everywhere. */
   revoke(name: string, version: string, reason: string, at: string): Promise<VersionRecord>;
   setReview(name: string, version: string, review: ReviewStatus): Promise<VersionRecord>;
+  /**
+   * A reviewer's decision on a version (ADR 0231), atomically: its review state and gate record, and `tags` pointed
+   * at it (the tags asked for at publish, on approval; none on rejection; none when it was withdrawn meanwhile).
+   */
+  decideReview(name: string, version: string, review: ReviewStatus, gate: GateRecord, tags: readonly string[]): Promise<VersionRecord>;
   /** The store's revision: it grows with every committed change (also changes made by other processes). */
   revision(): Promise<number>;
   /** Versions changed after `since` (exclusive) and every tag, as of `revision`. */
@@ -85,8 +90,11 @@ export interface StoreCheck {
  * Where `latest` goes when the version it named is yanked or revoked: the highest remaining version by semver
  * precedence that is neither yanked nor revoked, preferring releases over prereleases; none when nothing is left.
  */
-export function chooseLatest(versions: readonly Pick<VersionRecord, 'version' | 'yankedAt' | 'revoked'>[]): string | undefined {
-  const live = versions.filter((v) => v.yankedAt === undefined && v.revoked === undefined).map((v) => v.version);
+export function chooseLatest(versions: readonly (Pick<VersionRecord, 'version' | 'yankedAt' | 'revoked'> & { review?: ReviewStatus })[]): string | undefined {
+  // A version held for review or rejected is not served, so no tag may name it (ADR 0231).
+  const live = versions
+    .filter((v) => v.yankedAt === undefined && v.revoked === undefined && v.review !== 'pending' && v.review !== 'rejected')
+    .map((v) => v.version);
   const releases = live.filter((v) => semver.prerelease(v) === null);
   const pool = releases.length > 0 ? releases : live;
   return pool.sort(semver.compare).at(-1);

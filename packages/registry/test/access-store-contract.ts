@@ -126,6 +126,37 @@ export function accessStoreContract(engine: string, open: () => Promise<OpenedAc
         );
       }));
 
+    test('audit rows carry a count (repeats folded into one row), are pruned before a time in batches, and the log has a size', () =>
+      using(async ({ store }) => {
+        const at = (day: number, extra: Partial<AuditEvent> = {}): AuditEvent => ({
+          time: `2026-11-${String(day).padStart(2, '0')}T10:00:00.000Z`,
+          principal: 'user:mallory',
+          user: 'mallory',
+          action: 'read',
+          surface: 'resources/read',
+          skill: 'skill://nothing/SKILL.md',
+          outcome: 'not_found',
+          ...extra,
+        });
+        await store.appendAudit([at(1, { count: 250 }), at(2), at(3, { count: 1 }), ...Array.from({ length: 7 }, () => at(10)), at(20, { count: 3 })]);
+        const all = await store.queryAudit();
+        assert.deepEqual(
+          all.map((event) => event.count),
+          [250, undefined, undefined, ...Array(7).fill(undefined), 3],
+        );
+        const sizeBefore = await store.auditBytes();
+        assert.ok(sizeBefore > 0, `${sizeBefore}`);
+        // Pruned in batches of at most `limit` rows, oldest first: 10 rows are before the 15th, 3 at a time.
+        const deleted: number[] = [];
+        for (let n = await store.pruneAudit('2026-11-15T00:00:00.000Z', 3); n > 0; n = await store.pruneAudit('2026-11-15T00:00:00.000Z', 3)) deleted.push(n);
+        assert.deepEqual(deleted, [3, 3, 3, 1]);
+        assert.deepEqual(
+          (await store.queryAudit()).map((event) => [event.time.slice(8, 10), event.count]),
+          [['20', 3]],
+        );
+        assert.equal(await store.pruneAudit('2026-11-15T00:00:00.000Z', 3), 0);
+      }));
+
     test('the policy text is stored whole, with the digest of the file it came from', () =>
       using(async ({ store }) => {
         assert.equal(await store.policy(), undefined);

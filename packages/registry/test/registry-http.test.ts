@@ -287,14 +287,14 @@ describe('registry over HTTP: publish with the CLI, serve through MCP', () => {
   });
 });
 
-describe('registry writes without SKILLPORT_PUBLISH_TOKEN, and --require-signatures', () => {
+describe('registry writes without SKILLPORT_TOKEN, and --require-signatures', () => {
   test('a server started without the token refuses every write and says why', async () => {
     const server = await startHttp(['--data', storeDir()], { SKILLPORT_PUBLISH_TOKEN: '' });
     try {
-      assert.match(server.stderr(), /read-only: SKILLPORT_PUBLISH_TOKEN not set/);
+      assert.match(server.stderr(), /read-only: SKILLPORT_TOKEN not set/);
       const result = await publish([releaseFolder('ro-skill', '1.0.0'), '--registry', registryUrl(server.url), '--token', 'anything', '--version', '1.0.0']);
       assert.equal(result.code, 1);
-      assert.match(result.stderr, /started without SKILLPORT_PUBLISH_TOKEN, so it refuses every write.*HTTP 503/);
+      assert.match(result.stderr, /started without SKILLPORT_TOKEN, so it refuses every write.*HTTP 503/);
     } finally {
       await server.stop();
     }

@@ -54,14 +54,25 @@ describe('registry service', () => {
     await assert.rejects(service.publish({ archive: archive('v3'), version: '1.0.0\n', publisher: 't' }), refused(400, /not a semantic version/));
   });
 
-  test('validation is strict: what validate would flag is refused, with the problems listed', async () => {
+  test('errors refuse a skill, with the problems listed; warnings refuse it only on a strict registry', async () => {
     const service = open();
     const bad = [{ path: 'SKILL.md', bytes: Buffer.from('---\nname: Bad Name\n---\n') }];
     await assert.rejects(service.publish({ files: bad, folderName: 'bad', version: '1.0.0', publisher: 't' }), refused(422, /does not validate/));
     const unknownField = [{ path: 'SKILL.md', bytes: Buffer.from(skillMd('warned', '# w\n', 'colour: blue\n')) }];
-    await assert.rejects(service.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' }), refused(422, /Unexpected fields/));
+    const strict = new RegistryService({ store: service.store, strict: true });
+    await assert.rejects(
+      strict.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' }),
+      refused(422, /strictly.*Unexpected fields/),
+    );
     await assert.rejects(service.publish({ archive: Buffer.from('junk'), version: '1.0.0', publisher: 't' }), refused(400, /gzip/));
     assert.deepEqual(await service.store.listNames(), []);
+    assert.equal((await service.publish({ files: unknownField, folderName: 'warned', version: '1.0.0', publisher: 't' })).status, 'created');
+  });
+
+  test('a skill that only declares a top-level version publishes under it', async () => {
+    const service = open();
+    const content = [{ path: 'SKILL.md', bytes: Buffer.from(skillMd('topver', '# t\n', 'version: 2.1.0\n')) }];
+    assert.equal((await service.publish({ files: content, folderName: 'topver', publisher: 't' })).version.version, '2.1.0');
   });
 
   test('tags: latest moves with each release; prereleases and explicit tags leave it alone; the first version always gets it', async () => {
@@ -136,5 +147,25 @@ describe('registry service', () => {
     const report = await service.store.check();
     assert.equal(report.consistent, true);
     assert.equal(report.orphanBlobs.length, 2);
+  });
+
+  test('an archive whose file names collide by case or Unicode normalisation is refused, naming both', async () => {
+    const service = open();
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ 'A.md': 'a', 'a.md': 'b' }, "'A.md' and 'a.md' differ only in case"],
+      [{ 'skill.md': 'shadow' }, "'SKILL.md' and 'skill.md' differ only in case"],
+      [{ 'refs/caf\u00e9.md': 'nfc', 'refs/cafe\u0301.md': 'nfd' }, "'refs/cafe\u0301.md' (NFD) and 'refs/caf\u00e9.md' (NFC) are one name in two Unicode"],
+      [{ 'Docs/one.md': '1', 'docs/two.md': '2' }, "'Docs' and 'docs' differ only in case: one folder"],
+    ];
+    for (const [extra, named] of cases) {
+      await assert.rejects(
+        service.publish({ archive: archive('clash', extra, '1.0.0'), publisher: 'tester' }),
+        (error: unknown) => error instanceof RegistryError && error.status === 422 && error.code === 'invalid_skill' && error.message.includes(named),
+        JSON.stringify(extra),
+      );
+    }
+    assert.deepEqual(await service.store.listNames(), []);
+    // Names that only look alike are fine.
+    assert.equal((await service.publish({ archive: archive('clash', { 'a.md': 'a', 'b.md': 'b' }, '1.0.0'), publisher: 'tester' })).status, 'created');
   });
 });

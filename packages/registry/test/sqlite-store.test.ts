@@ -120,3 +120,28 @@ test('SQLite store: a blob write that fails (a full disk, here a rename that can
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('SQLite store: a schema 1 registry (before the gate) is migrated in place and its versions read back', async () => {
+  const dir = fresh();
+  let store = SqliteStore.open(dir);
+  const { record, blobs } = newVersion('old', '1.0.0');
+  for (const [digest, bytes] of blobs) await store.putBlob(digest, bytes);
+  await store.commitVersion(record, ['latest']);
+  await store.close();
+  // Made back into what a skillport of schema 1 left: no gate column.
+  const db = new Database(join(dir, 'registry.db'));
+  db.exec(`ALTER TABLE versions DROP COLUMN gate; UPDATE meta SET value = '1' WHERE key = 'schema'`);
+  db.close();
+  store = SqliteStore.open(dir);
+  try {
+    const read = await store.getVersion('old', '1.0.0');
+    assert.equal(read?.version, '1.0.0');
+    assert.equal(read?.gate, undefined);
+    const check = new Database(join(dir, 'registry.db'), { readonly: true });
+    assert.equal((check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string }).value, '2');
+    check.close();
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -172,6 +172,42 @@ export function storeContract(label: string, factory: StoreFactory): void {
         assert.equal((await store.getVersion('eps', '1.0.0'))?.review, 'approved');
       }));
 
+    test('a review decision records the gate and moves tags in one step; a rejection drops its tags and re-points latest', () =>
+      withStore(async (store) => {
+        await publish(store, 'gated', '1.0.0');
+        const gate = {
+          scannedAt: '2026-12-01T00:00:00.000Z',
+          counts: { low: 0, medium: 1, high: 0 },
+          findings: [],
+          decision: 'held' as const,
+          reasons: ['r'],
+          requestedTags: ['latest', 'stable'],
+        };
+        const { record, blobs } = newVersion('gated', '1.1.0');
+        for (const [digest, bytes] of blobs) await store.putBlob(digest, bytes);
+        const held = await store.commitVersion({ ...record, review: 'pending', gate }, []);
+        assert.equal(held.status, 'created');
+        assert.deepEqual(held.version.gate, gate);
+        assert.deepEqual(await store.tags('gated'), [{ name: 'gated', tag: 'latest', version: '1.0.0' }]);
+        const approved = await store.decideReview('gated', '1.1.0', 'approved', { ...gate, reviewedBy: 'lead', reviewedAt: 'now' }, ['latest', 'stable']);
+        assert.equal(approved.review, 'approved');
+        assert.equal(approved.gate?.reviewedBy, 'lead');
+        assert.deepEqual(
+          (await store.tags('gated')).map((t) => `${t.tag}=${t.version}`),
+          ['latest=1.1.0', 'stable=1.1.0'],
+        );
+        const rejected = await store.decideReview('gated', '1.1.0', 'rejected', { ...gate, reviewReason: 'no' }, []);
+        assert.equal(rejected.review, 'rejected');
+        assert.deepEqual(
+          (await store.tags('gated')).map((t) => `${t.tag}=${t.version}`),
+          ['latest=1.0.0'],
+        );
+        await assert.rejects(
+          store.decideReview('gated', '9.9.9', 'approved', gate, []),
+          (error: unknown) => error instanceof RegistryError && error.status === 404,
+        );
+      }));
+
     test('revision grows with every change and changesSince returns exactly what changed', () =>
       withStore(async (store) => {
         const start = await store.revision();

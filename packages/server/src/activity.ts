@@ -1,6 +1,6 @@
 /**
  * Whether the server is answering anyone: requests in flight and the time the last one started or ended. Background
- * work that can wait (the first search index, tools/search.ts) asks `idleFor()` and takes its slices only when the
+ * work that can wait (the first search index, search/catalog-search.ts) asks `idleFor()` and takes its slices only when the
  * server has been quiet for a while, so that a server nobody searches never makes its readers wait for it (ADR 0151).
  * Health probes (/healthz, /readyz) are not activity: a load balancer polling them must not hold the work back.
  */

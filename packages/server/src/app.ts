@@ -1,3 +1,5 @@
+import { gateFor } from './access/gate-policy.js';
+import { globToRegExp } from './access/policy.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -19,7 +21,7 @@ import { LiveCatalog } from './catalog/live-catalog.js';
 import type { CatalogChanges } from './catalog/live-catalog.js';
 import type { ScanProgress } from './catalog/parallel-scan.js';
 import type { HttpOptions, RunningHttpServer } from './http/http-server.js';
-import type { HttpRoutes } from './http/routes.js';
+import type { HttpRoutes, PublicRoutes } from './http/routes.js';
 import { ServerError } from './errors.js';
 import type { PluginParts, ServerPlugin } from './plugin.js';
 import { McpFactory } from './mcp/server-factory.js';
@@ -29,6 +31,7 @@ import { SERVER_VERSION } from './version.js';
 import { collectGarbage } from './memory.js';
 import { AccessConfigError, AccessControl } from './access/access-control.js';
 import type { AccessOptions } from './access/access-control.js';
+import type { Principal } from './access/principal.js';
 import { ScopedServices, viewChanged } from './mcp/scoped.js';
 import type { Scoped } from './mcp/scoped.js';
 import type { CatalogSnapshot } from './catalog/snapshot.js';
@@ -37,13 +40,15 @@ import type { ToolOptions } from './tools/tools.js';
 import { parseTemplate } from './tools/templates.js';
 import { decideFastPath } from './tools/asm/fast-path.js';
 import type { TemplateFamily } from './tools/templates.js';
-import { catalogSearch } from './tools/search.js';
+import { catalogSearch } from './search/catalog-search.js';
 import { Activity } from './activity.js';
-import type { CatalogSearch } from './tools/search.js';
+import type { CatalogSearch } from './search/catalog-search.js';
 
 export interface SkillportServerOptions {
   /** Folders to serve: a skill folder, a folder of skills, or a tree of them. */
   dirs: string[];
+  /** Whether catalogs for a model list skills whose requirements are unmet (`--unmet`; the policy's `unmet` wins). Default `list`. */
+  unmet?: 'list' | 'omit';
   /** Everything goes under `skill://<prefix>/`. */
   prefix?: string;
   limits?: Partial<SkillLimits>;
@@ -82,6 +87,8 @@ export interface SkillportServerOptions {
   plugins?: ServerPlugin[];
   /** Extra HTTP routes beside /mcp (a web catalog at /), mounted on the router by serveHttp (http/routes.ts). */
   routes?: HttpRoutes[];
+  /** Routes answered before authentication, which check their callers themselves (the git webhook). */
+  publicRoutes?: PublicRoutes[];
   /** Extra JSON for GET /healthz. */
   health?: () => Record<string, unknown>;
   /** GET /readyz: whether this server is ready for traffic (a registry replica: caught up with its database). */
@@ -95,6 +102,15 @@ export interface SkillportServerOptions {
    * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
    */
   searchIdleMs?: number;
+  /**
+   * A search of a catalog of at most this many skills waits for the index still being built at start, up to
+   * `searchWaitMs` (defaults: search/catalog-search.ts, WAIT_MAX_SKILLS and WAIT_MS); a larger catalog is answered
+   * from what is indexed, saying how much and when to ask again.
+   */
+  searchWaitMaxSkills?: number;
+  searchWaitMs?: number;
+  /** GET /readyz also waits for the search index to be complete (`serve --ready-when search`). */
+  readyWhenSearch?: boolean;
 }
 
 /** The server cannot start: a bad configuration, a missing folder, a URI conflict, a plugin that failed to open. */
@@ -157,6 +173,7 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
       cacheHint: this.cacheHint,
       onStale,
+      ...(options.unmet !== undefined ? { unmet: options.unmet } : {}),
     });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;
@@ -175,9 +192,13 @@ export class SkillportServer {
       pageSize: options.pageSize ?? 100,
     });
     // One search index for the server, shared by every view: built in the background from the start, then kept
-    // up to date skill by skill as the catalog changes (tools/search.ts).
+    // up to date skill by skill as the catalog changes (search/catalog-search.ts).
     const search = catalogSearch(this.service);
     search.pace(this.activity, options.searchIdleMs);
+    search.configure({
+      ...(options.searchWaitMaxSkills !== undefined ? { waitMaxSkills: options.searchWaitMaxSkills } : {}),
+      ...(options.searchWaitMs !== undefined ? { waitMs: options.searchWaitMs } : {}),
+    });
     this.#search = search;
     setImmediate(() => search.follow(this.catalog.snapshot));
     catalog.onChange((changes) => {
@@ -242,17 +263,31 @@ export class SkillportServer {
       throw error;
     }
     const plugins: PluginParts[] = [];
+    // The catalog is built after the plugins are set up: a skill requiring a scope is checked once it exists.
+    let current: (() => CatalogSnapshot) | undefined;
+    const canSee = (principal: Principal, name: string, uri: string) => {
+      if (!access.views.allows(principal, name, uri)) return false;
+      const listed = current?.().skill(uri);
+      return listed === undefined || access.views.scopesAllow(principal, listed);
+    };
     try {
       for (const plugin of options.plugins ?? []) {
         try {
           plugins.push(
-            await plugin.setup({ canSee: (principal, name, uri) => access.views.allows(principal, name, uri), authenticated: access.auth !== 'none' }),
+            await plugin.setup({
+              canSee,
+              writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
+              authenticated: access.auth !== 'none',
+              gate: (publisher, name, uri) => gateFor(access.views.policy.gate, publisher, name, uri, globToRegExp),
+            }),
           );
         } catch (error) {
           throw new StartupError((error as Error).message);
         }
       }
-      return await SkillportServer.#open(options, families, access, plugins);
+      const server = await SkillportServer.#open(options, families, access, plugins);
+      current = () => server.catalog.snapshot;
+      return server;
     } catch (error) {
       await Promise.all(plugins.map((parts) => parts.close?.()));
       await access.close();
@@ -310,6 +345,8 @@ export class SkillportServer {
     if (failure !== undefined) throw failure;
     const catalog = new CompositeCatalog(live, providers, options.onProblem);
     const server = new SkillportServer(options, catalog, families, access, plugins);
+    // The last run's search index, read before the first catch-up (which then re-indexes only what changed).
+    if (files) server.#search.persistTo(files.search);
     access.watch();
     collectGarbage();
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
@@ -350,14 +387,17 @@ export class SkillportServer {
     this.catalog.live.watch();
   }
 
-  /** Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts). */
-  serveStdio(options: { maxUriLength?: number } = {}): StdioServerHandle {
+  /**
+   * Serves MCP on stdin/stdout; `maxUriLength` bounds the URIs in requests, as over HTTP (http/limits.ts);
+   * `onWarning` hears of lines refused unread (over the transport's 10 MiB line bound).
+   */
+  serveStdio(options: { maxUriLength?: number; onWarning?: (message: string) => void } = {}): StdioServerHandle {
     // Lines that are no JSON-RPC message are answered (mcp/stdio-lines.ts), not dropped by the transport unanswered.
     // Requests are handed to the transport only while the client reads its answers (mcp/stdio-backpressure.ts).
     const gate = new StdioBackpressure(process.stdout);
     const stdio: StdioServerTransport = new GatedStdioTransport(
       gate,
-      screenedStdin(gate.lines(process.stdin), (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {})),
+      screenedStdin(gate.lines(process.stdin), (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {}), undefined, options.onWarning),
     );
     const handle = serveStdio(
       async () => {
@@ -376,6 +416,10 @@ export class SkillportServer {
     for (const check of [this.#options.ready, ...this.#plugins.map((parts) => parts.ready)]) {
       const state = (await check?.()) ?? { ready: true };
       if (!state.ready) return state;
+    }
+    if (this.#options.readyWhenSearch && !this.#search.ready) {
+      const { indexed, total } = this.#search.state();
+      return { ready: false, reason: `the search index is being built: ${indexed} of ${total} skills indexed (--ready-when search)` };
     }
     // Token revocations and policy edits made on other replicas are heard through the access store's listener.
     if (!this.access.watching)
@@ -409,6 +453,7 @@ export class SkillportServer {
       {
         ...options,
         routes,
+        publicRoutes: [...(options.publicRoutes ?? []), ...(this.#options.publicRoutes ?? [])],
         health: () =>
           Object.assign(
             {
@@ -472,10 +517,10 @@ export function cacheDirProblem(dir: string): string | undefined {
 }
 
 /** The digest cache and the persisted catalog for a set of folders, under the user cache folder by default. */
-function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string } {
+function cacheFiles(dir: string | undefined, roots: string[]): { digests: string; catalog: string; search: string } {
   const base = dir ?? defaultCacheDir();
   const key = createHash('sha256').update(roots.join('\n')).digest('hex').slice(0, 16);
-  return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`) };
+  return { digests: join(base, `digests-${key}.json`), catalog: join(base, `catalog-${key}.json`), search: join(base, `search-${key}.bin`) };
 }
 
 export function defaultInstructions(): string {

@@ -1,3 +1,4 @@
+import type { GateSettings } from './access/gate-policy.js';
 import type { Principal } from './access/principal.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import type { HttpRoutes } from './http/routes.js';
@@ -17,8 +18,12 @@ export interface ServerPlugin {
 export interface PluginContext {
   /** Whether `principal` may see the skill `name` served at `uri` (the visibility policy; docs/security.md). */
   canSee(principal: Principal, name: string, uri: string): boolean;
+  /** What the policy lets `principal` write under `name` (scopes aside; ADR 0180): publish/tag/yank, revoke/review. */
+  writeGrants(principal: Principal, name: string, uri: string): { publish: boolean; revoke: boolean };
   /** True when HTTP callers are authenticated (`--auth tokens|jwt`): writes then go by the callers' scopes. */
   authenticated: boolean;
+  /** The publish gate's settings for `publisher` publishing `name` at `uri` (the policy's `gate:`; ADR 0230). */
+  gate(publisher: Principal | undefined, name: string, uri: string): GateSettings;
 }
 
 export interface PluginParts {
@@ -53,4 +58,9 @@ export interface SkillVersionInfo {
   repository?: string;
   commit?: string;
   review: string;
+  /** What the registry's scan found in this version (ADR 0230): counts, and the first findings. */
+  scan?: {
+    counts: { low: number; medium: number; high: number };
+    findings: Array<{ rule: string; severity: string; title: string; why: string; file: string; line: number; excerpt: string; note?: string }>;
+  };
 }

@@ -27,6 +27,8 @@ interface SkillSpec {
   /** Who may see it, by this test's own reading of the policy below. */
   seenBy: string[];
   template?: boolean;
+  /** More frontmatter (a skill requiring a scope that only some principals are granted). */
+  frontmatter?: string;
 }
 
 const SKILLS: SkillSpec[] = [
@@ -40,6 +42,8 @@ const SKILLS: SkillSpec[] = [
   { path: 'users/alice/onboarding', name: 'onboarding', seenBy: ['alice'] },
   { path: 'projects/web/web-checklist', name: 'web-checklist', seenBy: ['carol'] },
   { path: 'agents/bot/bot-routine', name: 'bot-routine', seenBy: ['bot'] },
+  // Public by its rule, but it requires a scope the policy grants acme only: hidden from everyone else.
+  { path: 'public/payroll-run', name: 'payroll-run', seenBy: ['alice', 'carol'], frontmatter: 'requires:\n  scopes: [payroll]\n' },
   { path: 'docs/acme-widget', name: 'acme-widget', seenBy: ['alice', 'carol'], template: true },
   { path: 'docs/globex-gadget', name: 'globex-gadget', seenBy: ['bob'], template: true },
 ];
@@ -75,7 +79,10 @@ rules:
 sessions:
   - for: project:web
     required: [web-checklist]
-    pinned: [style-guide, globex-ledger, skill://globex/onboarding/SKILL.md]
+    pinned: [style-guide, globex-ledger, skill://globex/onboarding/SKILL.md, payroll-run]
+grants:
+  - for: org:acme
+    scopes: [payroll]
 `;
 
 const marker = (skill: SkillSpec, part: string) => `MK${part}${skill.path.replace(/[^a-z]/g, 'X').toUpperCase()}`;
@@ -87,7 +94,7 @@ function files(skills: SkillSpec[]): { tree: Record<string, string>; docs: Recor
     const target = skill.template ? docs : tree;
     const path = skill.template ? skill.path.slice('docs/'.length) : skill.path;
     target[`${path}/SKILL.md`] =
-      `---\nname: ${skill.name}\ndescription: Helps with ${skill.name} work ${marker(skill, 'DESC')}. Use when asked about ${skill.name}.\n---\n\n# ${skill.name}\n\n## Steps ${marker(skill, 'HEAD')}\n\nDo it. ${marker(skill, 'BODY')}\n`;
+      `---\nname: ${skill.name}\ndescription: Helps with ${skill.name} work ${marker(skill, 'DESC')}. Use when asked about ${skill.name}.\n${skill.frontmatter ?? ''}---\n\n# ${skill.name}\n\n## Steps ${marker(skill, 'HEAD')}\n\nDo it. ${marker(skill, 'BODY')}\n`;
     target[`${path}/references/notes.md`] = `Notes ${marker(skill, 'FILE')}\n`;
   }
   return { tree, docs };
@@ -284,6 +291,7 @@ describe('isolation matrix: principals x skills x surfaces, zero leaks', () => {
         [
           ['skill://projects/web/web-checklist/SKILL.md', true, false],
           ['skill://public/style-guide/SKILL.md', false, true],
+          ['skill://public/payroll-run/SKILL.md', false, true],
         ],
       );
       assert.equal(listed.structuredContent.searchable, SKILLS.filter((skill) => skill.seenBy.includes('carol')).length);

@@ -48,9 +48,17 @@ describe('policy parsing', () => {
       ['rules: [{skills: x, allow: ["org:a b"]}]', /org "a b" is not a valid name/],
       ['rules: [{uri: "https://x/", allow: [public]}]', /must start with skill:\/\//],
       ['rules: [{skills: x, allow: [public], alow: [public]}]', /unknown key "alow"/],
+      ['rules: [{skills: x, allow: [public], publish: [team:a]}]', /^p: rules\[0\]\.publish: "team:a" is not public, user:NAME/],
+      ['rules: [{skills: x, revoke: [org:a]}]', /^p: rules\[0\]: give allow or deny subjects$/],
       ['precedence: [user, user]', /names a kind twice/],
       ['precedence: [team]', /"team" is not one of/],
       ['sessions: [{pinned: [a]}]', /sessions\[0\]\.for must be a subject/],
+      ['grants: {}', /^p: grants must be a list$/],
+      ['grants: [{connections: [rube]}]', /^p: grants\[0\]\.for must be a subject/],
+      ['grants: [{for: org:a, connection: [rube]}]', /^p: grants\[0\]: unknown key "connection" \(expected for, connections, tools, scopes\)$/],
+      ['grants: [{for: org:a, scopes: ["two words"]}]', /^p: grants\[0\]\.scopes: "two words" is not a name/],
+      ['grants: [{for: "team:a", scopes: [x]}]', /^p: grants\[0\]\.for: "team:a" is not public/],
+      ['unmet: hide', /^p: unmet must be "list" or "omit"$/],
       ['colour: red', /unknown key "colour"/],
       ['a: [', /not valid YAML/],
       ['- 1', /must be a mapping/],
@@ -115,6 +123,36 @@ sessions:
     ]);
     assert.deepEqual(uris(views.view(snapshot, who('user:mallory org:acme'))), ['acme/deploy', 'acme/onboarding', 'public/onboarding']);
     assert.deepEqual(uris(views.view(snapshot, who('user:bob'))), ['public/onboarding']);
+  });
+
+  test('write grants: publish needs the name visible and, where a rule names publish subjects, one of them', () => {
+    const grants = new ViewCache();
+    grants.setPolicy(
+      parsePolicy(`
+rules:
+  - skills: "acme-*"
+    allow: [org:acme]
+    revoke: [user:lead]
+  - skills: "shared-*"
+    allow: [public]
+    publish: [org:acme]
+  - skills: "shared-secret"
+    deny: [user:mallory]
+`),
+    );
+    const at = (name: string) => `skill://${name}/SKILL.md`;
+    const of = (spec: string, name: string) => grants.writeGrants(who(spec), name, at(name));
+    assert.deepEqual(of('user:ci org:acme', 'acme-deploy'), { publish: true, revoke: false });
+    assert.deepEqual(of('user:lead org:acme', 'acme-deploy'), { publish: true, revoke: true });
+    assert.deepEqual(of('user:lead org:acme', 'acme-new'), { publish: true, revoke: true });
+    // Not visible: nothing, whatever the grants say (the lead outside org acme does not see acme's names).
+    assert.deepEqual(of('user:lead org:beta', 'acme-deploy'), { publish: false, revoke: false });
+    assert.deepEqual(of('user:ci org:beta', 'acme-deploy'), { publish: false, revoke: false });
+    // Visible to all, published by acme only; a name no rule matches under default none: nobody may create it.
+    assert.deepEqual(of('user:ci org:beta', 'shared-guide'), { publish: false, revoke: false });
+    assert.deepEqual(of('user:ci org:acme', 'shared-guide'), { publish: true, revoke: false });
+    assert.deepEqual(of('user:mallory org:acme', 'shared-secret'), { publish: false, revoke: false });
+    assert.deepEqual(of('user:ci org:acme', 'orphan'), { publish: false, revoke: false });
   });
 
   test('precedence picks the name-based skill; all stay reachable by URI', () => {

@@ -560,3 +560,46 @@ describe('--tools asm: single-skill fast path, both surfaces, config files', () 
     }
   });
 });
+
+/**
+ * Flat keys of repeated headings used to be found by trying `step`, `step-2`… from 2 each time: get_skill_outline
+ * took 12.7 s at 20,000 headings, the whole server waiting. Work counted (lookups), not timed, then the real answer.
+ */
+describe('--tools asm: outlines of many repeated headings', () => {
+  test('flat keys cost work linear in the sections', async () => {
+    const { countLookups } = await import('@skillport/test-kit');
+    const { flatten } = await import('../src/tools/asm/sections.js');
+    const outline = (n: number) => ({
+      sections: Array.from({ length: n }, (_, i) => ({
+        key: `part-${i}/step`,
+        title: 'Step',
+        level: 2,
+        startLine: i + 1,
+        endLine: i + 1,
+        tokens: 1,
+        text: '',
+      })),
+      totalTokens: n,
+      wholeBodyCheaper: false,
+      advice: '',
+    });
+    const work = async (n: number) => (await countLookups(() => flatten(outline(n)))).lookups;
+    const [small, large] = [await work(2000), await work(4000)];
+    assert.ok(large / small < 2.5, `lookups for 2,000 sections: ${small}, for 4,000: ${large} (x${(large / small).toFixed(2)})`);
+  });
+
+  test('get_skill_outline of 20,000 headings answers every key: step, step-2 … step-20000', async () => {
+    const body = `# Guide\n\n${'## Step\n\nDo it.\n\n'.repeat(20_000)}`;
+    const tree = folderOf('many-steps', { 'SKILL.md': skillMd('many-steps', 'A skill of twenty thousand steps.', '', body) });
+    const { client } = await connectStdio(['--tools', 'asm', tree], 'legacy');
+    try {
+      const outline = await call(client, 'get_skill_outline', { skill_id: 'many-steps' });
+      assert.match(outline, /in 20,?001 sections\./);
+      const keys = [...outline.matchAll(/^\s*- (\S+) \(~\d+\) — /gm)].map((match) => match[1]);
+      assert.deepEqual(keys, ['guide', ...Array.from({ length: 20_000 }, (_, i) => (i === 0 ? 'step' : `step-${i + 1}`))]);
+      assert.match(await call(client, 'get_skill_section', { skill_id: 'many-steps', key: 'step-20000' }), /^## Step\n\nDo it\./);
+    } finally {
+      await client.close();
+    }
+  });
+});

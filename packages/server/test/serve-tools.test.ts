@@ -141,12 +141,17 @@ describe('tools, prompts and instructions over Streamable HTTP', () => {
   test('list_skills search: each result says why it matched, and weak matches are cut', async () => {
     const client = await connectHttp(server.url, 'modern');
     type Found = { skills: Array<{ name: string; score: number; reason: string }> };
-    const found = (await call(client, 'list_skills', { query: 'postgres query zebra' })).structured as Found;
+    // `commit` is a word of the catalog that this skill does not hold: the reason names it as not matched.
+    const found = (await call(client, 'list_skills', { query: 'slow postgres query plan commit' })).structured as Found;
     const top = found.skills[0]!;
     assert.equal(top.name, 'sql-query-optimization');
     assert.match(top.reason, /\bquery in [a-z+]*description/);
-    assert.match(top.reason, /not matched: .*zebra/);
-    // Every result scores at least a quarter of the first (the cut rule of packages/core/src/search.ts).
+    assert.match(top.reason, /not matched: .*commit/);
+    // A task no skill serves gets no result, and the text says so (the tool's promise: few or no results means no fit).
+    const none = await call(client, 'list_skills', { query: 'bake sourdough bread with a crispy crust' });
+    assert.deepEqual((none.structured as Found).skills, []);
+    assert.match(none.text, /^No skill matches "bake sourdough bread with a crispy crust"\. Try other words/);
+    // Every result scores at least a quarter of the first (the cut rule of packages/search/src/index/skill-index.ts).
     assert.ok(
       found.skills.every((skill) => skill.score >= 0.25 * top.score - 0.001),
       JSON.stringify(found.skills),

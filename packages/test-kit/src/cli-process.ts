@@ -27,9 +27,15 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** How a test's server is launched: `cache: true` keeps the caches (give `--cache-dir`), which tests otherwise turn off. */
+export interface LaunchOptions {
+  cache?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Starts `skillport serve --http --port 0 ...args` as a real process and waits for its URL. */
-export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--no-cache', ...args], {
+export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}, launch: LaunchOptions = {}): Promise<RunningServer> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', ...(launch.cache ? [] : ['--no-cache']), ...args], {
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -62,14 +68,19 @@ export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}): Pr
   };
 }
 
-/** Runs the CLI to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI to completion; `input`, when given, is its stdin (else stdin is closed); `cwd` its working folder. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [CLI, ...args], {
+      ...(cwd !== undefined ? { cwd } : {}),
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (input !== undefined) proc.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     proc.on('exit', (code) => done({ code: code ?? 1, stdout, stderr }));
   });
 }
@@ -87,11 +98,11 @@ export async function connectHttp(url: string, era: Era, extra?: ClientOptions):
 }
 
 /** Starts `skillport serve ...args` over stdio under a real MCP client. */
-export async function connectStdio(args: string[], era: Era, extra?: ClientOptions): Promise<{ client: Client; stderr(): string }> {
+export async function connectStdio(args: string[], era: Era, extra?: ClientOptions, launch: LaunchOptions = {}): Promise<{ client: Client; stderr(): string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'serve', '--no-cache', ...args],
-    env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+    args: [CLI, 'serve', ...(launch.cache ? [] : ['--no-cache']), ...args],
+    env: { ...(process.env as Record<string, string>), NO_COLOR: '1', ...(launch.env as Record<string, string> | undefined) },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -8,3 +8,5 @@ export * from './registry.js';
 export * from './static-host.js';
 export * from './proxy.js';
 export * from './archive-builders.js';
+export * from './work.js';
+export * from './git.js';

@@ -6,7 +6,7 @@ import type { CatalogSkill, CatalogSnapshot, SkillsService } from '@skillport/se
  * list_skills (one per view snapshot, shared with MCP), filtered by origin, folder and tag, cut into pages.
  * Facets (tags, origins, folders with their counts) are computed once per view snapshot and dropped with it.
  */
-export type OriginKind = 'folder' | 'registry' | 'archive' | 'remote';
+export type OriginKind = 'folder' | 'registry' | 'archive' | 'git' | 'remote';
 
 export interface Facets {
   tags: Array<[string, number]>;
@@ -42,6 +42,7 @@ export function originKind(skill: CatalogSkill): OriginKind {
   const source = skill.origin.source;
   if (source.startsWith('registry')) return 'registry';
   if (source.startsWith('archive:')) return 'archive';
+  if (source.startsWith('git:')) return 'git';
   return 'remote';
 }
 

@@ -9,12 +9,12 @@ import type { Html } from './html.js';
 import { errorBody, layout } from './layout.js';
 import type { Viewer } from './layout.js';
 import { auditBody, policyBody, tokensBody } from './pages/admin.js';
-import { changedFiles, compareBody } from './pages/compare.js';
+import { MAX_PAGE_DIFF_BYTES, MAX_PAGE_DIFF_HTML, changedFiles, compareBody, lineDiff, pageFullNote } from './pages/compare.js';
 import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
 import { signinBody } from './pages/signin.js';
-import { skillBody } from './pages/skill.js';
-import { SESSION_COOKIE, appendCookie, cookie, cookies, csrfToken, csrfValid, isHttps, safeNext, securityHeaders } from './security.js';
+import { renderSkillPart, skillBody } from './pages/skill.js';
+import { SESSION_COOKIE, appendCookie, cookie, csrfToken, csrfValid, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
 import { parseSkillRoute, skillPath } from './urls.js';
 import type { VersionHistory } from './versions.js';
 
@@ -71,12 +71,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (access.auth === 'none') return { principal: access.configured, fromCookie: false, staleCookie: false };
     const header = req.headers.authorization;
     const bearer = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-    const fromCookie = bearer === undefined ? cookies(req).get(SESSION_COOKIE) : undefined;
-    const token = bearer ?? (fromCookie !== undefined && fromCookie !== '' ? decodeURIComponent(fromCookie) : undefined);
+    const fromCookie = bearer === undefined ? sessionToken(req) : undefined;
+    // A cookie that cannot be a token is cleared and the caller signed out, like a revoked one.
+    if (fromCookie === 'malformed') return { principal: undefined, fromCookie: false, staleCookie: true };
+    const token = bearer ?? fromCookie;
     if (token === undefined) return { principal: undefined, fromCookie: false, staleCookie: false };
     const result = await access.authenticateToken(token);
     if ('principal' in result) return { principal: result.principal, fromCookie: bearer === undefined, staleCookie: false };
-    return { principal: undefined, fromCookie: false, staleCookie: bearer === undefined };
+    // Only a token refused (401) is forgotten: a store that cannot be reached now (503) leaves the session for later.
+    return { principal: undefined, fromCookie: false, staleCookie: bearer === undefined && result.status === 401 };
   }
 
   function viewerFor(req: IncomingMessage, res: ServerResponse, caller: Caller): Viewer {
@@ -239,13 +242,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
         skill.name,
         skillBody({
           skill,
-          text,
+          shown: await renderSkillPart(skill, text, Number(query.get('part') ?? '1')),
           versions,
           version: typeof listedVersion === 'string' ? listedVersion : undefined,
           versionPaths,
           mcpUrl: `${origin}/mcp`,
           authRequired: access.auth !== 'none',
           comparePath: `${skillPath(skill)}/-/compare`,
+          // Signed in, the page says whether the caller's grants meet the skill's requirements.
+          availability: caller.principal !== undefined && access.auth !== 'none' ? scoped.service.availability(skill) : undefined,
         }),
         'catalog',
       );
@@ -308,13 +313,25 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     const left = (a as { skill: CatalogSkill }).skill;
     const right = (b as { skill: CatalogSkill }).skill;
     const changes = changedFiles(left, right);
+    let budget = MAX_PAGE_DIFF_BYTES;
+    let shown = MAX_PAGE_DIFF_HTML;
     for (const change of changes) {
       if (change.status !== 'changed' || change.from!.size > MAX_COMPARE_BYTES || change.to!.size > MAX_COMPARE_BYTES) continue;
+      budget -= change.from!.size + change.to!.size;
+      if (budget < 0) {
+        change.diff = pageFullNote();
+        continue;
+      }
       const fileA = left.files.find((file) => file.path === change.path)!;
       const fileB = right.files.find((file) => file.path === change.path)!;
       const textA = decodeText(await readBytes(scoped, left, fileA));
       const textB = decodeText(await readBytes(scoped, right, fileB));
-      if (textA !== undefined && textB !== undefined) change.texts = { from: textA, to: textB };
+      if (textA === undefined || textB === undefined) continue;
+      change.diff = lineDiff(textA, textB, { from: fileA.digest, to: fileB.digest });
+      shown -= change.diff.text.length;
+      if (shown < 0) budget = 0; // the page's HTML is big enough: the files after this one are listed, not diffed
+      // Each diff is bounded; between two, other requests get their turn.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     scoped.service.record({ action: 'read', surface: 'web', skill: right, outcome: 'ok', detail: `compare ${from}..${to}` });
     page(
@@ -336,10 +353,10 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     }
     if (method === 'GET' || method === 'HEAD') {
       if (caller.principal !== undefined && caller.fromCookie) {
-        redirect(res, safeNext(query.get('next')));
+        redirect(res, safeNext(query.get('next'), siteOrigin(req)));
         return true;
       }
-      page(req, res, viewer, 200, 'Sign in', signinBody(viewer.csrf, safeNext(query.get('next')), undefined, access.auth), 'signin');
+      page(req, res, viewer, 200, 'Sign in', signinBody(viewer.csrf, safeNext(query.get('next'), siteOrigin(req)), undefined, access.auth), 'signin');
       return true;
     }
     if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'GET, POST');
@@ -347,7 +364,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (!csrfValid(req, form?.get('_csrf') ?? null))
       return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
     const token = (form?.get('token') ?? '').trim();
-    const next = safeNext(form?.get('next') ?? null);
+    const next = safeNext(form?.get('next') ?? null, siteOrigin(req));
     const result = token === '' ? undefined : await access.authenticateToken(token);
     if (result === undefined || !('principal' in result)) {
       page(

@@ -1,3 +1,4 @@
+import { UniqueNames } from '@skillport/core';
 import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
 
@@ -72,10 +73,10 @@ interface RenderEnv {
   fileHref(relative: string): string | undefined;
   rawHref(relative: string): string | undefined;
   outline: RenderedMarkdown['outline'];
-  ids: Set<string>;
+  ids: UniqueNames;
 }
 
-function slug(text: string, used: Set<string>): string {
+function slug(text: string, used: UniqueNames): string {
   const base =
     text
       .toLowerCase()
@@ -83,10 +84,7 @@ function slug(text: string, used: Set<string>): string {
       .replace(/[^\p{L}\p{N}]+/gu, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 60) || 'section';
-  let id = `h-${base}`;
-  for (let n = 2; used.has(id); n++) id = `h-${base}-${n}`;
-  used.add(id);
-  return id;
+  return used.take(`h-${base}`);
 }
 
 function headingText(inline: Token | undefined): string {
@@ -118,7 +116,7 @@ export function renderMarkdown(
   body: string,
   links: { fileHref(relative: string): string | undefined; rawHref(relative: string): string | undefined },
 ): RenderedMarkdown {
-  const env: RenderEnv = { ...links, outline: [], ids: new Set() };
+  const env: RenderEnv = { ...links, outline: [], ids: new UniqueNames() };
   const out = md.render(body, env);
   return { html: out, outline: env.outline };
 }

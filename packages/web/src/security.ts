@@ -87,8 +87,57 @@ export function csrfValid(req: IncomingMessage, submitted: string | null): boole
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** A local path to go back to after signing in (never another origin). */
-export function safeNext(next: string | null): string {
-  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\r\n]/.test(next)) return '/';
-  return next.slice(0, 2000);
+/** The placeholder origin `next` is resolved against when the request names none (no Host header). */
+const NO_ORIGIN = 'http://skillport.invalid';
+
+/**
+ * A path of this site to go back to after signing in, or `/`. `next` is resolved as a URL against the site's origin,
+ * as the browser will resolve the Location, and kept only when it lands on that origin: a backslash after the slash,
+ * protocol- or scheme-relative forms, other schemes all resolve elsewhere and go home. What is sent is the
+ * resolved path (serialised, so no control character) and it is checked again, since a dot segment can leave a path
+ * starting with `//` that would read as another host.
+ */
+export function safeNext(next: string | null, origin: string = NO_ORIGIN): string {
+  // The site makes its own `next` percent-encoded: raw control characters (which URL parsers drop) are refused.
+  if (next === null || next.length > 2000 || /[\u0000-\u001f\u007f]/.test(next)) return '/';
+  let base: URL;
+  try {
+    base = new URL(origin);
+  } catch {
+    base = new URL(NO_ORIGIN);
+  }
+  const landing = (value: string): URL | undefined => {
+    try {
+      return new URL(value, base);
+    } catch {
+      return undefined;
+    }
+  };
+  const first = landing(next);
+  if (first === undefined || first.origin !== base.origin) return '/';
+  const path = `${first.pathname}${first.search}${first.hash}`;
+  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\') || landing(path)?.origin !== base.origin) return '/';
+  return path;
+}
+
+/** This request's own origin as the browser sees it (scheme from the connection or proxy, the Host it sent). */
+export function siteOrigin(req: IncomingMessage): string {
+  const host = req.headers.host;
+  return typeof host === 'string' && host !== '' ? `${isHttps(req) ? 'https' : 'http'}://${host}` : NO_ORIGIN;
+}
+
+/**
+ * The token in the session cookie: `undefined` when none was sent, `malformed` when the cookie cannot be a token
+ * (not percent-decodable, control characters, over 8 KiB): such a cookie is cleared like a stale one, never a 500.
+ */
+export function sessionToken(req: IncomingMessage): string | 'malformed' | undefined {
+  const raw = cookies(req).get(SESSION_COOKIE);
+  if (raw === undefined || raw === '') return undefined;
+  let token: string;
+  try {
+    token = decodeURIComponent(raw);
+  } catch {
+    return 'malformed';
+  }
+  return token.length > 8192 || /[\u0000-\u0020\u007f]/.test(token) ? 'malformed' : token;
 }

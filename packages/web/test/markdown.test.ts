@@ -88,3 +88,17 @@ test('after sign-in, only a local path is followed', () => {
   for (const next of [null, 'https://evil.example/', '//evil.example/', '/\\evil.example', 'javascript:alert(1)', '/a\r\nSet-Cookie: x=1'])
     assert.equal(safeNext(next), '/');
 });
+
+test('heading ids of repeated headings: h-x, h-x-2 …, in work linear in the headings', async () => {
+  const { countLookups } = await import('@skillport/test-kit');
+  const work = async (n: number) => (await countLookups(() => renderMarkdown('# x\n'.repeat(n), links))).lookups;
+  const [small, large] = [await work(2000), await work(4000)];
+  assert.ok(large / small < 2.5, `lookups for 2,000 headings: ${small}, for 4,000: ${large} (x${(large / small).toFixed(2)})`);
+  const { outline, html: out } = renderMarkdown(`# x-2\n${'# x\n'.repeat(40_000)}`, links);
+  assert.equal(outline.length, 40_001);
+  assert.deepEqual(
+    outline.map((entry) => entry.id),
+    ['h-x-2', ...Array.from({ length: 40_000 }, (_, i) => (i === 0 ? 'h-x' : `h-x-${i + 2}`))],
+  );
+  assert.match(out, /<h1 id="h-x-40001">x<\/h1>\n$/);
+});

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { parseSpan } from '@skillport/core';
 import type { AccessOptions, Principal } from '@skillport/server';
 
 /**
@@ -18,9 +19,23 @@ export interface AccessFlags {
   jwtClaims?: Record<string, string>;
   principal?: string | Record<string, unknown>;
   resourceUrl?: string;
+  /** How long audit rows are kept: a span (`30d`) or `off`. */
+  auditRetention?: string;
 }
 
-export const ACCESS_CONFIG_KEYS = ['auth', 'data', 'policy', 'jwks', 'jwtKey', 'jwtIssuer', 'jwtAudience', 'jwtClaims', 'principal', 'resourceUrl'];
+export const ACCESS_CONFIG_KEYS = [
+  'auth',
+  'data',
+  'policy',
+  'jwks',
+  'jwtKey',
+  'jwtIssuer',
+  'jwtAudience',
+  'jwtClaims',
+  'principal',
+  'resourceUrl',
+  'auditRetention',
+];
 /** Config keys holding paths, resolved against the config file's folder. */
 export const ACCESS_PATH_KEYS = ['data', 'policy', 'jwtKey'];
 
@@ -38,7 +53,11 @@ export function addAccessOptions(command: Command): Command {
     .option('--jwt-key <file>', 'with --auth jwt: a public key file instead of --jwks (PEM, JWK or JWKS)')
     .option('--jwt-issuer <iss>', 'with --auth jwt: an accepted issuer (iss); repeat for several', collect)
     .option('--jwt-audience <aud>', 'with --auth jwt: an accepted audience (aud); repeat for several', collect)
-    .option('--resource-url <url>', 'public URL of the MCP endpoint, for OAuth protected resource metadata (default: from the Host header)');
+    .option('--resource-url <url>', 'public URL of the MCP endpoint, for OAuth protected resource metadata (default: from the Host header)')
+    .option(
+      '--audit-retention <span>',
+      'with --data: how long audit rows are kept (30d, 12h, 8w; off keeps every row); older ones are pruned in the background (default 30d)',
+    );
 }
 
 /** The server's access options from the flags; throws an Error with one line on a bad value. */
@@ -54,6 +73,7 @@ export async function accessOptions(flags: AccessFlags, warn: (message: string) 
       throw new Error(`--resource-url ${flags.resourceUrl}: not a URL`);
     }
   }
+  const auditRetentionMs = flags.auditRetention === undefined ? undefined : retention(String(flags.auditRetention));
   // Access data (tokens, audit, and the policy) lives in a folder's access.db, or in the PostgreSQL database, where
   // every replica shares it (ADR 0025). The PostgreSQL store comes from the registry package, loaded only for a URL.
   const url = flags.data !== undefined && /^postgres(ql)?:\/\//i.test(flags.data) ? flags.data : undefined;
@@ -71,6 +91,7 @@ export async function accessOptions(flags: AccessFlags, warn: (message: string) 
     ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
     ...(principal !== undefined ? { principal } : {}),
     ...(flags.resourceUrl !== undefined ? { resourceUrl: flags.resourceUrl } : {}),
+    ...(auditRetentionMs !== undefined ? { auditRetentionMs } : {}),
     ...(flags.jwks !== undefined || flags.jwtKey !== undefined || flags.jwtIssuer !== undefined
       ? {
           jwt: {
@@ -84,6 +105,14 @@ export async function accessOptions(flags: AccessFlags, warn: (message: string) 
       : {}),
     onWarning: warn,
   };
+}
+
+/** `--audit-retention`: a span, or `off` (0: keep every row). */
+function retention(text: string): number {
+  if (text === 'off' || text === '0') return 0;
+  const ms = parseSpan(text);
+  if (ms === undefined || ms < 60_000) throw new Error(`--audit-retention ${text}: give a span of a minute or more (30d, 12h, 8w), or off`);
+  return ms;
 }
 
 /** Repeatable options (not variadic: a variadic option would swallow the folders that follow it). */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { escapeControls } from '@skillport/core';
 import type { ExitCode } from '../kit.js';
 import { arg } from '../kit.js';
 import { parsePositiveInt } from '../output.js';
@@ -67,9 +68,10 @@ Examples:
         else if (events.length === 0) process.stderr.write('skillport: no matching events\n');
         else {
           for (const event of events) {
-            const what = [event.skill ?? '?', event.version ? `@${event.version}` : '', event.file ? ` ${event.file}` : ''].join('');
+            // Names and paths a refused caller asked for are its own text: escaped, never written raw to a terminal.
+            const what = escapeControls([event.skill ?? '?', event.version ? `@${event.version}` : '', event.file ? ` ${event.file}` : ''].join(''));
             process.stdout.write(
-              `${event.time}  ${event.principal}  ${event.action}  ${what}  ${event.outcome}  via ${event.surface}${event.digest ? `  ${event.digest.slice(0, 19)}…` : ''}\n`,
+              `${event.time}  ${event.principal}  ${event.action}  ${what}  ${event.outcome}${event.count !== undefined ? ` ×${event.count}` : ''}  via ${event.surface}${event.digest ? `  ${event.digest.slice(0, 19)}…` : ''}\n`,
             );
           }
         }

@@ -2,48 +2,56 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { escapeControls, sha256Digest } from '@skillport/core';
+import {
+  availabilitySummary,
+  escapeControls,
+  judgeAvailability,
+  readRequirements,
+  requirementsFromWire,
+  requirementsSummary,
+  sha256Digest,
+} from '@skillport/core';
+import type { Availability, AvailableCapabilities } from '@skillport/core';
 import type { CatalogSkill, SkillDescriptor, SkillSet, SkillSource } from '@skillport/client';
 import type { McpSkillSource } from '@skillport/client';
 import type { ExitCode } from '../kit.js';
-import { action } from '../kit.js';
+import { action, arg } from '../kit.js';
 import { displayPath, paint, plural } from '../output.js';
+import { environment } from '../environment.js';
+import { mcpEndpoint, withoutHtml } from '../server-url.js';
+import { tokenFor } from '../user-config.js';
 
 /**
  * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL,
  * `stdio:COMMAND ARGS` or a local folder of skills. Every byte printed or written was verified against the
  * server's listing; a failed verification stops that skill with the reason on stderr and a non-zero exit.
  */
-interface ClientOptions {
+export interface ClientOptions {
   json?: boolean;
   cacheDir?: string;
   offline?: boolean;
   origin?: string;
   token?: string;
   version?: string;
-}
-
-interface InstallOptions extends ClientOptions {
-  to: string;
-  lockfile?: string;
-  frozen?: boolean;
-  force?: boolean;
+  available?: AvailableCapabilities;
 }
 
 /** The client library, loaded by these commands only (serve and validate never pay for the MCP client). */
-let lib: typeof import('@skillport/client');
-const fail = (code: 'invalid' | 'not-found' | 'digest' | 'unavailable', message: string) => new lib.SkillError(code, message);
+export let lib: typeof import('@skillport/client');
+export const fail = (code: 'invalid' | 'not-found' | 'digest' | 'unavailable', message: string) => new lib.SkillError(code, message);
 
-const SERVER_HELP = 'an http(s):// URL (Streamable HTTP), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills';
-const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN; never printed)';
-const VERSION_HELP = 'a version (or the served tag) of a registry skill; also NAME@VERSION';
+export const SERVER_HELP =
+  "a server's URL (a skillport server's base URL or its /mcp endpoint), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills";
+const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN, else the one skillport login stored; never printed)';
+export const VERSION_HELP = 'a version (or the served tag) of a registry skill; also NAME@VERSION';
 
 /** The last of a stdio server's stderr, shown when the command fails (why it exited is usually there). */
 let stderrTail = '';
 /** The server spec of the command, for error messages. */
 let serverKind: 'http' | 'stdio' | 'folder' | undefined;
+let serverUrl: string | undefined;
 
-function withClientOptions(command: Command): Command {
+export function withClientOptions(command: Command): Command {
   return command
     .option('--token <token>', TOKEN_HELP)
     .option('--cache-dir <dir>', 'keep verified files and listings here (reused while fresh, and offline)')
@@ -64,7 +72,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
     )
     .action(
       run(exit, async (server: string, options: ClientOptions) => {
-        const opened = open(server, options);
+        const opened = await open(server, options);
         try {
           const skills = await opened.set.skills();
           if (options.json) {
@@ -84,24 +92,89 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
 
   withClientOptions(
     program
+      .command('search')
+      .description("Find skills for a request on a server, best first (the server's own ranking: its list_skills tool).")
+      .argument('<server>', SERVER_HELP)
+      .argument('<query...>', 'what you want done, in your words')
+      .option('-n, --limit <n>', 'how many results', (text: string) => Math.max(1, Math.min(200, Number(text) || 10)), 10)
+      .option('--json', 'print JSON for scripts'),
+  )
+    .addHelpText('after', '\nExample:\n  skillport search http://127.0.0.1:3333 clean up a messy csv file')
+    .action(
+      run(exit, async (server: string, words: string[], options: ClientOptions & { limit: number }) => {
+        const query = words.join(' ');
+        const opened = await open(server, options);
+        try {
+          let found = opened.mcp ? await opened.mcp.search(query, options.limit) : undefined;
+          // Without the tool (a folder, another server): the listing, filtered by the query's words.
+          if (found === undefined) {
+            const terms = query
+              .toLowerCase()
+              .split(/\W+/)
+              .filter((term) => term.length > 2);
+            found = (await opened.set.skills())
+              .map((skill) => ({ skill, hits: terms.filter((term) => `${skill.name} ${skill.description}`.toLowerCase().includes(term)).length }))
+              .filter((entry) => entry.hits > 0)
+              .sort((a, b) => b.hits - a.hits)
+              .slice(0, options.limit)
+              .map(({ skill }) => ({ name: skill.id, description: skill.description, uri: skill.uri }));
+          }
+          if (options.json) printJson({ server: opened.id, query, skills: found });
+          else if (found.length === 0) process.stderr.write(`skillport: no skill on ${opened.id} matches "${escapeControls(query)}"\n`);
+          else {
+            const width = Math.min(40, Math.max(...found.map((skill) => skill.name.length)));
+            for (const skill of found) print(`${skill.name.padEnd(width)}  ${truncate(skill.description, 100)}`);
+          }
+          return 0;
+        } finally {
+          await opened.set.close();
+        }
+      }),
+    );
+
+  withClientOptions(
+    program
       .command('show')
       .description("Show one skill's entry: frontmatter, files, digests, and a registry's version, tags and provenance (reads no skill file).")
       .argument('<server>', SERVER_HELP)
       .argument('<name>', 'the skill name, or NAME@VERSION')
       .option('--version <version>', VERSION_HELP)
+      .option(
+        '--available <list>',
+        'what the host has, to judge readiness: kind:name items (mcp:rube tool:Bash agent:codex), separated by spaces or commas',
+        arg(parseAvailable),
+      )
       .option('--json', 'print JSON for scripts'),
   ).action(
     run(exit, async (server: string, name: string, options: ClientOptions) => {
-      const opened = open(server, options);
+      const opened = await open(server, options);
       try {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
+        const requirements =
+          skill.meta?.['dev.skillport/requirements'] !== undefined
+            ? requirementsFromWire(skill.meta['dev.skillport/requirements'])
+            : readRequirements(skill.frontmatter).requirements;
+        const availability = readiness(skill, requirements, options.available);
         if (options.json) {
-          printJson({ ...summary(skill), ...(registry ? { registry } : {}), frontmatter: skill.frontmatter, files: skill.files ?? null });
+          const git = gitMeta(skill);
+          printJson({
+            ...summary(skill),
+            ...(registry ? { registry } : {}),
+            ...(git ? { source: git } : {}),
+            frontmatter: skill.frontmatter,
+            files: skill.files ?? null,
+            requirements: requirements ?? null,
+            availability,
+          });
           return 0;
         }
         print(`name:         ${skill.name}`);
         print(`description:  ${skill.description}`);
+        if (requirements !== undefined) print(`requires:     ${requirementsSummary(requirements) || 'nothing judged'}`);
+        print(
+          `availability: ${availabilitySummary(availability)}${options.available === undefined && availability.status !== 'ready' ? ' (say what the host has with --available)' : ''}`,
+        );
         if (registry) {
           if (registry.version) print(`version:      ${registry.version}`);
           if (registry.tags.length) print(`tags:         ${registry.tags.join(', ')}`);
@@ -114,6 +187,12 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
           if (registry.repository) print(`source:       ${registry.repository}${registry.commit ? ` at ${registry.commit}` : ''}`);
           if (registry.yankedAt) print(`yanked:       ${registry.yankedAt}`);
         }
+        const git = gitMeta(skill);
+        if (git && !registry) print(`source:       ${git.repository} ${git.ref} at ${git.commit}${git.path ? ` (${git.path}/)` : ''}`);
+        if (git?.plugin)
+          print(
+            `plugin:       ${[git.plugin['name'], git.plugin['version']].filter(Boolean).join(' ')}${git.plugin['description'] ? ` - ${String(git.plugin['description'])}` : ''}`,
+          );
         print(`origin:       ${skill.origin}`);
         print(`uri:          ${skill.uri}`);
         if (skill.packageDigest) print(`digest:       ${skill.packageDigest}`);
@@ -144,7 +223,7 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       .option('--version <version>', VERSION_HELP),
   ).action(
     run(exit, async (server: string, name: string, path: string, options: ClientOptions) => {
-      const opened = open(server, options);
+      const opened = await open(server, options);
       try {
         const skill = await findSkill(opened, name, options.version);
         const file = path === 'SKILL.md' ? (await opened.source.load(skill)).file : await opened.source.readFile(skill, path);
@@ -156,40 +235,9 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       }
     }),
   );
-
-  withClientOptions(
-    program
-      .command('install')
-      .description('Write verified skills into a local agent folder, with a lockfile of digests.')
-      .argument('[server]', `${SERVER_HELP}; with --frozen, default: the servers the lockfile names`)
-      .argument('[names...]', 'skills to install, NAME or NAME@VERSION (default: every skill, or with --frozen every skill in the lockfile)')
-      .requiredOption('--to <dir>', 'the agent skills folder, e.g. .claude/skills or .agents/skills')
-      .option('--lockfile <file>', 'lockfile path (default: <dir>/skillport.lock.json)')
-      .option('--frozen', 'install exactly what the lockfile pins, from the server it names; fail on any drift')
-      .option('--version <version>', `${VERSION_HELP} (with one NAME)`)
-      .option('-f, --force', 'replace installed skills even where their files were edited locally')
-      .option('--json', 'print a JSON report for scripts'),
-  )
-    .addHelpText(
-      'after',
-      `
-Each skill is written to <dir>/<name>/ (replacing an earlier install of it) only when every file passed
-verification (size and sha256 against the server's listing, SKILL.md frontmatter against the entry).
-An installed skill whose files were edited or added to since (their digests differ from the lockfile), or a
-folder the lockfile does not know, is not replaced without --force; the files are named. Scripts (files that
-start with #!) are written executable, and a file made executable locally stays so.
-The lockfile records the server, URI, version, package digest and every file digest. With --frozen, the skills
-are read from the server and exact URI the lockfile names (no SERVER needed), and a skill whose listing differs
-from the lockfile in any digest is refused. Exit 0 when every skill installed, 1 otherwise.
-
-Examples:
-  skillport install http://127.0.0.1:3333/mcp pdf-tools@1.2.0 --to .claude/skills
-  skillport install --frozen --to .claude/skills`,
-    )
-    .action(run(exit, async (server: string | undefined, names: string[], options: InstallOptions) => install(server, names, options)));
 }
 
-interface Opened {
+export interface Opened {
   set: SkillSet;
   source: SkillSource;
   /** The MCP source, when SERVER is a server (not a folder). */
@@ -201,9 +249,9 @@ interface Opened {
 }
 
 /** Whether SERVER names a server (URL or stdio:) rather than a folder. */
-const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim());
+export const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim());
 
-function open(server: string, options: ClientOptions): Opened {
+export async function open(server: string, options: ClientOptions): Promise<Opened> {
   const warnings = paint(process.stderr);
   const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
   if (!isServerSpec(server) && existsSync(server)) {
@@ -218,9 +266,12 @@ function open(server: string, options: ClientOptions): Opened {
   if (!isServerSpec(server) && !/^[a-z]+:/i.test(server)) {
     throw fail('invalid', `'${server}' is not a server or a folder: no such folder; use an http(s):// URL, stdio:COMMAND ARGS or a folder of skills`);
   }
+  // A skillport server's base URL stands for its MCP endpoint (server-url.ts).
+  if (/^https?:\/\//i.test(server.trim())) server = await mcpEndpoint(server.trim());
+  serverUrl = server;
   const spec = lib.parseServerSpec(server);
   serverKind = spec.kind;
-  const token = options.token ?? nonEmpty(process.env['SKILLPORT_TOKEN']);
+  const { token } = spec.kind === 'http' ? tokenFor(server, options.token) : { token: options.token ?? environment().token };
   if (options.token && spec.kind === 'stdio') onWarning('--token is sent to http(s) servers only; a stdio server gets SKILLPORT_TOKEN from the environment');
   // Listings a server marks private are kept per token, so one token's skills never answer for another's.
   const partition = token ? createHash('sha256').update(token).digest('hex').slice(0, 16) : undefined;
@@ -241,10 +292,8 @@ function open(server: string, options: ClientOptions): Opened {
   return { set, source, mcp: source, id: source.id, mode: () => source.mode, options: { ...options, ...(token ? { token } : {}) } };
 }
 
-const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
-
 /** `name@1.2.0` -> parts (skill names never hold '@'); --version applies when the name has none. */
-function splitRef(text: string, version?: string): { name: string; version?: string } {
+export function splitRef(text: string, version?: string): { name: string; version?: string } {
   const at = text.indexOf('@');
   if (at > 0) {
     if (version !== undefined) throw fail('invalid', `give the version once: ${text} or --version ${version}`);
@@ -255,7 +304,7 @@ function splitRef(text: string, version?: string): { name: string; version?: str
   return { name: text, ...(version !== undefined ? { version } : {}) };
 }
 
-async function findSkill(opened: Opened, ref: string, versionOption?: string): Promise<CatalogSkill> {
+export async function findSkill(opened: Opened, ref: string, versionOption?: string): Promise<CatalogSkill> {
   const { name, version } = splitRef(ref, versionOption);
   const skills = await opened.set.skills();
   const found = skills.find((skill) => skill.id === name) ?? skills.find((skill) => skill.name === name);
@@ -303,10 +352,10 @@ async function resolveVersion(opened: Opened, name: string, version: string, lis
   }
 }
 
-const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
+export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
 /** The version a tag names, from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
-async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+export async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
   if (serverKind !== 'http' || opened.options.offline) return undefined;
   try {
     const url = new URL(`/api/v1/skills/${encodeURIComponent(name)}`, opened.id);
@@ -336,8 +385,24 @@ interface RegistryMeta {
   yankedAt?: string;
 }
 
+/** Where a skill served from a git repository came from (`_meta` provenance with a commit, no registry version). */
+function gitMeta(skill: SkillDescriptor): { repository: string; ref: string; commit: string; path?: string; plugin?: Record<string, unknown> } | undefined {
+  const meta = skill.meta;
+  const provenance = meta?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
+  if (!provenance || typeof provenance['commit'] !== 'string' || typeof provenance['ref'] !== 'string' || typeof provenance['repository'] !== 'string')
+    return undefined;
+  const plugin = meta?.['dev.skillport/plugin'];
+  return {
+    repository: provenance['repository'],
+    ref: provenance['ref'],
+    commit: provenance['commit'],
+    ...(typeof provenance['path'] === 'string' && provenance['path'] !== '' ? { path: provenance['path'] } : {}),
+    ...(plugin !== null && typeof plugin === 'object' ? { plugin: plugin as Record<string, unknown> } : {}),
+  };
+}
+
 /** What a skillport registry says of an entry in its `_meta` (docs/api.md); undefined for other entries. */
-function registryMeta(skill: SkillDescriptor): RegistryMeta | undefined {
+export function registryMeta(skill: SkillDescriptor): RegistryMeta | undefined {
   const meta = skill.meta;
   const version = meta?.['dev.skillport/version'];
   if (!meta || typeof version !== 'string') return undefined;
@@ -379,245 +444,8 @@ function summary(skill: CatalogSkill | SkillDescriptor) {
   };
 }
 
-interface Lockfile {
-  version: 1;
-  skills: Record<string, LockedSkill>;
-}
-
-interface LockedSkill {
-  source: string;
-  uri: string;
-  version?: string;
-  packageDigest?: string;
-  files: Record<string, string>;
-}
-
-interface InstallResult {
-  name: string;
-  ok: boolean;
-  message: string;
-  files?: number;
-}
-
-async function install(server: string | undefined, names: string[], options: InstallOptions): Promise<number> {
-  const target = resolve(options.to);
-  const lockPath = resolve(options.lockfile ?? join(target, 'skillport.lock.json'));
-  let lock: Lockfile = { version: 1, skills: {} };
-  if (existsSync(lockPath)) {
-    try {
-      lock = JSON.parse(readFileSync(lockPath, 'utf8')) as Lockfile;
-      if (lock.version !== 1 || typeof lock.skills !== 'object' || lock.skills === null) throw new Error('not a version 1 lockfile');
-    } catch (error) {
-      throw fail('invalid', `${lockPath}: ${lib.describeError(error)}`);
-    }
-  } else if (options.frozen) {
-    throw fail('invalid', `--frozen needs a lockfile and ${lockPath} does not exist; run install without --frozen first`);
-  }
-  // With --frozen the server is optional: a first argument that is not a server or folder is a skill name.
-  if (server !== undefined && options.frozen && !isServerSpec(server) && !existsSync(server)) {
-    names = [server, ...names];
-    server = undefined;
-  }
-  if (server === undefined && !options.frozen)
-    throw fail('invalid', 'give the server to install from (or --frozen to install what the lockfile pins, from the servers it names)');
-  if (options.version !== undefined && names.length !== 1) throw fail('invalid', '--version needs exactly one skill name');
-  const results: InstallResult[] = [];
-  mkdirSync(target, { recursive: true });
-  if (options.frozen) {
-    const wanted = names.length > 0 ? names.map((name) => splitRef(name).name) : Object.keys(lock.skills);
-    if (wanted.length === 0) throw fail('not-found', `${displayPath(lockPath)} pins no skills`);
-    // One connection per server the lockfile names (or the one given).
-    const groups = new Map<string, string[]>();
-    for (const name of wanted) {
-      const pinned = lock.skills[name];
-      if (!pinned) {
-        report(results, options, { name, ok: false, message: `'${name}' is not in the lockfile (--frozen)` });
-        continue;
-      }
-      const from = server ?? pinned.source;
-      groups.set(from, [...(groups.get(from) ?? []), name]);
-    }
-    for (const [from, group] of groups) {
-      await withServer(from, options, group, results, async (opened, name) => {
-        const pinned = lock.skills[name]!;
-        const skills = await opened.set.skills();
-        let skill: SkillDescriptor | undefined = skills.find((candidate) => candidate.uri === pinned.uri);
-        if (!skill && opened.mcp && opened.mode() === 'extension') skill = await opened.mcp.getSkill(pinned.uri).catch(() => undefined);
-        if (!skill) throw fail('not-found', `'${name}' is no longer served at ${pinned.uri} by ${opened.id} (--frozen)`);
-        const drift = lockDrift(pinned, lockEntry(opened.id, skill));
-        if (drift) throw fail('digest', `'${name}' drifted from the lockfile: ${drift} (--frozen)`);
-        return installSkill(opened.source, skill, target, pinned, options.force === true);
-      });
-    }
-  } else {
-    await withServer(server!, options, names, results, async (opened, ref) => {
-      const skill = await findSkill(opened, ref, options.version);
-      const locked = lockEntry(opened.id, skill);
-      const count = await installSkill(opened.source, skill, target, lock.skills[skill.name], options.force === true);
-      lock.skills[skill.name] = locked;
-      return count;
-    });
-  }
-  if (!options.frozen && results.some((result) => result.ok)) {
-    mkdirSync(dirname(lockPath), { recursive: true });
-    const sorted: Lockfile = { version: 1, skills: Object.fromEntries(Object.entries(lock.skills).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
-    const temp = `${lockPath}.tmp-${process.pid}`;
-    writeFileSync(temp, `${JSON.stringify(sorted, null, 2)}\n`);
-    renameSync(temp, lockPath);
-  }
-  if (options.json) printJson({ to: target, lockfile: lockPath, results });
-  return results.every((result) => result.ok) ? 0 : 1;
-}
-
-/** Opens one server, installs `names` from it (every listed skill when none), reporting each; closes it. */
-async function withServer(
-  server: string,
-  options: InstallOptions,
-  names: string[],
-  results: InstallResult[],
-  each: (opened: Opened, name: string) => Promise<number>,
-): Promise<void> {
-  const opened = open(server, options);
-  try {
-    const wanted = names.length > 0 ? names : (await opened.set.skills()).map((skill) => skill.id);
-    if (wanted.length === 0) throw fail('not-found', `${opened.id} serves no skills`);
-    for (const name of wanted) {
-      try {
-        const count = await each(opened, name);
-        const shown = splitRef(name).name;
-        report(results, options, {
-          name: shown,
-          ok: true,
-          message: `installed ${shown} (${plural(count, 'file')}) into ${join(options.to, shown)}`,
-          files: count,
-        });
-      } catch (error) {
-        report(results, options, { name, ok: false, message: lib.describeError(error) });
-      }
-    }
-  } finally {
-    await opened.set.close();
-  }
-}
-
-function report(results: InstallResult[], options: InstallOptions, result: InstallResult): void {
-  results.push(result);
-  if (options.json) return;
-  const colors = paint(process.stderr);
-  if (result.ok) process.stderr.write(`skillport: ${colors.green('installed')}${result.message.slice('installed'.length)}\n`);
-  else process.stderr.write(`skillport: ${colors.red('error')}: ${result.name}: ${result.message}\n`);
-}
-
-function lockEntry(server: string, skill: SkillDescriptor): LockedSkill {
-  if (skill.verification !== 'digest' || !skill.files) {
-    throw fail(
-      'invalid',
-      `${skill.uri} comes without a digest for every file (this server predates the Skills extension); install needs a verifiable file list`,
-    );
-  }
-  const version = registryMeta(skill)?.version;
-  return {
-    source: server,
-    uri: skill.uri,
-    ...(version ? { version } : {}),
-    ...(skill.packageDigest ? { packageDigest: skill.packageDigest } : {}),
-    files: Object.fromEntries(skill.files.map((file) => [file.path, file.digest!])),
-  };
-}
-
-function lockDrift(pinned: LockedSkill, now: LockedSkill): string | undefined {
-  if (pinned.uri !== now.uri) return `URI ${pinned.uri} is now ${now.uri}`;
-  const paths = new Set([...Object.keys(pinned.files), ...Object.keys(now.files)]);
-  for (const path of [...paths].sort()) {
-    if (pinned.files[path] === undefined) return `${path} was added`;
-    if (now.files[path] === undefined) return `${path} was removed`;
-    if (pinned.files[path] !== now.files[path])
-      return `${path} changed (${pinned.files[path]!.slice(0, 19)}… locked, ${now.files[path]!.slice(0, 19)}… served)`;
-  }
-  return undefined;
-}
-
-/** Every file under `dir`, as `/`-separated paths (symbolic links listed, not followed). */
-function walkFiles(dir: string, prefix = ''): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...walkFiles(join(dir, entry.name), path));
-    else out.push(path);
-  }
-  return out.sort();
-}
-
-/**
- * What the user changed in an installed skill folder since it was installed (`pinned`): files edited or added.
- * A folder the lockfile does not know counts as wholly local. Files deleted locally are not a loss: not listed.
- */
-function localEdits(folder: string, pinned: LockedSkill | undefined): string[] {
-  if (!existsSync(folder)) return [];
-  if (!pinned) return walkFiles(folder).map((path) => `${path} (not installed by skillport)`);
-  const edits: string[] = [];
-  for (const path of walkFiles(folder)) {
-    const locked = pinned.files[path];
-    if (locked === undefined) edits.push(`${path} (added)`);
-    else if (sha256Digest(readFileSync(join(folder, ...path.split('/')))) !== locked) edits.push(`${path} (modified)`);
-  }
-  return edits;
-}
-
-/** Reads and verifies every file first, then swaps the skill folder in whole: nothing half-written is left. */
-async function installSkill(source: SkillSource, skill: SkillDescriptor, target: string, pinned: LockedSkill | undefined, force: boolean): Promise<number> {
-  lib.checkRelativePath(skill.name);
-  if (skill.name.includes('/')) throw fail('invalid', `'${skill.name}' is not a usable folder name`);
-  const final = join(target, skill.name);
-  if (!force) {
-    const edits = localEdits(final, pinned);
-    if (edits.length > 0) {
-      const shown = edits.slice(0, 10).join(', ') + (edits.length > 10 ? `, and ${edits.length - 10} more` : '');
-      throw fail('invalid', `${displayPath(final)} has local changes that installing would overwrite: ${shown}; use --force to replace them`);
-    }
-  }
-  await source.load(skill); // SKILL.md: bytes and frontmatter
-  const files: Array<{ path: string; bytes: Uint8Array }> = [];
-  for (const entry of skill.files!) {
-    const path = diskPath(entry.path);
-    const file = await source.readFile(skill, path);
-    if (!file.verified) throw fail('invalid', `${file.uri} could not be verified`);
-    files.push({ path, bytes: file.bytes });
-  }
-  const staging = join(target, `.skillport-staging-${process.pid}-${skill.name}`);
-  const old = join(target, `.skillport-old-${process.pid}-${skill.name}`);
-  rmSync(staging, { recursive: true, force: true });
-  try {
-    for (const file of files) {
-      const destination = join(staging, ...file.path.split('/'));
-      mkdirSync(dirname(destination), { recursive: true });
-      writeFileSync(destination, file.bytes);
-      // MCP carries no file modes: a script (#!) is made runnable, and a file the user made executable stays so.
-      if (isScript(file.bytes) || wasExecutable(join(final, ...file.path.split('/')))) chmodSync(destination, 0o755);
-    }
-    if (existsSync(final)) renameSync(final, old);
-    renameSync(staging, final);
-    rmSync(old, { recursive: true, force: true });
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(final) && existsSync(old)) renameSync(old, final);
-    throw error;
-  }
-  return files.length;
-}
-
-const isScript = (bytes: Uint8Array) => bytes[0] === 0x23 && bytes[1] === 0x21;
-
-function wasExecutable(path: string): boolean {
-  try {
-    return (statSync(path).mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
 /** The kit's action wrapper, with the client library loaded first and its errors described in one line. */
-function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+export function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
   return action(
     exit,
     async (...args: A) => {
@@ -625,9 +453,9 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
       return work(...args);
     },
     (error) => {
-      let message = lib ? lib.describeError(error) : String(error);
+      let message = withoutHtml(lib ? lib.describeError(error) : String(error), serverKind === 'http' ? serverUrl : undefined);
       if (serverKind === 'stdio') message = message.replace(/: Connection closed$/, ': the server process exited');
-      if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN';
+      if (serverKind === 'http' && /\(HTTP 401\)/.test(message)) message += '; pass it with --token or SKILLPORT_TOKEN, or run skillport login';
       // A stdio server that failed usually said why on its stderr: show its last lines.
       const tail = stderrTail.trimEnd().split('\n').slice(-10);
       if (serverKind === 'stdio' && tail.join('') !== '')
@@ -637,30 +465,41 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
   );
 }
 
-/**
- * A listed path as a place under the install folder: plain segments only (no empty, `.` or `..` segment, backslash
- * or NUL; not absolute), whatever the server listed. A colon or a `%` is an ordinary file name character on disk
- * (`notes:v2.md`), and the file is read by its listed URI.
- */
-function diskPath(path: string): string {
-  const segments = path.split('/');
-  if (path.startsWith('/') || /[\\\0]/.test(path) || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw fail('invalid', `'${escapeControls(path)}' is not a safe path inside a skill folder: not installed`);
-  }
-  return path;
-}
-
 /** A JSON report, exact (JSON escapes what it must). */
-function printJson(value: unknown): void {
+export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** One line of a listing: names and descriptions come from the server, so control characters are escaped. */
-function print(line: string): void {
+export function print(line: string): void {
   process.stdout.write(`${escapeControls(line)}\n`);
 }
 
-function truncate(text: string, max: number): string {
+export function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** `--available "mcp:rube tool:Bash agent:codex"`: what the host has, in the skill metadata's kind:name form. */
+function parseAvailable(text: string): AvailableCapabilities {
+  const out: { mcpServers: string[]; tools: string[]; agent?: string } = { mcpServers: [], tools: [] };
+  for (const token of text.split(/[\s,]+/).filter((part) => part !== '')) {
+    const colon = token.indexOf(':');
+    const kind = token.slice(0, Math.max(colon, 0));
+    const value = token.slice(colon + 1);
+    if (colon <= 0 || value === '' || !['mcp', 'tool', 'agent'].includes(kind)) throw new Error(`"${token}" is not mcp:NAME, tool:NAME or agent:NAME`);
+    if (kind === 'mcp') out.mcpServers.push(value);
+    else if (kind === 'tool') out.tools.push(value);
+    else out.agent = value;
+  }
+  return out;
+}
+
+/** The skill's readiness: judged here against --available, else what the server said for this caller, else unknown. */
+function readiness(skill: SkillDescriptor, requirements: Parameters<typeof judgeAvailability>[0], available: AvailableCapabilities | undefined): Availability {
+  const server = skill.meta?.['dev.skillport/availability'] as Availability | undefined;
+  const local = judgeAvailability(requirements, available ?? {});
+  if (server !== undefined && typeof server === 'object' && server.status === 'ready') return server;
+  if (available === undefined && server !== undefined && typeof server === 'object' && server.status === 'needs') return server;
+  return local;
 }

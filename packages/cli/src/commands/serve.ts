@@ -7,8 +7,9 @@ import { arg, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
-import { openSources } from '../sources.js';
-import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize } from '../output.js';
+import { openSources, sourceLabel } from '../sources.js';
+import { environment } from '../environment.js';
+import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
 import { progressLine } from '../progress.js';
 import type { ScanCounts } from '../progress.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
@@ -33,6 +34,8 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   cache: boolean;
   fastPath: boolean;
   web: boolean;
+  /** `search`: GET /readyz also waits for the search index. */
+  readyWhen?: string;
   quiet?: boolean;
   /** `none`, or a comma-separated set of core, full, asm (a config file may also give a list). */
   tools: string | string[];
@@ -41,6 +44,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   asmFastPathMax: number;
   vision?: boolean;
   catalogMax: number;
+  unmet: 'list' | 'omit';
   textMax: number;
   binaryMax: number;
   prompts: boolean;
@@ -54,6 +58,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   requireSignatures?: boolean;
   registryTag?: string;
   remote: string[];
+  gitInterval: number;
   embeddings?: string;
   embeddingsModel: string;
 }
@@ -62,7 +67,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
   const serve_ = program
     .command('serve')
     .description('Serve skill folders and skill archives over MCP: stdio by default, Streamable HTTP with --http.')
-    .argument('[sources...]', 'skill folders (one skill, a folder of skills, or a tree of them) and skill archives (.skill, .zip, .tar.gz); several merge')
+    .argument(
+      '[sources...]',
+      'skill folders (one skill, a folder of skills, or a tree of them), skill archives (.skill, .zip, .tar.gz) and git repositories (git+https://host/repo.git#main:skills, git:./repo#v1); several merge',
+    )
     .option(
       '--template <uri=dir>',
       'a template skill family, e.g. "skill://docs/{product}/SKILL.md=./docs" (one skill per product folder); repeatable',
@@ -75,13 +83,19 @@ export function registerServe(program: Command, exit: ExitCode): void {
       (url: string, all: string[]) => [...all, url],
       [] as string[],
     )
+    .option(
+      '--git-interval <seconds>',
+      'git sources: how often the ref is asked for (0: only on a webhook, and at once for a local repository when its ref moves)',
+      arg(parseSeconds),
+      60,
+    )
     .option('-c, --config <file>', 'settings from a JSON or YAML file (also an agentskills-mcp-server server.json); flags win')
     .option('--http', 'serve Streamable HTTP instead of stdio')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
     .option('--allowed-host <name>', 'an extra Host/Origin name to accept over HTTP (DNS-rebinding protection); repeatable', repeatable(), [] as string[])
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
-    .option('--strict', 'refuse to start when any skill breaks the spec, instead of serving leniently')
+    .option('--strict', 'refuse to start when any skill has a problem, and (with --data) refuse to publish skills with warnings')
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
@@ -108,6 +122,14 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--asm-fast-path', 'asm: when the server has one small skill, serve its body in the catalog resources and do not register the four body tools')
     .option('--asm-fast-path-max <tokens>', 'asm: the largest body (in tokens) the fast path inlines', arg(parsePositiveInt('--asm-fast-path-max')), 300)
     .option('--vision', 'return images from read_skill_resource as MCP image content')
+    .addOption(
+      new Option(
+        '--unmet <mode>',
+        "catalogs written for a model (tool descriptions, instructions, the session catalog) list or omit skills whose requirements are unmet (a policy's unmet: wins)",
+      )
+        .choices(['list', 'omit'])
+        .default('list'),
+    )
     .option('--catalog-max <n>', "put the catalog in activate_skill's description up to this many skills", arg(parsePositiveInt('--catalog-max')), 50)
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
     .option(
@@ -122,6 +144,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .addOption(new Option('--ready-when <what>', 'GET /readyz also waits for this: search (the search index is complete)').choices(['search']))
     .option(
       '--data <dir|url>',
       'serve the registry kept in DIR (created when missing), or in PostgreSQL (postgres://…, shared by replicas), beside any folders; with --http, also its /api/v1',
@@ -140,9 +163,11 @@ Examples:
   skillport serve --http --prefix acme a/ b/    two folders merged under skill://acme/
   skillport serve --http --auth tokens --data ./data --policy policy.yaml ./skills
                                                 tokens from skillport token create; who sees what: docs/security.md
-  SKILLPORT_PUBLISH_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
+  SKILLPORT_TOKEN=... skillport serve --http --data ./registry   a registry (publish with skillport publish)
   skillport serve pdf.skill docs.zip ./skills   archives beside a folder (reloaded when they change)
   skillport serve --remote https://example.com  the skills example.com publishes (/.well-known/agent-skills/)
+  skillport serve --http git+https://github.com/acme/skills.git#main:skills
+                                                a repository's branch, followed (docs/git.md)
 
 Problems in skill folders are reported once on stderr; a skill is served when a lenient reading is safe.`,
     )
@@ -240,13 +265,20 @@ async function serve(
   let registry: import('@skillport/registry').RegistryPlugin | undefined;
   if (options.data !== undefined) {
     const { registryPlugin } = await import('@skillport/registry');
+    const env = environment();
+    if (env.token === undefined && env.legacyPublishToken !== undefined)
+      log(`skillport: note: SKILLPORT_PUBLISH_TOKEN is the old name of SKILLPORT_TOKEN (still read; rename it)`);
+    const publishToken = env.token ?? env.legacyPublishToken;
     registry = registryPlugin({
+      ...(publishToken !== undefined ? { publishToken } : {}),
       data: options.data,
       limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       ...(options.trustedKeys !== undefined ? { trustedKeys: options.trustedKeys } : {}),
       ...(options.registryTag !== undefined ? { registryTag: options.registryTag } : {}),
       requireSignatures: options.requireSignatures === true,
+      // --strict (`strict: true` in a config file) also holds publishes to the letter: warnings refuse a skill.
+      strict: options.strict === true,
       onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
       ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
     });
@@ -275,15 +307,25 @@ async function serve(
       cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined,
     });
   }
-  const sourceNames = [...dirs.map(displayPath), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
+  const sourceNames = [...dirs.map(sourceLabel), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
   if (!options.quiet && sourceNames.length > 0) log(`skillport: ${remotes.length > 0 ? 'loading' : 'scanning'} ${sourceNames.join(', ')}…`);
+  // Until the serving line, a skill's own warnings (its SKILL.md: fields, names) are shown for the first few skills
+  // and counted past them: a large tree of real skills would otherwise print a screen of them before serving.
+  const grouped = new WarningGroup(options.strict ? Number.POSITIVE_INFINITY : STARTUP_WARNINGS_SHOWN);
   const onProblem = (problem: FolderProblem) => {
-    if (!options.quiet || problem.severity === 'error') log(formatProblem(problem, colors));
+    if (options.quiet && problem.severity !== 'error') return;
+    if (grouped.open && problem.severity === 'warning' && grouped.hold(problem)) return;
+    log(formatProblem(problem, colors));
   };
   const sources = await openSources(
     dirs,
     remotes,
-    { ...options, limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes } },
+    {
+      ...options,
+      limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
+      gitIntervalMs: options.gitInterval * 1000,
+      ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
+    },
     onProblem,
   );
   if (typeof sources === 'string') {
@@ -291,16 +333,24 @@ async function serve(
     return 1;
   }
   const providers = sources.providers;
+  // The git webhook is served only with a secret to check it against (never open to anyone who can reach the port).
+  const webhookSecret = environment().gitWebhookSecret;
+  if (webhookSecret !== undefined && sources.git.length > 0 && !options.http)
+    log(`skillport: ${colors.yellow('warning')}: SKILLPORT_GIT_WEBHOOK_SECRET is set, but the webhook is served over HTTP only (add --http)`);
+  const { gitWebhook } = await import('@skillport/server');
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
       providers,
+      ...(sources.git.length > 0 ? { health: () => ({ git: sources.git.map((provider) => provider.health()) }) } : {}),
+      ...(sources.git.length > 0 && webhookSecret !== undefined ? { publicRoutes: [gitWebhook(webhookSecret, () => sources.git)] } : {}),
       ...(progress ? { onScanProgress: (counts: ScanCounts) => progress.update(counts) } : {}),
       plugins: registry ? [registry] : [],
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
       pageSize: options.pageSize,
+      unmet: options.unmet,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: {
         ...toolSet(options.tools),
@@ -312,7 +362,8 @@ async function serve(
         ...(embeddings !== undefined ? { embeddings } : {}),
       },
       prompts: options.prompts,
-      ...searchIdle(),
+      ...searchTuning(),
+      ...(options.readyWhen === 'search' ? { readyWhenSearch: true } : {}),
       index: options.index,
       indexArchives: options.indexArchives,
       templates,
@@ -383,7 +434,10 @@ async function serve(
       return 1;
     }
   } else {
-    server.serveStdio(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {});
+    server.serveStdio({
+      ...(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {}),
+      onWarning: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
+    });
     // The client may hang up while start-up is still checking the disk: 'end' is emitted once, so it is heard from
     // here on and acted on when start-up is done (a stdio server whose client is gone must not live on).
     process.stdin.once('end', () => {
@@ -418,7 +472,13 @@ async function serve(
     accessSummary(options),
     options.watch ? 'watching for changes' : '',
     restored ? "started from the last run's catalog, checked against the disk" : '',
+    options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
+  const held = grouped.close();
+  if (held > 0)
+    log(
+      `skillport: ${colors.yellow('warning')}: ${plural(held, 'more skill has', 'more skills have')} warnings (served as they are); \`skillport validate ${sourceNames.join(' ')}\` lists them`,
+    );
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
 
@@ -436,6 +496,35 @@ async function serve(
       else onStdinEnd = stop;
     }
   });
+}
+
+/** Skills whose own warnings are printed at start-up before the rest are counted. */
+const STARTUP_WARNINGS_SHOWN = 5;
+
+/** Start-up warnings about skills' SKILL.md files: the first `shown` skills' are printed, the others counted. */
+class WarningGroup {
+  open = true;
+  readonly #shown = new Set<string>();
+  readonly #held = new Set<string>();
+  constructor(readonly limit: number) {}
+
+  /** True when the warning is counted instead of printed. */
+  hold(problem: FolderProblem): boolean {
+    if (!/(^|[\\/])skill\.md$/i.test(problem.path)) return false;
+    if (this.#shown.has(problem.path)) return false;
+    if (this.#shown.size < this.limit) {
+      this.#shown.add(problem.path);
+      return false;
+    }
+    this.#held.add(problem.path);
+    return true;
+  }
+
+  /** Ends the start-up: later warnings print; answers how many skills' warnings were held. */
+  close(): number {
+    this.open = false;
+    return this.#held.size;
+  }
 }
 
 /** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */
@@ -477,11 +566,24 @@ function fastPathTokens(value: boolean | number | undefined, max: number): numbe
 }
 
 /**
- * SKILLPORT_SEARCH_IDLE_MS: the quiet (ms) the server waits for before building its search index in the background,
- * until the first search (default 250; ADR 0151). For tests and tuning; not a command-line option.
+ * For tests and tuning, not command-line options: SKILLPORT_SEARCH_IDLE_MS, the quiet (ms) the server waits for
+ * before building its search index in the background, until the first search (default 250; ADR 0151);
+ * SKILLPORT_SEARCH_WAIT_SKILLS and SKILLPORT_SEARCH_WAIT_MS, the largest catalog whose searches wait for the index
+ * still being built, and for how long (ADR 0201).
  */
-function searchIdle(): { searchIdleMs?: number } {
-  const text = process.env['SKILLPORT_SEARCH_IDLE_MS'];
-  const value = text === undefined || text === '' ? Number.NaN : Number(text);
-  return Number.isFinite(value) && value >= 0 ? { searchIdleMs: value } : {};
+function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {
+  const { searchIdleMs, searchWaitSkills, searchWaitMs } = environment();
+  return {
+    ...(searchIdleMs !== undefined ? { searchIdleMs } : {}),
+    ...(searchWaitSkills !== undefined ? { searchWaitMaxSkills: searchWaitSkills } : {}),
+    ...(searchWaitMs !== undefined ? { searchWaitMs } : {}),
+  };
+}
+
+/** `--git-interval`: seconds, 0 or more (fractions allowed, for tests and tight loops on a local mirror). */
+function parseSeconds(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
+    throw new Error(`--git-interval takes a number of seconds, 0 or more (got ${JSON.stringify(text)})`);
+  return value;
 }

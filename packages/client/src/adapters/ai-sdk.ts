@@ -1,5 +1,7 @@
 import { jsonSchema, tool } from 'ai';
 import type { JSONSchema7, Tool } from 'ai';
+import type { AvailableCapabilities } from '@skillport/core';
+import { availableFromToolNames } from '../availability.js';
 import type { SkillTool } from '../tools.js';
 
 /**
@@ -17,4 +19,9 @@ export function aiSdkTools(tools: readonly SkillTool[]): Record<string, Tool<Rec
       }),
     ]),
   );
+}
+
+/** What the host has, from the AI SDK tool set it gives the model (keys are tool names): `SessionOptions.available`. */
+export function availableFromAiSdkTools(tools: Readonly<Record<string, unknown>>, extra: AvailableCapabilities = {}): AvailableCapabilities {
+  return availableFromToolNames(Object.keys(tools), extra);
 }

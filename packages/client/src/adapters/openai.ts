@@ -1,3 +1,5 @@
+import type { AvailableCapabilities } from '@skillport/core';
+import { availableFromToolNames } from '../availability.js';
 import type { SkillTool } from '../tools.js';
 import { callSkillTool } from '../tools.js';
 
@@ -25,4 +27,19 @@ export async function answerOpenAIToolCall(
 /** The plain JSON-schema form: `{name, description, inputSchema}` (MCP's tool shape, Anthropic's `input_schema` rename aside). */
 export function toJsonSchemaTools(tools: readonly SkillTool[]): Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> {
   return tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: { ...tool.inputSchema } }));
+}
+
+/**
+ * What the host has, from the function tools it already gives the model (its own and its MCP servers'): pass it as
+ * `SessionOptions.available` so skills needing what the host lacks are marked (`mcp__<server>__<tool>` names count
+ * as that MCP server).
+ */
+export function availableFromOpenAITools(
+  tools: ReadonlyArray<{ function: { name: string } } | { name: string }>,
+  extra: AvailableCapabilities = {},
+): AvailableCapabilities {
+  return availableFromToolNames(
+    tools.map((tool) => ('function' in tool ? tool.function.name : tool.name)),
+    extra,
+  );
 }

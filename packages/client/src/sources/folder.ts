@@ -1,3 +1,4 @@
+import { META_REQUIREMENTS } from '../availability.js';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { decodeText, discoverSkills, fileSource, inspectSkillFolder, readKnownFileSync } from '@skillport/core';
@@ -64,6 +65,8 @@ export class FolderSkillSource implements SkillSource {
           })),
           packageDigest: skill.packageDigest,
           verification: 'digest',
+          // What a server would send: the requirements read from the folder (its Codex sidecar included).
+          ...(skill.requirements !== undefined ? { meta: { [META_REQUIREMENTS]: skill.requirements } } : {}),
         });
       }
     }

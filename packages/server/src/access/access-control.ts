@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AuditLog } from './audit.js';
+import { AuditLog, DEFAULT_AUDIT_RETENTION_MS } from './audit.js';
 import { JwtRejected, JwtVerifier } from './jwt.js';
 import type { JwtOptions } from './jwt.js';
 import { Metrics } from './metrics.js';
@@ -37,6 +37,8 @@ export interface AccessOptions {
   principal?: Principal;
   /** The resource URL announced in protected resource metadata (default: from the request's Host). */
   resourceUrl?: string;
+  /** How long audit rows are kept (ms); 0 keeps every row. Default DEFAULT_AUDIT_RETENTION_MS (30 days). */
+  auditRetentionMs?: number;
   onWarning?: (message: string) => void;
 }
 
@@ -136,6 +138,7 @@ export class AccessControl {
   /** Starts watching the policy and the tokens (another process or replica may create or revoke tokens, or edit the policy). */
   watch(): void {
     this.policySource?.watch();
+    this.audit.startRetention(this.options.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS);
     if (this.store !== undefined && this.#unwatch === undefined) {
       this.#unwatch = this.store.watch(
         (change) => this.#changed(change),
@@ -236,7 +239,8 @@ export class AccessControl {
     this.#unwatch?.();
     this.#unwatch = undefined;
     this.policySource?.close();
-    await this.audit.flush();
+    this.audit.stopRetention();
+    await this.audit.drain();
     await this.store?.close().catch(() => undefined);
   }
 }

@@ -38,6 +38,9 @@ export class Metrics {
   readonly #errors = new Map<string, number>();
   readonly #latency = new Map<string, Histogram>();
   readonly #answers = new Map<string, number>();
+  #auditFolded = 0;
+  #auditPruned = 0;
+  #auditBytes: number | undefined;
 
   activation(outcome: string): void {
     bump(this.#activations, outcome);
@@ -59,6 +62,21 @@ export class Metrics {
     bump(this.#answers, path);
   }
 
+  /** A refusal counted in an existing audit row instead of a row of its own (access/audit.ts). */
+  auditFolded(): void {
+    this.#auditFolded++;
+  }
+
+  /** Audit rows deleted by the retention. */
+  auditPruned(rows: number): void {
+    this.#auditPruned += rows;
+  }
+
+  /** The audit log's size on disk (or in the database), as last measured. */
+  auditBytes(bytes: number): void {
+    this.#auditBytes = bytes;
+  }
+
   /** One HTTP request's time, by JSON-RPC method (unknown methods count as `other`). */
   observe(method: string | undefined, seconds: number): void {
     const label = method === undefined ? 'none' : METHODS.has(method) ? method : 'other';
@@ -76,6 +94,20 @@ export class Metrics {
     counter(lines, 'skillport_reads_total', 'Skill file reads, by outcome.', 'outcome', this.#reads);
     counter(lines, 'skillport_errors_total', 'Errors, by kind.', 'kind', this.#errors);
     counter(lines, 'skillport_mcp_answers_total', 'MCP requests over HTTP, by what answered them: the fast path or the SDK.', 'path', this.#answers);
+    lines.push(
+      '# HELP skillport_audit_folded_total Refusals counted in an existing audit row (repeats in a window) instead of a row of their own.',
+      '# TYPE skillport_audit_folded_total counter',
+      `skillport_audit_folded_total ${this.#auditFolded}`,
+      '# HELP skillport_audit_pruned_total Audit rows deleted because they were older than the retention.',
+      '# TYPE skillport_audit_pruned_total counter',
+      `skillport_audit_pruned_total ${this.#auditPruned}`,
+    );
+    if (this.#auditBytes !== undefined)
+      lines.push(
+        '# HELP skillport_audit_database_bytes Size of the audit log: the access database file (SQLite) or the audit table with its indexes (PostgreSQL).',
+        '# TYPE skillport_audit_database_bytes gauge',
+        `skillport_audit_database_bytes ${this.#auditBytes}`,
+      );
     lines.push(
       '# HELP skillport_request_duration_seconds Time to answer one HTTP request, by JSON-RPC method.',
       '# TYPE skillport_request_duration_seconds histogram',

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -23,8 +23,11 @@ function nativeSqlite(): typeof BetterSqlite3 {
   sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   return sqlite;
 }
-/** 2 added the policy table (used by the contract suite and `store copy`; a folder server keeps its policy in the --policy file). */
-const SCHEMA_VERSION = 2;
+/**
+ * 2 added the policy table (used by the contract suite and `store copy`; a folder server keeps its policy in the
+ * --policy file); 3 the audit rows' count (repeats of a refusal folded into one row).
+ */
+const SCHEMA_VERSION = 3;
 const TOKEN_COLUMNS = 'id, hash, user AS user_name, orgs, projects, agent, scopes, description, created_at, expires_at, revoked_at';
 
 export class SqliteAccessStore implements AccessStore {
@@ -46,7 +49,7 @@ export class SqliteAccessStore implements AccessStore {
     this.#migrate();
     this.#byId = this.db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`);
     this.#insertAudit = this.db.prepare(
-      'INSERT INTO audit (time, principal, user, token_id, action, surface, skill, uri, version, digest, file, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO audit (time, principal, user, token_id, action, surface, skill, uri, version, digest, file, outcome, detail, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS INTEGER))',
     );
     this.#dataVersion = this.db.prepare('PRAGMA data_version');
   }
@@ -66,6 +69,10 @@ export class SqliteAccessStore implements AccessStore {
     const version = this.db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) throw new Error(`${this.location} was written by a newer skillport (schema ${version}); upgrade skillport`);
     if (version === SCHEMA_VERSION) return;
+    if (version === 2) {
+      this.db.exec(`ALTER TABLE audit ADD COLUMN count INTEGER; PRAGMA user_version = ${SCHEMA_VERSION};`);
+      return;
+    }
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS tokens (
         id TEXT PRIMARY KEY,
@@ -94,7 +101,8 @@ export class SqliteAccessStore implements AccessStore {
         digest TEXT,
         file TEXT,
         outcome TEXT NOT NULL,
-        detail TEXT
+        detail TEXT,
+        count INTEGER
       );
       CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
       CREATE INDEX IF NOT EXISTS audit_user ON audit (user, time);
@@ -193,6 +201,25 @@ export class SqliteAccessStore implements AccessStore {
     params.push(auditLimit(query));
     const rows = this.db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
     return rows.reverse().map(auditEventOf);
+  }
+
+  async pruneAudit(time: string, limit: number): Promise<number> {
+    // By the time index, oldest first: each statement touches at most `limit` rows.
+    return this.db.prepare('DELETE FROM audit WHERE id IN (SELECT id FROM audit WHERE time < ? ORDER BY time LIMIT ?)').run(time, limit).changes;
+  }
+
+  async auditBytes(): Promise<number> {
+    // The file holds tokens too, but they are a few rows: the audit log is what grows. Pages freed by pruning are
+    // reused, so the file stops growing rather than shrinking.
+    const pages = this.db.pragma('page_count', { simple: true }) as number;
+    const size = this.db.pragma('page_size', { simple: true }) as number;
+    let wal = 0;
+    try {
+      wal = statSync(`${this.location}-wal`).size;
+    } catch {
+      // no write-ahead log at the moment
+    }
+    return pages * size + wal;
   }
 
   async auditAfter(position: number, limit: number): Promise<Array<{ position: number; event: AuditEvent }>> {

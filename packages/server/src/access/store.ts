@@ -40,7 +40,8 @@ export interface AuditEvent {
   user?: string | undefined;
   tokenId?: string | undefined;
   /** `activate` (SKILL.md loaded as instructions) or `read` (any file). */
-  action: 'activate' | 'read';
+  /** `webhook`: a git host's webhook refused (a wrong signature or token). */
+  action: 'activate' | 'read' | 'webhook';
   /** Where it came from: `resources/read`, `activate_skill`, `read_skill_resource`, `prompts/get`, `get_skill_section`, ... */
   surface: string;
   skill?: string | undefined;
@@ -51,6 +52,8 @@ export interface AuditEvent {
   /** `ok`, `not_found`, `stale`, `digest_mismatch`, `error`. */
   outcome: string;
   detail?: string | undefined;
+  /** How many requests the row stands for, when more than one (repeats of a refusal in a window; access/audit.ts). */
+  count?: number | undefined;
 }
 
 export interface AuditQuery {
@@ -93,6 +96,10 @@ export interface AccessStore {
   appendAudit(events: readonly AuditEvent[]): Promise<void>;
   /** Events matching the query, oldest first (the latest `limit` of them). */
   queryAudit(query?: AuditQuery): Promise<AuditEvent[]>;
+  /** Deletes up to `limit` of the oldest events before `time` (one short statement); returns how many went. */
+  pruneAudit(time: string, limit: number): Promise<number>;
+  /** The audit log's size in bytes (the SQLite file, or PostgreSQL's audit table with its indexes), for /metrics. */
+  auditBytes(): Promise<number>;
   /** Events after a position, oldest first, with their positions (store copy pages through the whole log). */
   auditAfter(position: number, limit: number): Promise<Array<{ position: number; event: AuditEvent }>>;
   policy(): Promise<StoredPolicyText | undefined>;
@@ -175,7 +182,7 @@ export function auditLimit(query: AuditQuery): number {
   return Math.max(1, Math.min(query.limit ?? 1000, 1_000_000));
 }
 
-/** An event as the values of an audit row, in the order of both engines' INSERT (the inverse of `auditEventOf`). */
+/** An event as the values of an audit row (the count as text, both engines cast it), in the order of both engines' INSERT (the inverse of `auditEventOf`). */
 export function auditValuesOf(e: AuditEvent): Array<string | null> {
   return [
     e.time,
@@ -191,6 +198,7 @@ export function auditValuesOf(e: AuditEvent): Array<string | null> {
     e.file ?? null,
     e.outcome,
     e.detail ?? null,
+    e.count !== undefined && e.count > 1 ? String(e.count) : null,
   ];
 }
 
@@ -215,6 +223,8 @@ export function auditEventOf(row: Record<string, unknown>): AuditEvent {
   ] as const) {
     if (row[column] !== null && row[column] !== undefined) (event as unknown as Record<string, unknown>)[key] = String(row[column]);
   }
+  const count = Number(row['count']);
+  if (row['count'] !== null && row['count'] !== undefined && count > 1) event.count = count;
   return event;
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalSkillUri } from '@skillport/core';
+import type { AvailableCapabilities } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import { CatalogSnapshot } from '../catalog/snapshot.js';
 import type { SnapshotDelta, SnapshotState, UnlistedResolver } from '../catalog/snapshot.js';
@@ -84,11 +85,56 @@ export class ViewCache {
     this.#regexps = policy.rules.map((rule) => rule.skills.map(globToRegExp));
     this.#matches = new WeakMap();
     this.#views = new WeakMap();
+    this.#granted = new Map();
   }
 
-  /** True when every skill is visible to everyone and nothing is session-specific (the view is the snapshot). */
+  /**
+   * True when every skill is visible to everyone and nothing is session-specific (the view is the snapshot). A policy
+   * with grants is never open: a skill requiring a scope is then shown only to principals granted it (ADR 0220).
+   */
   get open(): boolean {
-    return this.#policy.rules.length === 0 && this.#policy.default === 'public' && this.#policy.sessions.length === 0;
+    const policy = this.#policy;
+    return policy.rules.length === 0 && policy.default === 'public' && policy.sessions.length === 0 && policy.grants.length === 0;
+  }
+
+  #granted = new Map<string, AvailableCapabilities>();
+
+  /**
+   * What the policy's grants give the principal (the union over its subjects): the server's side of availability.
+   * Undefined when the policy declares no grants at all (then only the host can say what it has).
+   */
+  granted(principal: Principal): AvailableCapabilities | undefined {
+    const grants = this.#policy.grants;
+    if (grants.length === 0) return undefined;
+    const key = viewKey(principal);
+    let found = this.#granted.get(key);
+    if (found === undefined) {
+      const subjects = new Set(subjectsOf(principal));
+      const mine = grants.filter((grant) => grant.for === 'public' || subjects.has(grant.for));
+      found = {
+        mcpServers: [...new Set(mine.flatMap((grant) => grant.connections))],
+        tools: [...new Set(mine.flatMap((grant) => grant.tools))],
+        scopes: [...new Set(mine.flatMap((grant) => grant.scopes))],
+      };
+      if (this.#granted.size >= this.maxViewsPerSnapshot) this.#granted.delete(this.#granted.keys().next().value!);
+      this.#granted.set(key, found);
+    }
+    return found;
+  }
+
+  /** Whether the principal holds every scope the skill requires (always, with an open policy). */
+  scopesAllow(principal: Principal, skill: CatalogSkill): boolean {
+    return this.open || this.#scopesMet(skill, new Set(subjectsOf(principal)));
+  }
+
+  /** A skill requiring scopes is visible only when every one is granted (names compared without case). */
+  #scopesMet(skill: CatalogSkill, subjects: ReadonlySet<string>): boolean {
+    const wanted = skill.requirements?.scopes;
+    if (wanted === undefined || wanted.length === 0) return true;
+    const have = new Set<string>();
+    for (const grant of this.#policy.grants)
+      if (grant.for === 'public' || subjects.has(grant.for)) for (const scope of grant.scopes) have.add(scope.toLowerCase());
+    return wanted.every((scope) => have.has(scope.toLowerCase()));
   }
 
   view(snapshot: CatalogSnapshot, principal: Principal): CatalogSnapshot {
@@ -110,6 +156,7 @@ export class ViewCache {
 
   /** Whether one skill is visible to the principal (and through which subject kind's rank). */
   rankOf(_snapshot: CatalogSnapshot, skill: CatalogSkill, subjects: ReadonlySet<string>): number | undefined {
+    if (!this.#scopesMet(skill, subjects)) return undefined;
     return this.#rank(this.#matchesOf(skill), subjects);
   }
 
@@ -119,11 +166,34 @@ export class ViewCache {
    */
   allows(principal: Principal, name: string, uri: string): boolean {
     if (this.open) return true;
+    return this.#rank(this.#matching(name, uri), new Set(subjectsOf(principal))) !== undefined;
+  }
+
+  /**
+   * What the policy lets the principal write under this name (ADR 0180), scopes aside: `publish` (publish, tag,
+   * yank) needs the name visible to it and, where a matching rule names publish subjects, one of them; `revoke`
+   * (revoke, review) needs the name visible and a matching rule naming one of its subjects under `revoke`.
+   */
+  writeGrants(principal: Principal, name: string, uri: string): { publish: boolean; revoke: boolean } {
+    if (this.open) return { publish: true, revoke: false };
+    const matching = this.#matching(name, uri);
+    const subjects = new Set(subjectsOf(principal));
+    if (this.#rank(matching, subjects) === undefined) return { publish: false, revoke: false };
+    const held = (list: readonly string[]) => list.some((subject) => subject === 'public' || subjects.has(subject));
+    const rules = matching.map((index) => this.#policy.rules[index]!);
+    const limited = rules.filter((rule) => rule.publish.length > 0);
+    return {
+      publish: limited.length === 0 || limited.some((rule) => held(rule.publish)),
+      revoke: rules.some((rule) => held(rule.revoke)),
+    };
+  }
+
+  #matching(name: string, uri: string): number[] {
     const matching: number[] = [];
     this.#policy.rules.forEach((rule, index) => {
       if (this.#regexps[index]!.some((re) => re.test(name)) || rule.uris.some((prefix) => uri.startsWith(prefix))) matching.push(index);
     });
-    return this.#rank(matching, new Set(subjectsOf(principal))) !== undefined;
+    return matching;
   }
 
   #rank(matching: readonly number[], subjects: ReadonlySet<string>): number | undefined {
@@ -189,11 +259,7 @@ export class ViewCache {
   #matchesOf(skill: CatalogSkill): readonly number[] {
     let hits = this.#matches.get(skill);
     if (hits === undefined) {
-      const found: number[] = [];
-      this.#policy.rules.forEach((rule, index) => {
-        if (this.#regexps[index]!.some((re) => re.test(skill.name)) || rule.uris.some((prefix) => skill.uri.startsWith(prefix))) found.push(index);
-      });
-      hits = found;
+      hits = this.#matching(skill.name, skill.uri);
       this.#matches.set(skill, hits);
     }
     return hits;
@@ -269,7 +335,10 @@ export class ViewCache {
         const found = base.lookup(uri);
         const view = current();
         if (found === undefined || view === undefined) return undefined;
-        if ('skill' in found) return sameSource(view, found.skill) && this.allows(principal, found.skill.name, found.skill.uri) ? found : undefined;
+        if ('skill' in found) {
+          const visible = sameSource(view, found.skill) && this.allows(principal, found.skill.name, found.skill.uri);
+          return visible && this.#scopesMet(found.skill, new Set(subjectsOf(principal))) ? found : undefined;
+        }
         const segments = uri
           .slice('skill://'.length)
           .split('/')
@@ -279,7 +348,10 @@ export class ViewCache {
       // Other versions of a skill the principal sees (same name, same source): the caller already holds its URI.
       version: (skillUri, selector) => {
         const view = current();
-        return view !== undefined && (view.skill(skillUri) !== undefined || ghostUri(skillUri)) ? base.version(skillUri, selector) : undefined;
+        if (view === undefined || (view.skill(skillUri) === undefined && !ghostUri(skillUri))) return undefined;
+        const found = base.version(skillUri, selector);
+        // Another version may require a scope this one does not: it answers as if it did not exist.
+        return found !== undefined && 'skill' in found && !this.#scopesMet(found.skill, new Set(subjectsOf(principal))) ? undefined : found;
       },
       unlistedName: ghost,
     };

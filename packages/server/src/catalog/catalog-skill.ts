@@ -1,6 +1,6 @@
-import { compareStrings, encodePath, joinSkillUri } from '@skillport/core';
+import { compareStrings, encodePath, joinSkillUri, readRequirements } from '@skillport/core';
 import type { SkillManifest } from '@skillport/core';
-import { META_PACKAGE_DIGEST } from './model.js';
+import { META_PACKAGE_DIGEST, META_REQUIREMENTS } from './model.js';
 import type { CatalogFile, CatalogSkill, SkillEntry, SkillOrigin } from './model.js';
 
 /**
@@ -25,13 +25,17 @@ export function buildCatalogSkill(
       return entry;
     })
     .sort((a, b) => compareStrings(a.uri, b.uri));
+  // A manifest made before requirements were read (a stored registry record) is read from its frontmatter alone.
+  const requirements = manifest.requirements ?? readRequirements(manifest.frontmatter).requirements;
+  const entryMeta: Record<string, unknown> = { ...meta, [META_PACKAGE_DIGEST]: manifest.packageDigest };
+  if (requirements !== undefined) entryMeta[META_REQUIREMENTS] = requirements;
   const entry = deepFreeze({
     uri,
     frontmatter: manifest.frontmatter as SkillEntry['frontmatter'],
     resources: files.map((file) => ({ uri: file.uri, digest: file.digest, size: file.size })),
-    _meta: { ...meta, [META_PACKAGE_DIGEST]: manifest.packageDigest },
+    _meta: entryMeta,
   });
-  return {
+  const skill: CatalogSkill = {
     uri,
     rootUri,
     name: manifest.name,
@@ -44,6 +48,8 @@ export function buildCatalogSkill(
     origin,
     entry,
   };
+  if (requirements !== undefined) skill.requirements = requirements;
+  return skill;
 }
 
 function roundTrips(uri: string): boolean {

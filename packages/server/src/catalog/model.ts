@@ -1,4 +1,5 @@
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
+import type { SkillRequirements } from '@skillport/core';
 
 /**
  * The core catalog model. One immutable snapshot answers every read; changes build a new snapshot that is swapped
@@ -77,6 +78,14 @@ export interface CatalogSkill {
    * why, in a few words. Tools that list resources say so instead of listing none.
    */
   filesUnlisted?: string;
+  /** What the skill declares it needs (core's requirements.ts); absent when it declares nothing. */
+  requirements?: SkillRequirements;
 }
 
 export const META_PACKAGE_DIGEST = 'dev.skillport/packageDigest';
+/** A skill entry's normalised requirements (MCP servers, tools, scopes, agents, allowed tools, compatibility). */
+export const META_REQUIREMENTS = 'dev.skillport/requirements';
+/** What the caller has, sent by a host on list and search requests (`params._meta`): `{mcpServers?, tools?, agent?}`. */
+export const META_AVAILABLE = 'dev.skillport/available';
+/** A skill entry's availability for the caller: `{status: ready | needs | unknown, needs?, unknown?}`. */
+export const META_AVAILABILITY = 'dev.skillport/availability';

@@ -2,7 +2,7 @@ import { basename, join } from 'node:path';
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { ChunkedFileWriter, mimeTypeFor, readCheckedLines } from '@skillport/core';
-import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits } from '@skillport/core';
+import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits, SkillRequirements } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 
 /**
@@ -22,11 +22,11 @@ import type { FolderRoot, ScannedFolder } from './folder-scan.js';
  *
  * The base is a header line (`{"format", "key", "base"}`) and then one line per folder (read line by line: a
  * 100,000-skill base is ~190 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
- * `[name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings]` and a file is
+ * `[name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings, requirements | 0]` and a file is
  * `[path, size, digest]` or `[path, size, digest, target]`. Media types and folder names are derived again. A journal
  * line holds `[baseId, root, relDir, problems, skill | 0]`, or `[baseId, root, relDir]` for a folder gone.
  */
-const FORMAT = 'skillport-catalog/5';
+const FORMAT = 'skillport-catalog/6';
 /** The journal is folded into a new base past this many lines, or 1/8 of the catalog's folders if more. */
 const JOURNAL_MIN = 1024;
 
@@ -40,6 +40,7 @@ type PersistedSkill = [
   totalBytes: number,
   files: PersistedFile[],
   headings: string[],
+  requirements?: SkillRequirements | 0,
 ];
 interface BaseHeader {
   format?: string;
@@ -223,8 +224,11 @@ function restoreFolder(roots: readonly FolderRoot[], [rootIndex, relDir, problem
   return folder;
 }
 
-function restoreSkill(dir: string, [name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings]: PersistedSkill): InspectedSkill {
-  return {
+function restoreSkill(
+  dir: string,
+  [name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings, requirements]: PersistedSkill,
+): InspectedSkill {
+  const skill: InspectedSkill = {
     dir,
     realDir,
     folderName: basename(dir),
@@ -240,6 +244,8 @@ function restoreSkill(dir: string, [name, description, frontmatter, realDir, pac
       return file;
     }),
   };
+  if (requirements !== undefined && requirements !== 0) skill.requirements = requirements;
+  return skill;
 }
 
 function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder): PersistedFolder {
@@ -259,6 +265,7 @@ function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder): P
           skill.totalBytes,
           skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target])),
           skill.headings,
+          skill.requirements ?? 0,
         ],
   ];
 }

@@ -14,7 +14,7 @@ import { allowedHostnames, checkRequest } from './guards.js';
 import { forbidden, refused as authRefused } from './oauth.js';
 import type { Answer } from './oauth.js';
 import { createRouter, nodeListener } from './router.js';
-import type { HttpRoutes, WebRoute } from './routes.js';
+import type { HttpRoutes, PublicRoutes, WebRoute } from './routes.js';
 
 export type { WebRoute } from './routes.js';
 import { answer, classify } from './fast-path.js';
@@ -52,6 +52,8 @@ export interface HttpOptions {
   drainMs?: number;
   /** Routes beside /mcp (a registry's /api/v1, a web catalog at /), mounted on the router (http/router.ts). */
   routes?: readonly HttpRoutes[];
+  /** Routes answered before authentication, which check their callers themselves (the git webhook). */
+  publicRoutes?: readonly PublicRoutes[];
   /** Pages for people (the web catalog) on paths outside /mcp, /metrics and /api/: asked before authentication. */
   web?: WebRoute;
   /** Proxies whose forwarding header names the client (http/client-address.ts); none by default. */
@@ -155,6 +157,7 @@ export async function startHttpServer(
       health: () => ({ ...options.health?.(), requests: counters, writes: { queuedBytes: stalls.queuedBytes(), dropped: stalls.dropped } }),
       ready: async () => (closing ? { ready: false, reason: 'shutting down' } : ((await options.ready?.()) ?? { ready: true })),
       routes: options.routes ?? [],
+      ...(options.publicRoutes ? { publicRoutes: options.publicRoutes } : {}),
       ...(options.web ? { web: options.web } : {}),
     }),
   );

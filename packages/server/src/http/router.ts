@@ -3,9 +3,9 @@ import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { AccessControl } from '../access/access-control.js';
-import { hasScope } from '../access/principal.js';
+import { ANONYMOUS, hasScope } from '../access/principal.js';
 import type { Principal, Scope } from '../access/principal.js';
-import type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, RouteKit, WebRoute } from './routes.js';
+import type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit, WebRoute } from './routes.js';
 import type { Scoped } from '../mcp/scoped.js';
 import { readBodyLimited } from './body.js';
 import { HttpError, errorBody, methodNotAllowed } from './errors.js';
@@ -33,6 +33,8 @@ export interface RouterOptions {
   /** GET /readyz: ready to take traffic (a registry replica caught up; not shutting down), or why not. */
   ready: () => Promise<{ ready: boolean; reason?: string }>;
   routes: readonly HttpRoutes[];
+  /** Routes answered before authentication (they check their callers themselves: a signed webhook). */
+  publicRoutes?: readonly PublicRoutes[];
   /** The web catalog: pages for people, asked before authentication (it signs browsers in itself). */
   web?: WebRoute;
 }
@@ -62,6 +64,11 @@ export function createRouter(options: RouterOptions): HttpApp {
     return c.json({ status: state.ready ? 'ready' : 'not ready', ...shown }, state.ready ? 200 : 503);
   });
   for (const path of [METADATA_PATH, `${METADATA_PATH}${MCP_PATH}`]) app.get(path, (c) => c.json(protectedResourceMetadata(access, c.env.incoming)));
+  const publicKit: PublicRouteKit = {
+    readBody: (c, limit) => readWhole(c, limit),
+    audit: (input) => access.audit.record(ANONYMOUS, input),
+  };
+  for (const routes of options.publicRoutes ?? []) routes(app, publicKit);
 
   const web = options.web;
   if (web !== undefined) {
@@ -88,11 +95,7 @@ export function createRouter(options: RouterOptions): HttpApp {
   const kit: RouteKit = {
     requireScope,
     principal: (c) => c.get('principal'),
-    async readBody(c, limit) {
-      const body = await readBodyLimited(c.env.incoming, limit);
-      if (body === undefined) throw new HttpError(413, 'too_large', `the request body is larger than ${limit} bytes (the limit)`);
-      return body;
-    },
+    readBody: (c, limit) => readWhole(c, limit),
   };
 
   // Figures about the whole server: open with --auth none, for admins otherwise.
@@ -111,6 +114,12 @@ export function createRouter(options: RouterOptions): HttpApp {
   accessRoutes(app, kit, access, options.scoped);
   for (const routes of options.routes) routes(app, kit);
   return app;
+}
+
+async function readWhole(c: HttpContext, limit: number): Promise<Buffer> {
+  const body = await readBodyLimited(c.env.incoming, limit);
+  if (body === undefined) throw new HttpError(413, 'too_large', `the request body is larger than ${limit} bytes (the limit)`);
+  return body;
 }
 
 /** The router as a node:http request listener (the adapter leaves the global Request/Response alone). */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { AuditInput } from '../access/audit.js';
 import type { Principal, Scope } from '../access/principal.js';
 
 /**
@@ -29,6 +30,20 @@ export interface RouteKit {
  * `read` scope check; throw `HttpError` for an error answer. Paths under /api/v1/ answer errors as JSON.
  */
 export type HttpRoutes = (app: HttpApp, kit: RouteKit) => void;
+
+/** What a public route (answered before authentication: a webhook checks its own signature) gets from the server. */
+export interface PublicRouteKit {
+  /** The whole request body, or HttpError 413 `too_large` past `limit` bytes. */
+  readBody(c: HttpContext, limit: number): Promise<Buffer>;
+  /** Records an event in the audit trail (a refused webhook), as the anonymous caller. */
+  audit(input: AuditInput): void;
+}
+
+/**
+ * Routes that run before authentication, for callers that prove themselves otherwise (a git host's signed webhook).
+ * They must check every request themselves; mount them through `SkillportServerOptions.publicRoutes`.
+ */
+export type PublicRoutes = (app: HttpApp, kit: PublicRouteKit) => void;
 
 /**
  * The web catalog's entry (packages/web): asked by the router for every request outside /mcp, /metrics and /api/

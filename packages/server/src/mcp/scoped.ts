@@ -33,6 +33,8 @@ export interface ScopedOptions {
   onWarning?: (message: string) => void;
   /** How many principals are kept (default 10,000). */
   max?: number;
+  /** `--unmet`: whether catalogs for a model list skills whose requirements are unmet, when the policy does not say. */
+  unmet?: 'list' | 'omit';
 }
 
 export class ScopedServices {
@@ -56,6 +58,8 @@ export class ScopedServices {
       pageSize: this.options.pageSize,
       ...(this.options.onStale ? { onStale: this.options.onStale } : {}),
       audit: (input) => access.audit.record(principal, input),
+      granted: () => access.views.granted(principal),
+      unmet: () => access.views.policy.unmet ?? this.options.unmet ?? 'list',
     });
     const extension = new SkillsExtension({
       source: createSkillSource(service),

@@ -1,8 +1,11 @@
 import { isUtf8 } from 'node:buffer';
-import { canonicalSkillUri, decodeText } from '@skillport/core';
+import { canonicalSkillUri, decodeText, hasJudgedRequirements } from '@skillport/core';
+import type { Availability, AvailableCapabilities } from '@skillport/core';
 import { artifactAt } from '../catalog/artifacts.js';
 import { type ContentReader, StaleFileError } from '../catalog/content.js';
-import type { SkillEntry } from '../catalog/model.js';
+import { META_AVAILABILITY } from '../catalog/model.js';
+import type { CatalogSkill, SkillEntry } from '../catalog/model.js';
+import { availabilityFor, orderByReadiness } from './availability.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
 import type { AuditInput } from '../access/audit.js';
 
@@ -31,6 +34,10 @@ export interface SkillsServiceOptions {
   onStale?: (source: string) => void;
   /** Where activations and file reads are recorded (the caller's audit trail, access/audit.ts). */
   audit?: (input: AuditInput) => void;
+  /** What the policy grants the caller (connections, tools, scopes): the server's side of availability. */
+  granted?: () => AvailableCapabilities | undefined;
+  /** Whether catalogs for a model list skills whose requirements are unmet (the policy's `unmet`, else `--unmet`). */
+  unmet?: () => 'list' | 'omit';
 }
 
 export class SkillsService {
@@ -61,21 +68,38 @@ export class SkillsService {
     this.record({ action: activation ? 'activate' : 'read', surface, skill: found.skill, file: found.file.path, outcome });
   }
 
-  listSkills(cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
-    return this.listSkillsOf(this.snapshot, cursor);
+  /** Whether the caller can use the skill here: the policy's grants joined with the host's hint (mcp/availability.ts). */
+  availability(skill: CatalogSkill, hint?: AvailableCapabilities): Availability {
+    return availabilityFor(skill, this.options.granted?.(), hint);
+  }
+
+  /** `skills`, ready ones first, unmet ones left out when the catalog setting says so: what a model is shown. */
+  forModel<T extends CatalogSkill>(skills: readonly T[], hint?: AvailableCapabilities): T[] {
+    return orderByReadiness(skills, (skill) => this.availability(skill, hint), this.options.unmet?.() ?? 'list');
+  }
+
+  /** The wire entry for this caller: a skill with judged requirements carries its availability in `_meta`. */
+  entryFor(skill: CatalogSkill, hint?: AvailableCapabilities): SkillEntry {
+    if (!hasJudgedRequirements(skill.requirements)) return skill.entry;
+    return { ...skill.entry, _meta: { ...skill.entry._meta, [META_AVAILABILITY]: this.availability(skill, hint) } };
+  }
+
+  listSkills(cursor: string | undefined, hint?: AvailableCapabilities): { skills: SkillEntry[]; nextCursor?: string } {
+    return this.listSkillsOf(this.snapshot, cursor, hint);
   }
 
   /** A page of `snapshot` (held by the caller, so the page and its cache key name the same snapshot). */
-  listSkillsOf(snapshot: CatalogSnapshot, cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
+  listSkillsOf(snapshot: CatalogSnapshot, cursor: string | undefined, hint?: AvailableCapabilities): { skills: SkillEntry[]; nextCursor?: string } {
     const page = snapshot.page(decodeCursor(cursor), this.options.pageSize);
-    const skills = page.skills.map((skill) => skill.entry);
+    const skills = page.skills.map((skill) => this.entryFor(skill, hint));
     const last = page.skills.at(-1);
     return page.more && last ? { skills, nextCursor: encodeCursor(last.uri) } : { skills };
   }
 
-  getSkill(uri: string): SkillEntry | undefined {
+  getSkill(uri: string, hint?: AvailableCapabilities): SkillEntry | undefined {
     const canonical = canonicalSkillUri(uri);
-    return canonical === undefined ? undefined : this.snapshot.skill(canonical)?.entry;
+    const skill = canonical === undefined ? undefined : this.snapshot.skill(canonical);
+    return skill === undefined ? undefined : this.entryFor(skill, hint);
   }
 
   /** A listed file's content; undefined when no such file is served. Throws StaleFileError when its bytes changed. */

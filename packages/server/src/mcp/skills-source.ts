@@ -3,6 +3,7 @@ import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { StaleFileError } from '../catalog/content.js';
 import { InvalidCursorError, RefusedSkillError } from './skills-service.js';
 import { clip } from '../http/limits.js';
+import { hintFromMeta } from './availability.js';
 
 /**
  * The error code of a read refused because the file changed on disk since it was listed (docs/api.md, "Error
@@ -14,11 +15,12 @@ import type { SkillsService } from './skills-service.js';
 /** Adapts the skills service to the SDK's `SkillSource`, turning our failures into the protocol's errors. */
 export function createSkillSource(service: SkillsService): SkillSource {
   return {
-    async list({ cursor }) {
-      return guard(() => service.listSkills(cursor));
+    // A host says what it has in the request's `_meta` (dev.skillport/available): entries then carry availability for it.
+    async list({ cursor }, ctx) {
+      return guard(() => service.listSkills(cursor, hintFromMeta(ctx.mcpReq._meta)));
     },
-    async get(uri) {
-      const skill = service.getSkill(uri);
+    async get(uri, ctx) {
+      const skill = service.getSkill(uri, hintFromMeta(ctx.mcpReq._meta));
       const refused = skill === undefined ? service.refusal(uri) : undefined;
       if (refused !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused);
       // Another spelling of a served skill's URI (`%53KILL.md`, a `#fragment`): the SDK would take the entry for a

@@ -12,35 +12,54 @@ export type LineRefusal = Omit<JsonRpcErrorResponse, 'id'> & { id: string | numb
  * message, without a word (the client waits for an answer that never comes): here each such line is answered instead,
  * with -32700 (not JSON) or -32600 (not a JSON-RPC message, a batch, which stdio does not carry), or -32602 for a
  * request whose params are an array, as over HTTP (mcp/request-screen.ts). Every other line reaches the transport
- * unchanged, in order. A line longer than the transport's buffer is handed over as it comes, so the transport refuses
- * it as before.
+ * unchanged, in order. A line longer than `maxLineBytes` never reaches the transport (its read buffer throws and the
+ * connection ends): its bytes are dropped as they come, it is answered with -32600 (id null: it was never read) as
+ * soon as it passes the bound, `onOverlong` is told, and the next line is read as usual.
  */
-export function screenedStdin(stdin: Readable, refuse: (answer: LineRefusal) => void, maxLineBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE): Readable {
+export function screenedStdin(
+  stdin: Readable,
+  refuse: (answer: LineRefusal) => void,
+  maxLineBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  onOverlong: (message: string) => void = () => {},
+): Readable {
   const out = new PassThrough();
-  let pending: Buffer | undefined;
-  let passing = false; // inside an over-long line: bytes go through until its end
+  // The line read so far, in pieces: joined once at its end (a line of many chunks is not copied per chunk).
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let dropping = false; // inside an over-long line: bytes are dropped until its end
+  const lineDone = (tail: Buffer) => {
+    const line = pending.length === 0 ? tail : Buffer.concat([...pending, tail]);
+    pending = [];
+    pendingBytes = 0;
+    const answer = refusal(line.toString('utf8').replace(/\r?\n$/, ''));
+    if (answer === undefined) out.write(line);
+    else refuse(answer);
+  };
   const onData = (chunk: Buffer) => {
-    let data = pending === undefined ? chunk : Buffer.concat([pending, chunk]);
-    pending = undefined;
+    let data = chunk;
     for (let end = data.indexOf(10); end !== -1; end = data.indexOf(10)) {
       const line = data.subarray(0, end + 1);
       data = data.subarray(end + 1);
-      if (passing) {
-        passing = false;
-        out.write(line);
-        continue;
-      }
-      const answer = refusal(line.toString('utf8').replace(/\r?\n$/, ''));
-      if (answer === undefined) out.write(line);
-      else refuse(answer);
+      if (dropping) dropping = false;
+      else if (pendingBytes + line.length > maxLineBytes)
+        overlong(); // with its newline, as the transport counts
+      else lineDone(line);
     }
-    if (data.length === 0) return;
-    if (passing || data.length > maxLineBytes) {
-      passing = true;
-      out.write(data);
-    } else {
-      pending = Buffer.from(data);
+    if (data.length === 0 || dropping) return;
+    if (pendingBytes + data.length > maxLineBytes) {
+      overlong();
+      dropping = true;
+      return;
     }
+    pending.push(Buffer.from(data));
+    pendingBytes += data.length;
+  };
+  const overlong = () => {
+    pending = [];
+    pendingBytes = 0;
+    const message = `Invalid Request: the line is longer than ${maxLineBytes} bytes; it was not read`;
+    refuse({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+    onOverlong(`stdin: a line longer than ${maxLineBytes} bytes refused (-32600); the next line is read as usual`);
   };
   stdin.on('data', onData);
   // The transport pauses its stdin when it closes, so that the process can end: pass that on.
@@ -50,7 +69,7 @@ export function screenedStdin(stdin: Readable, refuse: (answer: LineRefusal) => 
     stdin.pause();
   });
   stdin.once('end', () => {
-    if (pending !== undefined) out.write(pending);
+    if (pending.length > 0) out.write(Buffer.concat(pending));
     out.end();
   });
   stdin.once('error', (error) => out.destroy(error));

@@ -7,8 +7,14 @@ import type { CatalogSkill } from '../catalog/model.js';
  */
 export { escapeXml };
 
-export function availableSkillsXml(skills: readonly CatalogSkill[]): string {
-  return catalogXml(skills.map((skill) => ({ name: skill.name, description: skill.description, location: skill.uri })));
+/** `availability`: a short line for a skill that is not plainly ready (`needs MCP server "rube"`), shown in its entry. */
+export function availableSkillsXml(skills: readonly CatalogSkill[], availability?: (skill: CatalogSkill) => string | undefined): string {
+  return catalogXml(
+    skills.map((skill) => {
+      const line = availability?.(skill);
+      return { name: skill.name, description: skill.description, location: skill.uri, ...(line !== undefined ? { availability: line } : {}) };
+    }),
+  );
 }
 
 export function formatSize(bytes: number): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { findSection, outlineSkill, suggestSections } from '@skillport/core';
-import type { SkillOutline } from '@skillport/core';
+import { findSection, outlineSkill, suggestSections } from '../sections.js';
+import type { SkillOutline } from '../sections.js';
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { SkillsService } from '../mcp/skills-service.js';

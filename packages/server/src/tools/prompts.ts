@@ -5,6 +5,8 @@ import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { decodeCursor, encodeCursor } from '../mcp/skills-service.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { activatedContent } from './activation.js';
+import { readinessBlock } from './readiness.js';
+import { hintFromMeta } from '../mcp/availability.js';
 
 /**
  * Every skill as an MCP prompt: clients that show prompts offer them as slash commands, and choosing one puts the
@@ -55,6 +57,9 @@ export function registerPrompts(server: McpServer, service: SkillsService, pageS
       throw error;
     }
     service.record({ action: 'activate', surface: 'prompts/get', skill, file: 'SKILL.md', outcome: 'ok' });
+    // As activate_skill: what the skill needs and whether this host has it, before the instructions.
+    const readiness = readinessBlock(skill, service.availability(skill, hintFromMeta(request.params._meta)));
+    if (readiness !== undefined) text = `${readiness}\n\n${text}`;
     return {
       description: skill.description,
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Use the "${skill.name}" skill for this task.\n\n${text}` } }],

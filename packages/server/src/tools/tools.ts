@@ -9,13 +9,17 @@ import { availableSkillsXml } from './catalog-text.js';
 import { fail, readSkillResource } from './read-resource.js';
 import type { ReadOptions, ToolResult } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
-import { searchSkills } from './search.js';
-import { fuseRankings } from './embeddings.js';
-import type { SkillEmbeddings } from './embeddings.js';
+import { searchSkills } from '../search/catalog-search.js';
+import type { SearchAnswer } from '../search/catalog-search.js';
+import { fuseRankings } from '../search/embeddings.js';
+import type { SkillEmbeddings } from '../search/embeddings.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
 import { SessionPins, chooseUnlisted, chooseVersion, pinExact, versionOf } from './versions.js';
+import { availabilityLine, readinessBlock, SessionHint } from './readiness.js';
+import { availabilityRank, hasJudgedRequirements } from '@skillport/core';
+import type { Availability, AvailableCapabilities } from '@skillport/core';
 
 /**
  * The tool surface, for clients that only call tools (most of them today). `core`: list_skills, activate_skill,
@@ -37,7 +41,7 @@ export interface ToolOptions extends ReadOptions {
   asm: boolean;
   /** asm's single-skill fast path: a lone skill whose body is at most this many tokens is inlined (0, the default: never, as agentskills-mcp-server's own CLI). */
   asmInlineMaxTokens: number;
-  /** `serve --embeddings`: meaning-based ranking fused with the lexical one (tools/embeddings.ts). */
+  /** `serve --embeddings`: meaning-based ranking fused with the lexical one (search/embeddings.ts). */
   embeddings?: SkillEmbeddings | undefined;
 }
 
@@ -72,6 +76,17 @@ export const listSkillsInput = z.object({
   query: z.string().max(2000).optional().describe('What the user wants done, in their words, plus terms a matching skill would likely use.'),
   limit: z.number().int().min(1).max(200).optional().describe('How many entries (default 10 with a query, 50 without).'),
   cursor: z.string().max(4096).optional().describe('nextCursor from the previous page.'),
+  available: z
+    .object({
+      mcpServers: z.array(z.string().min(1).max(128)).max(256).optional().describe('Names of the MCP servers this host is connected to.'),
+      tools: z.array(z.string().min(1).max(128)).max(1024).optional().describe('Names of the tools this host can call.'),
+      agent: z.string().min(1).max(128).optional().describe("The host agent's name (claude-code, codex, ...)."),
+    })
+    .strict()
+    .optional()
+    .describe(
+      'What this host has, so each skill says whether it is ready here (availability) and ready skills rank first. Pass it once per session; it is remembered.',
+    ),
 });
 
 const skillRef = {
@@ -82,15 +97,16 @@ const skillRef = {
 const ok = (text: string, structured?: Record<string, unknown>): ToolResult =>
   structured === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], structuredContent: structured };
 
-function describeActivate(snapshot: CatalogSnapshot, options: ToolOptions): string {
+function describeActivate(service: SkillsService, snapshot: CatalogSnapshot, options: ToolOptions, hint?: AvailableCapabilities): string {
   const session = sessionCatalog(snapshot);
+  const mark = (skill: CatalogSkill) => availabilityLine(service.availability(skill, hint));
   if (session !== undefined) {
     // A session catalog (a project's or an agent's pinned and required skills) is what the model starts from.
-    const skills = [...session.required, ...session.pinned].slice(0, Math.max(options.catalogInDescriptionMax, 1));
-    return `Load a skill's full instructions when the user's task matches its description, then follow them.${session.required.length ? ` Required for this session: ${session.required.map((skill) => skill.name).join(', ')}.` : ''} Skills for this session:\n${availableSkillsXml(skills)}${snapshot.size > skills.length ? `\nFind others among the ${snapshot.size} you can use with list_skills {"query": "<the task>"}.` : ''}`;
+    const skills = [...session.required, ...service.forModel(session.pinned, hint)].slice(0, Math.max(options.catalogInDescriptionMax, 1));
+    return `Load a skill's full instructions when the user's task matches its description, then follow them.${session.required.length ? ` Required for this session: ${session.required.map((skill) => skill.name).join(', ')}.` : ''} Skills for this session:\n${availableSkillsXml(skills, mark)}${snapshot.size > skills.length ? `\nFind others among the ${snapshot.size} you can use with list_skills {"query": "<the task>"}.` : ''}`;
   }
   return snapshot.size <= options.catalogInDescriptionMax
-    ? `Load a skill's full instructions when the user's task matches its description, then follow them. Available skills:\n${availableSkillsXml(snapshot.skills)}`
+    ? `Load a skill's full instructions when the user's task matches its description, then follow them. Available skills:\n${availableSkillsXml(service.forModel(snapshot.skills, hint), mark)}`
     : `Load a skill's full instructions when the user's task matches its description, then follow them. This server has ${snapshot.size} skills: find the right one with list_skills {"query": "<the task>"} first.`;
 }
 
@@ -102,6 +118,8 @@ export function registerTools(server: McpServer, service: SkillsService, options
   if (options.mode === 'none') return () => {};
   // One server instance per stdio connection: what this session activated stays pinned (tools/versions.ts).
   const pins = new SessionPins();
+  // What the host said it has, remembered for the session (a stdio connection): activate_skill judges readiness by it.
+  const hint = new SessionHint();
   const annotations = { readOnlyHint: true, openWorldHint: false };
   server.registerTool(
     'list_skills',
@@ -116,14 +134,14 @@ export function registerTools(server: McpServer, service: SkillsService, options
       inputSchema: listSkillsInput,
       annotations,
     },
-    async (args) => listSkills(service, service.snapshot, args, options.embeddings),
+    async (args, ctx) => listSkills(service, service.snapshot, args, options.embeddings, hint.take(args.available, ctx.mcpReq._meta)),
   );
 
   const activate = server.registerTool(
     'activate_skill',
     {
       title: 'Activate a skill',
-      description: describeActivate(service.snapshot, options),
+      description: describeActivate(service, service.snapshot, options),
       inputSchema: z.object({
         ...skillRef,
         version: z
@@ -136,8 +154,14 @@ export function registerTools(server: McpServer, service: SkillsService, options
       }),
       annotations,
     },
-    async (args) => {
+    async (args, ctx) => {
       const snapshot = service.snapshot;
+      const known = hint.take(undefined, ctx.mcpReq._meta);
+      // Readiness comes before the instructions, so a model knows what is missing before it starts following them.
+      const ready = (skill: CatalogSkill, text: string) => {
+        const block = readinessBlock(skill, service.availability(skill, known));
+        return block === undefined ? text : `${block}\n\n${text}`;
+      };
       const found = resolveSkill(snapshot, args);
       if ('error' in found) {
         // Known by name but not listed (every registry version yanked or revoked): the version asked for, or why not.
@@ -145,7 +169,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
         if (unlisted !== undefined && 'skill' in unlisted) {
           const skill = unlisted.skill;
           return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () =>
-            ok(await activatedContent(service, skill)),
+            ok(ready(skill, await activatedContent(service, skill))),
           );
         }
         service.record({
@@ -164,7 +188,7 @@ export function registerTools(server: McpServer, service: SkillsService, options
       }
       const skill = pinExact(snapshot, found.skill, chosen.skill, pins);
       return audited(service, { action: 'activate', surface: 'activate_skill', skill, file: 'SKILL.md' }, async () => {
-        const text = await activatedContent(service, skill);
+        const text = ready(skill, await activatedContent(service, skill));
         const newer = chosen.pinnedFrom !== undefined ? versionOf(chosen.pinnedFrom) : undefined;
         return ok(
           newer === undefined
@@ -242,8 +266,10 @@ export function registerTools(server: McpServer, service: SkillsService, options
   // (the single-skill fast path inlines it in the instructions) still lists, and can call, every tool. Only the
   // catalog written into activate_skill's description follows the caller's view and the catalog's changes.
   const apply = () => {
-    if (activate.description !== describeActivate(service.snapshot, options)) activate.update({ description: describeActivate(service.snapshot, options) });
+    const description = describeActivate(service, service.snapshot, options, hint.current);
+    if (activate.description !== description) activate.update({ description });
   };
+  hint.onChange = apply;
   return apply;
 }
 
@@ -251,38 +277,37 @@ export function registerTools(server: McpServer, service: SkillsService, options
 export async function listSkills(
   service: SkillsService,
   snapshot: CatalogSnapshot,
-  args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+  args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined; available?: AvailableCapabilities | undefined },
   embeddings?: SkillEmbeddings,
+  hint: AvailableCapabilities | undefined = args.available,
 ): Promise<ToolResult> {
-  const entry = (skill: CatalogSkill) => {
-    const version = versionOf(skill);
-    return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
-  };
+  const entry = (skill: CatalogSkill) => withAvailability(service, skill, skillEntry(skill), hint);
   const query = args.query?.trim();
   const session = sessionCatalog(snapshot);
   if (!query && session !== undefined) {
-    // Without a query: the session catalog (required first, then pinned); a query searches everything visible.
+    // Without a query: the session catalog (required first, then pinned, ready ones first); a query searches everything visible.
     const skills = [
       ...session.required.map((skill) => ({ ...entry(skill), required: true })),
-      ...session.pinned.map((skill) => ({ ...entry(skill), pinned: true })),
+      ...service.forModel(session.pinned, hint).map((skill) => ({ ...entry(skill), pinned: true })),
     ];
     const result = { skills, total: skills.length, session: true, searchable: snapshot.size };
     return ok(JSON.stringify(result), result);
   }
   if (query) {
     const limit = args.limit ?? 10;
-    const { skills, indexing } =
+    const found =
       embeddings === undefined ? await lexicalSearch(service, snapshot, query, limit) : await hybridSearch(service, snapshot, query, limit, embeddings);
+    const indexing = found.indexing;
+    const skills = rankByReadiness(found.skills.map((hit) => withAvailability(service, snapshot.skill(hit.uri)!, hit, hint)));
     // While the search index is still being built at start, the answer says how much of the catalog it covered.
     const result = { query, skills, total: snapshot.size, ...(indexing !== undefined ? { indexing } : {}) };
-    const note =
-      indexing === undefined
-        ? ''
-        : ` The search index is still being built: ${indexing.searched} of ${indexing.total} skills were searched; ask again shortly for complete results.`;
-    return ok(
-      skills.length === 0 ? `No skill matches "${query}".${note || ' Try other words, or list_skills without a query to browse.'}` : JSON.stringify(result),
-      result,
-    );
+    const text =
+      skills.length > 0
+        ? JSON.stringify(result)
+        : indexing === undefined
+          ? `No skill matches "${query}". Try other words, or list_skills without a query to browse.`
+          : `No skill matches "${query}" so far: the search index is still being built, and ${indexing.note}.`;
+    return ok(text, result);
   }
   let after: string | undefined;
   try {
@@ -298,10 +323,15 @@ export async function listSkills(
   return ok(JSON.stringify(result), result);
 }
 
-/** Search progress, in a result only while the index is incomplete: skills searched of the total. */
+/**
+ * Search progress, in a result only while the index is incomplete: skills searched of the total, when to ask again,
+ * and the same in words a model acts on ("searched 40,000 of 100,000 skills so far; ask again in 12 s").
+ */
 interface Indexing {
   searched: number;
   total: number;
+  retryAfterSeconds: number;
+  note: string;
 }
 
 async function lexicalSearch(service: SkillsService, snapshot: CatalogSnapshot, query: string, limit: number) {
@@ -310,8 +340,12 @@ async function lexicalSearch(service: SkillsService, snapshot: CatalogSnapshot, 
   return { skills, indexing: indexingOf(answer) };
 }
 
-function indexingOf(answer: { complete: boolean; searched: number; total: number }): Indexing | undefined {
-  return answer.complete ? undefined : { searched: answer.searched, total: answer.total };
+function indexingOf(answer: SearchAnswer): Indexing | undefined {
+  if (answer.complete) return undefined;
+  const retryAfterSeconds = answer.retryAfterSeconds ?? 1;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const note = `searched ${count(answer.searched)} of ${count(answer.total)} skills so far; ask again in ${retryAfterSeconds} s for complete results`;
+  return { searched: answer.searched, total: answer.total, retryAfterSeconds, note };
 }
 
 /**
@@ -341,6 +375,25 @@ const HYBRID_DEPTH = 50;
 function skillEntry(skill: CatalogSkill) {
   const version = versionOf(skill);
   return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
+}
+
+/**
+ * Among equally good matches (the same score as shown), a skill ready here ranks above one that may not be, and that
+ * above one whose requirements are unmet; a better match is never passed by a worse one.
+ */
+function rankByReadiness<T extends { score: number; availability?: Availability }>(hits: T[]): T[] {
+  const rank = (hit: T) => (hit.availability === undefined ? 0 : availabilityRank(hit.availability));
+  return hits
+    .map((hit, index) => ({ hit, index }))
+    .sort((a, b) => b.hit.score - a.hit.score || rank(a.hit) - rank(b.hit) || a.index - b.index)
+    .map((item) => item.hit);
+}
+
+/** A list_skills entry of a skill with judged requirements says whether it is ready for this caller, and what it needs. */
+function withAvailability<T extends object>(service: SkillsService, skill: CatalogSkill, item: T, hint: AvailableCapabilities | undefined) {
+  if (!hasJudgedRequirements(skill.requirements)) return item;
+  const availability = service.availability(skill, hint);
+  return { ...item, requirements: skill.requirements, availability };
 }
 
 /** Server instructions: a short usage guide, the catalog when asked, and the whole skill on the single-skill path. */
@@ -377,7 +430,12 @@ export async function buildInstructions(service: SkillsService, options: ToolOpt
   }
   lines.push('Clients of the MCP Skills extension can also use skills/list and read skill:// resources; every file is listed with its sha256 digest.');
   // asm's hosts inject the catalog resource: a second catalog in the instructions would only repeat it.
-  if (withCatalog && !options.asm && snapshot.size > 0)
-    lines.push('', availableSkillsXml(snapshot.skills.slice(0, Math.max(options.catalogInDescriptionMax, 200))));
+  if (withCatalog && !options.asm && snapshot.size > 0) {
+    const shown = service.forModel(snapshot.skills.slice(0, Math.max(options.catalogInDescriptionMax, 200)));
+    lines.push(
+      '',
+      availableSkillsXml(shown, (skill) => availabilityLine(service.availability(skill))),
+    );
+  }
   return lines.join('\n');
 }

@@ -1,25 +1,50 @@
 import { diffLines } from 'diff';
 import type { CatalogSkill } from '@skillport/server';
+import { RenderCache } from '../cache.js';
 import { formatSize, html, trusted, escapeHtml } from '../html.js';
 import type { Html } from '../html.js';
 import { skillPath } from '../urls.js';
 
 /**
  * Two versions side by side: which files were added, removed or changed (by digest), and a line diff of each
- * changed text file (the `diff` package), with unchanged runs folded to a few lines of context.
+ * changed text file (the `diff` package), with unchanged runs folded to a few lines of context. A diff runs on the
+ * main thread, so it is bounded (docs/decisions/0185-bounded-diff-and-render.md): Myers' algorithm costs about
+ * (lines) x (edits), and past MAX_DIFF_EDITS changed lines (or DIFF_TIMEOUT_MS) the page says the files differ and
+ * by how many lines instead. Diffs are kept by digest pair, so a page viewed again costs no diff at all.
  */
 export interface FileChange {
   path: string;
   status: 'added' | 'removed' | 'changed' | 'same';
   from?: { size: number; digest: string };
   to?: { size: number; digest: string };
-  /** Both sides' text, when both are text and small enough to diff. */
-  texts?: { from: string; to: string };
+  /** The line diff (or why there is none), when both sides are text and small enough to diff. */
+  diff?: Html;
 }
 
 const CONTEXT = 3;
 /** Beyond this many lines on a side, a diff is not rendered (the page would be too heavy to read anyway). */
 const MAX_DIFF_LINES = 20_000;
+/** Lines added plus removed a diff may find before it gives up: about 25 ms of work at 8,000 lines a side, 65 ms at 20,000 (quiet machine). */
+export const MAX_DIFF_EDITS = 500;
+/** A second bound, should a machine be slow enough for the edit bound to take longer than this. */
+const DIFF_TIMEOUT_MS = 50;
+/** Rendered diffs by digest pair: 8 MiB in all, none over 1 MiB kept. */
+const diffs = new RenderCache(8 * 1024 * 1024, 1024 * 1024);
+
+/**
+ * Bytes of both sides a compare page diffs in all, and characters of diff it shows: beyond either, files are listed
+ * as changed without their lines (512 small files each rewritten would otherwise make tens of megabytes of rows).
+ */
+export const MAX_PAGE_DIFF_BYTES = 4 * 1024 * 1024;
+export const MAX_PAGE_DIFF_HTML = 2 * 1024 * 1024;
+
+export function pageFullNote(): Html {
+  return html`<p class="note">Changed; not compared line by line here: this page already shows as many line changes as it can.</p>`;
+}
+
+export function diffCacheStats(): { hits: number; misses: number; bytes: number } {
+  return { hits: diffs.hits, misses: diffs.misses, bytes: diffs.bytes };
+}
 
 export function changedFiles(from: CatalogSkill, to: CatalogSkill): FileChange[] {
   const before = new Map(from.files.map((file) => [file.path, file]));
@@ -48,17 +73,37 @@ export function compareBody(skill: CatalogSkill, fromVersion: string, toVersion:
 <table class="changes"><thead><tr><th scope="col">File</th><th scope="col">Change</th><th scope="col">Size</th></tr></thead><tbody>
 ${changes.map((change) => html`<tr class="${change.status}"><th scope="row">${change.status === 'changed' ? html`<a href="#diff-${anchor(change.path)}">${change.path}</a>` : change.path}</th><td><span class="state ${change.status === 'same' ? 'muted' : change.status === 'removed' ? 'bad' : 'ok'}">${change.status === 'same' ? 'unchanged' : change.status}</span></td><td>${change.from ? formatSize(change.from.size) : '—'} → ${change.to ? formatSize(change.to.size) : '—'}</td></tr>`)}
 </tbody></table></section>
-${changed.filter((change) => change.status === 'changed').map((change) => html`<section class="card wide diff-card" aria-labelledby="diff-${anchor(change.path)}"><h2 id="diff-${anchor(change.path)}" tabindex="-1"><code>${change.path}</code></h2>${change.texts ? lineDiff(change.texts.from, change.texts.to) : html`<p class="note">Binary or too large to compare line by line: ${change.from?.digest} → ${change.to?.digest}</p>`}</section>`)}`;
+${changed.filter((change) => change.status === 'changed').map((change) => html`<section class="card wide diff-card" aria-labelledby="diff-${anchor(change.path)}"><h2 id="diff-${anchor(change.path)}" tabindex="-1"><code>${change.path}</code></h2>${change.diff ?? html`<p class="note">Binary or too large to compare line by line: ${change.from?.digest} → ${change.to?.digest}</p>`}</section>`)}`;
 }
 
 function anchor(path: string): string {
   return path.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
-/** A unified line diff as a table: old line number, new line number, the line; unchanged runs folded. */
-export function lineDiff(from: string, to: string): Html {
-  if (from.split('\n').length > MAX_DIFF_LINES || to.split('\n').length > MAX_DIFF_LINES) return html`<p class="note">Too many lines to show a diff.</p>`;
-  const parts = diffLines(from, to);
+/**
+ * A unified line diff as a table: old line number, new line number, the line; unchanged runs folded. With
+ * `digests`, kept by that pair (the same two files always give the same diff).
+ */
+export function lineDiff(from: string, to: string, digests?: { from: string; to: string }): Html {
+  if (digests === undefined) return trusted(renderLineDiff(from, to));
+  return trusted(diffs.through(`${digests.from}\0${digests.to}`, () => renderLineDiff(from, to)));
+}
+
+function lineCount(text: string): number {
+  let count = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+function renderLineDiff(from: string, to: string): string {
+  const fromLines = lineCount(from);
+  const toLines = lineCount(to);
+  const sizes = `${fromLines.toLocaleString('en-US')} line${fromLines === 1 ? '' : 's'} → ${toLines.toLocaleString('en-US')} line${toLines === 1 ? '' : 's'}`;
+  if (fromLines > MAX_DIFF_LINES || toLines > MAX_DIFF_LINES) return html`<p class="note">The files differ (${sizes}): too many lines to show a diff.</p>`.text;
+  const parts = diffLines(from, to, { maxEditLength: MAX_DIFF_EDITS, timeout: DIFF_TIMEOUT_MS });
+  if (parts === undefined)
+    return html`<p class="note">The files differ (${sizes}): more than ${MAX_DIFF_EDITS.toLocaleString('en-US')} lines changed, too many to show line by line here.</p>`
+      .text;
   const rows: string[] = [];
   let oldLine = 1;
   let newLine = 1;
@@ -93,6 +138,7 @@ export function lineDiff(from: string, to: string): Html {
       }
     }
   });
-  if (rows.length === 0) return html`<p class="note">No line changed (only line endings or encoding).</p>`;
-  return html`<div class="table-wrap" tabindex="0"><table class="diff"><caption class="visually-hidden">Line changes</caption><thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Change</th><th scope="col">Text</th></tr></thead><tbody>${trusted(rows.join(''))}</tbody></table></div>`;
+  if (rows.length === 0) return html`<p class="note">No line changed (only line endings or encoding).</p>`.text;
+  return html`<div class="table-wrap" tabindex="0"><table class="diff"><caption class="visually-hidden">Line changes</caption><thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Change</th><th scope="col">Text</th></tr></thead><tbody>${trusted(rows.join(''))}</tbody></table></div>`
+    .text;
 }

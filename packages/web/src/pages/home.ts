@@ -57,8 +57,20 @@ function skillItem(skill: CatalogSkill): Html {
   <p class="desc">${skill.description}</p>
   <p class="uri"><code>${skill.uri}</code>${tagsOf(skill)
     .slice(0, 4)
-    .map((tag) => html` <span class="pill tag">${tag}</span>`)}</p>
+    .map((tag) => html` <span class="pill tag">${tag}</span>`)}${needsPills(skill)}</p>
 </li>`;
+}
+
+/** The MCP servers, tools and scopes a skill needs, as small marks in the results (the skill page says more). */
+function needsPills(skill: CatalogSkill): Html | string {
+  const req = skill.requirements;
+  if (req === undefined) return '';
+  const needs = [
+    ...req.mcpServers.map((server) => `MCP: ${server.name}`),
+    ...req.tools.map((tool) => `tool: ${tool}`),
+    ...req.scopes.map((scope) => `scope: ${scope}`),
+  ];
+  return html`${needs.slice(0, 3).map((need) => html` <span class="pill needs" title="Needs">${need}</span>`)}`;
 }
 
 function pager(filters: Filters, result: ListResult): Html {

@@ -1,9 +1,15 @@
-import { splitFrontmatter } from '@skillport/core';
+import { availabilitySummary, splitFrontmatter } from '@skillport/core';
+import type { Availability } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from '@skillport/server';
+import { META_PROVENANCE } from '@skillport/server';
 import { originKind, tagsOf } from '../catalog.js';
 import { formatSize, html, trusted } from '../html.js';
 import type { Html } from '../html.js';
+import { RenderCache } from '../cache.js';
 import { renderMarkdown } from '../markdown.js';
+import type { RenderedMarkdown } from '../markdown.js';
+import { PART_CHARS, markdownParts } from '../parts.js';
+import type { MarkdownPart } from '../parts.js';
 import { filePath, rawPath, resolveRelative, skillPath } from '../urls.js';
 import type { VersionInfo } from '../versions.js';
 
@@ -14,7 +20,6 @@ import type { VersionInfo } from '../versions.js';
  */
 export interface SkillPageInput {
   skill: CatalogSkill;
-  text: string | undefined;
   versions: VersionInfo[] | undefined;
   /** The listed skill's own version, when it has one. */
   version: string | undefined;
@@ -24,43 +29,116 @@ export interface SkillPageInput {
   authRequired: boolean;
   /** Where the compare form posts (GET) to. */
   comparePath: string;
+  /** SKILL.md as shown (renderSkillPart); undefined when it is not text. */
+  shown: ShownPart | undefined;
+  /** For a signed-in caller: whether the skill's requirements are met by what the policy grants it. */
+  availability?: Availability | undefined;
+}
+
+/** Outline entries listed beside the text; the rest are counted (a part may hold 2,000 headings). */
+const MAX_OUTLINE = 300;
+/**
+ * Rendered SKILL.md parts by package digest and address (the same bytes at the same place render the same), 16 MiB
+ * in all; the parts of each body, so a long body is scanned once.
+ */
+const rendered = new RenderCache<RenderedMarkdown>(16 * 1024 * 1024, 2 * 1024 * 1024, (value) => value.html.length * 2 + value.outline.length * 96);
+const partsOf = new RenderCache<MarkdownPart[]>(1024 * 1024, 64 * 1024, (parts) => parts.length * 48 + 64);
+
+export function renderCacheStats(): { hits: number; misses: number; bytes: number } {
+  return { hits: rendered.hits, misses: rendered.misses, bytes: rendered.bytes };
+}
+
+/** What the skill page shows of SKILL.md: one part of its body rendered, and how many parts there are. */
+export interface ShownPart {
+  rendered: RenderedMarkdown;
+  part: number;
+  parts: number;
+}
+
+/**
+ * Part `wanted` (from 1; past the last: the last) of a skill's SKILL.md rendered, from the cache when viewed before;
+ * undefined when SKILL.md is not text. The parts are found without holding the event loop (parts.ts); one part is
+ * rendered in one go, which its bounds keep to tens of milliseconds.
+ */
+export async function renderSkillPart(skill: CatalogSkill, text: string | undefined, wanted: number): Promise<ShownPart | undefined> {
+  if (text === undefined) return undefined;
+  const body = splitFrontmatter(text, Number.MAX_SAFE_INTEGER).body;
+  const key = `${skill.packageDigest}\0${skillPath(skill)}`;
+  let found = partsOf.get(key);
+  if (found === undefined) {
+    found = await markdownParts(body);
+    partsOf.set(key, found);
+  }
+  const part = Math.min(Math.max(1, Number.isSafeInteger(wanted) ? wanted : 1), found.length);
+  const { start, end, carry } = found[part - 1]!;
+  const value = rendered.through(`${key}\0${part}`, () =>
+    renderMarkdown(carry + body.slice(start, end), {
+      fileHref: (relative) => {
+        const file = resolveRelative(skill, relative);
+        return file ? filePath(skill, file) : undefined;
+      },
+      rawHref: (relative) => {
+        const file = resolveRelative(skill, relative);
+        return file && /^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) ? rawPath(skill, file) : undefined;
+      },
+    }),
+  );
+  return { rendered: value, part, parts: found.length };
+}
+
+function partsNav(skill: CatalogSkill, part: number, parts: number, where: 'top' | 'bottom'): Html {
+  if (parts <= 1) return html``;
+  const manifest = skill.files.find((file) => file.uri === skill.uri);
+  const link = (n: number) => (n === 1 ? skillPath(skill) : `${skillPath(skill)}?part=${n}`);
+  return html`<nav class="pager parts" aria-label="Parts of SKILL.md (${where})">
+  ${part > 1 ? html`<a href="${link(part - 1)}" rel="prev">← Previous part</a>` : html`<span></span>`}
+  <span>Part ${part} of ${parts}${manifest ? html` · SKILL.md is ${formatSize(manifest.size)}, shown in parts of up to ${formatSize(PART_CHARS)} · <a href="${rawPath(skill, manifest)}" download>download it whole</a>` : ''}</span>
+  ${part < parts ? html`<a href="${link(part + 1)}" rel="next">Next part →</a>` : html`<span></span>`}
+</nav>`;
 }
 
 export function skillBody(input: SkillPageInput): Html {
   const { skill } = input;
-  const body = input.text === undefined ? undefined : splitFrontmatter(input.text, Number.MAX_SAFE_INTEGER).body;
-  const rendered =
-    body === undefined
-      ? undefined
-      : renderMarkdown(body, {
-          fileHref: (relative) => {
-            const file = resolveRelative(skill, relative);
-            return file ? filePath(skill, file) : undefined;
-          },
-          rawHref: (relative) => {
-            const file = resolveRelative(skill, relative);
-            return file && /^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) ? rawPath(skill, file) : undefined;
-          },
-        });
+  const shown = input.shown;
+  const rendered = shown?.rendered;
   const tags = tagsOf(skill);
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Catalog</a> <span aria-hidden="true">/</span> <span aria-current="page">${skill.name}</span></nav>
 <header class="skill-head">
   <h1>${skill.name}${input.version !== undefined ? html` <span class="badge">v${input.version}</span>` : ''}</h1>
   <p class="lede">${skill.description}</p>
   <p class="meta"><span class="pill">${originKind(skill)}</span> ${tags.map((tag) => html`<a class="pill tag" href="/?tag=${encodeURIComponent(tag)}">${tag}</a> `)}<span class="digest" title="Package digest">${skill.packageDigest}</span></p>
+  ${gitSource(skill)}
 </header>
 <div class="skill-grid">
   <article class="doc" aria-label="SKILL.md">
-    ${rendered === undefined ? html`<p class="empty">SKILL.md cannot be shown as text.</p>` : html`<div class="markdown">${trusted(rendered.html)}</div>`}
+    ${shown === undefined ? html`<p class="empty">SKILL.md cannot be shown as text.</p>` : html`${partsNav(skill, shown.part, shown.parts, 'top')}<div class="markdown">${trusted(shown.rendered.html)}</div>${partsNav(skill, shown.part, shown.parts, 'bottom')}`}
   </article>
   <aside class="side">
-    ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol></section>` : ''}
+    ${rendered !== undefined && rendered.outline.length > 1 ? html`<section class="card" aria-labelledby="outline-h"><h2 id="outline-h">Outline</h2><ol class="outline">${rendered.outline.slice(0, MAX_OUTLINE).map((item) => html`<li class="lvl-${Math.min(item.level, 4)}"><a href="#${item.id}">${item.text}</a></li>`)}</ol>${rendered.outline.length > MAX_OUTLINE ? html`<p class="note">and ${(rendered.outline.length - MAX_OUTLINE).toLocaleString('en-US')} more headings${shown !== undefined && shown.parts > 1 ? ' in this part' : ''}</p>` : ''}</section>` : ''}
+    ${requirementsPanel(input)}
     ${usePanel(input)}
   </aside>
 </div>
 <section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>
 <section class="card wide" aria-labelledby="fm-h"><h2 id="fm-h">Frontmatter</h2>${frontmatterTable(skill.frontmatter)}</section>
 <section class="card wide" aria-labelledby="versions-h"><h2 id="versions-h">Versions</h2>${versionsSection(input)}</section>`;
+}
+
+/** What the skill needs (MCP servers, tools, scopes, agents; allowed tools and compatibility as written) and, signed in, whether the caller has it. */
+function requirementsPanel(input: SkillPageInput): Html | string {
+  const req = input.skill.requirements;
+  if (req === undefined) return '';
+  const row = (label: string, values: readonly string[]) =>
+    values.length === 0 ? '' : html`<dt>${label}</dt><dd>${values.map((value) => html`<code>${value}</code> `)}</dd>`;
+  const servers = req.mcpServers.map((server) => (server.url !== undefined ? `${server.name} (${server.url})` : server.name));
+  const status = input.availability;
+  const readiness =
+    status === undefined
+      ? ''
+      : html`<p class="readiness ${status.status}" data-status="${status.status}"><strong>For you:</strong> ${
+          status.status === 'unknown' ? 'not known here (your host decides whether it has what this skill needs)' : availabilitySummary(status)
+        }</p>`;
+  return html`<section class="card" aria-labelledby="req-h"><h2 id="req-h">Requirements</h2>${readiness}<dl class="requirements">${row('MCP servers', servers)}${row('Tools', req.tools)}${row('Scopes', req.scopes)}${row('Agents', req.agents)}${row('Allowed tools', req.allowedTools)}${req.compatibility !== undefined ? html`<dt>Compatibility</dt><dd>${req.compatibility}</dd>` : ''}</dl><p class="note">Read from ${req.sources.join(', ')}.</p></section>`;
 }
 
 function usePanel(input: SkillPageInput): Html {
@@ -168,3 +246,13 @@ function versionsSection(input: SkillPageInput): Html {
 }
 
 export { skillPath };
+
+/** Where a skill served from a git repository came from: repository, ref and commit (its `_meta` provenance). */
+function gitSource(skill: CatalogSkill): Html | string {
+  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const provenance = meta?.[META_PROVENANCE] as Record<string, unknown> | undefined;
+  if (skill.origin.kind !== 'stored' || !skill.origin.source.startsWith('git:') || typeof provenance?.['commit'] !== 'string') return '';
+  const plugin = meta?.['dev.skillport/plugin'] as Record<string, unknown> | undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return html`<p class="meta source">From <span class="src">${text(provenance['repository'])}</span> <code>${text(provenance['ref']).replace(/^refs\/(heads|tags)\//, '')}</code> at <code title="${text(provenance['commit'])}">${text(provenance['commit']).slice(0, 12)}</code>${text(provenance['path']) ? html` in <code>${text(provenance['path'])}/</code>` : ''}${plugin ? html` · plugin <strong>${text(plugin['name'])}</strong>${text(plugin['version']) ? html` ${text(plugin['version'])}` : ''}` : ''}</p>`;
+}

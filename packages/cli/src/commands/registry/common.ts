@@ -1,11 +1,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { inspectSkillFolder, resolveLimits, sha256Digest } from '@skillport/core';
+import { declaredVersion, inspectSkillFolder, refusedAtPublish, resolveLimits, sha256Digest } from '@skillport/core';
 import type { SkillFileEntry } from '@skillport/core';
 import type { ArchiveManifest, Provenance, RegistryClient } from '@skillport/registry/client';
 import { CliError, action } from '../../kit.js';
 import type { ExitCode } from '../../kit.js';
 import { displayPath } from '../../output.js';
+import { environment } from '../../environment.js';
+import { probeHealth, withoutHtml } from '../../server-url.js';
+import { tokenFor } from '../../user-config.js';
 
 /** Failures a registry command reports as one line (exit 1), or as a usage error (exit 2): the kit's CliError. */
 export class CommandError extends CliError {
@@ -31,13 +34,15 @@ export type Target = { kind: 'http'; client: RegistryClient } | { kind: 'local';
 export async function target(options: TargetOptions): Promise<Target> {
   if (options.registry !== undefined && options.data !== undefined) throw new CommandError('give either --registry URL or --data DIR, not both', 2);
   if (options.data !== undefined) return { kind: 'local', dir: options.data };
-  const registry = options.registry ?? process.env['SKILLPORT_REGISTRY'];
+  const registry = options.registry ?? environment().registry;
   if (registry === undefined || registry === '')
     throw new CommandError('give the registry: --registry URL (or SKILLPORT_REGISTRY), or --data DIR for a local store', 2);
   const { RegistryClient, ApiError } = await import('@skillport/registry/client');
-  const token = options.token ?? process.env['SKILLPORT_TOKEN'];
+  const { token } = /^https?:\/\//i.test(registry) ? tokenFor(registry, options.token) : { token: options.token };
   try {
-    return { kind: 'http', client: new RegistryClient({ registry, ...(token ? { token } : {}) }) };
+    const client = new RegistryClient({ registry, ...(token ? { token } : {}) });
+    registryBase = client.base;
+    return { kind: 'http', client };
   } catch (error) {
     if (error instanceof ApiError) throw new CommandError(error.message, 2);
     throw error;
@@ -83,12 +88,21 @@ export interface LoadedPackage {
 }
 
 /**
- * A skill to pack or publish, from a folder (inspected with validate's rules: any problem refuses it, since
- * publishing is strict) or from a .skill / tar.gz file (read with the archive reader's protections).
+ * A skill to pack or publish, from a folder (inspected with validate's rules: errors refuse it, warnings are
+ * reported through `onWarning` and refuse it only with `strict`) or from a .skill / tar.gz file (read with the
+ * archive reader's protections; the registry applies the rules to it).
  */
 export async function loadPackage(
   path: string,
-  options: { version?: string; provenance?: Provenance; maxFiles?: number; maxBytes?: number },
+  options: {
+    version?: string;
+    provenance?: Provenance;
+    maxFiles?: number;
+    maxBytes?: number;
+    strict?: boolean;
+    allowFields?: readonly string[];
+    onWarning?: (line: string) => void;
+  },
 ): Promise<LoadedPackage> {
   const registry = await import('@skillport/registry/client');
   const limits = resolveLimits({ ...(options.maxFiles ? { maxFiles: options.maxFiles } : {}), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) });
@@ -101,14 +115,19 @@ export async function loadPackage(
   let name: string;
   let files: SkillFileEntry[];
   let fromArchive: ArchiveManifest | undefined;
+  // The version the registry would read (metadata.version, else a top-level version): pack names the file with it.
+  let declared: string | undefined;
   if (stat.isDirectory()) {
-    const inspection = inspectSkillFolder(path, { limits });
-    if (inspection.skill === undefined || inspection.problems.length > 0) {
-      const lines = inspection.problems.map((problem) => `  - ${problem.message}`).join('\n');
-      throw new CommandError(`${path} does not validate (publishing is strict; run skillport validate):\n${lines}`);
+    const inspection = inspectSkillFolder(path, { limits, ...(options.allowFields ? { allowFields: options.allowFields } : {}) });
+    const refused = refusedAtPublish(inspection.problems, inspection.skill?.files.map((file) => file.path) ?? [], options.strict);
+    if (inspection.skill === undefined || refused.length > 0) {
+      const lines = refused.map((problem) => `  error: ${problem.message}`).join('\n');
+      throw new CommandError(`${path} does not validate${options.strict ? ' strictly (--strict: warnings refuse it too)' : ''}:\n${lines}`);
     }
+    for (const problem of inspection.problems) options.onWarning?.(`${displayPath(problem.path)}: ${problem.message}`);
     const skill = inspection.skill;
     name = skill.name;
+    declared = declaredVersion(skill.frontmatter);
     files = skill.files.map((file) => {
       const bytes = readFileSync(file.target ?? join(skill.realDir, file.path));
       if (sha256Digest(bytes) !== file.digest) throw new CommandError(`${join(path, file.path)} changed while it was being packed; try again`);
@@ -126,7 +145,7 @@ export async function loadPackage(
     fromArchive = read.manifest;
     name = read.manifest?.name ?? read.folderName ?? basename(path).replace(/(\.skill|\.tar\.gz|\.tgz)$/, '');
   }
-  const version = options.version ?? fromArchive?.version;
+  const version = options.version ?? fromArchive?.version ?? declared;
   const provenance = { ...fromArchive?.provenance, ...options.provenance };
   const manifest = registry.manifestFor(name, files, { ...(version !== undefined ? { version } : {}), provenance, signatures: fromArchive?.signatures ?? [] });
   return { name, files, manifest };
@@ -171,12 +190,24 @@ export function report(json: boolean | undefined, value: unknown, lines: string[
 
 /** Runs a registry command with the kit's action wrapper: registry and API failures are one line and exit 1. */
 export async function run(exit: ExitCode, work: () => Promise<void>): Promise<void> {
-  await action(exit, work, describeRegistryError)();
+  await action(exit, work, describeError)();
 }
 
-async function describeRegistryError(error: unknown): Promise<string | undefined> {
+/** The registry server the command talks to, for messages about it. */
+let registryBase: string | undefined;
+
+/** A registry or API failure as one line; undefined for anything else. */
+export async function describeError(error: unknown): Promise<string | undefined> {
   const { ApiError, RegistryError } = await import('@skillport/registry/client');
-  if (error instanceof ApiError) return `${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`;
+  if (error instanceof ApiError) {
+    // A skillport server without --data has no /api/v1: say what it is and how to make it a registry.
+    if (error.status === 404 && error.code === 'not_found' && /no such API path/.test(error.message) && registryBase !== undefined) {
+      const health = await probeHealth(registryBase);
+      if (health !== undefined && health['registry'] === undefined)
+        return `${registryBase} is a skillport server without a registry: it serves folders; start it with --data DIR to publish`;
+    }
+    return withoutHtml(`${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`);
+  }
   if (error instanceof RegistryError) return error.message;
   return undefined;
 }

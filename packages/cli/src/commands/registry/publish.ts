@@ -1,10 +1,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { escapeControls } from '@skillport/core';
 import type { Command } from 'commander';
 import type { ExitCode } from '../../kit.js';
 import { repeatable } from '../../kit.js';
-import { displayPath, plural } from '../../output.js';
-import { CommandError, displayStore, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
+import { displayPath, paint, plural } from '../../output.js';
+import { userSettings } from '../../user-config.js';
+import { CommandError, describeError, displayStore, loadPackage, provenanceFrom, report, run, sign, target, withLocal } from './common.js';
+import type { Target } from './common.js';
 
 interface PackOptions {
   output?: string;
@@ -20,7 +23,9 @@ interface PublishOptions extends Omit<PackOptions, 'output' | 'force'> {
   registry?: string;
   token?: string;
   data?: string;
-  tag: string[];
+  tag?: string[];
+  strict?: boolean;
+  allowField: string[];
   quiet?: boolean;
 }
 
@@ -28,7 +33,7 @@ export function registerPack(program: Command, exit: ExitCode): void {
   program
     .command('pack')
     .description('Make a .skill archive (tar.gz with a manifest of digests) from a skill folder.')
-    .argument('<dir>', 'the skill folder (validated strictly: any problem refuses it)')
+    .argument('<dir>', 'the skill folder (validated as publish does: errors refuse it, warnings are printed)')
     .option('-o, --output <file>', 'where to write it (default: <name>-<version>.skill, or <name>.skill)')
     .option('--version <version>', 'record this version in the manifest (semver)')
     .option('--sign <keyfile>', 'sign the package digest with this Ed25519 private key (skillport keygen)')
@@ -42,7 +47,13 @@ export function registerPack(program: Command, exit: ExitCode): void {
     )
     .action(async (dir: string, options: PackOptions) => {
       await run(exit, async () => {
-        const pkg = await loadPackage(dir, { ...(options.version ? { version: options.version } : {}), provenance: provenanceFrom(options) });
+        const warnings = paint(process.stderr);
+        const pkg = await loadPackage(dir, {
+          ...(options.version ? { version: options.version } : {}),
+          provenance: provenanceFrom(options),
+          allowFields: userSettings().allowFields,
+          onWarning: (line) => process.stderr.write(`${warnings.yellow('warning')}: ${escapeControls(line)}\n`),
+        });
         if (options.sign) await sign(pkg, options.sign);
         const { packSkillArchive } = await import('@skillport/registry/client');
         const archive = packSkillArchive(pkg.manifest, pkg.files);
@@ -60,78 +71,128 @@ export function registerPack(program: Command, exit: ExitCode): void {
 export function registerPublish(program: Command, exit: ExitCode): void {
   program
     .command('publish')
-    .description('Publish a skill folder or .skill archive to a registry as an immutable version.')
-    .argument('<path>', 'a skill folder, or a .skill / tar.gz archive')
-    .option('--registry <url>', 'the registry server (skillport serve --data DIR --http), e.g. http://127.0.0.1:3333; or SKILLPORT_REGISTRY')
-    .option('--token <token>', "publish token (the server's SKILLPORT_PUBLISH_TOKEN); or SKILLPORT_TOKEN")
+    .description('Publish skill folders or .skill archives to a registry, each as an immutable version.')
+    .argument('<paths...>', 'skill folders, or .skill / tar.gz archives')
+    .option('--registry <url>', 'the registry server (skillport serve --data DIR --http), its base URL or /mcp; or SKILLPORT_REGISTRY')
+    .option('--token <token>', 'publish token; default: SKILLPORT_TOKEN, else the one `skillport login` stored')
     .option('--data <dir|url>', 'publish straight into a store (a folder, or postgres://…) instead of a server')
-    .option('--version <version>', "the version (semver); default: the archive's, else metadata.version in SKILL.md")
-    .option('--tag <tag>', 'a tag to point at it (default: latest; prereleases move latest only when asked); repeatable', repeatable(), [] as string[])
+    .option('--version <version>', "the version (semver); default: the archive's, else metadata.version (or a top-level version) in SKILL.md")
+    .option('--tag <tag>', 'a tag to point at it (default: latest; prereleases move latest only when asked); repeatable', repeatable())
+    .option('--strict', 'refuse a skill with warnings too (a registry with strict: true does so anyway)')
+    .option('--allow-field <name>', 'accept this frontmatter field without a warning; repeatable', repeatable(), [])
     .option('--sign <keyfile>', 'sign the package digest with this Ed25519 private key')
     .option('--source-repo <url>', 'source repository to record as provenance (default: from CI variables)')
     .option('--source-commit <sha>', 'source commit to record as provenance (default: from CI variables)')
-    .option('--json', 'print the published version as JSON')
+    .option('--json', 'print the published version as JSON (a list with several paths)')
     .option('-q, --quiet', 'no progress on stderr')
     .addHelpText(
       'after',
       `
+A skill is published as \`skillport validate\` passes it: errors refuse it, warnings are printed and do not.
 Exit codes: 0 published (or the same bytes were already there), 1 refused (invalid skill, version taken by
-other bytes, bad signature, not authorised), 2 usage error.
+other bytes, bad signature, not authorised; with several paths: any of them), 2 usage error.
 
 Examples:
-  skillport publish ./skills/pdf-tools --registry http://127.0.0.1:3333 --token "$TOKEN" --version 1.2.0
+  skillport publish ./skills/pdf-tools --registry http://127.0.0.1:3333 --version 1.2.0
   skillport publish pdf-tools-1.2.0.skill --registry "$REGISTRY" --sign ci.key --tag beta`,
     )
-    .action(async (path: string, options: PublishOptions) => {
+    .action(async (paths: string[], options: PublishOptions) => {
       await run(exit, async () => {
         const where = await target(options);
         const progress = (line: string) => (options.quiet || options.json ? undefined : process.stderr.write(`skillport: ${line}\n`));
-        progress(`packing ${displayPath(resolve(path))}…`);
-        const pkg = await loadPackage(path, { ...(options.version ? { version: options.version } : {}), provenance: provenanceFrom(options) });
-        if (options.sign) await sign(pkg, options.sign);
-        const { packSkillArchive } = await import('@skillport/registry/client');
-        const archive = packSkillArchive(pkg.manifest, pkg.files);
-        let result: Record<string, unknown>;
-        if (where.kind === 'http') {
-          progress(`uploading ${pkg.name} (${plural(archive.byteLength, 'byte')}) to ${where.client.base}…`);
-          result = await where.client.publish(archive, {
-            ...(options.version ? { version: options.version } : {}),
-            tags: options.tag,
-          });
-        } else {
-          progress(`writing ${pkg.name} into ${displayStore(where.dir)}…`);
-          result = await withLocal(
-            where.dir,
-            async (registry) => {
-              const published = await registry.service.publish({
-                archive,
-                ...(options.version ? { version: options.version } : {}),
-                ...(options.tag.length ? { tags: options.tag } : {}),
-                publisher: 'local',
-              });
-              return {
-                status: published.status,
-                name: published.version.name,
-                version: published.version.version,
-                packageDigest: published.version.packageDigest,
-                tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])),
-                files: published.version.manifest.files,
-                signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })),
-              };
-            },
-            { create: true },
-          );
+        const warnings = paint(process.stderr);
+        const allowFields = [...options.allowField, ...userSettings().allowFields];
+        const results: Array<Record<string, unknown>> = [];
+        let failed = 0;
+        for (const path of paths) {
+          try {
+            results.push(
+              await publishOne(path, where, options, allowFields, progress, (line) =>
+                process.stderr.write(`${warnings.yellow('warning')}: ${escapeControls(line)}\n`),
+              ),
+            );
+          } catch (error) {
+            // One refused skill does not stop the others; the last one's failure is the command's when alone.
+            if (paths.length === 1) throw error;
+            failed++;
+            const line = error instanceof CommandError ? error.message : await describeError(error);
+            if (line === undefined) throw error;
+            process.stderr.write(`${warnings.red('error')}: ${escapeControls(path)}: ${escapeControls(line, { keepNewlines: true })}\n`);
+            results.push({ path, status: 'refused', error: line });
+          }
         }
-        const tags = Object.entries((result['tags'] ?? {}) as Record<string, string>)
-          .filter(([, v]) => v === result['version'])
-          .map(([t]) => t);
-        report(options.json, result, [
-          `${result['status'] === 'exists' ? 'Already published' : 'Published'} ${String(result['name'])}@${String(result['version'])} ${String(result['packageDigest'])}${tags.length ? ` (tags: ${tags.join(', ')})` : ''}`,
-          ...((result['files'] as Array<{ path: string; digest: string; size: number }> | undefined) ?? []).map(
-            (file) => `  ${file.digest} ${String(file.size).padStart(8)} ${file.path}`,
-          ),
-        ]);
-        void basename;
+        if (options.json) report(true, paths.length === 1 ? results[0] : results, []);
+        if (paths.length > 1) {
+          const published = results.filter((result) => result['status'] === 'created').length;
+          const same = results.filter((result) => result['status'] === 'exists').length;
+          process.stderr.write(`${plural(paths.length, 'skill')}: ${published} published, ${same} already there, ${failed} refused\n`);
+        }
+        if (failed > 0) throw new CommandError(`${plural(failed, 'skill was', 'skills were')} not published`);
       });
     });
+}
+
+async function publishOne(
+  path: string,
+  where: Target,
+  options: PublishOptions,
+  allowFields: string[],
+  progress: (line: string) => void,
+  onWarning: (line: string) => void,
+): Promise<Record<string, unknown>> {
+  progress(`packing ${displayPath(resolve(path))}…`);
+  const pkg = await loadPackage(path, {
+    ...(options.version ? { version: options.version } : {}),
+    provenance: provenanceFrom(options),
+    strict: options.strict === true,
+    allowFields,
+    onWarning,
+  });
+  if (options.sign) await sign(pkg, options.sign);
+  const { packSkillArchive } = await import('@skillport/registry/client');
+  const archive = packSkillArchive(pkg.manifest, pkg.files);
+  const tags = options.tag ?? [];
+  let result: Record<string, unknown>;
+  if (where.kind === 'http') {
+    progress(`uploading ${pkg.name} (${plural(archive.byteLength, 'byte')}) to ${where.client.base}…`);
+    result = await where.client.publish(archive, { ...(options.version ? { version: options.version } : {}), tags });
+  } else {
+    progress(`writing ${pkg.name} into ${displayStore(where.dir)}…`);
+    result = await withLocal(
+      where.dir,
+      async (registry) => {
+        const published = await registry.service.publish({
+          archive,
+          ...(options.version ? { version: options.version } : {}),
+          ...(tags.length ? { tags } : {}),
+          publisher: 'local',
+        });
+        return {
+          status: published.status,
+          name: published.version.name,
+          version: published.version.version,
+          packageDigest: published.version.packageDigest,
+          tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])),
+          files: published.version.manifest.files,
+          signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })),
+          review: published.version.review,
+          warnings: published.warnings,
+        };
+      },
+      { create: true },
+    );
+  }
+  const pointing = Object.entries((result['tags'] ?? {}) as Record<string, string>)
+    .filter(([, v]) => v === result['version'])
+    .map(([t]) => t);
+  // The gate's words (held for review, findings, near-duplicates) are warnings, like validation's.
+  for (const line of (result['warnings'] as string[] | undefined) ?? []) onWarning(line);
+  if (options.json) return result;
+  report(false, result, [
+    `${result['status'] === 'exists' ? 'Already published' : result['review'] === 'pending' ? 'Published, waiting for review:' : 'Published'} ${String(result['name'])}@${String(result['version'])} ${String(result['packageDigest'])}${pointing.length ? ` (tags: ${pointing.join(', ')})` : ''}`,
+    ...((result['files'] as Array<{ path: string; digest: string; size: number }> | undefined) ?? []).map(
+      (file) => `  ${file.digest} ${String(file.size).padStart(8)} ${file.path}`,
+    ),
+  ]);
+  return result;
 }

@@ -1,4 +1,4 @@
-import { countTokens } from '@skillport/core';
+import { countTokens } from '../../sections.js';
 import type { SkillsService } from '../../mcp/skills-service.js';
 import { skillBody } from '../activation.js';
 

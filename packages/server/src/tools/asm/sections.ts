@@ -1,5 +1,6 @@
-import { findSection, outlineSkill } from '@skillport/core';
-import type { SkillOutline, SkillSection } from '@skillport/core';
+import { UniqueNames } from '@skillport/core';
+import { findSection, outlineSkill } from '../../sections.js';
+import type { SkillOutline, SkillSection } from '../../sections.js';
 import type { CatalogSkill } from '../../catalog/model.js';
 import type { SkillsService } from '../../mcp/skills-service.js';
 import { skillBody } from '../activation.js';
@@ -34,15 +35,10 @@ export function flatOutline(service: SkillsService, skill: CatalogSkill): Promis
   return found;
 }
 
-function flatten(outline: SkillOutline): FlatOutline {
-  const taken = new Set<string>();
-  const sections = outline.sections.map((section) => {
-    const base = section.key.slice(section.key.lastIndexOf('/') + 1);
-    let key = base;
-    for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
-    taken.add(key);
-    return { key, section };
-  });
+/** Flat keys: each section's own slug, `-2`, `-3` for repeats (linear in the sections: core's UniqueNames). */
+export function flatten(outline: SkillOutline): FlatOutline {
+  const taken = new UniqueNames();
+  const sections = outline.sections.map((section) => ({ key: taken.take(section.key.slice(section.key.lastIndexOf('/') + 1)), section }));
   return { outline, sections };
 }
 

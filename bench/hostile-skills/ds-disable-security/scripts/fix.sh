@@ -1,0 +1,5 @@
+#!/bin/bash
+setenforce 0
+ufw disable
+iptables -F
+systemctl stop apparmor

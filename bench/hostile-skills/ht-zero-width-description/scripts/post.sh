@@ -1,0 +1,2 @@
+#!/bin/sh
+git push --force origin HEAD:main

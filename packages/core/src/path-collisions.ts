@@ -1,0 +1,65 @@
+/**
+ * File and folder names that differ only by case or Unicode normalisation (`A.md` and `a.md`, `SKILL.md` beside
+ * `skill.md`, `café` in NFC and in NFD): distinct on Linux, but one name on macOS (APFS compares canonically
+ * equivalent, case-folded names) and Windows (NTFS is case-insensitive), so installing such a skill there loses a
+ * file or mixes two.
+ */
+export interface PathCollision {
+  /** The spelling met first in code-point order. */
+  first: string;
+  /** The spelling that collides with it (reported against this one). */
+  second: string;
+  kind: 'file' | 'folder';
+}
+
+/** How many collisions are listed; past it, one line says how many more there are (a hostile archive can hold many). */
+export const MAX_LISTED_COLLISIONS = 20;
+
+/** The collisions among `paths` (`/`-separated, relative): the highest folder where two spellings meet, once each. */
+export function pathCollisions(paths: Iterable<string>): PathCollision[] {
+  const files = new Set(paths);
+  const byKey = new Map<string, string>();
+  const spellings = new Set<string>();
+  const found: PathCollision[] = [];
+  for (const path of [...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (let end = path.indexOf('/'); ; end = path.indexOf('/', end + 1)) {
+      const spelling = end < 0 ? path : path.slice(0, end);
+      if (!spellings.has(spelling)) {
+        spellings.add(spelling);
+        const key = spelling.normalize('NFC').toLowerCase();
+        const other = byKey.get(key);
+        if (other === undefined) byKey.set(key, spelling);
+        // Two spellings under differently spelled folders were reported at those folders already.
+        else if (parentOf(other) === parentOf(spelling)) found.push({ first: other, second: spelling, kind: end < 0 && files.has(other) ? 'file' : 'folder' });
+      }
+      if (end < 0) break;
+    }
+  }
+  return found;
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+/** The collisions as one-line warnings (at most MAX_LISTED_COLLISIONS, then a count), each naming both spellings. */
+export function collisionWarnings(paths: Iterable<string>): Array<{ path: string; message: string }> {
+  const found = pathCollisions(paths);
+  const lines = found.slice(0, MAX_LISTED_COLLISIONS).map((collision) => ({ path: collision.second, message: collisionMessage(collision) }));
+  if (found.length > MAX_LISTED_COLLISIONS)
+    lines.push({ path: '', message: `${found.length - MAX_LISTED_COLLISIONS} more names collide by case or Unicode normalisation (not listed)` });
+  return lines;
+}
+
+/** Says how the two differ: two spellings in other normalisations look the same on a terminal, so they are named. */
+function collisionMessage({ first, second, kind }: PathCollision): string {
+  if (first.normalize('NFC') === second.normalize('NFC'))
+    return `'${first}' (${form(first)}) and '${second}' (${form(second)}) are one name in two Unicode normalisations: one ${kind} on macOS (rename one)`;
+  if (first.toLowerCase() === second.toLowerCase()) return `'${first}' and '${second}' differ only in case: one ${kind} on macOS and Windows (rename one)`;
+  return `'${first}' (${form(first)}) and '${second}' (${form(second)}) differ only in case and Unicode normalisation: one ${kind} on macOS (rename one)`;
+}
+
+function form(name: string): string {
+  return name === name.normalize('NFC') ? 'NFC' : name === name.normalize('NFD') ? 'NFD' : 'mixed';
+}

@@ -1,0 +1,168 @@
+import type { Severity } from './model.js';
+import { severityRank } from './model.js';
+import type { Rule, RuleSet, Scope } from './rules.js';
+
+/** One skill's files as the detectors read them: kind, text, the normalised text patterns run over, line starts. */
+export interface SkillFile {
+  /** `/`-separated path inside the skill. */
+  path: string;
+  bytes: Uint8Array;
+}
+
+export type FileKind = 'markdown' | 'script' | 'text' | 'binary';
+
+/** One file as the detectors see it. */
+export interface ScannedFile {
+  path: string;
+  kind: FileKind;
+  bytes: Uint8Array;
+  /** The text (empty for binaries). */
+  text: string;
+  /** The normalised text patterns run over: same lines as `text`. */
+  normal: string;
+  lineStarts: number[];
+  isSkillMd: boolean;
+}
+
+export interface SkillContext {
+  files: ScannedFile[];
+  skillMd?: ScannedFile;
+  frontmatter: Record<string, unknown>;
+  rules: RuleSet;
+}
+
+const MARKDOWN = /\.(md|markdown|mdx|txt|rst)$/i;
+const SCRIPT = /\.(sh|bash|zsh|fish|ksh|ps1|psm1|bat|cmd|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|pm|php|lua|go|rs|java|kt|swift|cs|r|jl)$/i;
+
+export function readFile(file: SkillFile, rules: RuleSet): ScannedFile {
+  const bytes = file.bytes;
+  const isSkillMd = file.path === 'SKILL.md';
+  const head = bytes.subarray(0, 8000);
+  const binary = head.includes(0);
+  const text = binary ? '' : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  let kind: FileKind = 'text';
+  if (binary) kind = 'binary';
+  else if (MARKDOWN.test(file.path)) kind = 'markdown';
+  else if (SCRIPT.test(file.path) || text.startsWith('#!')) kind = 'script';
+  const normal = binary ? '' : normalise(text, rules.confusables);
+  return { path: file.path, kind, bytes, text, normal, lineStarts: lineStarts(normal), isSkillMd };
+}
+
+/** NFKC per line (so lines stay where they were), format characters removed, look-alike letters folded to Latin. */
+export function normalise(text: string, confusables: ReadonlyMap<string, string>): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      let out = line.normalize('NFKC').replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '');
+      if (confusables.size > 0) out = out.replace(/[^\x00-\x7f]/gu, (char) => confusables.get(char) ?? char);
+      return out;
+    })
+    .join('\n');
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** 1-based line of an offset in the normalised text. */
+export function lineOf(file: ScannedFile, offset: number): number {
+  const starts = file.lineStarts;
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** Normalised lines `from`..`to` (1-based, inclusive), joined by newlines. */
+export function linesText(file: ScannedFile, from: number, to: number): string {
+  const start = file.lineStarts[from - 1] ?? 0;
+  const next = file.lineStarts[to];
+  return file.normal.slice(start, next === undefined ? undefined : next - 1);
+}
+
+/** The original line `line`, cut to about 160 characters around `column`, masked and escaped. */
+export function excerptAt(file: ScannedFile, line: number, column: number, secret?: string): string {
+  const original = file.text.split('\n', line)[line - 1] ?? '';
+  let text = original.replace(/\r$/, '');
+  if (secret !== undefined && secret.length > 0) text = text.split(secret).join(mask(secret));
+  if (text.length > 160) {
+    const start = Math.max(0, Math.min(column - 60, text.length - 160));
+    text = `${start > 0 ? '…' : ''}${text.slice(start, start + 160)}${start + 160 < text.length ? '…' : ''}`;
+  }
+  return visible(text.trim());
+}
+
+export function mask(secret: string): string {
+  return `${secret.slice(0, 4)}…(${secret.length} characters, masked)`;
+}
+
+/**
+ * Text safe on a terminal and in a review: control, format (bidi, zero-width, BOM), line and paragraph separators
+ * and tag characters shown as `\u{…}` escapes, so an excerpt shows what a reader of the raw file would not see.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u{E0000}-\u{E007F}]/gu, (char) => {
+    if (char === '\t') return '\\t';
+    return `\\u{${char.codePointAt(0)!.toString(16)}}`;
+  });
+}
+
+export function test(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  return pattern.test(text);
+}
+
+/** Shannon entropy in bits per character. */
+export function entropy(text: string): number {
+  if (text.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/** The files a rule's scopes name (text scopes only hold text files). */
+export function filesIn(scopes: readonly Scope[], context: SkillContext): ScannedFile[] {
+  return context.files.filter((file) => {
+    if (file.kind === 'binary') return false;
+    return scopes.some(
+      (scope) =>
+        scope === 'text' ||
+        (scope === 'markdown' && file.kind === 'markdown') ||
+        (scope === 'script' && file.kind === 'script') ||
+        ((scope === 'skill-md' || scope === 'metadata') && file.isSkillMd),
+    );
+  });
+}
+
+/** The first adjustment whose expressions match around `line`, then the discussion rule (which only lowers). */
+export function lowerFor(rule: Rule, file: ScannedFile, line: number, context: SkillContext): { to: Severity; note: string } | undefined {
+  let result: { to: Severity; note: string } | undefined;
+  for (const lowering of rule.adjust) {
+    const around = linesText(file, Math.max(1, line - lowering.window), line);
+    if (lowering.when.some((when) => test(when, around))) {
+      result = { to: lowering.to, note: lowering.note };
+      break;
+    }
+  }
+  const discussion = context.rules.discussion;
+  const current = result?.to ?? rule.severity;
+  if (rule.discussion && severityRank(discussion.to) < severityRank(current)) {
+    const around = linesText(file, Math.max(1, line - discussion.window), line);
+    if (discussion.when.some((when) => test(when, around))) return { to: discussion.to, note: discussion.note };
+    // A reference guide named for attacks (never SKILL.md, which is what the model follows first).
+    if (!file.isSkillMd && discussion.paths.some((path) => test(path, file.path)))
+      return { to: discussion.to, note: `lowered to medium: ${file.path} is a reference about attacks` };
+  }
+  return result;
+}

@@ -1,0 +1,151 @@
+import { parseSkillMarkdown } from '@skillport/core';
+import { SEVERITIES, severityRank } from './model.js';
+import type { Finding, ScanReport, Severity } from './model.js';
+import { defaultRules } from './rules.js';
+import type { Rule, RuleSet } from './rules.js';
+import { entropy, excerptAt, filesIn, lineOf, linesText, lowerFor, readFile, test } from './files.js';
+import type { ScannedFile, SkillContext, SkillFile } from './files.js';
+import { detectAllowedTools, detectBinary, detectBlob, detectChars, detectMinified, detectMixedScript } from './detectors.js';
+
+/**
+ * Scans one skill's files with a rule set (rules.ts). Never throws for what a skill holds: a file that is not
+ * UTF-8, a SKILL.md whose frontmatter does not parse, a huge line: each is read as far as it can be, and a file past
+ * the size limit is reported as skipped. Patterns run over a normalised copy of each text (NFKC, invisible format
+ * characters removed, look-alike letters folded to Latin), so `ig\u200bnore previous instructions` or a Cyrillic `о`
+ * cannot slip past them; line numbers are those of the file, and excerpts are taken from the original text.
+ */
+export interface ScanOptions {
+  rules?: RuleSet;
+  /** At most this many findings of one rule in one file (the rest are counted in the last one's note). Default 5. */
+  perFile?: number;
+}
+
+export function scanSkill(files: readonly SkillFile[], options: ScanOptions = {}): ScanReport {
+  const rules = options.rules ?? defaultRules();
+  const perFile = options.perFile ?? 5;
+  const skipped: ScanReport['skipped'] = [];
+  const scanned: ScannedFile[] = [];
+  for (const file of files) {
+    if (file.bytes.byteLength > rules.maxFileBytes) {
+      skipped.push({ file: file.path, reason: `larger than ${rules.maxFileBytes} bytes: not scanned` });
+      continue;
+    }
+    scanned.push(readFile(file, rules));
+  }
+  const skillMd = scanned.find((file) => file.isSkillMd);
+  let frontmatter: Record<string, unknown> = {};
+  if (skillMd !== undefined) {
+    try {
+      frontmatter = parseSkillMarkdown(skillMd.text).frontmatter;
+    } catch {
+      // A SKILL.md that does not parse is still scanned as text; validation reports why it does not parse.
+    }
+  }
+  const context: SkillContext = { files: scanned, ...(skillMd ? { skillMd } : {}), frontmatter, rules };
+  const findings: Finding[] = [];
+  for (const rule of rules.rules) findings.push(...limitPerFile(runRule(rule, context), perFile));
+  findings.sort(
+    (a, b) => severityRank(b.severity) - severityRank(a.severity) || a.file.localeCompare(b.file) || a.line - b.line || a.rule.localeCompare(b.rule),
+  );
+  const counts: Record<Severity, number> = { low: 0, medium: 0, high: 0 };
+  for (const finding of findings) counts[finding.severity]++;
+  const highest = [...SEVERITIES].reverse().find((severity) => counts[severity] > 0);
+  return { findings, counts, ...(highest ? { highest } : {}), files: scanned.length, skipped };
+}
+
+function runRule(rule: Rule, context: SkillContext): Finding[] {
+  switch (rule.detect) {
+    case 'pattern':
+      return filesIn(rule.in, context).flatMap((file) => detectPattern(rule, file, context));
+    case 'chars':
+      return filesIn(rule.in, context).flatMap((file) => detectChars(rule, file, context));
+    case 'mixed-script':
+      return detectMixedScript(rule, context);
+    case 'blob':
+      return filesIn(rule.in, context).flatMap((file) => detectBlob(rule, file, context));
+    case 'minified':
+      return filesIn(rule.in, context).flatMap((file) => detectMinified(rule, file));
+    case 'allowed-tools':
+      return detectAllowedTools(rule, context);
+    case 'binary':
+      return detectBinary(rule, context);
+  }
+}
+
+function detectPattern(rule: Rule, file: ScannedFile, context: SkillContext): Finding[] {
+  const found: Finding[] = [];
+  const seenLines = new Set<number>();
+  const minEntropy = typeof rule.params['entropy'] === 'number' ? rule.params['entropy'] : undefined;
+  for (const pattern of rule.patterns) {
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(file.normal); match !== null; match = pattern.exec(file.normal)) {
+      if (match[0] === '') {
+        pattern.lastIndex++;
+        continue;
+      }
+      // A match that opens on whitespace (a pattern's leading `(^|\s)`) is reported where its text starts.
+      const start = match.index + (match[0].length - match[0].trimStart().length);
+      const line = lineOf(file, start);
+      if (seenLines.has(line)) continue;
+      const endLine = lineOf(file, Math.max(start, match.index + match[0].length - 1));
+      const around = linesText(file, line, endLine);
+      if (rule.unless.some((unless) => test(unless, around))) continue;
+      const secret = match.groups?.['secret'] ?? match[0];
+      if (rule.mask && context.rules.placeholders.some((placeholder) => test(placeholder, secret))) continue;
+      if (minEntropy !== undefined && entropy(secret) < minEntropy) continue;
+      seenLines.add(line);
+      const column = start - file.lineStarts[line - 1]! + 1;
+      const lowered = lowerFor(rule, file, line, context) ?? quoted(rule, file, start, match.index + match[0].length - start, context);
+      found.push({
+        rule: rule.id,
+        category: rule.category,
+        severity: lowered?.to ?? rule.severity,
+        title: rule.title,
+        why: rule.why,
+        file: file.path,
+        line,
+        column,
+        excerpt: excerptAt(file, line, column, rule.mask ? secret : undefined),
+        ...(lowered ? { note: lowered.note } : {}),
+      });
+    }
+  }
+  return found;
+}
+
+/**
+ * A phrase quoted inline ("…", “…”, `…`) is being talked about, not said: lowered like a discussion. A quote must
+ * open within three characters before the match and close within three after it.
+ */
+function quoted(rule: Rule, file: ScannedFile, start: number, length: number, context: SkillContext): { to: Severity; note: string } | undefined {
+  const to = context.rules.discussion.to;
+  if (!rule.discussion || severityRank(to) >= severityRank(rule.severity)) return undefined;
+  const before = file.normal.slice(Math.max(0, start - 3), start);
+  const after = file.normal.slice(start + length, start + length + 3);
+  const open = /["“'`]/.exec(before)?.[0];
+  // A code fence (```) opens a block of code, not a quotation.
+  if (open === undefined || before.endsWith('```') || before.includes('\n')) return undefined;
+  const close = open === '“' ? '”' : open;
+  return after.includes(close) ? { to, note: 'lowered to medium: the phrase is quoted, as an example' } : undefined;
+}
+
+function limitPerFile(findings: Finding[], perFile: number): Finding[] {
+  const byFile = new Map<string, Finding[]>();
+  for (const finding of findings) {
+    const key = `${finding.file}|${finding.severity}`;
+    const list = byFile.get(key) ?? [];
+    list.push(finding);
+    byFile.set(key, list);
+  }
+  const out: Finding[] = [];
+  for (const list of byFile.values()) {
+    list.sort((a, b) => a.line - b.line);
+    const kept = list.slice(0, perFile);
+    if (list.length > perFile) {
+      const last = kept.at(-1)!;
+      kept[kept.length - 1] = { ...last, note: `${last.note ? `${last.note}; ` : ''}${list.length - perFile} more in this file` };
+    }
+    out.push(...kept);
+  }
+  return out;
+}

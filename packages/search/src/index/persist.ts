@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { stopwords } from '../analysis/stopwords.js';
+import { BODY_CHARS, SkillSearchIndex } from './skill-index.js';
+import type { SearchOptions } from '../types.js';
+import type { IndexState } from './state.js';
+
+/**
+ * A search index on disk, so that a restart searches at once instead of reading and analysing every SKILL.md again
+ * (ADR 0201). One file: a first line naming the format, a JSON header line (the analysis it was made with, the
+ * payload's sha256, where each array sits), then the payload: the strings as one JSON array, and the typed arrays,
+ * each at a multiple of 8 bytes. Beside each document the caller keeps a version string of its own (the server: the
+ * skill's package digest), so that it can tell which documents went stale while the process was down.
+ *
+ * Discarded, never half-used: another format, another analysis (the stopwords, the body bound, this format's
+ * version: anything that would make the same text give other terms), a payload whose sha256 differs (torn, damaged),
+ * or arrays that do not fit together (`checkState`).
+ */
+const MAGIC = 'skillport-search-index/2\n';
+const TYPED = ['df', 'forwardOffsets', 'forward', 'descriptionOffsets', 'descriptions', 'postingOffsets', 'postingDocs', 'postingCounts'] as const;
+type Typed = Int32Array | Uint32Array | Uint8Array;
+const KINDS = { Int32Array, Uint32Array, Uint8Array } as const;
+
+interface Header {
+  analysis: string;
+  sha256: string;
+  strings: [offset: number, length: number];
+  arrays: Record<string, [kind: keyof typeof KINDS, offset: number, length: number]>;
+}
+
+/** What a persisted index holds beside the index: the caller's version of each document, by id. */
+export interface PersistedIndex {
+  index: SkillSearchIndex;
+  versions: Map<string, string>;
+}
+
+/** What the analysis depends on: text analysed with other stopwords or another body bound gives other terms. */
+export function analysisFingerprint(): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ magic: MAGIC, bodyChars: BODY_CHARS, stopwords: [...stopwords()] }))
+    .digest('hex');
+}
+
+/** The index and each document's version (`versionOf(id)`, '' when unknown) as the bytes of one file. */
+export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => string): Buffer[] {
+  const state = index.exportState();
+  const strings = Buffer.from(
+    JSON.stringify({
+      terms: state.terms,
+      written: state.written,
+      ids: state.ids,
+      names: state.names,
+      meaning: state.meaning,
+      versions: state.ids.map(versionOf),
+    }),
+  );
+  const parts: Buffer[] = [];
+  let offset = 0;
+  const push = (bytes: Buffer): [number, number] => {
+    const at = offset;
+    parts.push(bytes);
+    offset += bytes.length;
+    const pad = (8 - (offset % 8)) % 8;
+    if (pad > 0) {
+      parts.push(Buffer.alloc(pad));
+      offset += pad;
+    }
+    return [at, bytes.length];
+  };
+  const arrays: Header['arrays'] = {};
+  const stringsAt = push(strings);
+  const typed: Array<[string, Typed]> = [
+    ...TYPED.map((name): [string, Typed] => [name, state[name]]),
+    ...state.lengths.map((values, f): [string, Typed] => [`lengths${f}`, values]),
+  ];
+  for (const [name, values] of typed) {
+    const [at] = push(Buffer.from(values.buffer, values.byteOffset, values.byteLength));
+    arrays[name] = [values.constructor.name as keyof typeof KINDS, at, values.length];
+  }
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  const header: Header = { analysis: analysisFingerprint(), sha256: hash.digest('hex'), strings: stringsAt, arrays };
+  return [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...parts];
+}
+
+/** The index in `bytes` (from encodeIndex); throws, saying why, when it cannot be used as it is. */
+export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): PersistedIndex {
+  const fail = (why: string): never => {
+    throw new Error(`search index file: ${why}`);
+  };
+  if (bytes.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) fail('not this format');
+  const end = bytes.indexOf(0x0a, MAGIC.length);
+  if (end < 0) fail('no header');
+  let header: Header;
+  try {
+    header = JSON.parse(bytes.subarray(MAGIC.length, end).toString('utf8')) as Header;
+  } catch {
+    return fail('the header is not JSON');
+  }
+  if (header?.analysis !== analysisFingerprint()) fail('made with another analysis (stopwords, body bound or format changed)');
+  // Copied to an 8-aligned buffer: typed arrays need aligned offsets, and the header's length is arbitrary.
+  const payload = new Uint8Array(bytes.length - end - 1);
+  payload.set(bytes.subarray(end + 1));
+  if (createHash('sha256').update(payload).digest('hex') !== header.sha256) fail('its checksum does not match (torn or damaged)');
+  const slice = ([at, length]: [number, number]) => {
+    if (!(Number.isInteger(at) && Number.isInteger(length) && at >= 0 && length >= 0 && at + length <= payload.length)) fail('an array lies outside the file');
+    return payload.subarray(at, at + length);
+  };
+  const array = (name: string): Typed => {
+    const entry = header.arrays?.[name];
+    if (entry === undefined) return fail(`no ${name}`);
+    const [kind, at, length] = entry;
+    const Kind = KINDS[kind];
+    if (Kind === undefined || at % 8 !== 0) return fail(`${name} is not a known, aligned array`);
+    const raw = slice([at, length * Kind.BYTES_PER_ELEMENT]);
+    return new Kind(raw.buffer, raw.byteOffset, length);
+  };
+  let strings: { terms: string[]; written: string[]; ids: string[]; names: string[]; meaning: Array<string | null>; versions: string[] };
+  try {
+    strings = JSON.parse(Buffer.from(slice(header.strings)).toString('utf8'));
+  } catch {
+    return fail('its strings are not JSON');
+  }
+  const state: IndexState = {
+    terms: strings.terms,
+    written: strings.written,
+    ids: strings.ids,
+    names: strings.names,
+    meaning: strings.meaning,
+    df: array('df') as Int32Array,
+    forwardOffsets: array('forwardOffsets') as Int32Array,
+    forward: array('forward') as Uint8Array,
+    descriptionOffsets: array('descriptionOffsets') as Int32Array,
+    descriptions: array('descriptions') as Int32Array,
+    postingOffsets: array('postingOffsets') as Int32Array,
+    postingDocs: array('postingDocs') as Int32Array,
+    postingCounts: array('postingCounts') as Uint32Array,
+    lengths: [0, 1, 2, 3].map((f) => array(`lengths${f}`) as Int32Array),
+  };
+  if (!Array.isArray(strings?.versions) || strings.versions.length !== state.ids?.length) fail('versions do not match the ids');
+  for (const key of ['terms', 'written', 'ids', 'names', 'meaning'] as const) if (!Array.isArray(state[key])) fail(`${key} is not a list`);
+  const index = SkillSearchIndex.fromState(state, options);
+  return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])) };
+}
+
+/** Writes the index to `path` (a temporary file renamed over it: a reader never sees half a file). */
+export async function saveIndex(path: string, index: SkillSearchIndex, versionOf: (id: string) => string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, encodeIndex(index, versionOf));
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The index at `path`; undefined when there is none; throws, saying why, when there is one that cannot be used. */
+export async function loadIndex(path: string, options: SearchOptions = {}): Promise<PersistedIndex | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return decodeIndex(bytes, options);
+}

@@ -1,0 +1,830 @@
+/**
+ * Ranked keyword search over skills: a request in the user's own words → the skills most likely to help, best
+ * first. No model: lexical matching plus a lexical database (WordNet, shipped in an npm package), with everything
+ * that does not depend on the query precomputed when the index is built (a query adds up precomputed posting
+ * values; it never scans the documents). Each document is analysed on its own (text → terms per field), so the
+ * analysis stays usable by an index that adds and removes documents one at a time.
+ *
+ * Terms. Text is split into words at anything that is not a letter, combining mark or digit (Unicode-aware:
+ * `über-große` and `数据分析` are words), NFKC-normalised, lowercased, Latin diacritics folded (`diátaxis` →
+ * `diataxis`). Hyphenated names split at the hyphens like at any other punctuation. A word in camelCase or mixing
+ * letters and digits (`TimeZoneInfo`, `net8`) is indexed whole and also as its parts, each part counting half an
+ * occurrence (`timezoneinfo` + `time zone info`). A short stopword list is dropped (articles, pronouns,
+ * auxiliaries, contraction tails such as the `m` of `I'm`, conversational filler such as `really` or `something`),
+ * and every other word is reduced by `lightStem` (../analysis/stem.ts). A query word the index does not know
+ * but that has parts is looked up by its parts.
+ *
+ * Score = coverage^0.5 · Σ over the distinct query terms of the term's best match + phrase bonus + name bonus.
+ *
+ * 1. BM25F over four fields: the name, the description, the headings (ATX headings of the SKILL.md body) and the
+ *    whole body (up to BODY_CHARS characters).
+ *    Per field f, tf_f = occurrences / (1 − b_f + b_f · len_f / avglen_f); the fields are combined before
+ *    saturation, tf = Σ w_f · tf_f, and a term scores idf · tf / (k1 + tf), with k1 = 1.2 and
+ *    idf = ln(1 + (N − df + 0.5) / (df + 0.5)) (df: documents holding the term in any field). Field weights:
+ *    name 3 (a word of the name says what the skill is), description 1, headings 0.3 (a heading says what the skill
+ *    also covers, and bodies are long and generic: "Overview", "Quick Start"), body 0.15 (many words, most of them
+ *    incidental, but the words users describe their problem with are often only there); b = 0.3 for names
+ *    (uniformly short), 0.9 for bodies (a short, focused body says more per word; the normaliser is floored at
+ *    BODY_MIN_NORM), 0.75 for the others.
+ * 2. Near matches, at a fraction of the exact score; a query term counts once per document, by its best match:
+ *    - prefix, ×0.5: an index term extending a query term of 4+ characters (`deploy` → `deployment`);
+ *    - truncation, ×0.5: an index term of 5+ characters that the query term extends by at most 4 characters
+ *      (`migration` → `migrat`, the stem of `migrate`);
+ *    - typo, ×0.4: for a query term of 5+ characters the index does not hold at all, the index terms one edit
+ *      away (an insertion, deletion, substitution, or swap of adjacent characters: `kuberntes` → `kubernetes`).
+ *      The vocabulary is bucketed by length and first character, and by length and second character; the seven
+ *      buckets that can hold a term one edit away are compared with an early-exit check, never the whole
+ *      vocabulary and never a full edit-distance table;
+ *    - compound, ×0.7: two adjacent query words that form one index term when joined (`web app` → `webapp`).
+ *    - related, ×0.2: the catalog terms of words WordNet relates to the query word as typed (synonyms and
+ *      derivationally related forms of its most frequent sense: `blurry` → `fuzzy`, `blur`; ../expansion/wordnet.ts), at most
+ *      MAX_RELATED per query word. A source of related words can be passed instead (`SearchOptions.related`).
+ *    - mapped, ×0.8 with the idf capped at the query word's own: the domain words a situation word or phrase maps
+ *      to in a shipped, general-English map (`accountant` → `tax`, `bookkeeping`; `far away` → `cdn`, `latency`;
+ *      ../expansion/word-map.ts, ../expansion/situation-words.txt). A skill matching a word only this way earns 0.6 of its coverage
+ *      credit (3.), so a broad mapped term cannot pass for the word itself (`SearchOptions.situations`).
+ * 3. Coverage: the share of the query's weight (Σ idf of its terms) that the document matches at all. Its square
+ *    root scales the sum above, so a skill matching most of what was asked beats one that repeats a single word.
+ * 4. Phrase bonus: for each pair of adjacent query terms that also stand side by side (stopwords skipped on both
+ *    sides) in the description, 0.3 × the smaller of the two terms' scores in that document.
+ * 5. Name bonus, with S = Σ idf of the query terms the index holds (about the most the term sum can reach): a query
+ *    equal to a skill's name (case, punctuation and separators ignored: `PDF` ↔ `pdf`, `slack gif creator` ↔
+ *    `slack-gif-creator`) adds S, so the skill the user named comes first; a query that is the start of a name at a
+ *    word boundary (`slack gif` → `slack-gif-creator`) adds S / 2.
+ * 6. Meaning: the best MEANING_DEPTH documents above the cut (below) are reordered by the cosine of the query's and
+ *    each one's name-and-description vector, means of general-English word vectors (../expansion/word-vectors.ts): each gains
+ *    MEANING_WEIGHT × the best score × its cosine / the best cosine among them (`SearchOptions.wordVectors`).
+ *
+ * The values were chosen before the recall benchmark (bench/search.mjs) existed, then revised on it: headings
+ * lowered from 0.5 to 0.3, the coverage factor added, and the phrase bonus made proportional (a flat bonus of
+ * (idf₁ + idf₂) / 4 lost more queries than it won). Other values moved its recall by a query or two at most.
+ * The body field came from a second query set written blind to this code (bench/search-queries-heldout.json):
+ * without it, recall@5 there was 90.0%, with it 95.3% (whole bodies: 96.0%, at several times the indexing cost).
+ * A third set, written blind with few words in common with the skills (bench/blind/queries-dev.json), showed the
+ * opening of the body was not enough: whole bodies at 0.15 with b = 0.9 took its recall@5 from 43% to 59%, WordNet
+ * related words to 61% (older sets within a query or two). Measured and dropped: pseudo-relevance feedback (the
+ * best documents' description terms as a second query: no gain), WordNet hypernyms/hyponyms and rarer senses
+ * (lost queries). Figures and misses: docs/benchmarks.md; the why: docs/decisions/0150-search-meaning-offline.md.
+ *
+ * Results: the documents with a positive score of at least CUT_RATIO (a quarter) of the best one, by score
+ * (descending), then name, then id (code-unit order, not locale order), so the same documents and query always give
+ * the same list. Each carries its matches (per query word: the index term it matched through, exact, near or
+ * related, and the fields holding it) and a one-line `reason` built from them, naming the words that matched
+ * nothing, so that a model can judge a weak hit. A query is cut to 1,000 characters
+ * and 32 terms; one without a usable term (only stopwords or punctuation) finds nothing.
+ */
+import { Analyzer } from '../analysis/analyzer.js';
+import { QueryExpander, MAPPED_COVERAGE } from '../expansion/query-expansion.js';
+import type { Expansion } from '../expansion/query-expansion.js';
+import { WordVectors } from '../expansion/word-vectors.js';
+import { WordNet } from '../expansion/wordnet.js';
+import { IntList } from '../postings/int-list.js';
+import { DESCRIPTION_SHIFT, FIELDS, FIELD_MAX, FIELD_NAMES, fieldBits } from '../postings/packed-counts.js';
+import { RecentPostings } from '../postings/recent-postings.js';
+import { TermCounter } from '../postings/term-counter.js';
+import { encodeIds, forEachId } from '../postings/varint-ids.js';
+import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
+import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
+import { FieldWeights, averagesOf, idf, saturated } from '../scoring/bm25f.js';
+import type { Scope } from '../scoring/bm25f.js';
+import { compareText } from '../scoring/order.js';
+import type { SearchDocument, SearchHit, SearchMatch, SearchOptions } from '../types.js';
+import { checkState } from './state.js';
+import type { IndexState } from './state.js';
+import { NameIndex } from './names.js';
+import { SearchView } from './search-view.js';
+
+/** Characters of a body indexed: all of it in practice (the corpus's longest is ~60,000), with a bound on index work. */
+export const BODY_CHARS = 100_000;
+/**
+ * The meaning channel (./word-vectors.ts): each of the lexical candidates (the best MEANING_DEPTH above the cut) gains
+ * MEANING_WEIGHT × the best lexical score × its cosine with the query / the best cosine among them, so the closest
+ * in meaning gains up to 0.4 of the leader's score. It only reorders what the words found: skills found by meaning
+ * alone (the cosine's own top 50) never reached the top 10 on any set. Chosen on the seen sets and blind set 2's dev
+ * part (ADR 0150, fourth round): 0.3-0.5 did alike; reciprocal-rank fusion lost queries on every set (the vectors
+ * alone find the right skill first for 13 % of blind queries).
+ */
+const MEANING_WEIGHT = 0.4;
+const MEANING_DEPTH = 50;
+const COVERAGE_EXPONENT = 0.5;
+/**
+ * Results scoring below this share of the best result's score are cut, not padded out: on the three query sets, no
+ * expected skill ranked 2-10 scored below 0.37 of the first, and what scores below a quarter of it matches little
+ * of the request (one common word, or only through related words).
+ */
+const CUT_RATIO = 0.25;
+const PHRASE_WEIGHT = 0.3;
+const EXACT_NAME_WEIGHT = 1;
+const NAME_PREFIX_WEIGHT = 0.5;
+// Bounds on work per query.
+const MAX_QUERY_CHARS = 1000;
+const DEFAULT_LIMIT = 10;
+
+/** Postings merged into the compact lists once the recent ones reach this many (or half the compact ones). */
+const MIN_MERGE_ROWS = 65_536;
+
+/**
+ * The index. Documents are added, replaced (same id) and removed one at a time; a search always ranks exactly like
+ * an index built at once from the current documents (same statistics: document count, average field lengths,
+ * document frequencies; the same near matches), which the tests check after random sequences of changes.
+ *
+ * Layout (memory: nothing of the source text is kept but names, ids and description term sequences):
+ * - terms: `vocabulary` (term → id) and `terms` (id → term), never removed (a term whose documents are all gone has
+ *   a document frequency of 0 and is treated as unknown); `df` per term, counted over the live documents.
+ * - documents by slot (a number; slots of removed documents are reused only after a merge renumbers them): id,
+ *   name, word count per field, the distinct term ids (`forward`, to undo its counts on removal) and the
+ *   description's term sequence (phrase bonus).
+ * - postings of term t: the compact lists (`baseOffsets[t] .. baseOffsets[t + 1]` in `baseDocs`/`baseCounts`, slots
+ *   ascending, built at the last merge) followed by the recent ones (`recent`: flat typed rows chained per term, for
+ *   documents added since). Counts are packed occurrences per field (see TermCounter); the BM25F value is computed
+ *   at query time from them and the scope's average lengths, so adding a document never rewrites other postings.
+ *   Postings of removed documents stay until the next merge and are skipped (their slot is not live).
+ * - merges rebuild the compact lists from the compact and recent ones (no text is analysed again) when the recent
+ *   postings outgrow half the compact ones, or removed documents hold half of them: amortised, a change costs a
+ *   constant number of posting copies.
+ *
+ * For a query-expansion step (e.g. issue 15's meaning module): `expansions` turns a query term into index terms
+ * with factors; a source of related words plugs in through `SearchOptions.related` without touching the layout.
+ */
+export class SkillSearchIndex {
+  private readonly analyzer = new Analyzer();
+  private readonly expander: QueryExpander;
+  /** A function: the vectors' loader, called on the first query (not at construction: a server builds its index at start). */
+  private wordVectors: WordVectors | undefined | (() => WordVectors | undefined);
+  /** Per slot, the text its meaning vector is made of (name and description), and the vector once made (lazily). */
+  private meaningTexts: Array<string | undefined> = [];
+  private meaningVectors: Array<Float32Array | null | undefined> = [];
+  private readonly counter: TermCounter;
+  // Terms.
+  private readonly vocabulary = new Vocabulary();
+  // Documents, by slot.
+  private readonly slots = new Map<string, number>();
+  private ids: string[] = [];
+  private nameOf: string[] = [];
+  private lengths = [new IntList(), new IntList(), new IntList(), new IntList()];
+  private alive = new Uint8Array(16);
+  /** Per slot, the document's distinct term ids, ascending, gap-encoded as varints (encodeIds): 1-2 bytes a term. */
+  private forward: Array<Uint8Array | undefined> = [];
+  private descriptions: Array<Int32Array | undefined> = [];
+  private readonly totals = [0, 0, 0, 0];
+  private live = 0;
+  // Postings.
+  private baseOffsets = new Int32Array(1);
+  private baseDocs = new Int32Array(0);
+  private baseCounts = new Uint32Array(0);
+  /** Slots below this are in the compact lists; slots from it on are recent. */
+  private baseSlots = 0;
+  private deadRows = 0;
+  /** The postings of documents added since the last merge (slots from baseSlots on): ./recent-postings.ts. */
+  private recent = new RecentPostings();
+  // Names.
+  private readonly names = new NameIndex();
+  /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
+  private epoch = 0;
+  /**
+   * A query's working memory, reused: per-slot accumulators, and the slots a term hit and the slots scored, in typed
+   * lists (as JS arrays they grew to a whole catalog per query term, and at 100,000 skills reallocating them took
+   * most of a query's time).
+   */
+  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array; hit: IntList; touched: IntList } | undefined;
+  /** The whole index's Scope.weights, for the epoch they were computed at. */
+  private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
+  private readonly minMergeRows: number;
+  private readonly minConfidence: number;
+
+  /** Documents with the same id: the last one wins. */
+  constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
+    const wordnet = options.related === undefined ? WordNet.bundled() : undefined;
+    const related = options.related === false ? undefined : (options.related ?? (wordnet === undefined ? undefined : (word: string) => wordnet.related(word)));
+    this.expander = new QueryExpander(this.vocabulary, this.analyzer, related, options.situations === false ? undefined : (options.situations ?? null));
+    this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
+    this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
+    this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
+    this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
+    for (const document of documents) this.add(document, false);
+    this.merge();
+  }
+
+  /** Documents indexed. */
+  get size(): number {
+    return this.live;
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  /** Adds a document, or replaces the one with the same id. */
+  add(source: SearchDocument, mergeWhenDue = true): void {
+    const id = String(source?.id ?? '');
+    this.remove(id, false);
+    const slot = this.ids.length;
+    const counter = this.counter;
+    counter.begin();
+    const name = String(source?.name ?? '');
+    const description = new IntList(16);
+    const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
+    if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
+    lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
+    const touched = Int32Array.from(counter.touched).sort();
+    const df = this.vocabulary.df.data;
+    this.recent.addDocument(slot, touched, (term) => {
+      df[term]!++;
+      return counter.take(term);
+    });
+    this.slots.set(id, slot);
+    this.ids.push(id);
+    this.nameOf.push(name);
+    for (let f = 0; f < FIELDS; f++) {
+      this.lengths[f]!.push(lengths[f]!);
+      this.totals[f]! += lengths[f]!;
+    }
+    if (slot >= this.alive.length) {
+      const bigger = new Uint8Array(Math.max(16, slot * 2));
+      bigger.set(this.alive);
+      this.alive = bigger;
+    }
+    this.alive[slot] = 1;
+    this.forward.push(encodeIds(touched));
+    this.descriptions.push(description.toArray());
+    this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${String(source?.description ?? '')}`);
+    this.meaningVectors.push(undefined);
+    this.live++;
+    this.names.add(name, slot);
+    this.epoch++;
+    if (mergeWhenDue) this.mergeIfDue();
+  }
+
+  /** Removes the document with this id; false when there is none. */
+  remove(id: string, mergeWhenDue = true): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    const df = this.vocabulary.df.data;
+    const terms = forEachId(this.forward[slot]!, (term) => df[term]!--);
+    if (slot < this.baseSlots) this.deadRows += terms;
+    this.slots.delete(id);
+    this.alive[slot] = 0;
+    this.forward[slot] = undefined;
+    this.descriptions[slot] = undefined;
+    this.meaningTexts[slot] = undefined;
+    this.meaningVectors[slot] = undefined;
+    for (let f = 0; f < FIELDS; f++) this.totals[f]! -= this.lengths[f]!.data[slot]!;
+    this.live--;
+    this.names.remove(this.nameOf[slot]!, slot);
+    this.epoch++;
+    if (mergeWhenDue) this.mergeIfDue();
+    return true;
+  }
+
+  /** A view of the documents with these ids (others are ignored), to pass to `search`. */
+  view(ids: Iterable<string>): SearchView {
+    return new SearchView([...ids]);
+  }
+
+  private mergeIfDue(): void {
+    const baseRows = this.baseDocs.length;
+    if (this.recent.rows > Math.max(this.minMergeRows, baseRows / 2) || this.deadRows > Math.max(this.minMergeRows, baseRows / 2)) this.merge();
+  }
+
+  /**
+   * Rebuilds the compact posting lists from the compact and recent ones, dropping removed documents and
+   * renumbering slots (kept in order, so each list stays ascending: compact postings first, then recent ones).
+   * Terms no live document holds any more are dropped from the vocabulary and the other terms renumbered (in
+   * order), so words of removed skills do not stay until a restart; the analyses cache follows (renumbered, the
+   * words of dropped terms forgotten).
+   */
+  private merge(): void {
+    const slotCount = this.ids.length;
+    const renumber = new Int32Array(slotCount);
+    let next = 0;
+    for (let slot = 0; slot < slotCount; slot++) renumber[slot] = this.alive[slot] === 1 ? next++ : -1;
+    const termCount = this.vocabulary.size;
+    const df = this.vocabulary.df.data;
+    // Terms kept (held by a live document), renumbered in order: relative order, hence sorted lists, survive.
+    const termMap = new Int32Array(termCount);
+    let kept = 0;
+    for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
+    // Rows per kept term: its live compact postings, then its live recent ones (one pass over the recent rows).
+    const baseTerms = this.baseOffsets.length - 1;
+    const recent = this.recent;
+    const baseRows = new Int32Array(kept);
+    const recentRows = new Int32Array(kept);
+    for (let term = 0; term < termCount; term++) {
+      const to = termMap[term]!;
+      if (to < 0 || term >= baseTerms) continue;
+      let rows = 0;
+      for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
+      baseRows[to] = rows;
+    }
+    // A live document's terms all have a live document (itself), so termMap is >= 0 for its rows.
+    for (let row = 0; row < recent.rows; row++) if (this.alive[recent.slot[row]!] === 1) recentRows[termMap[recent.term[row]!]!]!++;
+    const offsets = new Int32Array(kept + 1);
+    for (let to = 0; to < kept; to++) offsets[to + 1] = offsets[to]! + baseRows[to]! + recentRows[to]!;
+    const docs = new Int32Array(offsets[kept]!);
+    const counts = new Uint32Array(offsets[kept]!);
+    // Where each term's recent rows go: after its compact ones. Recent rows are in slot order, so lists stay ascending.
+    const cursor = new Int32Array(kept);
+    for (let term = 0; term < termCount; term++) {
+      const mapped = termMap[term]!;
+      if (mapped < 0) continue;
+      let to = offsets[mapped]!;
+      if (term < baseTerms) {
+        for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
+          const slot = this.baseDocs[at]!;
+          if (this.alive[slot] !== 1) continue;
+          docs[to] = renumber[slot]!;
+          counts[to++] = this.baseCounts[at]!;
+        }
+      }
+      cursor[mapped] = to;
+    }
+    for (let row = 0; row < recent.rows; row++) {
+      const slot = recent.slot[row]!;
+      if (this.alive[slot] !== 1) continue;
+      const to = cursor[termMap[recent.term[row]!]!]!++;
+      docs[to] = renumber[slot]!;
+      counts[to] = recent.packed[row]!;
+    }
+    this.baseOffsets = offsets;
+    this.baseDocs = docs;
+    this.baseCounts = counts;
+    this.deadRows = 0;
+    // Per-slot data, renumbered.
+    const keep = <T>(values: T[]): T[] => values.filter((_, slot) => renumber[slot]! >= 0);
+    this.ids = keep(this.ids);
+    this.nameOf = keep(this.nameOf);
+    this.forward = keep(this.forward);
+    this.descriptions = keep(this.descriptions);
+    this.meaningTexts = keep(this.meaningTexts);
+    this.meaningVectors = keep(this.meaningVectors);
+    if (kept < termCount) {
+      this.forward = this.forward.map((ids) => {
+        const mapped: number[] = [];
+        forEachId(ids!, (term) => mapped.push(termMap[term]!));
+        return encodeIds(mapped);
+      });
+      this.descriptions = this.descriptions.map((sequence) => sequence!.map((term) => termMap[term]!));
+      const terms = this.vocabulary.terms.filter((_, term) => termMap[term]! >= 0);
+      const written = this.vocabulary.written.filter((_, term) => termMap[term]! >= 0);
+      const dfs = new IntList(kept);
+      for (let term = 0; term < termCount; term++) if (termMap[term]! >= 0) dfs.push(df[term]!);
+      this.vocabulary.rebuild(terms, dfs, written);
+      this.analyzer.renumber(termMap);
+    }
+    this.lengths = this.lengths.map((list) => {
+      const kept = new IntList(next);
+      for (let slot = 0; slot < slotCount; slot++) if (renumber[slot]! >= 0) kept.push(list.data[slot]!);
+      return kept;
+    });
+    this.alive = new Uint8Array(Math.max(16, next)).fill(1, 0, next);
+    this.baseSlots = next;
+    this.recent.reset(next);
+    this.slots.clear();
+    this.ids.forEach((id, slot) => this.slots.set(id, slot));
+    this.names.renumber(renumber);
+    this.scratch = undefined;
+    this.epoch++;
+  }
+
+  /**
+   * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
+   * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
+   * its compact form rather than the growable one. Costs a pass over the postings.
+   */
+  compact(): void {
+    let deadTerms = false;
+    for (let term = 0; term < this.vocabulary.size && !deadTerms; term++) deadTerms = this.vocabulary.df.data[term] === 0;
+    if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+  }
+
+  /**
+   * The whole index as plain arrays (compacted first), for ./persist.ts: what a process needs to search without
+   * analysing a single document again. The arrays are the index's own (not copies): write them, don't keep them.
+   */
+  exportState(): IndexState {
+    this.compact();
+    const count = this.ids.length;
+    const forwardOffsets = new Int32Array(count + 1);
+    const descriptionOffsets = new Int32Array(count + 1);
+    for (let slot = 0; slot < count; slot++) {
+      forwardOffsets[slot + 1] = forwardOffsets[slot]! + this.forward[slot]!.length;
+      descriptionOffsets[slot + 1] = descriptionOffsets[slot]! + this.descriptions[slot]!.length;
+    }
+    const forward = new Uint8Array(forwardOffsets[count]!);
+    const descriptions = new Int32Array(descriptionOffsets[count]!);
+    for (let slot = 0; slot < count; slot++) {
+      forward.set(this.forward[slot]!, forwardOffsets[slot]!);
+      descriptions.set(this.descriptions[slot]!, descriptionOffsets[slot]!);
+    }
+    return {
+      terms: this.vocabulary.terms,
+      written: this.vocabulary.written,
+      df: this.vocabulary.df.data.subarray(0, this.vocabulary.size),
+      ids: this.ids,
+      names: this.nameOf,
+      meaning: this.meaningTexts.map((text) => text ?? null),
+      lengths: this.lengths.map((list) => list.data.subarray(0, count)),
+      forwardOffsets,
+      forward,
+      descriptionOffsets,
+      descriptions,
+      postingOffsets: this.baseOffsets,
+      postingDocs: this.baseDocs,
+      postingCounts: this.baseCounts,
+    };
+  }
+
+  /**
+   * An index holding exactly what `state` describes (from `exportState`, possibly of another process), searched
+   * with these options. Throws when the arrays do not fit together (a damaged or foreign state): nothing half-built
+   * is returned.
+   */
+  static fromState(state: IndexState, options: SearchOptions = {}): SkillSearchIndex {
+    checkState(state);
+    const index = new SkillSearchIndex([], options);
+    const count = state.ids.length;
+    const dfs = new IntList(state.terms.length);
+    for (const df of state.df) dfs.push(df);
+    index.vocabulary.rebuild(state.terms, dfs, state.written);
+    index.ids = [...state.ids];
+    index.nameOf = [...state.names];
+    index.lengths = state.lengths.map((values) => {
+      const list = new IntList(count);
+      list.data.set(values);
+      list.length = count;
+      return list;
+    });
+    for (let f = 0; f < FIELDS; f++) index.totals[f] = state.lengths[f]!.reduce((sum, value) => sum + value, 0);
+    index.alive = new Uint8Array(Math.max(16, count)).fill(1, 0, count);
+    index.forward = Array.from({ length: count }, (_, slot) => state.forward.slice(state.forwardOffsets[slot]!, state.forwardOffsets[slot + 1]!));
+    index.descriptions = Array.from({ length: count }, (_, slot) =>
+      state.descriptions.slice(state.descriptionOffsets[slot]!, state.descriptionOffsets[slot + 1]!),
+    );
+    index.meaningTexts = index.wordVectors === undefined ? state.meaning.map(() => undefined) : state.meaning.map((text) => text ?? undefined);
+    index.meaningVectors = state.meaning.map(() => undefined);
+    index.baseOffsets = Int32Array.from(state.postingOffsets);
+    index.baseDocs = Int32Array.from(state.postingDocs);
+    index.baseCounts = Uint32Array.from(state.postingCounts);
+    index.baseSlots = count;
+    index.recent.reset(count);
+    index.live = count;
+    state.ids.forEach((id, slot) => {
+      index.slots.set(id, slot);
+      index.names.add(state.names[slot]!, slot);
+    });
+    index.scratch = undefined;
+    index.epoch++;
+    return index;
+  }
+
+  /** Terms in the vocabulary (every one held by a live document right after a merge). */
+  get vocabularySize(): number {
+    return this.vocabulary.size;
+  }
+
+  /** The whole index, or a view brought up to date with the index. */
+  private scope(view: SearchView | undefined): Scope {
+    if (view === undefined) {
+      if (this.wholeWeights?.epoch !== this.epoch) {
+        const averages = averagesOf(this.totals, this.live);
+        const weights = this.wholeWeights?.weights ?? new FieldWeights();
+        weights.reset(this.ids.length, averages);
+        this.wholeWeights = { epoch: this.epoch, averages, weights };
+      }
+      const { averages, weights } = this.wholeWeights;
+      return { visible: this.alive, count: this.live, averages, weights, df: (id) => this.vocabulary.df.data[id]! };
+    }
+    if (view.epoch !== this.epoch) {
+      const visible = new Uint8Array(this.ids.length);
+      const totals = [0, 0, 0, 0];
+      let count = 0;
+      for (const id of view.ids) {
+        const slot = this.slots.get(id);
+        if (slot === undefined || visible[slot] === 1) continue;
+        visible[slot] = 1;
+        count++;
+        for (let f = 0; f < FIELDS; f++) totals[f]! += this.lengths[f]!.data[slot]!;
+      }
+      view.visible = visible;
+      view.count = count;
+      view.averages = averagesOf(totals, count);
+      view.weights.reset(this.ids.length, view.averages);
+      view.dfs = new Map();
+      view.epoch = this.epoch;
+    }
+    const { visible, dfs } = view;
+    return {
+      visible,
+      count: view.count,
+      averages: view.averages,
+      weights: view.weights,
+      df: (id) => {
+        let df = dfs.get(id);
+        if (df === undefined) {
+          df = 0;
+          this.forEachPosting(id, visible, () => df!++);
+          dfs.set(id, df);
+        }
+        return df;
+      },
+    };
+  }
+
+  /** Calls `visit(slot, packed)` for each posting of term `id` whose document is visible. */
+  private forEachPosting(id: number, visible: Uint8Array, visit: (slot: number, packed: number) => void): void {
+    if (id < this.baseOffsets.length - 1) {
+      for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
+        const slot = this.baseDocs[at]!;
+        if (visible[slot] === 1) visit(slot, this.baseCounts[at]!);
+      }
+    }
+    const recent = this.recent;
+    for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
+      const slot = recent.slot[row]!;
+      if (visible[slot] === 1) visit(slot, recent.packed[row]!);
+    }
+  }
+
+  /** The packed counts of term `id` in document `slot`, or 0 when it does not hold the term. */
+  private packedCount(id: number, slot: number): number {
+    if (slot < this.baseSlots) {
+      if (id >= this.baseOffsets.length - 1) return 0;
+      let low = this.baseOffsets[id]!;
+      const end = this.baseOffsets[id + 1]!;
+      let high = end;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (this.baseDocs[middle]! < slot) low = middle + 1;
+        else high = middle;
+      }
+      return low < end && this.baseDocs[low] === slot ? this.baseCounts[low]! : 0;
+    }
+    return this.recent.packedCount(id, slot);
+  }
+
+  /** The saturated BM25F value of packed counts in document `slot` (../scoring/bm25f.ts). */
+  private saturated(packed: number, slot: number, fieldWeights: FieldWeights): number {
+    return saturated(packed, slot, fieldWeights, this.lengths);
+  }
+
+  private idf(id: number, scope: Scope): number {
+    return idf(scope.df(id), scope.count);
+  }
+
+  /** Searches the whole index, or only the documents of `view` (ranked as if they were the only ones). */
+  search(query: string, limit: number = DEFAULT_LIMIT, view?: SearchView): SearchHit[] {
+    const scope = this.scope(view);
+    const wanted = typeof limit === 'number' && !Number.isNaN(limit) ? Math.max(0, Math.floor(Math.min(limit, scope.count))) : DEFAULT_LIMIT;
+    const text = typeof query === 'string' ? query.slice(0, MAX_QUERY_CHARS) : '';
+    if (wanted === 0) return [];
+    const { terms, sequence } = this.expander.queryTerms(text, scope);
+    if (terms.length === 0) return [];
+
+    // Per-document accumulators, allocated once and left all-zero after each query (only touched slots are reset).
+    const slotCount = this.ids.length;
+    if (this.scratch === undefined || this.scratch.scores.length < slotCount) {
+      const size = Math.max(16, slotCount * 2);
+      this.scratch = {
+        scores: new Float64Array(size),
+        best: new Float64Array(size),
+        covered: new Float64Array(size),
+        direct: new Uint8Array(size),
+        hit: new IntList(size),
+        touched: new IntList(size),
+      };
+    }
+    const { scores, best, covered, direct, hit, touched } = this.scratch;
+    hit.length = 0;
+    touched.length = 0;
+    const { visible, weights } = scope;
+    let idfSum = 0;
+    let importanceSum = 0;
+    const expanded: ExpandedTerm[] = [];
+    for (const { term, weight, word, mapped } of terms) {
+      const own = this.expander.known(term, scope);
+      const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
+      if (weight === 1 && own !== undefined) idfSum += ownIdf;
+      const expansions = this.expander.expansions(term, word, mapped, scope);
+      // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
+      let importance = own !== undefined ? ownIdf : 0;
+      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
+      // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
+      expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
+      if (weight === 1) importanceSum += importance;
+      for (const [id, factor, kind] of expansions) {
+        const mappedTerm = kind === 'mapped';
+        const scale = (mappedTerm ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight;
+        // The hot loop of a query, written out rather than through forEachPosting's callback (a call per posting).
+        const visit = (doc: number, packed: number): void => {
+          const value = scale * this.saturated(packed, doc, weights);
+          if (best[doc] === 0) hit.push(doc);
+          if (value > best[doc]!) best[doc] = value;
+          if (!mappedTerm) direct[doc] = 1;
+        };
+        if (id < this.baseOffsets.length - 1) {
+          const docs = this.baseDocs;
+          const counts = this.baseCounts;
+          for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
+            const doc = docs[at]!;
+            if (visible[doc] !== 1) continue;
+            const value = scale * this.saturated(counts[at]!, doc, weights);
+            if (best[doc] === 0) hit.push(doc);
+            if (value > best[doc]!) best[doc] = value;
+            if (!mappedTerm) direct[doc] = 1;
+          }
+        }
+        const recent = this.recent;
+        for (let row = recent.first(id); row >= 0; row = recent.next[row]!) if (visible[recent.slot[row]!] === 1) visit(recent.slot[row]!, recent.packed[row]!);
+      }
+      for (let at = 0; at < hit.length; at++) {
+        const doc = hit.data[at]!;
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc]! += best[doc]!;
+        // A skill matching the word only through the map earns part of its coverage (see MAPPED_COVERAGE).
+        if (weight === 1) covered[doc]! += direct[doc] === 1 ? importance : MAPPED_COVERAGE * importance;
+        best[doc] = 0;
+        direct[doc] = 0;
+      }
+      hit.length = 0;
+    }
+    if (COVERAGE_EXPONENT > 0 && importanceSum > 0) {
+      for (let at = 0; at < touched.length; at++) {
+        const doc = touched.data[at]!;
+        scores[doc]! *= Math.pow(covered[doc]! / importanceSum, COVERAGE_EXPONENT);
+      }
+    }
+    this.addPhraseBonus(sequence, scores, scope);
+    this.addNameBonus(text, idfSum, scores, touched, visible);
+    if (typeof this.wordVectors === 'function') {
+      try {
+        this.wordVectors = this.wordVectors();
+      } catch {
+        this.wordVectors = undefined; // ranked lexically, as without vectors
+      }
+      if (this.wordVectors === undefined) this.meaningTexts = this.meaningTexts.map(() => undefined);
+    }
+    const vectors = this.wordVectors;
+    const ranked = this.top(scores, touched, vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH));
+    // Very weak matches are cut rather than padded out (see CUT_RATIO).
+    const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
+    let kept = ranked.filter((doc) => scores[doc]! >= floor);
+    const cosines = new Map<number, number>();
+    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores, cosines).slice(0, wanted);
+    // A calibrated decision, not a fixed top-k (../scoring/confidence.ts): a hit must match some typed word itself (a
+    // near, related or mapped word never makes a match alone), and the best one must be confident enough, else none.
+    // minConfidence 0 ranks whatever the words reach, with no decision (what tests of the expansions look at).
+    let results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope, cosines.get(doc) ?? 0));
+    if (this.minConfidence > 0) {
+      results = results.filter((found) => found.evidence.exactWeight > 0);
+      // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
+      const top = results[0];
+      if (top !== undefined && top.confidence < this.minConfidence && top.evidence.exactWeight < top.evidence.queryWeight * (1 - 1e-9)) results = [];
+    }
+    for (let at = 0; at < touched.length; at++) scores[touched.data[at]!] = covered[touched.data[at]!] = 0;
+    touched.length = 0;
+    return results;
+  }
+
+  /**
+   * Adds the meaning channel's share to the candidates' scores (in `scores`) and returns them in ranking order.
+   * A skill's vector is made the first time it is a candidate, from its own text only.
+   */
+  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
+    const query = vectors.textVector(text);
+    if (query === undefined || candidates.length < 2) return candidates;
+    const dimensions = vectors.dimensions;
+    const cosines = candidates.map((doc) => {
+      let vector = this.meaningVectors[doc];
+      if (vector === undefined) {
+        vector = vectors.textVector(this.meaningTexts[doc] ?? '') ?? null;
+        this.meaningVectors[doc] = vector;
+      }
+      if (vector === null || vector.length !== dimensions) return 0;
+      let dot = 0;
+      for (let i = 0; i < dimensions; i++) dot += query[i]! * vector[i]!;
+      return Math.max(0, dot);
+    });
+    candidates.forEach((doc, at) => cosineOf.set(doc, cosines[at]!));
+    const bestCosine = Math.max(...cosines);
+    if (!(bestCosine > 0)) return candidates;
+    const top = scores[candidates[0]!]!;
+    candidates.forEach((doc, at) => {
+      scores[doc]! += (MEANING_WEIGHT * top * cosines[at]!) / bestCosine;
+    });
+    return candidates.sort((a, b) => (this.before(a, b, scores) ? -1 : 1));
+  }
+
+  /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
+  private hit(doc: number, score: number, expanded: ExpandedTerm[], scope: Scope, cosine: number): SearchHit {
+    const matches: SearchMatch[] = [];
+    const missed: string[] = [];
+    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0 };
+    for (const { word, expansions, typed, own, weight } of expanded) {
+      if (typed) {
+        evidence.queryWeight += weight;
+        if (own === undefined) evidence.unknownWeight += weight;
+        const packed = own === undefined ? 0 : this.packedCount(own, doc);
+        if (packed !== 0) {
+          evidence.exactWeight += weight;
+          evidence.exact += weight * this.saturated(packed, doc, scope.weights);
+        }
+      }
+      let best: { id: number; kind: SearchMatch['kind']; value: number; fields: number } | undefined;
+      for (const [id, factor, kind] of expansions) {
+        const packed = this.packedCount(id, doc);
+        // The word's own match (or a near or related one) is named when there is one, even if a mapped term scored
+        // more: mapped terms come last, and stand in for the word only where it is missing.
+        if (packed === 0 || (kind === 'mapped' && best !== undefined && best.kind !== 'mapped')) continue;
+        const value = this.idf(id, scope) * factor * this.saturated(packed, doc, scope.weights);
+        if (best === undefined || value > best.value) best = { id, kind, value, fields: fieldBits(packed) };
+      }
+      if (best === undefined) {
+        if (typed) missed.push(word); // a compound the words were joined into is not worth naming
+        continue;
+      }
+      const fields = FIELD_NAMES.filter((_, f) => (best.fields & (1 << f)) !== 0);
+      matches.push({ word, term: this.vocabulary.terms[best.id]!, written: writtenForm(this.vocabulary, best.id), kind: best.kind, fields });
+    }
+    // Words as written, never stems: `fix (related: restore) in body`, not `fix (~restor)`.
+    const described = matches.map(({ word, written, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (${kind}: ${written})`} in ${fields.join('+')}`);
+    const reason = `${described.join(', ')}${missed.length > 0 ? `${described.length > 0 ? '; ' : ''}not matched: ${missed.join(', ')}` : ''}` || 'name';
+    return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, score, idf(0, scope.count)) };
+  }
+
+  private addPhraseBonus(sequence: string[], scores: Float64Array, scope: Scope): void {
+    const pairs = new Set<string>();
+    for (let at = 0; at + 1 < sequence.length; at++) {
+      const first = this.expander.known(sequence[at]!, scope);
+      const second = this.expander.known(sequence[at + 1]!, scope);
+      if (first === undefined || second === undefined || first === second || pairs.has(`${first} ${second}`)) continue;
+      pairs.add(`${first} ${second}`);
+      // Walk the shorter posting list: the pair can only stand together where both terms occur.
+      const id = scope.df(first) <= scope.df(second) ? first : second;
+      this.forEachPosting(id, scope.visible, (doc, packed) => {
+        // Most postings are of other fields (bodies): a term absent from the description cannot stand beside the
+        // other one there (the description's term sequence holds a subset of its counted terms).
+        if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0) return;
+        const description = this.descriptions[doc]!;
+        if (!adjacent(description, 0, description.length, first, second)) return;
+        // In proportion to what the two words already earn in this document: a phrase of strong words counts.
+        scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
+      });
+    }
+  }
+
+  /** The BM25F score of one term in one document. */
+  private contribution(id: number, doc: number, scope: Scope): number {
+    const packed = this.packedCount(id, doc);
+    return packed === 0 ? 0 : this.idf(id, scope) * this.saturated(packed, doc, scope.weights);
+  }
+
+  private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: IntList, visible: Uint8Array): void {
+    if (idfSum === 0) return;
+    this.names.forEachNamed(text, (doc, exact) => {
+      if (visible[doc] !== 1) return;
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc]! += (exact ? EXACT_NAME_WEIGHT : NAME_PREFIX_WEIGHT) * idfSum;
+    });
+  }
+
+  /** The `limit` best of the touched documents, by insertion into a short sorted list. */
+  private top(scores: Float64Array, touched: IntList, limit: number): number[] {
+    const ranked: number[] = [];
+    for (let index = 0; index < touched.length; index++) {
+      const doc = touched.data[index]!;
+      if (!(scores[doc]! > 0)) continue;
+      if (ranked.length === limit && !this.before(doc, ranked[limit - 1]!, scores)) continue;
+      let at = ranked.length === limit ? limit - 1 : ranked.length;
+      while (at > 0 && this.before(doc, ranked[at - 1]!, scores)) {
+        ranked[at] = ranked[at - 1]!;
+        at--;
+      }
+      ranked[at] = doc;
+    }
+    return ranked;
+  }
+
+  /** Ranking order: higher score first, then name, then id (ids are unique). */
+  private before(a: number, b: number, scores: Float64Array): boolean {
+    if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
+    return (compareText(this.nameOf[a]!, this.nameOf[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
+  }
+}
+
+/** A query term with its expansions, as the hits are explained from. */
+interface ExpandedTerm {
+  word: string;
+  expansions: Expansion[];
+  /** A word the user typed (or a part of one), not a compound of two. */
+  typed: boolean;
+  /** The term's own id, when the scope holds it. */
+  own: number | undefined;
+  /** Its idf, or the idf of a term no document holds when the scope has none. */
+  weight: number;
+}
+
+/** Whether `first` is directly followed by `second` in `terms[start .. end]`. */
+function adjacent(terms: Int32Array, start: number, end: number, first: number, second: number): boolean {
+  for (let at = start; at + 1 < end; at++) if (terms[at] === first && terms[at + 1] === second) return true;
+  return false;
+}

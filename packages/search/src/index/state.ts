@@ -1,0 +1,72 @@
+import { FIELDS } from '../postings/packed-counts.js';
+import { forEachId } from '../postings/varint-ids.js';
+
+/**
+ * A compacted index as plain arrays (`SkillSearchIndex.exportState` / `fromState`), slots 0..n-1 all live:
+ * - terms and their document frequencies;
+ * - per slot: id, name, the text of its meaning vector (name and description; null without vectors), words per
+ *   field (`lengths[f][slot]`), its distinct term ids (varint gaps, `forward[forwardOffsets[slot]..]`) and the
+ *   description's term sequence (`descriptions[descriptionOffsets[slot]..]`);
+ * - postings: term t's are `postingDocs`/`postingCounts` from `postingOffsets[t]` to `postingOffsets[t + 1]`,
+ *   slots ascending, counts packed per field (../postings/packed-counts.ts).
+ */
+export interface IndexState {
+  terms: readonly string[];
+  /** Per term, the word it was seen written as ('' when only seen inside a compound). */
+  written: readonly string[];
+  df: Int32Array;
+  ids: readonly string[];
+  names: readonly string[];
+  meaning: ReadonlyArray<string | null>;
+  lengths: Int32Array[];
+  forwardOffsets: Int32Array;
+  forward: Uint8Array;
+  descriptionOffsets: Int32Array;
+  descriptions: Int32Array;
+  postingOffsets: Int32Array;
+  postingDocs: Int32Array;
+  postingCounts: Uint32Array;
+}
+
+/** Throws, saying what is wrong, unless every array of `state` fits with the others (a search must never index out of bounds). */
+export function checkState(state: IndexState): void {
+  const fail = (why: string): never => {
+    throw new Error(`search index state: ${why}`);
+  };
+  const terms = state.terms.length;
+  const count = state.ids.length;
+  if (!state.terms.every((term) => typeof term === 'string')) fail('a term is not a string');
+  if (new Set(state.terms).size !== terms) fail('a term is listed twice');
+  if (state.written.length !== terms || !state.written.every((word) => typeof word === 'string')) fail('written forms do not match the terms');
+  if (state.df.length !== terms) fail(`${state.df.length} document frequencies for ${terms} terms`);
+  if (!state.ids.every((id) => typeof id === 'string')) fail('an id is not a string');
+  if (new Set(state.ids).size !== count) fail('an id is listed twice');
+  if (state.names.length !== count || !state.names.every((name) => typeof name === 'string')) fail('names do not match the ids');
+  if (state.meaning.length !== count || !state.meaning.every((text) => text === null || typeof text === 'string')) fail('meaning texts do not match the ids');
+  if (state.lengths.length !== FIELDS || state.lengths.some((values) => values.length !== count || values.some((value) => value < 0)))
+    fail('field lengths do not match the ids');
+  checkOffsets(state.forwardOffsets, count, state.forward.length, 'term lists', fail);
+  checkOffsets(state.descriptionOffsets, count, state.descriptions.length, 'descriptions', fail);
+  checkOffsets(state.postingOffsets, terms, state.postingDocs.length, 'postings', fail);
+  if (state.postingCounts.length !== state.postingDocs.length) fail('posting counts do not match the postings');
+  if (state.descriptions.some((term) => term < 0 || term >= terms)) fail('a description names an unknown term');
+  for (let term = 0; term < terms; term++) {
+    let previous = -1;
+    for (let at = state.postingOffsets[term]!, end = state.postingOffsets[term + 1]!; at < end; at++) {
+      const slot = state.postingDocs[at]!;
+      if (slot <= previous || slot >= count) fail(`term ${term}'s postings are not ascending slots below ${count}`);
+      previous = slot;
+    }
+    if (state.df[term] !== state.postingOffsets[term + 1]! - state.postingOffsets[term]!) fail(`term ${term}'s document frequency is not its posting count`);
+  }
+  for (let slot = 0; slot < count; slot++) {
+    forEachId(state.forward.subarray(state.forwardOffsets[slot]!, state.forwardOffsets[slot + 1]!), (term) => {
+      if (term < 0 || term >= terms) fail(`slot ${slot} lists an unknown term`);
+    });
+  }
+}
+
+function checkOffsets(offsets: Int32Array, entries: number, total: number, what: string, fail: (why: string) => never): void {
+  if (offsets.length !== entries + 1 || offsets[0] !== 0 || offsets[entries] !== total) fail(`${what}: offsets do not span the values`);
+  for (let at = 0; at < entries; at++) if (offsets[at + 1]! < offsets[at]!) fail(`${what}: offsets go backwards`);
+}

@@ -1,0 +1,92 @@
+/**
+ * BM25F over four fields (name, description, headings, body): per field f, tf_f = occurrences / (1 − b_f + b_f ·
+ * len_f / avglen_f); the fields are combined before saturation, tf = Σ w_f · tf_f, and a term scores
+ * idf · tf / (k1 + tf), with k1 = 1.2 and idf = ln(1 + (N − df + 0.5) / (df + 0.5)). Why these weights: the top of
+ * ../index/skill-index.ts.
+ */
+import type { IntList } from '../postings/int-list.js';
+import { FIELDS, FIELD_BITS, FIELD_MAX } from '../postings/packed-counts.js';
+
+export const FIELD_WEIGHTS = [3, 1, 0.3, 0.15];
+export const FIELD_B = [0.3, 0.75, 0.75, 0.9];
+export const K1 = 1.2;
+/**
+ * The body's length normaliser has a floor: a short, focused body weighs more than a long one (b = 0.9), but at most
+ * 1 / 0.3 times its nominal weight, so a word in a very short body never outweighs the description.
+ */
+export const BODY_MIN_NORM = 0.3;
+
+/**
+ * The documents a search runs over, with the statistics BM25 takes from them: the whole index, or a view (a subset
+ * of its documents, e.g. what one principal may see). Statistics are the subset's own (document count, average
+ * field lengths, document frequencies), so a search in a view ranks exactly like an index built from the view's
+ * documents alone, and scores reveal nothing about documents outside it.
+ */
+export interface Scope {
+  /** Per slot, 1 when the document is searched. */
+  visible: Uint8Array;
+  count: number;
+  averages: number[];
+  /** Per slot and field, the field's weight over its length normaliser (see FieldWeights). */
+  weights: FieldWeights;
+  df: (id: number) => number;
+}
+
+/**
+ * Per slot and field (slot · FIELDS + f): the field's weight over its length normaliser, w_f / norm_f, for a scope's
+ * average field lengths, so that a posting's value is a few multiplications. A slot's entries are computed when a
+ * query first meets it after a change (`reset` invalidates them all with a new stamp): a change costs nothing until
+ * then, and a query pays only for the documents it touches.
+ */
+export class FieldWeights {
+  values = new Float64Array(0);
+  stamps = new Int32Array(0);
+  stamp = 0;
+  averages: number[] = [1, 1, 1, 1];
+
+  reset(slots: number, averages: number[]): void {
+    if (this.stamps.length < slots) {
+      const size = Math.max(16, slots * 2);
+      this.values = new Float64Array(size * FIELDS);
+      this.stamps = new Int32Array(size);
+    }
+    this.stamp++;
+    this.averages = averages;
+  }
+}
+
+/** Average words per field over `count` documents (1 for an empty field or index, as the normaliser's divisor). */
+export function averagesOf(totals: readonly number[], count: number): number[] {
+  return totals.map((total) => (count > 0 && total > 0 ? total / count : 1));
+}
+
+/** Fills slot's entries of `weights` for its average lengths (`lengths`: words per field, by slot). */
+function fillWeights(weights: FieldWeights, slot: number, lengths: readonly IntList[]): void {
+  const average = weights.averages;
+  for (let f = 0; f < FIELDS; f++) {
+    const b = FIELD_B[f]!;
+    const norm = 1 - b + (b * lengths[f]!.data[slot]!) / average[f]!;
+    weights.values[slot * FIELDS + f] = FIELD_WEIGHTS[f]! / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
+  }
+  weights.stamps[slot] = weights.stamp;
+}
+
+/** The saturated BM25F value tf / (k1 + tf) of packed counts in document `slot` (idf is applied per term). */
+export function saturated(packed: number, slot: number, fieldWeights: FieldWeights, lengths: readonly IntList[]): number {
+  if (fieldWeights.stamps[slot] !== fieldWeights.stamp) fillWeights(fieldWeights, slot, lengths);
+  const weights = fieldWeights.values;
+  const at = slot * FIELDS;
+  // Counts are doubled (a compound's part counts half): halved here.
+  const tf =
+    0.5 *
+    ((packed & FIELD_MAX) * weights[at]! +
+      ((packed >>> FIELD_BITS) & FIELD_MAX) * weights[at + 1]! +
+      ((packed >>> (2 * FIELD_BITS)) & FIELD_MAX) * weights[at + 2]! +
+      ((packed >>> (3 * FIELD_BITS)) & FIELD_MAX) * weights[at + 3]!);
+  return tf / (K1 + tf);
+}
+
+/** idf = ln(1 + (N − df + 0.5) / (df + 0.5)). */
+export function idf(df: number, count: number): number {
+  return Math.log(1 + (count - df + 0.5) / (df + 0.5));
+}

