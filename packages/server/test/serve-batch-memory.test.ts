@@ -29,7 +29,8 @@ function post(url: URL, body: string): Socket {
   return socket;
 }
 
-const batch = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'resources/read', params: { uri: URI } })));
+const batch = (n: number) =>
+  JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'resources/read', params: { uri: URI } })));
 
 describe('a JSON-RPC batch answered at the reader pace', { skip: process.platform !== 'linux' ? 'reads /proc' : false }, () => {
   let server: RunningServer;
