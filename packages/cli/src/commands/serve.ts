@@ -14,7 +14,7 @@ import { progressLine } from '../progress.js';
 import type { ScanCounts } from '../progress.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
 import type { AccessFlags } from './access-options.js';
-import { addLimitOptions, limitOptions } from './limit-options.js';
+import { addLimitOptions, limitOptions, trustedProxyOptions } from './limit-options.js';
 import type { LimitFlags } from './limit-options.js';
 
 interface ServeOptions extends AccessFlags, LimitFlags {
@@ -417,12 +417,14 @@ async function serve(
             ...(identity.name !== undefined ? { title: identity.name } : {}),
           })
         : undefined;
+      const trustedProxies = trustedProxyOptions(options);
       const running = await server.serveHttp({
         host: options.host,
         port: options.port,
         allowedHosts: options.allowedHost,
         fastPath: options.fastPath,
         limits: limitOptions(options),
+        ...(trustedProxies ? { trustedProxies } : {}),
         ...(web ? { web } : {}),
       });
       url = running.url;
