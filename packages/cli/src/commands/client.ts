@@ -152,6 +152,13 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       try {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
+        // An exact version's entry carries no tags: the registry API says which point at it.
+        if (registry?.version !== undefined && registry.tags.length === 0) {
+          const tags = await registryTags(opened, skill.name);
+          registry.tags = Object.entries(tags ?? {})
+            .filter(([, version]) => version === registry.version)
+            .map(([tag]) => tag);
+        }
         const requirements =
           skill.meta?.['dev.skillport/requirements'] !== undefined
             ? requirementsFromWire(skill.meta['dev.skillport/requirements'])
@@ -368,8 +375,8 @@ async function resolveVersion(opened: Opened, name: string, version: string, lis
 
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-/** The version a tag names, from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
-export async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+/** A registry skill's tags (tag -> version), from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
+async function registryTags(opened: Opened, name: string): Promise<Record<string, string> | undefined> {
   if (serverKind !== 'http' || opened.options.offline) return undefined;
   try {
     const url = new URL(`/api/v1/skills/${encodeURIComponent(name)}`, opened.id);
@@ -379,11 +386,16 @@ export async function tagVersion(opened: Opened, name: string, tag: string): Pro
     });
     if (!answer.ok) return undefined;
     const body = (await answer.json()) as { tags?: Record<string, unknown> };
-    const version = body.tags?.[tag];
-    return typeof version === 'string' && SEMVER.test(version) ? version : undefined;
+    return Object.fromEntries(Object.entries(body.tags ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   } catch {
     return undefined;
   }
+}
+
+/** The version a tag names, from the registry API; undefined when unknown. */
+export async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+  const version = (await registryTags(opened, name))?.[tag];
+  return version !== undefined && SEMVER.test(version) ? version : undefined;
 }
 
 interface RegistryMeta {

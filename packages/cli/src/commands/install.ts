@@ -333,7 +333,13 @@ function report(results: Result[], options: { json?: boolean }, result: Result):
   results.push(result);
   if (options.json) return;
   if (result.ok) print(result.message);
-  else process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${escapeControls(result.name)}: ${escapeControls(result.message)}\n`);
+  else process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${escapeControls(named(result))}\n`);
+}
+
+/** A failure's line, prefixed with the skill unless the message already starts with it (`pdf-tools@0.1.0 was revoked…`). */
+function named(result: Result): string {
+  const name = splitRef(result.name).name;
+  return result.message.startsWith(result.name) || result.message.startsWith(`${name}@`) ? result.message : `${result.name}: ${result.message}`;
 }
 
 /**
@@ -437,7 +443,7 @@ async function outdated(names: string[], options: InstallOptions): Promise<numbe
     });
   }
   for (const failure of failures.filter((result) => !result.ok))
-    process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${escapeControls(failure.name)}: ${escapeControls(failure.message)}\n`);
+    process.stderr.write(`skillport: ${paint(process.stderr).red('error')}: ${escapeControls(named(failure))}\n`);
   const stale = rows.filter((row) => row.outdated);
   if (options.json) printJson({ lockfile: opened.path, skills: rows });
   else if (stale.length === 0) process.stderr.write(`skillport: ${plural(rows.length, 'skill')} up to date\n`);

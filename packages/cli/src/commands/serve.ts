@@ -384,7 +384,7 @@ async function serve(
           changes.removed.length ? `${changes.removed.length} removed` : '',
         ].filter(Boolean);
         // A restored catalog checked against the disk may report changes before open() has returned `server`.
-        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${server.catalog.snapshot.size} skills)`}`);
+        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${plural(server.catalog.snapshot.size, 'skill')})`}`);
       },
     });
     progress?.clear();
@@ -413,7 +413,7 @@ async function serve(
         ? (await import('@skillport/web')).createWebCatalog({
             access: server.access,
             scoped: (principal) => server.scopes.for(principal),
-            ...(registry ? { history: registry.history } : {}),
+            ...(registry ? { history: registry.history, reviews: registry.reviews } : {}),
             ...(identity.name !== undefined ? { title: identity.name } : {}),
           })
         : undefined;
@@ -469,9 +469,10 @@ async function serve(
   const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
   const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...server.summaries()].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   const notes = [
-    accessSummary(options),
+    accessSummary(options, server.access.policySource?.text !== undefined),
     options.watch ? 'watching for changes' : '',
-    restored ? "started from the last run's catalog, checked against the disk" : '',
+    // The persisted catalog is the folders' (ADR 0004): a server of no folders (a new registry) restored nothing.
+    restored && dirs.length + templates.length > 0 ? "started from the last run's catalog, checked against the disk" : '',
     options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
   const held = grouped.close();
@@ -528,11 +529,14 @@ class WarningGroup {
 }
 
 /** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */
-function accessSummary(options: ServeOptions): string {
+function accessSummary(options: ServeOptions, policyInForce: boolean): string {
   const principal = options.principal === undefined ? '' : ` as ${typeof options.principal === 'string' ? options.principal : "the config's principal"}`;
   // Over stdio, and over HTTP without --auth, every caller is the --principal (anonymous without one).
   const auth = options.http && options.auth !== 'none' ? `auth: ${options.auth}` : `auth: ${options.http ? 'none' : 'stdio'}${principal || ' (anonymous)'}`;
-  return `${auth}, ${options.policy !== undefined ? `policy: ${displayPath(options.policy)}` : 'no policy'}`;
+  // Without --policy a replica of a shared database still serves the policy stored there.
+  const policy =
+    options.policy !== undefined ? `policy: ${displayPath(options.policy)}` : policyInForce ? 'policy: the one stored in the database' : 'no policy';
+  return `${auth}, ${policy}`;
 }
 
 /**
