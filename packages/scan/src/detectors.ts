@@ -324,3 +324,28 @@ export function detectBinary(rule: Rule, context: SkillContext): Finding[] {
   }
   return found;
 }
+
+/**
+ * Programs a script runs (`params.calls`: expressions whose `cmd` group is the program) that the skill never declares:
+ * not named in SKILL.md (its text, `compatibility`, `allowed-tools`) and not in `params.ignore` (the shell's own
+ * commands and the interpreters every skill assumes). One finding per program, where it is first run.
+ */
+export function detectCommands(rule: Rule, file: ScannedFile, context: SkillContext): Finding[] {
+  const ignore = new Set(listParam(rule, 'ignore').map((name) => name.toLowerCase()));
+  const declared =
+    `${context.skillMd?.normal ?? ''}\n${JSON.stringify(context.frontmatter['compatibility'] ?? '')}\n${JSON.stringify(context.frontmatter['allowed-tools'] ?? '')}`.toLowerCase();
+  const found = new Map<string, Finding>();
+  for (const pattern of regexes(rule, 'calls', 'gm')) {
+    for (const match of file.normal.matchAll(pattern)) {
+      const cmd = match.groups?.['cmd'];
+      if (cmd === undefined || found.has(cmd)) continue;
+      const base = cmd.split('/').at(-1)!.toLowerCase();
+      if (ignore.has(base) || base.length < 2) continue;
+      if (new RegExp(`(^|[^a-z0-9_-])${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^a-z0-9_-]|$)`).test(declared)) continue;
+      const line = lineOf(file, match.index!);
+      const column = match.index! - file.lineStarts[line - 1]! + 1;
+      found.set(cmd, finding(rule, file.path, line, column, excerptAt(file, line, column), rule.severity, `runs ${visible(base)}, which SKILL.md never names`));
+    }
+  }
+  return [...found.values()];
+}

@@ -5,7 +5,7 @@ import { defaultRules } from './rules.js';
 import type { Rule, RuleSet } from './rules.js';
 import { entropy, excerptAt, filesIn, lineOf, linesText, lowerFor, readFile, test } from './files.js';
 import type { ScannedFile, SkillContext, SkillFile } from './files.js';
-import { detectAllowedTools, detectBinary, detectBlob, detectChars, detectMinified, detectMixedScript } from './detectors.js';
+import { detectAllowedTools, detectBinary, detectCommands, detectBlob, detectChars, detectMinified, detectMixedScript } from './detectors.js';
 
 /**
  * Scans one skill's files with a rule set (rules.ts). Never throws for what a skill holds: a file that is not
@@ -69,6 +69,8 @@ function runRule(rule: Rule, context: SkillContext): Finding[] {
       return detectAllowedTools(rule, context);
     case 'binary':
       return detectBinary(rule, context);
+    case 'commands':
+      return filesIn(rule.in, context).flatMap((file) => detectCommands(rule, file, context));
   }
 }
 
@@ -119,7 +121,9 @@ function detectPattern(rule: Rule, file: ScannedFile, context: SkillContext): Fi
  */
 function quoted(rule: Rule, file: ScannedFile, start: number, length: number, context: SkillContext): { to: Severity; note: string } | undefined {
   const to = context.rules.discussion.to;
-  if (!rule.discussion || severityRank(to) >= severityRank(rule.severity)) return undefined;
+  // Prose quotes phrases; code quotes strings, which says nothing about intent.
+  if (!rule.discussion || file.kind !== 'markdown' || severityRank(to) >= severityRank(rule.severity)) return undefined;
+  if (file.normal.slice(start, start + length).includes('\n')) return undefined;
   const before = file.normal.slice(Math.max(0, start - 3), start);
   const after = file.normal.slice(start + length, start + length + 3);
   const open = /["“'`]/.exec(before)?.[0];

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { PageCache } from './page-cache.js';
+import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, writeStreamed } from './streamed-answer.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 import { listSkills, listSkillsInput } from '../tools/tools.js';
 import { META_AVAILABLE } from '../catalog/model.js';
@@ -147,12 +148,42 @@ export function pageCacheBytes(setting: string | undefined): number {
 export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
   if (hot.method === 'skills/list') return answerList(ctx, hot, res);
   if (hot.method === 'tools/call') return answerTool(ctx, hot, res);
+  if (hot.method === 'resources/read') return answerRead(ctx, hot, res);
   const result = await compute(ctx, hot);
   if (result === undefined) return false;
   // One message answers one request: plain JSON in both eras, as the SDK path answers it (http/legacy-json.ts).
   const json = JSON.stringify({ result: wrap(ctx, hot, result), jsonrpc: '2.0', id: hot.id });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
   res.end(json);
+  return true;
+}
+
+/**
+ * A resources/read: a small file's answer written whole; a large one's streamed at the reader's pace, its content
+ * encoded a window at a time from the file's shared verified bytes (http/streamed-answer.ts), so a client that
+ * reads slowly or never holds a window, not the whole answer.
+ */
+async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
+  const { service } = ctx;
+  const uri = hot.params['uri'] as string;
+  let found;
+  try {
+    found = await service.readFileBytes(uri);
+  } catch {
+    return false; // the SDK path produces the error answer
+  }
+  if (found === undefined) return false;
+  service.recordRead(uri, 'ok');
+  const { bytes, mimeType, text } = found;
+  if (bytes.length < STREAM_MIN_BYTES) {
+    const item = text ? { uri, mimeType, text: bytes.toString('utf8') } : { uri, mimeType, blob: bytes.toString('base64') };
+    const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [item] }), jsonrpc: '2.0', id: hot.id });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+    res.end(json);
+    return true;
+  }
+  const item = text ? { uri, mimeType, text: PLACEHOLDER_TEXT } : { uri, mimeType, blob: PLACEHOLDER_TEXT };
+  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [item] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
   return true;
 }
 
@@ -231,16 +262,6 @@ async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<st
       case 'skills/get': {
         const skill = service.getSkill(uri, hot.hint);
         return skill === undefined || skill.uri !== uri ? undefined : { skill };
-      }
-      case 'resources/read': {
-        const content = await service.readFile(uri);
-        if (content === undefined) return undefined;
-        service.recordRead(uri, 'ok');
-        const item =
-          'text' in content
-            ? { uri, mimeType: content.mimeType, text: content.text }
-            : { uri, mimeType: content.mimeType, blob: Buffer.from(content.bytes).toString('base64') };
-        return { contents: [item] };
       }
       case 'resources/directory/read':
         return service.readDirectory(uri, cursor);

@@ -118,6 +118,21 @@ export class GitProvider implements SkillProvider {
     return provider;
   }
 
+  /** The remote's tags and the commits they name (annotated tags peeled), asked with the same isolation and credentials. */
+  static async tags(options: Omit<GitProviderOptions, 'cacheDir' | 'intervalMs' | 'onProblem' | 'onEvent'>): Promise<Map<string, string>> {
+    const provider = new GitProvider(options);
+    const out = (await provider.#git(['ls-remote', '--tags', provider.spec.url], true)).toString('utf8');
+    const tags = new Map<string, string>();
+    for (const line of out.split('\n')) {
+      const [oid, ref] = line.split('\t');
+      if (!oid || !ref?.startsWith('refs/tags/')) continue;
+      const peeled = ref.endsWith('^{}');
+      const tag = ref.slice('refs/tags/'.length, peeled ? -3 : undefined);
+      if (peeled || !tags.has(tag)) tags.set(tag, oid);
+    }
+    return tags;
+  }
+
   skills(): readonly CatalogSkill[] {
     return this.#skills;
   }
@@ -333,7 +348,10 @@ export class GitProvider implements SkillProvider {
   }
 
   #git(args: readonly string[], network = false): Promise<Buffer> {
-    const options: GitRunOptions = { cwd: this.#repo, ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) };
+    const options: GitRunOptions = {
+      ...(this.#repo !== '' ? { cwd: this.#repo } : {}),
+      ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
+    };
     if (network) Object.assign(options, this.#networkOptions());
     else options.protocols = [];
     if (args[0] === 'init') delete options.cwd;
