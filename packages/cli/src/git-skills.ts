@@ -56,24 +56,7 @@ export async function openGitSkills(spec: string, cacheDir: string | undefined):
     const entry = skill.files?.find((file) => file.path === clean);
     const file = held?.files.find((candidate) => candidate.path === clean);
     if (!held || !entry || !file || held.origin.kind !== 'stored') throw new lib.SkillError('unlisted', `'${path}' is not a file of skill '${skill.name}'`);
-    const bytes = await held.origin.blobs.read(file.digest, file.size);
-    lib.checkBytes(entry, bytes);
-    let text: string | undefined;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      /* binary */
-    }
-    return {
-      origin,
-      uri: entry.uri,
-      path: clean,
-      bytes,
-      ...(text !== undefined ? { text } : {}),
-      ...(entry.mimeType ? { mimeType: entry.mimeType } : {}),
-      verified: true,
-      from: 'network',
-    };
+    return lib.verifiedBytes(origin, entry, clean, await held.origin.blobs.read(file.digest, file.size), 'network');
   };
   return {
     origin,

@@ -15,6 +15,7 @@ import type { GitSourceSpec } from './git/git-source.js';
 import { gitTree } from './git/git-tree.js';
 import { repositoryKey } from './git/webhook.js';
 import { listingDelta, treeSkills } from './git/tree-skills.js';
+import { ProblemLog } from './stored-skill.js';
 import type { TreeSkills } from './git/tree-skills.js';
 
 /**
@@ -77,7 +78,6 @@ export class GitProvider implements SkillProvider {
   readonly label: string;
   readonly spec: GitSourceSpec;
   /** Problems found by the first load (what `--strict` looks at). */
-  readonly startupProblems: FolderProblem[] = [];
   readonly #options: GitProviderOptions;
   readonly #listeners = new Set<Listener>();
   #repo = '';
@@ -92,12 +92,12 @@ export class GitProvider implements SkillProvider {
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #watchers: FSWatcher[] = [];
-  #reported = new Set<string>();
-  #starting = true;
   #closed = false;
+  readonly #problems: ProblemLog;
 
   private constructor(options: GitProviderOptions) {
     this.#options = options;
+    this.#problems = new ProblemLog(options.onProblem);
     this.spec = typeof options.source === 'string' ? parseGitSource(options.source) : options.source;
     this.label = `${this.spec.display}${this.spec.ref !== undefined ? `#${this.spec.ref}` : ''}${this.spec.subdir !== '' ? `:${this.spec.subdir}` : ''}`;
   }
@@ -113,7 +113,7 @@ export class GitProvider implements SkillProvider {
       await provider.close();
       throw new Error(`${provider.label}: ${(error as Error).message}`);
     } finally {
-      provider.#starting = false;
+      provider.#problems.starting = false;
     }
     return provider;
   }
@@ -131,6 +131,11 @@ export class GitProvider implements SkillProvider {
       if (peeled || !tags.has(tag)) tags.set(tag, oid);
     }
     return tags;
+  }
+
+  /** Problems found by the first load (what `--strict` looks at). */
+  get startupProblems(): readonly FolderProblem[] {
+    return this.#problems.startup;
   }
 
   skills(): readonly CatalogSkill[] {
@@ -339,7 +344,7 @@ export class GitProvider implements SkillProvider {
     this.#listing = next;
     this.#commit = commit;
     this.#skills = Object.freeze([...next.skills.values()]);
-    if (before !== undefined || !this.#starting)
+    if (before !== undefined || !this.#problems.starting)
       this.#options.onEvent?.(
         `git: ${this.label} at ${short(commit)}${before !== undefined ? ` (was ${short(before)})` : ''}: ${upsert.length} added or changed, ${remove.length} removed, ${next.skills.size - upsert.length} unchanged`,
       );
@@ -379,11 +384,7 @@ export class GitProvider implements SkillProvider {
   }
 
   #report(problem: FolderProblem): void {
-    const key = `${problem.path}\0${problem.message}`;
-    if (this.#reported.has(key)) return;
-    this.#reported.add(key);
-    if (this.#starting) this.startupProblems.push(problem);
-    this.#options.onProblem?.(problem);
+    this.#problems.report(problem);
   }
 }
 
