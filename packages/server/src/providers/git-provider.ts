@@ -50,6 +50,8 @@ export interface GitProviderOptions {
   onProblem?: (problem: FolderProblem) => void;
   /** One line per fetch that changed what is served, and per failure and recovery. */
   onEvent?: (line: string) => void;
+  /** Every how many fetches the cache repository drops the objects of commits no longer served (default 20). */
+  pruneEvery?: number;
   /** Quiet period after a local ref changes before it is fetched (ms). */
   debounceMs?: number;
 }
@@ -72,6 +74,7 @@ type Listener = (delta?: ProviderDelta) => void;
 
 export const DEFAULT_GIT_INTERVAL_MS = 60_000;
 const SERVED_REF = 'refs/skillport/served';
+const PRUNE_EVERY = 20;
 const FETCHED_REF = 'refs/skillport/fetched';
 
 export class GitProvider implements SkillProvider {
@@ -89,6 +92,7 @@ export class GitProvider implements SkillProvider {
   #health: Omit<GitSourceHealth, 'repository' | 'ref' | 'skills' | 'commit'> = { status: 'starting' };
   #running: Promise<void> | undefined;
   #again = false;
+  #fetches = 0;
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #watchers: FSWatcher[] = [];
@@ -282,6 +286,7 @@ export class GitProvider implements SkillProvider {
         await this.#serve(fetched);
         await this.#git(['update-ref', SERVED_REF, fetched]);
         this.#health.fetchedAt = new Date().toISOString();
+        if (++this.#fetches % (this.#options.pruneEvery ?? PRUNE_EVERY) === 0) await this.#prune();
       }
       const recovered = this.#health.status === 'failing';
       this.#health = { ...this.#health, status: 'ok', checkedAt: new Date().toISOString() };
@@ -350,6 +355,19 @@ export class GitProvider implements SkillProvider {
       );
     if (upsert.length + remove.length === 0) return;
     for (const listener of this.#listeners) listener({ upsert, remove });
+  }
+
+  /**
+   * Drops the objects of commits no longer served: skills are served from memory, and an unchanged skill's blobs are
+   * in the served commit's tree too, so nothing a reader holds needs them. A failure is not a fetch failure.
+   */
+  async #prune(): Promise<void> {
+    try {
+      await this.#git(['reflog', 'expire', '--expire=now', '--all']);
+      await this.#git(['gc', '--prune=now', '--quiet']);
+    } catch (error) {
+      this.#report({ severity: 'warning', message: `could not prune the cache repository: ${(error as Error).message}`, path: this.#repo });
+    }
   }
 
   #git(args: readonly string[], network = false): Promise<Buffer> {
