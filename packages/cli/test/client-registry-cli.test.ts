@@ -133,7 +133,7 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
     assert.equal(versions.code, 0, versions.stderr);
     const lines = versions.stdout.trim().split('\n');
     assert.equal(lines[0], 'demo: 4 versions');
-    assert.match(lines[1]!, /^VERSION +DIGEST +PUBLISHED +SIGNATURE +TAGS +REVIEW +STATE$/);
+    assert.match(lines[1]!, /^VERSION +DIGEST +PUBLISHED +SIGNATURE +TAGS +REVIEW +SCAN +STATE$/);
     assert.deepEqual(
       lines.slice(2).map((line) => line.split(/\s+/)[0]),
       ['1.0.0', '1.1.0', '1.2.0', '1.10.0'],

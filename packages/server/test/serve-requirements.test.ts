@@ -177,7 +177,11 @@ describe('the policy: grants judge availability, a scope-restricted skill is hid
       const alice = await connectAs(server.url, era, tokens['alice']);
       const bob = await connectAs(server.url, era, tokens['bob']);
       try {
-        assert.deepEqual(byName(await skillsList(alice), 'alpha-tool')._meta['dev.skillport/availability'], { status: 'ready' });
+        // Ready through the policy: the entry says which requirements the grants cover (a client re-judging adds them).
+        assert.deepEqual(byName(await skillsList(alice), 'alpha-tool')._meta['dev.skillport/availability'], {
+          status: 'ready',
+          granted: { mcpServers: ['rube'] },
+        });
         assert.deepEqual(byName(await skillsList(bob), 'alpha-tool')._meta['dev.skillport/availability'], { status: 'needs', needs: { mcpServers: ['rube'] } });
         // What the host has adds to what the policy grants.
         assert.deepEqual(byName(await skillsList(bob, { mcpServers: ['rube'] }), 'alpha-tool')._meta['dev.skillport/availability'], { status: 'ready' });

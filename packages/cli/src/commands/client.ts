@@ -20,6 +20,7 @@ import { displayPath, paint, plural } from '../output.js';
 import { environment } from '../environment.js';
 import { mcpEndpoint, withoutHtml } from '../server-url.js';
 import { tokenFor } from '../user-config.js';
+import { GIT_SPEC, gitSpecLabel, openGitSkills } from '../git-skills.js';
 
 /**
  * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL,
@@ -48,7 +49,7 @@ export const VERSION_HELP = 'a version (or the served tag) of a registry skill; 
 /** The last of a stdio server's stderr, shown when the command fails (why it exited is usually there). */
 let stderrTail = '';
 /** The server spec of the command, for error messages. */
-let serverKind: 'http' | 'stdio' | 'folder' | undefined;
+let serverKind: 'http' | 'stdio' | 'folder' | 'git' | undefined;
 let serverUrl: string | undefined;
 
 export function withClientOptions(command: Command): Command {
@@ -151,6 +152,13 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       try {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
+        // An exact version's entry carries no tags: the registry API says which point at it.
+        if (registry?.version !== undefined && registry.tags.length === 0) {
+          const tags = await registryTags(opened, skill.name);
+          registry.tags = Object.entries(tags ?? {})
+            .filter(([, version]) => version === registry.version)
+            .map(([tag]) => tag);
+        }
         const requirements =
           skill.meta?.['dev.skillport/requirements'] !== undefined
             ? requirementsFromWire(skill.meta['dev.skillport/requirements'])
@@ -254,6 +262,19 @@ export const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text
 export async function open(server: string, options: ClientOptions): Promise<Opened> {
   const warnings = paint(process.stderr);
   const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
+  if (GIT_SPEC.test(server)) {
+    // A repository at a ref (docs/git.md): fetched by the git source, pinned by commit in the lockfile.
+    serverKind = 'git';
+    lib ??= await import('@skillport/client');
+    let source;
+    try {
+      source = await openGitSkills(server, options.cacheDir);
+    } catch (error) {
+      throw fail('unavailable', (error as Error).message);
+    }
+    const set = new lib.SkillSet([source], { failOnSourceError: true });
+    return { set, source, id: gitSpecLabel(server), mode: () => 'git', options };
+  }
   if (!isServerSpec(server) && existsSync(server)) {
     serverKind = 'folder';
     if (!statSync(server).isDirectory())
@@ -354,8 +375,8 @@ async function resolveVersion(opened: Opened, name: string, version: string, lis
 
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-/** The version a tag names, from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
-export async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+/** A registry skill's tags (tag -> version), from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
+async function registryTags(opened: Opened, name: string): Promise<Record<string, string> | undefined> {
   if (serverKind !== 'http' || opened.options.offline) return undefined;
   try {
     const url = new URL(`/api/v1/skills/${encodeURIComponent(name)}`, opened.id);
@@ -365,11 +386,16 @@ export async function tagVersion(opened: Opened, name: string, tag: string): Pro
     });
     if (!answer.ok) return undefined;
     const body = (await answer.json()) as { tags?: Record<string, unknown> };
-    const version = body.tags?.[tag];
-    return typeof version === 'string' && SEMVER.test(version) ? version : undefined;
+    return Object.fromEntries(Object.entries(body.tags ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   } catch {
     return undefined;
   }
+}
+
+/** The version a tag names, from the registry API; undefined when unknown. */
+export async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+  const version = (await registryTags(opened, name))?.[tag];
+  return version !== undefined && SEMVER.test(version) ? version : undefined;
 }
 
 interface RegistryMeta {

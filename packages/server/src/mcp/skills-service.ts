@@ -5,7 +5,7 @@ import { artifactAt } from '../catalog/artifacts.js';
 import { type ContentReader, StaleFileError } from '../catalog/content.js';
 import { META_AVAILABILITY } from '../catalog/model.js';
 import type { CatalogSkill, SkillEntry } from '../catalog/model.js';
-import { availabilityFor, orderByReadiness } from './availability.js';
+import { availabilityFor, grantedFor, orderByReadiness } from './availability.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
 import type { AuditInput } from '../access/audit.js';
 
@@ -81,7 +81,9 @@ export class SkillsService {
   /** The wire entry for this caller: a skill with judged requirements carries its availability in `_meta`. */
   entryFor(skill: CatalogSkill, hint?: AvailableCapabilities): SkillEntry {
     if (!hasJudgedRequirements(skill.requirements)) return skill.entry;
-    return { ...skill.entry, _meta: { ...skill.entry._meta, [META_AVAILABILITY]: this.availability(skill, hint) } };
+    const granted = grantedFor(skill, this.options.granted?.());
+    const availability = { ...this.availability(skill, hint), ...(granted !== undefined ? { granted } : {}) };
+    return { ...skill.entry, _meta: { ...skill.entry._meta, [META_AVAILABILITY]: availability } };
   }
 
   listSkills(cursor: string | undefined, hint?: AvailableCapabilities): { skills: SkillEntry[]; nextCursor?: string } {

@@ -28,7 +28,15 @@ type VersionSummary = {
 };
 
 /** "1 high, 2 medium" from a version's scan counts ('' when clean or scanned before the gate existed). */
-export function scanCounts(counts: { low: number; medium: number; high: number } | undefined): string {
+export /** The widest a table line is printed. */
+const TABLE_WIDTH = 100;
+
+/** An ISO time to the minute, in UTC as stored: `2026-12-01 11:00`. */
+function minute(iso: string): string {
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) ? iso.slice(0, 16).replace('T', ' ') : iso;
+}
+
+function scanCounts(counts: { low: number; medium: number; high: number } | undefined): string {
   if (counts === undefined) return '';
   const parts = (['high', 'medium', 'low'] as const).filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}`);
   return parts.length > 0 ? parts.join(', ') : 'clean';
@@ -68,12 +76,12 @@ export function registerManage(program: Command, exit: ExitCode): void {
             .filter(([, v]) => v === version)
             .map(([t]) => t);
         const rows = answer.versions.map((v) => {
-          const state = v.revoked ? `revoked: ${v.revoked.reason}` : v.yankedAt ? `yanked ${v.yankedAt}` : '';
+          const state = v.revoked ? `revoked: ${v.revoked.reason}` : v.yankedAt ? `yanked ${minute(v.yankedAt)}` : '';
           const signed = v.signatures?.length ? v.signatures.map((s) => s.keyId + (s.trusted ? ' (trusted)' : '')).join(', ') : 'unsigned';
           return [
             v.version,
-            v.packageDigest.slice(0, 19) + '…',
-            v.publishedAt,
+            v.packageDigest.slice(0, 12) + '…',
+            minute(v.publishedAt),
             signed,
             tagsOf(v.version).join(', '),
             v.review ?? '',
@@ -83,11 +91,16 @@ export function registerManage(program: Command, exit: ExitCode): void {
         });
         const header = ['VERSION', 'DIGEST', 'PUBLISHED', 'SIGNATURE', 'TAGS', 'REVIEW', 'SCAN', 'STATE'];
         const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-        const line = (cells: string[]) =>
-          cells
-            .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
-            .join('  ')
-            .trimEnd();
+        // Fits 100 columns: the last column (a revocation's reason) is cut to what is left (--json has it whole).
+        const line = (cells: string[]) => {
+          const head = cells
+            .slice(0, -1)
+            .map((cell, column) => cell.padEnd(widths[column]!))
+            .join('  ');
+          const last = cells.at(-1)!;
+          const room = Math.max(20, TABLE_WIDTH - head.length - 2);
+          return `${head}  ${last.length > room ? `${last.slice(0, room - 1)}…` : last}`.trimEnd();
+        };
         report(options.json, answer, [`${answer.name}: ${plural(answer.versions.length, 'version')}`, line(header), ...rows.map(line)]);
       });
     },
