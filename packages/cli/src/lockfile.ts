@@ -26,6 +26,8 @@ export interface LockedSkill {
   /** What was asked for: a tag (`latest`), an exact version or a semver range; `update` stays within it. */
   wanted?: string;
   packageDigest?: string;
+  /** For a skill installed from a git repository (docs/git.md): the commit its files were read at. */
+  commit?: string;
   files: Record<string, string>;
   /** Where it is installed (a lockfile of version 1 held one folder: the one beside it). */
   targets?: LockTarget[];

@@ -335,12 +335,17 @@ export function detectCommands(rule: Rule, file: ScannedFile, context: SkillCont
   const declared =
     `${context.skillMd?.normal ?? ''}\n${JSON.stringify(context.frontmatter['compatibility'] ?? '')}\n${JSON.stringify(context.frontmatter['allowed-tools'] ?? '')}`.toLowerCase();
   const found = new Map<string, Finding>();
-  for (const pattern of regexes(rule, 'calls', 'gm')) {
+  // Shell scripts run programs by naming them at the start of a command (`params.shell-calls`).
+  const shellFiles = stringParam(rule, 'shell-files');
+  const shell = shellFiles !== undefined && new RegExp(shellFiles, 'i').test(file.path) ? regexes(rule, 'shell-calls', 'gm') : [];
+  for (const pattern of [...regexes(rule, 'calls', 'gm'), ...shell]) {
     for (const match of file.normal.matchAll(pattern)) {
       const cmd = match.groups?.['cmd'];
       if (cmd === undefined || found.has(cmd)) continue;
       const base = cmd.split('/').at(-1)!.toLowerCase();
       if (ignore.has(base) || base.length < 2) continue;
+      // A shell function or variable assignment defined in the same file is not a program.
+      if (new RegExp(`(^|\\n)\\s*(function\\s+)?${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*(\\(\\)|=)`).test(file.normal)) continue;
       if (new RegExp(`(^|[^a-z0-9_-])${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^a-z0-9_-]|$)`).test(declared)) continue;
       const line = lineOf(file, match.index!);
       const column = match.index! - file.lineStarts[line - 1]! + 1;

@@ -20,6 +20,7 @@ import { displayPath, paint, plural } from '../output.js';
 import { environment } from '../environment.js';
 import { mcpEndpoint, withoutHtml } from '../server-url.js';
 import { tokenFor } from '../user-config.js';
+import { GIT_SPEC, gitSpecLabel, openGitSkills } from '../git-skills.js';
 
 /**
  * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL,
@@ -48,7 +49,7 @@ export const VERSION_HELP = 'a version (or the served tag) of a registry skill; 
 /** The last of a stdio server's stderr, shown when the command fails (why it exited is usually there). */
 let stderrTail = '';
 /** The server spec of the command, for error messages. */
-let serverKind: 'http' | 'stdio' | 'folder' | undefined;
+let serverKind: 'http' | 'stdio' | 'folder' | 'git' | undefined;
 let serverUrl: string | undefined;
 
 export function withClientOptions(command: Command): Command {
@@ -261,6 +262,19 @@ export const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text
 export async function open(server: string, options: ClientOptions): Promise<Opened> {
   const warnings = paint(process.stderr);
   const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
+  if (GIT_SPEC.test(server)) {
+    // A repository at a ref (docs/git.md): fetched by the git source, pinned by commit in the lockfile.
+    serverKind = 'git';
+    lib ??= await import('@skillport/client');
+    let source;
+    try {
+      source = await openGitSkills(server, options.cacheDir);
+    } catch (error) {
+      throw fail('unavailable', (error as Error).message);
+    }
+    const set = new lib.SkillSet([source], { failOnSourceError: true });
+    return { set, source, id: gitSpecLabel(server), mode: () => 'git', options };
+  }
   if (!isServerSpec(server) && existsSync(server)) {
     serverKind = 'folder';
     if (!statSync(server).isDirectory())

@@ -10,6 +10,7 @@ import { CliError, repeatable } from '../kit.js';
 import { AGENTS, agentById, agentFolder, isInside, scannedFolders } from '../agents.js';
 import type { Scope } from '../agents.js';
 import { lockfilePath, readLock, targetDir, targetPath, writeLock } from '../lockfile.js';
+import { GIT_SPEC, pinnedAt } from '../git-skills.js';
 import type { LockTarget, LockedSkill, OpenedLock } from '../lockfile.js';
 import { displayPath, paint, plural } from '../output.js';
 import type { ClientOptions, Opened } from './client.js';
@@ -221,14 +222,14 @@ async function resolveWanted(opened: Opened, name: string, wanted: string | unde
 }
 
 /** How a locked skill is named in messages: its version, else its digest's start. */
-function label(entry: { version?: string; packageDigest?: string } | undefined): string {
+function label(entry: { version?: string; commit?: string; packageDigest?: string } | undefined): string {
   if (entry === undefined) return '';
-  return entry.version ?? (entry.packageDigest ? entry.packageDigest.slice(0, 19) : '(no digest)');
+  return entry.version ?? (entry.commit ? entry.commit.slice(0, 12) : entry.packageDigest ? entry.packageDigest.slice(0, 19) : '(no digest)');
 }
 
 async function install(server: string | undefined, names: string[], options: InstallOptions): Promise<number> {
   // With --frozen the server is optional: a first argument that is not a server or folder is a skill name.
-  if (server !== undefined && options.frozen && !isServerSpec(server) && !existsSync(server)) {
+  if (server !== undefined && options.frozen && !isServerSpec(server) && !GIT_SPEC.test(server) && !existsSync(server)) {
     names = [server, ...names];
     server = undefined;
   }
@@ -250,7 +251,8 @@ async function install(server: string | undefined, names: string[], options: Ins
         report(results, options, { name, ok: false, message: `'${name}' is not in the lockfile (--frozen)` });
         continue;
       }
-      const from = server ?? pinned.source;
+      // A skill from a git repository is installed at the commit the lockfile pins, wherever the branch is now.
+      const from = server ?? (pinned.commit !== undefined && GIT_SPEC.test(pinned.source) ? pinnedAt(pinned.source, pinned.commit) : pinned.source);
       groups.set(from, [...(groups.get(from) ?? []), name]);
     }
     for (const [from, group] of groups) {
@@ -494,6 +496,9 @@ function lockEntry(server: string, skill: SkillDescriptor, wanted: string | unde
   }
   const meta = registryMeta(skill);
   const version = meta?.version;
+  // A git source's skill carries the commit it was read at: the lockfile pins it beside the digests.
+  const provenance = skill.meta?.['dev.skillport/provenance'] as { commit?: unknown } | undefined;
+  const commit = GIT_SPEC.test(server) && typeof provenance?.commit === 'string' ? provenance.commit : undefined;
   return {
     source: server,
     // A registry skill is locked at its exact version's URI: --frozen installs that version after newer ones.
@@ -501,6 +506,7 @@ function lockEntry(server: string, skill: SkillDescriptor, wanted: string | unde
     ...(version ? { version } : {}),
     ...(wanted ? { wanted } : {}),
     ...(skill.packageDigest ? { packageDigest: skill.packageDigest } : {}),
+    ...(commit ? { commit } : {}),
     files: Object.fromEntries(skill.files.map((file) => [file.path, file.digest!])),
   };
 }

@@ -98,7 +98,7 @@ export function registerManage(program: Command, exit: ExitCode): void {
             .map((cell, column) => cell.padEnd(widths[column]!))
             .join('  ');
           const last = cells.at(-1)!;
-          const room = Math.max(12, TABLE_WIDTH - head.length - 2);
+          const room = Math.max(20, TABLE_WIDTH - head.length - 2);
           return `${head}  ${last.length > room ? `${last.slice(0, room - 1)}…` : last}`.trimEnd();
         };
         report(options.json, answer, [`${answer.name}: ${plural(answer.versions.length, 'version')}`, line(header), ...rows.map(line)]);
