@@ -2,22 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SkillSearchIndex } from '../src/index.js';
 import type { SearchDocument, SearchOptions } from '../src/index.js';
+import { random } from './random.js';
 
 /**
  * Max-score pruning (ADR 0203) must give exactly what scoring every posting gives: same ids, order, scores, matches,
  * reasons and confidence, for random queries on a catalog with Zipf-distributed words (a few very common, most rare),
  * repeated names, near-typos and compounds, in the whole index and in views, with and without the abstention.
  */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCABULARY = Array.from({ length: 400 }, (_, at) => {
   const base = ['deploy', 'report', 'chart', 'query', 'index', 'slack', 'image', 'review', 'migrate', 'kubernetes', 'pdf', 'form', 'test', 'script', 'data'];
