@@ -1,6 +1,6 @@
 // One JSON-RPC request over Streamable HTTP in the 2026-07-28 era (its headers and `_meta`), as the benches that time
-// a server from outside send it: the answer's result, or an Error with the server's message.
-export function post(url, method, params, name) {
+// a server from outside send it: the answer's result, or an Error with the server's message. `meta`: more `_meta` keys.
+export function post(url, method, params, name, meta = {}) {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -18,6 +18,7 @@ export function post(url, method, params, name) {
         'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
         'io.modelcontextprotocol/clientCapabilities': {},
+        ...meta,
       },
     },
   };

@@ -57,7 +57,7 @@ async function spawnServer(argv, readyCheck, env = {}) {
     }
     await sleep(20);
   }
-  return { proc, readyMs: performance.now() - started, stderr: () => stderr };
+  return { proc, readyMs: performance.now() - started, startedAt: started, stderr: () => stderr };
 }
 const peakRss = (proc) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))[1]) / 1024;
 async function stop(proc) {
@@ -105,6 +105,26 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 };
+
+/**
+ * Appends a new word to one SKILL.md and times, from the write, until a read serves it (`<key>ServedMs`) and until a
+ * search finds its skill (`<key>SearchableMs`); the file is put back afterwards. NaN when a step never happened.
+ */
+async function probeChange(url, dir, target, key) {
+  if (target === undefined) return {};
+  const path = join(dir, target.uri.slice('skill://'.length));
+  const original = readFileSync(path);
+  const word = `zqxscale${Date.now().toString(36)}`;
+  try {
+    writeFileSync(path, Buffer.concat([original, Buffer.from(`\n${word} marker line.\n`)]));
+    // Timed from the write: the watcher's debounce, the rescan, the derived snapshot, the read.
+    const servedAt = await until(async () => (await read(url, target.uri)).contents[0].text.includes(word));
+    const searchableAt = await until(async () => (await search(url, word)).includes(target.uri.replace(/\/SKILL\.md$/, '')));
+    return { [`${key}ServedMs`]: servedAt, [`${key}SearchableMs`]: Number.isNaN(searchableAt) ? NaN : servedAt + searchableAt };
+  } finally {
+    writeFileSync(path, original);
+  }
+}
 
 // --- one size ---
 async function measureSize(count) {
@@ -172,20 +192,11 @@ async function measureSize(count) {
     ours.searchP50 = percentile(times, 0.5);
     ours.searchP99 = percentile(times, 0.99);
 
-    // One changed file: a SKILL.md gets a new word; when is it served, and when does a search find it?
-    const target = skills.find((skill) => /^skill:\/\/copy-00\/[^%]+\/SKILL\.md$/.test(skill.uri) && existsSync(join(dir, skill.uri.slice('skill://'.length))));
-    if (target !== undefined) {
-      const path = join(dir, target.uri.slice('skill://'.length));
-      const original = readFileSync(path);
-      const word = `zqxscale${Date.now().toString(36)}`;
-      writeFileSync(path, Buffer.concat([original, Buffer.from(`\n${word} marker line.\n`)]));
-      // Timed from the write: the watcher's debounce, the rescan, the derived snapshot, the read.
-      const servedAt = await until(async () => (await read(url, target.uri)).contents[0].text.includes(word));
-      const searchableAt = await until(async () => (await search(url, word)).includes(target.uri.replace(/\/SKILL\.md$/, '')));
-      ours.changeServedMs = servedAt;
-      ours.changeSearchableMs = Number.isNaN(searchableAt) ? NaN : servedAt + searchableAt;
-      writeFileSync(path, original);
-    }
+    // One changed file, once everything has settled: when is it served, and when does a search find it?
+    const targets = skills.filter(
+      (skill) => /^skill:\/\/copy-00\/[^%]+\/SKILL\.md$/.test(skill.uri) && existsSync(join(dir, skill.uri.slice('skill://'.length))),
+    );
+    Object.assign(ours, await probeChange(url, dir, targets[0], 'change'));
 
     // One publish: a new skill POSTed to the registry; when does the catalog serve it?
     {
@@ -218,6 +229,20 @@ async function measureSize(count) {
     url = `http://127.0.0.1:${port}/mcp`;
     const warm = await spawnServer(serveArgs(port), async () => (await post(url, 'skills/list', {})) !== undefined, env);
     ours.warmReadyMs = warm.readyMs;
+    // As a rolling deploy meets a restarted replica: probed the moment it answers, not after it settles.
+    // A file changed right after the first answer (the watches of a large tree may still be arming), then searches.
+    Object.assign(ours, await probeChange(url, dir, targets[1] ?? targets[0], 'warmChange'));
+    {
+      const times = [];
+      for (const query of queries.slice(0, 20)) {
+        const started = performance.now();
+        await search(url, query);
+        times.push(performance.now() - started);
+      }
+      ours.warmSearchP50 = percentile(times, 0.5);
+      ours.warmSearchP99 = percentile(times, 0.99);
+      ours.warmProbedMs = performance.now() - warm.startedAt - warm.readyMs;
+    }
     ours.warmRssMb = peakRss(warm.proc);
     await stop(warm.proc);
     row.ours = ours;
@@ -263,10 +288,12 @@ line('skills served', (row) => f0(row.ours.skills));
 line('ready, cold (ms)', (row) => f0(row.ours.readyMs));
 line('ready, warm restart (ms)', (row) => f0(row.ours.warmReadyMs));
 line('ready, SDK server (ms)', (row) => f0(row.sdk?.readyMs));
+line('  cold ready ÷ SDK server', (row) => ratio(row.ours.readyMs, row.sdk?.readyMs));
 line('RSS when ready, cold (MB)', (row) => f0(row.ours.rssAtReadyMb));
 line('peak RSS (MB)', (row) => f0(row.ours.peakRssMb));
-line('RSS after warm restart (MB)', (row) => f0(row.ours.warmRssMb));
+line('peak RSS, warm restart and its probes (MB)', (row) => f0(row.ours.warmRssMb));
 line('peak RSS, SDK server (MB)', (row) => f0(row.sdk?.peakRssMb));
+line('  peak RSS ÷ SDK server', (row) => ratio(row.ours.peakRssMb, row.sdk?.peakRssMb));
 line('resources/read per s', (row) => f0(row.ours.read));
 line('  ÷ bare limit', (row) => ratio(row.ours.read, row.bare.read));
 line('  ÷ SDK server', (row) => ratio(row.ours.read, row.sdk?.read));
@@ -278,6 +305,9 @@ line('search p50 / p99 (ms, over HTTP)', (row) => `${f1(row.ours.searchP50)} / $
 line('search index complete after ready (ms)', (row) => f0(row.ours.searchReadyMs));
 line('one changed file → served (ms)', (row) => f0(row.ours.changeServedMs));
 line('one changed file → searchable (ms)', (row) => f0(row.ours.changeSearchableMs));
+line('warm restart, probed at once: changed file → served (ms)', (row) => f0(row.ours.warmChangeServedMs));
+line('warm restart, probed at once: changed file → searchable (ms)', (row) => f0(row.ours.warmChangeSearchableMs));
+line('warm restart, probed at once: search p50 / p99 (ms)', (row) => `${f1(row.ours.warmSearchP50)} / ${f1(row.ours.warmSearchP99)}`);
 line('one publish → accepted / served (ms)', (row) => `${f0(row.ours.publishAcceptedMs)} / ${f0(row.ours.publishServedMs)}`);
 const table = `${lines.join('\n')}\n`;
 

@@ -6,6 +6,7 @@ import { registerValidate } from './commands/validate.js';
 import { registerInit } from './commands/init.js';
 import { registerToken } from './commands/token.js';
 import { registerLogin } from './commands/login.js';
+import { registerInstallCommands } from './commands/install.js';
 import { registerAudit } from './commands/audit.js';
 import { registerPack, registerPublish } from './commands/registry/publish.js';
 import { registerManage } from './commands/registry/manage.js';
@@ -43,6 +44,7 @@ export function buildProgram(exit: ExitCode): Command {
   registerStore(program, exit);
   registerScan(program, exit, VERSION);
   registerClientCommands(program, exit);
+  registerInstallCommands(program, exit);
   registerExport(program, exit);
   registerLogin(program, exit);
   return program;

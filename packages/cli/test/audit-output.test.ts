@@ -146,7 +146,7 @@ describe('CLI output of hostile skill folders', () => {
   test('install writes a listed file whose name reads like a scheme or an escape (the whole skill was refused)', async () => {
     const root = makeTree({ 'odd/SKILL.md': skillMd('odd'), 'odd/notes:v2.md': 'colon\n', 'odd/refs/%2e%2e': 'literal\n' });
     const target = makeTree({});
-    const run = await runCli(['install', `stdio:${process.execPath} ${CLI} serve --no-cache ${root}`, 'odd', '--to', target]);
+    const run = await runCli(['install', `stdio:${process.execPath} ${CLI} serve --no-cache ${root}`, 'odd', '--to', target], {}, undefined, target);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(readFileSync(join(target, 'odd', 'notes:v2.md'), 'utf8'), 'colon\n');
     assert.equal(readFileSync(join(target, 'odd', 'refs', '%2e%2e'), 'utf8'), 'literal\n');
@@ -165,11 +165,11 @@ describe('CLI output of hostile skill folders', () => {
     });
     try {
       const target = makeTree({});
-      const run = await runCli(['install', proxy.url, 'odd', '--to', join(target, 'skills')]);
+      const run = await runCli(['install', proxy.url, 'odd', '--to', join(target, 'skills')], {}, undefined, target);
       // The entry is ignored with a warning; the skill's own files are installed, nothing outside it.
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /lists skill:\/\/odd\/%2E%2E\/%2E%2E\/escaped\.md, which is outside the skill: ignored/);
-      assert.match(run.stderr, /installed odd \(1 file\)/);
+      assert.match(run.stdout, /^added odd sha256:\S+ \(1 file\) → /m);
       assert.equal(existsSync(join(target, 'escaped.md')), false);
       assert.equal(existsSync(join(target, 'skills', 'escaped.md')), false);
     } finally {

@@ -99,21 +99,25 @@ describe('skillport ls, show, cat, install', () => {
     const source = makeTree({ 'alpha/SKILL.md': skillMd('alpha'), 'alpha/references/a.md': 'A\n', 'beta/SKILL.md': skillMd('beta') });
     const live = await startHttp([source]);
     try {
-      const target = join(makeTree({}), '.agents/skills');
-      const first = await runCli(['install', live.url, '--to', target]);
+      // Installs run in a project folder: the lockfile is its skillport-lock.json.
+      const project = makeTree({});
+      const cli = (args: string[]) => runCli(args, {}, undefined, project);
+      const lockPath = join(project, 'skillport-lock.json');
+      const target = join(project, '.agents/skills');
+      const first = await cli(['install', live.url, '--to', target]);
       assert.equal(first.code, 0, first.stderr);
-      assert.match(first.stderr, /installed alpha \(2 files\)/);
+      assert.match(first.stdout, /^added alpha sha256:\S+ \(2 files\) → \.agents\/skills\/alpha$/m);
       assert.equal(readFileSync(join(target, 'alpha/references/a.md'), 'utf8'), 'A\n');
       assert.equal(readFileSync(join(target, 'beta/SKILL.md'), 'utf8'), skillMd('beta'));
-      const lock = JSON.parse(readFileSync(join(target, 'skillport.lock.json'), 'utf8')) as {
+      const lock = JSON.parse(readFileSync(lockPath, 'utf8')) as {
         skills: Record<string, { uri: string; packageDigest: string; files: Record<string, string> }>;
       };
       assert.deepEqual(Object.keys(lock.skills), ['alpha', 'beta']);
       assert.equal(lock.skills['alpha']!.files['references/a.md'], sha256Digest('A\n'));
       assert.equal(lock.skills['alpha']!.uri, 'skill://alpha/SKILL.md');
-      assert.deepEqual(readdirSync(target).sort(), ['alpha', 'beta', 'skillport.lock.json'], 'no staging folders left behind');
+      assert.deepEqual(readdirSync(target).sort(), ['alpha', 'beta'], 'no staging folders left behind');
 
-      const frozen = await runCli(['install', live.url, '--to', target, '--frozen', '--json']);
+      const frozen = await cli(['install', live.url, '--to', target, '--frozen', '--json']);
       assert.equal(frozen.code, 0, frozen.stderr);
       assert.deepEqual(
         (JSON.parse(frozen.stdout) as { results: Array<{ name: string; ok: boolean }> }).results.map((result) => [result.name, result.ok]),
@@ -127,7 +131,7 @@ describe('skillport ls, show, cat, install', () => {
       writeFileSync(join(source, 'alpha/references/a.md'), 'changed\n');
       const drift = await (async () => {
         for (let attempt = 0; attempt < 100; attempt++) {
-          const result = await runCli(['install', live.url, 'alpha', '--to', target, '--frozen']);
+          const result = await cli(['install', live.url, 'alpha', '--to', target, '--frozen']);
           if (result.code !== 0) return result;
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
@@ -136,31 +140,34 @@ describe('skillport ls, show, cat, install', () => {
       assert.equal(drift.code, 1);
       assert.match(drift.stderr, /'alpha' drifted from the lockfile: references\/a\.md changed/);
       assert.equal(readFileSync(join(target, 'alpha/references/a.md'), 'utf8'), 'A\n');
-      const update = await runCli(['install', live.url, 'alpha', '--to', target]);
+      const update = await cli(['install', live.url, 'alpha', '--to', target]);
       assert.equal(update.code, 0, update.stderr);
+      assert.match(update.stdout, /^alpha sha256:\S+ → sha256:\S+ \(\.agents\/skills\/alpha\)$/m);
       assert.equal(readFileSync(join(target, 'alpha/references/a.md'), 'utf8'), 'changed\n');
-      const updated = JSON.parse(readFileSync(join(target, 'skillport.lock.json'), 'utf8')) as typeof lock;
+      const updated = JSON.parse(readFileSync(lockPath, 'utf8')) as typeof lock;
       assert.equal(updated.skills['alpha']!.files['references/a.md'], sha256Digest('changed\n'));
       assert.ok(updated.skills['beta'], 'other pins stay');
 
-      const missing = await runCli(['install', live.url, 'gamma', 'beta', '--to', target]);
+      const missing = await cli(['install', live.url, 'gamma', 'beta', '--to', target]);
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /gamma: no skill 'gamma'/);
-      assert.match(missing.stderr, /installed beta/);
-      const noLock = await runCli(['install', live.url, '--to', join(makeTree({}), 'x'), '--frozen']);
+      assert.match(missing.stdout, /^beta sha256:\S+ up to date$/m);
+      const elsewhere = makeTree({});
+      const noLock = await runCli(['install', live.url, '--to', join(elsewhere, 'x'), '--frozen'], {}, undefined, elsewhere);
       assert.equal(noLock.code, 1);
       assert.match(noLock.stderr, /--frozen needs a lockfile/);
-      const usage = await runCli(['install', live.url]);
+      const usage = await runCli(['install', live.url], {}, undefined, elsewhere);
       assert.equal(usage.code, 2);
-      assert.match(usage.stderr, /--to <dir>/);
+      assert.match(usage.stderr, /give the folder to install into: --agent NAME .* or --to DIR/);
     } finally {
       await live.stop();
     }
   });
 
   test('install refuses a tampered file and leaves the earlier install untouched', async () => {
-    const target = join(makeTree({}), 'skills');
-    assert.equal((await runCli(['install', proxy.url, 'csv-data-cleaning', '--to', target])).code, 0);
+    const project = makeTree({});
+    const target = join(project, 'skills');
+    assert.equal((await runCli(['install', proxy.url, 'csv-data-cleaning', '--to', target], {}, undefined, project)).code, 0);
     const before = readFileSync(join(target, 'csv-data-cleaning/scripts/profile_csv.py'));
     proxy.tamper = (method, params, result) => {
       if (method !== 'resources/read' || !String(params['uri']).endsWith('profile_csv.py')) return result;
@@ -171,12 +178,13 @@ describe('skillport ls, show, cat, install', () => {
       return { ...result, contents };
     };
     try {
-      const result = await runCli(['install', proxy.url, 'csv-data-cleaning', '--to', target]);
+      // --force: the installed copy is current, so only a forced install reads the files again.
+      const result = await runCli(['install', proxy.url, 'csv-data-cleaning', '--to', target, '--force'], {}, undefined, project);
       assert.equal(result.code, 1);
       assert.match(result.stderr, /csv-data-cleaning: skill:\/\/csv-data-cleaning\/scripts\/profile_csv\.py failed verification \(size\)/);
       assert.deepEqual(readFileSync(join(target, 'csv-data-cleaning/scripts/profile_csv.py')), before);
       assert.ok(!readdirSync(target).some((name) => name.startsWith('.skillport-')));
-      assert.ok(existsSync(join(target, 'skillport.lock.json')));
+      assert.ok(existsSync(join(project, 'skillport-lock.json')));
     } finally {
       proxy.tamper = undefined;
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createToken } from '@skillport/test-kit';
 import { EXAMPLES, eventually, makeTree, runCli, skillMd, startHttp } from '@skillport/test-kit';
@@ -49,7 +49,7 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
     const cat = await runCli(['cat', server.url, 'csv-data-cleaning'], { SKILLPORT_TOKEN: reader });
     assert.equal(cat.stdout, readFileSync(join(EXAMPLES, 'csv-data-cleaning/SKILL.md'), 'utf8'));
     const target = join(makeTree({}), 'skills');
-    const installed = await runCli(['install', server.url, 'csv-data-cleaning', '--to', target, '--token', reader]);
+    const installed = await runCli(['install', server.url, 'csv-data-cleaning', '--to', target, '--token', reader], {}, undefined, dirname(target));
     assert.equal(installed.code, 0, installed.stderr);
     const wrong = 'skp_000000000000_not-a-real-secret';
     const refused = await runCli(['ls', '--token', wrong, server.url]);
@@ -57,7 +57,7 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
     for (const run of [anonymous, flag, env, installed, refused]) {
       assert.ok(!run.stderr.includes(reader) && !run.stdout.includes(reader) && !run.stderr.includes(wrong), 'no token in any output');
     }
-    assert.ok(!readFileSync(join(target, 'skillport.lock.json'), 'utf8').includes(reader), 'no token in the lockfile');
+    assert.ok(!readFileSync(join(dirname(target), 'skillport-lock.json'), 'utf8').includes(reader), 'no token in the lockfile');
   });
 
   test('show prints version, tags, signature, publisher and review; cat and install take NAME@VERSION, --version and tags', async () => {
@@ -89,15 +89,16 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
     assert.match(missing.stderr, /no version 9\.9\.9 of 'demo'/);
 
     const target = join(makeTree({}), 'skills');
-    const pinned = await runCli(['install', server.url, 'demo@1.0.0', '--to', target], env);
+    const pinned = await runCli(['install', server.url, 'demo@1.0.0', '--to', target], env, undefined, dirname(target));
     assert.equal(pinned.code, 0, pinned.stderr);
-    const lock = JSON.parse(readFileSync(join(target, 'skillport.lock.json'), 'utf8')) as { skills: Record<string, { uri: string; version: string }> };
+    const lock = JSON.parse(readFileSync(join(dirname(target), 'skillport-lock.json'), 'utf8')) as { skills: Record<string, { uri: string; version: string }> };
     assert.equal(lock.skills['demo']!.version, '1.0.0');
     assert.equal(lock.skills['demo']!.uri, 'skill://1.0.0/demo/SKILL.md');
     assert.equal(readFileSync(join(target, 'demo/references/guide.md'), 'utf8'), 'guide for release 1.0.0\n');
-    // --frozen reads the exact version the lockfile pins, though the server lists 1.1.0.
-    const frozen = await runCli(['install', '--frozen', '--to', target], env);
+    // --frozen reads the exact version and the folder the lockfile pins, though the server lists 1.1.0.
+    const frozen = await runCli(['install', '--frozen'], env, undefined, dirname(target));
     assert.equal(frozen.code, 0, frozen.stderr);
+    assert.match(frozen.stdout, /^demo 1\.0\.0 up to date$/m);
   });
 
   test('the server logs each publish, tag, yank, unyank and revoke on one stderr line with who did it; versions are sorted by semver under headers', async () => {
@@ -132,7 +133,7 @@ describe('ls, show, cat and install against an --auth tokens registry server', (
     assert.equal(versions.code, 0, versions.stderr);
     const lines = versions.stdout.trim().split('\n');
     assert.equal(lines[0], 'demo: 4 versions');
-    assert.match(lines[1]!, /^VERSION +DIGEST +PUBLISHED +SIGNATURE +TAGS +REVIEW +STATE$/);
+    assert.match(lines[1]!, /^VERSION +DIGEST +PUBLISHED +SIGNATURE +TAGS +REVIEW +SCAN +STATE$/);
     assert.deepEqual(
       lines.slice(2).map((line) => line.split(/\s+/)[0]),
       ['1.0.0', '1.1.0', '1.2.0', '1.10.0'],
@@ -159,44 +160,44 @@ describe('install keeps local work and scripts; ls reads folders', () => {
 
   test('scripts are installed executable, and a file made executable locally stays so', async () => {
     const target = join(makeTree({}), 'skills');
-    const first = await runCli(['install', server.url, 'alpha', '--to', target]);
+    const first = await runCli(['install', server.url, 'alpha', '--to', target], {}, undefined, dirname(target));
     assert.equal(first.code, 0, first.stderr);
     assert.notEqual(statSync(join(target, 'alpha/scripts/run.sh')).mode & 0o111, 0, 'a #! script is executable');
     assert.equal(statSync(join(target, 'alpha/SKILL.md')).mode & 0o111, 0);
     chmodSync(join(target, 'alpha/references/notes.md'), 0o755);
-    const again = await runCli(['install', server.url, 'alpha', '--to', target]);
+    const again = await runCli(['install', server.url, 'alpha', '--to', target], {}, undefined, dirname(target));
     assert.equal(again.code, 0, again.stderr);
     assert.notEqual(statSync(join(target, 'alpha/references/notes.md')).mode & 0o111, 0, 'the local executable bit is kept');
   });
 
   test('local edits are not overwritten without --force, and the message names the files', async () => {
     const target = join(makeTree({}), 'skills');
-    assert.equal((await runCli(['install', server.url, '--to', target])).code, 0);
+    assert.equal((await runCli(['install', server.url, '--to', target], {}, undefined, dirname(target))).code, 0);
     writeFileSync(join(target, 'alpha/SKILL.md'), `${skillMd('alpha')}\nMy own notes.\n`);
     writeFileSync(join(target, 'alpha/mine.md'), 'mine\n');
-    const refused = await runCli(['install', server.url, 'alpha', '--to', target]);
+    const refused = await runCli(['install', server.url, 'alpha', '--to', target], {}, undefined, dirname(target));
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /has local changes that installing would overwrite: SKILL\.md \(modified\), mine\.md \(added\); use --force/);
     assert.match(readFileSync(join(target, 'alpha/SKILL.md'), 'utf8'), /My own notes/);
-    const frozen = await runCli(['install', '--frozen', 'alpha', '--to', target]);
+    const frozen = await runCli(['install', '--frozen', 'alpha', '--to', target], {}, undefined, dirname(target));
     assert.equal(frozen.code, 1, 'the lockfile names the server; local edits still stop it');
     assert.match(frozen.stderr, /SKILL\.md \(modified\)/);
-    const forced = await runCli(['install', server.url, 'alpha', '--to', target, '--force']);
+    const forced = await runCli(['install', server.url, 'alpha', '--to', target, '--force'], {}, undefined, dirname(target));
     assert.equal(forced.code, 0, forced.stderr);
     assert.equal(readFileSync(join(target, 'alpha/SKILL.md'), 'utf8'), skillMd('alpha'));
     assert.ok(!existsSync(join(target, 'alpha/mine.md')));
     // A folder skillport did not install is somebody's work too.
     const other = join(makeTree({}), 'skills');
     makeTree({ 'beta/SKILL.md': 'hand-written\n' }, other);
-    const foreign = await runCli(['install', server.url, 'beta', '--to', other]);
+    const foreign = await runCli(['install', server.url, 'beta', '--to', other], {}, undefined, dirname(other));
     assert.equal(foreign.code, 1);
     assert.match(foreign.stderr, /SKILL\.md \(not installed by skillport\)/);
   });
 
   test('install --frozen needs no server: it reads it from the lockfile', async () => {
     const target = join(makeTree({}), 'skills');
-    assert.equal((await runCli(['install', server.url, '--to', target])).code, 0);
-    const frozen = await runCli(['install', '--frozen', '--to', target, '--json']);
+    assert.equal((await runCli(['install', server.url, '--to', target], {}, undefined, dirname(target))).code, 0);
+    const frozen = await runCli(['install', '--frozen', '--to', target, '--json'], {}, undefined, dirname(target));
     assert.equal(frozen.code, 0, frozen.stderr);
     assert.deepEqual(
       (JSON.parse(frozen.stdout) as { results: Array<{ name: string; ok: boolean }> }).results.map((r) => [r.name, r.ok]),
@@ -205,7 +206,7 @@ describe('install keeps local work and scripts; ls reads folders', () => {
         ['beta', true],
       ],
     );
-    const usage = await runCli(['install', '--to', target]);
+    const usage = await runCli(['install', '--to', target], {}, undefined, dirname(target));
     assert.equal(usage.code, 1);
     assert.match(usage.stderr, /give the server to install from/);
   });
@@ -324,8 +325,8 @@ describe('small things users of npm, cargo and Verdaccio expect', () => {
     assert.match(check.stdout, /Consistent: 2 versions, 1 tag, /);
     const server = await startHttp([single]);
     try {
-      const installed = await runCli(['install', server.url, '--to', join(single, 'out')]);
-      assert.match(installed.stderr, /installed solo \(1 file\)/);
+      const installed = await runCli(['install', server.url, '--to', join(single, 'out')], {}, undefined, single);
+      assert.match(installed.stdout, /^added solo sha256:\S+ \(1 file\) → out\/solo$/m);
     } finally {
       await server.stop();
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXAMPLES, createToken, makeTree, registryUrl, releaseFolder, runCli, startHttp, storeDir } from '@skillport/test-kit';
 import type { RunningServer } from '@skillport/test-kit';
@@ -53,7 +53,7 @@ describe('login, then every command without --token, against an --auth tokens re
       assert.match(ls.stdout, /^csv-data-cleaning\s/m);
     }
     const target = join(makeTree({}), 'skills');
-    const installed = await runCli(['install', base, 'csv-data-cleaning', '--to', target], env());
+    const installed = await runCli(['install', base, 'csv-data-cleaning', '--to', target], env(), undefined, dirname(target));
     assert.equal(installed.code, 0, installed.stderr);
     const published = await runCli(['publish', releaseFolder('logged-in', '1.0.0'), '--registry', `${base}/mcp`, '--version', '1.0.0'], env());
     assert.equal(published.code, 0, published.stderr);

@@ -8,7 +8,10 @@ import { promisify } from 'node:util';
 import { EXAMPLES, REPO } from '@skillport/test-kit';
 
 const run = promisify(execFile);
-const PACKAGES = ['core', 'search', 'client', 'server', 'web', 'registry', 'cli'];
+// Every published workspace, so a new package is packed and installed here without editing this list.
+const PACKAGES = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces
+  .map((path) => path.replace(/^packages\//, ''))
+  .filter((pkg) => !(JSON.parse(readFileSync(join(REPO, 'packages', pkg, 'package.json'), 'utf8')) as { private?: boolean }).private);
 
 interface Manifest {
   name: string;

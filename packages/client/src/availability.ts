@@ -12,9 +12,9 @@ import type { SkillDescriptor } from './model.js';
 
 /**
  * Whether a skill can work in this host: its requirements (the server's `dev.skillport/requirements`, else read
- * from the frontmatter the source listed) judged against what the host has (`SessionOptions.available`), joined
- * with the server's own verdict (`dev.skillport/availability`: what its policy grants the caller). Ready when
- * either side has it; unmet when one side knows it is missing and the other does not say otherwise.
+ * from the frontmatter the source listed) judged against what the host has (`SessionOptions.available`) plus what
+ * the server's policy grants (`dev.skillport/availability`'s `granted`); for kinds the host did not speak of, the
+ * server's own verdict.
  */
 export const META_REQUIREMENTS = 'dev.skillport/requirements';
 export const META_AVAILABILITY = 'dev.skillport/availability';
@@ -27,13 +27,28 @@ export function requirementsOf(skill: SkillDescriptor): SkillRequirements | unde
 }
 
 export function availabilityOf(skill: SkillDescriptor, available: AvailableCapabilities | undefined): Availability {
-  const local = judgeAvailability(requirementsOf(skill), available ?? {});
-  const server = serverVerdict(skill.meta?.[META_AVAILABILITY]);
-  if (server === undefined || local.status === 'ready') return local;
-  if (server.status === 'ready') return server;
-  // The host said nothing about a kind the server knows is missing (or the reverse): the known answer wins.
-  if (local.status === 'unknown' && server.status === 'needs') return server;
+  const sent = skill.meta?.[META_AVAILABILITY];
+  const server = serverVerdict(sent);
+  // What the server's policy grants is added to each kind the host spoke of; the host's word decides the rest.
+  const local = judgeAvailability(requirementsOf(skill), withGrants(available ?? {}, grantsOf(sent)));
+  // The host said nothing about some kind: the server's verdict (its grants, and the hint it was sent) is the known one.
+  if (local.status === 'unknown' && server !== undefined) return server;
   return local;
+}
+
+function grantsOf(value: unknown): Record<string, unknown> {
+  const granted = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)['granted'] : undefined;
+  return granted !== null && typeof granted === 'object' ? (granted as Record<string, unknown>) : {};
+}
+
+function withGrants(available: AvailableCapabilities, granted: Record<string, unknown>): AvailableCapabilities {
+  const out: AvailableCapabilities = { ...available };
+  for (const kind of ['mcpServers', 'tools', 'scopes'] as const) {
+    const extra = granted[kind];
+    const have = available[kind];
+    if (have !== undefined && Array.isArray(extra)) out[kind] = [...have, ...extra.filter((item): item is string => typeof item === 'string')];
+  }
+  return out;
 }
 
 function serverVerdict(value: unknown): Availability | undefined {

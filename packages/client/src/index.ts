@@ -15,3 +15,4 @@ export * from './sources/mcp.js';
 export { parseIndex, parseActivation, templateVariables } from './sources/wire-shapes.js';
 export type { IndexEntry } from './sources/wire-shapes.js';
 export * from './adapters/openai.js';
+export { finishLoad } from './sources/load.js';

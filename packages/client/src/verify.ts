@@ -1,6 +1,6 @@
 import { decodeText, parseSkillMarkdown, printable, sha256Digest } from '@skillport/core';
 import { SkillError, VerificationError } from './errors.js';
-import type { SkillFileEntry } from './model.js';
+import type { SkillFileEntry, VerifiedFile } from './model.js';
 
 /**
  * The checks a host owes every byte it reads (SEP-2640 "Integrity and verification"): size and digest against the
@@ -25,6 +25,22 @@ export function checkBytes(entry: Pick<SkillFileEntry, 'uri' | 'digest' | 'size'
       );
     }
   }
+}
+
+/** Bytes read from where a source keeps them, checked against the listing's size and digest, as a VerifiedFile. */
+export function verifiedBytes(origin: string, entry: SkillFileEntry, path: string, bytes: Uint8Array, from: VerifiedFile['from']): VerifiedFile {
+  checkBytes(entry, bytes);
+  const text = decodeText(bytes);
+  return {
+    origin,
+    uri: entry.uri,
+    path,
+    bytes,
+    ...(text !== undefined ? { text } : {}),
+    ...(entry.mimeType ? { mimeType: entry.mimeType } : {}),
+    verified: true,
+    from,
+  };
 }
 
 /** SKILL.md bytes to frontmatter and body; a malformed file is a one-line error. */

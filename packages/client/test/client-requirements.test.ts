@@ -89,6 +89,18 @@ describe('client catalogs and readiness', () => {
     }
   });
 
+  test("a verdict the server gave for one host's hint is not kept for a host that lacks the server", async () => {
+    const set = new SkillSet([new McpSkillSource(server.url, { origin: 'team', connect: { available: { mcpServers: ['rube'] } } })]);
+    try {
+      const lacking = set.session({ available: { mcpServers: ['github'] } });
+      const skill = await lacking.find('gmail-digest');
+      assert.equal((skill.meta?.['dev.skillport/availability'] as { status: string }).status, 'ready', 'the server judged for the hint');
+      assert.deepEqual(lacking.availability(skill), { status: 'needs', needs: { mcpServers: ['rube'] } });
+    } finally {
+      await set.close();
+    }
+  });
+
   test('a host that says nothing: the skill is marked as possibly needing the server, never as ready', async () => {
     const set = new SkillSet([new McpSkillSource(server.url, { origin: 'team' })]);
     try {

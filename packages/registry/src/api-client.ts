@@ -122,4 +122,14 @@ export class RegistryClient {
   review(name: string, version: string, status: string) {
     return this.request('POST', `/skills/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/review`, { json: { status } });
   }
+
+  /** The review queue: versions waiting that the caller may review or published (ADR 0231). */
+  pending() {
+    return this.request('GET', '/review/pending');
+  }
+
+  /** A reviewer's decision: `approve` serves the version and moves its requested tags; `reject` needs a reason. */
+  decide(name: string, version: string, decision: 'approve' | 'reject', reason: string) {
+    return this.request('POST', `/skills/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/${decision}`, { json: { reason } });
+  }
 }

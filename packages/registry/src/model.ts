@@ -1,3 +1,4 @@
+import type { Finding } from '@skillport/scan';
 import type { SkillRequirements } from '@skillport/core';
 /**
  * The registry's records. A version is a skill's files frozen under a semver version: each file by sha256, the
@@ -49,19 +50,8 @@ export interface Provenance {
 export type ReviewStatus = 'unreviewed' | 'pending' | 'approved' | 'rejected';
 export const REVIEW_STATUSES: readonly ReviewStatus[] = ['unreviewed', 'pending', 'approved', 'rejected'];
 
-/** A finding as stored with a version (the scanner's, packages/scan). */
-export interface StoredFinding {
-  rule: string;
-  category: string;
-  severity: 'low' | 'medium' | 'high';
-  title: string;
-  why: string;
-  file: string;
-  line: number;
-  column: number;
-  excerpt: string;
-  note?: string;
-}
+/** A finding as stored with a version: the scanner's own (packages/scan). */
+export type StoredFinding = Finding;
 
 /**
  * What the gate found and decided at publish (ADR 0230), kept with the version as provenance: the scan's findings

@@ -1,7 +1,9 @@
 import type { SkillLimits } from '@skillport/core';
-import type { ServerPlugin, SkillVersionInfo } from '@skillport/server';
+import type { Principal, ServerPlugin, SkillVersionInfo } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
 import { isHeld } from './model.js';
+import type { StoredFinding } from './model.js';
+import type { WriteGuard } from './auth.js';
 import { isPostgresUrl, redactUrl } from './postgres-url.js';
 import { openRegistry, publishTokenFrom } from './registry.js';
 import type { OpenRegistry } from './registry.js';
@@ -41,12 +43,46 @@ export type RegistryVersionInfo = SkillVersionInfo;
 export interface RegistryPlugin extends ServerPlugin {
   /** Published versions, for the web catalog's skill pages (answers once the server has set the plugin up). */
   history: RegistryVersionHistory;
+  /** The review queue for the web catalog's admin review page (structurally its ReviewQueue; ADR 0231). */
+  reviews: {
+    pending(
+      reviewer: Principal,
+    ): Promise<Array<{ name: string; version: string; publisher: string; publishedAt: string; reasons: string[]; findings: StoredFinding[] }>>;
+    decide(name: string, version: string, decision: 'approved' | 'rejected', reason: string, reviewer: Principal): Promise<void>;
+  };
 }
 
 export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
   let opened: OpenRegistry | undefined;
+  let sees: ((principal: Principal, name: string) => boolean) | undefined;
+  /** An admin reviewer's guard over the names it sees (the web's admin pages need the admin scope). */
+  const reviewerGuard = (reviewer: Principal): WriteGuard => ({
+    writer: reviewer.user ?? reviewer.agent ?? 'admin',
+    sees: (name) => sees?.(reviewer, name) ?? false,
+    may: (action) => action === 'review' || action === 'revoke',
+  });
   return {
     name: 'registry',
+    reviews: {
+      async pending(reviewer) {
+        if (opened === undefined) return [];
+        const records = await opened.service.pending(reviewerGuard(reviewer));
+        return records.map((record) => ({
+          name: record.name,
+          version: record.version,
+          publisher: record.publisher,
+          publishedAt: record.publishedAt,
+          reasons: record.gate?.reasons ?? [],
+          findings: record.gate?.findings ?? [],
+        }));
+      },
+      async decide(name, version, decision, reason, reviewer) {
+        if (opened === undefined) throw new Error('the registry is not open');
+        await opened.service.decide(name, version, decision, reason, reviewerGuard(reviewer));
+        await opened.provider.refresh();
+        options.onEvent?.(`${decision} ${name}@${version} by ${reviewerGuard(reviewer).writer} (web)`);
+      },
+    },
     history: {
       async versions(name) {
         if (opened === undefined) return undefined;
@@ -106,6 +142,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         gate: (principal, name) => context.gate(principal, name, listedUri(name)),
       });
       opened = registry;
+      sees = (principal, name) => context.canSee(principal, name, listedUri(name));
       const writable = context.authenticated || publishToken !== undefined;
       return {
         providers: [registry.provider],

@@ -125,14 +125,16 @@ export function attackTests(data: () => Promise<string>): void {
     );
   });
 
-  test('tag, untag, yank, unyank, revoke and review of the hidden name answer like a missing name', async () => {
+  test('tag, untag, yank, unyank, revoke, review, approve and reject of the hidden name answer like a missing name', async () => {
     const writes: Array<[string, string, string?]> = [
       ['PUT', '/api/v1/skills/NAME/tags/pwned', '{"version":"1.1.0"}'],
       ['DELETE', '/api/v1/skills/NAME/tags/stable'],
       ['POST', '/api/v1/skills/NAME/versions/1.1.0/yank'],
       ['POST', '/api/v1/skills/NAME/versions/1.1.0/unyank'],
       ['POST', '/api/v1/skills/NAME/versions/1.0.0/revoke', '{"reason":"planted"}'],
-      ['POST', '/api/v1/skills/NAME/versions/1.0.0/review', '{"status":"rejected"}'],
+      ['POST', '/api/v1/skills/NAME/versions/1.0.0/review', '{"status":"approved"}'],
+      ['POST', '/api/v1/skills/NAME/versions/1.0.0/approve', '{}'],
+      ['POST', '/api/v1/skills/NAME/versions/1.0.0/reject', '{"reason":"planted"}'],
     ];
     for (const token of [tokens['beta']!, tokens['betaAdmin']!]) {
       for (const [method, path, body] of writes) {

@@ -223,7 +223,8 @@ export function detectBlob(rule: Rule, file: ScannedFile, context: SkillContext)
         break;
       }
     }
-    hit ??= (text.matchAll(hex).next().value as RegExpExecArray | undefined) ?? null;
+    // A hex blob mixes digits and letters (a run of one letter is padding or a test string, not data).
+    if (hit === null) for (const match of text.matchAll(hex)) if (/[0-9]/.test(match[0]) && /[a-fA-F]/.test(match[0])) hit ??= match as RegExpExecArray;
     if (hit === null) return;
     const line = index + 1;
     const lowered = lowerFor(rule, file, line, context);
@@ -322,4 +323,34 @@ export function detectBinary(rule: Rule, context: SkillContext): Finding[] {
     );
   }
   return found;
+}
+
+/**
+ * Programs a script runs (`params.calls`: expressions whose `cmd` group is the program) that the skill never declares:
+ * not named in SKILL.md (its text, `compatibility`, `allowed-tools`) and not in `params.ignore` (the shell's own
+ * commands and the interpreters every skill assumes). One finding per program, where it is first run.
+ */
+export function detectCommands(rule: Rule, file: ScannedFile, context: SkillContext): Finding[] {
+  const ignore = new Set(listParam(rule, 'ignore').map((name) => name.toLowerCase()));
+  const declared =
+    `${context.skillMd?.normal ?? ''}\n${JSON.stringify(context.frontmatter['compatibility'] ?? '')}\n${JSON.stringify(context.frontmatter['allowed-tools'] ?? '')}`.toLowerCase();
+  const found = new Map<string, Finding>();
+  // Shell scripts run programs by naming them at the start of a command (`params.shell-calls`).
+  const shellFiles = stringParam(rule, 'shell-files');
+  const shell = shellFiles !== undefined && new RegExp(shellFiles, 'i').test(file.path) ? regexes(rule, 'shell-calls', 'gm') : [];
+  for (const pattern of [...regexes(rule, 'calls', 'gm'), ...shell]) {
+    for (const match of file.normal.matchAll(pattern)) {
+      const cmd = match.groups?.['cmd'];
+      if (cmd === undefined || found.has(cmd)) continue;
+      const base = cmd.split('/').at(-1)!.toLowerCase();
+      if (ignore.has(base) || base.length < 2) continue;
+      // A shell function or variable assignment defined in the same file is not a program.
+      if (new RegExp(`(^|\\n)\\s*(function\\s+)?${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*(\\(\\)|=)`).test(file.normal)) continue;
+      if (new RegExp(`(^|[^a-z0-9_-])${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^a-z0-9_-]|$)`).test(declared)) continue;
+      const line = lineOf(file, match.index!);
+      const column = match.index! - file.lineStarts[line - 1]! + 1;
+      found.set(cmd, finding(rule, file.path, line, column, excerptAt(file, line, column), rule.severity, `runs ${visible(base)}, which SKILL.md never names`));
+    }
+  }
+  return [...found.values()];
 }

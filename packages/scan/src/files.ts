@@ -160,9 +160,32 @@ export function lowerFor(rule: Rule, file: ScannedFile, line: number, context: S
   if (rule.discussion && severityRank(discussion.to) < severityRank(current)) {
     const around = linesText(file, Math.max(1, line - discussion.window), line);
     if (discussion.when.some((when) => test(when, around))) return { to: discussion.to, note: discussion.note };
+    // The Markdown heading the line sits under ("## Examples of prompt injection") says so for its section.
+    const heading = file.kind === 'markdown' ? headingAbove(file, line) : undefined;
+    if (heading !== undefined && discussion.when.some((when) => test(when, heading)))
+      return { to: discussion.to, note: `lowered to medium: it sits under the heading "${heading.slice(0, 60)}"` };
     // A reference guide named for attacks (never SKILL.md, which is what the model follows first).
     if (!file.isSkillMd && discussion.paths.some((path) => test(path, file.path)))
       return { to: discussion.to, note: `lowered to medium: ${file.path} is a reference about attacks` };
   }
   return result;
+}
+
+/** The nearest ATX heading above `line` outside code fences (a `# comment` in a shell block is not one). */
+function headingAbove(file: ScannedFile, line: number): string | undefined {
+  let heading: string | undefined;
+  let fence: string | undefined;
+  for (let at = 1; at <= line; at++) {
+    const text = linesText(file, at, at);
+    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(text)?.[1];
+    if (marker !== undefined) {
+      if (fence === undefined) fence = marker[0]!;
+      else if (marker[0] === fence) fence = undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    const match = /^\s{0,3}#{1,6}\s+(.+)$/.exec(text);
+    if (match) heading = match[1]!.trim();
+  }
+  return heading;
 }

@@ -13,7 +13,7 @@ import type { Category, Severity } from './model.js';
  * checks the file; a rule file that does not parse, names an unknown detector or holds a bad expression is refused
  * whole with the rule's id, never half-loaded.
  */
-export const DETECTORS = ['pattern', 'chars', 'mixed-script', 'blob', 'minified', 'allowed-tools', 'binary'] as const;
+export const DETECTORS = ['pattern', 'chars', 'mixed-script', 'blob', 'minified', 'allowed-tools', 'binary', 'commands'] as const;
 export type Detector = (typeof DETECTORS)[number];
 
 /** Which files a rule reads: every text file, Markdown, scripts, SKILL.md alone, or the skill's name and description. */

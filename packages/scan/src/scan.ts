@@ -5,7 +5,7 @@ import { defaultRules } from './rules.js';
 import type { Rule, RuleSet } from './rules.js';
 import { entropy, excerptAt, filesIn, lineOf, linesText, lowerFor, readFile, test } from './files.js';
 import type { ScannedFile, SkillContext, SkillFile } from './files.js';
-import { detectAllowedTools, detectBinary, detectBlob, detectChars, detectMinified, detectMixedScript } from './detectors.js';
+import { detectAllowedTools, detectBinary, detectCommands, detectBlob, detectChars, detectMinified, detectMixedScript } from './detectors.js';
 
 /**
  * Scans one skill's files with a rule set (rules.ts). Never throws for what a skill holds: a file that is not
@@ -69,6 +69,8 @@ function runRule(rule: Rule, context: SkillContext): Finding[] {
       return detectAllowedTools(rule, context);
     case 'binary':
       return detectBinary(rule, context);
+    case 'commands':
+      return filesIn(rule.in, context).flatMap((file) => detectCommands(rule, file, context));
   }
 }
 
@@ -83,17 +85,19 @@ function detectPattern(rule: Rule, file: ScannedFile, context: SkillContext): Fi
         pattern.lastIndex++;
         continue;
       }
-      const line = lineOf(file, match.index);
+      // A match that opens on whitespace (a pattern's leading `(^|\s)`) is reported where its text starts.
+      const start = match.index + (match[0].length - match[0].trimStart().length);
+      const line = lineOf(file, start);
       if (seenLines.has(line)) continue;
-      const endLine = lineOf(file, match.index + match[0].length - 1);
+      const endLine = lineOf(file, Math.max(start, match.index + match[0].length - 1));
       const around = linesText(file, line, endLine);
       if (rule.unless.some((unless) => test(unless, around))) continue;
       const secret = match.groups?.['secret'] ?? match[0];
       if (rule.mask && context.rules.placeholders.some((placeholder) => test(placeholder, secret))) continue;
       if (minEntropy !== undefined && entropy(secret) < minEntropy) continue;
       seenLines.add(line);
-      const column = match.index - file.lineStarts[line - 1]! + 1;
-      const lowered = lowerFor(rule, file, line, context) ?? quoted(rule, file, match.index, match[0].length, context);
+      const column = start - file.lineStarts[line - 1]! + 1;
+      const lowered = lowerFor(rule, file, line, context) ?? quoted(rule, file, start, match.index + match[0].length - start, context);
       found.push({
         rule: rule.id,
         category: rule.category,
@@ -117,7 +121,9 @@ function detectPattern(rule: Rule, file: ScannedFile, context: SkillContext): Fi
  */
 function quoted(rule: Rule, file: ScannedFile, start: number, length: number, context: SkillContext): { to: Severity; note: string } | undefined {
   const to = context.rules.discussion.to;
-  if (!rule.discussion || severityRank(to) >= severityRank(rule.severity)) return undefined;
+  // Prose quotes phrases; code quotes strings, which says nothing about intent.
+  if (!rule.discussion || file.kind !== 'markdown' || severityRank(to) >= severityRank(rule.severity)) return undefined;
+  if (file.normal.slice(start, start + length).includes('\n')) return undefined;
   const before = file.normal.slice(Math.max(0, start - 3), start);
   const after = file.normal.slice(start + length, start + length + 3);
   const open = /["“'`]/.exec(before)?.[0];

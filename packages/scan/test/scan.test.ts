@@ -40,6 +40,13 @@ describe('the scanner', () => {
     assert.equal(visible('a\u001b[31mb'), 'a\\u{1b}[31mb');
   });
 
+  test('a match that opens on the line break before it is reported on its own line', () => {
+    const finding = scanSkill(skill('```bash\nsudo apt-get install -y jq\n```')).findings.find((f) => f.rule === 'script-sudo')!;
+    assert.equal(finding.line, 6);
+    assert.equal(finding.column, 1);
+    assert.equal(finding.excerpt, 'sudo apt-get install -y jq');
+  });
+
   test('masks secrets in excerpts', () => {
     const token = 'ghp_R8vN2kQ7wZ3xL5mP9tB4cH6jD1fG0sA2eY7u';
     const report = scanSkill(skill('ok', { 'config/env.sh': `export GH=${token}\n` }));

@@ -6,9 +6,11 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
-import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { GuardedTransport } from './mcp/request-screen.js';
 import { screenedStdin } from './mcp/stdio-lines.js';
+import { GatedStdioTransport, StdioBackpressure } from './mcp/stdio-backpressure.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { ContentReader } from './catalog/content.js';
@@ -391,8 +393,11 @@ export class SkillportServer {
    */
   serveStdio(options: { maxUriLength?: number; onWarning?: (message: string) => void } = {}): StdioServerHandle {
     // Lines that are no JSON-RPC message are answered (mcp/stdio-lines.ts), not dropped by the transport unanswered.
-    const stdio: StdioServerTransport = new StdioServerTransport(
-      screenedStdin(process.stdin, (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {}), undefined, options.onWarning),
+    // Requests are handed to the transport only while the client reads its answers (mcp/stdio-backpressure.ts).
+    const gate = new StdioBackpressure(process.stdout);
+    const stdio: StdioServerTransport = new GatedStdioTransport(
+      gate,
+      screenedStdin(gate.lines(process.stdin), (answer) => void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {}), undefined, options.onWarning),
     );
     const handle = serveStdio(
       async () => {

@@ -49,8 +49,10 @@ const PRINCIPALS: Record<string, Who> = {
 /** Who owns (publishes, sets up) each prefix's names in this test. */
 const OWNER: Record<Prefix, string> = { acme: 'acmePublisher', beta: 'betaPublisher', shared: 'acmePublisher' };
 
-type Route = 'publish' | 'tag' | 'untag' | 'yank' | 'unyank' | 'revoke' | 'review';
-const ROUTES: Route[] = ['publish', 'tag', 'untag', 'yank', 'unyank', 'revoke', 'review'];
+type Route = 'publish' | 'tag' | 'untag' | 'yank' | 'unyank' | 'revoke' | 'review' | 'approve' | 'reject';
+const ROUTES: Route[] = ['publish', 'tag', 'untag', 'yank', 'unyank', 'revoke', 'review', 'approve', 'reject'];
+/** Routes that revoke or decide a review: the admin scope, or a publish scope and the policy's revoke grant. */
+const REVOKING: ReadonlySet<Route> = new Set(['revoke', 'review', 'approve', 'reject']);
 
 // This test's reading of POLICY.
 const sees = (who: Who, prefix: Prefix) => prefix === 'shared' || who.orgs.includes(prefix);
@@ -105,7 +107,11 @@ describe('write isolation: principals × write routes × visible, hidden and mis
       case 'revoke':
         return call(who, 'POST', `${at}/versions/${version}/revoke`, JSON.stringify({ reason: `by ${who}` }));
       case 'review':
-        return call(who, 'POST', `${at}/versions/${version}/review`, JSON.stringify({ status: 'rejected' }));
+        return call(who, 'POST', `${at}/versions/${version}/review`, JSON.stringify({ status: 'approved' }));
+      case 'approve':
+        return call(who, 'POST', `${at}/versions/${version}/approve`, '{}');
+      case 'reject':
+        return call(who, 'POST', `${at}/versions/${version}/reject`, JSON.stringify({ reason: `by ${who}` }));
     }
   };
 
@@ -128,8 +134,11 @@ describe('write isolation: principals × write routes × visible, hidden and mis
         return record !== undefined && record['yankedAt'] === undefined;
       case 'revoke':
         return record?.['revoked'] !== undefined;
-      case 'review':
+      case 'reject':
         return record?.['review'] === 'rejected';
+      case 'review':
+      case 'approve':
+        return record?.['review'] === 'approved';
     }
   };
 
@@ -161,7 +170,7 @@ describe('write isolation: principals × write routes × visible, hidden and mis
           const onExisting = await write(who, route, name, i);
           const onMissing = await write(who, route, missing, i);
           const label = `${who} ${route} ${name} (${sees(spec, prefix) ? 'visible' : 'hidden'})`;
-          const allowed = route === 'revoke' || route === 'review' ? mayRevoke(spec, prefix) : mayPublish(spec, prefix);
+          const allowed = REVOKING.has(route) ? mayRevoke(spec, prefix) : mayPublish(spec, prefix);
 
           if (spec.scope === 'none') {
             assert.equal(onExisting.status, 401, label);

@@ -177,7 +177,11 @@ describe('the policy: grants judge availability, a scope-restricted skill is hid
       const alice = await connectAs(server.url, era, tokens['alice']);
       const bob = await connectAs(server.url, era, tokens['bob']);
       try {
-        assert.deepEqual(byName(await skillsList(alice), 'alpha-tool')._meta['dev.skillport/availability'], { status: 'ready' });
+        // Ready through the policy: the entry says which requirements the grants cover (a client re-judging adds them).
+        assert.deepEqual(byName(await skillsList(alice), 'alpha-tool')._meta['dev.skillport/availability'], {
+          status: 'ready',
+          granted: { mcpServers: ['rube'] },
+        });
         assert.deepEqual(byName(await skillsList(bob), 'alpha-tool')._meta['dev.skillport/availability'], { status: 'needs', needs: { mcpServers: ['rube'] } });
         // What the host has adds to what the policy grants.
         assert.deepEqual(byName(await skillsList(bob, { mcpServers: ['rube'] }), 'alpha-tool')._meta['dev.skillport/availability'], { status: 'ready' });
@@ -233,6 +237,64 @@ describe('the policy: grants judge availability, a scope-restricted skill is hid
       } finally {
         await Promise.all([alice.close(), bob.close()]);
       }
+    });
+  }
+});
+
+describe('the HTTP fast path answers a hinted request as the SDK path does', () => {
+  let fast: RunningServer;
+  let sdk: RunningServer;
+  const shared = tree();
+  before(async () => {
+    [fast, sdk] = await Promise.all([startHttp([shared, '--page-size', '2'], env), startHttp([shared, '--page-size', '2', '--no-fast-path'], env)]);
+  });
+  after(async () => {
+    await Promise.all([fast?.stop(), sdk?.stop()]);
+  });
+
+  async function send(url: string, era: 'legacy' | 'modern', id: number, method: string, params: Record<string, unknown>, hint: unknown) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const meta: Record<string, unknown> = hint === undefined ? {} : { 'dev.skillport/available': hint };
+    if (era === 'modern') {
+      headers['mcp-protocol-version'] = '2026-07-28';
+      headers['mcp-method'] = method;
+      if (method === 'tools/call') headers['mcp-name'] = String(params['name']);
+      meta['io.modelcontextprotocol/protocolVersion'] = '2026-07-28';
+      meta['io.modelcontextprotocol/clientInfo'] = { name: 'eq', version: '1' };
+      meta['io.modelcontextprotocol/clientCapabilities'] = {};
+    } else headers['mcp-protocol-version'] = '2025-11-25';
+    const body = { jsonrpc: '2.0', id, method, params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params };
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    const text = await response.text();
+    return text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)![1]!) : JSON.parse(text);
+  }
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`skills/list pages, skills/get and list_skills with a hint: equal answers, and the hint is heeded (${era})`, async () => {
+      let id = 1;
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['skills/get', { uri: 'skill://alpha-tool/SKILL.md' }],
+        ['tools/call', { name: 'list_skills', arguments: { query: 'weekly email digests' } }],
+        ['tools/call', { name: 'list_skills', arguments: {} }],
+        ['tools/call', { name: 'list_skills', arguments: { query: 'weekly email digests', available: { mcpServers: ['rube'] } } }],
+      ];
+      for (const hint of [{ mcpServers: ['github'] }, { mcpServers: ['rube'] }, { mcpServers: 'not a list' }, undefined]) {
+        for (const [method, params] of cases) {
+          const [a, b] = await Promise.all([send(fast.url, era, id, method, params, hint), send(sdk.url, era, id, method, params, hint)]);
+          assert.deepEqual(a, b, `${method} ${JSON.stringify(params)} ${JSON.stringify(hint)}`);
+          id++;
+        }
+        let cursor: string | undefined;
+        do {
+          const params = cursor === undefined ? {} : { cursor };
+          const [a, b] = await Promise.all([send(fast.url, era, id, 'skills/list', params, hint), send(sdk.url, era, id, 'skills/list', params, hint)]);
+          assert.deepEqual(a, b, `skills/list ${JSON.stringify(hint)}`);
+          cursor = a.result.nextCursor;
+          id++;
+        } while (cursor !== undefined);
+      }
+      const lacking = await send(fast.url, era, id++, 'skills/get', { uri: 'skill://alpha-tool/SKILL.md' }, { mcpServers: ['github'] });
+      assert.deepEqual(lacking.result.skill._meta['dev.skillport/availability'], { status: 'needs', needs: { mcpServers: ['rube'] } });
     });
   }
 });

@@ -95,4 +95,86 @@ describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folder
       restored.close();
     }
   });
+
+  test('known folders are watched before start returns: a change there is heard however far the walk has got', async () => {
+    const root = wideTree(40);
+    const events: string[] = [];
+    const watcher = new TreeWatcher([root], (path) => path !== undefined && events.push(path), { perFolder: true, startBudgetMs: 0, sliceMs: 0 });
+    const last = join(root, 'skill-039');
+    try {
+      watcher.start([last, join(last, 'references'), join(last, 'references', 'deep'), join(root, 'gone-since')]);
+      assert.equal(watcher.walking, true, 'the walk has not reached the last skill');
+      // Written before any slice of the walk ran: only a watch armed by start itself hears it.
+      const deep = join(last, 'references', 'deep', 'notes.md');
+      writeFileSync(deep, 'changed while arming\n');
+      writeFileSync(join(last, 'SKILL.md'), skillMd('skill-039', 'Changed while arming.'));
+      await watcher.armed;
+      assert.equal(watcher.folderCount, 121, 'the walk lists the known folders too, once each (a folder gone is skipped)');
+      await eventually(async () => (events.includes(deep) && events.includes(join(last, 'SKILL.md')) ? true : undefined), 5000, 'both changes heard');
+      // A folder first armed from the list is watched as any other once the walk has listed it.
+      mkdirSync(join(last, 'references', 'deep', 'new'));
+      await eventually(async () => (events.includes(join(last, 'references', 'deep', 'new')) ? true : undefined), 5000, 'a folder made below it');
+    } finally {
+      watcher.close();
+    }
+  });
+
+  test('a restored catalog hears a change to a served file from the first answer, before the walk and without the check', async () => {
+    const root = wideTree(30);
+    const cache = makeTree({});
+    const options = {
+      roots: [normaliseRoot(root, undefined)],
+      limits: DEFAULT_LIMITS,
+      scanThreads: 0,
+      persistPath: join(cache, 'catalog.json'),
+      perFolderWatch: true,
+      watchSlices: { startBudgetMs: 0, sliceMs: 0 },
+    };
+    (await LiveCatalog.open(options)).close();
+    const restored = await LiveCatalog.open(options);
+    try {
+      restored.watch();
+      assert.equal(restored.watching?.arming, true, 'the walk goes on after watch()');
+      const notes = join(root, 'skill-029', 'references', 'deep', 'notes.md');
+      writeFileSync(notes, 'changed right after the restart\n');
+      // No verify(): the check against the disk never runs, so only a watch armed before this write can serve it.
+      const uri = 'skill://skill-029/references/deep/notes.md';
+      const before = restored.snapshot.file(uri)?.file.digest;
+      assert.ok(before !== undefined);
+      await eventually(async () => (restored.snapshot.file(uri)?.file.digest !== before ? true : undefined), 5000, 'the new digest served');
+      assert.equal(restored.unverified, true, 'heard, not found by the check');
+    } finally {
+      restored.close();
+    }
+  });
+
+  test('a change heard during the check of a restored catalog is served before the check ends, and the check keeps it', async () => {
+    const root = wideTree(60);
+    const cache = makeTree({});
+    const options = {
+      roots: [normaliseRoot(root, undefined)],
+      limits: DEFAULT_LIMITS,
+      scanThreads: 0,
+      // The check runs in a worker (a thread to start, then a scan): it takes far longer than a change's rescan.
+      inlineCheckMax: 0,
+      persistPath: join(cache, 'catalog.json'),
+      perFolderWatch: true,
+    };
+    (await LiveCatalog.open(options)).close();
+    const restored = await LiveCatalog.open(options);
+    try {
+      restored.watch();
+      const verifying = restored.verify();
+      writeFileSync(join(root, 'skill-059', 'SKILL.md'), skillMd('skill-059', 'Changed during the check.'));
+      const changed = () => restored.snapshot.skills.find((skill) => skill.name === 'skill-059')?.description.startsWith('Changed') === true;
+      let servedUnverified: boolean | undefined;
+      await eventually(async () => (changed() ? (servedUnverified = restored.unverified) || true : undefined), 5000, 'the change served');
+      assert.equal(servedUnverified, true, 'served while the check was still running (not queued behind it)');
+      await verifying;
+      assert.equal(restored.unverified, false);
+      assert.equal(changed(), true, 'the check did not put back what it read before the change');
+    } finally {
+      restored.close();
+    }
+  });
 });

@@ -68,10 +68,11 @@ export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}, lau
   };
 }
 
-/** Runs the CLI to completion; `input`, when given, is its stdin (else stdin is closed). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI to completion; `input`, when given, is its stdin (else stdin is closed); `cwd` its working folder. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const proc = spawn(process.execPath, [CLI, ...args], {
+      ...(cwd !== undefined ? { cwd } : {}),
       env: { ...process.env, NO_COLOR: '1', ...env },
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeText } from '@skillport/core';
 import { META_VERSION, hasScope, parseSince, readBodyLimited } from '@skillport/server';
-import type { AccessControl, CatalogFile, CatalogSkill, Principal, Scoped, WebRoute } from '@skillport/server';
+import type { AccessControl, CatalogFile, CatalogSkill, CatalogSnapshot, Principal, Scoped, WebRoute } from '@skillport/server';
 import { listSkills, originKind, parseFilters } from './catalog.js';
 import type { Html } from './html.js';
 import { errorBody, layout } from './layout.js';
 import type { Viewer } from './layout.js';
-import { auditBody, policyBody, tokensBody } from './pages/admin.js';
+import { auditBody, policyBody, reviewBody, tokensBody } from './pages/admin.js';
 import { MAX_PAGE_DIFF_BYTES, MAX_PAGE_DIFF_HTML, changedFiles, compareBody, lineDiff, pageFullNote } from './pages/compare.js';
 import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
@@ -16,7 +16,8 @@ import { signinBody } from './pages/signin.js';
 import { renderSkillPart, skillBody } from './pages/skill.js';
 import { SESSION_COOKIE, appendCookie, cookie, csrfToken, csrfValid, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
 import { parseSkillRoute, skillPath } from './urls.js';
-import type { VersionHistory } from './versions.js';
+import type { ReviewQueue, VersionHistory } from './versions.js';
+import { SimilarityIndex } from '@skillport/scan';
 
 /**
  * The web catalog (docs/architecture.md, "The web catalog"): one request handler for every page, mounted by the
@@ -30,6 +31,8 @@ export interface WebCatalogOptions {
   scoped(principal: Principal): Scoped;
   /** Published versions, when a registry is served (`serve --data`). */
   history?: VersionHistory;
+  /** The registry's review queue (`serve --data`), for the admin review page. */
+  reviews?: ReviewQueue;
   /** Shown in the header and titles. Default "skillport". */
   title?: string;
   /** Skills per page on the home page. Default 50. */
@@ -251,6 +254,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
           comparePath: `${skillPath(skill)}/-/compare`,
           // Signed in, the page says whether the caller's grants meet the skill's requirements.
           availability: caller.principal !== undefined && access.auth !== 'none' ? scoped.service.availability(skill) : undefined,
+          scan: versions?.find((v) => v.version === listedVersion)?.scan,
+          similar: similarIn(view, skill),
         }),
         'catalog',
       );
@@ -398,6 +403,31 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       redirect(res, '/admin/audit');
       return true;
     }
+    if (path === '/admin/review/decide') {
+      if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
+      const form = await readForm(req);
+      if (!csrfValid(req, form?.get('_csrf') ?? null))
+        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      const name = form?.get('name') ?? '';
+      const version = form?.get('version') ?? '';
+      const decision = form?.get('decision');
+      const reason = (form?.get('reason') ?? '').slice(0, 500);
+      const scoped = options.scoped(principal);
+      let notice: string;
+      if (options.reviews === undefined || (decision !== 'approved' && decision !== 'rejected')) notice = 'Nothing to decide.';
+      else {
+        try {
+          await options.reviews.decide(name, version, decision, reason, principal);
+          notice = `${name}@${version} ${decision}.`;
+          // Who decided what is kept in the audit log as well as with the version.
+          scoped.service.record({ action: 'review', surface: 'web', requested: `${name}@${version}`, outcome: decision, detail: reason || undefined });
+        } catch (error) {
+          notice = `${name.slice(0, 100)}@${version.slice(0, 100)}: ${(error as Error).message}`;
+        }
+      }
+      redirect(res, `/admin/review?${new URLSearchParams({ notice })}`);
+      return true;
+    }
     if (path === '/admin/tokens/revoke') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
       const form = await readForm(req);
@@ -409,6 +439,11 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       return true;
     }
     if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
+    if (path === '/admin/review') {
+      const pending = options.reviews === undefined ? undefined : await options.reviews.pending(principal);
+      page(req, res, viewer, 200, 'Review', reviewBody(pending, viewer.csrf, query.get('notice')?.slice(0, 300) ?? undefined), 'admin');
+      return true;
+    }
     if (path === '/admin/audit') {
       const filters = {
         user: query.get('user')?.trim() ?? '',
@@ -491,4 +526,22 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       }
     },
   };
+}
+
+/** One similarity index per view snapshot (the caller's skills only), built on first use. */
+const similarity = new WeakMap<object, SimilarityIndex>();
+
+/** Up to five skills of `view` very close to `skill` (never the skill itself, never one outside the view). */
+function similarIn(view: CatalogSnapshot, skill: CatalogSkill): Array<{ name: string; path: string; similarity: number; reason: string }> {
+  let index = similarity.get(view);
+  if (index === undefined) {
+    index = new SimilarityIndex(view.skills.map((s) => ({ id: s.uri, name: s.name, description: s.description })));
+    similarity.set(view, index);
+  }
+  return index.similarTo({ id: skill.uri, name: skill.name, description: skill.description }, { limit: 5 }).flatMap((pair) => {
+    const other = view.skill(pair.b);
+    return other === undefined || other.name === skill.name
+      ? []
+      : [{ name: other.name, path: skillPath(other), similarity: pair.similarity, reason: pair.reason }];
+  });
 }

@@ -1,3 +1,3 @@
 export { createWebCatalog } from './handler.js';
 export type { WebCatalogOptions } from './handler.js';
-export type { VersionHistory, VersionInfo } from './versions.js';
+export type { PendingReview, ReviewQueue, VersionHistory, VersionInfo } from './versions.js';

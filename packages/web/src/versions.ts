@@ -1,4 +1,4 @@
-import type { SkillVersionInfo } from '@skillport/server';
+import type { Principal, SkillVersionInfo } from '@skillport/server';
 
 /**
  * A skill's published versions, as the skill page shows them. The web package does not depend on the registry:
@@ -9,4 +9,23 @@ export type VersionInfo = SkillVersionInfo;
 export interface VersionHistory {
   /** Newest first; undefined when nothing is published under that name. */
   versions(name: string): Promise<VersionInfo[] | undefined>;
+}
+
+/** A version waiting for review, as the review page lists it (ADR 0231). */
+export interface PendingReview {
+  name: string;
+  version: string;
+  publisher: string;
+  publishedAt: string;
+  reasons: string[];
+  findings: NonNullable<VersionInfo['scan']>['findings'];
+}
+
+/**
+ * The registry's review queue for the web catalog (registry/src/plugin.ts: `RegistryPlugin.reviews`), for an
+ * admin-scope reviewer: names outside the reviewer's view are neither listed nor decided.
+ */
+export interface ReviewQueue {
+  pending(reviewer: Principal): Promise<PendingReview[]>;
+  decide(name: string, version: string, decision: 'approved' | 'rejected', reason: string, reviewer: Principal): Promise<void>;
 }

@@ -20,13 +20,14 @@ import { displayPath, paint, plural } from '../output.js';
 import { environment } from '../environment.js';
 import { mcpEndpoint, withoutHtml } from '../server-url.js';
 import { tokenFor } from '../user-config.js';
+import { GIT_SPEC, gitSpecLabel, openGitSkills } from '../git-skills.js';
 
 /**
  * `ls`, `show`, `cat`, `install`: the client library on the command line. SERVER is an http(s):// URL,
  * `stdio:COMMAND ARGS` or a local folder of skills. Every byte printed or written was verified against the
  * server's listing; a failed verification stops that skill with the reason on stderr and a non-zero exit.
  */
-interface ClientOptions {
+export interface ClientOptions {
   json?: boolean;
   cacheDir?: string;
   offline?: boolean;
@@ -36,29 +37,22 @@ interface ClientOptions {
   available?: AvailableCapabilities;
 }
 
-interface InstallOptions extends ClientOptions {
-  to: string;
-  lockfile?: string;
-  frozen?: boolean;
-  force?: boolean;
-}
-
 /** The client library, loaded by these commands only (serve and validate never pay for the MCP client). */
-let lib: typeof import('@skillport/client');
-const fail = (code: 'invalid' | 'not-found' | 'digest' | 'unavailable', message: string) => new lib.SkillError(code, message);
+export let lib: typeof import('@skillport/client');
+export const fail = (code: 'invalid' | 'not-found' | 'digest' | 'unavailable', message: string) => new lib.SkillError(code, message);
 
-const SERVER_HELP =
+export const SERVER_HELP =
   "a server's URL (a skillport server's base URL or its /mcp endpoint), stdio:COMMAND ARGS (quoted as one argument), or a local folder of skills";
 const TOKEN_HELP = 'bearer token for a server run with --auth tokens|jwt (default: $SKILLPORT_TOKEN, else the one skillport login stored; never printed)';
-const VERSION_HELP = 'a version (or the served tag) of a registry skill; also NAME@VERSION';
+export const VERSION_HELP = 'a version (or the served tag) of a registry skill; also NAME@VERSION';
 
 /** The last of a stdio server's stderr, shown when the command fails (why it exited is usually there). */
 let stderrTail = '';
 /** The server spec of the command, for error messages. */
-let serverKind: 'http' | 'stdio' | 'folder' | undefined;
+let serverKind: 'http' | 'stdio' | 'folder' | 'git' | undefined;
 let serverUrl: string | undefined;
 
-function withClientOptions(command: Command): Command {
+export function withClientOptions(command: Command): Command {
   return command
     .option('--token <token>', TOKEN_HELP)
     .option('--cache-dir <dir>', 'keep verified files and listings here (reused while fresh, and offline)')
@@ -99,6 +93,48 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
 
   withClientOptions(
     program
+      .command('search')
+      .description("Find skills for a request on a server, best first (the server's own ranking: its list_skills tool).")
+      .argument('<server>', SERVER_HELP)
+      .argument('<query...>', 'what you want done, in your words')
+      .option('-n, --limit <n>', 'how many results', (text: string) => Math.max(1, Math.min(200, Number(text) || 10)), 10)
+      .option('--json', 'print JSON for scripts'),
+  )
+    .addHelpText('after', '\nExample:\n  skillport search http://127.0.0.1:3333 clean up a messy csv file')
+    .action(
+      run(exit, async (server: string, words: string[], options: ClientOptions & { limit: number }) => {
+        const query = words.join(' ');
+        const opened = await open(server, options);
+        try {
+          let found = opened.mcp ? await opened.mcp.search(query, options.limit) : undefined;
+          // Without the tool (a folder, another server): the listing, filtered by the query's words.
+          if (found === undefined) {
+            const terms = query
+              .toLowerCase()
+              .split(/\W+/)
+              .filter((term) => term.length > 2);
+            found = (await opened.set.skills())
+              .map((skill) => ({ skill, hits: terms.filter((term) => `${skill.name} ${skill.description}`.toLowerCase().includes(term)).length }))
+              .filter((entry) => entry.hits > 0)
+              .sort((a, b) => b.hits - a.hits)
+              .slice(0, options.limit)
+              .map(({ skill }) => ({ name: skill.id, description: skill.description, uri: skill.uri }));
+          }
+          if (options.json) printJson({ server: opened.id, query, skills: found });
+          else if (found.length === 0) process.stderr.write(`skillport: no skill on ${opened.id} matches "${escapeControls(query)}"\n`);
+          else {
+            const width = Math.min(40, Math.max(...found.map((skill) => skill.name.length)));
+            for (const skill of found) print(`${skill.name.padEnd(width)}  ${truncate(skill.description, 100)}`);
+          }
+          return 0;
+        } finally {
+          await opened.set.close();
+        }
+      }),
+    );
+
+  withClientOptions(
+    program
       .command('show')
       .description("Show one skill's entry: frontmatter, files, digests, and a registry's version, tags and provenance (reads no skill file).")
       .argument('<server>', SERVER_HELP)
@@ -116,6 +152,13 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       try {
         const skill = await findSkill(opened, name, options.version);
         const registry = registryMeta(skill);
+        // An exact version's entry carries no tags: the registry API says which point at it.
+        if (registry?.version !== undefined && registry.tags.length === 0) {
+          const tags = await registryTags(opened, skill.name);
+          registry.tags = Object.entries(tags ?? {})
+            .filter(([, version]) => version === registry.version)
+            .map(([tag]) => tag);
+        }
         const requirements =
           skill.meta?.['dev.skillport/requirements'] !== undefined
             ? requirementsFromWire(skill.meta['dev.skillport/requirements'])
@@ -200,40 +243,9 @@ export function registerClientCommands(program: Command, exit: ExitCode): void {
       }
     }),
   );
-
-  withClientOptions(
-    program
-      .command('install')
-      .description('Write verified skills into a local agent folder, with a lockfile of digests.')
-      .argument('[server]', `${SERVER_HELP}; with --frozen, default: the servers the lockfile names`)
-      .argument('[names...]', 'skills to install, NAME or NAME@VERSION (default: every skill, or with --frozen every skill in the lockfile)')
-      .requiredOption('--to <dir>', 'the agent skills folder, e.g. .claude/skills or .agents/skills')
-      .option('--lockfile <file>', 'lockfile path (default: <dir>/skillport.lock.json)')
-      .option('--frozen', 'install exactly what the lockfile pins, from the server it names; fail on any drift')
-      .option('--version <version>', `${VERSION_HELP} (with one NAME)`)
-      .option('-f, --force', 'replace installed skills even where their files were edited locally')
-      .option('--json', 'print a JSON report for scripts'),
-  )
-    .addHelpText(
-      'after',
-      `
-Each skill is written to <dir>/<name>/ (replacing an earlier install of it) only when every file passed
-verification (size and sha256 against the server's listing, SKILL.md frontmatter against the entry).
-An installed skill whose files were edited or added to since (their digests differ from the lockfile), or a
-folder the lockfile does not know, is not replaced without --force; the files are named. Scripts (files that
-start with #!) are written executable, and a file made executable locally stays so.
-The lockfile records the server, URI, version, package digest and every file digest. With --frozen, the skills
-are read from the server and exact URI the lockfile names (no SERVER needed), and a skill whose listing differs
-from the lockfile in any digest is refused. Exit 0 when every skill installed, 1 otherwise.
-
-Examples:
-  skillport install http://127.0.0.1:3333/mcp pdf-tools@1.2.0 --to .claude/skills
-  skillport install --frozen --to .claude/skills`,
-    )
-    .action(run(exit, async (server: string | undefined, names: string[], options: InstallOptions) => install(server, names, options)));
 }
 
-interface Opened {
+export interface Opened {
   set: SkillSet;
   source: SkillSource;
   /** The MCP source, when SERVER is a server (not a folder). */
@@ -245,11 +257,24 @@ interface Opened {
 }
 
 /** Whether SERVER names a server (URL or stdio:) rather than a folder. */
-const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim());
+export const isServerSpec = (text: string) => /^(https?:\/\/|stdio:)/i.test(text.trim());
 
-async function open(server: string, options: ClientOptions): Promise<Opened> {
+export async function open(server: string, options: ClientOptions): Promise<Opened> {
   const warnings = paint(process.stderr);
   const onWarning = (message: string) => process.stderr.write(`skillport: ${warnings.yellow('warning')}: ${escapeControls(message)}\n`);
+  if (GIT_SPEC.test(server)) {
+    // A repository at a ref (docs/git.md): fetched by the git source, pinned by commit in the lockfile.
+    serverKind = 'git';
+    lib ??= await import('@skillport/client');
+    let source;
+    try {
+      source = await openGitSkills(server, options.cacheDir);
+    } catch (error) {
+      throw fail('unavailable', (error as Error).message);
+    }
+    const set = new lib.SkillSet([source], { failOnSourceError: true });
+    return { set, source, id: gitSpecLabel(server), mode: () => 'git', options };
+  }
   if (!isServerSpec(server) && existsSync(server)) {
     serverKind = 'folder';
     if (!statSync(server).isDirectory())
@@ -289,7 +314,7 @@ async function open(server: string, options: ClientOptions): Promise<Opened> {
 }
 
 /** `name@1.2.0` -> parts (skill names never hold '@'); --version applies when the name has none. */
-function splitRef(text: string, version?: string): { name: string; version?: string } {
+export function splitRef(text: string, version?: string): { name: string; version?: string } {
   const at = text.indexOf('@');
   if (at > 0) {
     if (version !== undefined) throw fail('invalid', `give the version once: ${text} or --version ${version}`);
@@ -300,7 +325,7 @@ function splitRef(text: string, version?: string): { name: string; version?: str
   return { name: text, ...(version !== undefined ? { version } : {}) };
 }
 
-async function findSkill(opened: Opened, ref: string, versionOption?: string): Promise<CatalogSkill> {
+export async function findSkill(opened: Opened, ref: string, versionOption?: string): Promise<CatalogSkill> {
   const { name, version } = splitRef(ref, versionOption);
   const skills = await opened.set.skills();
   const found = skills.find((skill) => skill.id === name) ?? skills.find((skill) => skill.name === name);
@@ -348,10 +373,10 @@ async function resolveVersion(opened: Opened, name: string, version: string, lis
   }
 }
 
-const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
+export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-/** The version a tag names, from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
-async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+/** A registry skill's tags (tag -> version), from the registry API beside an HTTP server (docs/api.md); undefined when unknown. */
+async function registryTags(opened: Opened, name: string): Promise<Record<string, string> | undefined> {
   if (serverKind !== 'http' || opened.options.offline) return undefined;
   try {
     const url = new URL(`/api/v1/skills/${encodeURIComponent(name)}`, opened.id);
@@ -361,11 +386,16 @@ async function tagVersion(opened: Opened, name: string, tag: string): Promise<st
     });
     if (!answer.ok) return undefined;
     const body = (await answer.json()) as { tags?: Record<string, unknown> };
-    const version = body.tags?.[tag];
-    return typeof version === 'string' && SEMVER.test(version) ? version : undefined;
+    return Object.fromEntries(Object.entries(body.tags ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   } catch {
     return undefined;
   }
+}
+
+/** The version a tag names, from the registry API; undefined when unknown. */
+export async function tagVersion(opened: Opened, name: string, tag: string): Promise<string | undefined> {
+  const version = (await registryTags(opened, name))?.[tag];
+  return version !== undefined && SEMVER.test(version) ? version : undefined;
 }
 
 interface RegistryMeta {
@@ -398,7 +428,7 @@ function gitMeta(skill: SkillDescriptor): { repository: string; ref: string; com
 }
 
 /** What a skillport registry says of an entry in its `_meta` (docs/api.md); undefined for other entries. */
-function registryMeta(skill: SkillDescriptor): RegistryMeta | undefined {
+export function registryMeta(skill: SkillDescriptor): RegistryMeta | undefined {
   const meta = skill.meta;
   const version = meta?.['dev.skillport/version'];
   if (!meta || typeof version !== 'string') return undefined;
@@ -440,245 +470,8 @@ function summary(skill: CatalogSkill | SkillDescriptor) {
   };
 }
 
-interface Lockfile {
-  version: 1;
-  skills: Record<string, LockedSkill>;
-}
-
-interface LockedSkill {
-  source: string;
-  uri: string;
-  version?: string;
-  packageDigest?: string;
-  files: Record<string, string>;
-}
-
-interface InstallResult {
-  name: string;
-  ok: boolean;
-  message: string;
-  files?: number;
-}
-
-async function install(server: string | undefined, names: string[], options: InstallOptions): Promise<number> {
-  const target = resolve(options.to);
-  const lockPath = resolve(options.lockfile ?? join(target, 'skillport.lock.json'));
-  let lock: Lockfile = { version: 1, skills: {} };
-  if (existsSync(lockPath)) {
-    try {
-      lock = JSON.parse(readFileSync(lockPath, 'utf8')) as Lockfile;
-      if (lock.version !== 1 || typeof lock.skills !== 'object' || lock.skills === null) throw new Error('not a version 1 lockfile');
-    } catch (error) {
-      throw fail('invalid', `${lockPath}: ${lib.describeError(error)}`);
-    }
-  } else if (options.frozen) {
-    throw fail('invalid', `--frozen needs a lockfile and ${lockPath} does not exist; run install without --frozen first`);
-  }
-  // With --frozen the server is optional: a first argument that is not a server or folder is a skill name.
-  if (server !== undefined && options.frozen && !isServerSpec(server) && !existsSync(server)) {
-    names = [server, ...names];
-    server = undefined;
-  }
-  if (server === undefined && !options.frozen)
-    throw fail('invalid', 'give the server to install from (or --frozen to install what the lockfile pins, from the servers it names)');
-  if (options.version !== undefined && names.length !== 1) throw fail('invalid', '--version needs exactly one skill name');
-  const results: InstallResult[] = [];
-  mkdirSync(target, { recursive: true });
-  if (options.frozen) {
-    const wanted = names.length > 0 ? names.map((name) => splitRef(name).name) : Object.keys(lock.skills);
-    if (wanted.length === 0) throw fail('not-found', `${displayPath(lockPath)} pins no skills`);
-    // One connection per server the lockfile names (or the one given).
-    const groups = new Map<string, string[]>();
-    for (const name of wanted) {
-      const pinned = lock.skills[name];
-      if (!pinned) {
-        report(results, options, { name, ok: false, message: `'${name}' is not in the lockfile (--frozen)` });
-        continue;
-      }
-      const from = server ?? pinned.source;
-      groups.set(from, [...(groups.get(from) ?? []), name]);
-    }
-    for (const [from, group] of groups) {
-      await withServer(from, options, group, results, async (opened, name) => {
-        const pinned = lock.skills[name]!;
-        const skills = await opened.set.skills();
-        let skill: SkillDescriptor | undefined = skills.find((candidate) => candidate.uri === pinned.uri);
-        if (!skill && opened.mcp && opened.mode() === 'extension') skill = await opened.mcp.getSkill(pinned.uri).catch(() => undefined);
-        if (!skill) throw fail('not-found', `'${name}' is no longer served at ${pinned.uri} by ${opened.id} (--frozen)`);
-        const drift = lockDrift(pinned, lockEntry(opened.id, skill));
-        if (drift) throw fail('digest', `'${name}' drifted from the lockfile: ${drift} (--frozen)`);
-        return installSkill(opened.source, skill, target, pinned, options.force === true);
-      });
-    }
-  } else {
-    await withServer(server!, options, names, results, async (opened, ref) => {
-      const skill = await findSkill(opened, ref, options.version);
-      const locked = lockEntry(opened.id, skill);
-      const count = await installSkill(opened.source, skill, target, lock.skills[skill.name], options.force === true);
-      lock.skills[skill.name] = locked;
-      return count;
-    });
-  }
-  if (!options.frozen && results.some((result) => result.ok)) {
-    mkdirSync(dirname(lockPath), { recursive: true });
-    const sorted: Lockfile = { version: 1, skills: Object.fromEntries(Object.entries(lock.skills).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
-    const temp = `${lockPath}.tmp-${process.pid}`;
-    writeFileSync(temp, `${JSON.stringify(sorted, null, 2)}\n`);
-    renameSync(temp, lockPath);
-  }
-  if (options.json) printJson({ to: target, lockfile: lockPath, results });
-  return results.every((result) => result.ok) ? 0 : 1;
-}
-
-/** Opens one server, installs `names` from it (every listed skill when none), reporting each; closes it. */
-async function withServer(
-  server: string,
-  options: InstallOptions,
-  names: string[],
-  results: InstallResult[],
-  each: (opened: Opened, name: string) => Promise<number>,
-): Promise<void> {
-  const opened = await open(server, options);
-  try {
-    const wanted = names.length > 0 ? names : (await opened.set.skills()).map((skill) => skill.id);
-    if (wanted.length === 0) throw fail('not-found', `${opened.id} serves no skills`);
-    for (const name of wanted) {
-      try {
-        const count = await each(opened, name);
-        const shown = splitRef(name).name;
-        report(results, options, {
-          name: shown,
-          ok: true,
-          message: `installed ${shown} (${plural(count, 'file')}) into ${join(options.to, shown)}`,
-          files: count,
-        });
-      } catch (error) {
-        report(results, options, { name, ok: false, message: lib.describeError(error) });
-      }
-    }
-  } finally {
-    await opened.set.close();
-  }
-}
-
-function report(results: InstallResult[], options: InstallOptions, result: InstallResult): void {
-  results.push(result);
-  if (options.json) return;
-  const colors = paint(process.stderr);
-  if (result.ok) process.stderr.write(`skillport: ${colors.green('installed')}${result.message.slice('installed'.length)}\n`);
-  else process.stderr.write(`skillport: ${colors.red('error')}: ${result.name}: ${result.message}\n`);
-}
-
-function lockEntry(server: string, skill: SkillDescriptor): LockedSkill {
-  if (skill.verification !== 'digest' || !skill.files) {
-    throw fail(
-      'invalid',
-      `${skill.uri} comes without a digest for every file (this server predates the Skills extension); install needs a verifiable file list`,
-    );
-  }
-  const version = registryMeta(skill)?.version;
-  return {
-    source: server,
-    uri: skill.uri,
-    ...(version ? { version } : {}),
-    ...(skill.packageDigest ? { packageDigest: skill.packageDigest } : {}),
-    files: Object.fromEntries(skill.files.map((file) => [file.path, file.digest!])),
-  };
-}
-
-function lockDrift(pinned: LockedSkill, now: LockedSkill): string | undefined {
-  if (pinned.uri !== now.uri) return `URI ${pinned.uri} is now ${now.uri}`;
-  const paths = new Set([...Object.keys(pinned.files), ...Object.keys(now.files)]);
-  for (const path of [...paths].sort()) {
-    if (pinned.files[path] === undefined) return `${path} was added`;
-    if (now.files[path] === undefined) return `${path} was removed`;
-    if (pinned.files[path] !== now.files[path])
-      return `${path} changed (${pinned.files[path]!.slice(0, 19)}… locked, ${now.files[path]!.slice(0, 19)}… served)`;
-  }
-  return undefined;
-}
-
-/** Every file under `dir`, as `/`-separated paths (symbolic links listed, not followed). */
-function walkFiles(dir: string, prefix = ''): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...walkFiles(join(dir, entry.name), path));
-    else out.push(path);
-  }
-  return out.sort();
-}
-
-/**
- * What the user changed in an installed skill folder since it was installed (`pinned`): files edited or added.
- * A folder the lockfile does not know counts as wholly local. Files deleted locally are not a loss: not listed.
- */
-function localEdits(folder: string, pinned: LockedSkill | undefined): string[] {
-  if (!existsSync(folder)) return [];
-  if (!pinned) return walkFiles(folder).map((path) => `${path} (not installed by skillport)`);
-  const edits: string[] = [];
-  for (const path of walkFiles(folder)) {
-    const locked = pinned.files[path];
-    if (locked === undefined) edits.push(`${path} (added)`);
-    else if (sha256Digest(readFileSync(join(folder, ...path.split('/')))) !== locked) edits.push(`${path} (modified)`);
-  }
-  return edits;
-}
-
-/** Reads and verifies every file first, then swaps the skill folder in whole: nothing half-written is left. */
-async function installSkill(source: SkillSource, skill: SkillDescriptor, target: string, pinned: LockedSkill | undefined, force: boolean): Promise<number> {
-  lib.checkRelativePath(skill.name);
-  if (skill.name.includes('/')) throw fail('invalid', `'${skill.name}' is not a usable folder name`);
-  const final = join(target, skill.name);
-  if (!force) {
-    const edits = localEdits(final, pinned);
-    if (edits.length > 0) {
-      const shown = edits.slice(0, 10).join(', ') + (edits.length > 10 ? `, and ${edits.length - 10} more` : '');
-      throw fail('invalid', `${displayPath(final)} has local changes that installing would overwrite: ${shown}; use --force to replace them`);
-    }
-  }
-  await source.load(skill); // SKILL.md: bytes and frontmatter
-  const files: Array<{ path: string; bytes: Uint8Array }> = [];
-  for (const entry of skill.files!) {
-    const path = diskPath(entry.path);
-    const file = await source.readFile(skill, path);
-    if (!file.verified) throw fail('invalid', `${file.uri} could not be verified`);
-    files.push({ path, bytes: file.bytes });
-  }
-  const staging = join(target, `.skillport-staging-${process.pid}-${skill.name}`);
-  const old = join(target, `.skillport-old-${process.pid}-${skill.name}`);
-  rmSync(staging, { recursive: true, force: true });
-  try {
-    for (const file of files) {
-      const destination = join(staging, ...file.path.split('/'));
-      mkdirSync(dirname(destination), { recursive: true });
-      writeFileSync(destination, file.bytes);
-      // MCP carries no file modes: a script (#!) is made runnable, and a file the user made executable stays so.
-      if (isScript(file.bytes) || wasExecutable(join(final, ...file.path.split('/')))) chmodSync(destination, 0o755);
-    }
-    if (existsSync(final)) renameSync(final, old);
-    renameSync(staging, final);
-    rmSync(old, { recursive: true, force: true });
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(final) && existsSync(old)) renameSync(old, final);
-    throw error;
-  }
-  return files.length;
-}
-
-const isScript = (bytes: Uint8Array) => bytes[0] === 0x23 && bytes[1] === 0x21;
-
-function wasExecutable(path: string): boolean {
-  try {
-    return (statSync(path).mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
 /** The kit's action wrapper, with the client library loaded first and its errors described in one line. */
-function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+export function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
   return action(
     exit,
     async (...args: A) => {
@@ -698,30 +491,17 @@ function run<A extends unknown[]>(exit: ExitCode, work: (...args: A) => Promise<
   );
 }
 
-/**
- * A listed path as a place under the install folder: plain segments only (no empty, `.` or `..` segment, backslash
- * or NUL; not absolute), whatever the server listed. A colon or a `%` is an ordinary file name character on disk
- * (`notes:v2.md`), and the file is read by its listed URI.
- */
-function diskPath(path: string): string {
-  const segments = path.split('/');
-  if (path.startsWith('/') || /[\\\0]/.test(path) || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw fail('invalid', `'${escapeControls(path)}' is not a safe path inside a skill folder: not installed`);
-  }
-  return path;
-}
-
 /** A JSON report, exact (JSON escapes what it must). */
-function printJson(value: unknown): void {
+export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** One line of a listing: names and descriptions come from the server, so control characters are escaped. */
-function print(line: string): void {
+export function print(line: string): void {
   process.stdout.write(`${escapeControls(line)}\n`);
 }
 
-function truncate(text: string, max: number): string {
+export function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -1,3 +1,4 @@
+import { folderScanLines, scanServedFolders } from './serve-scan.js';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
@@ -9,12 +10,13 @@ import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
 import { openSources, sourceLabel } from '../sources.js';
 import { environment } from '../environment.js';
+import { groupServeHelp } from '../serve-help.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
 import { progressLine } from '../progress.js';
 import type { ScanCounts } from '../progress.js';
 import { accessOptions, addAccessOptions } from './access-options.js';
 import type { AccessFlags } from './access-options.js';
-import { addLimitOptions, limitOptions } from './limit-options.js';
+import { addLimitOptions, limitOptions, trustedProxyOptions } from './limit-options.js';
 import type { LimitFlags } from './limit-options.js';
 
 interface ServeOptions extends AccessFlags, LimitFlags {
@@ -24,6 +26,8 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   allowedHost: string[];
   prefix?: string;
   strict?: boolean;
+  /** --no-scan: skip the scanner over the served folders. */
+  scan?: boolean;
   watch: boolean;
   maxFiles: number;
   maxBytes: number;
@@ -95,7 +99,8 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
     .option('--allowed-host <name>', 'an extra Host/Origin name to accept over HTTP (DNS-rebinding protection); repeatable', repeatable(), [] as string[])
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
-    .option('--strict', 'refuse to start when any skill has a problem, and (with --data) refuse to publish skills with warnings')
+    .option('--strict', 'refuse to start when any skill has a problem (a high scan finding included), and (with --data) refuse to publish skills with warnings')
+    .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
@@ -228,6 +233,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
       }
       exit.set(await serve(dirs, options, identity, templates, remotes));
     });
+  groupServeHelp(serve_);
 }
 
 async function serve(
@@ -338,6 +344,15 @@ async function serve(
   if (webhookSecret !== undefined && sources.git.length > 0 && !options.http)
     log(`skillport: ${colors.yellow('warning')}: SKILLPORT_GIT_WEBHOOK_SECRET is set, but the webhook is served over HTTP only (add --http)`);
   const { gitWebhook } = await import('@skillport/server');
+  // --strict: a high finding in a served folder refuses the start, as any other problem does.
+  if (options.strict && options.scan !== false && sources.folders.length > 0) {
+    const scanned = await scanServedFolders(sources.folders, { yieldBetween: false });
+    for (const line of folderScanLines(scanned, colors, true, sources.folders)) log(line);
+    if (scanned.high.length > 0) {
+      for (const provider of providers) await provider.close?.();
+      return 1;
+    }
+  }
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
@@ -384,7 +399,7 @@ async function serve(
           changes.removed.length ? `${changes.removed.length} removed` : '',
         ].filter(Boolean);
         // A restored catalog checked against the disk may report changes before open() has returned `server`.
-        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${server.catalog.snapshot.size} skills)`}`);
+        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${plural(server.catalog.snapshot.size, 'skill')})`}`);
       },
     });
     progress?.clear();
@@ -413,16 +428,18 @@ async function serve(
         ? (await import('@skillport/web')).createWebCatalog({
             access: server.access,
             scoped: (principal) => server.scopes.for(principal),
-            ...(registry ? { history: registry.history } : {}),
+            ...(registry ? { history: registry.history, reviews: registry.reviews } : {}),
             ...(identity.name !== undefined ? { title: identity.name } : {}),
           })
         : undefined;
+      const trustedProxies = trustedProxyOptions(options);
       const running = await server.serveHttp({
         host: options.host,
         port: options.port,
         allowedHosts: options.allowedHost,
         fastPath: options.fastPath,
         limits: limitOptions(options),
+        ...(trustedProxies ? { trustedProxies } : {}),
         ...(web ? { web } : {}),
       });
       url = running.url;
@@ -467,9 +484,10 @@ async function serve(
   const notServed = server.catalog.live.folderCount - server.catalog.live.snapshot.size;
   const summary = `${snapshot.size} skill${snapshot.size === 1 ? '' : 's'} from ${[...sourceNames, ...server.summaries()].join(', ')}${notServed > 0 ? ` (${notServed} not served: see the errors above)` : ''}`;
   const notes = [
-    accessSummary(options),
+    accessSummary(options, server.access.policySource?.text !== undefined),
     options.watch ? 'watching for changes' : '',
-    restored ? "started from the last run's catalog, checked against the disk" : '',
+    // The persisted catalog is the folders' (ADR 0004): a server of no folders (a new registry) restored nothing.
+    restored && dirs.length + templates.length > 0 ? "started from the last run's catalog, checked against the disk" : '',
     options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
   const held = grouped.close();
@@ -479,6 +497,17 @@ async function serve(
     );
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
+  // The folders' scan findings, in the background: serving does not wait for it.
+  // Two seconds on: a client's first answers (and what they load) come first.
+  if (!options.quiet && !options.strict && options.scan !== false && sources.folders.length > 0)
+    setTimeout(() => {
+      void scanServedFolders(sources.folders, { yieldBetween: true }).then(
+        (scanned) => {
+          for (const line of folderScanLines(scanned, colors, false, sources.folders)) log(line);
+        },
+        () => undefined,
+      );
+    }, 2000).unref();
 
   // Memory held for the peak of a busy spell is given back once the process has been idle for a while (see
   // IdlePolicy): a served process, not the library, decides to force a collection on its own heap.
@@ -526,11 +555,14 @@ class WarningGroup {
 }
 
 /** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */
-function accessSummary(options: ServeOptions): string {
+function accessSummary(options: ServeOptions, policyInForce: boolean): string {
   const principal = options.principal === undefined ? '' : ` as ${typeof options.principal === 'string' ? options.principal : "the config's principal"}`;
   // Over stdio, and over HTTP without --auth, every caller is the --principal (anonymous without one).
   const auth = options.http && options.auth !== 'none' ? `auth: ${options.auth}` : `auth: ${options.http ? 'none' : 'stdio'}${principal || ' (anonymous)'}`;
-  return `${auth}, ${options.policy !== undefined ? `policy: ${displayPath(options.policy)}` : 'no policy'}`;
+  // Without --policy a replica of a shared database still serves the policy stored there.
+  const policy =
+    options.policy !== undefined ? `policy: ${displayPath(options.policy)}` : policyInForce ? 'policy: the one stored in the database' : 'no policy';
+  return `${auth}, ${policy}`;
 }
 
 /**

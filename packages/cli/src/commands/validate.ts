@@ -15,6 +15,8 @@ interface ValidateOptions {
   allowField: string[];
   maxFiles: number;
   maxBytes: number;
+  /** --no-scan: leave out the scanner's findings. */
+  scan: boolean;
 }
 
 interface SkillReport {
@@ -24,7 +26,7 @@ interface SkillReport {
   valid: boolean;
   /** Would `serve` serve it (leniently)? */
   servable: boolean;
-  problems: Array<{ severity: 'error' | 'warning'; message: string; file?: string }>;
+  problems: Array<{ severity: 'error' | 'warning'; message: string; file?: string; line?: number }>;
 }
 
 export function registerValidate(program: Command, exit: ExitCode): void {
@@ -36,6 +38,7 @@ export function registerValidate(program: Command, exit: ExitCode): void {
     .option('--allow-field <name>', 'accept this frontmatter field without a warning; repeatable (also allowFields in the user config)', repeatable(), [])
     .option('-q, --quiet', 'print only the problems and the summary line')
     .option('--json', 'print one JSON report on stdout')
+    .option('--no-scan', "leave out the scanner's findings (skillport scan has the details)")
     .option('--max-files <n>', 'files per skill', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
     .addHelpText(
@@ -47,7 +50,8 @@ Every problem is one line on stderr, then one summary line:
   12 skills checked: 11 valid (2 with warnings), 1 invalid
 Messages follow the reference validator (skills-ref) where it has one. Fields clients document (Claude Code's
 argument-hint, model, context…) and fields real skills commonly carry (version, requires, triggers…) are accepted
-and kept verbatim; other fields are a warning. Exit 0 when no skill has an error (with --strict: no problem),
+and kept verbatim; other fields are a warning. The scanner's findings (skillport scan) are warnings too, one line
+each: \`warning: <path>/<file>:<line>: scan: <severity> <rule>: <title>\` (--no-scan leaves them out). Exit 0 when no skill has an error (with --strict: no problem),
 1 otherwise (or when a path holds no skill), 2 on a usage error.`,
     )
     .action(async (paths: string[], options: ValidateOptions) => {
@@ -63,7 +67,7 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
   const places = new WeakSet<SkillReport>();
   for (const given of paths) {
     if (isArchive(given)) {
-      reports.push(await validateArchive(given, limits, allowFields));
+      reports.push(await validateArchive(given, limits, allowFields, options.scan));
       continue;
     }
     const target = skillTarget(given);
@@ -83,6 +87,7 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
     }
     for (const skill of found.skills) {
       const inspection = inspectSkillFolder(skill.dir, { limits, allowFields });
+      const findings = options.scan ? await scanFindings(skill.dir) : [];
       const shown = skill.segments.length === 0 ? given : join(target, ...skill.segments);
       const report: SkillReport = {
         path: shown,
@@ -93,7 +98,7 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
             inspection.skill.files.map((file) => file.path),
           ).length === 0,
         servable: inspection.skill !== undefined,
-        problems: publishSeverities(inspection.problems, inspection.skill?.files).map((problem) => toReportProblem(problem, skill.dir)),
+        problems: [...publishSeverities(inspection.problems, inspection.skill?.files).map((problem) => toReportProblem(problem, skill.dir)), ...findings],
       };
       if (inspection.skill) report.name = inspection.skill.name;
       reports.push(report);
@@ -119,7 +124,7 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
     for (const problem of report.problems) {
       // Paths, names and messages come from the folders checked: control characters are escaped (one line each).
       const label = problem.severity === 'error' ? err.red('error') : err.yellow('warning');
-      const where = problem.file ? `${report.path}${isArchive(report.path) ? '!' : sep}${problem.file}` : report.path;
+      const where = `${problem.file ? `${report.path}${isArchive(report.path) ? '!' : sep}${problem.file}` : report.path}${problem.line ? `:${problem.line}` : ''}`;
       process.stderr.write(`${label}: ${escapeControls(where)}: ${escapeControls(problem.message)}\n`);
     }
   }
@@ -183,7 +188,7 @@ function isArchive(path: string): boolean {
 }
 
 /** The same checks `serve` makes of an archive: the archive's safety (ADR 0010), then the skill rules. */
-async function validateArchive(path: string, limits: SkillLimits, allowFields: string[]): Promise<SkillReport> {
+async function validateArchive(path: string, limits: SkillLimits, allowFields: string[], scan: boolean): Promise<SkillReport> {
   const inspected = await inspectSkillArchive(path, {
     limits: { maxArchiveBytes: limits.maxBytes, maxUncompressedBytes: limits.maxBytes, maxEntries: Math.max(1024, 2 * limits.maxFiles) },
     skillLimits: limits,
@@ -206,7 +211,23 @@ async function validateArchive(path: string, limits: SkillLimits, allowFields: s
     ),
   };
   if (inspected.skill) report.name = inspected.skill.name;
+  if (scan && inspected.files.length > 0) report.problems.push(...(await scanFindings(inspected.files)));
   return report;
+}
+
+/**
+ * The scanner's findings (packages/scan, loaded on first use) as warnings: `<file>:<line>: scan: <severity> <rule>:
+ * <title>`, the note after a dash. `--strict` makes them errors, as it does every warning.
+ */
+async function scanFindings(source: string | ReadonlyArray<{ path: string; bytes: Uint8Array }>): Promise<SkillReport['problems']> {
+  const scan = await import('@skillport/scan');
+  const files = typeof source === 'string' ? scan.readSkillFolderFiles(source).files : source;
+  return scan.scanSkill(files).findings.map((finding) => ({
+    severity: 'warning' as const,
+    message: `scan: ${finding.severity} ${finding.rule}: ${finding.title}${finding.note ? ` (${finding.note})` : ''}`,
+    file: finding.file,
+    ...(finding.line > 0 ? { line: finding.line } : {}),
+  }));
 }
 
 /** A SKILL.md path means its folder, as skills-ref does. */

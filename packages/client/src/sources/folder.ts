@@ -1,11 +1,11 @@
 import { META_REQUIREMENTS } from '../availability.js';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { decodeText, discoverSkills, fileSource, inspectSkillFolder, readKnownFileSync } from '@skillport/core';
+import { discoverSkills, fileSource, inspectSkillFolder, readKnownFileSync } from '@skillport/core';
 import type { InspectedSkill, SkillLimits } from '@skillport/core';
 import { SkillError } from '../errors.js';
 import type { LoadedSkill, SkillDescriptor, VerifiedFile } from '../model.js';
-import { checkBytes, checkRelativePath, printable } from '../verify.js';
+import { checkRelativePath, printable, verifiedBytes } from '../verify.js';
 import { finishLoad } from './load.js';
 import type { SkillSource, WarningHandler } from './source.js';
 
@@ -91,18 +91,7 @@ export class FolderSkillSource implements SkillSource {
     } catch (error) {
       throw new SkillError('unavailable', `${entry.uri} cannot be read (${error instanceof Error ? error.message : String(error)}); list the skills again`);
     }
-    checkBytes(entry, bytes);
-    const text = decodeText(bytes);
-    return {
-      origin: this.origin,
-      uri: entry.uri,
-      path: clean,
-      bytes,
-      ...(text !== undefined ? { text } : {}),
-      ...(entry.mimeType ? { mimeType: entry.mimeType } : {}),
-      verified: true,
-      from: 'disk',
-    };
+    return verifiedBytes(this.origin, entry, clean, bytes, 'disk');
   }
 }
 

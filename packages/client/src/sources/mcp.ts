@@ -1,3 +1,4 @@
+import { toolText } from './tool-protocol.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { canonicalSkillUri, decodeText, encodePath, parseSkillUri } from '@skillport/core';
@@ -128,6 +129,38 @@ export class McpSkillSource implements SkillSource {
   async list(): Promise<SkillDescriptor[]> {
     const listing = await this.currentListing();
     return this.protocols[listing.mode].describe(listing);
+  }
+
+  /**
+   * The server's own ranking for a request, from its `list_skills` tool with a query (skillport's and any server
+   * offering that tool): names, descriptions and URIs, best first. Undefined when the server has no such tool.
+   */
+  async search(query: string, limit = 10): Promise<Array<{ name: string; description: string; uri?: string }> | undefined> {
+    const client = await this.connection();
+    const tools = await client.listTools();
+    if (!tools.tools.some((tool) => tool.name === 'list_skills')) return undefined;
+    this.requests['tools/call'] = (this.requests['tools/call'] ?? 0) + 1;
+    const result = await client.callTool({ name: 'list_skills', arguments: { query, limit } });
+    if (result.isError) throw new SkillError('unavailable', `${this.origin}: list_skills failed: ${toolText(result).slice(0, 500)}`);
+    const structured = result.structuredContent as { skills?: unknown } | undefined;
+    let skills = structured?.skills;
+    if (!Array.isArray(skills)) {
+      try {
+        skills = (JSON.parse(toolText(result)) as { skills?: unknown }).skills;
+      } catch {
+        skills = undefined;
+      }
+    }
+    if (!Array.isArray(skills)) throw new SkillError('invalid', `${this.origin}: list_skills answered without a list of skills`);
+    return skills
+      .filter(
+        (entry): entry is Record<string, unknown> => entry !== null && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string',
+      )
+      .map((entry) => ({
+        name: entry['name'] as string,
+        description: typeof entry['description'] === 'string' ? entry['description'] : '',
+        ...(typeof entry['uri'] === 'string' ? { uri: entry['uri'] } : {}),
+      }));
   }
 
   /** Forgets the listing so the next `list` asks the server. */

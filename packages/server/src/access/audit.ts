@@ -36,7 +36,7 @@ const PRUNE_BATCH = 500;
 const PRUNE_PAUSE_MS = 20;
 
 export interface AuditInput {
-  action: 'activate' | 'read' | 'webhook';
+  action: 'activate' | 'read' | 'webhook' | 'review';
   surface: string;
   skill?: CatalogSkill | undefined;
   /** What the caller asked for when no skill was found (a name or a URI). */

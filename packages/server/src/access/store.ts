@@ -41,7 +41,7 @@ export interface AuditEvent {
   tokenId?: string | undefined;
   /** `activate` (SKILL.md loaded as instructions) or `read` (any file). */
   /** `webhook`: a git host's webhook refused (a wrong signature or token). */
-  action: 'activate' | 'read' | 'webhook';
+  action: 'activate' | 'read' | 'webhook' | 'review';
   /** Where it came from: `resources/read`, `activate_skill`, `read_skill_resource`, `prompts/get`, `get_skill_section`, ... */
   surface: string;
   skill?: string | undefined;

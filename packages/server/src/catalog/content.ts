@@ -23,6 +23,15 @@ const SYNC_READ_MAX = 256 * 1024;
 export class ContentReader {
   #cache = new Map<string, Buffer>();
   #bytes = 0;
+  /**
+   * Files too large for the LRU, while some answer still holds them: a hundred clients reading one 11 MB file share
+   * one verified copy (and one read of the disk) instead of holding a hundred. Weak: gone once no answer holds it.
+   */
+  #shared = new Map<string, WeakRef<Buffer>>();
+  #reading = new Map<string, Promise<Buffer>>();
+  #forget = new FinalizationRegistry<string>((digest) => {
+    if (this.#shared.get(digest)?.deref() === undefined) this.#shared.delete(digest);
+  });
 
   constructor(
     readonly cacheBytes = 16 * 1024 * 1024,
@@ -40,6 +49,36 @@ export class ContentReader {
       this.#cache.set(file.digest, cached);
       return cached;
     }
+    if (file.size > this.maxEntryBytes) {
+      const shared = this.#shared.get(file.digest)?.deref();
+      if (shared !== undefined) return shared;
+      let reading = this.#reading.get(file.digest);
+      if (reading === undefined) {
+        reading = this.#readVerified(file, origin).finally(() => this.#reading.delete(file.digest));
+        this.#reading.set(file.digest, reading);
+        const bytes = await reading;
+        this.#shared.set(file.digest, new WeakRef(bytes));
+        this.#forget.register(bytes, file.digest);
+        return bytes;
+      }
+      return reading;
+    }
+    let bytes = await this.#readVerified(file, origin);
+    if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
+      // What is kept is what is counted: not the larger buffer a small file may have been read into.
+      bytes = ownBytes(bytes);
+      this.#cache.set(file.digest, bytes);
+      this.#bytes += bytes.byteLength;
+      while (this.#bytes > this.cacheBytes) {
+        const [oldest, value] = this.#cache.entries().next().value as [string, Buffer];
+        this.#cache.delete(oldest);
+        this.#bytes -= value.byteLength;
+      }
+    }
+    return bytes;
+  }
+
+  async #readVerified(file: CatalogFile, origin: SkillOrigin): Promise<Buffer> {
     let bytes: Buffer;
     const source = origin.kind === 'folder' ? fileSource(origin, file) : origin.source;
     try {
@@ -55,17 +94,6 @@ export class ContentReader {
       throw new StaleFileError(file, source);
     }
     if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) throw new StaleFileError(file, source);
-    if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
-      // What is kept is what is counted: not the larger buffer a small file may have been read into.
-      bytes = ownBytes(bytes);
-      this.#cache.set(file.digest, bytes);
-      this.#bytes += bytes.byteLength;
-      while (this.#bytes > this.cacheBytes) {
-        const [oldest, value] = this.#cache.entries().next().value as [string, Buffer];
-        this.#cache.delete(oldest);
-        this.#bytes -= value.byteLength;
-      }
-    }
     return bytes;
   }
 }

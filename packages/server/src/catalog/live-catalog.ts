@@ -106,6 +106,9 @@ export class LiveCatalog {
   /** A base being written in slices between requests (see #persist). */
   #baseWrite: BaseWrite | undefined;
   #reloading: Promise<void> = Promise.resolve();
+  /** The restored catalog's check against the disk while it runs (see `verify`), and the paths changed meanwhile. */
+  #checking: Promise<void> | undefined;
+  #touchedInCheck = new Set<string>();
   #generation = 0;
   #pool = new StringPool();
   /** True while the catalog is the persisted copy and the background check has not finished. */
@@ -174,17 +177,25 @@ export class LiveCatalog {
   /** Checks a restored catalog against the disk (in a worker, or here when small) and swaps in what changed; at once when scanned. */
   verify(): Promise<void> {
     if (!this.unverified) return this.#reloading;
+    if (this.#checking !== undefined) return this.#checking;
     const threads = this.#folders.size <= (this.options.inlineCheckMax ?? INLINE_CHECK_MAX) ? 0 : 1;
-    this.#reloading = this.#reloading.then(async () => {
+    // Not queued with the changes: a change heard meanwhile is applied at once (the check of 100,000 folders takes
+    // minutes), and the paths it touched are scanned again once the check's own scan is in.
+    const check = async () => {
       // The check starts once the folders are watched (`watch` is called right after `open`; a large tree is armed
       // in slices): a change made before its folder's watch is found by this scan, one made after is heard.
       await new Promise((resolve) => setImmediate(resolve));
       await this.#watcher?.armed;
       await this.#scanAll(threads);
+      // The worker may have read a folder before a change that was applied here since: the disk decides again.
+      const touched = [...this.#touchedInCheck];
+      this.#touchedInCheck.clear();
+      if (touched.length > 0) this.#rescanPaths(touched);
       this.unverified = false;
       this.#swapFull();
-    });
-    return this.#reloading;
+    };
+    this.#checking = this.#reloading.then(check).finally(() => (this.#checking = undefined));
+    return this.#checking;
   }
 
   /**
@@ -207,7 +218,9 @@ export class LiveCatalog {
       },
     );
     try {
-      this.#watcher.start();
+      // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
+      // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
+      this.#watcher.start(this.restoredAtStart && this.unverified ? this.#knownFolders() : []);
     } catch (error) {
       this.#report({
         severity: 'warning',
@@ -215,6 +228,22 @@ export class LiveCatalog {
         path: roots.join(', '),
       });
     }
+  }
+
+  /** Every skill folder, the folders holding its files, and the folders on the way from its root (top down). */
+  #knownFolders(): Set<string> {
+    const known = new Set<string>();
+    for (const folder of this.#folders.values()) {
+      let path = folder.root.dir;
+      for (const segment of segmentsUnder(folder.root, folder.dir) ?? []) known.add((path = join(path, segment)));
+      for (const file of folder.inspection.skill?.files ?? []) {
+        if (file.target !== undefined) continue; // a link's target: its folder is watched where it lives, if served
+        let at = folder.dir;
+        const parts = file.path.split('/');
+        for (let i = 0; i < parts.length - 1; i++) known.add((at = join(at, parts[i]!)));
+      }
+    }
+    return known;
   }
 
   close(): void {
@@ -239,7 +268,7 @@ export class LiveCatalog {
 
   /** Resolves once every change seen so far has been applied. */
   settled(): Promise<void> {
-    return this.#reloading;
+    return this.#checking === undefined ? this.#reloading : Promise.all([this.#reloading, this.#checking]).then(() => undefined);
   }
 
   /**
@@ -279,6 +308,9 @@ export class LiveCatalog {
 
   /** A full rescan (a burst of events, a checkout, an unpacked archive: cheaper as one) or only the paths given. */
   async #rescan(full: boolean, paths: string[]): Promise<void> {
+    // A full scan waits for the check (one scan of everything at a time); a few paths are applied during it.
+    if (full && this.#checking !== undefined) await this.#checking.catch(() => {});
+    if (!full && this.#checking !== undefined) for (const path of paths) this.#touchedInCheck.add(path);
     try {
       if (full) {
         await this.#scanAll();

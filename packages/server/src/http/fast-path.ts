@@ -2,8 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { PageCache } from './page-cache.js';
+import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, writeStreamed } from './streamed-answer.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 import { listSkills, listSkillsInput } from '../tools/tools.js';
+import { META_AVAILABLE } from '../catalog/model.js';
+import { hintFromMeta } from '../mcp/availability.js';
+import type { AvailableCapabilities } from '@skillport/core';
 import type { ToolOptions } from '../tools/tools.js';
 
 /**
@@ -45,6 +49,8 @@ interface HotRequest {
   id: string | number;
   method: string;
   params: Record<string, unknown>;
+  /** The host's hint (`_meta` dev.skillport/available): answered here as the SDK path answers it (mcp/availability.ts). */
+  hint?: AvailableCapabilities;
 }
 
 /** Decides whether a parsed body can take the fast path; undefined means "let the SDK answer". */
@@ -69,7 +75,8 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
   const meta = args['_meta'];
   if (version === MODERN_VERSION) {
     if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
-    const envelope = meta as Record<string, unknown>;
+    // The host's availability hint is ours, not the protocol's: the envelope is checked without it.
+    const { [META_AVAILABLE]: _hint, ...envelope } = meta as Record<string, unknown>;
     if (envelope['io.modelcontextprotocol/protocolVersion'] !== MODERN_VERSION) return undefined;
     for (const key of Object.keys(envelope)) if (!ENVELOPE_KEYS.has(key)) return undefined;
     const info = envelope['io.modelcontextprotocol/clientInfo'];
@@ -79,14 +86,19 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
     if (header(req, 'mcp-method') !== method) return undefined;
     if (method === 'resources/read' && header(req, 'mcp-name') !== args['uri']) return undefined;
     if (method === 'tools/call' && header(req, 'mcp-name') !== args['name']) return undefined;
-    return { era: 'modern', id, method, params: args };
+    return withHint({ era: 'modern', id, method, params: args }, meta);
   }
   if (version !== undefined && LEGACY_VERSIONS.has(version)) {
-    if (meta !== undefined) return undefined;
+    if (meta !== undefined && !(isPlainObject(meta) && Object.keys(meta).every((key) => key === META_AVAILABLE))) return undefined;
     if (header(req, 'mcp-method') !== undefined || header(req, 'mcp-name') !== undefined) return undefined;
-    return { era: 'legacy', id, method, params: args };
+    return withHint({ era: 'legacy', id, method, params: args }, meta);
   }
   return undefined;
+}
+
+function withHint(hot: HotRequest, meta: unknown): HotRequest {
+  const hint = hintFromMeta(meta);
+  return hint === undefined ? hot : { ...hot, hint };
 }
 
 /**
@@ -136,12 +148,42 @@ export function pageCacheBytes(setting: string | undefined): number {
 export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
   if (hot.method === 'skills/list') return answerList(ctx, hot, res);
   if (hot.method === 'tools/call') return answerTool(ctx, hot, res);
+  if (hot.method === 'resources/read') return answerRead(ctx, hot, res);
   const result = await compute(ctx, hot);
   if (result === undefined) return false;
   // One message answers one request: plain JSON in both eras, as the SDK path answers it (http/legacy-json.ts).
   const json = JSON.stringify({ result: wrap(ctx, hot, result), jsonrpc: '2.0', id: hot.id });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
   res.end(json);
+  return true;
+}
+
+/**
+ * A resources/read: a small file's answer written whole; a large one's streamed at the reader's pace, its content
+ * encoded a window at a time from the file's shared verified bytes (http/streamed-answer.ts), so a client that
+ * reads slowly or never holds a window, not the whole answer.
+ */
+async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
+  const { service } = ctx;
+  const uri = hot.params['uri'] as string;
+  let found;
+  try {
+    found = await service.readFileBytes(uri);
+  } catch {
+    return false; // the SDK path produces the error answer
+  }
+  if (found === undefined) return false;
+  service.recordRead(uri, 'ok');
+  const { bytes, mimeType, text } = found;
+  if (bytes.length < STREAM_MIN_BYTES) {
+    const item = text ? { uri, mimeType, text: bytes.toString('utf8') } : { uri, mimeType, blob: bytes.toString('base64') };
+    const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [item] }), jsonrpc: '2.0', id: hot.id });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+    res.end(json);
+    return true;
+  }
+  const item = text ? { uri, mimeType, text: PLACEHOLDER_TEXT } : { uri, mimeType, blob: PLACEHOLDER_TEXT };
+  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [item] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
   return true;
 }
 
@@ -166,11 +208,13 @@ function answerList(ctx: FastPathContext, hot: HotRequest, res: ServerResponse):
   const snapshot = service.snapshot;
   const cursor = hot.params['cursor'] as string | undefined;
   // No cursor and an empty one are different requests (the first page; an invalid cursor): `-` or `+cursor`.
-  const key = `${hot.era}\u0000${service.options.pageSize}\u0000${ctx.cacheHint.ttlMs}\u0000${ctx.cacheHint.cacheScope}\u0000${ctx.identity.name}\u0000${ctx.identity.version}\u0000${cursor === undefined ? '-' : `+${cursor}`}`;
+  // A hinted page differs only in the availability of skills with requirements: kept apart by the hint's text.
+  const hinted = hot.hint === undefined ? '' : `\u0000${JSON.stringify(hot.hint)}`;
+  const key = `${hot.era}\u0000${service.options.pageSize}\u0000${ctx.cacheHint.ttlMs}\u0000${ctx.cacheHint.cacheScope}\u0000${ctx.identity.name}\u0000${ctx.identity.version}\u0000${cursor === undefined ? '-' : `+${cursor}`}${hinted}`;
   const prefix = pages.get(snapshot, key, () => {
     let result: Record<string, unknown>;
     try {
-      result = service.listSkillsOf(snapshot, cursor);
+      result = service.listSkillsOf(snapshot, cursor, hot.hint);
     } catch {
       return undefined; // the SDK path produces the error answer
     }
@@ -197,7 +241,7 @@ async function answerTool(ctx: FastPathContext, hot: HotRequest, res: ServerResp
   const { service } = ctx;
   let result;
   try {
-    result = await listSkills(service, service.snapshot, parsed.data, ctx.tools?.embeddings);
+    result = await listSkills(service, service.snapshot, parsed.data, ctx.tools?.embeddings, parsed.data.available ?? hot.hint);
   } catch {
     return false;
   }
@@ -216,18 +260,8 @@ async function compute(ctx: FastPathContext, hot: HotRequest): Promise<Record<st
   try {
     switch (hot.method) {
       case 'skills/get': {
-        const skill = service.getSkill(uri);
+        const skill = service.getSkill(uri, hot.hint);
         return skill === undefined || skill.uri !== uri ? undefined : { skill };
-      }
-      case 'resources/read': {
-        const content = await service.readFile(uri);
-        if (content === undefined) return undefined;
-        service.recordRead(uri, 'ok');
-        const item =
-          'text' in content
-            ? { uri, mimeType: content.mimeType, text: content.text }
-            : { uri, mimeType: content.mimeType, blob: Buffer.from(content.bytes).toString('base64') };
-        return { contents: [item] };
       }
       case 'resources/directory/read':
         return service.readDirectory(uri, cursor);

@@ -26,6 +26,11 @@ import { jsonLegacyHandler } from './legacy-json.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 import type { Activity } from '../activity.js';
+import { clientAddressing } from './client-address.js';
+import type { TrustedProxies } from './client-address.js';
+import { OpenCounts } from './open-counts.js';
+import { WriteStalls } from './write-stalls.js';
+import { listenLifetime } from './listen-lifetime.js';
 
 export interface HttpOptions {
   host: string;
@@ -51,6 +56,8 @@ export interface HttpOptions {
   publicRoutes?: readonly PublicRoutes[];
   /** Pages for people (the web catalog) on paths outside /mcp, /metrics and /api/: asked before authentication. */
   web?: WebRoute;
+  /** Proxies whose forwarding header names the client (http/client-address.ts); none by default. */
+  trustedProxies?: TrustedProxies;
 }
 
 /** Identity on HTTP: who is asking (access), and what a principal is served through (scoped). */
@@ -96,6 +103,14 @@ export async function startHttpServer(
   const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
   const maxBody = limits.maxBodyBytes;
   const { access } = identity;
+  const addressing = clientAddressing(options.trustedProxies);
+  const stalls = new WriteStalls(limits.writeTimeoutMs);
+  const requestsPerClient = new OpenCounts(limits.maxRequestsPerClient);
+  const requestsPerPrincipal = new OpenCounts(limits.maxRequestsPerPrincipal);
+  const streamsPerClient = new OpenCounts(limits.maxStreamsPerClient);
+  const streamsPerPrincipal = new OpenCounts(limits.maxStreamsPerPrincipal);
+  /** Each request's client address and the request slot it holds (a listen stream trades it for a stream slot). */
+  const slots = new WeakMap<IncomingMessage, { client: string; release: Array<() => void> }>();
   const handlers = new Map<string, PrincipalHandler>();
   const handlerFor = (principal: Principal): PrincipalHandler => {
     const key = principalKey(principal);
@@ -108,8 +123,14 @@ export async function startHttpServer(
       // through a stateless transport that answers a request whose answer is one message as application/json.
       const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus, legacy: 'reject' });
       const sdk = toNodeHandler(
-        jsonLegacyHandler(handler, () => factory.create(principal)),
-        { maxRequestBodySize: maxBody },
+        listenLifetime(
+          jsonLegacyHandler(handler, () => factory.create(principal)),
+          limits.streamLifetimeMs,
+          fast.identity,
+        ),
+        {
+          maxRequestBodySize: maxBody,
+        },
       );
       entry = { key, scoped, handler, bus, sdk, lastUsed: Date.now() };
       handlers.set(key, entry);
@@ -133,7 +154,7 @@ export async function startHttpServer(
     createRouter({
       access,
       scoped: identity.scoped,
-      health: () => ({ ...options.health?.(), requests: counters }),
+      health: () => ({ ...options.health?.(), requests: counters, writes: { queuedBytes: stalls.queuedBytes(), dropped: stalls.dropped } }),
       ready: async () => (closing ? { ready: false, reason: 'shutting down' } : ((await options.ready?.()) ?? { ready: true })),
       routes: options.routes ?? [],
       ...(options.publicRoutes ? { publicRoutes: options.publicRoutes } : {}),
@@ -167,6 +188,18 @@ export async function startHttpServer(
     // revocation closes it: the client's next request meets the 401.
     if (principal.expiresAt !== undefined) closeAtExpiry(res, principal.expiresAt);
     if (!hasScope(principal, 'read')) return sendAnswer(res, forbidden(access, req, 'read'));
+    const slot = slots.get(req);
+    const identified = principal.via === 'token' || principal.via === 'jwt';
+    if (identified) {
+      const release = requestsPerPrincipal.take(principalKey(principal));
+      if (release === undefined)
+        return tooMany(
+          res,
+          `Too many requests in progress for this credential: at most ${limits.maxRequestsPerPrincipal} at a time (--max-requests-per-principal)`,
+        );
+      slot?.release.push(release);
+      res.once('close', release);
+    }
     const entry = handlerFor(principal);
     const { sdk } = entry;
     const started = process.hrtime.bigint();
@@ -206,6 +239,12 @@ export async function startHttpServer(
         `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`,
       );
     }
+    if (method === 'subscriptions/listen') {
+      // A stream holds a stream slot, not a request slot: it is counted per principal and per client address.
+      for (const release of slot?.release.splice(0) ?? []) release();
+      const refusedStream = takeStream(res, slot?.client ?? '', identified ? principalKey(principal) : undefined);
+      if (refusedStream) return tooMany(res, refusedStream, (body as { id?: unknown }).id);
+    }
     const screened = screen(body, limits);
     if (screened) {
       access.metrics.error('bad_request');
@@ -227,8 +266,35 @@ export async function startHttpServer(
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  /** Takes the stream slots of a listen request, released when its answer closes; or says which limit refused it. */
+  const takeStream = (res: ServerResponse, client: string, principal: string | undefined): string | undefined => {
+    const forClient = streamsPerClient.take(client);
+    if (forClient === undefined)
+      return `Too many open subscriptions/listen streams from ${client}: at most ${limits.maxStreamsPerClient} (--max-streams-per-client)`;
+    const forPrincipal = principal === undefined ? () => {} : streamsPerPrincipal.take(principal);
+    if (forPrincipal === undefined) {
+      forClient();
+      return `Too many open subscriptions/listen streams for this credential: at most ${limits.maxStreamsPerPrincipal} (--max-streams-per-principal)`;
+    }
+    res.once('close', () => {
+      forClient();
+      forPrincipal();
+    });
+    return undefined;
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
+    const client = addressing.clientAddress(req);
+    const release = requestsPerClient.take(client);
+    if (release === undefined) {
+      const message = `Too many requests in progress from ${client}: at most ${limits.maxRequestsPerClient} at a time (--max-requests-per-client)`;
+      if (path?.startsWith('/api/')) sendJson(res, 429, errorBody('too_many_requests', message), { 'retry-after': '1' });
+      else tooMany(res, message);
+      return;
+    }
+    slots.set(req, { client, release: [release] });
+    res.once('close', release);
     const counted = !(req.method === 'GET' && path === MCP_PATH);
     if (counted) {
       inFlight++;
@@ -267,7 +333,10 @@ export async function startHttpServer(
   // Open connections per client address: past the limit, a new connection gets a 429 and is closed.
   const perClient = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
+    stalls.watch(socket);
     const address = socket.remoteAddress ?? '';
+    // A trusted proxy carries many clients' requests: they are counted per forwarded address, per request.
+    if (addressing.trustsPeer(address)) return;
     const open = (perClient.get(address) ?? 0) + 1;
     perClient.set(address, open);
     socket.once('close', () => {
@@ -327,6 +396,7 @@ export async function startHttpServer(
       }
       await Promise.all([...handlers.values()].map((entry) => entry.handler.close()));
       handlers.clear();
+      stalls.stop();
       server.closeAllConnections();
       await stopped;
     },
@@ -448,8 +518,14 @@ function sendJsonRpcError(res: ServerResponse, status: number, code: number, mes
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
+function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** 429 with one line naming the limit; the JSON-RPC id when the request had one. */
+function tooMany(res: ServerResponse, message: string, id: unknown = null): void {
+  const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
+  sendJson(res, 429, { jsonrpc: '2.0', error: { code: -32600, message }, id: rpcId }, { 'retry-after': '1' });
 }

@@ -17,8 +17,20 @@ export interface RequestLimits {
   headersTimeoutMs: number;
   /** Time a client has to send a whole request, headers and body, in ms. */
   requestTimeoutMs: number;
-  /** Open connections from one client address at a time. */
+  /** Open connections from one client address at a time (not counted for a trusted proxy's connections). */
   maxConnectionsPerClient: number;
+  /** Time an answer may wait for a client that stopped reading before its connection is cut, in ms. */
+  writeTimeoutMs: number;
+  /** Answers in progress for one client address (behind a trusted proxy, the address the proxy names). */
+  maxRequestsPerClient: number;
+  /** Answers in progress for one principal (a token or a JWT; not with `--auth none`, where everyone is one). */
+  maxRequestsPerPrincipal: number;
+  /** Open `subscriptions/listen` streams for one client address. */
+  maxStreamsPerClient: number;
+  /** Open `subscriptions/listen` streams for one principal. */
+  maxStreamsPerPrincipal: number;
+  /** A `subscriptions/listen` stream that carried no change notification this long is ended (gracefully), in ms. */
+  streamLifetimeMs: number;
 }
 
 export const DEFAULT_REQUEST_LIMITS: RequestLimits = {
@@ -30,6 +42,12 @@ export const DEFAULT_REQUEST_LIMITS: RequestLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 120_000,
   maxConnectionsPerClient: 256,
+  writeTimeoutMs: 30_000,
+  maxRequestsPerClient: 256,
+  maxRequestsPerPrincipal: 256,
+  maxStreamsPerClient: 64,
+  maxStreamsPerPrincipal: 32,
+  streamLifetimeMs: 600_000,
 };
 
 /**

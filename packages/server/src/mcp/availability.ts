@@ -49,3 +49,27 @@ export function orderByReadiness<T extends CatalogSkill>(skills: readonly T[], j
   const kept = unmet === 'omit' ? ranked.filter((item) => item.rank < 2) : ranked;
   return kept.sort((a, b) => a.rank - b.rank || a.index - b.index).map((item) => item.skill);
 }
+
+/**
+ * Which of the skill's requirements the policy's grants cover (its MCP servers, tools, scopes), for the wire: a client
+ * that re-judges with what its host has adds these, and so never keeps a verdict that came from another host's hint.
+ */
+export function grantedFor(skill: CatalogSkill, granted: AvailableCapabilities | undefined): Record<string, string[]> | undefined {
+  const req = skill.requirements;
+  if (req === undefined || granted === undefined) return undefined;
+  const covered = (wanted: readonly string[], have: readonly string[] | undefined) => {
+    const set = new Set((have ?? []).map((name) => name.toLowerCase()));
+    return wanted.filter((name) => set.has(name.toLowerCase()));
+  };
+  const out: Record<string, string[]> = {};
+  const servers = covered(
+    req.mcpServers.map((server) => server.name),
+    granted.mcpServers,
+  );
+  const tools = covered(req.tools, granted.tools);
+  const scopes = covered(req.scopes, granted.scopes);
+  if (servers.length > 0) out['mcpServers'] = servers;
+  if (tools.length > 0) out['tools'] = tools;
+  if (scopes.length > 0) out['scopes'] = scopes;
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -1,10 +1,11 @@
+import { isUtf8 } from 'node:buffer';
 import { canonicalSkillUri, decodeText, hasJudgedRequirements } from '@skillport/core';
 import type { Availability, AvailableCapabilities } from '@skillport/core';
 import { artifactAt } from '../catalog/artifacts.js';
 import { type ContentReader, StaleFileError } from '../catalog/content.js';
 import { META_AVAILABILITY } from '../catalog/model.js';
 import type { CatalogSkill, SkillEntry } from '../catalog/model.js';
-import { availabilityFor, orderByReadiness } from './availability.js';
+import { availabilityFor, grantedFor, orderByReadiness } from './availability.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
 import type { AuditInput } from '../access/audit.js';
 
@@ -80,7 +81,9 @@ export class SkillsService {
   /** The wire entry for this caller: a skill with judged requirements carries its availability in `_meta`. */
   entryFor(skill: CatalogSkill, hint?: AvailableCapabilities): SkillEntry {
     if (!hasJudgedRequirements(skill.requirements)) return skill.entry;
-    return { ...skill.entry, _meta: { ...skill.entry._meta, [META_AVAILABILITY]: this.availability(skill, hint) } };
+    const granted = grantedFor(skill, this.options.granted?.());
+    const availability = { ...this.availability(skill, hint), ...(granted !== undefined ? { granted } : {}) };
+    return { ...skill.entry, _meta: { ...skill.entry._meta, [META_AVAILABILITY]: availability } };
   }
 
   listSkills(cursor: string | undefined, hint?: AvailableCapabilities): { skills: SkillEntry[]; nextCursor?: string } {
@@ -103,6 +106,19 @@ export class SkillsService {
 
   /** A listed file's content; undefined when no such file is served. Throws StaleFileError when its bytes changed. */
   async readFile(uri: string): Promise<FileContent | undefined> {
+    const found = await this.readFileBytes(uri);
+    if (found === undefined) return undefined;
+    const { bytes, mimeType } = found;
+    if (!found.text) return { bytes, mimeType };
+    const text = decodeText(bytes);
+    return text === undefined ? { bytes, mimeType } : { text, mimeType };
+  }
+
+  /**
+   * A listed file's verified bytes, and whether they are served as text (UTF-8 without NUL, as `readFile` decides),
+   * without decoding them: a large answer is written from them piece by piece (http/streamed-answer.ts).
+   */
+  async readFileBytes(uri: string): Promise<{ bytes: Buffer; mimeType: string; text: boolean } | undefined> {
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) return undefined;
     const snapshot = this.snapshot;
@@ -120,9 +136,8 @@ export class SkillsService {
       if (error instanceof StaleFileError) this.options.onStale?.(error.source);
       throw error;
     }
-    if (found.file === found.skill.artifact) return { bytes, mimeType: found.file.mimeType };
-    const text = decodeText(bytes);
-    return text === undefined ? { bytes, mimeType: found.file.mimeType } : { text, mimeType: found.file.mimeType };
+    const text = found.file !== found.skill.artifact && !bytes.includes(0) && isUtf8(bytes);
+    return { bytes, mimeType: found.file.mimeType, text };
   }
 
   /** Why the skill holding `uri` is refused (a revoked version), or undefined. */

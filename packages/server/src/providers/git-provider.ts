@@ -15,6 +15,7 @@ import type { GitSourceSpec } from './git/git-source.js';
 import { gitTree } from './git/git-tree.js';
 import { repositoryKey } from './git/webhook.js';
 import { listingDelta, treeSkills } from './git/tree-skills.js';
+import { ProblemLog } from './stored-skill.js';
 import type { TreeSkills } from './git/tree-skills.js';
 
 /**
@@ -49,6 +50,8 @@ export interface GitProviderOptions {
   onProblem?: (problem: FolderProblem) => void;
   /** One line per fetch that changed what is served, and per failure and recovery. */
   onEvent?: (line: string) => void;
+  /** Every how many fetches the cache repository drops the objects of commits no longer served (default 20). */
+  pruneEvery?: number;
   /** Quiet period after a local ref changes before it is fetched (ms). */
   debounceMs?: number;
 }
@@ -71,13 +74,13 @@ type Listener = (delta?: ProviderDelta) => void;
 
 export const DEFAULT_GIT_INTERVAL_MS = 60_000;
 const SERVED_REF = 'refs/skillport/served';
+const PRUNE_EVERY = 20;
 const FETCHED_REF = 'refs/skillport/fetched';
 
 export class GitProvider implements SkillProvider {
   readonly label: string;
   readonly spec: GitSourceSpec;
   /** Problems found by the first load (what `--strict` looks at). */
-  readonly startupProblems: FolderProblem[] = [];
   readonly #options: GitProviderOptions;
   readonly #listeners = new Set<Listener>();
   #repo = '';
@@ -89,15 +92,16 @@ export class GitProvider implements SkillProvider {
   #health: Omit<GitSourceHealth, 'repository' | 'ref' | 'skills' | 'commit'> = { status: 'starting' };
   #running: Promise<void> | undefined;
   #again = false;
+  #fetches = 0;
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #watchers: FSWatcher[] = [];
-  #reported = new Set<string>();
-  #starting = true;
   #closed = false;
+  readonly #problems: ProblemLog;
 
   private constructor(options: GitProviderOptions) {
     this.#options = options;
+    this.#problems = new ProblemLog(options.onProblem);
     this.spec = typeof options.source === 'string' ? parseGitSource(options.source) : options.source;
     this.label = `${this.spec.display}${this.spec.ref !== undefined ? `#${this.spec.ref}` : ''}${this.spec.subdir !== '' ? `:${this.spec.subdir}` : ''}`;
   }
@@ -113,9 +117,29 @@ export class GitProvider implements SkillProvider {
       await provider.close();
       throw new Error(`${provider.label}: ${(error as Error).message}`);
     } finally {
-      provider.#starting = false;
+      provider.#problems.starting = false;
     }
     return provider;
+  }
+
+  /** The remote's tags and the commits they name (annotated tags peeled), asked with the same isolation and credentials. */
+  static async tags(options: Omit<GitProviderOptions, 'cacheDir' | 'intervalMs' | 'onProblem' | 'onEvent'>): Promise<Map<string, string>> {
+    const provider = new GitProvider(options);
+    const out = (await provider.#git(['ls-remote', '--tags', provider.spec.url], true)).toString('utf8');
+    const tags = new Map<string, string>();
+    for (const line of out.split('\n')) {
+      const [oid, ref] = line.split('\t');
+      if (!oid || !ref?.startsWith('refs/tags/')) continue;
+      const peeled = ref.endsWith('^{}');
+      const tag = ref.slice('refs/tags/'.length, peeled ? -3 : undefined);
+      if (peeled || !tags.has(tag)) tags.set(tag, oid);
+    }
+    return tags;
+  }
+
+  /** Problems found by the first load (what `--strict` looks at). */
+  get startupProblems(): readonly FolderProblem[] {
+    return this.#problems.startup;
   }
 
   skills(): readonly CatalogSkill[] {
@@ -262,6 +286,7 @@ export class GitProvider implements SkillProvider {
         await this.#serve(fetched);
         await this.#git(['update-ref', SERVED_REF, fetched]);
         this.#health.fetchedAt = new Date().toISOString();
+        if (++this.#fetches % (this.#options.pruneEvery ?? PRUNE_EVERY) === 0) await this.#prune();
       }
       const recovered = this.#health.status === 'failing';
       this.#health = { ...this.#health, status: 'ok', checkedAt: new Date().toISOString() };
@@ -324,7 +349,7 @@ export class GitProvider implements SkillProvider {
     this.#listing = next;
     this.#commit = commit;
     this.#skills = Object.freeze([...next.skills.values()]);
-    if (before !== undefined || !this.#starting)
+    if (before !== undefined || !this.#problems.starting)
       this.#options.onEvent?.(
         `git: ${this.label} at ${short(commit)}${before !== undefined ? ` (was ${short(before)})` : ''}: ${upsert.length} added or changed, ${remove.length} removed, ${next.skills.size - upsert.length} unchanged`,
       );
@@ -332,8 +357,24 @@ export class GitProvider implements SkillProvider {
     for (const listener of this.#listeners) listener({ upsert, remove });
   }
 
+  /**
+   * Drops the objects of commits no longer served: skills are served from memory, and an unchanged skill's blobs are
+   * in the served commit's tree too, so nothing a reader holds needs them. A failure is not a fetch failure.
+   */
+  async #prune(): Promise<void> {
+    try {
+      await this.#git(['reflog', 'expire', '--expire=now', '--all']);
+      await this.#git(['gc', '--prune=now', '--quiet']);
+    } catch (error) {
+      this.#report({ severity: 'warning', message: `could not prune the cache repository: ${(error as Error).message}`, path: this.#repo });
+    }
+  }
+
   #git(args: readonly string[], network = false): Promise<Buffer> {
-    const options: GitRunOptions = { cwd: this.#repo, ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) };
+    const options: GitRunOptions = {
+      ...(this.#repo !== '' ? { cwd: this.#repo } : {}),
+      ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
+    };
     if (network) Object.assign(options, this.#networkOptions());
     else options.protocols = [];
     if (args[0] === 'init') delete options.cwd;
@@ -361,11 +402,7 @@ export class GitProvider implements SkillProvider {
   }
 
   #report(problem: FolderProblem): void {
-    const key = `${problem.path}\0${problem.message}`;
-    if (this.#reported.has(key)) return;
-    this.#reported.add(key);
-    if (this.#starting) this.startupProblems.push(problem);
-    this.#options.onProblem?.(problem);
+    this.#problems.report(problem);
   }
 }
 

@@ -8,6 +8,7 @@ import type { ProviderDelta, SkillProvider } from '../catalog/composite-catalog.
 import type { CatalogSkill } from '../catalog/model.js';
 import { MAX_TREE_ENTRIES } from './git/git-tree.js';
 import { listingDelta, treeSkills } from './git/tree-skills.js';
+import { ProblemLog } from './stored-skill.js';
 import type { TreeSkills } from './git/tree-skills.js';
 import type { Tree, TreeEntry } from './git/tree.js';
 
@@ -27,7 +28,6 @@ export interface MarketplaceProviderOptions {
 
 export class MarketplaceProvider implements SkillProvider {
   readonly label: string;
-  readonly startupProblems: FolderProblem[] = [];
   readonly #options: MarketplaceProviderOptions;
   readonly #dir: string;
   readonly #listeners = new Set<(delta?: ProviderDelta) => void>();
@@ -36,12 +36,12 @@ export class MarketplaceProvider implements SkillProvider {
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
   #loading: Promise<void> = Promise.resolve();
-  #reported = new Set<string>();
-  #starting = true;
   #closed = false;
+  readonly #problems: ProblemLog;
 
   private constructor(options: MarketplaceProviderOptions) {
     this.#options = options;
+    this.#problems = new ProblemLog(options.onProblem);
     this.#dir = resolve(options.dir);
     this.label = `marketplace ${this.#dir}`;
   }
@@ -49,8 +49,13 @@ export class MarketplaceProvider implements SkillProvider {
   static async open(options: MarketplaceProviderOptions): Promise<MarketplaceProvider> {
     const provider = new MarketplaceProvider(options);
     await provider.reload();
-    provider.#starting = false;
+    provider.#problems.starting = false;
     return provider;
+  }
+
+  /** Problems found by the first load (what `--strict` looks at). */
+  get startupProblems(): readonly FolderProblem[] {
+    return this.#problems.startup;
   }
 
   skills(): readonly CatalogSkill[] {
@@ -111,11 +116,7 @@ export class MarketplaceProvider implements SkillProvider {
   }
 
   #report(problem: FolderProblem): void {
-    const key = `${problem.path}\0${problem.message}`;
-    if (this.#reported.has(key)) return;
-    this.#reported.add(key);
-    if (this.#starting) this.startupProblems.push(problem);
-    this.#options.onProblem?.(problem);
+    this.#problems.report(problem);
   }
 }
 

@@ -1,5 +1,5 @@
 import { sha256Digest } from '@skillport/core';
-import type { ArchiveFormat, SkillFileEntry, SkillManifest } from '@skillport/core';
+import type { ArchiveFormat, FolderProblem, SkillFileEntry, SkillManifest } from '@skillport/core';
 import { buildCatalogSkill } from '../catalog/catalog-skill.js';
 import type { SkillProvider } from '../catalog/composite-catalog.js';
 import type { BlobSource, CatalogFile, CatalogSkill } from '../catalog/model.js';
@@ -92,5 +92,22 @@ export abstract class ProviderBase implements SkillProvider {
     if (same) return;
     this.#skills = Object.freeze([...skills]);
     for (const listener of this.#listeners) listener();
+  }
+}
+
+/** Problems said once each (by path and message); those found while starting are kept for `--strict`. */
+export class ProblemLog {
+  readonly startup: FolderProblem[] = [];
+  starting = true;
+  readonly #said = new Set<string>();
+
+  constructor(readonly onProblem?: (problem: FolderProblem) => void) {}
+
+  report(problem: FolderProblem): void {
+    const key = `${problem.path}\0${problem.message}`;
+    if (this.#said.has(key)) return;
+    this.#said.add(key);
+    if (this.starting) this.startup.push(problem);
+    this.onProblem?.(problem);
   }
 }

@@ -1,11 +1,45 @@
 import type { AuditEvent, TokenRecord } from '@skillport/server';
 import { html } from '../html.js';
+import type { PendingReview } from '../versions.js';
 import type { Html } from '../html.js';
 
 /** Pages for `admin` principals: the audit log, the tokens (revocable), the policy in force. */
-function tabs(current: 'audit' | 'tokens' | 'policy'): Html {
+function tabs(current: 'audit' | 'tokens' | 'policy' | 'review'): Html {
   const tab = (id: typeof current, label: string) => html`<a href="/admin/${id}"${current === id ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<nav class="tabs" aria-label="Admin">${tab('audit', 'Audit log')}${tab('tokens', 'Tokens')}${tab('policy', 'Policy')}</nav>`;
+  return html`<nav class="tabs" aria-label="Admin">${tab('review', 'Review')}${tab('audit', 'Audit log')}${tab('tokens', 'Tokens')}${tab('policy', 'Policy')}</nav>`;
+}
+
+/**
+ * The review queue (ADR 0231): each version waiting, why it waits, its findings, and approve / reject forms (a
+ * reason is required to reject), each with the CSRF field.
+ */
+export function reviewBody(pending: PendingReview[] | undefined, csrf: string, notice: string | undefined): Html {
+  return html`<h1>Admin</h1>${tabs('review')}
+${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+${
+  pending === undefined
+    ? html`<p class="empty">No registry: the server was started without <code>--data DIR</code>.</p>`
+    : pending.length === 0
+      ? html`<p class="empty">Nothing is waiting for review.</p>`
+      : pending.map(
+          (item) => html`<section class="card wide review" aria-label="${item.name}@${item.version}"><h2>${item.name}@${item.version}</h2>
+<p class="meta">published ${item.publishedAt} by ${item.publisher}</p>
+${item.reasons.length > 0 ? html`<ul class="reasons">${item.reasons.map((reason) => html`<li>Held: ${reason}</li>`)}</ul>` : ''}
+${findingsTable(item.findings)}
+<form method="post" action="/admin/review/decide" class="decide"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="name" value="${item.name}"><input type="hidden" name="version" value="${item.version}">
+<label>Reason <input type="text" name="reason" maxlength="500" aria-label="Reason for ${item.name}@${item.version}"></label>
+<button type="submit" name="decision" value="approved" aria-label="Approve ${item.name}@${item.version}">Approve</button>
+<button type="submit" name="decision" value="rejected" class="danger" aria-label="Reject ${item.name}@${item.version}">Reject</button></form></section>`,
+        )
+}`;
+}
+
+/** Findings as a table: severity, rule, where, the excerpt (already escaped for display), why. */
+export function findingsTable(findings: PendingReview['findings'] | undefined): Html | string {
+  if (findings === undefined || findings.length === 0) return html`<p class="note">The scan found nothing.</p>`;
+  return html`<div class="table-wrap" tabindex="0"><table class="findings"><thead><tr><th scope="col">Severity</th><th scope="col">Rule</th><th scope="col">Where</th><th scope="col">Excerpt</th><th scope="col">Why</th></tr></thead><tbody>
+${findings.map((f) => html`<tr><td><span class="state ${f.severity === 'high' ? 'bad' : f.severity === 'medium' ? 'warn' : 'ok'}">${f.severity}</span></td><td><code>${f.rule}</code><br>${f.title}</td><td><code>${f.file}${f.line > 0 ? `:${f.line}` : ''}</code></td><td><code>${f.excerpt}</code></td><td>${f.why}${f.note ? html`<br><span class="muted">${f.note}</span>` : ''}</td></tr>`)}
+</tbody></table></div>`;
 }
 
 export interface AuditFilters {

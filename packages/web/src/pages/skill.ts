@@ -12,6 +12,7 @@ import { PART_CHARS, markdownParts } from '../parts.js';
 import type { MarkdownPart } from '../parts.js';
 import { filePath, rawPath, resolveRelative, skillPath } from '../urls.js';
 import type { VersionInfo } from '../versions.js';
+import { findingsTable } from './admin.js';
 
 /**
  * A skill's page: SKILL.md rendered (untrusted: see markdown.ts), an outline of its headings, the frontmatter as a
@@ -33,6 +34,10 @@ export interface SkillPageInput {
   shown: ShownPart | undefined;
   /** For a signed-in caller: whether the skill's requirements are met by what the policy grants it. */
   availability?: Availability | undefined;
+  /** What the registry's scan found in the shown version (ADR 0230); undefined when it was not scanned. */
+  scan?: VersionInfo['scan'];
+  /** Skills of the caller's view whose name or description is very close (never one it cannot see). */
+  similar?: Array<{ name: string; path: string; similarity: number; reason: string }>;
 }
 
 /** Outline entries listed beside the text; the rest are counted (a part may hold 2,000 headings). */
@@ -121,7 +126,14 @@ export function skillBody(input: SkillPageInput): Html {
 </div>
 <section class="card wide" aria-labelledby="files-h"><h2 id="files-h">Files</h2>${fileTree(skill)}</section>
 <section class="card wide" aria-labelledby="fm-h"><h2 id="fm-h">Frontmatter</h2>${frontmatterTable(skill.frontmatter)}</section>
-<section class="card wide" aria-labelledby="versions-h"><h2 id="versions-h">Versions</h2>${versionsSection(input)}</section>`;
+<section class="card wide" aria-labelledby="versions-h"><h2 id="versions-h">Versions</h2>${versionsSection(input)}</section>
+${input.scan !== undefined ? html`<section class="card wide" aria-labelledby="scan-h"><h2 id="scan-h">Scan</h2>${scanSummaryLine(input.scan.counts)}${findingsTable(input.scan.findings)}</section>` : ''}
+${input.similar !== undefined && input.similar.length > 0 ? html`<section class="card wide" aria-labelledby="similar-h"><h2 id="similar-h">Similar skills</h2><p class="note">Very close in name or description: an agent may pick one for the other.</p><ul class="similar">${input.similar.map((s) => html`<li><a href="${s.path}">${s.name}</a> <span class="muted">${s.similarity.toFixed(2)} by ${s.reason}</span></li>`)}</ul></section>` : ''}`;
+}
+
+function scanSummaryLine(counts: { low: number; medium: number; high: number }): Html {
+  const parts = (['high', 'medium', 'low'] as const).filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}`);
+  return html`<p class="meta">The registry scanned this version at publish: ${parts.length > 0 ? parts.join(', ') : 'nothing found'}.</p>`;
 }
 
 /** What the skill needs (MCP servers, tools, scopes, agents; allowed tools and compatibility as written) and, signed in, whether the caller has it. */
@@ -148,15 +160,22 @@ function usePanel(input: SkillPageInput): Html {
     null,
     2,
   );
-  const install = `npx skillport install ${input.mcpUrl} ${skill.name} --to .claude/skills`;
-  const stdioConfig = JSON.stringify({ mcpServers: { skills: { command: 'npx', args: ['-y', 'skillport', 'serve', '.claude/skills'] } } }, null, 2);
+  // Commands as they run today: `skillport` is on PATH after `npm install -g ./packages/cli` in a clone (the package
+  // is not on the npm registry, so `npx skillport` would fetch nothing). A server with tokens needs one with each.
+  const base = input.mcpUrl.replace(/\/mcp$/, '');
+  const install = [
+    ...(input.authRequired ? [`echo "<your token>" | skillport login ${base}`] : []),
+    `skillport install ${base} ${skill.name} --agent claude-code`,
+  ].join('\n');
+  const stdioConfig = JSON.stringify({ mcpServers: { skills: { command: 'skillport', args: ['serve', '.claude/skills'] } } }, null, 2);
   const block = (id: string, label: string, text: string, note?: string) => html`<div class="copy-block">
   <div class="copy-head"><h3 id="${id}-h">${label}</h3><button type="button" class="copy" data-copy="${id}" aria-describedby="${id}-h">Copy</button></div>
   ${note ? html`<p class="note">${note}</p>` : ''}
   <pre class="code" id="${id}" tabindex="0"><code>${text}</code></pre>
 </div>`;
   return html`<section class="card use" aria-labelledby="use-h"><h2 id="use-h">Use it</h2>
-${block('use-install', 'Install into a project', install, 'Writes the verified files and a lockfile of digests.')}
+<p class="note">The commands need <code>skillport</code> on your PATH: <code>npm install -g ./packages/cli</code> in a clone of skillport (or run <code>node &lt;clone&gt;/packages/cli/bin/skillport.js</code> in its place).</p>
+${block('use-install', 'Install into a project', install, `Writes the verified files into .claude/skills (--agent codex, cursor… for others; skillport agents lists them) and records them in skillport-lock.json.${input.authRequired ? ' This server needs a token: login stores it for every later command.' : ''}`)}
 ${block('use-http', 'MCP client over HTTP', httpConfig, 'Every skill here, read live from this server.')}
 ${block('use-stdio', 'MCP client over stdio', stdioConfig, 'Serves the installed folder to a local agent.')}
 </section>`;

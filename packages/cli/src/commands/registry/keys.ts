@@ -42,14 +42,14 @@ export function registerKeys(program: Command, exit: ExitCode): void {
         try {
           keyId = registry.keyIdOf(registry.loadPublicKey(readFileSync(options.key, 'utf8')));
         } catch (error) {
-          throw new CommandError(`${options.key}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          throw new CommandError(`${options.key}: ${missing(error) ?? (error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
         }
         let read;
         try {
           read = await registry.readSkillPackage(readFileSync(file));
         } catch (error) {
           if (error instanceof registry.ArchiveError) throw new CommandError(`${file}: ${error.message}`);
-          throw new CommandError(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          throw new CommandError(`${file}: ${missing(error) ?? (error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
         }
         if (read.manifest === undefined)
           throw new CommandError(`${file} has no skillport.json manifest: it is not a .skill archive, so it carries no signature`);
@@ -80,4 +80,13 @@ export function registerKeys(program: Command, exit: ExitCode): void {
         ]);
       });
     });
+}
+
+/** A missing or unreadable file said in words, not as an errno code. */
+function missing(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'is a folder, not a file';
+  if (code === 'EACCES') return 'permission denied';
+  return undefined;
 }

@@ -27,6 +27,8 @@ interface PublishOptions extends Omit<PackOptions, 'output' | 'force'> {
   strict?: boolean;
   allowField: string[];
   quiet?: boolean;
+  fromGit?: string;
+  tags?: string;
 }
 
 export function registerPack(program: Command, exit: ExitCode): void {
@@ -72,7 +74,9 @@ export function registerPublish(program: Command, exit: ExitCode): void {
   program
     .command('publish')
     .description('Publish skill folders or .skill archives to a registry, each as an immutable version.')
-    .argument('<paths...>', 'skill folders, or .skill / tar.gz archives')
+    .argument('[paths...]', 'skill folders, or .skill / tar.gz archives')
+    .option('--from-git <repo>', "publish the skills of a repository's tags (a path such as the CI's checkout, a URL, or a git source); see --tags")
+    .option('--tags <pattern>', "with --from-git: the tags to publish, * and ? as wildcards (v*: v1.0.0, v1.1.0…; pdf@*: one skill's)", 'v*')
     .option('--registry <url>', 'the registry server (skillport serve --data DIR --http), its base URL or /mcp; or SKILLPORT_REGISTRY')
     .option('--token <token>', 'publish token; default: SKILLPORT_TOKEN, else the one `skillport login` stored')
     .option('--data <dir|url>', 'publish straight into a store (a folder, or postgres://…) instead of a server')
@@ -94,10 +98,17 @@ other bytes, bad signature, not authorised; with several paths: any of them), 2 
 
 Examples:
   skillport publish ./skills/pdf-tools --registry http://127.0.0.1:3333 --version 1.2.0
-  skillport publish pdf-tools-1.2.0.skill --registry "$REGISTRY" --sign ci.key --tag beta`,
+  skillport publish pdf-tools-1.2.0.skill --registry "$REGISTRY" --sign ci.key --tag beta
+  skillport publish --from-git . --tags 'v*' --registry "$REGISTRY"   every skill of every v* tag, once each`,
     )
     .action(async (paths: string[], options: PublishOptions) => {
       await run(exit, async () => {
+        if (options.fromGit !== undefined) {
+          if (paths.length > 0) throw new CommandError('give skill paths or --from-git, not both', 2);
+          if (options.version !== undefined) throw new CommandError('--from-git takes each version from its tag (or the skill); drop --version', 2);
+          return publishFromGit(options.fromGit, await target(options), options);
+        }
+        if (paths.length === 0) throw new CommandError('give the skill folders or archives to publish (or --from-git REPO)', 2);
         const where = await target(options);
         const progress = (line: string) => (options.quiet || options.json ? undefined : process.stderr.write(`skillport: ${line}\n`));
         const warnings = paint(process.stderr);
@@ -175,6 +186,8 @@ async function publishOne(
           tags: Object.fromEntries(published.tags.map((t) => [t.tag, t.version])),
           files: published.version.manifest.files,
           signatures: published.version.signatures.map((s) => ({ keyId: s.keyId })),
+          review: published.version.review,
+          warnings: published.warnings,
         };
       },
       { create: true },
@@ -183,12 +196,64 @@ async function publishOne(
   const pointing = Object.entries((result['tags'] ?? {}) as Record<string, string>)
     .filter(([, v]) => v === result['version'])
     .map(([t]) => t);
+  // The gate's words (held for review, findings, near-duplicates) are warnings, like validation's.
+  for (const line of (result['warnings'] as string[] | undefined) ?? []) onWarning(line);
   if (options.json) return result;
   report(false, result, [
-    `${result['status'] === 'exists' ? 'Already published' : 'Published'} ${String(result['name'])}@${String(result['version'])} ${String(result['packageDigest'])}${pointing.length ? ` (tags: ${pointing.join(', ')})` : ''}`,
+    `${result['status'] === 'exists' ? 'Already published' : result['review'] === 'pending' ? 'Published, waiting for review:' : 'Published'} ${String(result['name'])}@${String(result['version'])} ${String(result['packageDigest'])}${pointing.length ? ` (tags: ${pointing.join(', ')})` : ''}`,
     ...((result['files'] as Array<{ path: string; digest: string; size: number }> | undefined) ?? []).map(
       (file) => `  ${file.digest} ${String(file.size).padStart(8)} ${file.path}`,
     ),
   ]);
   return result;
+}
+
+/** Every skill of every matching tag, each as the tag's version with its commit as provenance (from-git.ts). */
+async function publishFromGit(repo: string, where: Target, options: PublishOptions): Promise<void> {
+  const { gitSourceOf, listReleases, releaseSkills } = await import('./from-git.js');
+  const source = gitSourceOf(repo);
+  const progress = (line: string) => (options.quiet || options.json ? undefined : process.stderr.write(`skillport: ${line}\n`));
+  const warnings = paint(process.stderr);
+  const allowFields = [...options.allowField, ...userSettings().allowFields];
+  const releases = await listReleases(source, options.tags ?? 'v*');
+  if (releases.length === 0) throw new CommandError(`no tag of ${repo} matches ${options.tags ?? 'v*'}`);
+  progress(`${plural(releases.length, 'tag')} match ${options.tags ?? 'v*'}: ${releases.map((release) => release.tag).join(', ')}`);
+  const results: Array<Record<string, unknown>> = [];
+  for (const release of releases) {
+    const { repository, skills, done } = await releaseSkills(source, release);
+    try {
+      if (skills.length === 0) progress(`${release.tag}: no skills at ${release.commit.slice(0, 12)}`);
+      for (const skill of skills) {
+        const skillOptions: PublishOptions = {
+          ...options,
+          ...(release.version !== undefined ? { version: release.version } : {}),
+          sourceRepo: repository,
+          sourceCommit: release.commit,
+          json: true,
+        };
+        try {
+          const result = await publishOne(skill.dir, where, skillOptions, allowFields, progress, (line) =>
+            process.stderr.write(`${warnings.yellow('warning')}: ${release.tag}: ${escapeControls(line)}\n`),
+          );
+          results.push({ tag: release.tag, commit: release.commit, ...result });
+          progress(
+            `${release.tag}: ${result['status'] === 'exists' ? 'already published' : 'published'} ${String(result['name'])}@${String(result['version'])}`,
+          );
+        } catch (error) {
+          const line = error instanceof CommandError ? error.message : await describeError(error);
+          if (line === undefined) throw error;
+          process.stderr.write(`${warnings.red('error')}: ${release.tag}: ${skill.name}: ${escapeControls(line, { keepNewlines: true })}\n`);
+          results.push({ tag: release.tag, commit: release.commit, name: skill.name, status: 'refused', error: line });
+        }
+      }
+    } finally {
+      done();
+    }
+  }
+  if (options.json) report(true, results, []);
+  const count = (status: string) => results.filter((result) => result['status'] === status).length;
+  const refused = count('refused');
+  if (!options.quiet)
+    process.stderr.write(`${plural(results.length, 'version')}: ${count('created')} published, ${count('exists')} already there, ${refused} refused\n`);
+  if (refused > 0) throw new CommandError(`${plural(refused, 'version was', 'versions were')} not published`);
 }
