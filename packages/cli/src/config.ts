@@ -94,7 +94,9 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
   const base = dirname(resolve(path));
   const at = (value: unknown, key: string): string => {
     if (typeof value !== 'string' || value === '') throw new ConfigError(`config ${path}: ${key} must be a non-empty string`);
-    // A PostgreSQL URL (`data: postgres://…`) is not a path.
+    // A PostgreSQL URL (`data: postgres://…`) is not a path, nor a git URL; a `git:PATH` source's path is the file's.
+    if (/^git\+[a-z]+:\/\//.test(value)) return value;
+    if (value.startsWith('git:')) return isAbsolute(value.slice(4)) ? value : `git:${join(base, value.slice(4))}`;
     return isAbsolute(value) || /^postgres(ql)?:\/\//i.test(value) ? value : join(base, value);
   };
 

@@ -73,6 +73,7 @@ export type { SearchAnswer } from './search/catalog-search.js';
 export { describePrincipal } from './http/api-routes.js';
 export { principalLabel } from './access/principal.js';
 export { readBodyLimited } from './http/body.js';
+export { requestPrincipal } from './http/middleware/authenticate.js';
 export { parseSince } from '@skillport/core';
 export { SkillEmbeddings, fuseRankings } from './search/embeddings.js';
 export type { EmbeddingsOptions } from './search/embeddings.js';

@@ -121,6 +121,17 @@ describe('serve a git repository', () => {
     await client.close();
   });
 
+  test('a config file names git sources beside folders, relative paths from the file', async () => {
+    const repo = gitFixture({ 'skills/cfg/SKILL.md': skillMd('cfg') });
+    const config = join(repo.bare, '..', 'skillport.yaml');
+    writeFileSync(config, 'dirs:\n  - git:./remote.git#main:skills\n');
+    const { client } = await serve(['--config', config]);
+    const skills = await listed(client);
+    assert.deepEqual([...skills.keys()], ['skill://cfg/SKILL.md']);
+    assert.equal(skills.get('skill://cfg/SKILL.md')!.provenance.repository, repo.bare);
+    await client.close();
+  });
+
   test('a tag and a commit id pin what is served', async () => {
     const repo = gitFixture({ 'pinned/SKILL.md': skillMd('pinned', 'Version one. Use for pins.') });
     const v1 = repo.git('rev-parse', 'HEAD');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeText } from '@skillport/core';
-import { META_VERSION, hasScope, parseSince, readBodyLimited } from '@skillport/server';
+import { META_VERSION, hasScope, parseSince, readBodyLimited, requestPrincipal } from '@skillport/server';
 import type { AccessControl, CatalogFile, CatalogSkill, CatalogSnapshot, Principal, Scoped, WebRoute } from '@skillport/server';
 import { listSkills, originKind, parseFilters } from './catalog.js';
 import type { Html } from './html.js';
@@ -79,7 +79,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (fromCookie === 'malformed') return { principal: undefined, fromCookie: false, staleCookie: true };
     const token = bearer ?? fromCookie;
     if (token === undefined) return { principal: undefined, fromCookie: false, staleCookie: false };
-    const result = await access.authenticateToken(token);
+    // The server's one place that turns a request into a principal (the bearer header, else the cookie's token).
+    const result = await requestPrincipal(access, req, bearer === undefined ? token : undefined);
     if ('principal' in result) return { principal: result.principal, fromCookie: bearer === undefined, staleCookie: false };
     // Only a token refused (401) is forgotten: a store that cannot be reached now (503) leaves the session for later.
     return { principal: undefined, fromCookie: false, staleCookie: bearer === undefined && result.status === 401 };

@@ -131,7 +131,11 @@ describe('web catalog in Chromium', { skip: chromium === undefined ? NO_CHROMIUM
     await page.getByRole('button', { name: 'Copy' }).first().click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
-    assert.match(copied, /^npx skillport install http:\/\/127\.0\.0\.1:\d+\/mcp pdf-tools --to \.claude\/skills$/);
+    // The server takes tokens: login first, then install.
+    assert.match(
+      copied,
+      /^echo "<your token>" \| skillport login http:\/\/127\.0\.0\.1:\d+\nskillport install http:\/\/127\.0\.0\.1:\d+ pdf-tools --agent claude-code$/,
+    );
   });
 
   test('hostile skills: no script of theirs runs, the CSP is in force, markup files are not rendered', async () => {

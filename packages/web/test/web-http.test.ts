@@ -117,7 +117,7 @@ describe('web catalog, open server (no --auth)', () => {
     assert.match(page.text, /<ol class="outline">/);
     assert.match(page.text, /<table class="kv">/);
     assert.match(page.text, /class="tree"/);
-    assert.match(page.text, /npx skillport install http:\/\/127\.0\.0\.1:\d+\/mcp csv-data-cleaning --to \.claude\/skills/);
+    assert.match(page.text, /skillport install http:\/\/127\.0\.0\.1:\d+ csv-data-cleaning --agent claude-code/);
     assert.match(page.text, /&quot;type&quot;: &quot;http&quot;/);
   });
 

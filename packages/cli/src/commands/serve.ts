@@ -10,6 +10,7 @@ import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
 import { openSources, sourceLabel } from '../sources.js';
 import { environment } from '../environment.js';
+import { groupServeHelp } from '../serve-help.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
 import { progressLine } from '../progress.js';
 import type { ScanCounts } from '../progress.js';
@@ -232,6 +233,7 @@ Problems in skill folders are reported once on stderr; a skill is served when a 
       }
       exit.set(await serve(dirs, options, identity, templates, remotes));
     });
+  groupServeHelp(serve_);
 }
 
 async function serve(

@@ -2,25 +2,18 @@ import { createServer } from 'node:http';
 import { declaredTooLarge, readBodyLimited } from './body.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { InMemoryServerEventBus, createMcpHandler, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse } from '@modelcontextprotocol/server';
-import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AccessControl } from '../access/access-control.js';
-import { hasScope, principalKey } from '../access/principal.js';
+import { principalKey } from '../access/principal.js';
 import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../mcp/scoped.js';
-import { errorBody } from './errors.js';
-import { allowedHostnames, checkRequest } from './guards.js';
-import { forbidden, refused as authRefused } from './oauth.js';
-import type { Answer } from './oauth.js';
+import { allowedHostnames } from './guards.js';
 import { createRouter, nodeListener } from './router.js';
 import type { HttpRoutes, PublicRoutes, WebRoute } from './routes.js';
 
 export type { WebRoute } from './routes.js';
-import { answer, classify } from './fast-path.js';
-import { screenRequest } from '../mcp/request-screen.js';
-import type { JsonRpcErrorResponse } from '../mcp/uri-guard.js';
-import { DEFAULT_REQUEST_LIMITS, clip, nestedDeeperThan } from './limits.js';
+import { DEFAULT_REQUEST_LIMITS } from './limits.js';
 import type { RequestLimits } from './limits.js';
 import { jsonLegacyHandler } from './legacy-json.js';
 import type { FastPathContext } from './fast-path.js';
@@ -31,6 +24,10 @@ import type { TrustedProxies } from './client-address.js';
 import { OpenCounts } from './open-counts.js';
 import { WriteStalls } from './write-stalls.js';
 import { listenLifetime } from './listen-lifetime.js';
+import { mountMcp } from './mcp-route.js';
+import type { PrincipalHandler } from './mcp-route.js';
+import { hostGuard } from './middleware/host-guard.js';
+import { sendJsonRpcError, tooLarge } from './replies.js';
 
 export interface HttpOptions {
   host: string;
@@ -68,15 +65,7 @@ export interface HttpAccess {
   activity?: Activity;
 }
 
-/** The SDK handler of one principal: its own change-event bus, so list_changed reaches only its streams. */
-export interface PrincipalHandler {
-  key: string;
-  scoped: Scoped;
-  handler: McpHttpHandler;
-  bus: InMemoryServerEventBus;
-  sdk: ReturnType<typeof toNodeHandler>;
-  lastUsed: number;
-}
+export type { PrincipalHandler } from './mcp-route.js';
 
 export interface RunningHttpServer {
   url: string;
@@ -109,8 +98,6 @@ export async function startHttpServer(
   const requestsPerPrincipal = new OpenCounts(limits.maxRequestsPerPrincipal);
   const streamsPerClient = new OpenCounts(limits.maxStreamsPerClient);
   const streamsPerPrincipal = new OpenCounts(limits.maxStreamsPerPrincipal);
-  /** Each request's client address and the request slot it holds (a listen stream trades it for a stream slot). */
-  const slots = new WeakMap<IncomingMessage, { client: string; release: Array<() => void> }>();
   const handlers = new Map<string, PrincipalHandler>();
   const handlerFor = (principal: Principal): PrincipalHandler => {
     const key = principalKey(principal);
@@ -150,6 +137,7 @@ export async function startHttpServer(
   const fastPath = options.fastPath ?? true;
   const counters = { fastPath: 0, sdk: 0 };
 
+  const guardHost = hostGuard(hostnames);
   const router = nodeListener(
     createRouter({
       access,
@@ -159,142 +147,20 @@ export async function startHttpServer(
       routes: options.routes ?? [],
       ...(options.publicRoutes ? { publicRoutes: options.publicRoutes } : {}),
       ...(options.web ? { web: options.web } : {}),
+      addressing,
+      requestsPerClient,
+      requestsPerPrincipal,
+      mcp: (app, shared) => mountMcp(app, { access, limits, fast, fastPath, handlerFor, counters, streamsPerClient, streamsPerPrincipal }, shared),
     }),
   );
-
-  /**
-   * Socket to bytes: Host/Origin checks for every request; anything but /mcp goes to the router; /mcp is
-   * authenticated here, then answered by the fast path (ADR 0002) or the principal's SDK handler.
-   */
-  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const [path = '/'] = (req.url ?? '/').split('?');
-    const refused = checkRequest(req, hostnames);
-    if (refused) {
-      if (path.startsWith('/api/')) return sendJson(res, refused.status, errorBody(refused.code, refused.message));
-      return sendJsonRpcError(res, refused.status, -32600, refused.message);
-    }
-    if (path !== MCP_PATH) return router(req, res);
-    // A body too large for /mcp is refused on its Content-Length, before anything (authentication included) reads it.
-    if (declaredTooLarge(req, maxBody)) {
-      void readBodyLimited(req, maxBody); // discards what still comes, up to a cap
-      return tooLarge(res, maxBody);
-    }
-
-    // Who is asking: the answer is for one principal.
-    const auth = await access.authenticate(req);
-    if (!('principal' in auth)) return sendAnswer(res, authRefused(access, req, auth));
-    const principal = auth.principal;
-    // An answer still open when the credential expires (a subscriptions/listen stream) is closed then, as a
-    // revocation closes it: the client's next request meets the 401.
-    if (principal.expiresAt !== undefined) closeAtExpiry(res, principal.expiresAt);
-    if (!hasScope(principal, 'read')) return sendAnswer(res, forbidden(access, req, 'read'));
-    const slot = slots.get(req);
-    const identified = principal.via === 'token' || principal.via === 'jwt';
-    if (identified) {
-      const release = requestsPerPrincipal.take(principalKey(principal));
-      if (release === undefined)
-        return tooMany(
-          res,
-          `Too many requests in progress for this credential: at most ${limits.maxRequestsPerPrincipal} at a time (--max-requests-per-principal)`,
-        );
-      slot?.release.push(release);
-      res.once('close', release);
-    }
-    const entry = handlerFor(principal);
-    const { sdk } = entry;
-    const started = process.hrtime.bigint();
-    let method: string | undefined;
-    res.once('finish', () => access.metrics.observe(method, Number(process.hrtime.bigint() - started) / 1e9));
-    if (req.method !== 'POST' || !isJson(req)) {
-      counters.sdk++;
-      access.metrics.answered('sdk');
-      return void (await sdk(req, res));
-    }
-    let body: unknown;
-    const raw = (await readBodyLimited(req, maxBody))?.toString('utf8');
-    if (raw === undefined) return tooLarge(res, maxBody);
-    if (nestedDeeperThan(raw, limits.maxJsonDepth)) {
-      access.metrics.error('bad_request');
-      return sendJsonRpcError(
-        res,
-        400,
-        -32600,
-        `Invalid Request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (--max-json-depth)`,
-      );
-    }
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      access.metrics.error('bad_request');
-      return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
-    }
-    if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string')
-      method = (body as { method: string }).method;
-    if (Array.isArray(body) && body.length > limits.maxBatch) {
-      access.metrics.error('bad_request');
-      return sendJsonRpcError(
-        res,
-        400,
-        -32600,
-        `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`,
-      );
-    }
-    if (method === 'subscriptions/listen') {
-      // A stream holds a stream slot, not a request slot: it is counted per principal and per client address.
-      for (const release of slot?.release.splice(0) ?? []) release();
-      const refusedStream = takeStream(res, slot?.client ?? '', identified ? principalKey(principal) : undefined);
-      if (refusedStream) return tooMany(res, refusedStream, (body as { id?: unknown }).id);
-    }
-    const screened = screen(body, limits);
-    if (screened) {
-      access.metrics.error('bad_request');
-      return sendJson(res, screened.status, screened.response);
-    }
-    const hot = classify(req, body);
-    if (fastPath && hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
-      counters.fastPath++;
-      access.metrics.answered('fast');
-      return;
-    }
-    counters.sdk++;
-    access.metrics.answered('sdk');
-    await sdk(req, res, body);
-  };
 
   // Requests being answered (not open event streams, which only end when their handler closes): a shutdown lets
   // them finish, within drainMs.
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  /** Takes the stream slots of a listen request, released when its answer closes; or says which limit refused it. */
-  const takeStream = (res: ServerResponse, client: string, principal: string | undefined): string | undefined => {
-    const forClient = streamsPerClient.take(client);
-    if (forClient === undefined)
-      return `Too many open subscriptions/listen streams from ${client}: at most ${limits.maxStreamsPerClient} (--max-streams-per-client)`;
-    const forPrincipal = principal === undefined ? () => {} : streamsPerPrincipal.take(principal);
-    if (forPrincipal === undefined) {
-      forClient();
-      return `Too many open subscriptions/listen streams for this credential: at most ${limits.maxStreamsPerPrincipal} (--max-streams-per-principal)`;
-    }
-    res.once('close', () => {
-      forClient();
-      forPrincipal();
-    });
-    return undefined;
-  };
-
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
-    const client = addressing.clientAddress(req);
-    const release = requestsPerClient.take(client);
-    if (release === undefined) {
-      const message = `Too many requests in progress from ${client}: at most ${limits.maxRequestsPerClient} at a time (--max-requests-per-client)`;
-      if (path?.startsWith('/api/')) sendJson(res, 429, errorBody('too_many_requests', message), { 'retry-after': '1' });
-      else tooMany(res, message);
-      return;
-    }
-    slots.set(req, { client, release: [release] });
-    res.once('close', release);
     const counted = !(req.method === 'GET' && path === MCP_PATH);
     if (counted) {
       inFlight++;
@@ -305,7 +171,8 @@ export async function startHttpServer(
       });
     }
     if (closing) res.setHeader('connection', 'close');
-    onRequest(req, res).catch((error: unknown) => {
+    if (!guardHost(req, res)) return;
+    router(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);
     });
@@ -403,81 +270,6 @@ export async function startHttpServer(
   };
 }
 
-function isJson(req: IncomingMessage): boolean {
-  const type = req.headers['content-type'];
-  return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
-}
-
-function sendAnswer(res: ServerResponse, answer: Answer): void {
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
-}
-
-/** The request checks every message passes before the fast path or the SDK: each message of a batch on its own. */
-function screen(body: unknown, limits: RequestLimits): { status: number; response: JsonRpcErrorResponse | JsonRpcErrorResponse[] } | undefined {
-  if (!Array.isArray(body)) return screenRequest(body, limits);
-  // A batch holding something that is no JSON-RPC message at all is refused whole, by the SDK (-32600).
-  if (!body.every((item) => isJSONRPCRequest(item) || isJSONRPCNotification(item) || isJSONRPCResponse(item))) return undefined;
-  const reused = reusedIds(body);
-  const screened = body.map((item) => {
-    const id = isJSONRPCRequest(item) ? item.id : undefined;
-    if (id === undefined || !reused.has(id)) return screenRequest(item, limits);
-    // Two requests of one batch with the same id cannot both be answered (their answers are told apart by id: the
-    // SDK would answer one of them only), and MCP forbids reusing an id: both are refused.
-    const message = `Invalid Request: the id ${clip(JSON.stringify(id), 100)} is used by another request of this batch; give each request an id of its own`;
-    return { status: 400 as const, response: { jsonrpc: '2.0' as const, id, error: { code: -32600, message } } };
-  });
-  if (screened.every((item) => item === undefined)) return undefined;
-  // One refused message refuses the batch: the others are answered with an error too, so none reaches the SDK.
-  const status = screened.some((item) => item?.status === 400) ? 400 : 200;
-  return {
-    status,
-    response: body.flatMap((item, at): JsonRpcErrorResponse[] => {
-      if (screened[at]) return [screened[at]!.response];
-      const id = (item as { id?: unknown } | null)?.id;
-      if (typeof id !== 'string' && typeof id !== 'number') return [];
-      return [
-        { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: another request of this batch was refused; send the batch again without it' } },
-      ];
-    }),
-  };
-}
-
-/** The ids more than one request of a batch carries (1 and "1" are different ids). */
-function reusedIds(batch: unknown[]): Set<string | number> {
-  const seen = new Set<string | number>();
-  const reused = new Set<string | number>();
-  for (const item of batch) {
-    if (!isJSONRPCRequest(item)) continue;
-    if (seen.has(item.id)) reused.add(item.id);
-    seen.add(item.id);
-  }
-  return reused;
-}
-
-function closeAtExpiry(res: ServerResponse, expiresAt: number): void {
-  // setTimeout holds at most 2^31-1 ms (~24.8 days); a credential valid longer re-arms.
-  const arm = (): void => {
-    const timer = setTimeout(
-      () => {
-        if (Date.now() < expiresAt) return arm();
-        if (!res.writableEnded) res.destroy();
-      },
-      Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1),
-    );
-    timer.unref();
-    res.once('close', () => clearTimeout(timer));
-  };
-  arm();
-}
-
-function tooLarge(res: ServerResponse, limit: number): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body larger than ${limit} bytes (--max-body)` }, id: null });
-  // Answered before the body is read (body.ts drops what still comes, and cuts a client that goes on too long).
-  res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
 /** Errors node's HTTP parser raises before a request exists: one JSON line with a 4xx, then the connection closes. */
 /** Sockets already answered by answerClientError: node's parser reports every later chunk as another error. */
 const answeredClientErrors = new WeakSet<Socket>();
@@ -512,20 +304,4 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits:
   });
   socket.once('close', () => clearTimeout(cut));
   socket.resume();
-}
-
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** 429 with one line naming the limit; the JSON-RPC id when the request had one. */
-function tooMany(res: ServerResponse, message: string, id: unknown = null): void {
-  const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
-  sendJson(res, 429, { jsonrpc: '2.0', error: { code: -32600, message }, id: rpcId }, { 'retry-after': '1' });
 }

@@ -3,25 +3,31 @@ import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { AccessControl } from '../access/access-control.js';
-import { ANONYMOUS, hasScope } from '../access/principal.js';
-import type { Principal, Scope } from '../access/principal.js';
-import type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit, WebRoute } from './routes.js';
+import { ANONYMOUS } from '../access/principal.js';
+import type { Principal } from '../access/principal.js';
+import type { HttpApp, HttpContext, HttpEnv, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit, WebRoute } from './routes.js';
+import type { ClientAddressing } from './client-address.js';
+import type { OpenCounts } from './open-counts.js';
+import type { SharedMiddleware } from './mcp-route.js';
+import { authenticate } from './middleware/authenticate.js';
+import { perClient, perPrincipal } from './middleware/client-limits.js';
+import { requireScope } from './middleware/require-scope.js';
 import type { Scoped } from '../mcp/scoped.js';
 import { readBodyLimited } from './body.js';
 import { HttpError, errorBody, methodNotAllowed } from './errors.js';
 import { accessRoutes } from './api-routes.js';
-import { METADATA_PATH, MCP_PATH, forbidden, protectedResourceMetadata, refused } from './oauth.js';
-import type { Answer } from './oauth.js';
+import { METADATA_PATH, MCP_PATH, protectedResourceMetadata } from './oauth.js';
 
 /**
- * The router for everything that is not `/mcp` (ADR 0060): health, OAuth metadata, metrics, the JSON API under
- * /api/v1 (the caller's view, the admin API, a registry's routes) and any routes a plugin adds (a web catalog at /).
- * `/mcp` stays on plain node:http (ADR 0002, http/http-server.ts); this router gets every other request after the
- * same Host and Origin checks.
+ * The one router of the HTTP server (ADR 0060, revised by ADR 0190): `/mcp` (http/mcp-route.ts), health, OAuth
+ * metadata, metrics, the JSON API under /api/v1 (the caller's view, the admin API, a registry's routes), any routes a
+ * plugin adds and the web catalog, with the host guard, limits, authentication, scopes and the MCP request screen as
+ * middleware, one file each (http/middleware/).
  *
- * Order of a request here: public routes (`/healthz`, `/readyz`, the RFC 9728 metadata) → the web catalog's pages (they sign
- * browsers in themselves) → authentication (401) → `/metrics`
- * (admin scope once access is restricted) → the `read` scope (403) → the routes. Errors thrown as `HttpError` become
+ * Order of a request: the host guard (403, before the router) → answers in progress per client address (429) → public routes (`/healthz`,
+ * `/readyz`, the RFC 9728 metadata) → `/mcp` (its own chain over the shared authentication, scope and per-principal
+ * middleware) → the web catalog's pages (they sign browsers in themselves) → authentication (401) → per principal
+ * (429) → `/metrics` (admin scope once access is restricted) → the `read` scope (403) → the routes. Errors thrown as `HttpError` become
  * `{"error": {"code", "message"}}`; anything else is a 500 with the same shape and no detail.
  */
 export interface RouterOptions {
@@ -37,6 +43,12 @@ export interface RouterOptions {
   publicRoutes?: readonly PublicRoutes[];
   /** The web catalog: pages for people, asked before authentication (it signs browsers in itself). */
   web?: WebRoute;
+  /** Answers in progress per client address and per principal (middleware/client-limits.ts). */
+  addressing: ClientAddressing;
+  requestsPerClient: OpenCounts;
+  requestsPerPrincipal: OpenCounts;
+  /** Mounts /mcp with the middleware it shares with the rest (http/mcp-route.ts). */
+  mcp?: (app: HttpApp, shared: SharedMiddleware) => void;
 }
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -44,9 +56,16 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promis
 export function createRouter(options: RouterOptions): HttpApp {
   const { access } = options;
   const app = new Hono<HttpEnv>({ strict: false });
-  const reply = (c: HttpContext, answer: Answer) => c.body(answer.body, answer.status, answer.headers);
 
   app.onError((error, c) => {
+    if (c.env.outgoing.headersSent) {
+      c.env.outgoing.destroy(error instanceof Error ? error : undefined);
+      return RESPONSE_ALREADY_SENT;
+    }
+    if (c.req.path === MCP_PATH) {
+      access.metrics.error('internal');
+      return c.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }, 500);
+    }
     if (error instanceof HttpError) return c.json(errorBody(error.code, error.message), error.status, { ...error.headers, 'cache-control': 'no-store' });
     access.metrics.error('internal');
     return c.json(errorBody('internal', 'Internal error'), 500, { 'cache-control': 'no-store' });
@@ -56,6 +75,15 @@ export function createRouter(options: RouterOptions): HttpApp {
     // Outside the API the only thing served is MCP: a client pointed at the wrong path gets a JSON-RPC answer.
     return c.json({ jsonrpc: '2.0', error: { code: -32600, message: `Not found: MCP is served at ${MCP_PATH}` }, id: null }, 404);
   });
+
+  // Every path (after the host guard, which runs before the router: middleware/host-guard.ts): the per-address limit.
+  app.use('*', perClient(options.addressing, options.requestsPerClient));
+  const authenticated = authenticate(access);
+  const shared: SharedMiddleware = {
+    authenticate: authenticated,
+    readScope: requireScope(access, 'read'),
+    perPrincipal: perPrincipal(options.requestsPerPrincipal),
+  };
 
   app.get('/healthz', (c) => c.json(access.restricted ? { status: 'ok' } : { status: 'ok', ...options.health() }));
   app.get('/readyz', async (c) => {
@@ -70,6 +98,8 @@ export function createRouter(options: RouterOptions): HttpApp {
   };
   for (const routes of options.publicRoutes ?? []) routes(app, publicKit);
 
+  options.mcp?.(app, shared);
+
   const web = options.web;
   if (web !== undefined) {
     app.use('*', async (c, next) => {
@@ -80,20 +110,10 @@ export function createRouter(options: RouterOptions): HttpApp {
   }
 
   // Who is asking: every route below answers for one principal.
-  app.use('*', async (c, next) => {
-    const auth = await access.authenticate(c.env.incoming);
-    if (!('principal' in auth)) return reply(c, refused(access, c.env.incoming, auth));
-    c.set('principal', auth.principal);
-    await next();
-  });
-  const requireScope =
-    (scope: Scope): HttpMiddleware =>
-    async (c, next) => {
-      if (!hasScope(c.get('principal'), scope)) return reply(c, forbidden(access, c.env.incoming, scope));
-      await next();
-    };
+  app.use('*', authenticated);
+  app.use('*', shared.perPrincipal);
   const kit: RouteKit = {
-    requireScope,
+    requireScope: (scope) => requireScope(access, scope),
     principal: (c) => c.get('principal'),
     readBody: (c, limit) => readWhole(c, limit),
   };
@@ -102,11 +122,11 @@ export function createRouter(options: RouterOptions): HttpApp {
   app.on(
     ['GET', 'HEAD'],
     '/metrics',
-    async (c, next) => (access.auth === 'none' ? next() : requireScope('admin')(c, next)),
+    async (c, next) => (access.auth === 'none' ? next() : requireScope(access, 'admin')(c, next)),
     (c) => c.body(access.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }),
   );
   app.all('/metrics', () => methodNotAllowed('GET'));
-  app.use('*', requireScope('read'));
+  app.use('*', shared.readScope);
   app.use('/api/*', async (c, next) => {
     await next();
     c.header('cache-control', 'no-store');

@@ -8,7 +8,17 @@ import type { Principal, Scope } from '../access/principal.js';
  * The types a group of HTTP routes is written against (the registry's /api/v1, a web catalog): the router's
  * environment, the kit the server hands to routes, and the shape of a group of routes. See http/router.ts.
  */
-export type HttpEnv = { Bindings: HttpBindings; Variables: { principal: Principal } };
+export type HttpEnv = {
+  Bindings: HttpBindings;
+  Variables: {
+    principal: Principal;
+    /** The client's address (http/client-address.ts) and the request slots its answer holds (middleware/client-limits.ts). */
+    client?: string;
+    slots?: Array<() => void>;
+    /** A screened JSON-RPC body on /mcp (middleware/mcp-request.ts). */
+    rpc?: { body: unknown; method?: string };
+  };
+};
 export type HttpApp = Hono<HttpEnv>;
 export type HttpContext = Context<HttpEnv>;
 export type HttpMiddleware = MiddlewareHandler<HttpEnv>;

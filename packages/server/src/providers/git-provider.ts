@@ -50,6 +50,8 @@ export interface GitProviderOptions {
   onProblem?: (problem: FolderProblem) => void;
   /** One line per fetch that changed what is served, and per failure and recovery. */
   onEvent?: (line: string) => void;
+  /** Every how many fetches the cache repository drops the objects of commits no longer served (default 20). */
+  pruneEvery?: number;
   /** Quiet period after a local ref changes before it is fetched (ms). */
   debounceMs?: number;
 }
@@ -72,6 +74,7 @@ type Listener = (delta?: ProviderDelta) => void;
 
 export const DEFAULT_GIT_INTERVAL_MS = 60_000;
 const SERVED_REF = 'refs/skillport/served';
+const PRUNE_EVERY = 20;
 const FETCHED_REF = 'refs/skillport/fetched';
 
 export class GitProvider implements SkillProvider {
@@ -89,6 +92,9 @@ export class GitProvider implements SkillProvider {
   #health: Omit<GitSourceHealth, 'repository' | 'ref' | 'skills' | 'commit'> = { status: 'starting' };
   #running: Promise<void> | undefined;
   #again = false;
+  #fetches = 0;
+  /** The ref the served listing's provenance names. */
+  #servedRef: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #watchers: FSWatcher[] = [];
@@ -261,6 +267,9 @@ export class GitProvider implements SkillProvider {
     // A restart serves what the cache last served until the remote answers (or when it never does).
     const served = await this.#git(['rev-parse', '--verify', '--quiet', `${SERVED_REF}^{commit}`]).catch(() => undefined);
     const commit = served?.toString('utf8').trim();
+    // The full ref it was served under (refs/heads/main), so provenance reads the same before and after the remote answers.
+    const ref = (await this.#git(['config', '--get', 'skillport.ref']).catch(() => undefined))?.toString('utf8').trim();
+    if (ref) this.#resolvedRef = ref;
     if (commit) {
       try {
         await this.#serve(commit);
@@ -275,13 +284,19 @@ export class GitProvider implements SkillProvider {
     try {
       const { oid, ref } = await this.#resolve();
       this.#resolvedRef = ref;
-      if (oid !== this.#commit) {
+      if (oid === this.#commit && this.#servedRef !== ref) {
+        // Served from the cache under the ref as written (main): read again under its full name, no fetch needed.
+        await this.#serve(oid, true);
+        await this.#git(['config', 'skillport.ref', ref]);
+      } else if (oid !== this.#commit) {
         if (isCommitId(ref)) await this.#git(['fetch', '--depth=1', '--no-tags', '--no-write-fetch-head', '--quiet', this.spec.url, oid], true);
         else await this.#git(['fetch', '--depth=1', '--no-tags', '--no-write-fetch-head', '--quiet', '--force', this.spec.url, `+${ref}:${FETCHED_REF}`], true);
         const fetched = isCommitId(ref) ? oid : (await this.#git(['rev-parse', '--verify', `${FETCHED_REF}^{commit}`])).toString('utf8').trim();
         await this.#serve(fetched);
         await this.#git(['update-ref', SERVED_REF, fetched]);
+        await this.#git(['config', 'skillport.ref', ref]);
         this.#health.fetchedAt = new Date().toISOString();
+        if (++this.#fetches % (this.#options.pruneEvery ?? PRUNE_EVERY) === 0) await this.#prune();
       }
       const recovered = this.#health.status === 'failing';
       this.#health = { ...this.#health, status: 'ok', checkedAt: new Date().toISOString() };
@@ -322,7 +337,7 @@ export class GitProvider implements SkillProvider {
   }
 
   /** Reads the commit's tree into skills and swaps them in, with a delta of what changed. */
-  async #serve(commit: string): Promise<void> {
+  async #serve(commit: string, fresh = false): Promise<void> {
     const treeish = this.spec.subdir === '' ? `${commit}^{tree}` : `${commit}:${this.spec.subdir}`;
     const treeId = (await this.#git(['rev-parse', '--verify', '--quiet', treeish]).catch(() => undefined))?.toString('utf8').trim();
     if (!treeId) throw new RefError(`no folder ${this.spec.subdir} at commit ${short(commit)}`);
@@ -336,8 +351,9 @@ export class GitProvider implements SkillProvider {
         meta: { [META_PROVENANCE]: provenance },
         source: `git:${this.label}`,
       },
-      this.#listing,
+      fresh ? undefined : this.#listing,
     );
+    this.#servedRef = provenance.ref;
     for (const problem of next.problems) this.#report({ ...problem, path: `${this.label}@${short(commit)}:${problem.path}` });
     const { upsert, remove } = listingDelta(this.#listing, next);
     const before = this.#commit;
@@ -350,6 +366,19 @@ export class GitProvider implements SkillProvider {
       );
     if (upsert.length + remove.length === 0) return;
     for (const listener of this.#listeners) listener({ upsert, remove });
+  }
+
+  /**
+   * Drops the objects of commits no longer served: skills are served from memory, and an unchanged skill's blobs are
+   * in the served commit's tree too, so nothing a reader holds needs them. A failure is not a fetch failure.
+   */
+  async #prune(): Promise<void> {
+    try {
+      await this.#git(['reflog', 'expire', '--expire=now', '--all']);
+      await this.#git(['gc', '--prune=now', '--quiet']);
+    } catch (error) {
+      this.#report({ severity: 'warning', message: `could not prune the cache repository: ${(error as Error).message}`, path: this.#repo });
+    }
   }
 
   #git(args: readonly string[], network = false): Promise<Buffer> {

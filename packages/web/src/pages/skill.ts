@@ -160,15 +160,22 @@ function usePanel(input: SkillPageInput): Html {
     null,
     2,
   );
-  const install = `npx skillport install ${input.mcpUrl} ${skill.name} --to .claude/skills`;
-  const stdioConfig = JSON.stringify({ mcpServers: { skills: { command: 'npx', args: ['-y', 'skillport', 'serve', '.claude/skills'] } } }, null, 2);
+  // Commands as they run today: `skillport` is on PATH after `npm install -g ./packages/cli` in a clone (the package
+  // is not on the npm registry, so `npx skillport` would fetch nothing). A server with tokens needs one with each.
+  const base = input.mcpUrl.replace(/\/mcp$/, '');
+  const install = [
+    ...(input.authRequired ? [`echo "<your token>" | skillport login ${base}`] : []),
+    `skillport install ${base} ${skill.name} --agent claude-code`,
+  ].join('\n');
+  const stdioConfig = JSON.stringify({ mcpServers: { skills: { command: 'skillport', args: ['serve', '.claude/skills'] } } }, null, 2);
   const block = (id: string, label: string, text: string, note?: string) => html`<div class="copy-block">
   <div class="copy-head"><h3 id="${id}-h">${label}</h3><button type="button" class="copy" data-copy="${id}" aria-describedby="${id}-h">Copy</button></div>
   ${note ? html`<p class="note">${note}</p>` : ''}
   <pre class="code" id="${id}" tabindex="0"><code>${text}</code></pre>
 </div>`;
   return html`<section class="card use" aria-labelledby="use-h"><h2 id="use-h">Use it</h2>
-${block('use-install', 'Install into a project', install, 'Writes the verified files and a lockfile of digests.')}
+<p class="note">The commands need <code>skillport</code> on your PATH: <code>npm install -g ./packages/cli</code> in a clone of skillport (or run <code>node &lt;clone&gt;/packages/cli/bin/skillport.js</code> in its place).</p>
+${block('use-install', 'Install into a project', install, `Writes the verified files into .claude/skills (--agent codex, cursor… for others; skillport agents lists them) and records them in skillport-lock.json.${input.authRequired ? ' This server needs a token: login stores it for every later command.' : ''}`)}
 ${block('use-http', 'MCP client over HTTP', httpConfig, 'Every skill here, read live from this server.')}
 ${block('use-stdio', 'MCP client over stdio', stdioConfig, 'Serves the installed folder to a local agent.')}
 </section>`;

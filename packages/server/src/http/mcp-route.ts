@@ -1,0 +1,172 @@
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { AccessControl } from '../access/access-control.js';
+import { principalKey } from '../access/principal.js';
+import type { Principal } from '../access/principal.js';
+import { answer, classify } from './fast-path.js';
+import type { FastPathContext } from './fast-path.js';
+import type { InMemoryServerEventBus, McpHttpHandler } from '@modelcontextprotocol/server';
+import type { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Scoped } from '../mcp/scoped.js';
+import type { RequestLimits } from './limits.js';
+import { mcpBodyLimit, mcpRequest } from './middleware/mcp-request.js';
+import { MCP_PATH } from './oauth.js';
+import type { OpenCounts } from './open-counts.js';
+import { tooMany } from './replies.js';
+import type { HttpApp, HttpMiddleware } from './routes.js';
+
+/**
+ * `/mcp` on the router, after the middleware every route shares (host guard, per-address limit) and with the ones it
+ * shares with the API (authentication, the `read` scope, the per-principal limit): the body limit on Content-Length
+ * first (before authentication reads anything), the MCP request screen, the stream caps, then one handler: the fast
+ * path (ADR 0002) or the principal's SDK handler.
+ */
+/** The SDK handler of one principal: its own change-event bus, so list_changed reaches only its streams. */
+export interface PrincipalHandler {
+  key: string;
+  scoped: Scoped;
+  handler: McpHttpHandler;
+  bus: InMemoryServerEventBus;
+  sdk: ReturnType<typeof toNodeHandler>;
+  lastUsed: number;
+}
+
+export interface McpRouteOptions {
+  access: AccessControl;
+  limits: RequestLimits;
+  fast: Omit<FastPathContext, 'service'>;
+  fastPath: boolean;
+  handlerFor(principal: Principal): PrincipalHandler;
+  counters: { fastPath: number; sdk: number };
+  streamsPerClient: OpenCounts;
+  streamsPerPrincipal: OpenCounts;
+}
+
+export interface SharedMiddleware {
+  authenticate: HttpMiddleware;
+  readScope: HttpMiddleware;
+  perPrincipal: HttpMiddleware;
+}
+
+export function mountMcp(app: HttpApp, options: McpRouteOptions, shared: SharedMiddleware): void {
+  const { access, limits } = options;
+  app.all(
+    MCP_PATH,
+    mcpBodyLimit(limits),
+    shared.authenticate,
+    expiry,
+    shared.readScope,
+    shared.perPrincipal,
+    observe(access),
+    mcpRequest(access, limits),
+    streamCaps(options),
+    mcpHandler(options),
+  );
+}
+
+/**
+ * An answer still open when the credential expires (a subscriptions/listen stream) is closed then, as a revocation
+ * closes it: the client's next request meets the 401.
+ */
+const expiry: HttpMiddleware = async (c, next) => {
+  const expiresAt = c.get('principal').expiresAt;
+  if (expiresAt !== undefined) closeAtExpiry(c.env.outgoing, expiresAt);
+  await next();
+};
+
+/** Each answered /mcp request's time, by method, on /metrics. */
+function observe(access: AccessControl): HttpMiddleware {
+  return async (c, next) => {
+    const started = process.hrtime.bigint();
+    c.env.outgoing.once('finish', () => access.metrics.observe(c.get('rpc')?.method, Number(process.hrtime.bigint() - started) / 1e9));
+    await next();
+  };
+}
+
+/**
+ * A `subscriptions/listen` stream holds a stream slot, per client address and per principal, instead of a request
+ * slot: over a cap it is refused with 429 and the listen request's id.
+ */
+function streamCaps(options: McpRouteOptions): HttpMiddleware {
+  const { limits, streamsPerClient, streamsPerPrincipal } = options;
+  return async (c, next) => {
+    const rpc = c.get('rpc');
+    if (rpc?.method !== 'subscriptions/listen') return next();
+    for (const release of c.get('slots')?.splice(0) ?? []) release();
+    const client = c.get('client') ?? '';
+    const principal = c.get('principal');
+    const res = c.env.outgoing;
+    const forClient = streamsPerClient.take(client);
+    if (forClient === undefined) {
+      tooMany(
+        res,
+        `Too many open subscriptions/listen streams from ${client}: at most ${limits.maxStreamsPerClient} (--max-streams-per-client)`,
+        idOf(rpc.body),
+      );
+      return RESPONSE_ALREADY_SENT;
+    }
+    const identified = principal.via === 'token' || principal.via === 'jwt';
+    const forPrincipal = identified ? streamsPerPrincipal.take(principalKey(principal)) : () => {};
+    if (forPrincipal === undefined) {
+      forClient();
+      tooMany(
+        res,
+        `Too many open subscriptions/listen streams for this credential: at most ${limits.maxStreamsPerPrincipal} (--max-streams-per-principal)`,
+        idOf(rpc.body),
+      );
+      return RESPONSE_ALREADY_SENT;
+    }
+    res.once('close', () => {
+      forClient();
+      forPrincipal();
+    });
+    await next();
+  };
+}
+
+/** The fast path's answer when it has one, else the principal's SDK handler (every method, media type and era). */
+function mcpHandler(options: McpRouteOptions): HttpMiddleware {
+  const { access, counters, fast } = options;
+  return async (c) => {
+    const req = c.env.incoming;
+    const res = c.env.outgoing;
+    const entry = options.handlerFor(c.get('principal'));
+    const rpc = c.get('rpc');
+    if (rpc === undefined) {
+      counters.sdk++;
+      access.metrics.answered('sdk');
+      await entry.sdk(req, res);
+      return RESPONSE_ALREADY_SENT;
+    }
+    const hot = options.fastPath ? classify(req, rpc.body) : undefined;
+    if (hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
+      counters.fastPath++;
+      access.metrics.answered('fast');
+      return RESPONSE_ALREADY_SENT;
+    }
+    counters.sdk++;
+    access.metrics.answered('sdk');
+    await entry.sdk(req, res, rpc.body);
+    return RESPONSE_ALREADY_SENT;
+  };
+}
+
+function idOf(body: unknown): unknown {
+  return body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : null;
+}
+
+function closeAtExpiry(res: ServerResponse, expiresAt: number): void {
+  // setTimeout holds at most 2^31-1 ms (~24.8 days); a credential valid longer re-arms.
+  const arm = (): void => {
+    const timer = setTimeout(
+      () => {
+        if (Date.now() < expiresAt) return arm();
+        if (!res.writableEnded) res.destroy();
+      },
+      Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1),
+    );
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
+  };
+  arm();
+}

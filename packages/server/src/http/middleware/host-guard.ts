@@ -1,0 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkRequest } from '../guards.js';
+import { errorBody } from '../errors.js';
+import { sendJson } from '../replies.js';
+
+/**
+ * DNS-rebinding protection, the first step for every path (http/guards.ts decides): a Host that does not name this
+ * server, or a browser Origin that is not one of its hosts, is a 403, as JSON under /api/ and as JSON-RPC elsewhere.
+ * It runs on node's request, before the router: the router's adapter builds each request's URL from the Host header
+ * and would answer a malformed one (`127.0.0.1:80@evil.example`) with its own 400 before any middleware saw it.
+ * Returns whether the request may go on.
+ */
+export function hostGuard(hostnames: string[]): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const refused = checkRequest(req, hostnames);
+    if (refused === undefined) return true;
+    if ((req.url ?? '').startsWith('/api/')) sendJson(res, refused.status, errorBody(refused.code, refused.message));
+    else sendJson(res, refused.status, { jsonrpc: '2.0', error: { code: -32600, message: refused.message }, id: null });
+    return false;
+  };
+}

@@ -1,0 +1,31 @@
+import type { ServerResponse } from 'node:http';
+import type { Answer } from './oauth.js';
+
+/** Answers written straight to node's response: the /mcp chain and the socket-level refusals share them. */
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** 429 with one line naming the limit; the JSON-RPC id when the request had one. */
+export function tooMany(res: ServerResponse, message: string, id: unknown = null): void {
+  const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
+  sendJson(res, 429, { jsonrpc: '2.0', error: { code: -32600, message }, id: rpcId }, { 'retry-after': '1' });
+}
+
+export function sendAnswer(res: ServerResponse, answer: Answer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
+
+export function tooLarge(res: ServerResponse, limit: number): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body larger than ${limit} bytes (--max-body)` }, id: null });
+  // Answered before the body is read (body.ts drops what still comes, and cuts a client that goes on too long).
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
