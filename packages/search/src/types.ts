@@ -41,6 +41,8 @@ export interface SearchOptions {
    * 0: no decision, every hit the words reach, near, related and mapped matches alone included).
    */
   minConfidence?: number;
+  /** Max-score pruning of the postings a query walks (default on; the same results as off, which tests and benchmarks compare). */
+  pruning?: boolean;
 }
 
 export interface SearchHit {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SkillSearchIndex, WordVectors } from '../src/index.js';
 import type { RelatedWord, SearchDocument, SearchHit } from '../src/index.js';
+import { random } from './random.js';
 
 /**
  * The incremental index (documents added, replaced and removed one at a time, with merges in between) must rank
@@ -10,18 +11,6 @@ import type { RelatedWord, SearchDocument, SearchHit } from '../src/index.js';
  * camelCase compounds and repeated names, so that document frequencies, prefix and typo expansions, phrase and name
  * bonuses all move as documents come and go.
  */
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'deploy deployment deploying deployer kubernetes kubernets container containers docker pdf pdfs form forms ' +

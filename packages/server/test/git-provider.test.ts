@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { GitProvider } from '@skillport/server';
@@ -17,6 +18,27 @@ const has = (repo: string, object: string) => {
 };
 
 describe('the git provider’s cache', () => {
+  test('a restart while the remote is away serves the commit the cache last served, under the same provenance', async () => {
+    const repo = gitFixture({ 'skills/kept/SKILL.md': skillMd('kept') });
+    const commit = repo.git('rev-parse', 'HEAD');
+    const cacheDir = tempFolder('git-cache');
+    const first = await GitProvider.open({ source: `git:${repo.bare}#main`, cacheDir });
+    const before = first.skills()[0]!.entry._meta;
+    await first.close();
+    renameSync(repo.bare, `${repo.bare}.away`);
+    const again = await GitProvider.open({ source: `git:${repo.bare}#main`, cacheDir });
+    try {
+      assert.equal(again.commit, commit);
+      assert.deepEqual(again.skills()[0]!.entry._meta, before);
+      assert.equal(again.health().status, 'failing');
+      assert.match(again.health().error ?? '', /does not appear to be a git repository|ls-remote failed/);
+    } finally {
+      await again.close();
+    }
+    // Never fetched and unreachable: an error at open.
+    await assert.rejects(GitProvider.open({ source: `git:${repo.bare}#main`, cacheDir: tempFolder('git-cache') }), /ls-remote failed/);
+  });
+
   test('objects of commits no longer served are pruned; what is served and the next fetches stay whole', async () => {
     const repo = gitFixture({ 'skills/a/SKILL.md': skillMd('a'), 'skills/a/data.txt': 'v0\n' });
     const cacheDir = tempFolder('git-cache');

@@ -66,6 +66,10 @@ const TARGET_HELP = {
   lockfile: 'the lockfile (default: ./skillport-lock.json; with --scope user, in the user config folder)',
 };
 
+const lockfileOption = () => new Option('--lockfile <file>', TARGET_HELP.lockfile);
+const scopeOption = () =>
+  new Option('--scope <scope>', 'which lockfile: project (./skillport-lock.json) or user').choices(['project', 'user']).default('project');
+
 function withTargetOptions(command: Command): Command {
   return command
     .option('--to <dir>', TARGET_HELP.to)
@@ -111,8 +115,8 @@ Examples:
       .command('update')
       .description('Update installed skills to the newest version within what the lockfile asked for (a tag, a range), and say what changed.')
       .argument('[names...]', 'skills to update (default: every skill in the lockfile)')
-      .option('--lockfile <file>', TARGET_HELP.lockfile)
-      .addOption(new Option('--scope <scope>', 'which lockfile: project (./skillport-lock.json) or user').choices(['project', 'user']).default('project'))
+      .addOption(lockfileOption())
+      .addOption(scopeOption())
       .option('-f, --force', 'replace skills even where their files were edited locally')
       .option('--json', 'print a JSON report for scripts'),
   ).action(run(exit, async (names: string[], options: InstallOptions) => update(names, options)));
@@ -122,8 +126,8 @@ Examples:
       .command('outdated')
       .description('List installed skills whose server has a newer version (or other bytes) than the lockfile pins.')
       .argument('[names...]', 'skills to check (default: every skill in the lockfile)')
-      .option('--lockfile <file>', TARGET_HELP.lockfile)
-      .addOption(new Option('--scope <scope>', 'which lockfile: project or user').choices(['project', 'user']).default('project'))
+      .addOption(lockfileOption())
+      .addOption(scopeOption())
       .option('--json', 'print JSON for scripts'),
   )
     .addHelpText(
@@ -136,8 +140,8 @@ Examples:
     .command('uninstall')
     .description('Remove installed skills from every folder the lockfile names, and from the lockfile.')
     .argument('<names...>', 'skills to remove')
-    .option('--lockfile <file>', TARGET_HELP.lockfile)
-    .addOption(new Option('--scope <scope>', 'which lockfile: project or user').choices(['project', 'user']).default('project'))
+    .addOption(lockfileOption())
+    .addOption(scopeOption())
     .option('-f, --force', 'remove skills even where their files were edited locally')
     .option('--json', 'print a JSON report for scripts')
     .action(run(exit, async (names: string[], options: InstallOptions) => uninstall(names, options)));

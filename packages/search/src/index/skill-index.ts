@@ -79,13 +79,13 @@ import type { Expansion } from '../expansion/query-expansion.js';
 import { WordVectors } from '../expansion/word-vectors.js';
 import { WordNet } from '../expansion/wordnet.js';
 import { IntList } from '../postings/int-list.js';
-import { DESCRIPTION_SHIFT, FIELDS, FIELD_MAX, FIELD_NAMES, fieldBits } from '../postings/packed-counts.js';
+import { DESCRIPTION_SHIFT, FIELDS, FIELD_BITS, FIELD_MAX, FIELD_NAMES, fieldBits } from '../postings/packed-counts.js';
 import { RecentPostings } from '../postings/recent-postings.js';
 import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
-import { FieldWeights, averagesOf, idf, saturated } from '../scoring/bm25f.js';
+import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
 import type { SearchDocument, SearchHit, SearchMatch, SearchOptions } from '../types.js';
@@ -186,7 +186,20 @@ export class SkillSearchIndex {
    * lists (as JS arrays they grew to a whole catalog per query term, and at 100,000 skills reallocating them took
    * most of a query's time).
    */
-  private scratch: { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array; hit: IntList; touched: IntList } | undefined;
+  private scratch:
+    | { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array; marked: Uint8Array; hit: IntList; touched: IntList }
+    | undefined;
+  /**
+   * Pruning bounds (ADR 0203): per term, the largest tf (0.5 Σ counts × weight / normaliser) among its compact
+   * postings at the averages of the last merge (`baseAverages`), and the field-wise largest counts among its recent
+   * postings (bounded with the largest weight a field can have); both may exceed the live ones, never fall short.
+   */
+  private baseTf = new Float64Array(0);
+  private baseAverages = [1, 1, 1, 1];
+  private recentMax = new IntList();
+  private readonly pruning: boolean;
+  /** @internal Searches that stopped admitting documents early (tests check that pruning happens at all). */
+  prunedSearches = 0;
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   private readonly minMergeRows: number;
@@ -200,6 +213,7 @@ export class SkillSearchIndex {
     this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
+    this.pruning = options.pruning !== false;
     this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
     for (const document of documents) this.add(document, false);
     this.merge();
@@ -228,9 +242,13 @@ export class SkillSearchIndex {
     lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
     const touched = Int32Array.from(counter.touched).sort();
     const df = this.vocabulary.df.data;
+    const recentMax = this.recentMax;
     this.recent.addDocument(slot, touched, (term) => {
       df[term]!++;
-      return counter.take(term);
+      const packed = counter.take(term);
+      recentMax.grow(term + 1);
+      recentMax.data[term] = packedMax(recentMax.data[term]! >>> 0, packed);
+      return packed;
     });
     this.slots.set(id, slot);
     this.ids.push(id);
@@ -382,6 +400,7 @@ export class SkillSearchIndex {
     this.slots.clear();
     this.ids.forEach((id, slot) => this.slots.set(id, slot));
     this.names.renumber(renumber);
+    this.computeBounds();
     this.scratch = undefined;
     this.epoch++;
   }
@@ -472,6 +491,7 @@ export class SkillSearchIndex {
       index.slots.set(id, slot);
       index.names.add(state.names[slot]!, slot);
     });
+    index.computeBounds();
     index.scratch = undefined;
     index.epoch++;
     return index;
@@ -589,18 +609,30 @@ export class SkillSearchIndex {
         best: new Float64Array(size),
         covered: new Float64Array(size),
         direct: new Uint8Array(size),
+        marked: new Uint8Array(size),
         hit: new IntList(size),
         touched: new IntList(size),
       };
     }
-    const { scores, best, covered, direct, hit, touched } = this.scratch;
+    const { scores, best, covered, direct, marked, hit, touched } = this.scratch;
     hit.length = 0;
     touched.length = 0;
     const { visible, weights } = scope;
+    const touch = (doc: number): void => {
+      if (marked[doc] === 0) {
+        marked[doc] = 1;
+        touched.push(doc);
+      }
+    };
+
+    // How much larger than at the last merge any field's weight over normaliser can be at this scope's averages.
+    let stretch = 1;
+    for (let f = 0; f < FIELDS; f++) stretch = Math.max(stretch, scope.averages[f]! / this.baseAverages[f]!);
+    // The plan, in the query's order (sums of idf and what the hits are explained from do not depend on pruning).
     let idfSum = 0;
     let importanceSum = 0;
     const expanded: ExpandedTerm[] = [];
-    for (const { term, weight, word, mapped } of terms) {
+    const plan = terms.map(({ term, weight, word, mapped }) => {
       const own = this.expander.known(term, scope);
       const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
       if (weight === 1 && own !== undefined) idfSum += ownIdf;
@@ -608,25 +640,131 @@ export class SkillSearchIndex {
       // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
       let importance = own !== undefined ? ownIdf : 0;
       if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
+      if (weight === 1) importanceSum += importance;
       // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
       expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
-      if (weight === 1) importanceSum += importance;
-      for (const [id, factor, kind] of expansions) {
+      const scales = expansions.map(
+        ([id, factor, kind]) => (kind === 'mapped' ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight,
+      );
+      // The most this term can add to any document's sum (../scoring/bm25f.ts, saturationBound).
+      let bound = 0;
+      expansions.forEach(([id], at) => (bound = Math.max(bound, scales[at]! * this.termBound(id, stretch))));
+      return { expansions, scales, weight, importance: weight === 1 ? importance : 0, bound };
+    });
+
+    // Skills the query names get the name bonus: candidates from the start, whatever their words.
+    const named: Array<[doc: number, bonus: number]> = [];
+    if (idfSum > 0)
+      this.names.forEachNamed(text, (doc, exact) => {
+        if (visible[doc] !== 1) return;
+        named.push([doc, (exact ? EXACT_NAME_WEIGHT : NAME_PREFIX_WEIGHT) * idfSum]);
+        touch(doc);
+      });
+
+    // Max-score pruning, exact (ADR 0203): terms are summed in the order of the most they can add, most first. Once a
+    // document not yet seen could not reach the K-th best lower bound even with every remaining term, the phrase and
+    // no name bonus, no new document is admitted; the remaining terms are added only to the documents that still
+    // could, by looking their counts up. The K best (K: what the ranking reads, the meaning channel's depth
+    // included) are then exactly those of scoring every posting.
+    const vectorsWanted = this.wordVectors !== undefined;
+    const depth = vectorsWanted ? Math.max(wanted, MEANING_DEPTH) : wanted;
+    const order = plan.map((_, at) => at).sort((a, b) => plan[b]!.bound - plan[a]!.bound || a - b);
+    const remainingBound = new Float64Array(order.length + 1);
+    const remainingImportance = new Float64Array(order.length + 1);
+    for (let at = order.length - 1; at >= 0; at--) {
+      remainingBound[at] = remainingBound[at + 1]! + plan[order[at]!]!.bound;
+      remainingImportance[at] = remainingImportance[at + 1]! + plan[order[at]!]!.importance;
+    }
+    // The phrase bonus of a pair is at most PHRASE_WEIGHT × the smaller of its two terms' bounds; a document not yet
+    // seen holds neither term of a pair with a term already summed, so only pairs of two remaining terms count for it.
+    const rank = new Map<number, number>(); // term id → its step in `order`
+    order.forEach((index, step) => {
+      const own = expanded[index]!.own;
+      if (own !== undefined && plan[index]!.weight === 1 && !rank.has(own)) rank.set(own, step);
+    });
+    const pairBounds = this.phrasePairs(sequence, scope).map(([first, second]) => {
+      const [a, b] = [rank.get(first), rank.get(second)];
+      // A pair of terms the plan does not hold (cut by MAX_QUERY_TERMS) is bounded by idf and counts at every step.
+      if (a === undefined || b === undefined)
+        return { bound: PHRASE_WEIGHT * Math.min(this.idf(first, scope), this.idf(second, scope)), from: Number.POSITIVE_INFINITY };
+      return { bound: PHRASE_WEIGHT * Math.min(plan[order[a]!]!.bound, plan[order[b]!]!.bound), from: Math.min(a, b) };
+    });
+    const phraseBound = pairBounds.reduce((sum, pair) => sum + pair.bound, 0);
+    const unseenPhrase = (step: number): number => pairBounds.reduce((sum, pair) => (pair.from >= step ? sum + pair.bound : sum), 0);
+    const multiplier =
+      COVERAGE_EXPONENT > 0 && importanceSum > 0
+        ? COVERAGE_EXPONENT === 0.5
+          ? (cover: number): number => Math.sqrt(Math.min(1, cover / importanceSum))
+          : (cover: number): number => Math.pow(Math.min(1, cover / importanceSum), COVERAGE_EXPONENT)
+        : (): number => 1;
+    let admitting = true;
+    let survivors: IntList | undefined;
+    // A floor costs a pass over the candidates: taken again only once the remaining bound has fallen by a third.
+    let checkedAt = Number.POSITIVE_INFINITY;
+    for (let step = 0; step < order.length; step++) {
+      const { expansions, scales, weight, importance } = plan[order[step]!]!;
+      const unseenBound = multiplier(remainingImportance[step]!) * remainingBound[step]! + unseenPhrase(step);
+      if (this.pruning && step > 0 && touched.length >= depth && unseenBound < (2 / 3) * checkedAt) {
+        checkedAt = unseenBound;
+        if (!admitting && survivors !== undefined && survivors.length > depth) {
+          // The remaining terms can add less now: drop the documents that can no longer reach the floor.
+          const floor = this.kthLowerBound(survivors, depth, scores, covered, multiplier);
+          const bonus = namedBonus(named);
+          let kept = 0;
+          for (let at = 0; at < survivors.length; at++) {
+            const doc = survivors.data[at]!;
+            const upper = multiplier(covered[doc]! + remainingImportance[step]!) * (scores[doc]! + remainingBound[step]!) + phraseBound + (bonus.get(doc) ?? 0);
+            if (upper >= floor) survivors.data[kept++] = doc;
+            else marked[doc] = 2;
+          }
+          survivors.length = kept;
+        }
+        if (admitting) {
+          const floor = this.kthLowerBound(touched, depth, scores, covered, multiplier);
+          if (unseenBound < floor) {
+            admitting = false;
+            this.prunedSearches++;
+            survivors = new IntList(depth * 2);
+            const bonus = namedBonus(named);
+            for (let at = 0; at < touched.length; at++) {
+              const doc = touched.data[at]!;
+              const upper =
+                multiplier(covered[doc]! + remainingImportance[step]!) * (scores[doc]! + remainingBound[step]!) + phraseBound + (bonus.get(doc) ?? 0);
+              if (upper >= floor) survivors.push(doc);
+              else marked[doc] = 2; // touched, but out of the running
+            }
+          }
+        }
+      }
+      for (let at = 0; at < expansions.length; at++) {
+        const [id, , kind] = expansions[at]!;
         const mappedTerm = kind === 'mapped';
-        const scale = (mappedTerm ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight;
-        // The hot loop of a query, written out rather than through forEachPosting's callback (a call per posting).
+        const scale = scales[at]!;
         const visit = (doc: number, packed: number): void => {
           const value = scale * this.saturated(packed, doc, weights);
           if (best[doc] === 0) hit.push(doc);
           if (value > best[doc]!) best[doc] = value;
           if (!mappedTerm) direct[doc] = 1;
         };
+        const listLength = id < this.baseOffsets.length - 1 ? this.baseOffsets[id + 1]! - this.baseOffsets[id]! : 0;
+        if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
+          // Only the documents that can still rank: their counts looked up, never the whole list walked.
+          for (let next = 0; next < survivors.length; next++) {
+            const doc = survivors.data[next]!;
+            const packed = this.packedCount(id, doc);
+            if (packed !== 0) visit(doc, packed);
+          }
+          continue;
+        }
+        // Once documents are no longer admitted, only survivors (marked 1) take the list's values.
+        const admitted = survivors === undefined ? undefined : marked;
         if (id < this.baseOffsets.length - 1) {
+          // The hot loop of a query, written out rather than through forEachPosting's callback (a call per posting).
           const docs = this.baseDocs;
           const counts = this.baseCounts;
           for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
             const doc = docs[at]!;
-            if (visible[doc] !== 1) continue;
+            if (visible[doc] !== 1 || (admitted !== undefined && admitted[doc] !== 1)) continue;
             const value = scale * this.saturated(counts[at]!, doc, weights);
             if (best[doc] === 0) hit.push(doc);
             if (value > best[doc]!) best[doc] = value;
@@ -634,11 +772,14 @@ export class SkillSearchIndex {
           }
         }
         const recent = this.recent;
-        for (let row = recent.first(id); row >= 0; row = recent.next[row]!) if (visible[recent.slot[row]!] === 1) visit(recent.slot[row]!, recent.packed[row]!);
+        for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
+          const doc = recent.slot[row]!;
+          if (visible[doc] === 1 && (admitted === undefined || admitted[doc] === 1)) visit(doc, recent.packed[row]!);
+        }
       }
       for (let at = 0; at < hit.length; at++) {
         const doc = hit.data[at]!;
-        if (scores[doc] === 0) touched.push(doc);
+        touch(doc);
         scores[doc]! += best[doc]!;
         // A skill matching the word only through the map earns part of its coverage (see MAPPED_COVERAGE).
         if (weight === 1) covered[doc]! += direct[doc] === 1 ? importance : MAPPED_COVERAGE * importance;
@@ -653,8 +794,8 @@ export class SkillSearchIndex {
         scores[doc]! *= Math.pow(covered[doc]! / importanceSum, COVERAGE_EXPONENT);
       }
     }
-    this.addPhraseBonus(sequence, scores, scope);
-    this.addNameBonus(text, idfSum, scores, touched, visible);
+    this.addPhraseBonus(sequence, scores, marked, scope, survivors);
+    for (const [doc, bonus] of named) scores[doc]! += bonus;
     if (typeof this.wordVectors === 'function') {
       try {
         this.wordVectors = this.wordVectors();
@@ -664,7 +805,24 @@ export class SkillSearchIndex {
       if (this.wordVectors === undefined) this.meaningTexts = this.meaningTexts.map(() => undefined);
     }
     const vectors = this.wordVectors;
-    const ranked = this.top(scores, touched, vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH));
+    const depthNow = vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH);
+    let ranked = this.top(scores, touched, depthNow);
+    // Summed in bound order, a score can differ from the query-order sum in its last bits (and with the index's
+    // history, which moves the bounds): the best ones, and any within a hair of the last of them, are scored again
+    // in the query's order, so the answer is the same whatever the pruning and the history.
+    if (ranked.length > 0) {
+      const last = scores[ranked[ranked.length - 1]!]!;
+      const near = last - Math.abs(last) * 1e-9;
+      const again: number[] = [];
+      for (let at = 0; at < touched.length; at++) {
+        const doc = touched.data[at]!;
+        if (scores[doc]! >= near && scores[doc]! > 0) again.push(doc);
+      }
+      const bonus = namedBonus(named);
+      const pairs = this.phrasePairs(sequence, scope);
+      for (const doc of again) scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
+      ranked = again.sort((a, b) => (this.before(a, b, scores) ? -1 : 1)).slice(0, depthNow);
+    }
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
@@ -680,7 +838,11 @@ export class SkillSearchIndex {
       const top = results[0];
       if (top !== undefined && top.confidence < this.minConfidence && top.evidence.exactWeight < top.evidence.queryWeight * (1 - 1e-9)) results = [];
     }
-    for (let at = 0; at < touched.length; at++) scores[touched.data[at]!] = covered[touched.data[at]!] = 0;
+    for (let at = 0; at < touched.length; at++) {
+      const doc = touched.data[at]!;
+      scores[doc] = covered[doc] = 0;
+      marked[doc] = 0;
+    }
     touched.length = 0;
     return results;
   }
@@ -751,19 +913,77 @@ export class SkillSearchIndex {
     return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, score, idf(0, scope.count)) };
   }
 
-  private addPhraseBonus(sequence: string[], scores: Float64Array, scope: Scope): void {
-    const pairs = new Set<string>();
+  /** The distinct pairs of adjacent query terms the index holds, in the query's order (for the phrase bonus). */
+  private phrasePairs(sequence: string[], scope: Scope): Array<[first: number, second: number]> {
+    const seen = new Set<string>();
+    const pairs: Array<[number, number]> = [];
     for (let at = 0; at + 1 < sequence.length; at++) {
       const first = this.expander.known(sequence[at]!, scope);
       const second = this.expander.known(sequence[at + 1]!, scope);
-      if (first === undefined || second === undefined || first === second || pairs.has(`${first} ${second}`)) continue;
-      pairs.add(`${first} ${second}`);
+      if (first === undefined || second === undefined || first === second || seen.has(`${first} ${second}`)) continue;
+      seen.add(`${first} ${second}`);
+      pairs.push([first, second]);
+    }
+    return pairs;
+  }
+
+  /**
+   * One document's score from scratch, in the query's order: its best match per term summed, times its coverage,
+   * plus its phrase bonuses and name bonus, exactly as exhaustive scoring in query order adds them.
+   */
+  private rescore(
+    doc: number,
+    plan: ReadonlyArray<{ expansions: Expansion[]; scales: number[]; weight: number; importance: number }>,
+    importanceSum: number,
+    pairs: ReadonlyArray<[number, number]>,
+    nameBonus: number | undefined,
+    scope: Scope,
+  ): number {
+    let sum = 0;
+    let covered = 0;
+    for (const { expansions, scales, weight, importance } of plan) {
+      let best = 0;
+      let direct = false;
+      expansions.forEach(([id, , kind], at) => {
+        const packed = this.packedCount(id, doc);
+        if (packed === 0) return;
+        const value = scales[at]! * this.saturated(packed, doc, scope.weights);
+        if (value > best) best = value;
+        if (kind !== 'mapped') direct = true;
+      });
+      if (best === 0 && !direct) continue;
+      sum += best;
+      if (weight === 1) covered += direct ? importance : MAPPED_COVERAGE * importance;
+    }
+    let score = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covered / importanceSum, COVERAGE_EXPONENT) : sum;
+    const description = this.descriptions[doc]!;
+    for (const [first, second] of pairs) {
+      if (adjacent(description, 0, description.length, first, second))
+        score += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
+    }
+    return nameBonus === undefined ? score : score + nameBonus;
+  }
+
+  private addPhraseBonus(sequence: string[], scores: Float64Array, marked: Uint8Array, scope: Scope, survivors: IntList | undefined): void {
+    for (const [first, second] of this.phrasePairs(sequence, scope)) {
+      const shorter = Math.min(scope.df(first), scope.df(second));
+      if (survivors !== undefined && survivors.length < shorter) {
+        // Pruned: only the documents still in the running can rank, so only theirs are looked at.
+        for (let at = 0; at < survivors.length; at++) {
+          const doc = survivors.data[at]!;
+          const description = this.descriptions[doc]!;
+          if (adjacent(description, 0, description.length, first, second))
+            scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
+        }
+        continue;
+      }
       // Walk the shorter posting list: the pair can only stand together where both terms occur.
       const id = scope.df(first) <= scope.df(second) ? first : second;
       this.forEachPosting(id, scope.visible, (doc, packed) => {
         // Most postings are of other fields (bodies): a term absent from the description cannot stand beside the
         // other one there (the description's term sequence holds a subset of its counted terms).
-        if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0) return;
+        // Only a scored document (under pruning, one that could not rank was never admitted).
+        if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0 || marked[doc] === 0) return;
         const description = this.descriptions[doc]!;
         if (!adjacent(description, 0, description.length, first, second)) return;
         // In proportion to what the two words already earn in this document: a phrase of strong words counts.
@@ -778,13 +998,66 @@ export class SkillSearchIndex {
     return packed === 0 ? 0 : this.idf(id, scope) * this.saturated(packed, doc, scope.weights);
   }
 
-  private addNameBonus(text: string, idfSum: number, scores: Float64Array, touched: IntList, visible: Uint8Array): void {
-    if (idfSum === 0) return;
-    this.names.forEachNamed(text, (doc, exact) => {
-      if (visible[doc] !== 1) return;
-      if (scores[doc] === 0) touched.push(doc);
-      scores[doc]! += (exact ? EXACT_NAME_WEIGHT : NAME_PREFIX_WEIGHT) * idfSum;
-    });
+  /**
+   * A lower bound of the K-th best final score among the touched documents: each one's score so far times its
+   * coverage so far (both only grow), the K-th largest (a min-heap of K); 0 when fewer than K are touched.
+   */
+  private kthLowerBound(touched: IntList, k: number, scores: Float64Array, covered: Float64Array, multiplier: (cover: number) => number): number {
+    if (touched.length < k) return 0;
+    const heap = new Float64Array(k);
+    let size = 0;
+    for (let at = 0; at < touched.length; at++) {
+      const doc = touched.data[at]!;
+      const lower = multiplier(covered[doc]!) * scores[doc]!;
+      if (size < k) {
+        let child = size++;
+        heap[child] = lower;
+        while (child > 0) {
+          const parent = (child - 1) >> 1;
+          if (heap[parent]! <= heap[child]!) break;
+          [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
+          child = parent;
+        }
+      } else if (lower > heap[0]!) {
+        heap[0] = lower;
+        for (let parent = 0; ; ) {
+          const left = 2 * parent + 1;
+          if (left >= k) break;
+          const child = left + 1 < k && heap[left + 1]! < heap[left]! ? left + 1 : left;
+          if (heap[parent]! <= heap[child]!) break;
+          [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
+          parent = child;
+        }
+      }
+    }
+    return heap[0]!;
+  }
+
+  /** The most the saturated value of term `id` can be in any document of a scope whose averages stretch weights by `stretch`. */
+  private termBound(id: number, stretch: number): number {
+    const tf = stretch * (this.baseTf[id] ?? 0);
+    return Math.max(tf / (K1 + tf), saturationBound(this.recentMax.data[id]! >>> 0));
+  }
+
+  /** The pruning bounds of the compact postings, at the live documents' averages (after a merge or a restore). */
+  private computeBounds(): void {
+    const averages = averagesOf(this.totals, this.live);
+    const weights = new FieldWeights();
+    weights.reset(this.ids.length, averages);
+    const terms = this.baseOffsets.length - 1;
+    const tfs = new Float64Array(terms);
+    for (let term = 0; term < terms; term++) {
+      let max = 0;
+      for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
+        const value = saturated(this.baseCounts[at]!, this.baseDocs[at]!, weights, this.lengths);
+        if (value > max) max = value;
+      }
+      // saturated is tf / (k1 + tf): its inverse gives the largest tf back.
+      tfs[term] = max >= 1 ? Number.POSITIVE_INFINITY : ((K1 * max) / (1 - max)) * (1 + 1e-9); // a hair above: rounding never undercuts
+    }
+    this.baseTf = tfs;
+    this.baseAverages = averages;
+    this.recentMax = new IntList();
   }
 
   /** The `limit` best of the touched documents, by insertion into a short sorted list. */
@@ -809,6 +1082,23 @@ export class SkillSearchIndex {
     if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
     return (compareText(this.nameOf[a]!, this.nameOf[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
   }
+}
+
+/** Field-wise maximum of two packed counts. */
+function packedMax(a: number, b: number): number {
+  let out = 0;
+  for (let f = 0; f < FIELDS; f++) {
+    const shift = FIELD_BITS * f;
+    out += Math.max((a >>> shift) & FIELD_MAX, (b >>> shift) & FIELD_MAX) * 2 ** shift;
+  }
+  return out;
+}
+
+/** The name bonus of each named document. */
+function namedBonus(named: Array<[doc: number, bonus: number]>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [doc, bonus] of named) out.set(doc, (out.get(doc) ?? 0) + bonus);
+  return out;
 }
 
 /** A query term with its expansions, as the hits are explained from. */

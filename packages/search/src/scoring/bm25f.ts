@@ -90,3 +90,20 @@ export function saturated(packed: number, slot: number, fieldWeights: FieldWeigh
 export function idf(df: number, count: number): number {
   return Math.log(1 + (count - df + 0.5) / (df + 0.5));
 }
+
+/**
+ * The largest weight over length normaliser a field can have in any document of any scope: the normaliser
+ * 1 − b + b · len / avglen is at least 1 − b (an empty field), a body's at least BODY_MIN_NORM.
+ */
+const MAX_FIELD_WEIGHTS = FIELD_WEIGHTS.map((weight, f) => weight / (f === 3 ? Math.max(BODY_MIN_NORM, 1 - FIELD_B[f]!) : 1 - FIELD_B[f]!));
+
+/** An upper bound of `saturated(packed', slot, …)` for any document and scope whose counts are at most `packed` field by field. */
+export function saturationBound(packed: number): number {
+  const tf =
+    0.5 *
+    ((packed & FIELD_MAX) * MAX_FIELD_WEIGHTS[0]! +
+      ((packed >>> FIELD_BITS) & FIELD_MAX) * MAX_FIELD_WEIGHTS[1]! +
+      ((packed >>> (2 * FIELD_BITS)) & FIELD_MAX) * MAX_FIELD_WEIGHTS[2]! +
+      ((packed >>> (3 * FIELD_BITS)) & FIELD_MAX) * MAX_FIELD_WEIGHTS[3]!);
+  return tf / (K1 + tf);
+}

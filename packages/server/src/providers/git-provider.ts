@@ -93,6 +93,8 @@ export class GitProvider implements SkillProvider {
   #running: Promise<void> | undefined;
   #again = false;
   #fetches = 0;
+  /** The ref the served listing's provenance names. */
+  #servedRef: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #watchers: FSWatcher[] = [];
@@ -265,6 +267,9 @@ export class GitProvider implements SkillProvider {
     // A restart serves what the cache last served until the remote answers (or when it never does).
     const served = await this.#git(['rev-parse', '--verify', '--quiet', `${SERVED_REF}^{commit}`]).catch(() => undefined);
     const commit = served?.toString('utf8').trim();
+    // The full ref it was served under (refs/heads/main), so provenance reads the same before and after the remote answers.
+    const ref = (await this.#git(['config', '--get', 'skillport.ref']).catch(() => undefined))?.toString('utf8').trim();
+    if (ref) this.#resolvedRef = ref;
     if (commit) {
       try {
         await this.#serve(commit);
@@ -279,12 +284,17 @@ export class GitProvider implements SkillProvider {
     try {
       const { oid, ref } = await this.#resolve();
       this.#resolvedRef = ref;
-      if (oid !== this.#commit) {
+      if (oid === this.#commit && this.#servedRef !== ref) {
+        // Served from the cache under the ref as written (main): read again under its full name, no fetch needed.
+        await this.#serve(oid, true);
+        await this.#git(['config', 'skillport.ref', ref]);
+      } else if (oid !== this.#commit) {
         if (isCommitId(ref)) await this.#git(['fetch', '--depth=1', '--no-tags', '--no-write-fetch-head', '--quiet', this.spec.url, oid], true);
         else await this.#git(['fetch', '--depth=1', '--no-tags', '--no-write-fetch-head', '--quiet', '--force', this.spec.url, `+${ref}:${FETCHED_REF}`], true);
         const fetched = isCommitId(ref) ? oid : (await this.#git(['rev-parse', '--verify', `${FETCHED_REF}^{commit}`])).toString('utf8').trim();
         await this.#serve(fetched);
         await this.#git(['update-ref', SERVED_REF, fetched]);
+        await this.#git(['config', 'skillport.ref', ref]);
         this.#health.fetchedAt = new Date().toISOString();
         if (++this.#fetches % (this.#options.pruneEvery ?? PRUNE_EVERY) === 0) await this.#prune();
       }
@@ -327,7 +337,7 @@ export class GitProvider implements SkillProvider {
   }
 
   /** Reads the commit's tree into skills and swaps them in, with a delta of what changed. */
-  async #serve(commit: string): Promise<void> {
+  async #serve(commit: string, fresh = false): Promise<void> {
     const treeish = this.spec.subdir === '' ? `${commit}^{tree}` : `${commit}:${this.spec.subdir}`;
     const treeId = (await this.#git(['rev-parse', '--verify', '--quiet', treeish]).catch(() => undefined))?.toString('utf8').trim();
     if (!treeId) throw new RefError(`no folder ${this.spec.subdir} at commit ${short(commit)}`);
@@ -341,8 +351,9 @@ export class GitProvider implements SkillProvider {
         meta: { [META_PROVENANCE]: provenance },
         source: `git:${this.label}`,
       },
-      this.#listing,
+      fresh ? undefined : this.#listing,
     );
+    this.#servedRef = provenance.ref;
     for (const problem of next.problems) this.#report({ ...problem, path: `${this.label}@${short(commit)}:${problem.path}` });
     const { upsert, remove } = listingDelta(this.#listing, next);
     const before = this.#commit;
