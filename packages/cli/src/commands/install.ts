@@ -2,7 +2,6 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import semver from 'semver';
 import { escapeControls, sha256Digest } from '@skillport/core';
 import type { SkillDescriptor, SkillSource } from '@skillport/client';
 import type { ExitCode } from '../kit.js';
@@ -199,7 +198,7 @@ function openLock(options: InstallOptions): OpenedLock {
 }
 
 /** The version of a ref: exact, a tag, a range, or none (the served one). */
-function isRange(text: string | undefined): text is string {
+function isRange(semver: typeof import('semver'), text: string | undefined): text is string {
   return text !== undefined && !SEMVER.test(text) && semver.validRange(text) !== null && /[\^~<>=*xX| ]|\d\.x/.test(text);
 }
 
@@ -217,7 +216,9 @@ async function publishedVersions(opened: Opened, name: string): Promise<string[]
 
 /** The skill a wanted version resolves to now: a range's newest match, else the exact version or tag, else what is served. */
 async function resolveWanted(opened: Opened, name: string, wanted: string | undefined): Promise<SkillDescriptor> {
-  if (isRange(wanted)) {
+  // semver loaded here, not at the top: this module is imported by the CLI's command table, which serve's start shares.
+  const { default: semver } = await import('semver');
+  if (isRange(semver, wanted)) {
     const best = semver.maxSatisfying(await publishedVersions(opened, name), wanted);
     if (best === null) throw fail('not-found', `no published version of '${name}' satisfies ${wanted}`);
     return findSkill(opened, `${name}@${best}`);
