@@ -106,6 +106,29 @@ describe('packaging', () => {
         });
         const ls = await run(bin, ['ls', url], { cwd: app, env: { ...process.env, NO_COLOR: '1' } });
         assert.match(ls.stdout, /^csv-data-cleaning\s/m);
+        // Search works from the installed packages (its word lists and vectors are found through @skillport/search).
+        const meta = {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'package-test', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        };
+        const searched = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'list_skills',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'list_skills', arguments: { query: 'clean a messy csv file' }, _meta: meta },
+          }),
+        });
+        assert.match(await searched.text(), /csv-data-cleaning/);
       } finally {
         server.kill('SIGTERM');
       }

@@ -338,8 +338,10 @@ export function detectCommands(rule: Rule, file: ScannedFile, context: SkillCont
   // Shell scripts run programs by naming them at the start of a command (`params.shell-calls`).
   const shellFiles = stringParam(rule, 'shell-files');
   const shell = shellFiles !== undefined && new RegExp(shellFiles, 'i').test(file.path) ? regexes(rule, 'shell-calls', 'gm') : [];
+  // Here-documents are data, not commands: their bodies are blanked (lines kept, so line numbers hold).
+  const text = shell.length > 0 ? withoutHeredocs(file.normal) : file.normal;
   for (const pattern of [...regexes(rule, 'calls', 'gm'), ...shell]) {
-    for (const match of file.normal.matchAll(pattern)) {
+    for (const match of (shell.includes(pattern) ? text : file.normal).matchAll(pattern)) {
       const cmd = match.groups?.['cmd'];
       if (cmd === undefined || found.has(cmd)) continue;
       const base = cmd.split('/').at(-1)!.toLowerCase();
@@ -353,4 +355,12 @@ export function detectCommands(rule: Rule, file: ScannedFile, context: SkillCont
     }
   }
   return [...found.values()];
+}
+
+/** Shell text with each here-document's body replaced by empty lines. */
+function withoutHeredocs(text: string): string {
+  return text.replace(/<<-?\s*(['"]?)([A-Za-z_]\w*)\1[^\n]*\n([\s\S]*?)(\n[ \t]*\2[ \t]*(?=\n|$))/g, (_all, _quote, _tag, body: string, end: string) => {
+    const opening = _all.slice(0, _all.length - body.length - end.length);
+    return `${opening}${body.replace(/[^\n]/g, '')}${end}`;
+  });
 }

@@ -476,7 +476,7 @@ export class SkillportServer {
   }
 
   async close(): Promise<void> {
-    this.#search.close();
+    await this.#search.close();
     await this.catalog.close();
     await Promise.all([...this.#http.map((http) => http.close()), ...this.#stdio.map((stdio) => stdio.close())]);
     this.#http = [];

@@ -104,6 +104,35 @@ describe('the first search after the handshake is answered from the complete ind
     }
   });
 
+  test('a server stopped before it was ever quiet saves its index on the way out, and the next start restores it', async () => {
+    const dir = catalogOf(300);
+    const cache = tempFolder('search-ready-busy');
+    // Never quiet long enough for the background save: only the save on the way out can write the index.
+    const env = { SKILLPORT_SEARCH_IDLE_MS: '600000' };
+    const first = await startHttp([dir, '--cache-dir', cache], env, { cache: true });
+    try {
+      const client = await connectHttp(first.url, 'modern');
+      assert.deepEqual(
+        (await search(client, 'release notes')).found.skills.map((skill) => skill.name),
+        ['notes'],
+      );
+      await client.close();
+      const state = await searchState(first.url);
+      assert.equal(state.ready, true);
+      assert.equal(state.saves, 0, 'not saved while running');
+    } finally {
+      await first.stop();
+    }
+    assert.ok(searchFile(cache) !== undefined, 'saved when the server stopped');
+    const second = await startHttp([dir, '--cache-dir', cache], env, { cache: true });
+    try {
+      const state = await searchState(second.url);
+      assert.ok(typeof state.restored === 'object' && 'skills' in state.restored && state.restored.skills === 301, JSON.stringify(state.restored));
+    } finally {
+      await second.stop();
+    }
+  });
+
   test('a warm start re-indexes what changed while the server was down, and drops what is gone', async () => {
     const dir = catalogOf(300);
     const cache = tempFolder('search-ready-warm');

@@ -210,11 +210,31 @@ export class CatalogSearch {
     });
   }
 
-  /** Stops following (a closing server): the background work ends at its next slice. */
-  close(): void {
+  /**
+   * Stops following (a closing server): the background work ends at its next slice. An index holding what no save
+   * has is saved on the way out: a save waits for quiet, and a replica busy until it is stopped (a rolling deploy)
+   * would otherwise never save one, so its restart would build the whole index again instead of restoring it. A
+   * partial index is saved too: each skill is kept with its package digest, and the next start indexes the rest.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#saveTimer);
     this.#wake?.();
+    const path = this.#persistPath;
+    if (path === undefined) return;
+    // Never over the last run's index before it has been read, nor while another save writes the same file.
+    if (this.#restoring !== undefined) await this.#restoring;
+    while (this.#saving) await new Promise((resolve) => setTimeout(resolve, 5));
+    if (this.#savedEpoch === this.#epoch || this.index.size === 0) return;
+    this.#saving = true;
+    try {
+      await saveIndex(path, this.index, (uri) => this.#indexed.get(uri) ?? '');
+      this.#saves++;
+    } catch {
+      // A save that fails costs the next start its head start, nothing more.
+    } finally {
+      this.#saving = false;
+    }
   }
 
   /**
