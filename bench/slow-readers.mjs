@@ -114,7 +114,7 @@ async function http(root) {
   const before = rssOf(proc.pid);
   const peak = sampler(proc.pid);
   const sockets = [];
-  let refused = 0;
+  const refused = 0;
   let closedByServer = 0;
   for (let i = 1; i <= readers; i++) {
     const socket = connect({ host: url.hostname, port: Number(url.port) });

@@ -292,7 +292,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
     '/api/v1/skills/{name}/versions/{version}/review',
     async (c, params, guard) => {
       const body = await readJson(kit, c);
-      const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '', guard);
+      const status = typeof body['status'] === 'string' ? body['status'] : '';
+      const record = await service.review(params['name']!, params['version']!, status, guard, typeof body['reason'] === 'string' ? body['reason'] : '');
       await options.provider?.refresh();
       if (record.review === 'approved' || record.review === 'rejected')
         kit.audit(c, reviewDecision('api', record.name, record.version, record.review, record.gate?.reviewReason ?? ''));

@@ -330,11 +330,11 @@ export class RegistryService {
     return result;
   }
 
-  async review(name: string, version: string, status: string, guard?: WriteGuard): Promise<VersionRecord> {
+  async review(name: string, version: string, status: string, guard?: WriteGuard, reason = ''): Promise<VersionRecord> {
     const settable = REVIEW_STATUSES.filter((s) => s !== 'pending');
     if (!(settable as readonly string[]).includes(status)) throw new RegistryError(400, 'bad_review', `review status must be one of ${settable.join(', ')}`);
     // Approving or rejecting is a decision (tags move, the reviewer is recorded); `unreviewed` only clears a label.
-    if (status === 'approved' || status === 'rejected') return this.decide(name, version, status, '', guard);
+    if (status === 'approved' || status === 'rejected') return this.decide(name, version, status, reason, guard);
     const record = await this.#writable('review', name, version, guard);
     if (record.review === 'pending') throw new RegistryError(409, 'review_pending', `${name}@${version} is waiting for review: approve or reject it`);
     const result = await this.store.setReview(name, version, status as ReviewStatus);

@@ -163,6 +163,16 @@ describe('the publish gate and the review queue', () => {
     // Its publisher reads the reason.
     const mine = await api.json(tokens['ci']!, '/api/v1/skills/acme-tool/versions/1.2.0');
     assert.equal((mine['gate'] as { reviewReason: string }).reviewReason, 'not needed');
+    // The general review route decides the same way, its reason passed on.
+    assert.equal((await api.publish(tokens['ci']!, skillArchive('acme-tool', '1.3.0', `Release four.\n\n${SUDO}`))).status, 201);
+    const viaReview = await api.call(
+      tokens['lead']!,
+      'POST',
+      '/api/v1/skills/acme-tool/versions/1.3.0/review',
+      JSON.stringify({ status: 'rejected', reason: 'duplicate of 1.2.0' }),
+    );
+    assert.equal(viaReview.status, 200, viaReview.text);
+    assert.equal((JSON.parse(viaReview.text).gate as { reviewReason: string }).reviewReason, 'duplicate of 1.2.0');
   });
 
   test('scripts: review holds a skill that ships scripts; a first version held is a name no one else sees', async () => {

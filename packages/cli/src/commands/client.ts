@@ -1,16 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  availabilitySummary,
-  escapeControls,
-  judgeAvailability,
-  readRequirements,
-  requirementsFromWire,
-  requirementsSummary,
-  sha256Digest,
-} from '@skillport/core';
+import { availabilitySummary, escapeControls, judgeAvailability, readRequirements, requirementsFromWire, requirementsSummary } from '@skillport/core';
 import type { Availability, AvailableCapabilities } from '@skillport/core';
 import type { CatalogSkill, SkillDescriptor, SkillSet, SkillSource } from '@skillport/client';
 import type { McpSkillSource } from '@skillport/client';
