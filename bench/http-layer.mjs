@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // bench/http-layer: /mcp reads and list pages on this build against a baseline build (another checkout's
 // packages/cli/dist/src/bin.js), same catalog, same load generator (bench/load.mjs), rounds interleaved A/B so that
-// a busy machine weighs on both alike. Prints requests/s per round, the medians and the ratio (this / baseline).
+// a busy machine weighs on both alike. Prints requests/s per round, the medians and the ratio (this / baseline), and
+// each server's CPU time per request over its rounds (from /proc: less moved by other work on the machine).
 // Usage: node bench/http-layer.mjs --baseline /path/to/other/checkout [--catalog DIR] [--duration 3] [--rounds 3]
 //        [--concurrency 16] [--era modern|legacy]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { options } from './args.mjs';
@@ -65,15 +66,26 @@ async function targets(url) {
   return { read: reads, list: lists };
 }
 
-function load(url, kind, file) {
+/** The server process's CPU time (user + system) so far, in seconds: per request it is a figure a busy machine barely moves. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function load(url, kind, file, pid) {
+  const cpuBefore = cpuSeconds(pid);
   const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), url, era, kind, String(duration), String(concurrency), file], { encoding: 'utf8' });
   const last = run.stdout.trim().split('\n').at(-1);
   if (!last) throw new Error(`bench/load.mjs printed nothing: ${run.stderr}`);
   const figures = JSON.parse(last);
   if (figures.failed > 0) process.stderr.write(`${url}: ${figures.failed} failed requests\n`);
+  cpu[`${kind}:${pid}`] = cpu[`${kind}:${pid}`] ?? { seconds: 0, requests: 0 };
+  cpu[`${kind}:${pid}`].seconds += cpuSeconds(pid) - cpuBefore;
+  cpu[`${kind}:${pid}`].requests += figures.ok;
   return figures.perSecond;
 }
 
+const cpu = {};
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const servers = [await start('this', repo), await start('baseline', resolve(baseline))];
 try {
@@ -81,15 +93,25 @@ try {
   const results = {};
   for (const kind of ['read', 'list']) {
     for (const server of servers) results[`${kind}:${server.name}`] = [];
+    // One round each first, not counted: the first seconds of a server carry its start-up work (the search index).
+    for (const server of servers) load(server.url, kind, files[kind], server.proc.pid);
+    for (const key of Object.keys(cpu)) if (key.startsWith(`${kind}:`)) delete cpu[key];
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
-      for (const server of order) results[`${kind}:${server.name}`].push(load(server.url, kind, files[kind]));
+      for (const server of order) results[`${kind}:${server.name}`].push(load(server.url, kind, files[kind], server.proc.pid));
     }
     const ours = median(results[`${kind}:this`]);
     const theirs = median(results[`${kind}:baseline`]);
     console.log(
       `${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`,
     );
+    // Server CPU per request over all rounds: what the layer costs, less sensitive to other work on the machine.
+    const perRequest = (server) => {
+      const spent = cpu[`${kind}:${server.proc.pid}`];
+      return (spent.seconds * 1e6) / Math.max(1, spent.requests);
+    };
+    const [mine, base] = servers.map(perRequest);
+    console.log(`  server CPU per request: this ${mine.toFixed(0)} µs, baseline ${base.toFixed(0)} µs, ratio ${(mine / base).toFixed(3)}`);
   }
 } finally {
   for (const server of servers) server.proc.kill();

@@ -48,7 +48,7 @@ describe('the corpus: what serve serves validates and publishes', { skip }, () =
     const run = await runCli(['validate', '--quiet', ...servable.map((skill) => skill.path)]);
     assert.equal(run.code, 0, run.stderr.slice(-2000));
     // (A skill folder given holds its nested skills too: more may be checked than given.)
-    assert.match(run.stderr, /^(\d+) skills checked: \1 valid \(\d+ with warnings\), 0 invalid$/m);
+    assert.match(run.stderr, /^(\d+) skills checked: \1 valid \(\d+ with warnings\), 0 invalid$/m, run.stderr.slice(-600));
     assert.ok(!/^error:/m.test(run.stderr), run.stderr);
     const strict = await runCli(['validate', '--strict', '--json', ...servable.map((skill) => skill.path)]);
     assert.equal(strict.code, 1);

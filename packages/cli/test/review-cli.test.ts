@@ -30,6 +30,7 @@ describe('skillport publish, review and versions with a gated registry', () => {
     writeFileSync(policy, POLICY);
     tokens['ci'] = await createToken(data, ['--user', 'ci', '--scope', 'publish']);
     tokens['lead'] = await createToken(data, ['--user', 'lead', '--scope', 'publish']);
+    tokens['auditor'] = await createToken(data, ['--user', 'auditor', '--scope', 'admin']);
     server = await startHttp(['--data', data, '--auth', 'tokens', '--policy', policy]);
     registry = server.url.replace(/\/mcp$/, '');
   });
@@ -69,5 +70,31 @@ describe('skillport publish, review and versions with a gated registry', () => {
     assert.match(versions.stdout, /REVIEW +SCAN/);
     assert.match(versions.stdout, /^1\.0\.0 .* latest +approved +1 medium/m);
     assert.match((await cli(['review', '--pending'], tokens['lead']!)).stdout, /nothing is waiting for review/);
+  });
+
+  test('approve and reject through the API and the CLI are audited like the web page, reason bounded', async () => {
+    const folder = makeTree({
+      'helper/SKILL.md': skillMd('helper', 'Installs the helper.', '', '```bash\nsudo apt-get install -y helper\n```\n'),
+    });
+    for (const version of ['1.1.0', '1.2.0']) assert.equal((await cli(['publish', join(folder, 'helper'), '--version', version], tokens['ci']!)).code, 0);
+    const approved = await fetch(`${registry}/api/v1/skills/helper/versions/1.1.0/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens['lead']}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'checked the sudo line' }),
+    });
+    assert.equal(approved.status, 200, await approved.text());
+    const longReason = `not this one ${'x'.repeat(480)}`;
+    const rejected = await cli(['review', 'helper@1.2.0', '--reject', '--reason', longReason], tokens['lead']!);
+    assert.equal(rejected.code, 0, rejected.stderr);
+    const audit = await fetch(`${registry}/api/v1/admin/audit?skill=helper`, { headers: { authorization: `Bearer ${tokens['auditor']}` } });
+    assert.equal(audit.status, 200);
+    const events = ((await audit.json()) as { events: Array<Record<string, unknown>> }).events.filter((e) => e['action'] === 'review');
+    for (const e of events) assert.match(String(e['principal']), /^lead \(token [0-9a-f]{12}\)$/);
+    const decided = events.map((e) => [e['user'], e['surface'], e['skill'], e['version'], e['outcome'], e['detail']]);
+    assert.deepEqual(decided, [
+      ['lead', 'api', 'helper', '1.0.0', 'approved', 'sudo only installs a package'],
+      ['lead', 'api', 'helper', '1.1.0', 'approved', 'checked the sudo line'],
+      ['lead', 'api', 'helper', '1.2.0', 'rejected', longReason],
+    ]);
   });
 });

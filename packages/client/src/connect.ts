@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { Transport } from '@modelcontextprotocol/client';
+import type { McpSubscription, Transport } from '@modelcontextprotocol/client';
 import type { AvailableCapabilities } from '@skillport/core';
 import { SkillError } from './errors.js';
 
@@ -142,6 +142,7 @@ export async function connectServer(spec: ServerSpec | string, options: ConnectO
     await client.close().catch(() => undefined);
     throw new SkillError('unavailable', `cannot connect to ${server.id}: ${explainConnectError(error, server)}`, { cause: error });
   }
+  if (options.onResourcesChanged) keepListening(client);
   return client;
 }
 
@@ -174,4 +175,18 @@ export function explainConnectError(error: unknown, server: ServerSpec): string 
   if (server.kind === 'http' && status === '401') return 'unauthorized (HTTP 401): the server wants a bearer token, and none or an unknown one was sent';
   if (server.kind === 'http' && status === '403') return 'forbidden (HTTP 403): the token lacks the scope this needs';
   return message;
+}
+
+/**
+ * A server may end an idle subscriptions/listen stream gracefully (skillport's --stream-lifetime): the SDK does not
+ * listen again by itself, so a watching client does, with the same filter, for as long as it is connected.
+ */
+function keepListening(client: Client): void {
+  const follow = (subscription: McpSubscription | undefined): void => {
+    void subscription?.closed.then((cause) => {
+      if (cause !== 'graceful') return;
+      client.listen({ resourcesListChanged: true }).then(follow, () => undefined);
+    });
+  };
+  follow(client.autoOpenedSubscription);
 }

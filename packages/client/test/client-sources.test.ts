@@ -134,6 +134,24 @@ describe('client sources', () => {
     }
   });
 
+  test('watch: a stream the server ends when idle (--stream-lifetime) is opened again, so later changes still arrive', async () => {
+    const dir = makeTree({ 'first/SKILL.md': skillMd('first') });
+    const live = await startHttp([dir, '--stream-lifetime', '1000']);
+    let changes = 0;
+    const mcp = new McpSkillSource(live.url, { watch: true, onChange: () => changes++, defaultTtlMs: 600_000 });
+    try {
+      await mcp.list();
+      // Past two lifetimes: the first stream and its successor were ended gracefully.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      mkdirSync(join(dir, 'second'));
+      writeFileSync(join(dir, 'second/SKILL.md'), skillMd('second'));
+      await eventually(async () => (changes > 0 ? true : undefined), 30_000, 'list_changed after the stream was renewed');
+    } finally {
+      await mcp.close();
+      await live.stop();
+    }
+  });
+
   test('draft-era index: skill-md entries, SKILL.md checked against the index digest, files by relative path', async () => {
     proxy.reset();
     const mcp = new McpSkillSource(proxy.url, { origin: 'draft', mode: 'index' });

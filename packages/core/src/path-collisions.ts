@@ -1,8 +1,8 @@
 /**
  * File and folder names that differ only by case or Unicode normalisation (`A.md` and `a.md`, `SKILL.md` beside
  * `skill.md`, `café` in NFC and in NFD): distinct on Linux, but one name on macOS (APFS compares canonically
- * equivalent, case-folded names) and Windows (NTFS is case-insensitive), so installing such a skill there loses a
- * file or mixes two.
+ * equivalent, case-folded names) and Windows (NTFS is case-insensitive, and Win32 drops a name's trailing dots and
+ * spaces: `a.md.` is `a.md`), so installing such a skill there loses a file or mixes two.
  */
 export interface PathCollision {
   /** The spelling met first in code-point order. */
@@ -26,7 +26,7 @@ export function pathCollisions(paths: Iterable<string>): PathCollision[] {
       const spelling = end < 0 ? path : path.slice(0, end);
       if (!spellings.has(spelling)) {
         spellings.add(spelling);
-        const key = spelling.normalize('NFC').toLowerCase();
+        const key = spelling.split('/').map(comparable).join('/');
         const other = byKey.get(key);
         if (other === undefined) byKey.set(key, spelling);
         // Two spellings under differently spelled folders were reported at those folders already.
@@ -36,6 +36,14 @@ export function pathCollisions(paths: Iterable<string>): PathCollision[] {
     }
   }
   return found;
+}
+
+/** One name as macOS and Windows compare it: canonically composed, case-folded, trailing dots and spaces dropped. */
+function comparable(name: string): string {
+  return name
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[. ]+$/, '');
 }
 
 function parentOf(path: string): string {
@@ -56,6 +64,8 @@ export function collisionWarnings(paths: Iterable<string>): Array<{ path: string
 function collisionMessage({ first, second, kind }: PathCollision): string {
   if (first.normalize('NFC') === second.normalize('NFC'))
     return `'${first}' (${form(first)}) and '${second}' (${form(second)}) are one name in two Unicode normalisations: one ${kind} on macOS (rename one)`;
+  if (first.normalize('NFC').toLowerCase() !== second.normalize('NFC').toLowerCase())
+    return `'${first}' and '${second}' are one name on Windows, which drops trailing dots and spaces: one ${kind} there (rename one)`;
   if (first.toLowerCase() === second.toLowerCase()) return `'${first}' and '${second}' differ only in case: one ${kind} on macOS and Windows (rename one)`;
   return `'${first}' (${form(first)}) and '${second}' (${form(second)}) differ only in case and Unicode normalisation: one ${kind} on macOS (rename one)`;
 }

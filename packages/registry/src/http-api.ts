@@ -1,4 +1,4 @@
-import { HttpError, methodNotAllowed } from '@skillport/server';
+import { HttpError, methodNotAllowed, reviewDecision } from '@skillport/server';
 import type { HttpApp, HttpContext, HttpRoutes, RouteKit } from '@skillport/server';
 import { blobFiles } from './read-version.js';
 import { RegistryError, storageFull } from './model.js';
@@ -294,6 +294,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
       const body = await readJson(kit, c);
       const record = await service.review(params['name']!, params['version']!, typeof body['status'] === 'string' ? body['status'] : '', guard);
       await options.provider?.refresh();
+      if (record.review === 'approved' || record.review === 'rejected')
+        kit.audit(c, reviewDecision('api', record.name, record.version, record.review, record.gate?.reviewReason ?? ''));
       event(params, `review of ${record.name}@${record.version}: ${record.review}`);
       return c.json(summary(record, service, options.provider));
     },
@@ -322,6 +324,8 @@ function mountRegistryRoutes(app: HttpApp, kit: RouteKit, options: ApiOptions): 
         const body = await readJson(kit, c);
         const record = await service.decide(params['name']!, params['version']!, decision, typeof body['reason'] === 'string' ? body['reason'] : '', guard);
         await options.provider?.refresh();
+        // Kept in the access store's audit log like the web page's decisions (docs/security.md).
+        kit.audit(c, reviewDecision('api', record.name, record.version, decision, record.gate?.reviewReason ?? ''));
         event(params, `${decision} ${record.name}@${record.version}${record.gate?.reviewReason ? `: ${printable(record.gate.reviewReason)}` : ''}`);
         return c.json(summary(record, service, options.provider));
       },

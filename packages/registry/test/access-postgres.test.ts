@@ -208,3 +208,43 @@ test("store copy takes a folder's tokens and audit log into PostgreSQL: the same
   const check = await runCli(['store', 'check', '--data', url]);
   assert.equal(check.code, 0, check.stdout + check.stderr);
 });
+
+test('review decisions through the API and the CLI are kept in the audit log on PostgreSQL', { timeout: 180_000 }, async () => {
+  const url = await pg.createDatabase();
+  const ci = await createToken(url, ['--user', 'ci', '--scope', 'publish']);
+  const lead = await createToken(url, ['--user', 'lead', '--scope', 'publish']);
+  const policy = join(mkdtempSync(join(tmpdir(), 'skillport-pgpolicy-')), 'policy.yaml');
+  writeFileSync(policy, 'default: public\nrules:\n  - skills: "*"\n    allow: [public]\n    revoke: [user:lead]\ngate:\n  review: medium\n');
+  const server = await startHttp(['--auth', 'tokens', '--data', url, '--policy', policy]);
+  try {
+    const registry = server.url.replace(/\/mcp$/, '');
+    const sudo = { 'SKILL.md': '---\nname: helper\ndescription: Installs the helper.\n---\n\n```bash\nsudo apt-get install -y helper\n```\n' };
+    for (const version of ['1.0.0', '2.0.0'])
+      assert.equal((await publish([releaseFolder('helper', version, sudo), '--registry', registry, '--token', ci, '--version', version])).code, 0);
+    const approved = await fetch(`${registry}/api/v1/skills/helper/versions/1.0.0/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${lead}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'checked' }),
+    });
+    assert.equal(approved.status, 200, await approved.text());
+    const rejected = await runCli(['review', 'helper@2.0.0', '--reject', '--reason', 'not this one', '--registry', registry, '--token', lead]);
+    assert.equal(rejected.code, 0, rejected.stderr);
+    await eventually(
+      async () => {
+        const run = await runCli(['audit', '--data', url, '--skill', 'helper', '--json']);
+        const events = (JSON.parse(run.stdout) as { events: Array<Record<string, unknown>> }).events.filter((e) => e['action'] === 'review');
+        const decided = events.map((e) => [e['user'], e['surface'], e['version'], e['outcome'], e['detail']]);
+        return decided.length === 2 ? decided : undefined;
+      },
+      WAIT,
+      'both review decisions in the audit log',
+    ).then((decided) =>
+      assert.deepEqual(decided, [
+        ['lead', 'api', '1.0.0', 'approved', 'checked'],
+        ['lead', 'api', '2.0.0', 'rejected', 'not this one'],
+      ]),
+    );
+  } finally {
+    await server.stop();
+  }
+});

@@ -51,6 +51,8 @@ export type { AccessOptions, AuthMode } from './access/access-control.js';
 export { ACCESS_DB, newTokenRecord, auditLimit, auditEventOf, auditValuesOf, tokenRecordOf } from './access/store.js';
 export type { AccessStore, AccessChange, AuditEvent, AuditQuery, TokenRecord, TokenEntry, NewToken, StoredPolicyText } from './access/store.js';
 export { SqliteAccessStore } from './access/sqlite-access-store.js';
+export { reviewDecision, REVIEW_REASON_MAX } from './access/audit.js';
+export type { AuditInput } from './access/audit.js';
 export { TokenCache } from './access/token-cache.js';
 export { copyAccess } from './access/copy.js';
 export type { AccessCopyResult } from './access/copy.js';

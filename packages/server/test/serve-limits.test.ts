@@ -278,14 +278,20 @@ describe('serve: request limits', () => {
 
   test('a read refused because the file changed on disk answers the documented retryable code', async () => {
     const uri = 'skill://alpha/references/notes.md';
-    // --no-watch: the catalog keeps the old digest, so the read sees bytes that no longer match it. (`_meta` keeps the
-    // request off the HTTP fast path, which would retry once on the rescanned skill.)
-    writeFileSync(join(skills, 'alpha/references/notes.md'), 'notes v2, longer\n');
-    const answer = await post(server.url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri, _meta: {} } }));
-    assert.equal(answer.status, 200);
-    const error = oneLineError(JSON.stringify(message(answer)));
-    assert.equal(error.code, -32011, error.message);
-    assert.match(error.message, /changed on disk since it was listed; list the skill again and retry/);
+    // --no-watch: the catalog keeps the old digest, so the read sees bytes that no longer match it. --no-fast-path: the
+    // SDK path answers (the fast path would retry once on the rescanned skill).
+    const own = makeTree({ 'alpha/SKILL.md': skillMd('alpha'), 'alpha/references/notes.md': 'notes v1\n' });
+    const sdkOnly = await startHttp([own, '--no-watch', '--no-fast-path']);
+    try {
+      writeFileSync(join(own, 'alpha/references/notes.md'), 'notes v2, longer\n');
+      const answer = await post(sdkOnly.url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri } }));
+      assert.equal(answer.status, 200);
+      const error = oneLineError(JSON.stringify(message(answer)));
+      assert.equal(error.code, -32011, error.message);
+      assert.match(error.message, /changed on disk since it was listed; list the skill again and retry/);
+    } finally {
+      await sdkOnly.stop();
+    }
   });
 });
 

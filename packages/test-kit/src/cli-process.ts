@@ -81,7 +81,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: stri
     let stderr = '';
     proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on('exit', (code) => done({ code: code ?? 1, stdout, stderr }));
+    // 'close', not 'exit': the pipes may still hold output when the process has exited.
+    proc.on('close', (code) => done({ code: code ?? 1, stdout, stderr }));
   });
 }
 

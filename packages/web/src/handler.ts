@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeText } from '@skillport/core';
-import { META_VERSION, hasScope, parseSince, readBodyLimited, requestPrincipal } from '@skillport/server';
+import { META_VERSION, hasScope, parseSince, readBodyLimited, requestPrincipal, REVIEW_REASON_MAX, reviewDecision } from '@skillport/server';
 import type { AccessControl, CatalogFile, CatalogSkill, CatalogSnapshot, Principal, Scoped, WebRoute } from '@skillport/server';
 import { listSkills, originKind, parseFilters } from './catalog.js';
 import type { Html } from './html.js';
@@ -412,7 +412,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       const name = form?.get('name') ?? '';
       const version = form?.get('version') ?? '';
       const decision = form?.get('decision');
-      const reason = (form?.get('reason') ?? '').slice(0, 500);
+      const reason = (form?.get('reason') ?? '').slice(0, REVIEW_REASON_MAX);
       const scoped = options.scoped(principal);
       let notice: string;
       if (options.reviews === undefined || (decision !== 'approved' && decision !== 'rejected')) notice = 'Nothing to decide.';
@@ -420,8 +420,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
         try {
           await options.reviews.decide(name, version, decision, reason, principal);
           notice = `${name}@${version} ${decision}.`;
-          // Who decided what is kept in the audit log as well as with the version.
-          scoped.service.record({ action: 'review', surface: 'web', requested: `${name}@${version}`, outcome: decision, detail: reason || undefined });
+          // Who decided what is kept in the audit log as well as with the version (the API's decisions are too).
+          scoped.service.record(reviewDecision('web', name, version, decision, reason));
         } catch (error) {
           notice = `${name.slice(0, 100)}@${version.slice(0, 100)}: ${(error as Error).message}`;
         }

@@ -39,8 +39,10 @@ export interface AuditInput {
   action: 'activate' | 'read' | 'webhook' | 'review';
   surface: string;
   skill?: CatalogSkill | undefined;
-  /** What the caller asked for when no skill was found (a name or a URI). */
+  /** What the caller asked for when no skill was found (a name or a URI); a review decision's skill name. */
   requested?: string | undefined;
+  /** The version meant when there is no catalog skill to take it from (a review decision). */
+  version?: string | undefined;
   file?: string | undefined;
   outcome: string;
   /** For `error` outcomes, the message (cut); refusals keep only `code`. */
@@ -53,6 +55,18 @@ export interface AuditInput {
 interface Repeats {
   event: AuditEvent;
   count: number;
+}
+
+/** Characters of a review decision's reason kept (the registry takes at most 500). */
+export const REVIEW_REASON_MAX = 500;
+
+/**
+ * The audit event of a reviewer's decision on a held version (ADR 0231), one shape for every surface that decides
+ * (the web's review page, the registry API and so the CLI), so the log reads the same whichever was used.
+ */
+export function reviewDecision(surface: string, name: string, version: string, decision: 'approved' | 'rejected', reason: string): AuditInput {
+  const text = reason.trim().slice(0, REVIEW_REASON_MAX);
+  return { action: 'review', surface, requested: name, version, outcome: decision, ...(text !== '' ? { detail: text } : {}) };
 }
 
 export interface AuditLogOptions {
@@ -94,8 +108,9 @@ export class AuditLog {
     else if (input.action === 'read') this.metrics.read(input.outcome);
     if (this.store === undefined) return;
     const skill = input.skill;
-    const version = skill ? versionOf(skill) : undefined;
-    const refused = input.outcome !== 'ok';
+    const version = skill ? versionOf(skill) : input.version?.slice(0, 128);
+    // A review decision (`approved`, `rejected`) is a write that happened, not a refusal: each is kept whole.
+    const refused = input.outcome !== 'ok' && input.action !== 'review';
     const event: AuditEvent = {
       time: new Date(this.#now()).toISOString(),
       principal: principalLabel(principal),

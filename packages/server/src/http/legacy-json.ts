@@ -91,6 +91,9 @@ function expectsAnswer(message: unknown): boolean {
  * stream is pulled (highWaterMark 0), which the node adapter does once the socket has drained, so at most one
  * answer is held per batch. A batch with nothing to answer is 202, as the SDK answers it.
  */
+/** Characters of a batch's answer sent per write. */
+const WINDOW = 64 * 1024;
+
 function batchAnswer(request: Request, batch: unknown[], answerOne: (message: unknown) => Promise<Response>): Response {
   if (!batch.some(expectsAnswer)) {
     void (async () => {
@@ -101,16 +104,24 @@ function batchAnswer(request: Request, batch: unknown[], answerOne: (message: un
   const encoder = new TextEncoder();
   let at = 0;
   let written = 0;
+  // The answer being sent and how much of it went: it leaves in windows, so the socket never queues a whole one.
+  let pending = '';
+  let sent = 0;
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        while (at < batch.length) {
+        while (sent >= pending.length && at < batch.length) {
           if (request.signal?.aborted) return controller.close();
           const message = batch[at++];
           const response = await answerOne(message);
           const text = expectsAnswer(message) ? (await response.text()).trim() : (await response.body?.cancel(), '');
           if (text === '') continue;
-          controller.enqueue(encoder.encode((written++ === 0 ? '[' : ',') + text));
+          pending = (written++ === 0 ? '[' : ',') + text;
+          sent = 0;
+        }
+        if (sent < pending.length) {
+          controller.enqueue(encoder.encode(pending.slice(sent, sent + WINDOW)));
+          sent += WINDOW;
           return;
         }
         controller.enqueue(encoder.encode(written === 0 ? '[]' : ']'));

@@ -116,6 +116,7 @@ export function createRouter(options: RouterOptions): HttpApp {
     requireScope: (scope) => requireScope(access, scope),
     principal: (c) => c.get('principal'),
     readBody: (c, limit) => readWhole(c, limit),
+    audit: (c, input) => access.audit.record(c.get('principal'), input),
   };
 
   // Figures about the whole server: open with --auth none, for admins otherwise.

@@ -31,6 +31,8 @@ export interface RouteKit {
   principal(c: HttpContext): Principal;
   /** The whole request body, or HttpError 413 `too_large` past `limit` bytes (the rest is drained, not kept). */
   readBody(c: HttpContext, limit: number): Promise<Buffer>;
+  /** Records an event in the audit trail as the caller (a write the audit log keeps, such as a review decision). */
+  audit(c: HttpContext, input: AuditInput): void;
 }
 
 /**
