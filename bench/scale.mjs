@@ -39,7 +39,9 @@ const began = performance.now();
 // --- HTTP helpers (the 2026-07-28 wire, as bench/serve.mjs speaks it) ---
 const read = (url, uri) => post(url, 'resources/read', { uri }, uri);
 async function search(url, query) {
-  const result = await post(url, 'tools/call', { name: 'list_skills', arguments: { query, limit: 10 } }, 'list_skills');
+  const call = () => post(url, 'tools/call', { name: 'list_skills', arguments: { query, limit: 10 } }, 'list_skills');
+  // A keep-alive connection the server closed while the load phases ran (idle) is retried once on a new one.
+  const result = await call().catch((error) => (error?.cause?.code === 'UND_ERR_SOCKET' ? call() : Promise.reject(error)));
   return result.content?.map((item) => item.text ?? '').join('\n') ?? '';
 }
 

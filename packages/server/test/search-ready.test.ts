@@ -50,6 +50,19 @@ function catalogOf(count: number, bodyLines = 1): string {
   return makeTree(spec);
 }
 
+/** A client of `url` searches "release notes" and finds the one skill that writes them. */
+async function searchesReleaseNotes(url: string): Promise<void> {
+  const client = await connectHttp(url, 'modern');
+  try {
+    assert.deepEqual(
+      (await search(client, 'release notes')).found.skills.map((skill) => skill.name),
+      ['notes'],
+    );
+  } finally {
+    await client.close();
+  }
+}
+
 const searchFile = (cache: string) => readdirSync(cache).find((name) => /^search-.*\.bin$/.test(name));
 
 describe('the first search after the handshake is answered from the complete index', () => {
@@ -111,12 +124,7 @@ describe('the first search after the handshake is answered from the complete ind
     const env = { SKILLPORT_SEARCH_IDLE_MS: '600000' };
     const first = await startHttp([dir, '--cache-dir', cache], env, { cache: true });
     try {
-      const client = await connectHttp(first.url, 'modern');
-      assert.deepEqual(
-        (await search(client, 'release notes')).found.skills.map((skill) => skill.name),
-        ['notes'],
-      );
-      await client.close();
+      await searchesReleaseNotes(first.url);
       const state = await searchState(first.url);
       assert.equal(state.ready, true);
       assert.equal(state.saves, 0, 'not saved while running');
@@ -138,12 +146,7 @@ describe('the first search after the handshake is answered from the complete ind
     const cache = tempFolder('search-ready-warm');
     const first = await startHttp([dir, '--cache-dir', cache], {}, { cache: true });
     try {
-      const client = await connectHttp(first.url, 'modern');
-      assert.deepEqual(
-        (await search(client, 'release notes')).found.skills.map((skill) => skill.name),
-        ['notes'],
-      );
-      await client.close();
+      await searchesReleaseNotes(first.url);
       await eventually(async () => ((await searchState(first.url)).saves >= 1 ? true : undefined), 60_000, 'the index to be saved');
     } finally {
       await first.stop();

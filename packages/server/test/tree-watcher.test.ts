@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { eventually, makeTree, removeTrees, skillMd } from '@skillport/test-kit';
 import { LiveCatalog } from '../src/catalog/live-catalog.js';
+import type { LiveCatalogOptions } from '../src/catalog/live-catalog.js';
 import { normaliseRoot } from '../src/catalog/folder-scan.js';
 import { TreeWatcher } from '../src/catalog/tree-watcher.js';
 import { DEFAULT_LIMITS } from '@skillport/core';
@@ -19,6 +20,24 @@ function wideTree(count: number): string {
     spec[`${name}/references/deep/notes.md`] = `notes ${i}\n`;
   }
   return makeTree(spec);
+}
+
+/**
+ * A catalog of `root` opened cold (which writes the persisted catalog), closed, and opened again from it: restored,
+ * not yet checked against the disk, not watching. `extra` options apply to both opens.
+ */
+async function restoredCatalog(root: string, extra: Partial<LiveCatalogOptions> = {}): Promise<LiveCatalog> {
+  const options: LiveCatalogOptions = {
+    roots: [normaliseRoot(root, undefined)],
+    limits: DEFAULT_LIMITS,
+    scanThreads: 0,
+    persistPath: join(makeTree({}), 'catalog.json'),
+    perFolderWatch: true,
+    watchSlices: { startBudgetMs: 0, sliceMs: 0 },
+    ...extra,
+  };
+  (await LiveCatalog.open(options)).close();
+  return LiveCatalog.open(options);
 }
 
 describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folders took half a warm start)', () => {
@@ -67,17 +86,7 @@ describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folder
 
   test('a restored catalog is checked against the disk only once the folders are watched', async () => {
     const root = wideTree(30);
-    const cache = makeTree({});
-    const options = {
-      roots: [normaliseRoot(root, undefined)],
-      limits: DEFAULT_LIMITS,
-      scanThreads: 0,
-      persistPath: join(cache, 'catalog.json'),
-      perFolderWatch: true,
-      watchSlices: { startBudgetMs: 0, sliceMs: 0 },
-    };
-    (await LiveCatalog.open(options)).close(); // cold: writes the persisted catalog
-    const restored = await LiveCatalog.open(options);
+    const restored = await restoredCatalog(root);
     try {
       assert.equal(restored.unverified, true);
       restored.watch();
@@ -121,17 +130,7 @@ describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folder
 
   test('a restored catalog hears a change to a served file from the first answer, before the walk and without the check', async () => {
     const root = wideTree(30);
-    const cache = makeTree({});
-    const options = {
-      roots: [normaliseRoot(root, undefined)],
-      limits: DEFAULT_LIMITS,
-      scanThreads: 0,
-      persistPath: join(cache, 'catalog.json'),
-      perFolderWatch: true,
-      watchSlices: { startBudgetMs: 0, sliceMs: 0 },
-    };
-    (await LiveCatalog.open(options)).close();
-    const restored = await LiveCatalog.open(options);
+    const restored = await restoredCatalog(root);
     try {
       restored.watch();
       assert.equal(restored.watching?.arming, true, 'the walk goes on after watch()');
@@ -150,18 +149,8 @@ describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folder
 
   test('a change heard during the check of a restored catalog is served before the check ends, and the check keeps it', async () => {
     const root = wideTree(60);
-    const cache = makeTree({});
-    const options = {
-      roots: [normaliseRoot(root, undefined)],
-      limits: DEFAULT_LIMITS,
-      scanThreads: 0,
-      // The check runs in a worker (a thread to start, then a scan): it takes far longer than a change's rescan.
-      inlineCheckMax: 0,
-      persistPath: join(cache, 'catalog.json'),
-      perFolderWatch: true,
-    };
-    (await LiveCatalog.open(options)).close();
-    const restored = await LiveCatalog.open(options);
+    // The check runs in a worker (a thread to start, then a scan): it takes far longer than a change's rescan.
+    const restored = await restoredCatalog(root, { inlineCheckMax: 0, watchSlices: { startBudgetMs: 50, sliceMs: 10 } });
     try {
       restored.watch();
       const verifying = restored.verify();
