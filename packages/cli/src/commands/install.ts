@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { escapeControls, sha256Digest } from '@skillport/core';
