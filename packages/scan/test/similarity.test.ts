@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { CORPUS } from '@skillport/test-kit';
 import { SimilarityIndex, nameSimilarity } from '../src/index.js';
 
 describe('near-duplicates', () => {
@@ -36,9 +37,8 @@ describe('near-duplicates', () => {
     assert.equal(close[0]?.reason, 'name');
   });
 
-  test('the corpus pairs the known near-copies (when the corpus is present)', { skip: !existsSync('/work/shared/corpus') && 'no corpus' }, async () => {
+  test('the corpus pairs the known near-copies (when the corpus is present)', { skip: !existsSync(CORPUS) && `no corpus at ${CORPUS}` }, async () => {
     const { discoverSkills, inspectSkillFolder } = await import('@skillport/core');
-    const { CORPUS } = await import('@skillport/test-kit');
     const skills = discoverSkills(CORPUS)
       .skills.map((s) => inspectSkillFolder(s.dir).skill)
       .filter((s) => s !== undefined)
