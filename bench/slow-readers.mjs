@@ -114,7 +114,6 @@ async function http(root) {
   const before = rssOf(proc.pid);
   const peak = sampler(proc.pid);
   const sockets = [];
-  const refused = 0;
   let closedByServer = 0;
   for (let i = 1; i <= readers; i++) {
     const socket = connect({ host: url.hostname, port: Number(url.port) });
@@ -133,7 +132,6 @@ async function http(root) {
   const peakRss = peak();
   const closedWhileHeld = closedByServer;
   for (const socket of sockets) socket.destroy();
-  void refused;
   await sleep(settleMs);
   const after = rssOf(proc.pid);
   proc.kill('SIGTERM');

@@ -183,13 +183,15 @@ export function detectMixedScript(rule: Rule, context: SkillContext): Finding[] 
   return found;
 }
 
+const NAMED_SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Cherokee', 'Coptic'].map(
+  (script) => [script, new RegExp(`\\p{Script=${script}}`, 'u')] as const,
+);
+
 /** `pаypal` → `'p\u{430}ypal' mixes Latin with Cyrillic`. */
 function describeScripts(word: string): string {
   const scripts = new Set<string>();
   for (const char of word) {
-    for (const script of ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Cherokee', 'Coptic']) {
-      if (new RegExp(`\\p{Script=${script}}`, 'u').test(char)) scripts.add(script);
-    }
+    for (const [script, pattern] of NAMED_SCRIPTS) if (pattern.test(char)) scripts.add(script);
   }
   const escaped = [...word].map((char) => (char.codePointAt(0)! > 0x7f ? `\\u{${char.codePointAt(0)!.toString(16)}}` : char)).join('');
   return `'${escaped}' mixes ${[...scripts].join(' with ') || 'scripts'}`;
