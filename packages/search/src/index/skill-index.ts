@@ -712,6 +712,12 @@ export class SkillSearchIndex {
         remainingImportance[step] = importance;
       }
     }
+    // Postings in the lists from step s on (what a search still walks at most).
+    const postingsLeft = new Float64Array(lists.length + 1);
+    for (let step = lists.length - 1; step >= 0; step--) {
+      const id = plan[lists[step]!.term]!.expansions[lists[step]!.at]![0];
+      postingsLeft[step] = postingsLeft[step + 1]! + (id < this.baseOffsets.length - 1 ? this.baseOffsets[id + 1]! - this.baseOffsets[id]! : 0);
+    }
     // The phrase bonus of a pair is at most PHRASE_WEIGHT × the smaller of what its two terms can earn; a document not
     // yet seen holds neither term of a pair one of whose terms' lists was walked, so only the other pairs count for it.
     const firstStep = new Map<number, number>(); // index term → the first step walking its list
@@ -767,12 +773,18 @@ export class SkillSearchIndex {
       const left = remainingByTerm(step);
       const coverLeft = remainingImportance[step]!;
       const addLeft = remainingBound[step]!;
+      // The document's own bound costs a visit per term and pair: taken only while that is small beside the walk left.
+      const own = list.length * (plan.length + 2 * pairBounds.length) * 4 <= postingsLeft[step]!;
       let kept = 0;
       for (let at = 0; at < list.length; at++) {
         const doc = list.data[at]!;
         // First the bound every candidate shares (no per-term work), then the document's own.
         if (multiplier(covered[doc]! + coverLeft) * (scores[doc]! + addLeft) + phraseBound + bonusOf(doc) < floor) {
           marked[doc] = 2;
+          continue;
+        }
+        if (!own) {
+          list.data[kept++] = doc;
           continue;
         }
         let sum = scores[doc]!;
@@ -851,10 +863,11 @@ export class SkillSearchIndex {
       const unseenBound = multiplier(remainingImportance[step]!) * remainingBound[step]! + unseenPhraseNow;
       if (this.pruning === true && step > 0 && touched.length >= depth) {
         if (survivors === undefined) {
-          if (unseenBound < (2 / 3) * checkedAt || touched.length >= 2 * touchedAtCheck || touched.length <= 2 * listLength) {
+          if (unseenBound < (2 / 3) * checkedAt || touched.length >= 2 * touchedAtCheck || 2 * touched.length <= listLength) {
             checkedAt = unseenBound;
             touchedAtCheck = touched.length;
-            if (completed.size < 4 * depth) {
+            // Scoring candidates in full costs a lookup per list left: done while that is small beside the walk left.
+            if (completed.size < 4 * depth && depth * (lists.length - step) * 32 <= postingsLeft[step]!) {
               // The best candidates not yet scored in full, by their score so far.
               const holders: number[] = [];
               this.kthLowerBound(touched, depth, scores, covered, multiplier, holders, completed);
