@@ -13,7 +13,10 @@ function skill(id: string, body: string, references?: string[]): SearchDocument 
 describe('reference files are searched with the body', () => {
   test('a word only a reference file holds finds the skill, and the reason says body', () => {
     const index = new SkillSearchIndex(
-      [skill('triage', 'Diagnose a broken system.', ['# Package managers\n\nAfter a pacman upgrade, roll back with the cache.']), skill('other', 'Unrelated text.')],
+      [
+        skill('triage', 'Diagnose a broken system.', ['# Package managers\n\nAfter a pacman upgrade, roll back with the cache.']),
+        skill('other', 'Unrelated text.'),
+      ],
       plain,
     );
     const hits = index.search('pacman upgrade broke my laptop');
@@ -23,7 +26,10 @@ describe('reference files are searched with the body', () => {
 
   test('a reference word counts less than the same word in a SKILL.md body', () => {
     const index = new SkillSearchIndex(
-      [skill('in-body', 'Rotate the keystore when it expires. Filler words here.'), skill('in-reference', 'Filler words here.', ['Rotate the keystore when it expires.'])],
+      [
+        skill('in-body', 'Rotate the keystore when it expires. Filler words here.'),
+        skill('in-reference', 'Filler words here.', ['Rotate the keystore when it expires.']),
+      ],
       plain,
     );
     assert.deepEqual(ids(index.search('keystore')), ['in-body', 'in-reference']);
@@ -54,7 +60,17 @@ describe('reference files are searched with the body', () => {
 describe('referenceFiles', () => {
   test('Markdown files other than SKILL.md, README, LICENSE and CHANGELOG, in path order; hidden folders skipped', () => {
     assert.deepEqual(
-      referenceFiles(['SKILL.md', 'references/z.md', 'README.md', 'scripts/run.py', 'references/a.MD', 'LICENSE.md', 'docs/CHANGELOG.md', '.github/x.md', 'rules/r.markdown']),
+      referenceFiles([
+        'SKILL.md',
+        'references/z.md',
+        'README.md',
+        'scripts/run.py',
+        'references/a.MD',
+        'LICENSE.md',
+        'docs/CHANGELOG.md',
+        '.github/x.md',
+        'rules/r.markdown',
+      ]),
       ['references/a.MD', 'references/z.md', 'rules/r.markdown'],
     );
   });
