@@ -16,7 +16,8 @@ export type { WebRoute } from './routes.js';
 import { DEFAULT_REQUEST_LIMITS } from './limits.js';
 import type { RequestLimits } from './limits.js';
 import { jsonLegacyHandler } from './legacy-json.js';
-import { batchRead } from './fast-path.js';
+import { PAGE_CACHE_MB, batchRead } from './fast-path.js';
+import { PageCache } from './page-cache.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 import type { Activity } from '../activity.js';
@@ -87,10 +88,12 @@ const IDLE_MS = 60_000;
 
 export async function startHttpServer(
   factory: McpFactory,
-  fast: Omit<FastPathContext, 'service'>,
+  settings: Omit<FastPathContext, 'service' | 'pages'> & { pageCacheMb?: number | undefined },
   options: HttpOptions,
   identity: HttpAccess,
 ): Promise<RunningHttpServer> {
+  const { pageCacheMb, ...context } = settings;
+  const fast: Omit<FastPathContext, 'service'> = { ...context, pages: new PageCache(Math.max(0, pageCacheMb ?? PAGE_CACHE_MB) * 1024 * 1024) };
   const hostnames = allowedHostnames(options.host, options.allowedHosts);
   const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
   const maxBody = limits.maxBodyBytes;
