@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { PageCache } from './page-cache.js';
-import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, writeStreamed } from './streamed-answer.js';
+import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, streamedParts, writeStreamed } from './streamed-answer.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 import { listSkills, listSkillsInput } from '../tools/tools.js';
 import { META_AVAILABLE } from '../catalog/model.js';
@@ -55,18 +55,9 @@ interface HotRequest {
 
 /** Decides whether a parsed body can take the fast path; undefined means "let the SDK answer". */
 export function classify(req: IncomingMessage, body: unknown): HotRequest | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const message = body as Record<string, unknown>;
-  const { jsonrpc, id, method, params } = message;
-  if (jsonrpc !== '2.0' || typeof method !== 'string' || !HOT_METHODS.has(method)) return undefined;
-  // A number id must be a safe integer: the SDK refuses 2^53 and beyond (they do not survive JSON.parse intact) as an
-  // invalid JSON-RPC message, so such a request goes to it for that answer.
-  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
-  for (const key of Object.keys(message)) if (!['jsonrpc', 'id', 'method', 'params'].includes(key)) return undefined;
-  const p = params === undefined ? {} : params;
-  if (p === null || typeof p !== 'object' || Array.isArray(p)) return undefined;
-  const args = p as Record<string, unknown>;
-  if (!paramsFit(method, args)) return undefined;
+  const plain = plainMessage(body);
+  if (plain === undefined) return undefined;
+  const { id, method, args } = plain;
 
   const accept = header(req, 'accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
@@ -94,6 +85,52 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
     return withHint({ era: 'legacy', id, method, params: args }, meta);
   }
   return undefined;
+}
+
+/** The message checks of `classify`: a plain, well-formed single request of a hot method with params that fit. */
+function plainMessage(body: unknown): { id: string | number; method: string; args: Record<string, unknown> } | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const message = body as Record<string, unknown>;
+  const { jsonrpc, id, method, params } = message;
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || !HOT_METHODS.has(method)) return undefined;
+  // A number id must be a safe integer: the SDK refuses 2^53 and beyond (they do not survive JSON.parse intact) as an
+  // invalid JSON-RPC message, so such a request goes to it for that answer.
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
+  for (const key of Object.keys(message)) if (!['jsonrpc', 'id', 'method', 'params'].includes(key)) return undefined;
+  const p = params === undefined ? {} : params;
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) return undefined;
+  const args = p as Record<string, unknown>;
+  return paramsFit(method, args) ? { id, method, args } : undefined;
+}
+
+/**
+ * A 2025-era batch's `resources/read` of a large file, as the parts of its answer (http/legacy-json.ts sends them
+ * at the reader's pace): through the SDK each element's answer is built whole (~35 MiB for an 11 MB file) before
+ * the batch can send it, so ten clients that never read held ~400 MiB. Only a plain read the fast path would take
+ * alone, of a file it would stream; anything else (a small file, an error, an unusual message): undefined, and the
+ * SDK answers the element.
+ */
+export async function batchRead(service: SkillsService, message: unknown): Promise<Iterable<Buffer> | undefined> {
+  const plain = plainMessage(message);
+  if (plain?.method !== 'resources/read') return undefined;
+  const meta = plain.args['_meta'];
+  if (meta !== undefined && !(isPlainObject(meta) && Object.keys(meta).every((key) => key === META_AVAILABLE))) return undefined;
+  const uri = plain.args['uri'] as string;
+  let found;
+  try {
+    found = await service.readFileBytes(uri);
+  } catch {
+    return undefined; // the SDK produces the error answer
+  }
+  if (found === undefined || found.bytes.length < STREAM_MIN_BYTES) return undefined;
+  service.recordRead(uri, 'ok');
+  const { bytes, mimeType, text } = found;
+  return streamedParts({ result: { contents: [streamedItem(uri, mimeType, text)] }, jsonrpc: '2.0', id: plain.id }, bytes, text);
+}
+
+/** A content item whose text or base64 is streamed in the placeholder's place. */
+function streamedItem(uri: string, mimeType: string, text: boolean): Record<string, string> {
+  return text ? { uri, mimeType, text: PLACEHOLDER_TEXT } : { uri, mimeType, blob: PLACEHOLDER_TEXT };
 }
 
 function withHint(hot: HotRequest, meta: unknown): HotRequest {
@@ -182,8 +219,7 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
     res.end(json);
     return true;
   }
-  const item = text ? { uri, mimeType, text: PLACEHOLDER_TEXT } : { uri, mimeType, blob: PLACEHOLDER_TEXT };
-  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [item] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
+  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [streamedItem(uri, mimeType, text)] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
   return true;
 }
 

@@ -16,6 +16,7 @@ export type { WebRoute } from './routes.js';
 import { DEFAULT_REQUEST_LIMITS } from './limits.js';
 import type { RequestLimits } from './limits.js';
 import { jsonLegacyHandler } from './legacy-json.js';
+import { batchRead } from './fast-path.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 import type { Activity } from '../activity.js';
@@ -111,7 +112,11 @@ export async function startHttpServer(
       const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus, legacy: 'reject' });
       const sdk = toNodeHandler(
         listenLifetime(
-          jsonLegacyHandler(handler, () => factory.create(principal)),
+          jsonLegacyHandler(
+            handler,
+            () => factory.create(principal),
+            (message) => batchRead(scoped.service, message),
+          ),
           limits.streamLifetimeMs,
           fast.identity,
         ),
