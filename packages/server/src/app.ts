@@ -102,6 +102,10 @@ export interface SkillportServerOptions {
    * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
    */
   searchIdleMs?: number;
+  /** The budget of the HTTP fast path's cache of serialised `skills/list` pages, in MiB (0: no cache; default 64). */
+  pageCacheMb?: number;
+  /** false: search ranks lexically, without the bundled word vectors (default: with them when installed). */
+  searchWordVectors?: boolean;
   /**
    * A search of a catalog of at most this many skills waits for the index still being built at start, up to
    * `searchWaitMs` (defaults: search/catalog-search.ts, WAIT_MAX_SKILLS and WAIT_MS); a larger catalog is answered
@@ -198,6 +202,7 @@ export class SkillportServer {
     search.configure({
       ...(options.searchWaitMaxSkills !== undefined ? { waitMaxSkills: options.searchWaitMaxSkills } : {}),
       ...(options.searchWaitMs !== undefined ? { waitMs: options.searchWaitMs } : {}),
+      ...(options.searchWordVectors === false ? { wordVectors: false } : {}),
     });
     this.#search = search;
     setImmediate(() => search.follow(this.catalog.snapshot));
@@ -449,7 +454,7 @@ export class SkillportServer {
     const { startHttpServer } = await import('./http/http-server.js');
     const running = await startHttpServer(
       this.factory,
-      { identity: this.identity, cacheHint: this.cacheHint, tools: this.tools },
+      { identity: this.identity, cacheHint: this.cacheHint, tools: this.tools, pageCacheMb: this.#options.pageCacheMb },
       {
         ...options,
         routes,
@@ -494,9 +499,9 @@ function startupError(problems: FolderProblem[], strict: boolean | undefined): S
   return undefined;
 }
 
-/** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
-export function defaultCacheDir(): string {
-  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+/** The user cache folder skillport keeps its caches in: `skillport` under `base` (the CLI gives XDG_CACHE_HOME), else under ~/.cache. */
+export function defaultCacheDir(base?: string): string {
+  return join(base || join(homedir(), '.cache'), 'skillport');
 }
 
 /**

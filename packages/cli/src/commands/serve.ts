@@ -4,12 +4,14 @@ import { Option } from 'commander';
 import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
+import { allowedOrigins } from '@skillport/server';
 import { arg, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
 import { openSources, sourceLabel } from '../sources.js';
 import { environment } from '../environment.js';
+import type { Environment } from '../environment.js';
 import { groupServeHelp } from '../serve-help.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
 import { progressLine } from '../progress.js';
@@ -24,6 +26,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   port: number;
   host: string;
   allowedHost: string[];
+  allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
   /** --no-scan: skip the scanner over the served folders. */
@@ -98,6 +101,12 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
     .option('--allowed-host <name>', 'an extra Host/Origin name to accept over HTTP (DNS-rebinding protection); repeatable', repeatable(), [] as string[])
+    .option(
+      '--allowed-origin <origin>',
+      "a browser origin besides this server's own whose requests are served (a browser MCP client: http://localhost:6274); repeatable",
+      (value: string, previous: string[] | undefined) => (arg(allowedOrigins)(value), repeatable()(value, previous)),
+      [] as string[],
+    )
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
     .option('--strict', 'refuse to start when any skill has a problem (a high scan finding included), and (with --data) refuse to publish skills with warnings')
     .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
@@ -277,6 +286,7 @@ async function serve(
     const publishToken = env.token ?? env.legacyPublishToken;
     registry = registryPlugin({
       ...(publishToken !== undefined ? { publishToken } : {}),
+      postgres: postgresTuning(env),
       data: options.data,
       limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
@@ -292,7 +302,7 @@ async function serve(
   if (options.cache) {
     // Checked once here, so that the folders' caches and the remote hosts' blob cache are both turned off with one warning.
     const { cacheDirProblem, defaultCacheDir } = await import('@skillport/server');
-    const unusable = cacheDirProblem(options.cacheDir ?? defaultCacheDir());
+    const unusable = cacheDirProblem(options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome));
     if (unusable !== undefined) {
       log(`skillport: ${colors.yellow('warning')}: ${unusable}`);
       options.cache = false;
@@ -310,7 +320,7 @@ async function serve(
     embeddings = new SkillEmbeddings({
       url: options.embeddings,
       model: options.embeddingsModel,
-      cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined,
+      cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome)) : undefined,
     });
   }
   const sourceNames = [...dirs.map(sourceLabel), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
@@ -378,6 +388,7 @@ async function serve(
       },
       prompts: options.prompts,
       ...searchTuning(),
+      ...libraryTuning(),
       ...(options.readyWhen === 'search' ? { readyWhenSearch: true } : {}),
       index: options.index,
       indexArchives: options.indexArchives,
@@ -389,7 +400,7 @@ async function serve(
       ...(identity.name !== undefined ? { identity: { name: identity.name } } : {}),
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
-      ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
+      cacheDir: options.cache ? (options.cacheDir ?? (await import('@skillport/server')).defaultCacheDir(environment().xdgCacheHome)) : false,
       onProblem,
       onChange: (changes) => {
         if (options.quiet) return;
@@ -437,6 +448,7 @@ async function serve(
         host: options.host,
         port: options.port,
         allowedHosts: options.allowedHost,
+        allowedOrigins: options.allowedOrigin,
         fastPath: options.fastPath,
         limits: limitOptions(options),
         ...(trustedProxies ? { trustedProxies } : {}),
@@ -601,6 +613,17 @@ function fastPathTokens(value: boolean | number | undefined, max: number): numbe
  * SKILLPORT_SEARCH_WAIT_SKILLS and SKILLPORT_SEARCH_WAIT_MS, the largest catalog whose searches wait for the index
  * still being built, and for how long (ADR 0201).
  */
+/** The PostgreSQL registry store's pool and blob cache, from SKILLPORT_PG_POOL_MAX and SKILLPORT_PG_BLOB_CACHE_MB. */
+function postgresTuning(env: Environment): { poolMax?: number; blobCacheMb?: number } {
+  return { ...(env.pgPoolMax !== undefined ? { poolMax: env.pgPoolMax } : {}), ...(env.pgBlobCacheMb !== undefined ? { blobCacheMb: env.pgBlobCacheMb } : {}) };
+}
+
+/** What the environment sets of the libraries' own budgets (docs/configuration.md, *library*). */
+function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean } {
+  const { pageCacheMb, wordVectors } = environment();
+  return { ...(pageCacheMb !== undefined ? { pageCacheMb } : {}), ...(wordVectors ? {} : { searchWordVectors: false }) };
+}
+
 function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {
   const { searchIdleMs, searchWaitSkills, searchWaitMs } = environment();
   return {

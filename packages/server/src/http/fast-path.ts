@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { SkillsService } from '../mcp/skills-service.js';
-import { PageCache } from './page-cache.js';
+import type { PageCache } from './page-cache.js';
 import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, streamedParts, writeStreamed } from './streamed-answer.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 import { listSkills, listSkillsInput } from '../tools/tools.js';
@@ -40,6 +40,8 @@ export interface FastPathContext {
   cacheHint: CacheHint;
   /** The server's tool options (tools/tools.ts): without them, or with tools off, every tools/call goes to the SDK. */
   tools?: Pick<ToolOptions, 'mode' | 'embeddings'>;
+  /** `skills/list` pages, serialised once per snapshot (the caller's view), era, cursor and page size. */
+  pages: PageCache;
 }
 
 type Era = 'modern' | 'legacy';
@@ -169,17 +171,10 @@ function envelopeAccepted(envelope: Record<string, unknown>): boolean {
   return verdict;
 }
 
-/** `skills/list` pages, serialised once per snapshot (the caller's view), era, cursor and page size. */
 // 64 MiB by default: the pages of 100,000 skills are ~142 MB (992 pages of ~143 KB), so a walk of every page misses
 // every time and each is serialised again (60 % of the time in the profile of that walk, docs/benchmarks.md); a
-// larger budget serves them all as bytes at the cost of that much memory: `SKILLPORT_PAGE_CACHE_MB`.
-const pages = new PageCache(pageCacheBytes(process.env['SKILLPORT_PAGE_CACHE_MB']));
-
-/** The page cache's budget from `SKILLPORT_PAGE_CACHE_MB` (a whole number of MiB, 0 turns caching off), else 64 MiB. */
-export function pageCacheBytes(setting: string | undefined): number {
-  const mib = setting !== undefined && /^\d{1,6}$/.test(setting.trim()) ? Number(setting.trim()) : 64;
-  return mib * 1024 * 1024;
-}
+// larger budget serves them all as bytes at the cost of that much memory (`ServerOptions.pageCacheMb`).
+export const PAGE_CACHE_MB = 64;
 
 /** Answers a hot request, or returns false (nothing written) when the SDK should answer it. */
 export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
@@ -247,7 +242,7 @@ function answerList(ctx: FastPathContext, hot: HotRequest, res: ServerResponse):
   // A hinted page differs only in the availability of skills with requirements: kept apart by the hint's text.
   const hinted = hot.hint === undefined ? '' : `\u0000${JSON.stringify(hot.hint)}`;
   const key = `${hot.era}\u0000${service.options.pageSize}\u0000${ctx.cacheHint.ttlMs}\u0000${ctx.cacheHint.cacheScope}\u0000${ctx.identity.name}\u0000${ctx.identity.version}\u0000${cursor === undefined ? '-' : `+${cursor}`}${hinted}`;
-  const prefix = pages.get(snapshot, key, () => {
+  const prefix = ctx.pages.get(snapshot, key, () => {
     let result: Record<string, unknown>;
     try {
       result = service.listSkillsOf(snapshot, cursor, hot.hint);

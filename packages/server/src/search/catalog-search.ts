@@ -116,10 +116,14 @@ export interface CatalogSearchOptions {
   waitMaxSkills?: number;
   /** For at most this long (ms; default WAIT_MS). */
   waitMs?: number;
+  /** false: rank lexically, without the bundled word vectors. Set before the first `persistTo` or `follow`. */
+  wordVectors?: false;
 }
 
 export class CatalogSearch {
   index = new SkillSearchIndex();
+  /** How the index is made and restored (configure). */
+  #indexOptions: { wordVectors?: false } = {};
   /** What the index holds: URI → package digest. */
   readonly #indexed = new Map<string, string>();
   /** The snapshot being followed, and the last one the index fully caught up with. */
@@ -164,6 +168,10 @@ export class CatalogSearch {
   configure(options: CatalogSearchOptions): void {
     if (options.waitMaxSkills !== undefined) this.#waitMaxSkills = Math.max(0, options.waitMaxSkills);
     if (options.waitMs !== undefined) this.#waitMs = Math.max(0, options.waitMs);
+    if (options.wordVectors === false && this.#indexOptions.wordVectors !== false) {
+      this.#indexOptions = { wordVectors: false };
+      if (this.index.size === 0) this.index = new SkillSearchIndex([], this.#indexOptions);
+    }
   }
 
   /**
@@ -179,7 +187,7 @@ export class CatalogSearch {
 
   async #restore(path: string): Promise<void> {
     try {
-      const loaded = await loadIndex(path);
+      const loaded = await loadIndex(path, this.#indexOptions);
       if (loaded === undefined || this.#closed) return;
       this.index = loaded.index;
       this.#indexed.clear();
