@@ -169,14 +169,18 @@ describe('fewer watches: folders that hold skills are watched, folders inside sk
     skip: canLimitWatches() ? false : 'no user namespaces here (unshare -U -r)',
   }, async () => {
     const root = skillsTree(6); // 19 folders; the namespace allows 6 watches
-    const server = await startHttp([root], {}, { inotifyWatches: 6 });
+    // The limit set (none inside skills) and the kernel's (6: fewer than the 7 folders outside skills) both met.
+    const server = await startHttp([root], { SKILLPORT_WATCH_LIMIT: '3' }, { inotifyWatches: 6 });
     const client = await connectHttp(server.url, 'modern');
     try {
       const skills = new SkillsClient(client);
       assert.equal((await skills.list()).skills.length, 6, 'every skill served');
       const health = async () =>
-        ((await (await fetch(server.url.replace(/\/mcp$/, '/healthz'))).json()) as { watching?: { folders: number; swept: number; degraded?: string } })
-          .watching;
+        (
+          (await (await fetch(server.url.replace(/\/mcp$/, '/healthz'))).json()) as {
+            watching?: { folders: number; swept: number; limit: number; degraded?: string };
+          }
+        ).watching;
       const watching = await eventually(
         async () => {
           const state = await health();
@@ -186,6 +190,7 @@ describe('fewer watches: folders that hold skills are watched, folders inside sk
         'the sweep shown',
       );
       assert.match(watching.degraded ?? '', /ENOSPC/);
+      assert.equal(watching.limit, 3, 'SKILLPORT_WATCH_LIMIT reaches the watcher');
       assert.ok(watching.folders <= 6, `no more watches than the kernel gives (${watching.folders})`);
       assert.match(server.stderr(), /cannot watch folders for changes \(ENOSPC/);
       await sleep(1100);

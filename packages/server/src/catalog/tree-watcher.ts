@@ -60,12 +60,10 @@ const MAX_DEPTH = 32;
 const FRESH_MS = 1000;
 
 /**
- * The default watch limit: `SKILLPORT_WATCH_LIMIT`, else half the user's inotify watches (the other half is left to
- * every other process of the user: editors, other servers, their tests), else no limit (no inotify here).
+ * The default watch limit: half the user's inotify watches (the other half is left to every other process of the
+ * user: editors, other servers, their tests), else no limit (no inotify here).
  */
-export function defaultWatchLimit(env: NodeJS.ProcessEnv = process.env): number {
-  const set = env['SKILLPORT_WATCH_LIMIT'];
-  if (set !== undefined && /^\d+$/.test(set.trim())) return Number(set.trim());
+export function defaultWatchLimit(): number {
   try {
     const max = Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim());
     if (Number.isSafeInteger(max) && max > 0) return Math.floor(max / 2);
@@ -385,7 +383,8 @@ export class TreeWatcher {
     if (this.#degraded === undefined) {
       const reason = this.#warned.size > 0 ? 'the kernel refused watches' : `the watch limit (${this.#limit}) was reached`;
       this.#degraded = `${reason}: folders not watched are swept instead (changes there are found within a sweep cycle)`;
-      if (this.#warned.size === 0) this.options.onWarning?.(`${this.#degraded}; SKILLPORT_WATCH_LIMIT sets the limit`, dir);
+      if (this.#warned.size === 0)
+        this.options.onWarning?.(`${this.#degraded} (raise the watch limit: SKILLPORT_WATCH_LIMIT for serve, the watchLimit option for the library)`, dir);
     }
     this.#swept.set(dir, { depth, inside, print: fingerprint(dir, entries) });
     this.#sweepSoon();
