@@ -1,6 +1,6 @@
 import { lineOf, lineStarts, normalise } from './files.js';
 import type { ScannedFile } from './files.js';
-import type { RuleSet } from './rules.js';
+import type { DecodeSettings, RuleSet } from './rules.js';
 
 /**
  * Encoded text inside a file (base64, hex, `\x` or `%` escapes, character codes, ROT13, reversed strings), decoded
@@ -11,21 +11,6 @@ import type { RuleSet } from './rules.js';
  */
 export interface Layer extends ScannedFile {
   origin: { file: ScannedFile; line: number; column: number; encoding: string };
-}
-
-export interface DecodeSettings {
-  /** Shortest base64 run decoded. */
-  base64Min: number;
-  /** Shortest hex run decoded (in characters). */
-  hexMin: number;
-  /** Fewest `\xNN` / `%NN` / character codes in a run. */
-  escapesMin: number;
-  /** Share of printable characters a decoded run must have. */
-  printable: number;
-  /** How many times a decoded layer is decoded again. */
-  depth: number;
-  /** At most this many layers per file. */
-  maxLayers: number;
 }
 
 interface Decoder {
@@ -79,20 +64,26 @@ const DECODERS: Decoder[] = [
   },
   {
     encoding: 'character codes',
-    pattern: (s) => new RegExp(`(?:fromCharCode|fromCodePoint|bytes|bytearray|\\[char\\[\\]\\]|chr)\\s*\\(?\\s*\\[?\\s*((?:0x[0-9a-f]+|\\d+)(?:\\s*,\\s*(?:0x[0-9a-f]+|\\d+)){${s.escapesMin - 1},})`, 'gi'),
+    pattern: (s) =>
+      new RegExp(
+        `(?:fromCharCode|fromCodePoint|bytes|bytearray|\\[char\\[\\]\\]|chr)\\s*\\(?\\s*\\[?\\s*((?:0x[0-9a-f]+|\\d+)(?:\\s*,\\s*(?:0x[0-9a-f]+|\\d+)){${s.escapesMin - 1},})`,
+        'gi',
+      ),
     decode: (match) => fromCodes(match[1]!.split(/\s*,\s*/).map((code) => Number(code))),
   },
   {
     encoding: 'ROT13',
     pattern: () => /\b(?:codecs\.(?:de|en)code|rot13)\s*\(\s*["']([^"'\n]{8,})["']\s*(?:,\s*["']rot[_-]?13["'])?/gi,
-    decode: (match) => match[1]!.replace(/[a-z]/gi, (char) => {
-      const base = char <= 'Z' ? 65 : 97;
-      return String.fromCharCode(((char.charCodeAt(0) - base + 13) % 26) + base);
-    }),
+    decode: (match) =>
+      match[1]!.replace(/[a-z]/gi, (char) => {
+        const base = char <= 'Z' ? 65 : 97;
+        return String.fromCharCode(((char.charCodeAt(0) - base + 13) % 26) + base);
+      }),
   },
   {
     encoding: 'reversed text',
-    pattern: () => /["']([^"'\n]{12,})["']\s*\[\s*::\s*-1\s*\]|\becho\s+["']?([^|"'\n]{12,}?)["']?\s*\|\s*rev\b|["']([^"'\n]{12,})["']\.split\(\s*["']{2}\s*\)\.reverse\(\)/g,
+    pattern: () =>
+      /["']([^"'\n]{12,})["']\s*\[\s*::\s*-1\s*\]|\becho\s+["']?([^|"'\n]{12,}?)["']?\s*\|\s*rev\b|["']([^"'\n]{12,})["']\.split\(\s*["']{2}\s*\)\.reverse\(\)/g,
     decode: (match) => [...(match[1] ?? match[2] ?? match[3] ?? '')].reverse().join(''),
   },
 ];

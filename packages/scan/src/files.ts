@@ -63,7 +63,9 @@ export function normalise(text: string, confusables: ReadonlyMap<string, string>
   return text
     .split('\n')
     .map((line) => {
-      let out = entities(line).normalize('NFKC').replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '');
+      let out = entities(line)
+        .normalize('NFKC')
+        .replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '');
       if (confusables.size > 0) out = out.replace(/[^\x00-\x7f]/gu, (char) => confusables.get(char) ?? char);
       return out;
     })

@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { CATEGORIES, isSeverity } from './model.js';
 import type { Category, Severity } from './model.js';
-import type { DecodeSettings } from './decode.js';
 
 /**
  * The rules are data (`rules/rules.yaml`, beside this loader): each names its category, severity, the words shown to
@@ -63,6 +62,22 @@ export interface Rule {
   /** Detector parameters, checked by the detector. */
   params: Record<string, unknown>;
   examples: { fire: Example[]; quiet: Example[] };
+}
+
+/** Which encoded runs are decoded and read again by the rules (decode.ts). */
+export interface DecodeSettings {
+  /** Shortest base64 run decoded. */
+  base64Min: number;
+  /** Shortest hex run decoded (in characters). */
+  hexMin: number;
+  /** Fewest `\xNN` / `%NN` / character codes in a run. */
+  escapesMin: number;
+  /** Share of printable characters a decoded run must have. */
+  printable: number;
+  /** How many times a decoded layer is decoded again. */
+  depth: number;
+  /** At most this many layers per file. */
+  maxLayers: number;
 }
 
 export interface RuleSet {
