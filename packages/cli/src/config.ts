@@ -50,6 +50,7 @@ const OPTION_KEYS = new Set([
   'host',
   'allowedHost',
   'allowField',
+  'allowedOrigin',
   'prefix',
   'strict',
   'watch',

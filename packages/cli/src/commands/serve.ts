@@ -4,6 +4,7 @@ import { Option } from 'commander';
 import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
+import { allowedOrigins } from '@skillport/server';
 import { arg, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
@@ -27,6 +28,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   host: string;
   allowedHost: string[];
   allowField: string[];
+  allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
   /** --no-scan: skip the scanner over the served folders. */
@@ -101,6 +103,12 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
     .option('--allowed-host <name>', 'an extra Host/Origin name to accept over HTTP (DNS-rebinding protection); repeatable', repeatable(), [] as string[])
+    .option(
+      '--allowed-origin <origin>',
+      "a browser origin besides this server's own whose requests are served (a browser MCP client: http://localhost:6274); repeatable",
+      (value: string, previous: string[] | undefined) => (arg(allowedOrigins)(value), repeatable()(value, previous)),
+      [] as string[],
+    )
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
     .option('--strict', 'refuse to start when any skill has a problem (a high scan finding included), and (with --data) refuse to publish skills with warnings')
     .option(
@@ -451,6 +459,7 @@ async function serve(
         host: options.host,
         port: options.port,
         allowedHosts: options.allowedHost,
+        allowedOrigins: options.allowedOrigin,
         fastPath: options.fastPath,
         limits: limitOptions(options),
         ...(trustedProxies ? { trustedProxies } : {}),

@@ -8,7 +8,7 @@ import type { AccessControl } from '../access/access-control.js';
 import { principalKey } from '../access/principal.js';
 import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../mcp/scoped.js';
-import { allowedHostnames } from './guards.js';
+import { allowedHostnames, allowedOrigins } from './guards.js';
 import { createRouter, nodeListener } from './router.js';
 import type { HttpRoutes, PublicRoutes, WebRoute } from './routes.js';
 
@@ -36,6 +36,8 @@ export interface HttpOptions {
   port: number;
   /** Extra Host/Origin names to accept (a public hostname behind a proxy, say). */
   allowedHosts?: string[];
+  /** Browser origins besides this server's own whose requests are served (a browser MCP client's page): `--allowed-origin`. */
+  allowedOrigins?: string[];
   /** Answer hot read-only methods without the SDK's per-request instance (ADR 0002). Default on. */
   fastPath?: boolean;
   /** Request limits (http/limits.ts); each one left out keeps its default. */
@@ -145,7 +147,7 @@ export async function startHttpServer(
   const fastPath = options.fastPath ?? true;
   const counters = { fastPath: 0, sdk: 0 };
 
-  const guardHost = hostGuard(hostnames);
+  const guardHost = hostGuard(hostnames, allowedOrigins(options.allowedOrigins));
   const router = nodeListener(
     createRouter({
       access,
