@@ -109,6 +109,11 @@ export interface SkillportServerOptions {
   /** false: search ranks lexically, without the bundled word vectors (default: with them when installed). */
   searchWordVectors?: boolean;
   /**
+   * Watches held before folders inside skills are swept instead of watched (default: half the user's inotify
+   * watches; folders outside skills and skill folders are always watched: catalog/tree-watcher.ts, ADR 0252).
+   */
+  watchLimit?: number;
+  /**
    * A search of a catalog of at most this many skills waits for the index still being built at start, up to
    * `searchWaitMs` (defaults: search/catalog-search.ts, WAIT_MAX_SKILLS and WAIT_MS); a larger catalog is answered
    * from what is indexed, saying how much and when to ask again.
@@ -333,6 +338,7 @@ export class SkillportServer {
       limits,
       ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
+      ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
       ...(options.onScanProgress ? { onScanProgress: options.onScanProgress } : {}),

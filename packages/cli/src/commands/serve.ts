@@ -630,9 +630,13 @@ function postgresTuning(env: Environment): { poolMax?: number; blobCacheMb?: num
 }
 
 /** What the environment sets of the libraries' own budgets (docs/configuration.md, *library*). */
-function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean } {
-  const { pageCacheMb, wordVectors } = environment();
-  return { ...(pageCacheMb !== undefined ? { pageCacheMb } : {}), ...(wordVectors ? {} : { searchWordVectors: false }) };
+function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean; watchLimit?: number } {
+  const { pageCacheMb, wordVectors, watchLimit } = environment();
+  return {
+    ...(pageCacheMb !== undefined ? { pageCacheMb } : {}),
+    ...(wordVectors ? {} : { searchWordVectors: false }),
+    ...(watchLimit !== undefined ? { watchLimit } : {}),
+  };
 }
 
 function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {

@@ -13,6 +13,7 @@ import { Assembly } from './assembly.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
+import type { WatchState } from './tree-watcher.js';
 
 export interface CatalogChanges {
   added: string[];
@@ -75,6 +76,10 @@ export interface LiveCatalogOptions {
   perFolderWatch?: boolean;
   /** How the first walk of the watcher is sliced (tests; defaults in tree-watcher.ts). */
   watchSlices?: { startBudgetMs: number; sliceMs: number };
+  /** The most watches held while folders inside skills want one (default in tree-watcher.ts: half the user's). */
+  watchLimit?: number;
+  /** How folders not watched are swept (tests; defaults in tree-watcher.ts). */
+  sweep?: { sweepSliceMs: number; sweepIntervalMs: number };
 }
 
 /**
@@ -161,9 +166,9 @@ export class LiveCatalog {
     return problems;
   }
 
-  /** Folders watched one by one so far, and whether the first walk is still arming them (see TreeWatcher.armed). */
-  get watching(): { folders: number; arming: boolean } | undefined {
-    return this.#watcher === undefined ? undefined : { folders: this.#watcher.folderCount, arming: this.#watcher.walking };
+  /** Folders watched one by one so far, whether the first walk is still arming them, and those swept instead (tree-watcher.ts). */
+  get watching(): WatchState | undefined {
+    return this.#watcher?.state();
   }
 
   /** Folders found with a SKILL.md (served or not). */
@@ -216,13 +221,16 @@ export class LiveCatalog {
       {
         onWarning: (message, path) => this.#report({ severity: 'warning', message, path }),
         ...(this.options.perFolderWatch !== undefined ? { perFolder: this.options.perFolderWatch } : {}),
+        ...(this.options.watchLimit !== undefined ? { watchLimit: this.options.watchLimit } : {}),
         ...this.options.watchSlices,
+        ...this.options.sweep,
       },
     );
     try {
       // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
       // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
-      this.#watcher.start(this.restoredAtStart && this.unverified ? this.#knownFolders() : []);
+      const restored = this.restoredAtStart && this.unverified;
+      this.#watcher.start(restored ? this.#knownFolders() : [], restored ? this.#folders.keys() : []);
     } catch (error) {
       this.#report({
         severity: 'warning',
