@@ -97,6 +97,15 @@ import { SearchView } from './search-view.js';
 /** Characters of a body indexed: all of it in practice (the corpus's longest is ~60,000), with a bound on index work. */
 export const BODY_CHARS = 100_000;
 /**
+ * A skill's other Markdown files (SearchDocument.references: references, examples, rules) are indexed with its body,
+ * each word counting half an occurrence (the least a packed count holds) and half a word of the body's length, up
+ * to REFERENCE_CHARS characters in all: the words a user describes a problem with are often only there. Measured on
+ * the seen sets (ADR 0204): full weight, or the full length, lost queries at rank 1; 10,000-400,000 characters alike.
+ */
+export const REFERENCE_WEIGHT = 0.5;
+const REFERENCE_LENGTH = 0.5;
+export const REFERENCE_CHARS = 50_000;
+/**
  * The meaning channel (./word-vectors.ts): each of the lexical candidates (the best MEANING_DEPTH above the cut) gains
  * MEANING_WEIGHT × the best lexical score × its cosine with the query / the best cosine among them, so the closest
  * in meaning gains up to 0.4 of the leader's score. It only reorders what the words found: skills found by meaning
@@ -240,6 +249,18 @@ export class SkillSearchIndex {
     const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
     if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
     lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
+    if (Array.isArray(source?.references)) {
+      let left = REFERENCE_CHARS;
+      let words = 0;
+      for (const text of source.references as unknown[]) {
+        if (left <= 0) break;
+        if (typeof text !== 'string') continue;
+        const part = text.slice(0, left);
+        left -= part.length;
+        words += counter.addText(part, 3, undefined, REFERENCE_WEIGHT);
+      }
+      lengths[3] += Math.round(words * REFERENCE_LENGTH);
+    }
     const touched = Int32Array.from(counter.touched).sort();
     const df = this.vocabulary.df.data;
     const recentMax = this.recentMax;
