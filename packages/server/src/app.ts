@@ -102,6 +102,8 @@ export interface SkillportServerOptions {
    * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
    */
   searchIdleMs?: number;
+  /** Frontmatter fields the folders' skills may carry without a warning (`serve --allow-field`). */
+  allowFields?: readonly string[];
   /** The budget of the HTTP fast path's cache of serialised `skills/list` pages, in MiB (0: no cache; default 64). */
   pageCacheMb?: number;
   /** false: search ranks lexically, without the bundled word vectors (default: with them when installed). */
@@ -334,6 +336,7 @@ export class SkillportServer {
     const live = await LiveCatalog.open({
       roots,
       limits,
+      ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
       ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),

@@ -42,6 +42,8 @@ interface FolderChange {
 export interface LiveCatalogOptions {
   roots: FolderRoot[];
   limits: SkillLimits;
+  /** Frontmatter fields accepted without a warning. */
+  allowFields?: readonly string[];
   /** The persistent digest cache file; scans reuse the digests of unchanged files. */
   digestCachePath?: string;
   /** Where the last catalog is kept (persisted-catalog.ts): a restart answers from it while a background scan checks. */
@@ -123,7 +125,7 @@ export class LiveCatalog {
 
   private constructor(readonly options: LiveCatalogOptions) {
     this.#assembly = new Assembly(this.#order);
-    if (options.persistPath) this.#persisted = new PersistedCatalog(options.persistPath, options.roots, options.limits);
+    if (options.persistPath) this.#persisted = new PersistedCatalog(options.persistPath, options.roots, options.limits, options.allowFields);
   }
 
   /** The precedence of folders in a URI clash: the root given first, then the folder path. */
@@ -383,19 +385,19 @@ export class LiveCatalog {
 
   /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
   async #scanAll(threads = this.options.scanThreads, onProgress?: (progress: ScanProgress) => void): Promise<void> {
-    const { roots, limits, digestCachePath } = this.options;
+    const { roots, limits, digestCachePath, allowFields } = this.options;
     let folders: ScannedFolder[];
     if (threads === 0) {
       const cache = new DigestCache(digestCachePath);
       folders = [];
       for (const root of roots) {
-        const scan = scanRoot(root, { limits, cache });
+        const scan = scanRoot(root, { limits, cache, allowFields });
         for (const problem of scan.problems) this.#report(problem);
         folders.push(...scan.folders);
       }
       cache.save();
     } else {
-      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress);
+      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields);
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
       if (digestCachePath && scan.cache.length > 0) {
@@ -426,7 +428,7 @@ export class LiveCatalog {
       searchFrom.add(existing);
     }
     // Changed folders are few: they are hashed again without the persistent cache (which stays off this thread).
-    const options = { limits: this.options.limits };
+    const options = { limits: this.options.limits, allowFields: this.options.allowFields };
     for (const dir of affected) {
       const folder = this.#folders.get(dir)!;
       change.removed.push(folder);
