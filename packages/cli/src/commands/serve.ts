@@ -31,7 +31,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
-  /** --no-scan: skip the scanner over the served folders. */
+  /** --no-scan: skip the scanner over the served folders and at activation. */
   scan?: boolean;
   watch: boolean;
   maxFiles: number;
@@ -117,7 +117,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
       repeatable(),
       [] as string[],
     )
-    .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
+    .option(
+      '--no-scan',
+      'do not scan the served skills for hidden text, injected instructions, exfiltration and the like (no warnings at start, no <skill_scan> at activation)',
+    )
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
@@ -387,6 +390,7 @@ async function serve(
       ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
       unmet: options.unmet,
+      ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: {
         ...toolSet(options.tools),
