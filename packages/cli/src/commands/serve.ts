@@ -11,6 +11,7 @@ import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
 import { openSources, sourceLabel } from '../sources.js';
 import { environment } from '../environment.js';
+import { userSettings } from '../user-config.js';
 import type { Environment } from '../environment.js';
 import { groupServeHelp } from '../serve-help.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
@@ -26,6 +27,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   port: number;
   host: string;
   allowedHost: string[];
+  allowField: string[];
   allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
@@ -109,6 +111,12 @@ export function registerServe(program: Command, exit: ExitCode): void {
     )
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
     .option('--strict', 'refuse to start when any skill has a problem (a high scan finding included), and (with --data) refuse to publish skills with warnings')
+    .option(
+      '--allow-field <name>',
+      'accept this frontmatter field without a warning; repeatable (also allowFields in the user config)',
+      repeatable(),
+      [] as string[],
+    )
     .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
@@ -277,6 +285,7 @@ async function serve(
     );
   }
   // Loaded only when --data is given: the registry's store is a native SQLite module, not needed to serve folders.
+  const allowFields = [...new Set([...(options.allowField ?? []), ...userSettings().allowFields])];
   let registry: import('@skillport/registry').RegistryPlugin | undefined;
   if (options.data !== undefined) {
     const { registryPlugin } = await import('@skillport/registry');
@@ -295,6 +304,7 @@ async function serve(
       requireSignatures: options.requireSignatures === true,
       // --strict (`strict: true` in a config file) also holds publishes to the letter: warnings refuse a skill.
       strict: options.strict === true,
+      ...(allowFields.length > 0 ? { allowFields } : {}),
       onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
       ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
     });
@@ -374,6 +384,7 @@ async function serve(
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
+      ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
       unmet: options.unmet,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
@@ -619,9 +630,13 @@ function postgresTuning(env: Environment): { poolMax?: number; blobCacheMb?: num
 }
 
 /** What the environment sets of the libraries' own budgets (docs/configuration.md, *library*). */
-function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean } {
-  const { pageCacheMb, wordVectors } = environment();
-  return { ...(pageCacheMb !== undefined ? { pageCacheMb } : {}), ...(wordVectors ? {} : { searchWordVectors: false }) };
+function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean; watchLimit?: number } {
+  const { pageCacheMb, wordVectors, watchLimit } = environment();
+  return {
+    ...(pageCacheMb !== undefined ? { pageCacheMb } : {}),
+    ...(wordVectors ? {} : { searchWordVectors: false }),
+    ...(watchLimit !== undefined ? { watchLimit } : {}),
+  };
 }
 
 function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {
