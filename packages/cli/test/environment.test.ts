@@ -29,15 +29,24 @@ test("the libraries' budgets: whole numbers are read, anything else keeps the de
     SKILLPORT_PG_POOL_MAX: undefined,
     SKILLPORT_PG_BLOB_CACHE_MB: undefined,
     SKILLPORT_PG_ACCESS_POOL_MAX: undefined,
+    SKILLPORT_WATCH_LIMIT: undefined,
   };
   const none = withEnv(unset, () => environment());
   assert.equal(none.pageCacheMb, undefined);
   assert.equal(none.pgPoolMax, undefined);
+  assert.equal(none.watchLimit, undefined);
   const set = withEnv(
-    { ...unset, SKILLPORT_PAGE_CACHE_MB: ' 0 ', SKILLPORT_PG_POOL_MAX: '25', SKILLPORT_PG_BLOB_CACHE_MB: '512', SKILLPORT_PG_ACCESS_POOL_MAX: '2' },
+    {
+      ...unset,
+      SKILLPORT_PAGE_CACHE_MB: ' 0 ',
+      SKILLPORT_PG_POOL_MAX: '25',
+      SKILLPORT_PG_BLOB_CACHE_MB: '512',
+      SKILLPORT_PG_ACCESS_POOL_MAX: '2',
+      SKILLPORT_WATCH_LIMIT: '0',
+    },
     () => environment(),
   );
-  assert.deepEqual([set.pageCacheMb, set.pgPoolMax, set.pgBlobCacheMb, set.pgAccessPoolMax], [0, 25, 512, 2]);
+  assert.deepEqual([set.pageCacheMb, set.pgPoolMax, set.pgBlobCacheMb, set.pgAccessPoolMax, set.watchLimit], [0, 25, 512, 2, 0]);
   for (const wrong of ['', 'lots', '-5', '1.5', '9999999'])
     assert.equal(withEnv({ SKILLPORT_PAGE_CACHE_MB: wrong }, () => environment()).pageCacheMb, undefined, wrong);
   // A pool of no connections is no pool: the default stays.

@@ -102,10 +102,17 @@ export interface SkillportServerOptions {
    * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
    */
   searchIdleMs?: number;
+  /** Frontmatter fields the folders' skills may carry without a warning (`serve --allow-field`). */
+  allowFields?: readonly string[];
   /** The budget of the HTTP fast path's cache of serialised `skills/list` pages, in MiB (0: no cache; default 64). */
   pageCacheMb?: number;
   /** false: search ranks lexically, without the bundled word vectors (default: with them when installed). */
   searchWordVectors?: boolean;
+  /**
+   * Watches held before folders inside skills are swept instead of watched (default: half the user's inotify
+   * watches; folders outside skills and skill folders are always watched: catalog/tree-watcher.ts, ADR 0252).
+   */
+  watchLimit?: number;
   /**
    * A search of a catalog of at most this many skills waits for the index still being built at start, up to
    * `searchWaitMs` (defaults: search/catalog-search.ts, WAIT_MAX_SKILLS and WAIT_MS); a larger catalog is answered
@@ -329,7 +336,9 @@ export class SkillportServer {
     const live = await LiveCatalog.open({
       roots,
       limits,
+      ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
+      ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
       ...(options.onScanProgress ? { onScanProgress: options.onScanProgress } : {}),

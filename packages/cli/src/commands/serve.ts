@@ -11,6 +11,7 @@ import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
 import { openSources, sourceLabel } from '../sources.js';
 import { environment } from '../environment.js';
+import { userSettings } from '../user-config.js';
 import type { Environment } from '../environment.js';
 import { groupServeHelp } from '../serve-help.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
@@ -26,6 +27,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   port: number;
   host: string;
   allowedHost: string[];
+  allowField: string[];
   allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
@@ -109,6 +111,12 @@ export function registerServe(program: Command, exit: ExitCode): void {
     )
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
     .option('--strict', 'refuse to start when any skill has a problem (a high scan finding included), and (with --data) refuse to publish skills with warnings')
+    .option(
+      '--allow-field <name>',
+      'accept this frontmatter field without a warning; repeatable (also allowFields in the user config)',
+      repeatable(),
+      [] as string[],
+    )
     .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
@@ -262,6 +270,8 @@ async function serve(
     process.stderr.write(`${line}\n`);
   };
   let server: SkillportServer;
+  // What the check of a restored catalog found before the serving line (see onChange below).
+  const found = { added: 0, changed: 0, removed: 0, said: false };
   let access;
   try {
     access = await accessOptions(options, (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`));
@@ -277,6 +287,7 @@ async function serve(
     );
   }
   // Loaded only when --data is given: the registry's store is a native SQLite module, not needed to serve folders.
+  const allowFields = [...new Set([...(options.allowField ?? []), ...userSettings().allowFields])];
   let registry: import('@skillport/registry').RegistryPlugin | undefined;
   if (options.data !== undefined) {
     const { registryPlugin } = await import('@skillport/registry');
@@ -295,6 +306,7 @@ async function serve(
       requireSignatures: options.requireSignatures === true,
       // --strict (`strict: true` in a config file) also holds publishes to the letter: warnings refuse a skill.
       strict: options.strict === true,
+      ...(allowFields.length > 0 ? { allowFields } : {}),
       onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
       ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
     });
@@ -374,6 +386,7 @@ async function serve(
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
+      ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
       unmet: options.unmet,
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
@@ -404,13 +417,17 @@ async function serve(
       onProblem,
       onChange: (changes) => {
         if (options.quiet) return;
-        const parts = [
-          changes.added.length ? `${changes.added.length} added` : '',
-          changes.changed.length ? `${changes.changed.length} changed` : '',
-          changes.removed.length ? `${changes.removed.length} removed` : '',
-        ].filter(Boolean);
-        // A restored catalog checked against the disk may report changes before open() has returned `server`.
-        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${plural(server.catalog.snapshot.size, 'skill')})`}`);
+        // A restored catalog checked against the disk may report changes before the serving line: they belong to
+        // it ("checked against the disk: 1 removed"), not to a reload before the server said it serves.
+        if (!found.said) {
+          found.added += changes.added.length;
+          found.changed += changes.changed.length;
+          found.removed += changes.removed.length;
+          return;
+        }
+        log(
+          `skillport: reloaded: ${changeParts(changes.added.length, changes.changed.length, changes.removed.length)} (${plural(server.catalog.snapshot.size, 'skill')})`,
+        );
       },
     });
     progress?.clear();
@@ -499,7 +516,9 @@ async function serve(
     accessSummary(options, server.access.policySource?.text !== undefined),
     options.watch ? 'watching for changes' : '',
     // The persisted catalog is the folders' (ADR 0004): a server of no folders (a new registry) restored nothing.
-    restored && dirs.length + templates.length > 0 ? "started from the last run's catalog, checked against the disk" : '',
+    restored && dirs.length + templates.length > 0
+      ? `started from the last run's catalog, checked against the disk${found.added + found.changed + found.removed > 0 ? `: ${changeParts(found.added, found.changed, found.removed)}` : ''}`
+      : '',
     options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
   const held = grouped.close();
@@ -508,6 +527,7 @@ async function serve(
       `skillport: ${colors.yellow('warning')}: ${plural(held, 'more skill has', 'more skills have')} warnings (served as they are); \`skillport validate ${sourceNames.join(' ')}\` lists them`,
     );
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
+  found.said = true;
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
   // The folders' scan findings, in the background: serving does not wait for it.
   // Two seconds on: a client's first answers (and what they load) come first.
@@ -566,6 +586,11 @@ class WarningGroup {
   }
 }
 
+/** "2 added, 1 removed": the counts that are not zero. */
+function changeParts(added: number, changed: number, removed: number): string {
+  return [added ? `${added} added` : '', changed ? `${changed} changed` : '', removed ? `${removed} removed` : ''].filter(Boolean).join(', ');
+}
+
 /** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */
 function accessSummary(options: ServeOptions, policyInForce: boolean): string {
   const principal = options.principal === undefined ? '' : ` as ${typeof options.principal === 'string' ? options.principal : "the config's principal"}`;
@@ -619,9 +644,13 @@ function postgresTuning(env: Environment): { poolMax?: number; blobCacheMb?: num
 }
 
 /** What the environment sets of the libraries' own budgets (docs/configuration.md, *library*). */
-function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean } {
-  const { pageCacheMb, wordVectors } = environment();
-  return { ...(pageCacheMb !== undefined ? { pageCacheMb } : {}), ...(wordVectors ? {} : { searchWordVectors: false }) };
+function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean; watchLimit?: number } {
+  const { pageCacheMb, wordVectors, watchLimit } = environment();
+  return {
+    ...(pageCacheMb !== undefined ? { pageCacheMb } : {}),
+    ...(wordVectors ? {} : { searchWordVectors: false }),
+    ...(watchLimit !== undefined ? { watchLimit } : {}),
+  };
 }
 
 function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {

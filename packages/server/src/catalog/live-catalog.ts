@@ -13,6 +13,7 @@ import { Assembly } from './assembly.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
+import type { WatchState } from './tree-watcher.js';
 
 export interface CatalogChanges {
   added: string[];
@@ -41,6 +42,8 @@ interface FolderChange {
 export interface LiveCatalogOptions {
   roots: FolderRoot[];
   limits: SkillLimits;
+  /** Frontmatter fields accepted without a warning. */
+  allowFields?: readonly string[];
   /** The persistent digest cache file; scans reuse the digests of unchanged files. */
   digestCachePath?: string;
   /** Where the last catalog is kept (persisted-catalog.ts): a restart answers from it while a background scan checks. */
@@ -73,6 +76,10 @@ export interface LiveCatalogOptions {
   perFolderWatch?: boolean;
   /** How the first walk of the watcher is sliced (tests; defaults in tree-watcher.ts). */
   watchSlices?: { startBudgetMs: number; sliceMs: number };
+  /** The most watches held while folders inside skills want one (default in tree-watcher.ts: half the user's). */
+  watchLimit?: number;
+  /** How folders not watched are swept (tests; defaults in tree-watcher.ts). */
+  sweep?: { sweepSliceMs: number; sweepIntervalMs: number };
 }
 
 /**
@@ -118,7 +125,7 @@ export class LiveCatalog {
 
   private constructor(readonly options: LiveCatalogOptions) {
     this.#assembly = new Assembly(this.#order);
-    if (options.persistPath) this.#persisted = new PersistedCatalog(options.persistPath, options.roots, options.limits);
+    if (options.persistPath) this.#persisted = new PersistedCatalog(options.persistPath, options.roots, options.limits, options.allowFields);
   }
 
   /** The precedence of folders in a URI clash: the root given first, then the folder path. */
@@ -159,9 +166,9 @@ export class LiveCatalog {
     return problems;
   }
 
-  /** Folders watched one by one so far, and whether the first walk is still arming them (see TreeWatcher.armed). */
-  get watching(): { folders: number; arming: boolean } | undefined {
-    return this.#watcher === undefined ? undefined : { folders: this.#watcher.folderCount, arming: this.#watcher.walking };
+  /** Folders watched one by one so far, whether the first walk is still arming them, and those swept instead (tree-watcher.ts). */
+  get watching(): WatchState | undefined {
+    return this.#watcher?.state();
   }
 
   /** Folders found with a SKILL.md (served or not). */
@@ -214,13 +221,16 @@ export class LiveCatalog {
       {
         onWarning: (message, path) => this.#report({ severity: 'warning', message, path }),
         ...(this.options.perFolderWatch !== undefined ? { perFolder: this.options.perFolderWatch } : {}),
+        ...(this.options.watchLimit !== undefined ? { watchLimit: this.options.watchLimit } : {}),
         ...this.options.watchSlices,
+        ...this.options.sweep,
       },
     );
     try {
       // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
       // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
-      this.#watcher.start(this.restoredAtStart && this.unverified ? this.#knownFolders() : []);
+      const restored = this.restoredAtStart && this.unverified;
+      this.#watcher.start(restored ? this.#knownFolders() : [], restored ? this.#folders.keys() : []);
     } catch (error) {
       this.#report({
         severity: 'warning',
@@ -375,19 +385,19 @@ export class LiveCatalog {
 
   /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
   async #scanAll(threads = this.options.scanThreads, onProgress?: (progress: ScanProgress) => void): Promise<void> {
-    const { roots, limits, digestCachePath } = this.options;
+    const { roots, limits, digestCachePath, allowFields } = this.options;
     let folders: ScannedFolder[];
     if (threads === 0) {
       const cache = new DigestCache(digestCachePath);
       folders = [];
       for (const root of roots) {
-        const scan = scanRoot(root, { limits, cache });
+        const scan = scanRoot(root, { limits, cache, allowFields });
         for (const problem of scan.problems) this.#report(problem);
         folders.push(...scan.folders);
       }
       cache.save();
     } else {
-      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress);
+      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields);
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
       if (digestCachePath && scan.cache.length > 0) {
@@ -418,7 +428,7 @@ export class LiveCatalog {
       searchFrom.add(existing);
     }
     // Changed folders are few: they are hashed again without the persistent cache (which stays off this thread).
-    const options = { limits: this.options.limits };
+    const options = { limits: this.options.limits, allowFields: this.options.allowFields };
     for (const dir of affected) {
       const folder = this.#folders.get(dir)!;
       change.removed.push(folder);

@@ -24,12 +24,20 @@ export async function scanInWorkers(
   digestCachePath: string | undefined,
   shards = 1,
   onProgress?: (progress: ScanProgress) => void,
+  allowFields?: readonly string[],
 ): Promise<ParallelScan> {
   const result: ParallelScan = { folders: [], problems: [], cache: [] };
   const progress: ScanProgress = { found: 0, scanned: 0, files: 0 };
   await Promise.all(
     Array.from({ length: Math.max(1, shards) }, (_, shard) => {
-      const request: ScanRequest = { roots, limits, shard, shards: Math.max(1, shards), ...(digestCachePath ? { digestCachePath } : {}) };
+      const request: ScanRequest = {
+        roots,
+        limits,
+        shard,
+        shards: Math.max(1, shards),
+        ...(digestCachePath ? { digestCachePath } : {}),
+        ...(allowFields?.length ? { allowFields: [...allowFields] } : {}),
+      };
       return new Promise<void>((resolve, reject) => {
         // A small young generation keeps the worker's garbage (YAML parsing) from inflating memory.
         const worker = new Worker(new URL('./scan-worker.js', import.meta.url), { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: 8 } });

@@ -13,6 +13,7 @@ import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 export interface ScanRequest {
   roots: FolderRoot[];
   limits: SkillLimits;
+  allowFields?: string[];
   digestCachePath?: string;
   shard: number;
   shards: number;
@@ -40,7 +41,7 @@ request.roots.forEach((root, index) => {
   if (request.shard === 0 && discovery.problems.length > 0) post({ kind: 'folders', folders: [], problems: discovery.problems });
   discovery.skills.forEach((found, position) => {
     if (position % request.shards !== request.shard) return;
-    const folder = scanFolder(root, found.dir, found.segments, { limits: request.limits, cache });
+    const folder = scanFolder(root, found.dir, found.segments, { limits: request.limits, cache, allowFields: request.allowFields });
     batch.push({ ...folder, root: index });
     if (batch.length >= BATCH) {
       post({ kind: 'folders', folders: batch, problems: [] });
