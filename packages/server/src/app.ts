@@ -63,7 +63,7 @@ export interface SkillportServerOptions {
   /** Bytes of verified file content kept in memory (LRU by digest). */
   contentCacheBytes?: number;
   identity?: Partial<ServerIdentity>;
-  /** Worker threads for full scans (0: scan on the main thread). Default 1. */
+  /** Worker threads for full scans (0: scan on the main thread). Default: up to 2 for a cold start, then 1 (live-catalog.ts). */
   scanThreads?: number;
   /** Told as the first full scan of the folders goes (a progress line on a terminal). */
   onScanProgress?: (progress: ScanProgress) => void;
