@@ -1,9 +1,11 @@
 // The search benchmarks' documents, built one way for all of them (bench/search.mjs, bench/blind/score.mjs,
 // bench/meaning-candidates.mjs): one per corpus skill, id = its folder path, the served name and description when it
-// passes validation, otherwise the raw frontmatter (a skill skillport would refuse still counts), its headings and body.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// passes validation, otherwise the raw frontmatter (a skill skillport would refuse still counts), its headings, body
+// and reference files (picked as the server picks them: @skillport/search's referenceFiles).
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { discoverSkills, inspectSkillFolder, markdownHeadings, parseSkillMarkdown } from '../packages/core/dist/src/index.js';
+import { MAX_REFERENCE_BYTES, referenceFiles } from '../packages/search/dist/src/index.js';
 
 /** `{docs, lenient}`: `lenient` lists the ids indexed from raw frontmatter (not servable as they are). */
 export function loadCorpusDocs(root) {
@@ -21,7 +23,11 @@ export function loadCorpusDocs(root) {
     if (inspected === undefined) lenient.push(id);
     const name = inspected?.name ?? String(parsed.frontmatter.name ?? segments.at(-1));
     const description = inspected?.description ?? String(parsed.frontmatter.description ?? '');
-    docs.push({ id, name, description, headings: markdownHeadings(parsed.body), body: parsed.body });
+    const paths = readdirSync(dir, { recursive: true }).map((path) => String(path).split(sep).join('/'));
+    const references = referenceFiles(paths)
+      .filter((path) => statSync(join(dir, path)).size <= MAX_REFERENCE_BYTES)
+      .map((path) => readFileSync(join(dir, path), 'utf8'));
+    docs.push({ id, name, description, headings: markdownHeadings(parsed.body), body: parsed.body, references });
   }
   return { docs, lenient };
 }

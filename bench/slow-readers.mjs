@@ -4,8 +4,9 @@
 // sends it, so the fast path answers) and then never read; over stdio, one `serve` process is sent `--readers` reads
 // on stdin while nobody reads its stdout. Prints the server's RSS before, at its peak (sampled every 50 ms for
 // `--hold` seconds) and after the readers went away (`--settle` seconds), and whether a normal client is answered
-// while the slow readers hold their connections.
-// Usage: node bench/slow-readers.mjs [--readers 100] [--size 11] [--hold 8] [--settle 8] [--transport http|stdio|both]
+// while the slow readers hold their connections. `--batch N`: each HTTP reader sends one 2025-era JSON-RPC batch of
+// N reads of the file instead (batches are answered by the SDK path, element by element).
+// Usage: node bench/slow-readers.mjs [--readers 100] [--size 11] [--hold 8] [--settle 8] [--transport http|stdio|both] [--batch 0]
 //        [--cli path/to/packages/cli/dist/src/bin.js] (another build, for a before/after figure) [--json]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ const sizeMb = Number(flags.value('size', '11'));
 const holdMs = Number(flags.value('hold', '8')) * 1000;
 const settleMs = Number(flags.value('settle', '8')) * 1000;
 const transport = flags.value('transport', 'both');
+const batch = Number(flags.value('batch', '0'));
 const cli = resolve(flags.value('cli', join(repo, 'packages/cli/dist/src/bin.js')));
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -89,8 +91,12 @@ async function http(root) {
     proc.once('exit', () => fail(new Error(`serve exited: ${stderr}`)));
   });
   const body = (id) => JSON.stringify(readRequest(id));
+  const batchBody = (id) =>
+    JSON.stringify(Array.from({ length: batch }, (_, at) => ({ jsonrpc: '2.0', id: `${id}.${at}`, method: 'resources/read', params: { uri: READ_URI } })));
   const head = (length) =>
-    `POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: resources/read\r\nmcp-name: ${READ_URI}\r\ncontent-length: ${length}\r\n\r\n`;
+    batch > 0
+      ? `POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\ncontent-length: ${length}\r\n\r\n`
+      : `POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: resources/read\r\nmcp-name: ${READ_URI}\r\ncontent-length: ${length}\r\n\r\n`;
   // One normal read first, so the file is known to be served (and the first answer's cost is in `before`).
   const normal = async () => {
     const started = performance.now();
@@ -119,7 +125,7 @@ async function http(root) {
     const socket = connect({ host: url.hostname, port: Number(url.port) });
     socket.on('error', () => {});
     socket.once('connect', () => {
-      const text = body(i);
+      const text = batch > 0 ? batchBody(i) : body(i);
       socket.write(head(Buffer.byteLength(text)) + text);
       socket.pause(); // never read: the kernel's buffers fill, then the server's
     });
@@ -135,7 +141,16 @@ async function http(root) {
   await sleep(settleMs);
   const after = rssOf(proc.pid);
   proc.kill('SIGTERM');
-  return { transport: 'http', readers, sizeMb, before, peak: peakRss, after, normalDuring: during, closedByServer: closedWhileHeld };
+  return {
+    transport: batch > 0 ? `http, batches of ${batch}` : 'http',
+    readers,
+    sizeMb,
+    before,
+    peak: peakRss,
+    after,
+    normalDuring: during,
+    closedByServer: closedWhileHeld,
+  };
 }
 
 async function stdio(root) {
@@ -187,10 +202,9 @@ if (flags.flag('json')) process.stdout.write(`${JSON.stringify({ commit, cli, re
 else {
   process.stdout.write(`slow readers at ${commit} (${cli}): ${readers} readers of a ${sizeMb} MB file\n`);
   for (const r of results) {
-    const extra =
-      r.transport === 'http'
-        ? `; a normal read meanwhile: ${r.normalDuring.status} in ${r.normalDuring.ms.toFixed(0)} ms; connections the server closed: ${r.closedByServer}`
-        : `; answers read afterwards: ${r.answered}`;
+    const extra = r.transport.startsWith('http')
+      ? `; a normal read meanwhile: ${r.normalDuring.status} in ${r.normalDuring.ms.toFixed(0)} ms; connections the server closed: ${r.closedByServer}`
+      : `; answers read afterwards: ${r.answered}`;
     process.stdout.write(
       `${r.transport.padEnd(5)} RSS before ${(r.before / MB).toFixed(0)} MiB, peak ${(r.peak / MB).toFixed(0)} MiB, after ${(r.after / MB).toFixed(0)} MiB${extra}\n`,
     );

@@ -49,6 +49,8 @@ const OPTION_KEYS = new Set([
   'port',
   'host',
   'allowedHost',
+  'allowField',
+  'allowedOrigin',
   'prefix',
   'strict',
   'watch',

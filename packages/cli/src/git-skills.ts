@@ -32,7 +32,7 @@ export async function openGitSkills(spec: string, cacheDir: string | undefined):
   const env = environment();
   const provider = await GitProvider.open({
     source: spec,
-    cacheDir: join(cacheDir ?? defaultCacheDir(), 'git'),
+    cacheDir: join(cacheDir ?? defaultCacheDir(environment().xdgCacheHome), 'git'),
     ...(env.gitToken !== undefined ? { token: env.gitToken } : {}),
     ...(env.gitUsername !== undefined ? { username: env.gitUsername } : {}),
     ...(env.gitCredentials !== undefined ? { credentialsFile: env.gitCredentials } : {}),

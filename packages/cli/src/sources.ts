@@ -107,7 +107,7 @@ export async function openSources(
         ...remote,
         ...(remote.prefix === undefined && options.prefix !== undefined ? { prefix: options.prefix } : {}),
         limits: options.limits,
-        ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(), 'blobs') } : {}),
+        ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome), 'blobs') } : {}),
         onProblem,
       }),
     ),
@@ -119,7 +119,7 @@ export async function openSources(
         source,
         ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
         limits: options.limits,
-        ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(), 'git') } : {}),
+        ...(options.cache ? { cacheDir: join(options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome), 'git') } : {}),
         ...(options.gitIntervalMs !== undefined ? { intervalMs: options.gitIntervalMs } : {}),
         // Credentials come from the environment (or a file it names), never from the command line.
         ...(env.gitToken !== undefined ? { token: env.gitToken } : {}),

@@ -87,3 +87,50 @@ describe('serve --config', () => {
     assert.match(none.stderr, /give at least one skill folder/);
   });
 });
+
+describe('serve --allow-field', () => {
+  const skill = (name: string) => `---\nname: ${name}\ndescription: A skill whose team keeps its own field.\nowner-team: platform\n---\n# ${name}\n`;
+  const unexpected = /Unexpected fields in frontmatter: owner-team/;
+
+  test('a field the user accepts is served without its warning, on the command line, in a config file and in the user settings', async () => {
+    const dir = makeTree({ 'skills/deploy-notes/SKILL.md': skill('deploy-notes') });
+    const folder = join(dir, 'skills');
+    const plain = await startHttp([folder]);
+    await plain.stop();
+    assert.match(plain.stderr(), unexpected, 'without --allow-field the field is a warning');
+    const flagged = await startHttp([folder, '--allow-field', 'owner-team', '--allow-field', 'other']);
+    try {
+      assert.doesNotMatch(flagged.stderr(), unexpected, flagged.stderr());
+      const client = await connectHttp(flagged.url, 'legacy');
+      const listing = await new SkillsClient(client).list();
+      assert.deepEqual(
+        listing.skills.map((entry) => entry.uri),
+        ['skill://deploy-notes/SKILL.md'],
+      );
+      await client.close();
+    } finally {
+      await flagged.stop();
+    }
+    const config = join(dir, 'skillport.yaml');
+    writeFileSync(config, `dirs:\n  - ${folder}\nallowField:\n  - owner-team\n`);
+    const fromFile = await startHttp(['--config', config]);
+    await fromFile.stop();
+    assert.doesNotMatch(fromFile.stderr(), unexpected, fromFile.stderr());
+    const home = makeTree({ 'config/config.json': JSON.stringify({ allowFields: ['owner-team'] }) });
+    const fromSettings = await startHttp([folder], { SKILLPORT_CONFIG_DIR: join(home, 'config') });
+    await fromSettings.stop();
+    assert.doesNotMatch(fromSettings.stderr(), unexpected, fromSettings.stderr());
+  });
+
+  test('a restart without the flag, from the kept catalog, warns again', async () => {
+    const dir = makeTree({ 'skills/deploy-notes/SKILL.md': skill('deploy-notes') });
+    const folder = join(dir, 'skills');
+    const cache = join(dir, 'cache');
+    const first = await startHttp([folder, '--cache-dir', cache, '--allow-field', 'owner-team'], {}, { cache: true });
+    await first.stop();
+    assert.doesNotMatch(first.stderr(), unexpected, first.stderr());
+    const second = await startHttp([folder, '--cache-dir', cache], {}, { cache: true });
+    await second.stop();
+    assert.match(second.stderr(), unexpected, second.stderr());
+  });
+});

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { close, closeSync, constants, fstatSync, open as openFile, openSync, read, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 
@@ -63,6 +63,36 @@ export function readKnownFileSync(path: string, expectedSize: number): Buffer {
   return withFileSync(path, (fd) => {
     const buffer = Buffer.allocUnsafe(expectedSize + 1);
     return buffer.subarray(0, readFully(fd, buffer, buffer.length));
+  });
+}
+
+/**
+ * The asynchronous form of readKnownFileSync, for the serving hot path: open and read in the thread pool (two round
+ * trips, through the callback API: the promise API's FileHandle costs more per call), never a synchronous system
+ * call on the caller's thread, so a read the page cache cannot answer (a large catalog read from disk) holds up no
+ * other request. The descriptor is closed without waiting for it.
+ */
+export function readKnownFile(path: string, expectedSize: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    openFile(path, FLAGS, (openError, fd) => {
+      if (openError) {
+        reject(new UnreadableFileError(describeOpenError(openError)));
+        return;
+      }
+      const buffer = Buffer.allocUnsafe(expectedSize + 1);
+      const next = (offset: number): void => {
+        read(fd, buffer, offset, buffer.length - offset, offset, (readError, bytesRead) => {
+          if (readError || bytesRead === 0 || offset + bytesRead >= buffer.length) {
+            close(fd, () => {});
+            if (readError) reject(new UnreadableFileError(describeOpenError(readError)));
+            else resolve(buffer.subarray(0, offset + bytesRead));
+            return;
+          }
+          next(offset + bytesRead);
+        });
+      };
+      next(0);
+    });
   });
 }
 

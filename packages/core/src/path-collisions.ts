@@ -1,3 +1,5 @@
+import reserved from './windows-reserved-names.json' with { type: 'json' };
+
 /**
  * File and folder names that differ only by case or Unicode normalisation (`A.md` and `a.md`, `SKILL.md` beside
  * `skill.md`, `café` in NFC and in NFD): distinct on Linux, but one name on macOS (APFS compares canonically
@@ -72,4 +74,50 @@ function collisionMessage({ first, second, kind }: PathCollision): string {
 
 function form(name: string): string {
   return name === name.normalize('NFC') ? 'NFC' : name === name.normalize('NFD') ? 'NFD' : 'mixed';
+}
+
+/** Windows' device names (windows-reserved-names.json), uppercase. */
+const RESERVED = new Set((reserved.names as string[]).map((name) => name.toUpperCase()));
+
+/**
+ * The device name a path segment is on Windows (`CON` for `con.md`, `Nul.tar.gz`, `aux. `, `COM1 .txt`), or
+ * undefined: Win32 drops trailing dots and spaces, and what comes before the first dot (spaces before it dropped
+ * too) names the device whatever the extension.
+ */
+export function windowsDeviceName(segment: string): string | undefined {
+  const trimmed = segment.replace(/[. ]+$/, '');
+  const dot = trimmed.indexOf('.');
+  const stem = (dot < 0 ? trimmed : trimmed.slice(0, dot)).replace(/ +$/, '').toUpperCase();
+  return RESERVED.has(stem) ? stem : undefined;
+}
+
+/**
+ * The files and folders among `paths` named for a Windows device, once each at the highest such folder, as errors
+ * (at most MAX_LISTED_COLLISIONS, then a count): such a skill cannot be installed on Windows (the file is not created,
+ * or writing it writes to the device), so it is refused like an unsafe path, for serving and publishing alike.
+ */
+export function reservedNameErrors(paths: Iterable<string>): Array<{ path: string; message: string }> {
+  const found: Array<{ path: string; message: string }> = [];
+  const reported = new Set<string>();
+  let more = 0;
+  for (const path of paths) {
+    const segments = path.split('/');
+    for (let at = 0; at < segments.length; at++) {
+      const device = windowsDeviceName(segments[at]!);
+      if (device === undefined) continue;
+      const named = segments.slice(0, at + 1).join('/');
+      if (reported.has(named)) break;
+      reported.add(named);
+      const kind = at < segments.length - 1 ? 'folder' : 'file';
+      if (found.length < MAX_LISTED_COLLISIONS) {
+        found.push({
+          path: named,
+          message: `'${named}' is named for the ${device} device on Windows (reserved with any extension, in any case): the ${kind} cannot be created there (rename it)`,
+        });
+      } else more++;
+      break;
+    }
+  }
+  if (more > 0) found.push({ path: '', message: `${more} more files or folders are named for Windows devices (not listed)` });
+  return found;
 }

@@ -2,7 +2,7 @@ import { sha256Digest } from './digest.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
-import { collisionWarnings } from './path-collisions.js';
+import { collisionWarnings, reservedNameErrors } from './path-collisions.js';
 import { CODEX_FILE, MAX_CODEX_FILE_BYTES, readRequirements } from './requirements.js';
 import { checkFrontmatter } from './rules.js';
 import type { Problem, RuleOptions } from './rules.js';
@@ -91,6 +91,7 @@ export function inspectSkillFiles(entries: readonly SkillFileEntry[], options: I
     if (parent !== undefined && seen.has(parent)) return fail(`${parent} is both a file and a folder`, parent);
   }
   for (const collision of collisionWarnings(seen)) problems.push({ severity: 'warning', ...collision });
+  for (const reserved of reservedNameErrors(seen)) problems.push({ severity: 'error', ...reserved });
   if (manifest === undefined && lowercaseManifest !== undefined) {
     problems.push({ severity: 'warning', message: 'the manifest is named skill.md; it is served as SKILL.md (rename it to SKILL.md)', path: 'skill.md' });
     manifest = lowercaseManifest;

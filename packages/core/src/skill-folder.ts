@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
 import { decodeText, mimeTypeFor } from './mime.js';
 import { markdownHeadings } from './markdown-headings.js';
-import { collisionWarnings } from './path-collisions.js';
+import { collisionWarnings, reservedNameErrors } from './path-collisions.js';
 import { CODEX_FILE, MAX_CODEX_FILE_BYTES, readRequirements } from './requirements.js';
 import type { SkillRequirements } from './requirements.js';
 import { checkFrontmatter } from './rules.js';
@@ -178,8 +178,11 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
     }
   }
 
-  for (const collision of collisionWarnings(candidates.map((candidate) => candidate.path)))
+  const paths = candidates.map((candidate) => candidate.path);
+  for (const collision of collisionWarnings(paths))
     problems.push({ severity: 'warning', message: collision.message, path: collision.path === '' ? dir : join(realRoot, collision.path) });
+  for (const reserved of reservedNameErrors(paths))
+    problems.push({ severity: 'error', message: reserved.message, path: reserved.path === '' ? dir : join(realRoot, reserved.path) });
   let manifest = candidates.find((candidate) => candidate.path === 'SKILL.md');
   if (manifest === undefined) {
     // A lowercase skill.md (accepted by the reference validator) is served as the skill's SKILL.md.

@@ -124,3 +124,20 @@ test('a skill full of colliding names reports a bounded number of them', () => {
   assert.equal(collisions.length, 21);
   assert.match(collisions.at(-1)!.message, /^180 more names collide by case or Unicode normalisation/);
 });
+
+test('an archive holding a Windows device name is refused, naming the file', () => {
+  const result = inspectSkillFiles(
+    [
+      { path: 'SKILL.md', bytes: md('demo') },
+      { path: 'references/nul.txt', bytes: Buffer.from('x') },
+      { path: 'references/console.md', bytes: Buffer.from('y') },
+    ],
+    { folderName: 'demo' },
+  );
+  assert.equal(result.skill, undefined);
+  assert.deepEqual(
+    result.problems.map((problem) => [problem.severity, problem.path]),
+    [['error', 'references/nul.txt']],
+  );
+  assert.match(result.problems[0]!.message, /named for the NUL device on Windows/);
+});

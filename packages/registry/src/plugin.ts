@@ -1,3 +1,4 @@
+import type { PostgresStoreOptions } from './postgres-store.js';
 import type { SkillLimits } from '@skillport/core';
 import type { Principal, ServerPlugin, SkillVersionInfo } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
@@ -5,7 +6,7 @@ import { isHeld } from './model.js';
 import type { StoredFinding } from './model.js';
 import type { WriteGuard } from './auth.js';
 import { isPostgresUrl, redactUrl } from './postgres-url.js';
-import { openRegistry, publishTokenFrom } from './registry.js';
+import { openRegistry } from './registry.js';
 import type { OpenRegistry } from './registry.js';
 
 /**
@@ -16,6 +17,8 @@ import type { OpenRegistry } from './registry.js';
 export interface RegistryPluginOptions {
   /** A store folder, or a `postgres://` URL. */
   data: string;
+  /** The PostgreSQL store's pool and blob cache (the defaults of PostgresStoreOptions when not given). */
+  postgres?: Pick<PostgresStoreOptions, 'poolMax' | 'blobCacheMb'>;
   trustedKeys?: string;
   requireSignatures?: boolean;
   /** Refuse to publish skills with warnings too (serve --strict). */
@@ -27,9 +30,8 @@ export interface RegistryPluginOptions {
   onProblem: (message: string) => void;
   /** One line per registry write through the API (publish, tag, yank, revoke, review). */
   onEvent?: (line: string) => void;
-  /** The shared publish token with --auth none (default: from `env`, see publishTokenFrom). */
+  /** The shared publish token with --auth none (the CLI gives SKILLPORT_TOKEN); none: the registry is read-only. */
   publishToken?: string;
-  env?: NodeJS.ProcessEnv;
 }
 
 /** A skill's published versions as the web catalog's skill page shows them (structurally its VersionHistory). */
@@ -117,13 +119,13 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
       },
     },
     async setup(context) {
-      const env = options.env ?? process.env;
-      const publishToken = options.publishToken || publishTokenFrom(env);
+      const publishToken = options.publishToken || undefined;
       const base = options.prefix !== undefined ? `skill://${options.prefix.replace(/^\/+|\/+$/g, '')}/` : 'skill://';
       // Visibility and writes are judged by the name and the URI it is listed at.
       const listedUri = (name: string) => `${base}${encodeURIComponent(name)}/SKILL.md`;
       const registry = await openRegistry({
         dir: options.data,
+        ...(options.postgres !== undefined ? { postgres: options.postgres } : {}),
         limits: options.limits,
         ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
         ...(options.registryTag !== undefined ? { tag: options.registryTag } : {}),
@@ -133,7 +135,6 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         ...(options.allowFields ? { allowFields: options.allowFields } : {}),
         onProblem: options.onProblem,
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-        env,
         // With --auth tokens|jwt writes go by the caller's scopes; with --auth none by the shared publish token.
         ...(publishToken !== undefined ? { publishToken } : {}),
         ...(context.authenticated ? { authorizer: new ScopeAuthorizer() } : {}),

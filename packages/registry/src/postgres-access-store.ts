@@ -21,7 +21,7 @@ const ACCESS_KINDS = ['token', 'policy'];
 const TOKEN_COLUMNS = 'id, hash, user_name, orgs, projects, agent, scopes, description, created_at, expires_at, revoked_at';
 
 export interface PostgresAccessStoreOptions {
-  /** Connections in the pool (default 4, or SKILLPORT_PG_ACCESS_POOL_MAX). */
+  /** Connections in the pool (default 4; the CLI's SKILLPORT_PG_ACCESS_POOL_MAX). */
   poolMax?: number;
   /** Apply pending schema migrations when opening (default true). */
   migrate?: boolean;
@@ -41,7 +41,7 @@ export class PostgresAccessStore implements AccessStore {
     this.#url = url;
     this.location = redactUrl(url);
     this.#onProblem = options.onProblem ?? (() => {});
-    const max = options.poolMax ?? (Number(process.env['SKILLPORT_PG_ACCESS_POOL_MAX']) || 4);
+    const max = options.poolMax ?? 4;
     this.pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, application_name: 'skillport-access' });
     this.pool.on('error', (error) => this.#onProblem(`access database: idle connection lost (${error.message})`));
   }

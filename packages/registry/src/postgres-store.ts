@@ -27,11 +27,11 @@ export { CHANGES_CHANNEL };
 export const BLOB_CHUNK_BYTES = 1024 * 1024;
 
 export interface PostgresStoreOptions {
-  /** Connections in the pool (default 10, or SKILLPORT_PG_POOL_MAX). */
+  /** Connections in the pool (default 10; the CLI's SKILLPORT_PG_POOL_MAX). */
   poolMax?: number;
   /** Apply pending schema migrations when opening (default true; `skillport store migrate` runs them alone). */
   migrate?: boolean;
-  /** Blob bytes kept in memory, in MiB (default 256, or SKILLPORT_PG_BLOB_CACHE_MB): what replicas serve while the database is away. */
+  /** Blob bytes kept in memory, in MiB (default 256; the CLI's SKILLPORT_PG_BLOB_CACHE_MB): what replicas serve while the database is away. */
   blobCacheMb?: number;
   /** Refuse a database whose schema is not this skillport's (default true; false only for `store migrate`). */
   check?: boolean;
@@ -69,8 +69,8 @@ export class PostgresStore implements RegistryStore {
     this.#url = url;
     this.location = redactUrl(url);
     this.#onProblem = options.onProblem ?? (() => {});
-    this.#cache = new BlobCache((options.blobCacheMb ?? (Number(process.env['SKILLPORT_PG_BLOB_CACHE_MB']) || 256)) * 1024 * 1024);
-    const max = options.poolMax ?? (Number(process.env['SKILLPORT_PG_POOL_MAX']) || 10);
+    this.#cache = new BlobCache((options.blobCacheMb ?? 256) * 1024 * 1024);
+    const max = options.poolMax ?? 10;
     this.pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, application_name: 'skillport' });
     // An idle pooled connection dropped by the server must not crash the process; the pool replaces it.
     this.pool.on('error', (error) => this.#onProblem(`registry database: idle connection lost (${error.message})`));

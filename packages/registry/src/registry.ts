@@ -1,3 +1,4 @@
+import type { PostgresStoreOptions } from './postgres-store.js';
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import type { SkillLimits } from '@skillport/core';
@@ -18,6 +19,8 @@ import type { RegistryStore } from './store.js';
 export interface OpenRegistryOptions {
   /** A store folder, or a `postgres://` URL (the PostgreSQL store; `pg` is loaded only then). */
   dir: string;
+  /** The PostgreSQL store's pool and blob cache. */
+  postgres?: Pick<PostgresStoreOptions, 'poolMax' | 'blobCacheMb'>;
   limits?: SkillLimits;
   prefix?: string;
   tag?: string;
@@ -34,7 +37,6 @@ export interface OpenRegistryOptions {
   canSee?: (principal: Principal, name: string) => boolean;
   /** What the policy lets a caller write under a name it sees (ADR 0180); default: publish, not revoke. */
   writeGrants?: (principal: Principal, name: string) => { publish: boolean; revoke: boolean };
-  env?: NodeJS.ProcessEnv;
   pollMs?: number;
   onProblem?: (message: string) => void;
   /** One line per write done through the API (publish, tag, yank, unyank, revoke, review), for the server's log. */
@@ -63,18 +65,11 @@ export function loadTrustedKeys(file: string): Map<string, KeyObject> {
   return keys;
 }
 
-/** The shared publish token a server's environment gives: SKILLPORT_TOKEN, else its old name SKILLPORT_PUBLISH_TOKEN. */
-export function publishTokenFrom(env: NodeJS.ProcessEnv): string | undefined {
-  const value = env['SKILLPORT_TOKEN'] || env['SKILLPORT_PUBLISH_TOKEN'];
-  return value === '' ? undefined : value;
-}
-
 export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRegistry> {
-  const env = options.env ?? process.env;
   const trustedKeys = options.trustedKeysFile !== undefined ? loadTrustedKeys(options.trustedKeysFile) : new Map<string, KeyObject>();
   if (options.requireSignatures && trustedKeys.size === 0)
     throw new Error('--require-signatures needs --trusted-keys FILE (the public keys whose signatures count)');
-  const store = await openStore(options.dir, { ...(options.onProblem ? { onProblem: options.onProblem } : {}) });
+  const store = await openStore(options.dir, { ...options.postgres, ...(options.onProblem ? { onProblem: options.onProblem } : {}) });
   const service = new RegistryService({
     store,
     ...(options.limits ? { limits: options.limits } : {}),
@@ -95,7 +90,7 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
   const routes = registryRoutes({
     service,
     provider,
-    authorizer: options.authorizer ?? new PublishTokenAuthorizer(options.publishToken ?? publishTokenFrom(env)),
+    authorizer: options.authorizer ?? new PublishTokenAuthorizer(options.publishToken),
     ...(options.canSee ? { canSee: options.canSee } : {}),
     ...(options.writeGrants ? { writeGrants: options.writeGrants } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),

@@ -9,6 +9,11 @@ export interface SearchDocument {
   headings: readonly string[];
   /** The SKILL.md body (after the frontmatter); its first BODY_CHARS characters are indexed. Optional. */
   body?: string;
+  /**
+   * The texts of the skill's other Markdown files (references, examples, rules; `referenceFiles` picks them), in
+   * path order. Optional: indexed with the body at a lower weight, up to REFERENCE_CHARS characters in all.
+   */
+  references?: readonly string[];
 }
 
 export interface SearchOptions {

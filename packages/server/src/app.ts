@@ -49,6 +49,8 @@ export interface SkillportServerOptions {
   dirs: string[];
   /** Whether catalogs for a model list skills whose requirements are unmet (`--unmet`; the policy's `unmet` wins). Default `list`. */
   unmet?: 'list' | 'omit';
+  /** Scan a skill without a registry scan (folders, git) when it is activated, and tell the model (`<skill_scan>`). Default true. */
+  scan?: boolean;
   /** Everything goes under `skill://<prefix>/`. */
   prefix?: string;
   limits?: Partial<SkillLimits>;
@@ -61,7 +63,7 @@ export interface SkillportServerOptions {
   /** Bytes of verified file content kept in memory (LRU by digest). */
   contentCacheBytes?: number;
   identity?: Partial<ServerIdentity>;
-  /** Worker threads for full scans (0: scan on the main thread). Default 1. */
+  /** Worker threads for full scans (0: scan on the main thread). Default: up to 2 for a cold start, then 1 (live-catalog.ts). */
   scanThreads?: number;
   /** Told as the first full scan of the folders goes (a progress line on a terminal). */
   onScanProgress?: (progress: ScanProgress) => void;
@@ -102,6 +104,17 @@ export interface SkillportServerOptions {
    * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
    */
   searchIdleMs?: number;
+  /** Frontmatter fields the folders' skills may carry without a warning (`serve --allow-field`). */
+  allowFields?: readonly string[];
+  /** The budget of the HTTP fast path's cache of serialised `skills/list` pages, in MiB (0: no cache; default 64). */
+  pageCacheMb?: number;
+  /** false: search ranks lexically, without the bundled word vectors (default: with them when installed). */
+  searchWordVectors?: boolean;
+  /**
+   * Watches held before folders inside skills are swept instead of watched (default: half the user's inotify
+   * watches; folders outside skills and skill folders are always watched: catalog/tree-watcher.ts, ADR 0252).
+   */
+  watchLimit?: number;
   /**
    * A search of a catalog of at most this many skills waits for the index still being built at start, up to
    * `searchWaitMs` (defaults: search/catalog-search.ts, WAIT_MAX_SKILLS and WAIT_MS); a larger catalog is answered
@@ -174,6 +187,7 @@ export class SkillportServer {
       cacheHint: this.cacheHint,
       onStale,
       ...(options.unmet !== undefined ? { unmet: options.unmet } : {}),
+      ...(options.scan === false ? { scan: false } : {}),
     });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;
@@ -198,6 +212,7 @@ export class SkillportServer {
     search.configure({
       ...(options.searchWaitMaxSkills !== undefined ? { waitMaxSkills: options.searchWaitMaxSkills } : {}),
       ...(options.searchWaitMs !== undefined ? { waitMs: options.searchWaitMs } : {}),
+      ...(options.searchWordVectors === false ? { wordVectors: false } : {}),
     });
     this.#search = search;
     setImmediate(() => search.follow(this.catalog.snapshot));
@@ -324,7 +339,9 @@ export class SkillportServer {
     const live = await LiveCatalog.open({
       roots,
       limits,
+      ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
+      ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
       ...(options.onScanProgress ? { onScanProgress: options.onScanProgress } : {}),
@@ -449,7 +466,7 @@ export class SkillportServer {
     const { startHttpServer } = await import('./http/http-server.js');
     const running = await startHttpServer(
       this.factory,
-      { identity: this.identity, cacheHint: this.cacheHint, tools: this.tools },
+      { identity: this.identity, cacheHint: this.cacheHint, tools: this.tools, pageCacheMb: this.#options.pageCacheMb },
       {
         ...options,
         routes,
@@ -494,9 +511,9 @@ function startupError(problems: FolderProblem[], strict: boolean | undefined): S
   return undefined;
 }
 
-/** The user cache folder skillport keeps its caches in (XDG_CACHE_HOME or ~/.cache, then skillport). */
-export function defaultCacheDir(): string {
-  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'skillport');
+/** The user cache folder skillport keeps its caches in: `skillport` under `base` (the CLI gives XDG_CACHE_HOME), else under ~/.cache. */
+export function defaultCacheDir(base?: string): string {
+  return join(base || join(homedir(), '.cache'), 'skillport');
 }
 
 /**

@@ -20,6 +20,7 @@ export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
 export type { RequestLimits } from './http/limits.js';
 export { parseTrustedProxy } from './http/client-address.js';
+export { allowedOrigins, isOwnOrigin } from './http/guards.js';
 export type { TrustedProxies } from './http/client-address.js';
 export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit } from './http/routes.js';
 export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';

@@ -74,6 +74,29 @@ describe('search follows changes', () => {
     }
   });
 
+  test("a skill's reference files are searched; its README is not; an edited reference is searched anew (stdio)", async () => {
+    const dir = makeTree({
+      'triage/SKILL.md': skillMd('triage', 'Diagnoses a broken Linux install. Use when a machine stops booting.'),
+      'triage/references/pacman.md': '# Package managers\n\nAfter a pacman upgrade, roll back from the package cache.\n',
+      'triage/README.md': 'Maintained by the wombat team.\n',
+      'other/SKILL.md': skillMd('other', 'Writes release notes. Use when preparing a release.'),
+    });
+    const { client } = await connectStdio([dir], 'modern');
+    try {
+      assert.deepEqual(names(await search(client, 'pacman upgrade')), ['triage']);
+      assert.deepEqual(names(await search(client, 'wombat')), []);
+      writeFileSync(join(dir, 'triage/references/pacman.md'), '# Package managers\n\nAfter a dnf upgrade, use the snapper quokka snapshot.\n');
+      await eventually(
+        async () => (names(await search(client, 'snapper snapshot'))[0] === 'triage' ? true : undefined),
+        10_000,
+        'the edited reference to be searchable',
+      );
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a principal's search never shows a skill it cannot see, before or after the hidden skill changes (http, tokens)", async () => {
     const data = mkdtempSync(join(tmpdir(), 'skillport-search-data-'));
     const policy = join(mkdtempSync(join(tmpdir(), 'skillport-search-policy-')), 'policy.yaml');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { makeTree, skillMd, startHttp } from '@skillport/test-kit';
@@ -15,6 +16,9 @@ import type { RunningServer } from '@skillport/test-kit';
  */
 
 const BIG = randomBytes(8 * 1024 * 1024).toString('base64'); // ~11 MB of text
+// Text with multi-byte characters (cut between windows only at character boundaries) and a binary file (base64).
+const WIDE = 'ünïcödé 😀 "quoted" \\ back\n'.repeat(40_000);
+const BINARY = randomBytes(700_000);
 const URI = 'skill://big/references/big.txt';
 const HEADERS = 'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n';
 
@@ -36,7 +40,8 @@ describe('a JSON-RPC batch answered at the reader pace', { skip: process.platfor
   let server: RunningServer;
   let url: URL;
   before(async () => {
-    const dir = makeTree({ 'big/SKILL.md': skillMd('big'), 'big/references/big.txt': BIG });
+    const dir = makeTree({ 'big/SKILL.md': skillMd('big'), 'big/references/big.txt': BIG, 'big/references/wide.txt': WIDE });
+    writeFileSync(join(dir, 'big/references/data.bin'), BINARY);
     server = await startHttp([dir, '--no-watch']);
     url = new URL(server.url);
   });
@@ -60,22 +65,56 @@ describe('a JSON-RPC batch answered at the reader pace', { skip: process.platfor
     assert.equal(health.status, 200);
   });
 
+  test('10 clients each sending a batch of reads of the 11 MB file, never read: no client holds a whole answer', async () => {
+    const baseline = rssMiB(server.proc.pid!);
+    const sockets = Array.from({ length: 10 }, () => post(url, batch(8)));
+    await Promise.all(sockets.map((socket) => new Promise<void>((done) => socket.once('data', () => (socket.pause(), done())))));
+    let peak = 0;
+    for (let i = 0; i < 10; i++) {
+      await new Promise((done) => setTimeout(done, 200));
+      peak = Math.max(peak, rssMiB(server.proc.pid!));
+    }
+    for (const socket of sockets) socket.destroy();
+    // One answer built whole is ~35 MiB (the text, its JSON, the bytes to send): ten clients held ~350-460 MiB so.
+    // Streamed from the file's one shared copy, each holds a window and its socket's buffers.
+    assert.ok(peak - baseline < 120, `RSS grew ${Math.round(peak - baseline)} MiB (from ${Math.round(baseline)} MiB)`);
+    const health = await fetch(new URL('/healthz', url));
+    assert.equal(health.status, 200);
+  });
+
   test('a batch read to the end is every answer, in order, as one JSON array; notifications alone get 202', async () => {
     const body = JSON.stringify([
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
       { jsonrpc: '2.0', id: 'a', method: 'resources/read', params: { uri: URI } },
       { jsonrpc: '2.0', id: 2, method: 'ping' },
       { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'skill://big/nothing.txt' } },
+      { jsonrpc: '2.0', id: 4, method: 'resources/read', params: { uri: 'skill://big/references/wide.txt' } },
+      { jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: 'skill://big/references/data.bin' } },
     ]);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
     const answer = await fetch(new URL('/mcp', url), { method: 'POST', headers, body });
     assert.equal(answer.status, 200);
     assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
-    const items = (await answer.json()) as Array<{ id: unknown; result?: { contents: Array<{ text: string }> }; error?: { code: number } }>;
+    const items = (await answer.json()) as Array<{ id: unknown; result?: { contents: Array<{ text: string; blob: string }> }; error?: { code: number } }>;
     assert.deepEqual(
       items.map((item) => item.id),
-      ['a', 2, 3],
+      ['a', 2, 3, 4, 5],
     );
+    assert.equal(items[3]!.result!.contents[0]!.text, WIDE);
+    assert.equal(items[4]!.result!.contents[0]!.blob, BINARY.toString('base64'));
+    // Each element is what the same read alone answers (the SDK's answer on the fast path's terms).
+    for (const [at, uri] of [
+      [0, URI],
+      [3, 'skill://big/references/wide.txt'],
+      [4, 'skill://big/references/data.bin'],
+    ] as const) {
+      const alone = await fetch(new URL('/mcp', url), {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: items[at]!.id, method: 'resources/read', params: { uri } }),
+      });
+      assert.deepEqual(items[at], await alone.json());
+    }
     assert.equal(items[0]!.result!.contents[0]!.text, BIG);
     assert.deepEqual(items[1]!.result, {});
     assert.ok(items[2]!.error, 'a missing file is an error answer within the batch');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,11 +31,30 @@ export interface RunningServer {
 export interface LaunchOptions {
   cache?: boolean;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Runs the server in a user namespace of its own whose inotify watch limit is this (`unshare -U -r`): the kernel's
+   * real ENOSPC, without taking a single watch from the user's other processes. See `canLimitWatches`.
+   */
+  inotifyWatches?: number;
+}
+
+/** Whether `LaunchOptions.inotifyWatches` works here (unshare present, user namespaces allowed). */
+export function canLimitWatches(): boolean {
+  const run = spawnSync('unshare', ['-U', '-r', 'sh', '-c', 'echo 8 > /proc/sys/user/max_inotify_watches'], { stdio: 'ignore' });
+  return run.status === 0;
+}
+
+/** The command and arguments that run the CLI with `args`, in a namespace of its own when `launch` asks for one. */
+function cliCommand(args: string[], launch: LaunchOptions): [string, string[]] {
+  if (launch.inotifyWatches === undefined) return [process.execPath, [CLI, ...args]];
+  const limit = Math.floor(launch.inotifyWatches);
+  return ['unshare', ['-U', '-r', 'sh', '-c', `echo ${limit} > /proc/sys/user/max_inotify_watches && exec "$0" "$@"`, process.execPath, CLI, ...args]];
 }
 
 /** Starts `skillport serve --http --port 0 ...args` as a real process and waits for its URL. */
 export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}, launch: LaunchOptions = {}): Promise<RunningServer> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', ...(launch.cache ? [] : ['--no-cache']), ...args], {
+  const [command, argv] = cliCommand(['serve', '--http', '--port', '0', ...(launch.cache ? [] : ['--no-cache']), ...args], launch);
+  const proc = spawn(command, argv, {
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

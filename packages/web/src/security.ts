@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isOwnOrigin } from '@skillport/server';
 
 /**
  * Browser-facing protections in one place (docs/security.md, "Web catalog"):
@@ -81,25 +82,15 @@ export function csrfValid(req: IncomingMessage, submitted: string | null): boole
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') return false;
   // Cookies are shared by every port of a host, so a page on another port can plant the csrf cookie it then
-  // submits; a browser that sends no Sec-Fetch-Site still sends Origin, which must name this site.
+  // submits; a browser that sends no Sec-Fetch-Site still sends Origin, which must name this site (not merely an
+  // --allowed-origin, which the server's guard lets through for browser MCP clients).
   const origin = req.headers.origin;
-  if (origin !== undefined && !originIsSite(origin, req.headers.host)) return false;
+  if (origin !== undefined && !isOwnOrigin(origin, req.headers.host)) return false;
   const expected = cookies(req).get(CSRF_COOKIE);
   if (expected === undefined || submitted === null) return false;
   const a = Buffer.from(expected);
   const b = Buffer.from(submitted);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Whether `origin` names the host (and port) the request was sent to, whatever the scheme a proxy terminated. */
-function originIsSite(origin: string, host: string | undefined): boolean {
-  if (host === undefined) return false;
-  try {
-    const named = new URL(origin);
-    return named.host === new URL(`${named.protocol}//${host}`).host;
-  } catch {
-    return false; // "null" (an opaque origin) or no URL at all
-  }
 }
 
 /** The placeholder origin `next` is resolved against when the request names none (no Host header). */

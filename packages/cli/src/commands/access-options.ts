@@ -1,3 +1,4 @@
+import { environment } from '../environment.js';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { parseSpan } from '@skillport/core';
@@ -84,7 +85,8 @@ export async function accessOptions(flags: AccessFlags, warn: (message: string) 
       ? {
           openStore: async () => {
             const { openAccessStore } = await import('@skillport/registry');
-            return openAccessStore(url, { onProblem: warn });
+            const { pgAccessPoolMax } = environment();
+            return openAccessStore(url, { onProblem: warn, ...(pgAccessPoolMax !== undefined ? { poolMax: pgAccessPoolMax } : {}) });
           },
         }
       : {}),

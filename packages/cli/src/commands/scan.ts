@@ -1,3 +1,4 @@
+import { environment } from '../environment.js';
 import { statSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -239,7 +240,7 @@ async function readUrl(url: string): Promise<SourceSkill> {
 /** Every skill a server lists, each file read and verified through the client library. */
 async function readServer(spec: string, problems: string[], given: string | undefined): Promise<SourceSkill[]> {
   const client = await import('@skillport/client');
-  const token = given ?? (process.env['SKILLPORT_TOKEN'] || undefined);
+  const token = given ?? environment().token;
   const parsed = client.parseServerSpec(spec);
   const source = new client.McpSkillSource(parsed, {
     connect: token && parsed.kind === 'http' ? { headers: { authorization: `Bearer ${token}` } } : {},

@@ -4,12 +4,15 @@ import { Option } from 'commander';
 import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
+import { allowedOrigins } from '@skillport/server';
 import { arg, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
 import { openSources, sourceLabel } from '../sources.js';
 import { environment } from '../environment.js';
+import { userSettings } from '../user-config.js';
+import type { Environment } from '../environment.js';
 import { groupServeHelp } from '../serve-help.js';
 import { displayPath, displayUrl, formatProblem, paint, parsePort, parsePositiveInt, parseSize, plural } from '../output.js';
 import { progressLine } from '../progress.js';
@@ -24,9 +27,11 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   port: number;
   host: string;
   allowedHost: string[];
+  allowField: string[];
+  allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
-  /** --no-scan: skip the scanner over the served folders. */
+  /** --no-scan: skip the scanner over the served folders and at activation. */
   scan?: boolean;
   watch: boolean;
   maxFiles: number;
@@ -98,9 +103,24 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', arg(parsePort), 3333)
     .option('--host <host>', 'HTTP address to bind (use 0.0.0.0 to listen on every interface)', '127.0.0.1')
     .option('--allowed-host <name>', 'an extra Host/Origin name to accept over HTTP (DNS-rebinding protection); repeatable', repeatable(), [] as string[])
+    .option(
+      '--allowed-origin <origin>',
+      "a browser origin besides this server's own whose requests are served (a browser MCP client: http://localhost:6274); repeatable",
+      (value: string, previous: string[] | undefined) => (arg(allowedOrigins)(value), repeatable()(value, previous)),
+      [] as string[],
+    )
     .option('--prefix <path>', 'serve every skill under skill://<path>/')
     .option('--strict', 'refuse to start when any skill has a problem (a high scan finding included), and (with --data) refuse to publish skills with warnings')
-    .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
+    .option(
+      '--allow-field <name>',
+      'accept this frontmatter field without a warning; repeatable (also allowFields in the user config)',
+      repeatable(),
+      [] as string[],
+    )
+    .option(
+      '--no-scan',
+      'do not scan the served skills for hidden text, injected instructions, exfiltration and the like (no warnings at start, no <skill_scan> at activation)',
+    )
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
@@ -253,6 +273,8 @@ async function serve(
     process.stderr.write(`${line}\n`);
   };
   let server: SkillportServer;
+  // What the check of a restored catalog found before the serving line (see onChange below).
+  const found = { added: 0, changed: 0, removed: 0, said: false };
   let access;
   try {
     access = await accessOptions(options, (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`));
@@ -268,6 +290,7 @@ async function serve(
     );
   }
   // Loaded only when --data is given: the registry's store is a native SQLite module, not needed to serve folders.
+  const allowFields = [...new Set([...(options.allowField ?? []), ...userSettings().allowFields])];
   let registry: import('@skillport/registry').RegistryPlugin | undefined;
   if (options.data !== undefined) {
     const { registryPlugin } = await import('@skillport/registry');
@@ -277,6 +300,7 @@ async function serve(
     const publishToken = env.token ?? env.legacyPublishToken;
     registry = registryPlugin({
       ...(publishToken !== undefined ? { publishToken } : {}),
+      postgres: postgresTuning(env),
       data: options.data,
       limits: { ...DEFAULT_LIMITS, maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
@@ -285,6 +309,7 @@ async function serve(
       requireSignatures: options.requireSignatures === true,
       // --strict (`strict: true` in a config file) also holds publishes to the letter: warnings refuse a skill.
       strict: options.strict === true,
+      ...(allowFields.length > 0 ? { allowFields } : {}),
       onProblem: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
       ...(options.quiet ? {} : { onEvent: (line: string) => log(`skillport: ${line}`) }),
     });
@@ -292,7 +317,7 @@ async function serve(
   if (options.cache) {
     // Checked once here, so that the folders' caches and the remote hosts' blob cache are both turned off with one warning.
     const { cacheDirProblem, defaultCacheDir } = await import('@skillport/server');
-    const unusable = cacheDirProblem(options.cacheDir ?? defaultCacheDir());
+    const unusable = cacheDirProblem(options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome));
     if (unusable !== undefined) {
       log(`skillport: ${colors.yellow('warning')}: ${unusable}`);
       options.cache = false;
@@ -310,7 +335,7 @@ async function serve(
     embeddings = new SkillEmbeddings({
       url: options.embeddings,
       model: options.embeddingsModel,
-      cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir()) : undefined,
+      cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome)) : undefined,
     });
   }
   const sourceNames = [...dirs.map(sourceLabel), ...templates.map((template) => displayPath(template.dir)), ...remotes.map((remote) => displayUrl(remote.url))];
@@ -364,8 +389,10 @@ async function serve(
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       limits: { maxFiles: options.maxFiles, maxBytes: options.maxBytes },
       strict: options.strict === true,
+      ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
       unmet: options.unmet,
+      ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: {
         ...toolSet(options.tools),
@@ -378,6 +405,7 @@ async function serve(
       },
       prompts: options.prompts,
       ...searchTuning(),
+      ...libraryTuning(),
       ...(options.readyWhen === 'search' ? { readyWhenSearch: true } : {}),
       index: options.index,
       indexArchives: options.indexArchives,
@@ -389,17 +417,21 @@ async function serve(
       ...(identity.name !== undefined ? { identity: { name: identity.name } } : {}),
       ...(identity.instructions !== undefined ? { instructions: identity.instructions } : {}),
       instructionsCatalog: options.instructionsCatalog === true,
-      ...(options.cache ? (options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
+      cacheDir: options.cache ? (options.cacheDir ?? (await import('@skillport/server')).defaultCacheDir(environment().xdgCacheHome)) : false,
       onProblem,
       onChange: (changes) => {
         if (options.quiet) return;
-        const parts = [
-          changes.added.length ? `${changes.added.length} added` : '',
-          changes.changed.length ? `${changes.changed.length} changed` : '',
-          changes.removed.length ? `${changes.removed.length} removed` : '',
-        ].filter(Boolean);
-        // A restored catalog checked against the disk may report changes before open() has returned `server`.
-        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${plural(server.catalog.snapshot.size, 'skill')})`}`);
+        // A restored catalog checked against the disk may report changes before the serving line: they belong to
+        // it ("checked against the disk: 1 removed"), not to a reload before the server said it serves.
+        if (!found.said) {
+          found.added += changes.added.length;
+          found.changed += changes.changed.length;
+          found.removed += changes.removed.length;
+          return;
+        }
+        log(
+          `skillport: reloaded: ${changeParts(changes.added.length, changes.changed.length, changes.removed.length)} (${plural(server.catalog.snapshot.size, 'skill')})`,
+        );
       },
     });
     progress?.clear();
@@ -437,6 +469,7 @@ async function serve(
         host: options.host,
         port: options.port,
         allowedHosts: options.allowedHost,
+        allowedOrigins: options.allowedOrigin,
         fastPath: options.fastPath,
         limits: limitOptions(options),
         ...(trustedProxies ? { trustedProxies } : {}),
@@ -487,7 +520,9 @@ async function serve(
     accessSummary(options, server.access.policySource?.text !== undefined),
     options.watch ? 'watching for changes' : '',
     // The persisted catalog is the folders' (ADR 0004): a server of no folders (a new registry) restored nothing.
-    restored && dirs.length + templates.length > 0 ? "started from the last run's catalog, checked against the disk" : '',
+    restored && dirs.length + templates.length > 0
+      ? `started from the last run's catalog, checked against the disk${found.added + found.changed + found.removed > 0 ? `: ${changeParts(found.added, found.changed, found.removed)}` : ''}`
+      : '',
     options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
   const held = grouped.close();
@@ -496,6 +531,7 @@ async function serve(
       `skillport: ${colors.yellow('warning')}: ${plural(held, 'more skill has', 'more skills have')} warnings (served as they are); \`skillport validate ${sourceNames.join(' ')}\` lists them`,
     );
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
+  found.said = true;
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
   // The folders' scan findings, in the background: serving does not wait for it.
   // Two seconds on: a client's first answers (and what they load) come first.
@@ -554,6 +590,11 @@ class WarningGroup {
   }
 }
 
+/** "2 added, 1 removed": the counts that are not zero. */
+function changeParts(added: number, changed: number, removed: number): string {
+  return [added ? `${added} added` : '', changed ? `${changed} changed` : '', removed ? `${removed} removed` : ''].filter(Boolean).join(', ');
+}
+
 /** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */
 function accessSummary(options: ServeOptions, policyInForce: boolean): string {
   const principal = options.principal === undefined ? '' : ` as ${typeof options.principal === 'string' ? options.principal : "the config's principal"}`;
@@ -601,6 +642,21 @@ function fastPathTokens(value: boolean | number | undefined, max: number): numbe
  * SKILLPORT_SEARCH_WAIT_SKILLS and SKILLPORT_SEARCH_WAIT_MS, the largest catalog whose searches wait for the index
  * still being built, and for how long (ADR 0201).
  */
+/** The PostgreSQL registry store's pool and blob cache, from SKILLPORT_PG_POOL_MAX and SKILLPORT_PG_BLOB_CACHE_MB. */
+function postgresTuning(env: Environment): { poolMax?: number; blobCacheMb?: number } {
+  return { ...(env.pgPoolMax !== undefined ? { poolMax: env.pgPoolMax } : {}), ...(env.pgBlobCacheMb !== undefined ? { blobCacheMb: env.pgBlobCacheMb } : {}) };
+}
+
+/** What the environment sets of the libraries' own budgets (docs/configuration.md, *library*). */
+function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean; watchLimit?: number } {
+  const { pageCacheMb, wordVectors, watchLimit } = environment();
+  return {
+    ...(pageCacheMb !== undefined ? { pageCacheMb } : {}),
+    ...(wordVectors ? {} : { searchWordVectors: false }),
+    ...(watchLimit !== undefined ? { watchLimit } : {}),
+  };
+}
+
 function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {
   const { searchIdleMs, searchWaitSkills, searchWaitMs } = environment();
   return {

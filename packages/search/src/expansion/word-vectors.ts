@@ -17,8 +17,8 @@
  *   so `data` counts more than `the`, from the rank alone: a skill's vector depends on that skill alone, and an
  *   index adding and removing skills one at a time stays equal to one built afresh;
  * - stores each vector as 100 signed bytes and a scale (its largest component / 127).
- * Without the compacted file (no build yet, or a build without the package), or with a damaged one, or with
- * `SKILLPORT_WORD_VECTORS=0`, `bundled()` answers undefined and search ranks lexically, as before.
+ * Without the compacted file (no build yet, or a build without the package), or with a damaged one, `bundled()`
+ * answers undefined and search ranks lexically, as before (as it does with `SearchOptions.wordVectors: false`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -225,11 +225,10 @@ export class WordVectors {
 
   /**
    * The package's vectors in their compacted form, read on the first call of a process (later calls share them);
-   * undefined when the package is not installed, the compacted file was not made, or it cannot be read, and when
-   * the environment says `SKILLPORT_WORD_VECTORS=0` (search then ranks lexically).
+   * undefined when the package is not installed, the compacted file was not made, or it cannot be read (search
+   * then ranks lexically).
    */
   static bundled(): WordVectors | undefined {
-    if (process.env['SKILLPORT_WORD_VECTORS'] === '0') return undefined;
     if (bundledVectors === null) {
       bundledVectors = undefined;
       try {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { stopwords } from '../analysis/stopwords.js';
-import { BODY_CHARS, SkillSearchIndex } from './skill-index.js';
+import { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT, SkillSearchIndex } from './skill-index.js';
 import type { SearchOptions } from '../types.js';
 import type { IndexState } from './state.js';
 
@@ -34,10 +34,10 @@ export interface PersistedIndex {
   versions: Map<string, string>;
 }
 
-/** What the analysis depends on: text analysed with other stopwords or another body bound gives other terms. */
+/** What the analysis depends on: text analysed with other stopwords, another body bound or other reference rules gives other terms. */
 export function analysisFingerprint(): string {
   return createHash('sha256')
-    .update(JSON.stringify({ magic: MAGIC, bodyChars: BODY_CHARS, stopwords: [...stopwords()] }))
+    .update(JSON.stringify({ magic: MAGIC, bodyChars: BODY_CHARS, references: [REFERENCE_WEIGHT, REFERENCE_CHARS], stopwords: [...stopwords()] }))
     .digest('hex');
 }
 

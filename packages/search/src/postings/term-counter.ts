@@ -28,21 +28,26 @@ export class TermCounter {
     this.stamp++;
   }
 
-  /** Counts the words of `text` into `field`, appends their terms to `sequence` if given; returns the number of words. */
-  addText(text: string, field: number, sequence: IntList | undefined): number {
+  /**
+   * Counts the words of `text` into `field`, appends their terms to `sequence` if given; returns the number of words.
+   * `weight`: the share of an occurrence each word counts (at least half of one, the smallest a packed count holds).
+   */
+  addText(text: string, field: number, sequence: IntList | undefined, weight = 1): number {
     const shift = FIELD_BITS * field;
+    const whole = Math.max(1, Math.round(2 * weight));
+    const part = Math.max(1, Math.round(2 * PART_WEIGHT * weight));
     let words = 0;
     forEachWord(text, (word) => {
       words++;
       const analysis = this.analyzer.analyze(word);
       if (analysis.term !== undefined) {
         if (analysis.id < 0) analysis.id = this.idOf(analysis.term, analysis.folded);
-        this.count(analysis.id, 2, shift);
+        this.count(analysis.id, whole, shift);
         sequence?.push(analysis.id);
       }
       if (analysis.parts !== undefined) {
         analysis.partIds ??= analysis.parts.map((part) => this.idOf(part));
-        for (const id of analysis.partIds) this.count(id, 2 * PART_WEIGHT, shift);
+        for (const id of analysis.partIds) this.count(id, part, shift);
       }
     });
     return words;

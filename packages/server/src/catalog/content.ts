@@ -1,4 +1,4 @@
-import { fileSource, readKnownFileSync, readRegularFile, sha256Digest } from '@skillport/core';
+import { fileSource, readKnownFile, readRegularFile, sha256Digest } from '@skillport/core';
 import { ownBytes } from '../memory.js';
 import type { CatalogFile, SkillOrigin } from './model.js';
 
@@ -16,9 +16,12 @@ export class StaleFileError extends Error {
 /**
  * Reads skill files and proves every byte served matches the published digest. Verified bytes are kept in a small
  * LRU keyed by digest (never by path), so a hot file is served from memory and a cached copy can never disagree
- * with the manifest that names it.
+ * with the manifest that names it. A miss is read in the thread pool, never with a synchronous system call: when the
+ * OS page cache does not hold the file (a catalog larger than memory), the disk's wait holds up that answer alone.
+ * Concurrent misses of one digest share one read.
  */
-const SYNC_READ_MAX = 256 * 1024;
+/** Files up to this size are read knowing their size (no fstat): the manifest says how long they must be. */
+const KNOWN_SIZE_READ_MAX = 256 * 1024;
 
 export class ContentReader {
   #cache = new Map<string, Buffer>();
@@ -52,19 +55,19 @@ export class ContentReader {
     if (file.size > this.maxEntryBytes) {
       const shared = this.#shared.get(file.digest)?.deref();
       if (shared !== undefined) return shared;
-      let reading = this.#reading.get(file.digest);
-      if (reading === undefined) {
-        reading = this.#readVerified(file, origin).finally(() => this.#reading.delete(file.digest));
-        this.#reading.set(file.digest, reading);
-        const bytes = await reading;
-        this.#shared.set(file.digest, new WeakRef(bytes));
-        this.#forget.register(bytes, file.digest);
-        return bytes;
-      }
-      return reading;
     }
-    let bytes = await this.#readVerified(file, origin);
-    if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0) {
+    const reading = this.#reading.get(file.digest);
+    // Another file of the same bytes failing (changed at its own path) says nothing of this one: read this one.
+    if (reading !== undefined) return reading.catch(() => this.#readVerified(file, origin));
+    const read = this.#readVerified(file, origin).finally(() => this.#reading.delete(file.digest));
+    this.#reading.set(file.digest, read);
+    let bytes = await read;
+    if (file.size > this.maxEntryBytes) {
+      this.#shared.set(file.digest, new WeakRef(bytes));
+      this.#forget.register(bytes, file.digest);
+      return bytes;
+    }
+    if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0 && !this.#cache.has(file.digest)) {
       // What is kept is what is counted: not the larger buffer a small file may have been read into.
       bytes = ownBytes(bytes);
       this.#cache.set(file.digest, bytes);
@@ -86,9 +89,7 @@ export class ContentReader {
         const stored = await origin.blobs.read(file.digest, file.size);
         bytes = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
       } else {
-        // Small files are read synchronously: three system calls cost less than the thread-pool round trips of
-        // four asynchronous ones. Large files go through the thread pool so they never hold up other requests.
-        bytes = file.size <= SYNC_READ_MAX ? readKnownFileSync(source, file.size) : await readRegularFile(source, file.size);
+        bytes = file.size <= KNOWN_SIZE_READ_MAX ? await readKnownFile(source, file.size) : await readRegularFile(source, file.size);
       }
     } catch {
       throw new StaleFileError(file, source);

@@ -23,6 +23,8 @@ export interface ScannedFolder {
 export interface ScanOptions {
   limits: SkillLimits;
   cache?: DigestCache;
+  /** Frontmatter fields accepted without a warning (`serve --allow-field`, the `allowFields` setting). */
+  allowFields?: readonly string[] | undefined;
 }
 
 export function normaliseRoot(dir: string, prefix: string | undefined): FolderRoot {
@@ -59,7 +61,11 @@ export function scanRoot(root: FolderRoot, options: ScanOptions): { folders: Sca
 }
 
 export function scanFolder(root: FolderRoot, dir: string, segments: string[], options: ScanOptions): ScannedFolder {
-  const inspection = inspectSkillFolder(dir, { limits: options.limits, ...(options.cache ? { cache: options.cache } : {}) });
+  const inspection = inspectSkillFolder(dir, {
+    limits: options.limits,
+    ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
+  });
   return { root, dir, segments, inspection };
 }
 

@@ -1,4 +1,5 @@
 import { existsSync, lstatSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { DigestCache, discoverSkills } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
@@ -13,6 +14,7 @@ import { Assembly } from './assembly.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
+import type { WatchState } from './tree-watcher.js';
 
 export interface CatalogChanges {
   added: string[];
@@ -41,11 +43,17 @@ interface FolderChange {
 export interface LiveCatalogOptions {
   roots: FolderRoot[];
   limits: SkillLimits;
+  /** Frontmatter fields accepted without a warning. */
+  allowFields?: readonly string[];
   /** The persistent digest cache file; scans reuse the digests of unchanged files. */
   digestCachePath?: string;
   /** Where the last catalog is kept (persisted-catalog.ts): a restart answers from it while a background scan checks. */
   persistPath?: string;
-  /** Worker threads for a full scan (0: scan on the calling thread). Default 1 (see parallel-scan.ts). */
+  /**
+   * Worker threads for a full scan (0: scan on the calling thread). Default: the first scan of a cold start (nothing
+   * is served yet) uses up to two (the cores there are: a helper is started only for a catalog large enough), later
+   * full scans and the check of a restored catalog one (they run while serving). See parallel-scan.ts.
+   */
   scanThreads?: number;
   /**
    * A restored catalog of at most this many skill folders is checked against the disk on this thread (default
@@ -73,6 +81,10 @@ export interface LiveCatalogOptions {
   perFolderWatch?: boolean;
   /** How the first walk of the watcher is sliced (tests; defaults in tree-watcher.ts). */
   watchSlices?: { startBudgetMs: number; sliceMs: number };
+  /** The most watches held while folders inside skills want one (default in tree-watcher.ts: half the user's). */
+  watchLimit?: number;
+  /** How folders not watched are swept (tests; defaults in tree-watcher.ts). */
+  sweep?: { sweepSliceMs: number; sweepIntervalMs: number };
 }
 
 /**
@@ -118,7 +130,7 @@ export class LiveCatalog {
 
   private constructor(readonly options: LiveCatalogOptions) {
     this.#assembly = new Assembly(this.#order);
-    if (options.persistPath) this.#persisted = new PersistedCatalog(options.persistPath, options.roots, options.limits);
+    if (options.persistPath) this.#persisted = new PersistedCatalog(options.persistPath, options.roots, options.limits, options.allowFields);
   }
 
   /** The precedence of folders in a URI clash: the root given first, then the folder path. */
@@ -137,7 +149,7 @@ export class LiveCatalog {
       catalog.unverified = true;
       catalog.restoredAtStart = true;
     } else {
-      await catalog.#scanAll(options.scanThreads, options.onScanProgress);
+      await catalog.#scanAll(options.scanThreads ?? Math.min(2, availableParallelism()), options.onScanProgress);
     }
     catalog.#snapshot = catalog.#build();
     if (!restored) {
@@ -159,9 +171,9 @@ export class LiveCatalog {
     return problems;
   }
 
-  /** Folders watched one by one so far, and whether the first walk is still arming them (see TreeWatcher.armed). */
-  get watching(): { folders: number; arming: boolean } | undefined {
-    return this.#watcher === undefined ? undefined : { folders: this.#watcher.folderCount, arming: this.#watcher.walking };
+  /** Folders watched one by one so far, whether the first walk is still arming them, and those swept instead (tree-watcher.ts). */
+  get watching(): WatchState | undefined {
+    return this.#watcher?.state();
   }
 
   /** Folders found with a SKILL.md (served or not). */
@@ -214,13 +226,16 @@ export class LiveCatalog {
       {
         onWarning: (message, path) => this.#report({ severity: 'warning', message, path }),
         ...(this.options.perFolderWatch !== undefined ? { perFolder: this.options.perFolderWatch } : {}),
+        ...(this.options.watchLimit !== undefined ? { watchLimit: this.options.watchLimit } : {}),
         ...this.options.watchSlices,
+        ...this.options.sweep,
       },
     );
     try {
       // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
       // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
-      this.#watcher.start(this.restoredAtStart && this.unverified ? this.#knownFolders() : []);
+      const restored = this.restoredAtStart && this.unverified;
+      this.#watcher.start(restored ? this.#knownFolders() : [], restored ? this.#folders.keys() : []);
     } catch (error) {
       this.#report({
         severity: 'warning',
@@ -375,26 +390,21 @@ export class LiveCatalog {
 
   /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
   async #scanAll(threads = this.options.scanThreads, onProgress?: (progress: ScanProgress) => void): Promise<void> {
-    const { roots, limits, digestCachePath } = this.options;
+    const { roots, limits, digestCachePath, allowFields } = this.options;
     let folders: ScannedFolder[];
     if (threads === 0) {
       const cache = new DigestCache(digestCachePath);
       folders = [];
       for (const root of roots) {
-        const scan = scanRoot(root, { limits, cache });
+        const scan = scanRoot(root, { limits, cache, allowFields });
         for (const problem of scan.problems) this.#report(problem);
         folders.push(...scan.folders);
       }
       cache.save();
     } else {
-      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress);
+      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields);
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
-      if (digestCachePath && scan.cache.length > 0) {
-        const cache = new DigestCache(digestCachePath, { load: false });
-        for (const entries of scan.cache) cache.merge(entries);
-        cache.save();
-      }
     }
     // A folder found as it was keeps its object: the snapshot and the assembly hold the old one, and a second copy
     // of every unchanged folder (a restart's check finds most unchanged) would double the catalog's memory.
@@ -418,7 +428,7 @@ export class LiveCatalog {
       searchFrom.add(existing);
     }
     // Changed folders are few: they are hashed again without the persistent cache (which stays off this thread).
-    const options = { limits: this.options.limits };
+    const options = { limits: this.options.limits, allowFields: this.options.allowFields };
     for (const dir of affected) {
       const folder = this.#folders.get(dir)!;
       change.removed.push(folder);

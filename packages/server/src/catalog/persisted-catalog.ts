@@ -49,9 +49,11 @@ interface BaseHeader {
 }
 type PersistedFolder = [root: number, relDir: string, problems: FolderProblem[], skill: PersistedSkill | 0];
 
-export function catalogKey(roots: readonly FolderRoot[], limits: SkillLimits): string {
+export function catalogKey(roots: readonly FolderRoot[], limits: SkillLimits, allowFields: readonly string[] = []): string {
+  // The fields a run accepts change its warnings: a run that accepts others starts from a scan of its own.
+  const accepted = [...new Set(allowFields)].sort();
   return createHash('sha256')
-    .update(JSON.stringify({ format: FORMAT, roots, limits }))
+    .update(JSON.stringify({ format: FORMAT, roots, limits, ...(accepted.length > 0 ? { allowFields: accepted } : {}) }))
     .digest('hex');
 }
 
@@ -71,9 +73,10 @@ export class PersistedCatalog {
     readonly path: string,
     readonly roots: readonly FolderRoot[],
     readonly limits: SkillLimits,
+    allowFields?: readonly string[],
   ) {
     this.#journal = `${path}.log`;
-    this.#key = catalogKey(roots, limits);
+    this.#key = catalogKey(roots, limits, allowFields);
   }
 
   /** The base and every valid journal line after it; undefined when there is no usable base. */

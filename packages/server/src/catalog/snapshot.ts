@@ -1,5 +1,5 @@
 import { DIRECTORY_MIME_TYPE, compareStrings, encodePath } from '@skillport/core';
-import { StringPool } from './intern.js';
+import { relativeFileUri } from './catalog-skill.js';
 import type { CatalogFile, CatalogSkill } from './model.js';
 
 export interface DirectoryChild {
@@ -37,20 +37,21 @@ export interface SnapshotDelta {
   remove: readonly string[];
 }
 
-/** The lookup maps. The base is shared by every snapshot derived from it and never written after it is built. */
+/**
+ * The lookup maps. The base is shared by every snapshot derived from it and never written after it is built. Files
+ * and folders have no map of their own: a file or folder URI is owned by a skill whose folder holds it, found by
+ * looking its parent URIs up as skills (a few map hits for a path a few folders deep), so the catalog keeps no entry
+ * and no URI string per file or folder.
+ */
 interface Index {
   byUri: Map<string, CatalogSkill>;
   byName: Map<string, readonly CatalogSkill[]>;
-  files: Map<string, FileRef>;
-  dirs: Map<string, DirectoryRef>;
 }
 
 /** A snapshot's own entries over the shared base: `null` means gone here (a tombstone), an empty array no skill. */
 interface Overlay {
   byUri: Map<string, CatalogSkill | null>;
   byName: Map<string, readonly CatalogSkill[]>;
-  files: Map<string, FileRef | null>;
-  dirs: Map<string, DirectoryRef | null>;
   size: number;
 }
 
@@ -131,26 +132,20 @@ export class CatalogSnapshot {
     const skills = spliceSorted(this.skills, delta);
     const touched = delta.upsert.length + delta.remove.length;
     const overSize = this.#over?.size ?? 0;
-    const limit = 2048 + (this.#base.byUri.size + this.#base.files.size) / 128;
+    const limit = 2048 + this.#base.byUri.size / 32;
     if (touched > this.skills.length * FULL_BUILD_SHARE + 16 || overSize > limit) {
       return { skills, base: buildIndex(skills), over: undefined, parent: this, delta };
     }
     const previous = this.#over;
     const over: Overlay =
-      previous === undefined
-        ? { byUri: new Map(), byName: new Map(), files: new Map(), dirs: new Map(), size: 0 }
-        : { byUri: new Map(previous.byUri), byName: new Map(previous.byName), files: new Map(previous.files), dirs: new Map(previous.dirs), size: 0 };
+      previous === undefined ? { byUri: new Map(), byName: new Map(), size: 0 } : { byUri: new Map(previous.byUri), byName: new Map(previous.byName), size: 0 };
     const base = this.#base;
     const next = { skills, base, over, parent: this, delta };
     // Read the new state while it is being written: what is already decided is in the overlay.
     const skillAt = (uri: string): CatalogSkill | undefined => lookup(base.byUri, over.byUri, uri);
     const names = new Set<string>();
-    const fileUris = new Set<string>();
-    const dirUris = new Set<string>();
     const touch = (skill: CatalogSkill): void => {
       names.add(skill.name);
-      for (const file of skill.files) fileUris.add(file.uri);
-      for (const dir of dirsOf(skill)) dirUris.add(dir);
     };
     for (const uri of delta.remove) {
       const old = skillAt(uri);
@@ -164,7 +159,8 @@ export class CatalogSnapshot {
       touch(skill);
       over.byUri.set(skill.uri, skill);
     }
-    // Every entry a changed skill held or holds is decided again from the new state, by the same rules as a build.
+    // Every name a changed skill held or holds is decided again from the new state, by the same rules as a build
+    // (files and folders are found through the skills themselves: nothing else to decide).
     for (const name of names) {
       const before = lookup(base.byName, over.byName, name) ?? [];
       const kept = before.filter((skill) => skillAt(skill.uri) === skill);
@@ -172,9 +168,7 @@ export class CatalogSnapshot {
       kept.sort((a, b) => compareStrings(a.uri, b.uri));
       over.byName.set(name, kept);
     }
-    for (const uri of fileUris) over.files.set(uri, fileOwner(uri, skillAt) ?? null);
-    for (const uri of dirUris) over.dirs.set(uri, dirOwner(uri, skillAt) ?? null);
-    over.size = over.byUri.size + over.byName.size + over.files.size + over.dirs.size;
+    over.size = over.byUri.size + over.byName.size;
     return next;
   }
 
@@ -191,12 +185,14 @@ export class CatalogSnapshot {
     return this.#over === undefined ? this.#base.byUri.get(uri) : lookup(this.#base.byUri, this.#over.byUri, uri);
   }
 
+  readonly #skillAt = (uri: string): CatalogSkill | undefined => this.#skill(uri);
+
   #file(uri: string): FileRef | undefined {
-    return this.#over === undefined ? this.#base.files.get(uri) : lookup(this.#base.files, this.#over.files, uri);
+    return uri.startsWith('skill://') ? fileOwner(uri, this.#skillAt) : undefined;
   }
 
   #dir(uri: string): DirectoryRef | undefined {
-    return this.#over === undefined ? this.#base.dirs.get(uri) : lookup(this.#base.dirs, this.#over.dirs, uri);
+    return uri.startsWith('skill://') && !uri.endsWith('/') ? dirOwner(uri, this.#skillAt) : undefined;
   }
 
   #named(name: string): readonly CatalogSkill[] | undefined {
@@ -294,43 +290,14 @@ function lookup<V>(base: Map<string, V>, over: Map<string, V | null>, key: strin
 
 /** A full build of the lookup maps from skills sorted by URI. */
 function buildIndex(skills: readonly CatalogSkill[]): Index {
-  const index: Index = { byUri: new Map(), byName: new Map(), files: new Map(), dirs: new Map() };
-  // A skill's own folder is its own (roots first); any other folder goes to the first skill in URI order holding it.
+  const index: Index = { byUri: new Map(), byName: new Map() };
   for (const skill of skills) {
     index.byUri.set(skill.uri, skill);
-    index.dirs.set(skill.rootUri, { skill, path: '' });
-  }
-  for (const skill of skills) {
     const named = index.byName.get(skill.name) as CatalogSkill[] | undefined;
     if (named) named.push(skill);
     else index.byName.set(skill.name, [skill]);
-    // A nested skill's files are also files of the outer skill, at the same URI and from the same bytes: the first
-    // skill in URI order holds them (fileOwner decides the same way for a delta).
-    for (const file of skill.files) if (!index.files.has(file.uri)) index.files.set(file.uri, { skill, file });
-    for (const [dir, path] of foldersOf(skill)) if (!index.dirs.has(dir)) index.dirs.set(dir, { skill, path });
   }
   return index;
-}
-
-/** Every folder of a skill below its root that holds a file: URI to decoded path. */
-function foldersOf(skill: CatalogSkill): Map<string, string> {
-  const dirs = new Map<string, string>();
-  for (const file of skill.files) {
-    let slash = file.path.lastIndexOf('/');
-    while (slash > 0) {
-      const dir = file.path.slice(0, slash);
-      const dirUri = folderUri(skill.rootUri, dir);
-      if (dirs.has(dirUri)) break; // its parents are in already (added on the way up from a sibling)
-      dirs.set(dirUri, folderPaths.intern(dir));
-      slash = dir.lastIndexOf('/');
-    }
-  }
-  return dirs;
-}
-
-/** URIs of every folder of a skill: its root and each folder its files sit in. */
-function dirsOf(skill: CatalogSkill): string[] {
-  return [skill.rootUri, ...foldersOf(skill).keys()];
 }
 
 /** Skills whose folder holds `uri` (their root is a proper prefix of it), in URI order of their SKILL.md. */
@@ -366,14 +333,15 @@ function dirOwner(uri: string, skillAt: (uri: string) => CatalogSkill | undefine
   return undefined;
 }
 
-/** A skill's file by URI (files are sorted by URI: a binary search). */
+/** A skill's file by URI (files are sorted by URI: a binary search over the URIs after the skill folder's). */
 function findFile(skill: CatalogSkill, uri: string): CatalogFile | undefined {
   const files = skill.files;
+  const rel = uri.slice(skill.rootUri.length + 1);
   let lo = 0;
   let hi = files.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const cmp = compareStrings(files[mid]!.uri, uri);
+    const cmp = compareStrings(relativeFileUri(files[mid]!, skill.rootUri), rel);
     if (cmp === 0) return files[mid];
     if (cmp < 0) lo = mid + 1;
     else hi = mid;
@@ -383,14 +351,15 @@ function findFile(skill: CatalogSkill, uri: string): CatalogFile | undefined {
 
 function firstFileUnder(skill: CatalogSkill, prefix: string): CatalogFile | undefined {
   const files = skill.files;
+  const rel = prefix.slice(skill.rootUri.length + 1);
   let lo = 0;
   let hi = files.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareStrings(files[mid]!.uri, prefix) < 0) lo = mid + 1;
+    if (compareStrings(relativeFileUri(files[mid]!, skill.rootUri), rel) < 0) lo = mid + 1;
     else hi = mid;
   }
-  return lo < files.length && files[lo]!.uri.startsWith(prefix) ? files[lo] : undefined;
+  return lo < files.length && relativeFileUri(files[lo]!, skill.rootUri).startsWith(rel) ? files[lo] : undefined;
 }
 
 /** The sorted skill array after a delta: a copy, spliced (binary searches, no sort). */
@@ -419,9 +388,6 @@ function spliceSorted(skills: readonly CatalogSkill[], delta: SnapshotDelta): re
   }
   return Object.freeze(out);
 }
-
-/** Folder paths inside skills (`references`, `scripts`) repeat across thousands of skills: one string each. */
-const folderPaths = new StringPool();
 
 /** URI of a folder inside a skill, from its decoded `/`-separated path. */
 export function folderUri(rootUri: string, path: string): string {

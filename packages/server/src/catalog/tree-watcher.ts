@@ -1,6 +1,6 @@
-import { lstatSync, readdirSync, realpathSync, statSync, watch } from 'node:fs';
-import type { FSWatcher } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { lstatSync, readFileSync, readdirSync, realpathSync, statSync, watch } from 'node:fs';
+import type { Dirent, FSWatcher } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { holdsPath } from '@skillport/core';
 
 /** What the watcher reports: a path that changed (a file or folder, maybe gone), or `undefined`: rescan everything. */
@@ -17,6 +17,26 @@ export interface TreeWatcherOptions {
    */
   startBudgetMs?: number;
   sliceMs?: number;
+  /**
+   * The most watches held while folders inside skills want one (default `defaultWatchLimit()`): folders outside
+   * skills and skill folders are always watched; folders inside skills only while there is room, the rest swept.
+   */
+  watchLimit?: number;
+  /** The sweep of folders not watched: a slice of `sweepSliceMs` (default 5) every `sweepIntervalMs` (default 45). */
+  sweepSliceMs?: number;
+  sweepIntervalMs?: number;
+}
+
+/** What /healthz says of the watches: held, swept, the limit, and why folders are swept (when they are). */
+export interface WatchState {
+  folders: number;
+  arming: boolean;
+  swept: number;
+  limit: number;
+  /** The last full sweep's length (ms): how long a change in a swept folder may wait to be found. */
+  sweepCycleMs?: number;
+  /** Set once folders are swept: the limit was reached, or the kernel refused a watch (ENOSPC, EACCES...). */
+  degraded?: string;
 }
 
 const SKIPPED = new Set(['.git', 'node_modules']);
@@ -25,9 +45,33 @@ interface Pending {
   dir: string;
   depth: number;
   real?: string;
+  /** Below a skill folder (its files' folders, nested skills): watched only while there is room. */
+  inside: boolean;
+}
+/** A folder not watched: what its entries looked like when last listed (see `fingerprint`). */
+interface Swept {
+  depth: number;
+  inside: boolean;
+  print: number;
 }
 /** Deeper than discovery goes (16 folders to a skill), so that folders inside deep skills are watched too. */
 const MAX_DEPTH = 32;
+/** A file changed this recently may change again within the same timestamp tick: its folder is looked at again. */
+const FRESH_MS = 1000;
+
+/**
+ * The default watch limit: half the user's inotify watches (the other half is left to every other process of the
+ * user: editors, other servers, their tests), else no limit (no inotify here).
+ */
+export function defaultWatchLimit(): number {
+  try {
+    const max = Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim());
+    if (Number.isSafeInteger(max) && max > 0) return Math.floor(max / 2);
+  } catch {
+    // not Linux: the native recursive watch needs no per-folder budget
+  }
+  return Number.POSITIVE_INFINITY;
+}
 
 /**
  * Watches folder trees for changes, whatever way a file is changed: written in place, replaced by a rename (`sed -i`,
@@ -39,27 +83,48 @@ const MAX_DEPTH = 32;
  * folder is watched as soon as it is seen, before it is scanned, and a folder that is gone (deleted, renamed) has its
  * watches closed. Elsewhere the native recursive watch (FSEvents, ReadDirectoryChangesW) already behaves so.
  *
- * Arming is not free: a readdir, a stat and an inotify watch per folder, about 25 s of one core for the ~200,000
- * folders of 100,000 skills (issue 13's profile: half of a warm start). So `start` arms for a short budget and the
+ * Watches are a per-user kernel resource (`fs.inotify.max_user_watches`), so they go where skills are found first
+ * (ADR 0252): every folder outside skills (a new skill may appear in any) and every skill folder (its SKILL.md) is
+ * watched; folders inside skills (`references/`, nested skills) are watched only while fewer than `watchLimit` are
+ * held. Every other folder, and any the kernel refused (ENOSPC), is swept: listed again in small slices, its
+ * entries' inode, size, mtime and ctime compared with the last listing's. So every folder is watched or swept, and a
+ * change anywhere is reported, at once or within one sweep cycle (`state().sweepCycleMs`).
+ *
+ * Arming is not free: a readdir, a stat and an inotify watch per folder. So `start` arms for a short budget and the
  * rest of the first walk runs in slices between requests; `armed` says when it is done (a restored catalog is
  * checked against the disk only after that, so a change made meanwhile is either heard or found by that check).
  * Folders that events reveal are still armed at once, whole: they are few.
  */
 export class TreeWatcher {
   #watches = new Map<string, FSWatcher>();
-  /** Each watched folder's real path and inode: a folder replaced under the same name needs a new watch. */
+  /** Watched folders inside skills, oldest first: the ones given up (swept instead) when a folder outside needs room. */
+  #inner = new Set<string>();
+  #swept = new Map<string, Swept>();
+  /** Folders whose last listing held a SKILL.md: the folders below them are inside a skill. */
+  #skillDirs = new Set<string>();
+  /** Each folder's real path and inode: a folder replaced under the same name needs a new watch. */
   #identity = new Map<string, { real: string; ino: number | undefined }>();
   /** Folders armed from a known list before the walk reached them: still to be listed (and their inode taken) by it. */
   #unlisted = new Set<string>();
-  /** Real paths watched, to the path they are watched at: a folder reached twice through links is watched once. */
+  /** Real paths watched or swept, to the path they are at: a folder reached twice through links is covered once. */
   #byReal = new Map<string, string>();
   #warned = new Set<string>();
   /** The roots' real paths: a link to a folder that holds one (`/`, `..`) is never watched (discovery does not follow it). */
   #rootReals: string[] = [];
   #closed = false;
-  /** The first walk's folders not armed yet (a stack: depth first, as a recursive walk). */
+  /**
+   * The first walk's folders not armed yet (stacks: depth first, as a recursive walk): those outside skills and skill
+   * folders first, then those inside skills (which then take only the room left, never a watch given up later).
+   */
   #walk: Pending[] = [];
+  #walkInside: Pending[] = [];
   #armedResolve: (() => void) | undefined;
+  readonly #limit: number;
+  #degraded: string | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #sweepAt: IterableIterator<[string, Swept]> | undefined;
+  #cycleStarted = 0;
+  #cycleMs: number | undefined;
   /** Resolves once every folder found by the first walk is watched (or the watcher is closed). */
   armed: Promise<void> = Promise.resolve();
 
@@ -67,16 +132,20 @@ export class TreeWatcher {
     readonly roots: readonly string[],
     readonly onEvent: TreeEvent,
     readonly options: TreeWatcherOptions = {},
-  ) {}
+  ) {
+    this.#limit = options.watchLimit ?? defaultWatchLimit();
+  }
 
   /**
    * Starts watching every root (the rest of a large tree in slices: see `armed`); throws when a root cannot be watched
    * at all. `known` folders (those a restored catalog serves files from, and the folders on the way to them) are
    * watched before `start` returns, whatever the budget: a watch alone, no listing or stat (about 11 µs a folder
    * against 50 for the walk's readdir and stat), so a change to a served file is heard from the first answer on; the
-   * walk still lists them later to find the folders no catalog knows.
+   * walk still lists them later to find the folders no catalog knows. `skills` (the known skill folders) say which
+   * known folders are inside a skill: those are watched only while there is room, the rest are swept once the walk
+   * lists them (and a restored catalog's check, which runs after the walk, finds what changed before that).
    */
-  start(known: Iterable<string> = []): void {
+  start(known: Iterable<string> = [], skills: Iterable<string> = []): void {
     const perFolder = this.options.perFolder ?? process.platform === 'linux';
     this.#rootReals = this.roots.flatMap((root) => {
       try {
@@ -85,11 +154,13 @@ export class TreeWatcher {
         return [];
       }
     });
+    for (const dir of skills) this.#skillDirs.add(dir);
     for (const root of this.roots) {
       if (perFolder) {
-        const children = this.#watchOne(root, 0);
+        // A root the kernel refuses a watch (ENOSPC) is swept like any other folder; one that cannot be read fails.
+        const children = this.#watchOne(root, 0, undefined, false);
         if (children === false) throw new Error(`cannot watch ${root}`);
-        for (let i = children.length - 1; i >= 0; i--) this.#walk.push(children[i]!);
+        this.#pushWalk(children);
         continue;
       }
       const watcher = watch(root, { recursive: true }, (_event, name) =>
@@ -112,53 +183,11 @@ export class TreeWatcher {
 
   /** True while the first walk is still arming folders in slices (see `armed`). */
   get walking(): boolean {
-    return this.#walk.length > 0;
+    return this.#walk.length > 0 || this.#walkInside.length > 0;
   }
 
-  #armKnown(known: Iterable<string>): void {
-    for (const dir of known) {
-      if (this.#closed || this.#watches.has(dir)) continue;
-      const index = this.roots.findIndex((root) => dir.startsWith(root + sep));
-      const rootReal = this.#rootReals[index];
-      if (index < 0 || rootReal === undefined) continue;
-      const rel = relative(this.roots[index]!, dir);
-      // Derived as the walk derives it (a link on the way is resolved again when the walk reaches the folder).
-      const real = join(rootReal, rel);
-      if (this.#byReal.has(real)) continue;
-      const depth = rel.split(sep).length;
-      let watcher: FSWatcher;
-      try {
-        watcher = watch(dir, { persistent: true }, (_event, name) =>
-          this.#event(dir, name === null || name === undefined ? undefined : name.toString(), depth),
-        );
-      } catch (error) {
-        // Gone since the catalog was saved: the check against the disk finds that; any other trouble is told.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#warn(error as NodeJS.ErrnoException, dir);
-        continue;
-      }
-      watcher.on('error', () => {
-        this.#unarm(dir);
-        this.onEvent(dir);
-      });
-      this.#watches.set(dir, watcher);
-      this.#identity.set(dir, { real, ino: undefined });
-      this.#byReal.set(real, dir);
-      this.#unlisted.add(dir);
-    }
-  }
-
-  /** Arms folders of the first walk for about `budgetMs`; true when the walk is done. */
-  #step(budgetMs: number): boolean {
-    const started = performance.now();
-    let count = 0;
-    while (this.#walk.length > 0 && !this.#closed) {
-      const next = this.#walk.pop()!;
-      const children = this.#watchOne(next.dir, next.depth, next.real);
-      if (children !== false) for (let i = children.length - 1; i >= 0; i--) this.#walk.push(children[i]!);
-      if ((++count & 15) === 0 && performance.now() - started > budgetMs) break;
-    }
-    if (this.#closed) this.#walk = [];
-    return this.#walk.length === 0;
+  #pushWalk(children: Pending[]): void {
+    for (let i = children.length - 1; i >= 0; i--) (children[i]!.inside ? this.#walkInside : this.#walk).push(children[i]!);
   }
 
   /** How many folders are watched one by one (for tests and diagnostics). */
@@ -166,32 +195,102 @@ export class TreeWatcher {
     return this.#watches.size;
   }
 
+  /** How many folders are swept instead of watched. */
+  get sweptCount(): number {
+    return this.#swept.size;
+  }
+
+  state(): WatchState {
+    return {
+      folders: this.#watches.size,
+      arming: this.walking,
+      swept: this.#swept.size,
+      limit: this.#limit,
+      ...(this.#cycleMs !== undefined ? { sweepCycleMs: Math.round(this.#cycleMs) } : {}),
+      ...(this.#degraded !== undefined ? { degraded: this.#degraded } : {}),
+    };
+  }
+
+  /** Whether `dir` sits below a folder whose last listing held a SKILL.md. */
+  #insideSkill(dir: string): boolean {
+    for (let at = dirname(dir); ; at = dirname(at)) {
+      if (this.#skillDirs.has(at)) return true;
+      if (this.roots.includes(at) || at === dirname(at)) return false;
+    }
+  }
+
+  #armKnown(known: Iterable<string>): void {
+    // Folders outside skills first: when the limit is reached, those inside skills are the ones left to the sweep.
+    const later: string[] = [];
+    for (const dir of known) {
+      if (this.#insideSkill(dir)) later.push(dir);
+      else this.#armKnownOne(dir, false);
+    }
+    for (const dir of later) if (this.#watches.size < this.#limit) this.#armKnownOne(dir, true);
+  }
+
+  #armKnownOne(dir: string, inside: boolean): void {
+    if (this.#closed || this.#watches.has(dir)) return;
+    const index = this.roots.findIndex((root) => dir.startsWith(root + sep));
+    const rootReal = this.#rootReals[index];
+    if (index < 0 || rootReal === undefined) return;
+    const rel = relative(this.roots[index]!, dir);
+    // Derived as the walk derives it (a link on the way is resolved again when the walk reaches the folder).
+    const real = join(rootReal, rel);
+    if (this.#byReal.has(real)) return;
+    const depth = rel.split(sep).length;
+    const watcher = this.#open(dir, depth, inside, true);
+    if (watcher === undefined) return; // gone since the catalog was saved, or refused: the walk and the check see to it
+    this.#identity.set(dir, { real, ino: undefined });
+    this.#byReal.set(real, dir);
+    this.#unlisted.add(dir);
+  }
+
+  /** Arms folders of the first walk for about `budgetMs`; true when the walk is done. */
+  #step(budgetMs: number): boolean {
+    const started = performance.now();
+    let count = 0;
+    while (this.walking && !this.#closed) {
+      const next = (this.#walk.length > 0 ? this.#walk : this.#walkInside).pop()!;
+      const children = this.#watchOne(next.dir, next.depth, next.real, next.inside);
+      if (children !== false) this.#pushWalk(children);
+      if ((++count & 15) === 0 && performance.now() - started > budgetMs) break;
+    }
+    if (this.#closed) this.#walk = this.#walkInside = [];
+    return !this.walking;
+  }
+
   close(): void {
     this.#closed = true;
-    this.#walk = [];
+    this.#walk = this.#walkInside = [];
     this.#armedResolve?.();
+    if (this.#sweepTimer !== undefined) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = undefined;
     for (const watcher of this.#watches.values()) watcher.close();
     this.#watches.clear();
+    this.#inner.clear();
+    this.#swept.clear();
     this.#identity.clear();
     this.#byReal.clear();
     this.#unlisted.clear();
   }
 
-  /** Watches `dir` and every folder below it not watched yet, now (folders an event revealed); false when `dir` itself cannot be watched. */
-  #arm(dir: string, depth: number, knownReal?: string): boolean {
-    const children = this.#watchOne(dir, depth, knownReal);
+  /** Watches (or sweeps) `dir` and every folder below it not covered yet, now (folders an event revealed); false when `dir` is gone. */
+  #arm(dir: string, depth: number, inside = this.#insideSkill(dir), knownReal?: string): boolean {
+    const children = this.#watchOne(dir, depth, knownReal, inside);
     if (children === false) return false;
-    for (const child of children) this.#arm(child.dir, child.depth, child.real);
+    for (const child of children) this.#arm(child.dir, child.depth, child.inside, child.real);
     return true;
   }
 
   /**
-   * Watches `dir` alone and returns the folders below it to watch next (none when already watched, or too deep);
-   * false when `dir` cannot be watched.
+   * Watches (or sweeps, see the class) `dir` alone and returns the folders below it to cover next (none when already
+   * covered, or too deep); false when `dir` cannot be read at all.
    */
-  #watchOne(dir: string, depth: number, knownReal?: string): Pending[] | false {
+  #watchOne(dir: string, depth: number, knownReal: string | undefined, inside: boolean): Pending[] | false {
     if (this.#closed) return [];
-    if (this.#watches.has(dir)) return this.#unlisted.delete(dir) ? this.#listKnown(dir, depth) : [];
+    if (this.#watches.has(dir)) return this.#unlisted.delete(dir) ? this.#listKnown(dir, depth, inside) : [];
+    if (this.#swept.has(dir)) return [];
     let real: string;
     let ino: number;
     try {
@@ -204,12 +303,44 @@ export class TreeWatcher {
     if (this.#byReal.has(real)) return [];
     // Only a root or a folder reached through a link can hold a root; a root itself is watched.
     if (knownReal === undefined && !this.roots.includes(dir) && this.#rootReals.some((root) => holdsPath(real, root))) return [];
-    let watcher: FSWatcher;
+    // Watched before it is listed, so nothing made in it between the listing and the watch is missed.
+    const watched = (!inside || this.#watches.size < this.#limit) && this.#open(dir, depth, inside) !== undefined;
+    let entries: Dirent[];
     try {
-      watcher = watch(dir, { persistent: true }, (_event, name) => this.#event(dir, name === null || name === undefined ? undefined : name.toString(), depth));
-    } catch (error) {
-      this.#warn(error as NodeJS.ErrnoException, dir);
-      return false;
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      entries = [];
+    }
+    // A swept folder keeps no identity: it is inside a skill (no link is followed there) or was refused a watch, and
+    // a folder made anew in its place is told by its listing (the sweep compares what it holds).
+    if (!watched) this.#sweep(dir, depth, inside, entries);
+    else {
+      this.#identity.set(dir, { real, ino });
+      this.#byReal.set(real, dir);
+    }
+    return this.#children(dir, depth, real, inside, entries);
+  }
+
+  /**
+   * Opens a watch on `dir`. A folder outside skills that meets the limit (or ENOSPC) takes the place of one inside a
+   * skill, which is swept from then on. Undefined when the folder cannot be watched (it is then swept by the caller).
+   */
+  #open(dir: string, depth: number, inside: boolean, quietWhenGone = false): FSWatcher | undefined {
+    if (!inside && this.#watches.size >= this.#limit) this.#demote();
+    let watcher: FSWatcher | undefined;
+    for (let attempt = 0; watcher === undefined; attempt++) {
+      try {
+        watcher = watch(dir, { persistent: true }, (_event, name) =>
+          this.#event(dir, name === null || name === undefined ? undefined : name.toString(), depth),
+        );
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // The kernel's limit, shared with every process of the user: a folder outside skills still gets a watch.
+        if (code === 'ENOSPC' && !inside && attempt === 0 && this.#demote()) continue;
+        if (code === 'ENOENT' && quietWhenGone) return undefined;
+        this.#warn(error as NodeJS.ErrnoException, dir);
+        return undefined;
+      }
     }
     // A watch that fails (its folder gone, an overflow) is dropped; the parent's events or a full rescan cover it.
     watcher.on('error', () => {
@@ -217,32 +348,130 @@ export class TreeWatcher {
       this.onEvent(dir);
     });
     this.#watches.set(dir, watcher);
-    this.#identity.set(dir, { real, ino });
-    this.#byReal.set(real, dir);
-    return this.#children(dir, depth, real);
+    if (inside) this.#inner.add(dir);
+    return watcher;
+  }
+
+  /** Gives up the oldest watch inside a skill: its folder is swept from now on. False when there is none. */
+  #demote(): boolean {
+    const dir = this.#inner.values().next().value;
+    if (dir === undefined) return false;
+    this.#inner.delete(dir);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      this.#unarm(dir);
+      this.onEvent(dir);
+      return true;
+    }
+    // Listed while still watched: a change after this listing is either heard or seen by the sweep.
+    const depth = relative(this.#rootOf(dir), dir).split(sep).length;
+    this.#sweep(dir, depth, true, entries);
+    this.#watches.get(dir)?.close();
+    this.#watches.delete(dir);
+    this.#unlisted.delete(dir);
+    return true;
+  }
+
+  #rootOf(dir: string): string {
+    return this.roots.find((root) => dir === root || dir.startsWith(root + sep)) ?? dirname(dir);
+  }
+
+  /** Puts `dir` in the sweep, with the fingerprint of the listing just taken. */
+  #sweep(dir: string, depth: number, inside: boolean, entries: Dirent[]): void {
+    if (this.#degraded === undefined) {
+      const reason = this.#warned.size > 0 ? 'the kernel refused watches' : `the watch limit (${this.#limit}) was reached`;
+      this.#degraded = `${reason}: folders not watched are swept instead (changes there are found within a sweep cycle)`;
+      if (this.#warned.size === 0)
+        this.options.onWarning?.(`${this.#degraded} (raise the watch limit: SKILLPORT_WATCH_LIMIT for serve, the watchLimit option for the library)`, dir);
+    }
+    this.#swept.set(dir, { depth, inside, print: fingerprint(dir, entries) });
+    this.#sweepSoon();
+  }
+
+  #sweepSoon(): void {
+    if (this.#sweepTimer !== undefined || this.#closed) return;
+    this.#sweepTimer = setTimeout(() => {
+      this.#sweepTimer = undefined;
+      this.#sweepSlice();
+    }, this.options.sweepIntervalMs ?? 45);
+    this.#sweepTimer.unref();
+  }
+
+  /** Lists swept folders again for about `sweepSliceMs`, reporting each whose entries changed. */
+  #sweepSlice(): void {
+    if (this.#closed) return;
+    const budget = this.options.sweepSliceMs ?? 5;
+    const started = performance.now();
+    let count = 0;
+    for (;;) {
+      if (this.#sweepAt === undefined) {
+        this.#sweepAt = this.#swept.entries();
+        this.#cycleStarted = performance.now();
+      }
+      const next = this.#sweepAt.next();
+      if (next.done) {
+        this.#sweepAt = undefined;
+        this.#cycleMs = performance.now() - this.#cycleStarted;
+        break;
+      }
+      const [dir, swept] = next.value;
+      this.#sweepOne(dir, swept);
+      if ((++count & 7) === 0 && performance.now() - started > budget) break;
+    }
+    if (this.#swept.size > 0) this.#sweepSoon();
+  }
+
+  #sweepOne(dir: string, swept: Swept): void {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      // Gone (or no longer readable): what it held is rescanned from its parent's point of view.
+      this.#unarm(dir);
+      this.onEvent(dir);
+      return;
+    }
+    const print = fingerprint(dir, entries);
+    if (print === swept.print) return;
+    swept.print = print;
+    // New folders in it are covered (watched or swept) before the rescan this event asks for reads them.
+    const identity = this.#identity.get(dir);
+    const inside = swept.inside || entries.some(isManifest);
+    for (const child of this.#children(dir, swept.depth, identity?.real ?? dir, inside, entries)) {
+      if (!this.#watches.has(child.dir) && !this.#swept.has(child.dir)) this.#arm(child.dir, child.depth, child.inside, child.real);
+    }
+    this.onEvent(dir);
   }
 
   /** A folder armed from the known list, reached by the walk: its inode taken now, its folders listed. */
-  #listKnown(dir: string, depth: number): Pending[] {
+  #listKnown(dir: string, depth: number, inside: boolean): Pending[] {
     const identity = this.#identity.get(dir)!;
     identity.ino = inodeOf(dir);
-    return this.#children(dir, depth, identity.real);
-  }
-
-  #children(dir: string, depth: number, real: string): Pending[] {
-    if (depth >= MAX_DEPTH) return [];
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return [];
     }
+    return this.#children(dir, depth, identity.real, inside, entries);
+  }
+
+  #children(dir: string, depth: number, real: string, inside: boolean, entries: Dirent[]): Pending[] {
+    // A folder holding a SKILL.md is a skill: the folders below it are its files' (watched only while there is room).
+    const skill = entries.some(isManifest);
+    if (skill) this.#skillDirs.add(dir);
+    else this.#skillDirs.delete(dir);
+    if (depth >= MAX_DEPTH) return [];
     const children: Pending[] = [];
     for (const entry of entries) {
       if (SKIPPED.has(entry.name)) continue;
       const child = join(dir, entry.name);
-      if (entry.isDirectory()) children.push({ dir: child, depth: depth + 1, real: join(real, entry.name) });
-      else if (entry.isSymbolicLink() && isDirectory(child)) children.push({ dir: child, depth: depth + 1 });
+      // A plain folder's real path is its path when its parent's is (no link on the way): one string, not two.
+      if (entry.isDirectory()) children.push({ dir: child, depth: depth + 1, real: real === dir ? child : join(real, entry.name), inside: inside || skill });
+      // Inside a skill, links to folders are not followed (skill-folder.ts serves none of their files).
+      else if (!inside && !skill && entry.isSymbolicLink() && isDirectory(child)) children.push({ dir: child, depth: depth + 1, inside: false });
     }
     return children;
   }
@@ -270,6 +499,9 @@ export class TreeWatcher {
     } catch {
       stats = undefined;
     }
+    if (name === 'SKILL.md' || name === 'skill.md') {
+      if (stats !== undefined) this.#skillDirs.add(dir);
+    }
     if (stats === undefined) this.#unarm(path);
     else if (stats.isDirectory() || (stats.isSymbolicLink() && isDirectory(path))) {
       // A folder renamed in place of another keeps the name but not the watch: start again from the disk.
@@ -295,29 +527,100 @@ export class TreeWatcher {
     }
   }
 
-  /** Closes the watches of `path` and of every folder below it. */
+  /** Closes the watches of `path` and of every folder below it, and takes them out of the sweep. */
   #unarm(path: string): void {
-    // Folders are watched from the top down, so nothing below an unwatched path is watched.
-    if (!this.#watches.has(path)) return;
+    // Folders are covered from the top down, so nothing below an uncovered path is covered.
+    if (!this.#watches.has(path) && !this.#swept.has(path)) return;
+    const below = (dir: string) => dir === path || dir.startsWith(path + sep);
+    const forget = (dir: string) => {
+      const identity = this.#identity.get(dir);
+      if (identity !== undefined && this.#byReal.get(identity.real) === dir) this.#byReal.delete(identity.real);
+      this.#identity.delete(dir);
+      this.#unlisted.delete(dir);
+      this.#inner.delete(dir);
+    };
     for (const [dir, watcher] of this.#watches) {
-      if (dir === path || dir.startsWith(path + sep)) {
-        watcher.close();
-        this.#watches.delete(dir);
-        const identity = this.#identity.get(dir);
-        if (identity !== undefined && this.#byReal.get(identity.real) === dir) this.#byReal.delete(identity.real);
-        this.#identity.delete(dir);
-        this.#unlisted.delete(dir);
+      if (!below(dir)) continue;
+      watcher.close();
+      this.#watches.delete(dir);
+      forget(dir);
+    }
+    if (this.#swept.size > 0) {
+      for (const dir of this.#swept.keys()) {
+        if (!below(dir)) continue;
+        this.#swept.delete(dir);
+        forget(dir);
       }
     }
   }
 
   #warn(error: NodeJS.ErrnoException, dir: string): void {
     const code = error.code ?? 'error';
+    this.#degraded ??= `the kernel refused watches (${code}): folders not watched are swept instead (changes there are found within a sweep cycle)`;
     if (this.#warned.has(code)) return;
     this.#warned.add(code);
     const hint = code === 'ENOSPC' ? ' (the inotify watch limit: raise fs.inotify.max_user_watches)' : '';
-    this.options.onWarning?.(`cannot watch folders for changes (${code}${hint}); changes below them are picked up by the next rescan`, dir);
+    this.options.onWarning?.(`cannot watch folders for changes (${code}${hint}); changes below them are found by a sweep instead`, dir);
   }
+}
+
+function isManifest(entry: Dirent): boolean {
+  return (entry.name === 'SKILL.md' || entry.name === 'skill.md') && !entry.isDirectory();
+}
+
+const float = new Float64Array(1);
+const words = new Uint32Array(float.buffer);
+/** The two lanes of the entry being fingerprinted (module state: no closure per entry on a sweep of 100,000 folders). */
+let laneX = 0;
+let laneY = 0;
+
+function mix(value: number): void {
+  float[0] = value;
+  laneX = Math.imul(laneX ^ words[0]!, 0x01000193) ^ words[1]!;
+  laneY = Math.imul(laneY ^ words[1]!, 0x5bd1e995) ^ words[0]!;
+  laneY ^= laneY >>> 13;
+}
+
+/**
+ * What a folder's entries look like, as one number: for each entry its name, type, inode, mtime and ctime, and for
+ * files and links their size too (a write in place moves both times; a rename over a file brings another inode). Summed entry by entry (the listing's order may change),
+ * in two independent 32-bit lanes. A file changed within FRESH_MS may be written again within one timestamp tick, so
+ * such a folder gets a fingerprint that matches nothing (NaN): it is reported again at its next sweep, until its
+ * times can be trusted.
+ */
+export function fingerprint(dir: string, entries: readonly Dirent[]): number {
+  let a = 0;
+  let b = 0;
+  const now = Date.now();
+  let fresh = false;
+  for (const entry of entries) {
+    if (SKIPPED.has(entry.name)) continue;
+    laneX = 0x811c9dc5;
+    laneY = 0x01000193;
+    for (let i = 0; i < entry.name.length; i++) {
+      const c = entry.name.charCodeAt(i);
+      laneX = Math.imul(laneX ^ c, 0x01000193);
+      laneY = Math.imul(laneY ^ c, 0x5bd1e995) ^ (laneY >>> 15);
+    }
+    try {
+      const stats = lstatSync(join(dir, entry.name));
+      mix(stats.mode);
+      mix(stats.ino);
+      mix(stats.mtimeMs);
+      mix(stats.ctimeMs);
+      // A folder's times move with its entries, which its own fingerprint covers (they only tell a folder made anew
+      // under the same name, maybe on the same inode number); a file's size and times are its bytes' witnesses.
+      if (!stats.isDirectory()) {
+        mix(stats.size);
+        if (now - stats.ctimeMs < FRESH_MS || now - stats.mtimeMs < FRESH_MS) fresh = true;
+      }
+    } catch {
+      mix(-1); // gone since the listing: the next sweep sees the folder without it
+    }
+    a = (a + laneX) | 0;
+    b = (b + laneY) | 0;
+  }
+  return fresh ? Number.NaN : (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
 }
 
 function isDirectory(path: string): boolean {

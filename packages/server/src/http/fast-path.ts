@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { SkillsService } from '../mcp/skills-service.js';
-import { PageCache } from './page-cache.js';
-import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, writeStreamed } from './streamed-answer.js';
+import type { PageCache } from './page-cache.js';
+import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, streamedParts, writeStreamed } from './streamed-answer.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
 import { listSkills, listSkillsInput } from '../tools/tools.js';
 import { META_AVAILABLE } from '../catalog/model.js';
@@ -40,6 +40,8 @@ export interface FastPathContext {
   cacheHint: CacheHint;
   /** The server's tool options (tools/tools.ts): without them, or with tools off, every tools/call goes to the SDK. */
   tools?: Pick<ToolOptions, 'mode' | 'embeddings'>;
+  /** `skills/list` pages, serialised once per snapshot (the caller's view), era, cursor and page size. */
+  pages: PageCache;
 }
 
 type Era = 'modern' | 'legacy';
@@ -55,18 +57,9 @@ interface HotRequest {
 
 /** Decides whether a parsed body can take the fast path; undefined means "let the SDK answer". */
 export function classify(req: IncomingMessage, body: unknown): HotRequest | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const message = body as Record<string, unknown>;
-  const { jsonrpc, id, method, params } = message;
-  if (jsonrpc !== '2.0' || typeof method !== 'string' || !HOT_METHODS.has(method)) return undefined;
-  // A number id must be a safe integer: the SDK refuses 2^53 and beyond (they do not survive JSON.parse intact) as an
-  // invalid JSON-RPC message, so such a request goes to it for that answer.
-  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
-  for (const key of Object.keys(message)) if (!['jsonrpc', 'id', 'method', 'params'].includes(key)) return undefined;
-  const p = params === undefined ? {} : params;
-  if (p === null || typeof p !== 'object' || Array.isArray(p)) return undefined;
-  const args = p as Record<string, unknown>;
-  if (!paramsFit(method, args)) return undefined;
+  const plain = plainMessage(body);
+  if (plain === undefined) return undefined;
+  const { id, method, args } = plain;
 
   const accept = header(req, 'accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
@@ -94,6 +87,52 @@ export function classify(req: IncomingMessage, body: unknown): HotRequest | unde
     return withHint({ era: 'legacy', id, method, params: args }, meta);
   }
   return undefined;
+}
+
+/** The message checks of `classify`: a plain, well-formed single request of a hot method with params that fit. */
+function plainMessage(body: unknown): { id: string | number; method: string; args: Record<string, unknown> } | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const message = body as Record<string, unknown>;
+  const { jsonrpc, id, method, params } = message;
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || !HOT_METHODS.has(method)) return undefined;
+  // A number id must be a safe integer: the SDK refuses 2^53 and beyond (they do not survive JSON.parse intact) as an
+  // invalid JSON-RPC message, so such a request goes to it for that answer.
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
+  for (const key of Object.keys(message)) if (!['jsonrpc', 'id', 'method', 'params'].includes(key)) return undefined;
+  const p = params === undefined ? {} : params;
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) return undefined;
+  const args = p as Record<string, unknown>;
+  return paramsFit(method, args) ? { id, method, args } : undefined;
+}
+
+/**
+ * A 2025-era batch's `resources/read` of a large file, as the parts of its answer (http/legacy-json.ts sends them
+ * at the reader's pace): through the SDK each element's answer is built whole (~35 MiB for an 11 MB file) before
+ * the batch can send it, so ten clients that never read held ~400 MiB. Only a plain read the fast path would take
+ * alone, of a file it would stream; anything else (a small file, an error, an unusual message): undefined, and the
+ * SDK answers the element.
+ */
+export async function batchRead(service: SkillsService, message: unknown): Promise<Iterable<Buffer> | undefined> {
+  const plain = plainMessage(message);
+  if (plain?.method !== 'resources/read') return undefined;
+  const meta = plain.args['_meta'];
+  if (meta !== undefined && !(isPlainObject(meta) && Object.keys(meta).every((key) => key === META_AVAILABLE))) return undefined;
+  const uri = plain.args['uri'] as string;
+  let found;
+  try {
+    found = await service.readFileBytes(uri);
+  } catch {
+    return undefined; // the SDK produces the error answer
+  }
+  if (found === undefined || found.bytes.length < STREAM_MIN_BYTES) return undefined;
+  service.recordRead(uri, 'ok');
+  const { bytes, mimeType, text } = found;
+  return streamedParts({ result: { contents: [streamedItem(uri, mimeType, text)] }, jsonrpc: '2.0', id: plain.id }, bytes, text);
+}
+
+/** A content item whose text or base64 is streamed in the placeholder's place. */
+function streamedItem(uri: string, mimeType: string, text: boolean): Record<string, string> {
+  return text ? { uri, mimeType, text: PLACEHOLDER_TEXT } : { uri, mimeType, blob: PLACEHOLDER_TEXT };
 }
 
 function withHint(hot: HotRequest, meta: unknown): HotRequest {
@@ -132,17 +171,10 @@ function envelopeAccepted(envelope: Record<string, unknown>): boolean {
   return verdict;
 }
 
-/** `skills/list` pages, serialised once per snapshot (the caller's view), era, cursor and page size. */
 // 64 MiB by default: the pages of 100,000 skills are ~142 MB (992 pages of ~143 KB), so a walk of every page misses
 // every time and each is serialised again (60 % of the time in the profile of that walk, docs/benchmarks.md); a
-// larger budget serves them all as bytes at the cost of that much memory: `SKILLPORT_PAGE_CACHE_MB`.
-const pages = new PageCache(pageCacheBytes(process.env['SKILLPORT_PAGE_CACHE_MB']));
-
-/** The page cache's budget from `SKILLPORT_PAGE_CACHE_MB` (a whole number of MiB, 0 turns caching off), else 64 MiB. */
-export function pageCacheBytes(setting: string | undefined): number {
-  const mib = setting !== undefined && /^\d{1,6}$/.test(setting.trim()) ? Number(setting.trim()) : 64;
-  return mib * 1024 * 1024;
-}
+// larger budget serves them all as bytes at the cost of that much memory (`ServerOptions.pageCacheMb`).
+export const PAGE_CACHE_MB = 64;
 
 /** Answers a hot request, or returns false (nothing written) when the SDK should answer it. */
 export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
@@ -182,8 +214,7 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
     res.end(json);
     return true;
   }
-  const item = text ? { uri, mimeType, text: PLACEHOLDER_TEXT } : { uri, mimeType, blob: PLACEHOLDER_TEXT };
-  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [item] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
+  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [streamedItem(uri, mimeType, text)] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
   return true;
 }
 
@@ -211,7 +242,7 @@ function answerList(ctx: FastPathContext, hot: HotRequest, res: ServerResponse):
   // A hinted page differs only in the availability of skills with requirements: kept apart by the hint's text.
   const hinted = hot.hint === undefined ? '' : `\u0000${JSON.stringify(hot.hint)}`;
   const key = `${hot.era}\u0000${service.options.pageSize}\u0000${ctx.cacheHint.ttlMs}\u0000${ctx.cacheHint.cacheScope}\u0000${ctx.identity.name}\u0000${ctx.identity.version}\u0000${cursor === undefined ? '-' : `+${cursor}`}${hinted}`;
-  const prefix = pages.get(snapshot, key, () => {
+  const prefix = ctx.pages.get(snapshot, key, () => {
     let result: Record<string, unknown>;
     try {
       result = service.listSkillsOf(snapshot, cursor, hot.hint);

@@ -8,7 +8,7 @@ import type { AccessControl } from '../access/access-control.js';
 import { principalKey } from '../access/principal.js';
 import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../mcp/scoped.js';
-import { allowedHostnames } from './guards.js';
+import { allowedHostnames, allowedOrigins } from './guards.js';
 import { createRouter, nodeListener } from './router.js';
 import type { HttpRoutes, PublicRoutes, WebRoute } from './routes.js';
 
@@ -16,6 +16,8 @@ export type { WebRoute } from './routes.js';
 import { DEFAULT_REQUEST_LIMITS } from './limits.js';
 import type { RequestLimits } from './limits.js';
 import { jsonLegacyHandler } from './legacy-json.js';
+import { PAGE_CACHE_MB, batchRead } from './fast-path.js';
+import { PageCache } from './page-cache.js';
 import type { FastPathContext } from './fast-path.js';
 import type { McpFactory } from '../mcp/server-factory.js';
 import type { Activity } from '../activity.js';
@@ -34,6 +36,8 @@ export interface HttpOptions {
   port: number;
   /** Extra Host/Origin names to accept (a public hostname behind a proxy, say). */
   allowedHosts?: string[];
+  /** Browser origins besides this server's own whose requests are served (a browser MCP client's page): `--allowed-origin`. */
+  allowedOrigins?: string[];
   /** Answer hot read-only methods without the SDK's per-request instance (ADR 0002). Default on. */
   fastPath?: boolean;
   /** Request limits (http/limits.ts); each one left out keeps its default. */
@@ -84,10 +88,12 @@ const IDLE_MS = 60_000;
 
 export async function startHttpServer(
   factory: McpFactory,
-  fast: Omit<FastPathContext, 'service'>,
+  settings: Omit<FastPathContext, 'service' | 'pages'> & { pageCacheMb?: number | undefined },
   options: HttpOptions,
   identity: HttpAccess,
 ): Promise<RunningHttpServer> {
+  const { pageCacheMb, ...context } = settings;
+  const fast: Omit<FastPathContext, 'service'> = { ...context, pages: new PageCache(Math.max(0, pageCacheMb ?? PAGE_CACHE_MB) * 1024 * 1024) };
   const hostnames = allowedHostnames(options.host, options.allowedHosts);
   const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
   const maxBody = limits.maxBodyBytes;
@@ -111,7 +117,11 @@ export async function startHttpServer(
       const handler = createMcpHandler(() => factory.create(principal), { onerror: () => {}, maxRequestBodySize: maxBody, bus, legacy: 'reject' });
       const sdk = toNodeHandler(
         listenLifetime(
-          jsonLegacyHandler(handler, () => factory.create(principal)),
+          jsonLegacyHandler(
+            handler,
+            () => factory.create(principal),
+            (message) => batchRead(scoped.service, message),
+          ),
           limits.streamLifetimeMs,
           fast.identity,
         ),
@@ -137,7 +147,7 @@ export async function startHttpServer(
   const fastPath = options.fastPath ?? true;
   const counters = { fastPath: 0, sdk: 0 };
 
-  const guardHost = hostGuard(hostnames);
+  const guardHost = hostGuard(hostnames, allowedOrigins(options.allowedOrigins));
   const router = nodeListener(
     createRouter({
       access,

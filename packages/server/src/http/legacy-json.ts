@@ -1,7 +1,10 @@
 import { WebStandardStreamableHTTPServerTransport, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler, McpServer } from '@modelcontextprotocol/server';
+import { LEGACY_VERSIONS } from './fast-path.js';
 
 type FetchOptions = Parameters<McpHttpHandler['fetch']>[1];
+/** A batch element's answer as parts made as they are sent, or undefined for the SDK to answer it (fast-path.ts `batchRead`). */
+export type StreamRead = (message: unknown) => Promise<Iterable<Uint8Array> | undefined>;
 
 /**
  * 2025-era (stateless) requests answered as plain `application/json` (one JSON-RPC message, or an array for a batch)
@@ -10,7 +13,7 @@ type FetchOptions = Parameters<McpHttpHandler['fetch']>[1];
  * both. 2026-era requests go to the SDK's handler, which answers JSON by itself and streams what genuinely streams
  * (`subscriptions/listen`). GET and DELETE (2025 session operations) are refused as the stateless SDK does.
  */
-export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<McpServer>): { fetch: McpHttpHandler['fetch'] } {
+export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<McpServer>, streamRead?: StreamRead): { fetch: McpHttpHandler['fetch'] } {
   return {
     fetch: async (request: Request, options?: FetchOptions) => {
       const method = request.method.toUpperCase();
@@ -24,7 +27,7 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
       if (method !== 'POST' || parsedBody === undefined || !(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, options);
       // A batch is answered one message at a time, each built when the reader has taken the one before: answers
       // are not all held at once for a client that does not read (32 reads of an 11 MB file were 2 GB).
-      if (Array.isArray(parsedBody) && !parsedBody.some(isInitialize)) return batchAnswer(request, parsedBody, (message) => answerOne(message));
+      if (Array.isArray(parsedBody) && !parsedBody.some(isInitialize)) return batchAnswer(request, parsedBody, (message) => answerOne(message), streamRead);
       const response = await answerOne(parsedBody);
       return Array.isArray(parsedBody) ? asBatchAnswer(response) : response;
 
@@ -89,12 +92,11 @@ function expectsAnswer(message: unknown): boolean {
 /**
  * The batch's answers as one JSON array streamed element by element: the next message is answered only when the
  * stream is pulled (highWaterMark 0), which the node adapter does once the socket has drained, so at most one
- * answer is held per batch. A batch with nothing to answer is 202, as the SDK answers it.
+ * answer is held per batch, and it leaves in windows, so the socket never queues a whole one. A read of a large
+ * file is not built at all: `streamRead` gives its parts, made as they are sent. A batch with nothing to answer is
+ * 202, as the SDK answers it.
  */
-/** Characters of a batch's answer sent per write. */
-const WINDOW = 64 * 1024;
-
-function batchAnswer(request: Request, batch: unknown[], answerOne: (message: unknown) => Promise<Response>): Response {
+function batchAnswer(request: Request, batch: unknown[], answerOne: (message: unknown) => Promise<Response>, streamRead?: StreamRead): Response {
   if (!batch.some(expectsAnswer)) {
     void (async () => {
       for (const message of batch) await (await answerOne(message)).body?.cancel();
@@ -102,27 +104,30 @@ function batchAnswer(request: Request, batch: unknown[], answerOne: (message: un
     return new Response(null, { status: 202 });
   }
   const encoder = new TextEncoder();
+  const streams = streamRead !== undefined && streamable(request);
   let at = 0;
   let written = 0;
-  // The answer being sent and how much of it went: it leaves in windows, so the socket never queues a whole one.
-  let pending = '';
-  let sent = 0;
+  // The parts of the answer being sent.
+  let pending: Iterator<Uint8Array> | undefined;
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        while (sent >= pending.length && at < batch.length) {
+        for (;;) {
           if (request.signal?.aborted) return controller.close();
+          const part = pending?.next();
+          if (part !== undefined && !part.done) return controller.enqueue(part.value);
+          pending = undefined;
+          if (at >= batch.length) break;
           const message = batch[at++];
+          const parts = streams && expectsAnswer(message) ? await streamRead(message) : undefined;
+          if (parts !== undefined) {
+            pending = withSeparator(written++ === 0 ? '[' : ',', parts[Symbol.iterator]());
+            continue;
+          }
           const response = await answerOne(message);
           const text = expectsAnswer(message) ? (await response.text()).trim() : (await response.body?.cancel(), '');
           if (text === '') continue;
-          pending = (written++ === 0 ? '[' : ',') + text;
-          sent = 0;
-        }
-        if (sent < pending.length) {
-          controller.enqueue(encoder.encode(pending.slice(sent, sent + WINDOW)));
-          sent += WINDOW;
-          return;
+          pending = windows((written++ === 0 ? '[' : ',') + text);
         }
         controller.enqueue(encoder.encode(written === 0 ? '[]' : ']'));
         controller.close();
@@ -131,4 +136,25 @@ function batchAnswer(request: Request, batch: unknown[], answerOne: (message: un
     { highWaterMark: 0 },
   );
   return new Response(stream, { status: 200, headers: { 'content-type': 'application/json' } });
+
+  function* windows(text: string): Generator<Uint8Array> {
+    for (let sent = 0; sent < text.length; sent += WINDOW) yield encoder.encode(text.slice(sent, sent + WINDOW));
+  }
+  function* withSeparator(separator: string, parts: Iterator<Uint8Array>): Generator<Uint8Array> {
+    yield encoder.encode(separator);
+    for (let part = parts.next(); !part.done; part = parts.next()) yield part.value;
+  }
+}
+
+/** Characters of a batch's answer sent per write. */
+const WINDOW = 64 * 1024;
+
+/**
+ * Whether the SDK would answer this request's elements at all (Accept names both media types, the version header is
+ * absent or a 2025 one): only then is an element answered without it, so a refused request stays the SDK's answer.
+ */
+function streamable(request: Request): boolean {
+  const accept = (request.headers.get('accept') ?? '').toLowerCase();
+  const version = request.headers.get('mcp-protocol-version');
+  return accept.includes('application/json') && accept.includes('text/event-stream') && (version === null || LEGACY_VERSIONS.has(version));
 }

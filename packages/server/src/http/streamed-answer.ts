@@ -19,23 +19,30 @@ const PLACEHOLDER = '\u0000skillport-content\u0000';
  * client went away (then the rest is never made).
  */
 export async function writeStreamed(res: ServerResponse, answer: unknown, bytes: Buffer, text: boolean): Promise<void> {
-  const json = JSON.stringify(answer);
-  const marker = JSON.stringify(PLACEHOLDER);
-  const at = json.indexOf(marker);
-  if (at < 0) throw new Error('the answer holds no content placeholder');
+  const parts = streamedParts(answer, bytes, text);
   // No Content-Length: the escaped size is known only once made, so the answer is chunked (HTTP/1.1).
   res.writeHead(200, { 'content-type': 'application/json' });
-  // Made lazily: the next window exists only once the last one was taken.
-  function* parts(): Generator<Buffer> {
-    yield Buffer.from(`${json.slice(0, at)}"`);
-    yield* text ? textWindows(bytes) : base64Windows(bytes);
-    yield Buffer.from(`"${json.slice(at + marker.length)}`);
-  }
-  for (const part of parts()) {
+  for (const part of parts) {
     if (res.destroyed) return;
     if (!res.write(part) && !(await drained(res))) return;
   }
   res.end();
+}
+
+/**
+ * The bytes of `answer` (as `writeStreamed` takes it) made lazily: the next window exists only once the last one
+ * was taken, so a caller that writes at the reader's pace holds one window (a batch's answers are sent so too).
+ */
+export function streamedParts(answer: unknown, bytes: Buffer, text: boolean): Generator<Buffer> {
+  const json = JSON.stringify(answer);
+  const marker = JSON.stringify(PLACEHOLDER);
+  const at = json.indexOf(marker);
+  if (at < 0) throw new Error('the answer holds no content placeholder');
+  return (function* parts(): Generator<Buffer> {
+    yield Buffer.from(`${json.slice(0, at)}"`);
+    yield* text ? textWindows(bytes) : base64Windows(bytes);
+    yield Buffer.from(`"${json.slice(at + marker.length)}`);
+  })();
 }
 
 /** The placeholder a caller puts where the streamed content goes. */

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { decodeText, splitFrontmatter } from '@skillport/core';
-import { SkillSearchIndex, loadIndex, saveIndex } from '@skillport/search';
+import { MAX_REFERENCE_BYTES, REFERENCE_CHARS, SkillSearchIndex, loadIndex, referenceFiles, saveIndex } from '@skillport/search';
 import type { SearchHit, SearchView } from '@skillport/search';
 import type { ContentReader } from '../catalog/content.js';
 import type { CatalogSkill } from '../catalog/model.js';
@@ -37,7 +37,9 @@ import type { SkillsService } from '../mcp/skills-service.js';
  *   indexed version (package digest) is the one the view holds.
  * - Bodies: read once per skill version through the content reader (verified like any read, without filling its
  *   cache), analysed into the index and dropped: the index keeps no text but names, ids and description terms. A
- *   SKILL.md that cannot be read is indexed without its body.
+ *   SKILL.md that cannot be read is indexed without its body. The skill's other Markdown files (references,
+ *   examples: `referenceFiles`) are read the same way, up to REFERENCE_CHARS characters, a file that cannot be read
+ *   or is larger than MAX_REFERENCE_BYTES skipped.
  */
 export interface SearchAnswer {
   hits: SearchHit[];
@@ -116,10 +118,14 @@ export interface CatalogSearchOptions {
   waitMaxSkills?: number;
   /** For at most this long (ms; default WAIT_MS). */
   waitMs?: number;
+  /** false: rank lexically, without the bundled word vectors. Set before the first `persistTo` or `follow`. */
+  wordVectors?: false;
 }
 
 export class CatalogSearch {
   index = new SkillSearchIndex();
+  /** How the index is made and restored (configure). */
+  #indexOptions: { wordVectors?: false } = {};
   /** What the index holds: URI → package digest. */
   readonly #indexed = new Map<string, string>();
   /** The snapshot being followed, and the last one the index fully caught up with. */
@@ -164,6 +170,10 @@ export class CatalogSearch {
   configure(options: CatalogSearchOptions): void {
     if (options.waitMaxSkills !== undefined) this.#waitMaxSkills = Math.max(0, options.waitMaxSkills);
     if (options.waitMs !== undefined) this.#waitMs = Math.max(0, options.waitMs);
+    if (options.wordVectors === false && this.#indexOptions.wordVectors !== false) {
+      this.#indexOptions = { wordVectors: false };
+      if (this.index.size === 0) this.index = new SkillSearchIndex([], this.#indexOptions);
+    }
   }
 
   /**
@@ -179,7 +189,7 @@ export class CatalogSearch {
 
   async #restore(path: string): Promise<void> {
     try {
-      const loaded = await loadIndex(path);
+      const loaded = await loadIndex(path, this.#indexOptions);
       if (loaded === undefined || this.#closed) return;
       this.index = loaded.index;
       this.#indexed.clear();
@@ -481,7 +491,8 @@ export class CatalogSearch {
           break;
         }
         const body = await readBody(skill, this.content);
-        this.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body });
+        const references = await readReferences(skill, this.content);
+        this.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body, references });
         this.#indexed.set(skill.uri, skill.packageDigest);
         this.#addedSinceCompact++;
         this.#epoch++;
@@ -535,4 +546,25 @@ async function readBody(skill: CatalogSkill, content: ContentReader): Promise<st
   } catch {
     return '';
   }
+}
+
+/** The texts of the skill's reference files (`referenceFiles`), in path order, up to REFERENCE_CHARS characters in all. */
+async function readReferences(skill: CatalogSkill, content: ContentReader): Promise<string[]> {
+  const byPath = new Map(skill.files.map((file) => [file.path, file]));
+  const texts: string[] = [];
+  let chars = 0;
+  for (const path of referenceFiles(byPath.keys())) {
+    if (chars >= REFERENCE_CHARS) break;
+    const file = byPath.get(path)!;
+    if (file.size > MAX_REFERENCE_BYTES) continue;
+    try {
+      const text = decodeText(await content.read(file, skill.origin, false));
+      if (text === undefined) continue;
+      texts.push(text);
+      chars += text.length;
+    } catch {
+      // unreadable now: the skill is indexed without it, like a SKILL.md that cannot be read
+    }
+  }
+  return texts;
 }

@@ -7,6 +7,7 @@ import { CliError, action } from '../../kit.js';
 import type { ExitCode } from '../../kit.js';
 import { displayPath } from '../../output.js';
 import { environment } from '../../environment.js';
+import type { Environment } from '../../environment.js';
 import { probeHealth, withoutHtml } from '../../server-url.js';
 import { tokenFor } from '../../user-config.js';
 
@@ -73,7 +74,7 @@ export async function withLocal<T>(
   if (!options.create && !/^postgres(ql)?:\/\//i.test(dir) && !existsSync(join(dir, 'registry.db')))
     throw new CommandError(`no registry data at ${displayStore(dir)} (no registry.db): check --data, or publish into it first`);
   const { openRegistry } = await import('@skillport/registry');
-  const registry = await openRegistry({ dir, pollMs: 0, env: {} });
+  const registry = await openRegistry({ dir, pollMs: 0 });
   try {
     return await work(registry);
   } finally {
@@ -170,13 +171,13 @@ export async function sign(pkg: LoadedPackage, keyFile: string): Promise<void> {
 }
 
 /** Provenance from flags, else from the CI environment (GitHub Actions, GitLab CI) when it says. */
-export function provenanceFrom(options: { sourceRepo?: string; sourceCommit?: string }, env: NodeJS.ProcessEnv = process.env): Provenance {
+export function provenanceFrom(
+  options: { sourceRepo?: string; sourceCommit?: string },
+  ci: Pick<Environment, 'ciRepository' | 'ciCommit'> = environment(),
+): Provenance {
   const provenance: Provenance = {};
-  const repo =
-    options.sourceRepo ??
-    (env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL'] ?? 'https://github.com'}/${env['GITHUB_REPOSITORY']}` : undefined) ??
-    env['CI_PROJECT_URL'];
-  const commit = options.sourceCommit ?? env['GITHUB_SHA'] ?? env['CI_COMMIT_SHA'];
+  const repo = options.sourceRepo ?? ci.ciRepository;
+  const commit = options.sourceCommit ?? ci.ciCommit;
   if (repo) provenance.repository = repo;
   if (commit) provenance.commit = commit;
   return provenance;

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { sha256Digest } from '@skillport/core';
+import { ContentReader, StaleFileError } from '../src/catalog/content.js';
+import type { CatalogFile, SkillOrigin } from '../src/catalog/model.js';
+
+/**
+ * How served bytes are read (docs/architecture.md, "Reading bytes"): a cache miss never blocks the main thread with
+ * a synchronous read (a catalog larger than the page cache waits on the disk), and concurrent misses share a read.
+ */
+const temps: string[] = [];
+after(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'skillport-content-read-'));
+  temps.push(dir);
+  return dir;
+};
+const file = (bytes: Buffer, path = 'notes.md'): CatalogFile => ({
+  uri: `skill://s/${path}`,
+  path,
+  size: bytes.byteLength,
+  digest: sha256Digest(bytes),
+  mimeType: 'text/markdown',
+});
+
+describe('ContentReader reads', () => {
+  test('a small file is read without a synchronous system call (node --trace-sync-io stays silent)', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'notes.md'), 'a small file\n');
+    const content = new URL('../src/catalog/content.js', import.meta.url).href;
+    const core = import.meta.resolve('@skillport/core');
+    // --trace-sync-io warns of every synchronous I/O call made after the first turn of the event loop.
+    const script = `
+      const { ContentReader } = await import(${JSON.stringify(content)});
+      const { sha256Digest } = await import(${JSON.stringify(core)});
+      const { readFile } = await import('node:fs/promises');
+      const bytes = await readFile(${JSON.stringify(join(dir, 'notes.md'))});
+      await new Promise((done) => setTimeout(done, 10));
+      const reader = new ContentReader();
+      const file = { uri: 'skill://s/notes.md', path: 'notes.md', size: bytes.length, digest: sha256Digest(bytes), mimeType: 'text/markdown' };
+      const origin = { kind: 'folder', root: ${JSON.stringify(dir)}, dir: ${JSON.stringify(dir)}, realDir: ${JSON.stringify(dir)} };
+      const read = await reader.read(file, origin);
+      process.stdout.write(read.toString());
+    `;
+    const run = spawnSync(process.execPath, ['--trace-sync-io', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, 'a small file\n');
+    // Module loading resolves paths synchronously too: only the warnings of a file's own open and read count.
+    const fileReads = run.stderr.split('WARNING: Detected use of sync API').filter((warning) => /at (openSync|readSync|fstatSync) /.test(warning));
+    assert.deepEqual(fileReads, [], 'a synchronous open or read of the file');
+  });
+
+  test('concurrent misses of one small file share one read', async () => {
+    const bytes = Buffer.from('shared bytes\n');
+    let reads = 0;
+    const origin: SkillOrigin = {
+      kind: 'stored',
+      source: 'test',
+      blobs: {
+        read: async () => {
+          reads++;
+          await new Promise((done) => setTimeout(done, 5));
+          return bytes;
+        },
+      },
+    };
+    const reader = new ContentReader();
+    const answers = await Promise.all(Array.from({ length: 16 }, () => reader.read(file(bytes), origin)));
+    for (const answer of answers) assert.deepEqual(answer, bytes);
+    assert.equal(reads, 1, `${reads} reads for 16 concurrent misses`);
+  });
+
+  test('a file sharing its bytes with one that changed is still served, and the changed one refused', async () => {
+    const dir = tempDir();
+    const bytes = Buffer.from('the same bytes in two skills\n');
+    writeFileSync(join(dir, 'a.md'), 'changed since the scan\n');
+    writeFileSync(join(dir, 'b.md'), bytes);
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const reader = new ContentReader();
+    const [a, b] = await Promise.allSettled([reader.read(file(bytes, 'a.md'), origin), reader.read(file(bytes, 'b.md'), origin)]);
+    assert.equal(a.status, 'rejected');
+    assert.ok(a.status === 'rejected' && a.reason instanceof StaleFileError);
+    assert.equal(b.status, 'fulfilled');
+    assert.deepEqual(b.status === 'fulfilled' ? b.value : undefined, bytes);
+  });
+});
