@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eventually, makeTree, registryUrl, runCli, skillMd, startHttp, storeDir } from '@skillport/test-kit';
@@ -92,6 +92,26 @@ describe('local status lines', () => {
       assert.match(server.stderr(), /reloaded: 1 changed \(1 skill\)$/m);
     } finally {
       await server.stop();
+    }
+  });
+
+  test('a restart after a folder was removed says so in its serving line, not in a reload line before it', async () => {
+    const tree = makeTree({ 'a/deploy/SKILL.md': skillMd('deploy'), 'b/deploy/SKILL.md': skillMd('deploy') });
+    const cache = makeTree({});
+    const first = await startHttp([tree, '--no-web', '--cache-dir', cache], {}, { cache: true });
+    await first.stop();
+    rmSync(join(tree, 'b'), { recursive: true });
+    const second = await startHttp([tree, '--no-web', '--cache-dir', cache], {}, { cache: true });
+    try {
+      const serving = /^skillport: serving .*$/m.exec(second.stderr())?.[0] ?? '';
+      assert.doesNotMatch(second.stderr().slice(0, second.stderr().indexOf(serving)), /reloaded:/, second.stderr());
+      // The check found the removal before the serving line (it says so), or after it (a reload line follows).
+      if (!/checked against the disk: 1 removed\)$/.test(serving)) {
+        assert.match(serving, /checked against the disk\)$/, second.stderr());
+        await eventually(async () => (/^skillport: reloaded: 1 removed \(1 skill\)$/m.test(second.stderr()) ? true : undefined), 20_000, 'the reload line');
+      }
+    } finally {
+      await second.stop();
     }
   });
 

@@ -1,6 +1,6 @@
 import type { Finding, Severity } from './model.js';
 import type { Rule } from './rules.js';
-import { excerptAt, filesIn, lineOf, lowerFor, test, visible } from './files.js';
+import { excerptAt, filesIn, lineOf, linesText, lowerFor, test, visible } from './files.js';
 import type { ScannedFile, SkillContext } from './files.js';
 
 /**
@@ -262,15 +262,20 @@ export function detectMinified(rule: Rule, file: ScannedFile): Finding[] {
  */
 export function detectAllowedTools(rule: Rule, context: SkillContext): Finding[] {
   const md = context.skillMd;
-  const value = context.frontmatter['allowed-tools'];
-  if (md === undefined || value === undefined || value === null) return [];
+  // Hosts spell the key differently (Claude Code's subagents say `tools`).
+  const keys = listParam(rule, 'keys');
+  const key = (keys.length > 0 ? keys : TOOL_KEYS).find((name) => context.frontmatter[name] !== undefined && context.frontmatter[name] !== null);
+  const value = key === undefined ? undefined : context.frontmatter[key];
+  if (md === undefined || key === undefined || value === undefined || value === null) return [];
   const entries = toolEntries(value);
   const patterns = regexes(rule, 'entries', 'u');
   const bad = entries.filter((entry) => patterns.some((pattern) => test(pattern, entry)));
   if (bad.length === 0) return [];
-  const line = lineOfKey(md, 'allowed-tools');
+  const line = lineOfKey(md, key);
   return [finding(rule, md.path, line, 1, excerptAt(md, line, 1), rule.severity, `granted: ${bad.slice(0, 5).map(visible).join(', ')}`)];
 }
+
+const TOOL_KEYS = ['allowed-tools', 'allowed_tools', 'allowedTools', 'tools'];
 
 export function toolEntries(value: unknown): string[] {
   const items = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
@@ -301,6 +306,7 @@ export function toolEntries(value: unknown): string[] {
 export function detectBinary(rule: Rule, context: SkillContext): Finding[] {
   const magic = listParam(rule, 'magic').map((hex) => Buffer.from(hex, 'hex'));
   const extensions = regexes(rule, 'extensions');
+  const exempt = regexes(rule, 'exempt-files');
   const declared = rule.params['declared-severity'];
   const skillText = context.skillMd?.normal ?? '';
   const found: Finding[] = [];
@@ -308,7 +314,7 @@ export function detectBinary(rule: Rule, context: SkillContext): Finding[] {
     const head = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, Math.min(file.bytes.byteLength, 16));
     const byMagic = magic.find((prefix) => head.subarray(0, prefix.length).equals(prefix));
     const byName = extensions.some((pattern) => test(pattern, file.path));
-    if (byMagic === undefined && !byName) continue;
+    if ((byMagic === undefined && !byName) || exempt.some((pattern) => test(pattern, file.path))) continue;
     const base = file.path.split('/').at(-1)!;
     const named = skillText.includes(file.path) || skillText.includes(base);
     const what = byMagic !== undefined ? `executable header ${byMagic.toString('hex')}` : 'binary file type';
@@ -365,4 +371,58 @@ function withoutHeredocs(text: string): string {
     const opening = _all.slice(0, _all.length - body.length - end.length);
     return `${opening}${body.replace(/[^\n]/g, '')}${end}`;
   });
+}
+
+/**
+ * Data flowing out: a line matching one of `params.sources` (credential files, the whole environment, a token
+ * command) and one matching `params.sinks` (a network call, an upload, mail) within `params.window` lines of each
+ * other (`params.script-window` in scripts, 0 meaning anywhere in the file). Reported on the later of the two lines,
+ * once per line; `unless` is tried on both lines.
+ */
+export function detectFlow(rule: Rule, file: ScannedFile, context: SkillContext): Finding[] {
+  const sources = regexes(rule, 'sources', 'gim');
+  const sinks = regexes(rule, 'sinks', 'gim');
+  const window = file.kind === 'script' ? numberParam(rule, 'script-window', numberParam(rule, 'window', 5)) : numberParam(rule, 'window', 5);
+  const linesOf = (patterns: RegExp[]): number[] => {
+    const lines = new Set<number>();
+    for (const pattern of patterns) for (const match of file.normal.matchAll(pattern)) lines.add(lineOf(file, match.index!));
+    return [...lines].sort((a, b) => a - b);
+  };
+  const from = linesOf(sources);
+  if (from.length === 0) return [];
+  const to = linesOf(sinks);
+  const found: Finding[] = [];
+  const reported = new Set<number>();
+  for (const sink of to) {
+    const source = from.find((line) => window === 0 || Math.abs(line - sink) <= window);
+    if (source === undefined) continue;
+    const at = Math.max(source, sink);
+    if (reported.has(at)) continue;
+    const pair = source === sink ? linesText(file, sink, sink) : `${linesText(file, source, source)}\n${linesText(file, sink, sink)}`;
+    if (rule.unless.some((unless) => test(unless, pair))) continue;
+    reported.add(at);
+    const lowered = lowerFor(rule, file, at, context);
+    const note = source === sink ? 'reads and sends on this line' : `reads on line ${source}, sends on line ${sink}`;
+    found.push(finding(rule, file.path, at, 1, excerptAt(file, at, 1), lowered?.to ?? rule.severity, lowered ? `${note}; ${lowered.note}` : note));
+  }
+  return found;
+}
+
+/**
+ * Encoded text (decode.ts) that decodes to something a reviewer must see: `patterns` tried on the decoded text. Only
+ * decoded layers are read; the severity's `adjust` is tried on the encoded run's own line (a decoder that runs it).
+ */
+export function detectDecoded(rule: Rule, file: ScannedFile, context: SkillContext): Finding[] {
+  if (!('origin' in file)) return [];
+  const origin = (file as ScannedFile & { origin: { file: ScannedFile; line: number; encoding: string } }).origin;
+  if (!rule.patterns.some((pattern) => test(pattern, file.normal))) return [];
+  // The decoder that runs it may sit on the lines before or after the encoded run.
+  const around = (window: number): string =>
+    linesText(origin.file, Math.max(1, origin.line - window), Math.min(origin.file.lineStarts.length, origin.line + window));
+  const raised = rule.adjust.find((lowering) => lowering.when.some((when) => test(when, around(lowering.window))));
+  const severity = raised?.to ?? rule.severity;
+  // A guide that quotes an encoded payload as an example (the discussion rule) is lowered like any other quote.
+  const lowered = lowerFor({ ...rule, severity, adjust: [] }, origin.file, origin.line, context);
+  const note = [raised?.note, lowered?.note].filter((part) => part !== undefined).join('; ');
+  return [finding(rule, file.path, 1, 1, '', lowered?.to ?? severity, note === '' ? undefined : note)];
 }

@@ -48,19 +48,31 @@ export function readFile(file: SkillFile, rules: RuleSet): ScannedFile {
   return { path: file.path, kind, bytes, text, normal, lineStarts: lineStarts(normal), isSkillMd };
 }
 
+/** HTML's numeric character references (`&#105;`, `&#x69;`) read as the characters they stand for. */
+function entities(line: string): string {
+  if (!line.includes('&#')) return line;
+  return line.replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (all, code: string) => {
+    const point = code[0] === 'x' || code[0] === 'X' ? parseInt(code.slice(1), 16) : Number(code);
+    // A reference to a line break or a control character is left as written: lines must stay where they are.
+    return point >= 0x20 && point <= 0x10ffff ? String.fromCodePoint(point) : all;
+  });
+}
+
 /** NFKC per line (so lines stay where they were), format characters removed, look-alike letters folded to Latin. */
 export function normalise(text: string, confusables: ReadonlyMap<string, string>): string {
   return text
     .split('\n')
     .map((line) => {
-      let out = line.normalize('NFKC').replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '');
+      let out = entities(line)
+        .normalize('NFKC')
+        .replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '');
       if (confusables.size > 0) out = out.replace(/[^\x00-\x7f]/gu, (char) => confusables.get(char) ?? char);
       return out;
     })
     .join('\n');
 }
 
-function lineStarts(text: string): number[] {
+export function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
@@ -188,4 +200,30 @@ function headingAbove(file: ScannedFile, line: number): string | undefined {
     if (match) heading = match[1]!.trim();
   }
   return heading;
+}
+
+const fenced = new WeakMap<ScannedFile, Set<number>>();
+/** Lines inside fenced code blocks of a Markdown file (fence lines included): code is shown as written. */
+export function inCodeFence(file: ScannedFile, line: number): boolean {
+  if (file.kind !== 'markdown') return false;
+  let lines = fenced.get(file);
+  if (lines === undefined) {
+    lines = new Set();
+    let fence: string | undefined;
+    const all = file.normal.split('\n');
+    all.forEach((text, index) => {
+      const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(text)?.[1];
+      if (marker !== undefined) {
+        if (fence === undefined) fence = marker[0]!;
+        else if (marker[0] === fence) {
+          lines!.add(index + 1);
+          fence = undefined;
+          return;
+        }
+      }
+      if (fence !== undefined) lines!.add(index + 1);
+    });
+    fenced.set(file, lines);
+  }
+  return lines.has(line);
 }

@@ -13,7 +13,7 @@ import type { Category, Severity } from './model.js';
  * checks the file; a rule file that does not parse, names an unknown detector or holds a bad expression is refused
  * whole with the rule's id, never half-loaded.
  */
-export const DETECTORS = ['pattern', 'chars', 'mixed-script', 'blob', 'minified', 'allowed-tools', 'binary', 'commands'] as const;
+export const DETECTORS = ['pattern', 'flow', 'decoded', 'chars', 'mixed-script', 'blob', 'minified', 'allowed-tools', 'binary', 'commands'] as const;
 export type Detector = (typeof DETECTORS)[number];
 
 /** Which files a rule reads: every text file, Markdown, scripts, SKILL.md alone, or the skill's name and description. */
@@ -64,6 +64,22 @@ export interface Rule {
   examples: { fire: Example[]; quiet: Example[] };
 }
 
+/** Which encoded runs are decoded and read again by the rules (decode.ts). */
+export interface DecodeSettings {
+  /** Shortest base64 run decoded. */
+  base64Min: number;
+  /** Shortest hex run decoded (in characters). */
+  hexMin: number;
+  /** Fewest `\xNN` / `%NN` / character codes in a run. */
+  escapesMin: number;
+  /** Share of printable characters a decoded run must have. */
+  printable: number;
+  /** How many times a decoded layer is decoded again. */
+  depth: number;
+  /** At most this many layers per file. */
+  maxLayers: number;
+}
+
 export interface RuleSet {
   version: number;
   rules: Rule[];
@@ -75,6 +91,8 @@ export interface RuleSet {
   maxFileBytes: number;
   /** Letters of other scripts that look like Latin ones, and the Latin letter each looks like. */
   confusables: ReadonlyMap<string, string>;
+  /** Which encoded runs are decoded and read again by the rules (decode.ts). */
+  decode: DecodeSettings;
 }
 
 export class RuleError extends Error {
@@ -133,6 +151,21 @@ export function parseRules(text: string, source = 'rules'): RuleSet {
     placeholders: regexList(root['placeholders'] ?? [], `${source}: placeholders`),
     maxFileBytes: nonNegative(root['max-file-bytes'] ?? 2 * 1024 * 1024, `${source}: max-file-bytes`),
     confusables: confusableMap(root['confusables'] ?? {}, `${source}: confusables`),
+    decode: decodeSettings(root['decode'] ?? {}, `${source}: decode`),
+  };
+}
+
+function decodeSettings(value: unknown, where: string): DecodeSettings {
+  const d = record(value, where);
+  const share = d['printable'] ?? 0.9;
+  if (typeof share !== 'number' || share < 0 || share > 1) throw new RuleError(`${where}.printable must be a number from 0 to 1`);
+  return {
+    base64Min: nonNegative(d['base64-min'] ?? 16, `${where}.base64-min`),
+    hexMin: nonNegative(d['hex-min'] ?? 16, `${where}.hex-min`),
+    escapesMin: Math.max(2, nonNegative(d['escapes-min'] ?? 6, `${where}.escapes-min`)),
+    printable: share,
+    depth: nonNegative(d['depth'] ?? 2, `${where}.depth`),
+    maxLayers: nonNegative(d['max-layers'] ?? 200, `${where}.max-layers`),
   };
 }
 
@@ -182,6 +215,13 @@ function parseRule(raw: unknown, where: string, lists: ReadonlyMap<string, unkno
       note: String(l['note'] ?? 'lowered'),
     };
   });
+  const params = paramsWithLists(r['params'], lists, at);
+  // A flow rule's expressions are compiled when a skill is scanned: they are checked here, so a bad one refuses the file.
+  if (detect === 'flow')
+    for (const key of ['sources', 'sinks']) {
+      if (!Array.isArray(params[key]) || (params[key] as unknown[]).length === 0) throw new RuleError(`${at}: a flow rule needs params.${key}`);
+      regexList(params[key], `${at}: params.${key}`);
+    }
   const examples = record(r['examples'] ?? {}, `${at}: examples`);
   return {
     id,
@@ -192,13 +232,20 @@ function parseRule(raw: unknown, where: string, lists: ReadonlyMap<string, unkno
     detect: detect as Detector,
     in: scopes as Scope[],
     patterns,
-    unless: regexList(r['unless'] ?? [], `${at}: unless`),
+    unless: regexList(expandLists(r['unless'] ?? [], lists, `${at}: unless`), `${at}: unless`),
     adjust,
     discussion: r['discussion'] === true,
     mask: r['mask'] === true,
-    params: (r['params'] as Record<string, unknown> | undefined) ?? {},
+    params,
     examples: { fire: exampleList(examples['fire'], `${at}: examples.fire`), quiet: exampleList(examples['quiet'], `${at}: examples.quiet`) },
   };
+}
+
+/** A rule's parameters, each list's `@name` entries replaced by the named list (sources and sinks shared by rules). */
+function paramsWithLists(value: unknown, lists: ReadonlyMap<string, unknown[]>, where: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  const params = record(value, `${where}: params`);
+  return Object.fromEntries(Object.entries(params).map(([key, item]) => [key, expandLists(item, lists, `${where}: params.${key}`)]));
 }
 
 /** `['@known-installers', 'x']` with the named list's expressions in place of `@known-installers`. */

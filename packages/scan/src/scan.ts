@@ -3,9 +3,21 @@ import { SEVERITIES, severityRank } from './model.js';
 import type { Finding, ScanReport, Severity } from './model.js';
 import { defaultRules } from './rules.js';
 import type { Rule, RuleSet } from './rules.js';
-import { entropy, excerptAt, filesIn, lineOf, linesText, lowerFor, readFile, test } from './files.js';
+import { entropy, excerptAt, filesIn, inCodeFence, lineOf, linesText, lowerFor, readFile, test, visible } from './files.js';
 import type { ScannedFile, SkillContext, SkillFile } from './files.js';
-import { detectAllowedTools, detectBinary, detectCommands, detectBlob, detectChars, detectMinified, detectMixedScript } from './detectors.js';
+import {
+  detectAllowedTools,
+  detectBinary,
+  detectCommands,
+  detectBlob,
+  detectChars,
+  detectDecoded,
+  detectFlow,
+  detectMinified,
+  detectMixedScript,
+} from './detectors.js';
+import { decodeLayers } from './decode.js';
+import type { Layer } from './decode.js';
 
 /**
  * Scans one skill's files with a rule set (rules.ts). Never throws for what a skill holds: a file that is not
@@ -42,8 +54,16 @@ export function scanSkill(files: readonly SkillFile[], options: ScanOptions = {}
     }
   }
   const context: SkillContext = { files: scanned, ...(skillMd ? { skillMd } : {}), frontmatter, rules };
+  // Encoded runs decoded (decode.ts): the text rules read them as they read the files, reported where the run is.
+  const layers = decodeLayers(scanned, rules);
   const findings: Finding[] = [];
-  for (const rule of rules.rules) findings.push(...limitPerFile(runRule(rule, context), perFile));
+  for (const rule of rules.rules) {
+    const own = runRule(rule, context);
+    const inLayers = READS_LAYERS.has(rule.detect)
+      ? layers.flatMap((layer) => runRule(rule, { ...context, files: [layer] }).map((found) => fromLayer(found, layer)))
+      : [];
+    findings.push(...limitPerFile(dedupe([...own, ...inLayers]), perFile));
+  }
   findings.sort(
     (a, b) => severityRank(b.severity) - severityRank(a.severity) || a.file.localeCompare(b.file) || a.line - b.line || a.rule.localeCompare(b.rule),
   );
@@ -53,10 +73,42 @@ export function scanSkill(files: readonly SkillFile[], options: ScanOptions = {}
   return { findings, counts, ...(highest ? { highest } : {}), files: scanned.length, skipped };
 }
 
+/** The detectors that read decoded layers: those of text; characters, blobs and file types are the files' own. */
+const READS_LAYERS = new Set<Rule['detect']>(['pattern', 'flow', 'decoded']);
+
+/** A finding in a layer, moved to the place of the encoded run it came from, saying what the run decodes to. */
+function fromLayer(plain: Finding, layer: Layer): Finding {
+  const { file, line, column, encoding } = layer.origin;
+  const shown = visible(layer.text.replace(/\s+/g, ' ').trim().slice(0, 120));
+  return {
+    ...plain,
+    file: file.path,
+    line,
+    column,
+    excerpt: excerptAt(file, line, column),
+    note: `in ${encoding}-decoded text: "${shown}"${plain.note ? `; ${plain.note}` : ''}`,
+  };
+}
+
+/** One finding of a rule per file and line (a layer and its file can both say the same). */
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((found) => {
+    const key = `${found.rule}|${found.file}|${found.line}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function runRule(rule: Rule, context: SkillContext): Finding[] {
   switch (rule.detect) {
     case 'pattern':
       return filesIn(rule.in, context).flatMap((file) => detectPattern(rule, file, context));
+    case 'flow':
+      return filesIn(rule.in, context).flatMap((file) => detectFlow(rule, file, context));
+    case 'decoded':
+      return filesIn(rule.in, context).flatMap((file) => detectDecoded(rule, file, context));
     case 'chars':
       return filesIn(rule.in, context).flatMap((file) => detectChars(rule, file, context));
     case 'mixed-script':
@@ -78,6 +130,8 @@ function detectPattern(rule: Rule, file: ScannedFile, context: SkillContext): Fi
   const found: Finding[] = [];
   const seenLines = new Set<number>();
   const minEntropy = typeof rule.params['entropy'] === 'number' ? rule.params['entropy'] : undefined;
+  // Markup inside a fenced code block is shown as code, so it hides nothing.
+  const outsideCode = rule.params['outside-code'] === true;
   for (const pattern of rule.patterns) {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(file.normal); match !== null; match = pattern.exec(file.normal)) {
@@ -88,7 +142,7 @@ function detectPattern(rule: Rule, file: ScannedFile, context: SkillContext): Fi
       // A match that opens on whitespace (a pattern's leading `(^|\s)`) is reported where its text starts.
       const start = match.index + (match[0].length - match[0].trimStart().length);
       const line = lineOf(file, start);
-      if (seenLines.has(line)) continue;
+      if (seenLines.has(line) || (outsideCode && inCodeFence(file, line))) continue;
       const endLine = lineOf(file, Math.max(start, match.index + match[0].length - 1));
       const around = linesText(file, line, endLine);
       if (rule.unless.some((unless) => test(unless, around))) continue;

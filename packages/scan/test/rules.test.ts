@@ -58,6 +58,14 @@ describe('the rule file is checked whole', () => {
     assert.throws(() => parseRules(base('  - {id: r1, category: secret, severity: critical, title: t, why: w, patterns: [x]}')), /severity must be/);
     assert.throws(() => parseRules(base('  - {id: r1, category: secret, severity: high, title: t, why: w, patterns: [x], typo: 1}')), /unknown key 'typo'/);
   });
+  test("a flow rule's sources and sinks, the decode settings and named lists are checked when the file is read", () => {
+    const flow = (params: string) => `  - {id: f1, category: exfiltration, severity: high, title: t, why: w, detect: flow, params: ${params}}`;
+    assert.throws(() => parseRules(base(flow('{sinks: [x]}'))), /f1.*needs params\.sources/);
+    assert.throws(() => parseRules(base(flow('{sources: [x], sinks: ["(bad"]}'))), /f1.*params\.sinks\[0\]/);
+    assert.throws(() => parseRules(base(flow('{sources: ["@nowhere"], sinks: [x]}'))), /no list named 'nowhere'/);
+    assert.throws(() => parseRules(`decode: {printable: 2}\n${base(flow('{sources: [x], sinks: [y]}'))}`), /decode\.printable/);
+    assert.equal(parseRules(base(flow('{sources: [x], sinks: [y]}'))).decode.depth, 2);
+  });
   test('two rules with one id are refused', () => {
     const rule = '  - {id: same, category: secret, severity: high, title: t, why: w, patterns: [x]}\n';
     assert.throws(() => parseRules(base(rule + rule)), /used twice/);

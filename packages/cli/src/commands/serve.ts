@@ -31,7 +31,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
-  /** --no-scan: skip the scanner over the served folders. */
+  /** --no-scan: skip the scanner over the served folders and at activation. */
   scan?: boolean;
   watch: boolean;
   maxFiles: number;
@@ -117,7 +117,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
       repeatable(),
       [] as string[],
     )
-    .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
+    .option(
+      '--no-scan',
+      'do not scan the served skills for hidden text, injected instructions, exfiltration and the like (no warnings at start, no <skill_scan> at activation)',
+    )
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
@@ -270,6 +273,8 @@ async function serve(
     process.stderr.write(`${line}\n`);
   };
   let server: SkillportServer;
+  // What the check of a restored catalog found before the serving line (see onChange below).
+  const found = { added: 0, changed: 0, removed: 0, said: false };
   let access;
   try {
     access = await accessOptions(options, (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`));
@@ -387,6 +392,7 @@ async function serve(
       ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
       unmet: options.unmet,
+      ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: {
         ...toolSet(options.tools),
@@ -415,13 +421,17 @@ async function serve(
       onProblem,
       onChange: (changes) => {
         if (options.quiet) return;
-        const parts = [
-          changes.added.length ? `${changes.added.length} added` : '',
-          changes.changed.length ? `${changes.changed.length} changed` : '',
-          changes.removed.length ? `${changes.removed.length} removed` : '',
-        ].filter(Boolean);
-        // A restored catalog checked against the disk may report changes before open() has returned `server`.
-        log(`skillport: reloaded: ${parts.join(', ')}${server === undefined ? '' : ` (${plural(server.catalog.snapshot.size, 'skill')})`}`);
+        // A restored catalog checked against the disk may report changes before the serving line: they belong to
+        // it ("checked against the disk: 1 removed"), not to a reload before the server said it serves.
+        if (!found.said) {
+          found.added += changes.added.length;
+          found.changed += changes.changed.length;
+          found.removed += changes.removed.length;
+          return;
+        }
+        log(
+          `skillport: reloaded: ${changeParts(changes.added.length, changes.changed.length, changes.removed.length)} (${plural(server.catalog.snapshot.size, 'skill')})`,
+        );
       },
     });
     progress?.clear();
@@ -511,7 +521,9 @@ async function serve(
     accessSummary(options, server.access.policySource?.text !== undefined),
     options.watch ? 'watching for changes' : '',
     // The persisted catalog is the folders' (ADR 0004): a server of no folders (a new registry) restored nothing.
-    restored && dirs.length + templates.length > 0 ? "started from the last run's catalog, checked against the disk" : '',
+    restored && dirs.length + templates.length > 0
+      ? `started from the last run's catalog, checked against the disk${found.added + found.changed + found.removed > 0 ? `: ${changeParts(found.added, found.changed, found.removed)}` : ''}`
+      : '',
     options.http && sources.git.length > 0 && webhookSecret !== undefined ? `git webhook at ${url.replace(/\/mcp$/, '/api/v1/git/webhook')}` : '',
   ].filter(Boolean);
   const held = grouped.close();
@@ -520,6 +532,7 @@ async function serve(
       `skillport: ${colors.yellow('warning')}: ${plural(held, 'more skill has', 'more skills have')} warnings (served as they are); \`skillport validate ${sourceNames.join(' ')}\` lists them`,
     );
   if (!options.quiet) log(`skillport: serving ${summary} on ${url}${notes.length ? ` (${notes.join('; ')})` : ''}`);
+  found.said = true;
   if (!options.quiet && options.http && options.web) log(`skillport: web catalog for people at ${url.replace(/\/mcp$/, '/')}`);
   // The folders' scan findings, in the background: serving does not wait for it.
   // Two seconds on: a client's first answers (and what they load) come first.
@@ -581,6 +594,11 @@ class WarningGroup {
     this.open = false;
     return this.#held.size;
   }
+}
+
+/** "2 added, 1 removed": the counts that are not zero. */
+function changeParts(added: number, changed: number, removed: number): string {
+  return [added ? `${added} added` : '', changed ? `${changed} changed` : '', removed ? `${removed} removed` : ''].filter(Boolean).join(', ');
 }
 
 /** What is in force for callers, for the start-up line: the auth mode (who callers are) and the policy file. */

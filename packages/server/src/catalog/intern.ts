@@ -38,6 +38,8 @@ export function compactFolder(folder: ScannedFolder, pool: StringPool): ScannedF
   folder.segments = folder.segments.map((segment) => pool.intern(segment));
   const skill = folder.inspection.skill;
   if (skill !== undefined) {
+    // The folder's path arrives up to three times (the scanned folder's, the skill's, the resolved one): one string.
+    if (skill.dir === folder.dir) skill.dir = folder.dir;
     if (skill.realDir === skill.dir) skill.realDir = skill.dir;
     skill.folderName = pool.intern(skill.folderName);
     const description = skill.frontmatter['description'];

@@ -1,0 +1,138 @@
+import { lineOf, lineStarts, normalise } from './files.js';
+import type { ScannedFile } from './files.js';
+import type { DecodeSettings, RuleSet } from './rules.js';
+
+/**
+ * Encoded text inside a file (base64, hex, `\x` or `%` escapes, character codes, ROT13, reversed strings), decoded
+ * so the rules read what an agent or a script would once it decodes it: an instruction or a command spelled in
+ * base64 is still that instruction. Each decoded run is a layer: a file of its own text whose findings are reported
+ * at the run's place in the file it came from. Only runs that decode to mostly printable text count (a hash or an
+ * image decodes to noise), and layers are decoded again up to `decode.depth` times.
+ */
+export interface Layer extends ScannedFile {
+  origin: { file: ScannedFile; line: number; column: number; encoding: string };
+}
+
+interface Decoder {
+  encoding: string;
+  pattern: (settings: DecodeSettings) => RegExp;
+  decode: (match: RegExpMatchArray) => string | undefined;
+}
+
+const bytesText = (bytes: Buffer): string | undefined => {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+};
+
+const fromCodes = (codes: number[]): string | undefined =>
+  codes.every((code) => Number.isInteger(code) && code >= 0 && code <= 0x10ffff) ? String.fromCodePoint(...codes) : undefined;
+
+const DECODERS: Decoder[] = [
+  {
+    encoding: 'base64',
+    pattern: (s) => new RegExp(`(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{${s.base64Min},}={0,2}`, 'g'),
+    decode: (match) => {
+      const run = match[0];
+      // Words, paths and identifiers are runs of letters too: base64 of text mixes cases and carries digits or +/.
+      if (!/[A-Z]/.test(run) || !/[a-z]/.test(run) || !/[0-9+/]/.test(run)) return undefined;
+      return bytesText(Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
+    },
+  },
+  {
+    encoding: 'hex',
+    pattern: (s) => new RegExp(`(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){${Math.ceil(s.hexMin / 2)},}(?![0-9A-Za-z])`, 'g'),
+    decode: (match) => bytesText(Buffer.from(match[0], 'hex')),
+  },
+  {
+    encoding: '\\x escapes',
+    pattern: (s) => new RegExp(`(?:\\\\x[0-9a-fA-F]{2}){${s.escapesMin},}`, 'g'),
+    decode: (match) => bytesText(Buffer.from(match[0].replace(/\\x/g, ''), 'hex')),
+  },
+  {
+    encoding: 'percent escapes',
+    pattern: (s) => new RegExp(`(?:%[0-9a-fA-F]{2}[^%\\s"'\`]{0,3}){${s.escapesMin},}`, 'g'),
+    decode: (match) => {
+      try {
+        return decodeURIComponent(match[0]);
+      } catch {
+        return undefined;
+      }
+    },
+  },
+  {
+    encoding: 'character codes',
+    pattern: (s) =>
+      new RegExp(
+        `(?:fromCharCode|fromCodePoint|bytes|bytearray|\\[char\\[\\]\\]|chr)\\s*\\(?\\s*\\[?\\s*((?:0x[0-9a-f]+|\\d+)(?:\\s*,\\s*(?:0x[0-9a-f]+|\\d+)){${s.escapesMin - 1},})`,
+        'gi',
+      ),
+    decode: (match) => fromCodes(match[1]!.split(/\s*,\s*/).map((code) => Number(code))),
+  },
+  {
+    encoding: 'ROT13',
+    pattern: () => /\b(?:codecs\.(?:de|en)code|rot13)\s*\(\s*["']([^"'\n]{8,})["']\s*(?:,\s*["']rot[_-]?13["'])?/gi,
+    decode: (match) =>
+      match[1]!.replace(/[a-z]/gi, (char) => {
+        const base = char <= 'Z' ? 65 : 97;
+        return String.fromCharCode(((char.charCodeAt(0) - base + 13) % 26) + base);
+      }),
+  },
+  {
+    encoding: 'reversed text',
+    pattern: () =>
+      /["']([^"'\n]{12,})["']\s*\[\s*::\s*-1\s*\]|\becho\s+["']?([^|"'\n]{12,}?)["']?\s*\|\s*rev\b|["']([^"'\n]{12,})["']\.split\(\s*["']{2}\s*\)\.reverse\(\)/g,
+    decode: (match) => [...(match[1] ?? match[2] ?? match[3] ?? '')].reverse().join(''),
+  },
+];
+
+function printableShare(text: string): number {
+  if (text.length === 0) return 0;
+  let good = 0;
+  for (const char of text) if (/[\p{L}\p{N}\p{P}\p{S}\p{Zs}\t\n\r]/u.test(char)) good++;
+  return good / [...text].length;
+}
+
+export function decodeLayers(files: readonly ScannedFile[], rules: RuleSet): Layer[] {
+  const settings = rules.decode;
+  const layers: Layer[] = [];
+  let current: ScannedFile[] = [...files];
+  for (let depth = 0; depth < settings.depth && current.length > 0; depth++) {
+    const next: Layer[] = [];
+    for (const file of current) {
+      if (file.kind === 'binary' || file.normal === '') continue;
+      let count = 0;
+      for (const decoder of DECODERS) {
+        for (const match of file.normal.matchAll(decoder.pattern(settings))) {
+          if (count >= settings.maxLayers) break;
+          const text = decoder.decode(match);
+          // Decoded text that is short, or noise, says nothing a rule could read.
+          if (text === undefined || text.trim().length < 6 || printableShare(text) < settings.printable) continue;
+          // Words, or another encoded run to decode on the next pass.
+          if (!/[a-z]{2,}[\s/.;:=|-]/i.test(text) && !/^\s*[A-Za-z0-9+/_-]{16,}={0,2}\s*$/.test(text)) continue;
+          const at = match.index!;
+          const parent = 'origin' in file ? (file as Layer).origin : undefined;
+          const line = parent?.line ?? lineOf(file, at);
+          const column = parent?.column ?? at - file.lineStarts[line - 1]! + 1;
+          const normal = normalise(text, rules.confusables);
+          next.push({
+            path: file.path,
+            kind: file.kind,
+            bytes: file.bytes,
+            text,
+            normal,
+            lineStarts: lineStarts(normal),
+            isSkillMd: file.isSkillMd,
+            origin: { file: parent?.file ?? file, line, column, encoding: parent ? `${decoder.encoding} inside ${parent.encoding}` : decoder.encoding },
+          });
+          count++;
+        }
+      }
+    }
+    layers.push(...next);
+    current = next;
+  }
+  return layers;
+}
