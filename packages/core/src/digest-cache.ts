@@ -28,6 +28,9 @@ export class DigestCache {
   /** Streaming (see `streamSave`): the new cache file being written, and the frontmatter keys already in it. */
   #stream: ChunkedFileWriter | undefined;
   #streamed = new Set<string>();
+  /** Streaming to another cache instead of a file (see `streamSave`): the lines not handed on yet. */
+  #sink: ((lines: string) => void) | undefined;
+  #sinkLines: string[] = [];
   hits = 0;
   misses = 0;
 
@@ -63,9 +66,15 @@ export class DigestCache {
    * From now on, entries used are written straight to a new cache file (completed by `save`) instead of being kept
    * until then: a full scan in a worker looks each file up once, and holding every row to the end cost hundreds of
    * megabytes at 100,000 skills. Loaded entries stay, for lookups. A file seen twice (inside nested skills) may be
-   * hashed twice and written twice (the later line wins on load).
+   * hashed twice and written twice (the later line wins on load). With `sink`, the lines go to it in batches instead
+   * (a scan in several workers: one of them writes the file, the others hand it their lines, see `writeStreamed`).
    */
-  streamSave(): void {
+  streamSave(sink?: (lines: string) => void): void {
+    if (sink !== undefined) {
+      // Another thread writes the file (a scan in several workers): the lines are handed to it in batches.
+      this.#sink = sink;
+      return;
+    }
     if (this.path === undefined) return;
     try {
       this.#stream = new ChunkedFileWriter(this.path);
@@ -75,7 +84,27 @@ export class DigestCache {
     }
   }
 
+  /** Lines streamed by another cache (its `streamSave(sink)`), written into this one's file. */
+  writeStreamed(lines: string): void {
+    if (this.#stream === undefined || lines === '') return;
+    try {
+      this.#stream.write(lines);
+    } catch {
+      this.#stream.abandon();
+      this.#stream = undefined;
+    }
+  }
+
+  #streaming(): boolean {
+    return this.#stream !== undefined || this.#sink !== undefined;
+  }
+
   #streamLine(entry: ['f', string, FileRow] | ['m', string, ParsedFrontmatter]): void {
+    if (this.#sink !== undefined) {
+      this.#sinkLines.push(`${JSON.stringify(entry)}\n`);
+      if (this.#sinkLines.length >= 512) this.#flushSink();
+      return;
+    }
     try {
       this.#stream!.write(`${JSON.stringify(entry)}\n`);
     } catch {
@@ -87,7 +116,7 @@ export class DigestCache {
   digestFor(path: string, stat: Stats): string | undefined {
     const row = this.#files.get(path);
     if (row && row[0] === stat.size && row[1] === stat.mtimeMs && row[2] === stat.ctimeMs && row[3] === stat.ino) {
-      if (this.#stream !== undefined) this.#streamLine(['f', path, row]);
+      if (this.#streaming()) this.#streamLine(['f', path, row]);
       this.#used.add(path);
       this.hits++;
       return row[4];
@@ -99,7 +128,7 @@ export class DigestCache {
   remember(path: string, stat: Stats, digest: string): void {
     // A file modified within the last second may be modified again within the same timestamp tick (coarse filesystems): don't trust it.
     if (Date.now() - stat.mtimeMs < 1000) return;
-    if (this.#stream !== undefined) {
+    if (this.#streaming()) {
       this.#streamLine(['f', path, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, digest]]);
       return;
     }
@@ -110,7 +139,7 @@ export class DigestCache {
 
   frontmatterFor(digest: string): ParsedFrontmatter | undefined {
     const value = this.#frontmatter.get(digest);
-    if (value !== undefined && this.#stream !== undefined && !this.#streamed.has(digest)) {
+    if (value !== undefined && this.#streaming() && !this.#streamed.has(digest)) {
       this.#streamed.add(digest);
       this.#streamLine(['m', digest, value]);
     }
@@ -119,7 +148,7 @@ export class DigestCache {
   }
 
   rememberFrontmatter(digest: string, value: ParsedFrontmatter): void {
-    if (this.#stream !== undefined) {
+    if (this.#streaming()) {
       if (!this.#streamed.has(digest)) this.#streamLine(['m', digest, value]);
       this.#streamed.add(digest);
       return;
@@ -157,8 +186,18 @@ export class DigestCache {
     this.#dirty = true;
   }
 
+  #flushSink(): void {
+    if (this.#sinkLines.length === 0) return;
+    this.#sink?.(this.#sinkLines.join(''));
+    this.#sinkLines = [];
+  }
+
   /** Writes the cache (atomically: temp file + rename), keeping only entries used since it was loaded. */
   save(): void {
+    if (this.#sink !== undefined) {
+      this.#flushSink();
+      return;
+    }
     if (this.path === undefined) return;
     if (this.#stream !== undefined) {
       const stream = this.#stream;

@@ -49,6 +49,8 @@ export interface SkillportServerOptions {
   dirs: string[];
   /** Whether catalogs for a model list skills whose requirements are unmet (`--unmet`; the policy's `unmet` wins). Default `list`. */
   unmet?: 'list' | 'omit';
+  /** Scan a skill without a registry scan (folders, git) when it is activated, and tell the model (`<skill_scan>`). Default true. */
+  scan?: boolean;
   /** Everything goes under `skill://<prefix>/`. */
   prefix?: string;
   limits?: Partial<SkillLimits>;
@@ -61,7 +63,7 @@ export interface SkillportServerOptions {
   /** Bytes of verified file content kept in memory (LRU by digest). */
   contentCacheBytes?: number;
   identity?: Partial<ServerIdentity>;
-  /** Worker threads for full scans (0: scan on the main thread). Default 1. */
+  /** Worker threads for full scans (0: scan on the main thread). Default: up to 2 for a cold start, then 1 (live-catalog.ts). */
   scanThreads?: number;
   /** Told as the first full scan of the folders goes (a progress line on a terminal). */
   onScanProgress?: (progress: ScanProgress) => void;
@@ -185,6 +187,7 @@ export class SkillportServer {
       cacheHint: this.cacheHint,
       onStale,
       ...(options.unmet !== undefined ? { unmet: options.unmet } : {}),
+      ...(options.scan === false ? { scan: false } : {}),
     });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;

@@ -1,4 +1,5 @@
 import { existsSync, lstatSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { DigestCache, discoverSkills } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
@@ -48,7 +49,11 @@ export interface LiveCatalogOptions {
   digestCachePath?: string;
   /** Where the last catalog is kept (persisted-catalog.ts): a restart answers from it while a background scan checks. */
   persistPath?: string;
-  /** Worker threads for a full scan (0: scan on the calling thread). Default 1 (see parallel-scan.ts). */
+  /**
+   * Worker threads for a full scan (0: scan on the calling thread). Default: the first scan of a cold start (nothing
+   * is served yet) uses up to two (the cores there are: a helper is started only for a catalog large enough), later
+   * full scans and the check of a restored catalog one (they run while serving). See parallel-scan.ts.
+   */
   scanThreads?: number;
   /**
    * A restored catalog of at most this many skill folders is checked against the disk on this thread (default
@@ -144,7 +149,7 @@ export class LiveCatalog {
       catalog.unverified = true;
       catalog.restoredAtStart = true;
     } else {
-      await catalog.#scanAll(options.scanThreads, options.onScanProgress);
+      await catalog.#scanAll(options.scanThreads ?? Math.min(2, availableParallelism()), options.onScanProgress);
     }
     catalog.#snapshot = catalog.#build();
     if (!restored) {
@@ -400,11 +405,6 @@ export class LiveCatalog {
       const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields);
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
-      if (digestCachePath && scan.cache.length > 0) {
-        const cache = new DigestCache(digestCachePath, { load: false });
-        for (const entries of scan.cache) cache.merge(entries);
-        cache.save();
-      }
     }
     // A folder found as it was keeps its object: the snapshot and the assembly hold the old one, and a second copy
     // of every unchanged folder (a restart's check finds most unchanged) would double the catalog's memory.

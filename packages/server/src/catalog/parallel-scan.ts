@@ -1,16 +1,16 @@
-import { Worker } from 'node:worker_threads';
-import type { CacheEntries, FolderProblem, SkillLimits } from '@skillport/core';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import type { FolderProblem, SkillLimits } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
-import type { ScanMessage, ScanRequest } from './scan-worker.js';
+import type { ScanHelpers, ScanMessage, ScanRequest } from './scan-worker.js';
 
 export interface ParallelScan {
   folders: ScannedFolder[];
   problems: FolderProblem[];
-  /** Digest-cache entries to merge and save (from several shards; a single shard saves its own). */
-  cache: CacheEntries[];
+  /** How many workers inspected the folders (helpers are started only for a large enough catalog). */
+  shards: number;
 }
 
-/** Scans every root in `shards` worker threads. One by default: measured on 2 cores, a second shard made a 10k-skill scan slower (file-system calls, not CPU, bound it), while one worker already keeps the parser garbage off the main heap. */
 /** How far a full scan has got: skill folders found (so far), inspected, and the files hashed in them. */
 export interface ScanProgress {
   found: number;
@@ -18,6 +18,13 @@ export interface ScanProgress {
   files: number;
 }
 
+/** A helper shard is started for at least this many skills each: a worker (an isolate, the scanner loaded again) costs more than inspecting a few hundred folders. */
+const MIN_SKILLS_PER_SHARD = 500;
+
+/**
+ * Scans every root in up to `shards` worker threads (one by default). The tree is walked once (by shard 0) whatever the
+ * count: two shards each walking it, as before, cost a second walk of CPU, which on 2 shared cores ate the gain.
+ */
 export async function scanInWorkers(
   roots: FolderRoot[],
   limits: SkillLimits,
@@ -26,43 +33,59 @@ export async function scanInWorkers(
   onProgress?: (progress: ScanProgress) => void,
   allowFields?: readonly string[],
 ): Promise<ParallelScan> {
-  const result: ParallelScan = { folders: [], problems: [], cache: [] };
+  const result: ParallelScan = { folders: [], problems: [], shards: 1 };
   const progress: ScanProgress = { found: 0, scanned: 0, files: 0 };
-  await Promise.all(
-    Array.from({ length: Math.max(1, shards) }, (_, shard) => {
-      const request: ScanRequest = {
-        roots,
-        limits,
-        shard,
-        shards: Math.max(1, shards),
-        ...(digestCachePath ? { digestCachePath } : {}),
-        ...(allowFields?.length ? { allowFields: [...allowFields] } : {}),
-      };
-      return new Promise<void>((resolve, reject) => {
-        // A small young generation keeps the worker's garbage (YAML parsing) from inflating memory.
-        const worker = new Worker(new URL('./scan-worker.js', import.meta.url), { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-        let done = false;
-        worker.on('message', (message: ScanMessage) => {
-          if (message.kind === 'found') {
-            progress.found += message.skills;
-            onProgress?.(progress);
-          } else if (message.kind === 'folders') {
-            result.problems.push(...message.problems);
-            for (const folder of message.folders) {
-              result.folders.push({ ...folder, root: roots[folder.root]! });
-              progress.files += folder.inspection.skill?.files.length ?? 0;
-            }
-            progress.scanned += message.folders.length;
-            if (message.folders.length > 0) onProgress?.(progress);
-          } else {
-            if (message.cache !== undefined) result.cache.push(message.cache);
-            done = true;
-          }
-        });
-        worker.once('error', reject);
-        worker.once('exit', (code) => (done && code === 0 ? resolve() : reject(new Error(`scan worker ${shard} exited with code ${code}`))));
+  const workers: Worker[] = [];
+  const runs: Array<Promise<void>> = [];
+  const base = { roots, limits, ...(digestCachePath ? { digestCachePath } : {}), ...(allowFields?.length ? { allowFields: [...allowFields] } : {}) };
+  const run = (request: ScanRequest, transferList: MessagePort[] = []) => {
+    const shard = request.shard;
+    return new Promise<void>((resolve, reject) => {
+      // A small young generation keeps the worker's garbage (YAML parsing) from inflating memory.
+      const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {
+        workerData: request,
+        transferList,
+        resourceLimits: { maxYoungGenerationSizeMb: 8 },
       });
-    }),
-  );
+      workers.push(worker);
+      let done = false;
+      worker.on('message', (message: ScanMessage) => {
+        if (message.kind === 'found') {
+          progress.found += message.skills;
+          onProgress?.(progress);
+          // Shard 0 has walked the tree: helpers for the rest of the cores when there is enough to share.
+          const helpers = message.skills >= MIN_SKILLS_PER_SHARD * 2 ? Math.min(Math.max(1, shards), Math.floor(message.skills / MIN_SKILLS_PER_SHARD)) - 1 : 0;
+          result.shards = helpers + 1;
+          const channels = Array.from({ length: helpers }, () => new MessageChannel());
+          channels.forEach((channel, index) => runs.push(run({ ...base, shard: index + 1, shards: helpers + 1, port: channel.port2 }, [channel.port2])));
+          const ports = channels.map((channel) => channel.port1);
+          worker.postMessage({ ports } satisfies ScanHelpers, ports);
+        } else if (message.kind === 'folders') {
+          result.problems.push(...message.problems);
+          for (const folder of message.folders) {
+            result.folders.push({ ...folder, root: roots[folder.root]! });
+            progress.files += folder.inspection.skill?.files.length ?? 0;
+          }
+          progress.scanned += message.folders.length;
+          if (message.folders.length > 0) onProgress?.(progress);
+        } else done = true;
+      });
+      worker.once('error', reject);
+      worker.once('exit', (code) => (done && code === 0 ? resolve() : reject(new Error(`scan worker ${shard} exited with code ${code}`))));
+    });
+  };
+  runs.push(run({ ...base, shard: 0, shards: 1 }));
+  try {
+    // Helpers join `runs` while shard 0 runs (once it has walked the tree), so wait until no new one came.
+    for (let waited = 0; waited < runs.length; ) {
+      const now = runs.length;
+      await Promise.all(runs);
+      waited = now;
+    }
+  } catch (error) {
+    // One shard failing leaves the others waiting for it (its list, its end): none outlives the scan.
+    for (const worker of workers) void worker.terminate();
+    throw error;
+  }
   return result;
 }

@@ -1,58 +1,107 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { DigestCache, discoverSkills } from '@skillport/core';
-import type { CacheEntries, FolderProblem, SkillLimits } from '@skillport/core';
+import type { DiscoveredSkill, FolderProblem, SkillLimits } from '@skillport/core';
 import { scanFolder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 
 /**
- * One shard of a scan, off the main thread: every worker discovers the same (sorted) skill folders and inspects
- * every `shards`-th one, so two workers use both cores without talking to each other. Results stream back in
- * batches, so neither side ever holds a whole copy of the catalog in flight. The worker's heap (YAML parsing is
- * garbage-heavy) is released when it exits, which keeps the server's steady memory low.
+ * One shard of a scan, off the main thread. Shard 0 discovers the skill folders (one walk of the tree) and hands the
+ * list to the helper shards the main thread starts then (when the catalog is large enough), over a port each; every shard then inspects every `shards`-th folder, so two workers use
+ * both cores and the tree is walked once. Shard 0 also writes the digest cache file as it goes: the others send it
+ * their lines over the same ports (one file, never a copy of the whole cache through the main thread). Results
+ * stream back in batches, so neither side ever holds a whole copy of the catalog in flight. The worker's heap (YAML
+ * parsing is garbage-heavy) is released when it exits, which keeps the server's steady memory low.
  */
 export interface ScanRequest {
   roots: FolderRoot[];
   limits: SkillLimits;
   allowFields?: string[];
   digestCachePath?: string;
+  /** 0: the shard that walks the tree (it learns how many shards there are once it has, see `ScanHelpers`). */
   shard: number;
   shards: number;
+  /** Any other shard: its port to shard 0. */
+  port?: MessagePort;
+}
+
+/** To shard 0 once it has said how many skills it found: a port to each helper shard started for them (maybe none). */
+export interface ScanHelpers {
+  ports: MessagePort[];
 }
 
 export type WireFolder = Omit<ScannedFolder, 'root'> & { root: number };
 
-export type ScanMessage =
-  | { kind: 'folders'; folders: WireFolder[]; problems: FolderProblem[] }
-  | { kind: 'found'; skills: number }
-  | { kind: 'done'; cache?: CacheEntries };
+export type ScanMessage = { kind: 'folders'; folders: WireFolder[]; problems: FolderProblem[] } | { kind: 'found'; skills: number } | { kind: 'done' };
+
+/** Between shards: the discovered folders (per root), a batch of digest-cache lines, the end of a shard's lines. */
+type ShardMessage = { kind: 'skills'; lists: DiscoveredSkill[][] } | { kind: 'cache'; lines: string } | { kind: 'end' };
 
 const BATCH = 200;
 const request = workerData as ScanRequest;
-const cache = new DigestCache(request.digestCachePath);
-// One shard sees every folder: it writes the cache as it goes (see streamSave) and saves it itself at the end.
-if (request.shards === 1) cache.streamSave();
 const post = (message: ScanMessage) => parentPort!.postMessage(message);
+let ports: MessagePort[] = [];
+let shards = request.shards;
+const cache = new DigestCache(request.digestCachePath);
+if (request.shard === 0) cache.streamSave();
+else cache.streamSave((lines) => request.port!.postMessage({ kind: 'cache', lines } satisfies ShardMessage));
+let others: Array<Promise<void>> = [];
 
+async function discovered(): Promise<DiscoveredSkill[][]> {
+  if (request.shard !== 0) {
+    return new Promise((resolve) => request.port!.once('message', (message: ShardMessage) => message.kind === 'skills' && resolve(message.lists)));
+  }
+  const lists: DiscoveredSkill[][] = [];
+  let count = 0;
+  for (const root of request.roots) {
+    const discovery = discoverSkills(root.dir);
+    lists.push(discovery.skills);
+    count += discovery.skills.length;
+    if (discovery.problems.length > 0) post({ kind: 'folders', folders: [], problems: discovery.problems });
+  }
+  post({ kind: 'found', skills: count });
+  // The main thread starts helpers when the catalog is worth them (a worker costs more than a few dozen folders).
+  ports = (await new Promise<ScanHelpers>((resolve) => parentPort!.once('message', resolve))).ports;
+  shards = ports.length + 1;
+  // The helpers' cache lines are written as they come (between batches), not held until the end.
+  others = ports.map(
+    (port) =>
+      new Promise<void>((resolve) =>
+        port.on('message', (message: ShardMessage) => {
+          if (message.kind === 'cache') cache.writeStreamed(message.lines);
+          else if (message.kind === 'end') {
+            port.close();
+            resolve();
+          }
+        }),
+      ),
+  );
+  for (const port of ports) port.postMessage({ kind: 'skills', lists } satisfies ShardMessage);
+  return lists;
+}
+
+const lists = await discovered();
 let batch: WireFolder[] = [];
-request.roots.forEach((root, index) => {
-  const discovery = discoverSkills(root.dir);
-  // Every shard discovers the same folders: one of them says how many, for the progress line.
-  if (request.shard === 0) post({ kind: 'found', skills: discovery.skills.length });
-  if (request.shard === 0 && discovery.problems.length > 0) post({ kind: 'folders', folders: [], problems: discovery.problems });
-  discovery.skills.forEach((found, position) => {
-    if (position % request.shards !== request.shard) return;
+for (const [index, root] of request.roots.entries()) {
+  const skills = lists[index] ?? [];
+  for (let position = request.shard; position < skills.length; position += shards) {
+    const found = skills[position]!;
     const folder = scanFolder(root, found.dir, found.segments, { limits: request.limits, cache, allowFields: request.allowFields });
     batch.push({ ...folder, root: index });
     if (batch.length >= BATCH) {
       post({ kind: 'folders', folders: batch, problems: [] });
       batch = [];
+      if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve)); // take in the others' cache lines
     }
-  });
-});
+  }
+}
 if (batch.length > 0) post({ kind: 'folders', folders: batch, problems: [] });
-// One shard saw every folder: it saves the digest cache itself. Handing the entries back (tens of megabytes at
-// 10,000 skills) was a structured copy into the main heap and a save on the main thread; shards are merged there.
-if (request.shards === 1) {
+// Shard 0 commits the cache file once every other shard's lines are in it; the others hand over their last lines.
+if (request.shard === 0) {
+  await Promise.all(others);
   cache.save();
-  post({ kind: 'done' });
-} else post({ kind: 'done', cache: cache.exportUsed() });
+} else {
+  cache.save();
+  request.port!.postMessage({ kind: 'end' } satisfies ShardMessage);
+}
+post({ kind: 'done' });

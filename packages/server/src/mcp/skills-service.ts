@@ -37,6 +37,8 @@ export interface SkillsServiceOptions {
   granted?: () => AvailableCapabilities | undefined;
   /** Whether catalogs for a model list skills whose requirements are unmet (the policy's `unmet`, else `--unmet`). */
   unmet?: () => 'list' | 'omit';
+  /** Whether a skill without a registry scan is scanned at activation (`<skill_scan>`; `serve --no-scan` turns it off). Default true. */
+  scan?: boolean;
 }
 
 export class SkillsService {
