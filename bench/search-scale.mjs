@@ -67,7 +67,9 @@ for (let round = 0; round < rounds; round++) {
 }
 const searches = rounds * texts.length;
 const workOf = (kind) =>
-  Object.fromEntries(Object.entries((kind === 'pruned' ? index : exhaustive).work).map(([key, value]) => [key, Math.round((value - workBefore[kind][key]) / searches)]));
+  Object.fromEntries(
+    Object.entries((kind === 'pruned' ? index : exhaustive).work).map(([key, value]) => [key, Math.round((value - workBefore[kind][key]) / searches)]),
+  );
 const work = { pruned: workOf('pruned'), exhaustive: workOf('exhaustive') };
 const stats = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -91,7 +93,9 @@ else {
   console.log(
     `### search in process at ${result.count.toLocaleString('en')} skills, ${texts.length} queries × ${rounds} rounds, limit ${limit}; commit ${result.commit}\n`,
   );
-  console.log('| scoring | p50 ms | p95 ms | p99 ms | mean ms | postings walked / query | counts looked up / query | documents scored / query |\n|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| scoring | p50 ms | p95 ms | p99 ms | mean ms | postings walked / query | counts looked up / query | documents scored / query |\n|---|---:|---:|---:|---:|---:|---:|---:|',
+  );
   for (const kind of ['pruned', 'exhaustive']) {
     const s = result[kind];
     const w = work[kind];

@@ -922,7 +922,12 @@ export class SkillSearchIndex {
       let admitBelow = Number.NEGATIVE_INFINITY;
       if (kthFloor > 0 && survivors === undefined) {
         const reach = multiplier(remainingImportance[step]!);
-        admitBelow = reach > 0 ? (kthFloor - unseenPhraseNow) / reach - remainingBound[step + 1]! : kthFloor > unseenPhraseNow ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+        admitBelow =
+          reach > 0
+            ? (kthFloor - unseenPhraseNow) / reach - remainingBound[step + 1]!
+            : kthFloor > unseenPhraseNow
+              ? Number.POSITIVE_INFINITY
+              : Number.NEGATIVE_INFINITY;
       }
       const scale = scales[position]!;
       const { best, state } = scratch.terms[term]!;
