@@ -5,7 +5,7 @@ import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
 import { allowedOrigins } from '@skillport/server';
-import { arg, repeatable } from '../kit.js';
+import { arg, exitWait, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
@@ -504,6 +504,7 @@ async function serve(
   process.once('SIGTERM', () => signalled());
   try {
     if ((await Promise.race([server.verified, signal])) === 'signal') {
+      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
       await server.close();
       return 0;
     }
@@ -551,6 +552,8 @@ async function serve(
   return new Promise<number>((resolve) => {
     const stop = () => {
       idle.stop();
+      // Over stdio the client may have stopped reading: answers it never took do not keep a stopped server alive.
+      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
       void server.close().then(() => resolve(0));
     };
     void signal.then(stop);
@@ -560,6 +563,9 @@ async function serve(
     }
   });
 }
+
+/** Once stopped, how long a stdio server waits for its client to take another byte of unread answers. */
+const STDOUT_STALL_AT_EXIT_MS = 2000;
 
 /** Skills whose own warnings are printed at start-up before the rest are counted. */
 const STARTUP_WARNINGS_SHOWN = 5;
