@@ -26,6 +26,11 @@ export interface IndexState {
   postingOffsets: Int32Array;
   postingDocs: Int32Array;
   postingCounts: Uint32Array;
+  /**
+   * The pruning bounds of these postings (per term, the largest tf at `averages`, the field averages they were taken
+   * at); optional: computed from the postings when missing.
+   */
+  bounds?: { tf: Float64Array; averages: readonly number[] };
 }
 
 /** Throws, saying what is wrong, unless every array of `state` fits with the others (a search must never index out of bounds). */
