@@ -74,6 +74,24 @@ describe('a persisted search index', () => {
     }
   });
 
+  test('a large file is checked on a worker thread while it is decoded: the same index, and a damaged one refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'search-worker-'));
+    try {
+      const index = changedIndex();
+      const path = join(dir, 'search.bin');
+      await saveIndex(path, index, (id) => `v:${id}`);
+      const restored = await loadIndex(path, OPTIONS, 0);
+      assert.equal(restored?.versions.get('skill://s100/SKILL.md'), 'v:skill://s100/SKILL.md');
+      for (const query of QUERIES) assert.deepEqual(restored!.index.search(query, 20), index.search(query, 20), query);
+      const bytes = readFileSync(path);
+      bytes[bytes.length - 3]! ^= 0xff; // a flipped byte at the end of the payload (in the last typed array)
+      writeFileSync(path, bytes);
+      await assert.rejects(loadIndex(path, OPTIONS, 0), /checksum does not match/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('with the shipped word vectors and WordNet (the defaults), the restored index ranks the same too', () => {
     const docs = documents(200, 11);
     const index = new SkillSearchIndex(docs);

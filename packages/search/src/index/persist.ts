@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { stopwords } from '../analysis/stopwords.js';
 import { BODY_MIN_NORM, FIELD_B, FIELD_WEIGHTS, K1 } from '../scoring/bm25f.js';
 import { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT, SkillSearchIndex } from './skill-index.js';
@@ -18,6 +20,9 @@ import type { IndexState } from './state.js';
  * or arrays that do not fit together (`checkState`).
  */
 const MAGIC = 'skillport-search-index/3\n';
+const CHECKSUM_FAILS = 'its checksum does not match (torn or damaged)';
+/** Payloads from this size on are hashed on a worker thread while the main thread decodes them (ADR 0208). */
+const HASH_ON_WORKER_BYTES = 16 * 1024 * 1024;
 const TYPED = ['df', 'forwardOffsets', 'forward', 'descriptionOffsets', 'descriptions', 'postingOffsets', 'postingDocs', 'postingCounts'] as const;
 type Typed = Int32Array | Uint32Array | Uint8Array | Float64Array;
 const KINDS = { Int32Array, Uint32Array, Uint8Array, Float64Array } as const;
@@ -102,9 +107,15 @@ export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => 
 
 /** The index in `bytes` (from encodeIndex); throws, saying why, when it cannot be used as it is. */
 export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): PersistedIndex {
-  const fail = (why: string): never => {
-    throw new Error(`search index file: ${why}`);
-  };
+  return decode(bytes, options, (payload, expected) => createHash('sha256').update(payload).digest('hex') === expected);
+}
+
+const fail = (why: string): never => {
+  throw new Error(`search index file: ${why}`);
+};
+
+/** decodeIndex, with the payload's checksum checked by `verify` (the payload, the sha256 its header names) when it says so. */
+function decode(bytes: Buffer, options: SearchOptions, verify: ((payload: Uint8Array, sha256: string) => boolean) | undefined): PersistedIndex & { sha256: string } {
   if (bytes.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) fail('not this format');
   const end = bytes.indexOf(0x0a, MAGIC.length);
   if (end < 0) fail('no header');
@@ -122,7 +133,7 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
     payload = new Uint8Array(bytes.length - end - 1);
     payload.set(bytes.subarray(end + 1));
   }
-  if (createHash('sha256').update(payload).digest('hex') !== header.sha256) fail('its checksum does not match (torn or damaged)');
+  if (verify !== undefined && !verify(payload, header.sha256)) fail(CHECKSUM_FAILS);
   const slice = ([at, length]: [number, number]) => {
     if (!(Number.isInteger(at) && Number.isInteger(length) && at >= 0 && length >= 0 && at + length <= payload.length)) fail('an array lies outside the file');
     return payload.subarray(at, at + length);
@@ -173,7 +184,7 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
   if (!Array.isArray(strings?.versions) || strings.versions.length !== state.ids?.length) fail('versions do not match the ids');
   for (const key of ['terms', 'written', 'ids', 'names', 'meaning'] as const) if (!Array.isArray(state[key])) fail(`${key} is not a list`);
   const index = SkillSearchIndex.fromState(state, options);
-  return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])) };
+  return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])), sha256: String(header.sha256) };
 }
 
 /** Writes the index to `path` (a temporary file renamed over it: a reader never sees half a file). */
@@ -188,14 +199,68 @@ export async function saveIndex(path: string, index: SkillSearchIndex, versionOf
   }
 }
 
-/** The index at `path`; undefined when there is none; throws, saying why, when there is one that cannot be used. */
-export async function loadIndex(path: string, options: SearchOptions = {}): Promise<PersistedIndex | undefined> {
-  let bytes: Buffer;
+/**
+ * The index at `path`; undefined when there is none; throws, saying why, when there is one that cannot be used. A
+ * large file is read into shared memory and its checksum computed on a worker thread while this thread decodes it:
+ * the index is returned only once both agree, so a damaged file is still never used. `workerFrom`: the size from
+ * which the worker is used (tests lower it).
+ */
+export async function loadIndex(path: string, options: SearchOptions = {}, workerFrom = HASH_ON_WORKER_BYTES): Promise<PersistedIndex | undefined> {
+  let handle: FileHandle;
   try {
-    bytes = await readFile(path);
+    handle = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return decodeIndex(bytes, options);
+  let bytes: Buffer;
+  try {
+    const { size } = await handle.stat();
+    if (size < workerFrom) bytes = await handle.readFile();
+    else {
+      bytes = Buffer.from(new SharedArrayBuffer(size));
+      for (let at = 0; at < size; ) {
+        const { bytesRead } = await handle.read(bytes, at, size - at, at);
+        if (bytesRead === 0) fail('it was cut short while being read');
+        at += bytesRead;
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  if (bytes.length < workerFrom) return decodeIndex(bytes, options);
+  const end = bytes.indexOf(0x0a, MAGIC.length);
+  const hashed = end < 0 ? undefined : hashOnWorker(bytes, end + 1);
+  if (hashed === undefined) return decodeIndex(bytes, options);
+  let decoded: PersistedIndex & { sha256: string };
+  try {
+    decoded = decode(bytes, options, undefined);
+  } catch (error) {
+    void hashed.catch(() => undefined);
+    throw error;
+  }
+  const digest = await hashed.catch(() => createHash('sha256').update(bytes.subarray(end + 1)).digest('hex'));
+  if (digest !== decoded.sha256) fail(CHECKSUM_FAILS);
+  return { index: decoded.index, versions: decoded.versions };
 }
+
+/** The sha256 of `bytes` from `from` on, computed on a worker thread (the bytes are shared, not copied). */
+function hashOnWorker(bytes: Buffer, from: number): Promise<string> | undefined {
+  if (!(bytes.buffer instanceof SharedArrayBuffer)) return undefined;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(HASH_WORKER, { eval: true, workerData: { buffer: bytes.buffer, offset: bytes.byteOffset + from, length: bytes.length - from } });
+    worker.once('message', (digest: string) => {
+      resolve(digest);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the checksum worker exited with ${code}`)));
+  });
+}
+
+const HASH_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { buffer, offset, length } = workerData;
+parentPort.postMessage(createHash('sha256').update(new Uint8Array(buffer, offset, length)).digest('hex'));
+`;
