@@ -89,4 +89,26 @@ describe('ContentReader reads', () => {
     assert.equal(b.status, 'fulfilled');
     assert.deepEqual(b.status === 'fulfilled' ? b.value : undefined, bytes);
   });
+
+  test("a cached text file's JSON string is made once, counted in the budget, and dropped with the file", async () => {
+    const dir = tempDir();
+    const text = Buffer.from('line "one"\n\ttab\u00e9\n');
+    writeFileSync(join(dir, 'a.md'), text);
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const reader = new ContentReader(4096);
+    const bytes = await reader.read(file(text, 'a.md'), origin);
+    const form = reader.servedForm(sha256Digest(text), bytes, true);
+    assert.equal(form.text, true);
+    assert.equal(form.json?.toString(), JSON.stringify(text.toString()));
+    assert.equal(reader.servedForm(sha256Digest(text), bytes, true).json, form.json, 'made once while cached');
+    // Filling the budget with other files pushes the first out, its JSON string with it.
+    for (let i = 0; i < 20; i++) {
+      const other = Buffer.from(`${i} ${'x'.repeat(400)}\n`);
+      writeFileSync(join(dir, `o${i}.md`), other);
+      await reader.read(file(other, `o${i}.md`), origin);
+    }
+    assert.notEqual(await reader.read(file(text, 'a.md'), origin), bytes, 'read again once pushed out');
+    const binary = Buffer.from([0x61, 0x00, 0x62]);
+    assert.equal(reader.servedForm(sha256Digest(binary), binary, true).text, false, 'a NUL byte is not text');
+  });
 });

@@ -93,6 +93,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       authRequired: access.auth !== 'none',
       signedIn: caller.fromCookie,
       admin: caller.principal !== undefined && hasScope(principal, 'admin'),
+      reviewer: caller.principal !== undefined && options.reviews !== undefined && (hasScope(principal, 'admin') || hasScope(principal, 'publish')),
       csrf: csrfToken(req, res),
       title,
     };
@@ -119,7 +120,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     status: number,
     titleText: string,
     body: Html,
-    section?: 'catalog' | 'admin' | 'signin',
+    section?: 'catalog' | 'admin' | 'review' | 'signin',
   ): void {
     send(req, res, status, layout(viewer, { title: titleText, body, ...(section ? { section } : {}) }).text, 'text/html; charset=utf-8');
   }
@@ -159,7 +160,9 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       path.startsWith('/fragments/') ||
       path.startsWith('/skills/') ||
       path === '/admin' ||
-      path.startsWith('/admin/');
+      path.startsWith('/admin/') ||
+      path === '/review' ||
+      path === '/review/decide';
     if (!isWebPath) return false;
     const method = req.method ?? 'GET';
     const query = new URLSearchParams(search);
@@ -203,6 +206,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (!hasScope(principal, 'read')) return forbidden(req, res, viewer, 'Your token does not have the read scope.');
 
     if (path === '/admin' || path.startsWith('/admin/')) return admin(req, res, viewer, principal, path, query, method);
+    // The review queue is for every reviewer, admin or holder of a policy revoke: grant, and shows publishers their own.
+    if (path === '/review' || path === '/review/decide') return review(req, res, viewer, principal, path, query, method);
     if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
     const scoped = options.scoped(principal);
     const view = scoped.service.snapshot;
@@ -389,7 +394,12 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     return true;
   }
 
-  async function admin(
+  /**
+   * The review queue (ADR 0231): what waits, for reviewers (admin scope: every name they see; a policy `revoke:`
+   * grant with the publish scope: those names) and for publishers (their own, without the forms). Decisions are
+   * CSRF-checked forms, authorised by the registry per name as the API's are, and audited as action `review`.
+   */
+  async function review(
     req: IncomingMessage,
     res: ServerResponse,
     viewer: Viewer,
@@ -397,14 +407,9 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     path: string,
     query: URLSearchParams,
     method: string,
+    base = '',
   ): Promise<true> {
-    // With --auth none the configured principal decides (`--principal ...,scope:admin`), as on /api/v1/admin.
-    if (!hasScope(principal, 'admin')) return forbidden(req, res, viewer, 'These pages need the admin scope.');
-    if (path === '/admin' || path === '/admin/') {
-      redirect(res, '/admin/audit');
-      return true;
-    }
-    if (path === '/admin/review/decide') {
+    if (path === '/review/decide') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
       const form = await readForm(req);
       if (!csrfValid(req, form?.get('_csrf') ?? null))
@@ -426,9 +431,42 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
           notice = `${name.slice(0, 100)}@${version.slice(0, 100)}: ${(error as Error).message}`;
         }
       }
-      redirect(res, `/admin/review?${new URLSearchParams({ notice })}`);
+      redirect(res, `${base}/review?${new URLSearchParams({ notice })}`);
       return true;
     }
+    if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
+    const pending = options.reviews === undefined ? undefined : await options.reviews.pending(principal);
+    const notice = query.get('notice')?.slice(0, 300) ?? undefined;
+    page(
+      req,
+      res,
+      viewer,
+      200,
+      'Review',
+      reviewBody(pending, viewer.csrf, notice, { admin: base === '/admin', action: `${base}/review/decide` }),
+      base === '/admin' ? 'admin' : 'review',
+    );
+    return true;
+  }
+
+  async function admin(
+    req: IncomingMessage,
+    res: ServerResponse,
+    viewer: Viewer,
+    principal: Principal,
+    path: string,
+    query: URLSearchParams,
+    method: string,
+  ): Promise<true> {
+    // With --auth none the configured principal decides (`--principal ...,scope:admin`), as on /api/v1/admin.
+    if (!hasScope(principal, 'admin')) return forbidden(req, res, viewer, 'These pages need the admin scope.');
+    if (path === '/admin' || path === '/admin/') {
+      redirect(res, '/admin/audit');
+      return true;
+    }
+    // The admin pages' review tab is the review queue's page (kept for its address).
+    if (path === '/admin/review' || path === '/admin/review/decide')
+      return review(req, res, viewer, principal, path.slice('/admin'.length), query, method, '/admin');
     if (path === '/admin/tokens/revoke') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
       const form = await readForm(req);
@@ -440,11 +478,6 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       return true;
     }
     if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
-    if (path === '/admin/review') {
-      const pending = options.reviews === undefined ? undefined : await options.reviews.pending(principal);
-      page(req, res, viewer, 200, 'Review', reviewBody(pending, viewer.csrf, query.get('notice')?.slice(0, 300) ?? undefined), 'admin');
-      return true;
-    }
     if (path === '/admin/audit') {
       const filters = {
         user: query.get('user')?.trim() ?? '',
