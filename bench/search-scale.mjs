@@ -51,6 +51,7 @@ for (const text of texts.slice(0, 30)) {
   exhaustive.search(text, limit);
 }
 const times = { pruned: [], exhaustive: [] };
+const workBefore = { pruned: { ...index.work }, exhaustive: { ...exhaustive.work } };
 let differ = 0;
 for (let round = 0; round < rounds; round++) {
   for (const text of texts) {
@@ -64,6 +65,12 @@ for (let round = 0; round < rounds; round++) {
     if (round === 0 && JSON.stringify(hits.pruned) !== JSON.stringify(hits.exhaustive)) differ++;
   }
 }
+const searches = rounds * texts.length;
+const workOf = (kind) =>
+  Object.fromEntries(
+    Object.entries((kind === 'pruned' ? index : exhaustive).work).map(([key, value]) => [key, Math.round((value - workBefore[kind][key]) / searches)]),
+  );
+const work = { pruned: workOf('pruned'), exhaustive: workOf('exhaustive') };
 const stats = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -79,20 +86,25 @@ const result = {
   pruned: stats(times.pruned),
   exhaustive: stats(times.exhaustive),
   pruning: index.prunedSearches,
+  work,
 };
 if (flags.flag('json')) console.log(JSON.stringify(result, null, 2));
 else {
   console.log(
     `### search in process at ${result.count.toLocaleString('en')} skills, ${texts.length} queries × ${rounds} rounds, limit ${limit}; commit ${result.commit}\n`,
   );
-  console.log('| scoring | p50 ms | p95 ms | p99 ms | mean ms |\n|---|---:|---:|---:|---:|');
+  console.log(
+    '| scoring | p50 ms | p95 ms | p99 ms | mean ms | postings walked / query | counts looked up / query | documents scored / query |\n|---|---:|---:|---:|---:|---:|---:|---:|',
+  );
   for (const kind of ['pruned', 'exhaustive']) {
     const s = result[kind];
+    const w = work[kind];
     console.log(
-      `| ${kind === 'pruned' ? 'max-score pruning' : 'every posting (baseline)'} | ${s.p50.toFixed(2)} | ${s.p95.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.mean.toFixed(2)} |`,
+      `| ${kind === 'pruned' ? 'max-score pruning' : 'every posting (baseline)'} | ${s.p50.toFixed(2)} | ${s.p95.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.mean.toFixed(2)} | ${w.postings} | ${w.lookups} | ${w.scored} |`,
     );
   }
+  const ratio = (key) => (result.pruned[key] / result.exhaustive[key]).toFixed(2);
   console.log(
-    `\np50 ratio ${(result.pruned.p50 / result.exhaustive.p50).toFixed(2)}; queries whose hits differ: ${differ}; searches pruned early: ${result.pruning}`,
+    `\npruned ÷ baseline: p50 ${ratio('p50')}, p99 ${ratio('p99')}, mean ${ratio('mean')}; queries whose hits differ: ${differ}; searches pruned early: ${result.pruning}`,
   );
 }

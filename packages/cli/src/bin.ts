@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { exitWait } from './kit.js';
 import { main } from './main.js';
 
 // `skillport --help | head` closes stdout early: that is not an error worth a stack trace.
@@ -21,9 +22,25 @@ main(process.argv).then(
     };
     process.stdout.write('', done);
     process.stderr.write('', done);
+    if (exitWait.stalledOutputMs !== undefined) exitOnceStalled(exitWait.stalledOutputMs, () => process.exit(code));
   },
   (error: unknown) => {
     process.stderr.write(`skillport: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   },
 );
+
+/**
+ * Calls `exit` once stdout has taken no byte for `ms`: progress is the stream's queue or libuv's write queue
+ * shrinking (a large write is taken a piece at a time), so a reader that reads on, however slowly, is waited for.
+ */
+function exitOnceStalled(ms: number, exit: () => void): void {
+  const queued = () => process.stdout.writableLength + ((process.stdout as { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize ?? 0);
+  let last = queued();
+  let since = Date.now();
+  setInterval(() => {
+    const now = queued();
+    if (now !== last) [last, since] = [now, Date.now()];
+    else if (Date.now() - since >= ms) exit();
+  }, 100).unref();
+}

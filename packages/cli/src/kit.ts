@@ -8,6 +8,13 @@ import { escapeControls } from '@skillport/core';
  * process once main() resolves.
  */
 
+/**
+ * How long bin.ts waits at exit for stdout to take another byte of what was written before it gives up on the rest.
+ * Unset (the default), it waits until stdout drains: a slow reader gets every byte. A stdio server told to stop
+ * sets it: its client may have stopped reading for good, and a stopped server must not live on for it.
+ */
+export const exitWait: { stalledOutputMs?: number } = {};
+
 /** Each command's action reports its exit code here; serving commands return only when they stop. */
 export interface ExitCode {
   set(code: number): void;

@@ -1,6 +1,7 @@
 import type { PostgresStoreOptions } from './postgres-store.js';
 import type { SkillLimits } from '@skillport/core';
 import type { Principal, ServerPlugin, SkillVersionInfo } from '@skillport/server';
+import { hasScope } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
 import { isHeld } from './model.js';
 import type { StoredFinding } from './model.js';
@@ -49,7 +50,9 @@ export interface RegistryPlugin extends ServerPlugin {
   reviews: {
     pending(
       reviewer: Principal,
-    ): Promise<Array<{ name: string; version: string; publisher: string; publishedAt: string; reasons: string[]; findings: StoredFinding[] }>>;
+    ): Promise<
+      Array<{ name: string; version: string; publisher: string; publishedAt: string; reasons: string[]; findings: StoredFinding[]; decidable: boolean }>
+    >;
     decide(name: string, version: string, decision: 'approved' | 'rejected', reason: string, reviewer: Principal): Promise<void>;
   };
 }
@@ -57,19 +60,30 @@ export interface RegistryPlugin extends ServerPlugin {
 export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
   let opened: OpenRegistry | undefined;
   let sees: ((principal: Principal, name: string) => boolean) | undefined;
-  /** An admin reviewer's guard over the names it sees (the web's admin pages need the admin scope). */
-  const reviewerGuard = (reviewer: Principal): WriteGuard => ({
-    writer: reviewer.user ?? reviewer.agent ?? 'admin',
-    sees: (name) => sees?.(reviewer, name) ?? false,
-    may: (action) => action === 'review' || action === 'revoke',
-  });
+  let grants: ((principal: Principal, name: string) => { publish: boolean; revoke: boolean }) | undefined;
+  /**
+   * A web reviewer's guard over the names it sees, as the API's (ScopeAuthorizer): the admin scope reviews every
+   * name it sees; the publish scope reviews the names a policy `revoke:` grant gives it; anyone else reviews none,
+   * and sees only the held versions it published.
+   */
+  const reviewerGuard = (reviewer: Principal): WriteGuard => {
+    const any = hasScope(reviewer, 'admin');
+    const perName = !any && hasScope(reviewer, 'publish');
+    return {
+      writer: reviewer.user ?? reviewer.agent ?? 'admin',
+      sees: (name) => sees?.(reviewer, name) ?? false,
+      may: (action, name) => (action === 'review' || action === 'revoke') && (any || (perName && (grants?.(reviewer, name).revoke ?? false))),
+    };
+  };
   return {
     name: 'registry',
     reviews: {
       async pending(reviewer) {
         if (opened === undefined) return [];
-        const records = await opened.service.pending(reviewerGuard(reviewer));
+        const guard = reviewerGuard(reviewer);
+        const records = await opened.service.pending(guard);
         return records.map((record) => ({
+          decidable: guard.may('review', record.name),
           name: record.name,
           version: record.version,
           publisher: record.publisher,
@@ -144,6 +158,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
       });
       opened = registry;
       sees = (principal, name) => context.canSee(principal, name, listedUri(name));
+      grants = (principal, name) => context.writeGrants(principal, name, listedUri(name));
       const writable = context.authenticated || publishToken !== undefined;
       return {
         providers: [registry.provider],

@@ -46,8 +46,12 @@ export interface SearchOptions {
    * 0: no decision, every hit the words reach, near, related and mapped matches alone included).
    */
   minConfidence?: number;
-  /** Max-score pruning of the postings a query walks (default on; the same results as off, which tests and benchmarks compare). */
-  pruning?: boolean;
+  /**
+   * Max-score pruning of the postings a query walks (default on; the same results as off, which tests and benchmarks
+   * compare). 'reference': every posting walked and every document it reaches scored again from scratch in the
+   * query's order, the definition the tests hold both against (slow).
+   */
+  pruning?: boolean | 'reference';
 }
 
 export interface SearchHit {

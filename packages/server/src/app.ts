@@ -49,6 +49,8 @@ export interface SkillportServerOptions {
   dirs: string[];
   /** Whether catalogs for a model list skills whose requirements are unmet (`--unmet`; the policy's `unmet` wins). Default `list`. */
   unmet?: 'list' | 'omit';
+  /** Scan a skill without a registry scan (folders, git) when it is activated, and tell the model (`<skill_scan>`). Default true. */
+  scan?: boolean;
   /** Everything goes under `skill://<prefix>/`. */
   prefix?: string;
   limits?: Partial<SkillLimits>;
@@ -185,6 +187,7 @@ export class SkillportServer {
       cacheHint: this.cacheHint,
       onStale,
       ...(options.unmet !== undefined ? { unmet: options.unmet } : {}),
+      ...(options.scan === false ? { scan: false } : {}),
     });
     this.tools = { ...DEFAULT_TOOL_OPTIONS, ...options.tools };
     const prompts = options.prompts ?? true;

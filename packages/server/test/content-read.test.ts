@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sha256Digest } from '@skillport/core';
 import { ContentReader, StaleFileError } from '../src/catalog/content.js';
-import type { CatalogFile, SkillOrigin } from '../src/catalog/model.js';
+import type { SkillOrigin } from '../src/catalog/model.js';
+import { catalogFile } from './catalog-files.js';
 
 /**
  * How served bytes are read (docs/architecture.md, "Reading bytes"): a cache miss never blocks the main thread with
@@ -21,13 +22,7 @@ const tempDir = (): string => {
   temps.push(dir);
   return dir;
 };
-const file = (bytes: Buffer, path = 'notes.md'): CatalogFile => ({
-  uri: `skill://s/${path}`,
-  path,
-  size: bytes.byteLength,
-  digest: sha256Digest(bytes),
-  mimeType: 'text/markdown',
-});
+const file = catalogFile;
 
 describe('ContentReader reads', () => {
   test('a small file is read without a synchronous system call (node --trace-sync-io stays silent)', () => {
@@ -88,5 +83,27 @@ describe('ContentReader reads', () => {
     assert.ok(a.status === 'rejected' && a.reason instanceof StaleFileError);
     assert.equal(b.status, 'fulfilled');
     assert.deepEqual(b.status === 'fulfilled' ? b.value : undefined, bytes);
+  });
+
+  test("a cached text file's JSON string is made once, counted in the budget, and dropped with the file", async () => {
+    const dir = tempDir();
+    const text = Buffer.from('line "one"\n\ttab\u00e9\n');
+    writeFileSync(join(dir, 'a.md'), text);
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const reader = new ContentReader(4096);
+    const bytes = await reader.read(file(text, 'a.md'), origin);
+    const form = reader.servedForm(sha256Digest(text), bytes, true);
+    assert.equal(form.text, true);
+    assert.equal(form.json?.toString(), JSON.stringify(text.toString()));
+    assert.equal(reader.servedForm(sha256Digest(text), bytes, true).json, form.json, 'made once while cached');
+    // Filling the budget with other files pushes the first out, its JSON string with it.
+    for (let i = 0; i < 20; i++) {
+      const other = Buffer.from(`${i} ${'x'.repeat(400)}\n`);
+      writeFileSync(join(dir, `o${i}.md`), other);
+      await reader.read(file(other, `o${i}.md`), origin);
+    }
+    assert.notEqual(await reader.read(file(text, 'a.md'), origin), bytes, 'read again once pushed out');
+    const binary = Buffer.from([0x61, 0x00, 0x62]);
+    assert.equal(reader.servedForm(sha256Digest(binary), binary, true).text, false, 'a NUL byte is not text');
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeText } from '@skillport/core';
-import { META_VERSION, hasScope, parseSince, readBodyLimited, requestPrincipal, REVIEW_REASON_MAX, reviewDecision } from '@skillport/server';
+import { META_VERSION, hasScope, parseSince, requestPrincipal, REVIEW_REASON_MAX, reviewDecision } from '@skillport/server';
 import type { AccessControl, CatalogFile, CatalogSkill, CatalogSnapshot, Principal, Scoped, WebRoute } from '@skillport/server';
 import { listSkills, originKind, parseFilters } from './catalog.js';
 import type { Html } from './html.js';
@@ -14,7 +14,7 @@ import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
 import { signinBody } from './pages/signin.js';
 import { renderSkillPart, skillBody } from './pages/skill.js';
-import { SESSION_COOKIE, appendCookie, cookie, csrfToken, csrfValid, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
+import { SESSION_COOKIE, appendCookie, cookie, csrfToken, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
 import { parseSkillRoute, skillPath } from './urls.js';
 import type { ReviewQueue, VersionHistory } from './versions.js';
 import { SimilarityIndex } from '@skillport/scan';
@@ -43,7 +43,9 @@ export interface WebCatalogOptions {
 // this code from packages/cli/dist/bundle/.
 const ASSETS_DIR = new URL('./', import.meta.resolve('@skillport/web/assets/app.js'));
 const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
-const MAX_FORM_BYTES = 64 * 1024;
+const STALE_FORM = 'The form was stale or came from another site. Reload the page and try again.';
+/** The fields of this request's form post, once the router's CSRF check passed them. */
+const posted = new WeakMap<IncomingMessage, URLSearchParams>();
 const MAX_COMPARE_BYTES = 1024 * 1024;
 const AUDIT_LIMIT = 500;
 const SESSION_SECONDS = 12 * 3600;
@@ -93,6 +95,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       authRequired: access.auth !== 'none',
       signedIn: caller.fromCookie,
       admin: caller.principal !== undefined && hasScope(principal, 'admin'),
+      reviewer: caller.principal !== undefined && options.reviews !== undefined && (hasScope(principal, 'admin') || hasScope(principal, 'publish')),
       csrf: csrfToken(req, res),
       title,
     };
@@ -119,7 +122,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     status: number,
     titleText: string,
     body: Html,
-    section?: 'catalog' | 'admin' | 'signin',
+    section?: 'catalog' | 'admin' | 'review' | 'signin',
   ): void {
     send(req, res, status, layout(viewer, { title: titleText, body, ...(section ? { section } : {}) }).text, 'text/html; charset=utf-8');
   }
@@ -127,13 +130,6 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
   function redirect(res: ServerResponse, location: string): void {
     res.writeHead(303, { ...securityHeaders(), location, 'content-length': '0', 'cache-control': 'no-store' });
     res.end();
-  }
-
-  async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded') return undefined;
-    const body = await readBodyLimited(req, MAX_FORM_BYTES);
-    return body === undefined ? undefined : new URLSearchParams(body.toString('utf8'));
   }
 
   async function readBytes(scoped: Scoped, skill: CatalogSkill, file: CatalogFile): Promise<Buffer> {
@@ -159,7 +155,9 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       path.startsWith('/fragments/') ||
       path.startsWith('/skills/') ||
       path === '/admin' ||
-      path.startsWith('/admin/');
+      path.startsWith('/admin/') ||
+      path === '/review' ||
+      path === '/review/decide';
     if (!isWebPath) return false;
     const method = req.method ?? 'GET';
     const query = new URLSearchParams(search);
@@ -183,9 +181,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (path === '/signin') return signin(req, res, viewer, caller, query, method);
     if (path === '/signout') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
-      const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null))
-        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      const form = posted.get(req);
+      if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
       appendCookie(res, cookie(req, SESSION_COOKIE, '', 0));
       redirect(res, access.auth === 'none' ? '/' : '/signin');
       return true;
@@ -203,6 +200,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (!hasScope(principal, 'read')) return forbidden(req, res, viewer, 'Your token does not have the read scope.');
 
     if (path === '/admin' || path.startsWith('/admin/')) return admin(req, res, viewer, principal, path, query, method);
+    // The review queue is for every reviewer, admin or holder of a policy revoke: grant, and shows publishers their own.
+    if (path === '/review' || path === '/review/decide') return review(req, res, viewer, principal, path, query, method);
     if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
     const scoped = options.scoped(principal);
     const view = scoped.service.snapshot;
@@ -366,9 +365,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       return true;
     }
     if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'GET, POST');
-    const form = await readForm(req);
-    if (!csrfValid(req, form?.get('_csrf') ?? null))
-      return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+    const form = posted.get(req);
+    if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
     const token = (form?.get('token') ?? '').trim();
     const next = safeNext(form?.get('next') ?? null, siteOrigin(req));
     const result = token === '' ? undefined : await access.authenticateToken(token);
@@ -389,7 +387,12 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     return true;
   }
 
-  async function admin(
+  /**
+   * The review queue (ADR 0231): what waits, for reviewers (admin scope: every name they see; a policy `revoke:`
+   * grant with the publish scope: those names) and for publishers (their own, without the forms). Decisions are
+   * CSRF-checked forms, authorised by the registry per name as the API's are, and audited as action `review`.
+   */
+  async function review(
     req: IncomingMessage,
     res: ServerResponse,
     viewer: Viewer,
@@ -397,18 +400,12 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     path: string,
     query: URLSearchParams,
     method: string,
+    base = '',
   ): Promise<true> {
-    // With --auth none the configured principal decides (`--principal ...,scope:admin`), as on /api/v1/admin.
-    if (!hasScope(principal, 'admin')) return forbidden(req, res, viewer, 'These pages need the admin scope.');
-    if (path === '/admin' || path === '/admin/') {
-      redirect(res, '/admin/audit');
-      return true;
-    }
-    if (path === '/admin/review/decide') {
+    if (path === '/review/decide') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
-      const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null))
-        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      const form = posted.get(req);
+      if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
       const name = form?.get('name') ?? '';
       const version = form?.get('version') ?? '';
       const decision = form?.get('decision');
@@ -426,25 +423,52 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
           notice = `${name.slice(0, 100)}@${version.slice(0, 100)}: ${(error as Error).message}`;
         }
       }
-      redirect(res, `/admin/review?${new URLSearchParams({ notice })}`);
+      redirect(res, `${base}/review?${new URLSearchParams({ notice })}`);
       return true;
     }
+    if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
+    const pending = options.reviews === undefined ? undefined : await options.reviews.pending(principal);
+    const notice = query.get('notice')?.slice(0, 300) ?? undefined;
+    page(
+      req,
+      res,
+      viewer,
+      200,
+      'Review',
+      reviewBody(pending, viewer.csrf, notice, { admin: base === '/admin', action: `${base}/review/decide` }),
+      base === '/admin' ? 'admin' : 'review',
+    );
+    return true;
+  }
+
+  async function admin(
+    req: IncomingMessage,
+    res: ServerResponse,
+    viewer: Viewer,
+    principal: Principal,
+    path: string,
+    query: URLSearchParams,
+    method: string,
+  ): Promise<true> {
+    // With --auth none the configured principal decides (`--principal ...,scope:admin`), as on /api/v1/admin.
+    if (!hasScope(principal, 'admin')) return forbidden(req, res, viewer, 'These pages need the admin scope.');
+    if (path === '/admin' || path === '/admin/') {
+      redirect(res, '/admin/audit');
+      return true;
+    }
+    // The admin pages' review tab is the review queue's page (kept for its address).
+    if (path === '/admin/review' || path === '/admin/review/decide')
+      return review(req, res, viewer, principal, path.slice('/admin'.length), query, method, '/admin');
     if (path === '/admin/tokens/revoke') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
-      const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null))
-        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      const form = posted.get(req);
+      if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
       const id = form?.get('id') ?? '';
       const revoked = access.store !== undefined && /^[0-9a-f]{6,64}$/.test(id) && (await access.revokeToken(id));
       redirect(res, `/admin/tokens?${new URLSearchParams({ notice: revoked ? `Token ${id} revoked.` : `No active token ${id.slice(0, 64)}.` })}`);
       return true;
     }
     if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(req, res, viewer, 'GET');
-    if (path === '/admin/review') {
-      const pending = options.reviews === undefined ? undefined : await options.reviews.pending(principal);
-      page(req, res, viewer, 200, 'Review', reviewBody(pending, viewer.csrf, query.get('notice')?.slice(0, 300) ?? undefined), 'admin');
-      return true;
-    }
     if (path === '/admin/audit') {
       const filters = {
         user: query.get('user')?.trim() ?? '',
@@ -511,7 +535,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
   }
 
   return {
-    async handle(req, res, path, search) {
+    forms: new Set(['/signout', '/review/decide', '/admin/review/decide', '/admin/tokens/revoke', ...(access.auth === 'none' ? [] : ['/signin'])]),
+    async refuseForm(req, res) {
+      const caller = await identify(req);
+      if (caller.staleCookie) appendCookie(res, cookie(req, SESSION_COOKIE, '', 0));
+      forbidden(req, res, viewerFor(req, res, caller), STALE_FORM);
+    },
+    async handle(req, res, path, search, form) {
+      // The form's fields, CSRF-checked by the router; a post without them is refused (fail closed).
+      if (form !== undefined) posted.set(req, form);
       try {
         return await handle(req, res, path, search);
       } catch (error) {

@@ -10,6 +10,8 @@ export interface Viewer {
   /** Signed in with the session cookie (so a sign-out button makes sense). */
   signedIn: boolean;
   admin: boolean;
+  /** May open the review queue: a registry is served and the caller may publish or review (a publisher sees its own held versions). */
+  reviewer: boolean;
   csrf: string;
   title: string;
 }
@@ -18,7 +20,7 @@ export interface PageParts {
   title: string;
   body: Html;
   /** Marks the current section in the header. */
-  section?: 'catalog' | 'admin' | 'signin';
+  section?: 'catalog' | 'admin' | 'review' | 'signin';
 }
 
 /** The page shell: header with the catalog and admin links, who is signed in, the body, one script, one stylesheet. */
@@ -45,6 +47,7 @@ export function layout(viewer: Viewer, parts: PageParts): Html {
     <a class="brand" href="/"><span class="logo" aria-hidden="true">◆</span> ${viewer.title}</a>
     <nav aria-label="Sections">
       <a href="/"${parts.section === 'catalog' ? html` aria-current="page"` : ''}>Catalog</a>
+      ${viewer.reviewer ? html`<a href="/review"${parts.section === 'review' ? html` aria-current="page"` : ''}>Review</a>` : ''}
       ${viewer.admin ? html`<a href="/admin/audit"${parts.section === 'admin' ? html` aria-current="page"` : ''}>Admin</a>` : ''}
     </nav>
     <div class="account">${account}</div>

@@ -19,11 +19,14 @@ export interface PendingReview {
   publishedAt: string;
   reasons: string[];
   findings: NonNullable<VersionInfo['scan']>['findings'];
+  /** Whether the viewer may decide it (a publisher sees its own held versions, without the forms). */
+  decidable?: boolean;
 }
 
 /**
- * The registry's review queue for the web catalog (registry/src/plugin.ts: `RegistryPlugin.reviews`), for an
- * admin-scope reviewer: names outside the reviewer's view are neither listed nor decided.
+ * The registry's review queue for the web catalog (registry/src/plugin.ts: `RegistryPlugin.reviews`): for a reviewer
+ * (admin scope, or a policy `revoke:` grant) and for publishers' own held versions; names outside the viewer's view
+ * are neither listed nor decided.
  */
 export interface ReviewQueue {
   pending(reviewer: Principal): Promise<PendingReview[]>;

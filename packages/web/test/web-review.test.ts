@@ -14,6 +14,7 @@ const POLICY = `default: none
 rules:
   - skills: ["tool-*"]
     allow: [org:acme]
+    revoke: [user:lead]
   - skills: ["hidden-*"]
     allow: [org:beta]
 gate:
@@ -56,6 +57,7 @@ describe('the review queue and scan in the web catalog', () => {
     t['admin'] = await createToken(data, ['--user', 'root', '--org', 'acme', '--scope', 'admin']);
     t['reader'] = await createToken(data, ['--user', 'alice', '--org', 'acme']);
     t['beta'] = await createToken(data, ['--user', 'bob', '--org', 'beta', '--scope', 'publish']);
+    t['lead'] = await createToken(data, ['--user', 'lead', '--org', 'acme', '--scope', 'publish']);
     server = await startHttp(['--data', data, '--auth', 'tokens', '--policy', policy]);
     base = server.url.replace(/\/mcp$/, '');
     await publish(base, t['ci']!, 'tool-pdf', '1.0.0', skill('tool-pdf', 'Extract text and tables from PDF files.', '# PDF\n\nRead the file.'));
@@ -69,6 +71,8 @@ describe('the review queue and scan in the web catalog', () => {
       skill('tool-setup', 'Sets the machine up.', '```bash\nsudo apt-get install -y qpdf\n```'),
     );
     assert.equal(held['review'], 'pending');
+    const lint = await publish(base, t['ci']!, 'tool-lint', '1.0.0', skill('tool-lint', 'Lints the tree.', '```bash\nsudo npm i -g eslint\n```'));
+    assert.equal(lint['review'], 'pending');
   });
   after(async () => {
     await server?.stop();
@@ -112,5 +116,62 @@ describe('the review queue and scan in the web catalog', () => {
     assert.match(page.text, /<h2 id="similar-h">Similar skills<\/h2>/);
     assert.match(page.text, /<a href="\/skills\/tool-pdfs">tool-pdfs<\/a>/);
     assert.doesNotMatch(page.text, /hidden-pdf/);
+  });
+
+  /** A CSRF value and its cookie, from any page the viewer may open. */
+  async function csrfFor(who: string): Promise<{ value: string; cookie: string }> {
+    const home = await get(base, '/', session(who));
+    const value = /name="_csrf" value="([^"]+)"/.exec(home.text)?.[1];
+    const cookie = home.headers
+      .getSetCookie()
+      .find((line) => line.startsWith('skillport_csrf='))
+      ?.split(';')[0];
+    assert.ok(value && cookie);
+    return { value, cookie };
+  }
+
+  test('a per-name reviewer (a policy revoke: grant, publish scope, no admin) reviews on /review; the decision is audited', async () => {
+    const home = await get(base, '/', session('lead'));
+    assert.match(home.text, /<a href="\/review">Review<\/a>/);
+    assert.doesNotMatch(home.text, /href="\/admin\/audit"/, 'no admin link without the admin scope');
+    assert.equal((await get(base, '/admin/review', session('lead'))).status, 403, 'the admin pages still need the admin scope');
+    const page = await get(base, '/review', session('lead'));
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<h2>tool-lint@1\.0\.0<\/h2>/);
+    assert.match(page.text, /action="\/review\/decide"/);
+    const csrf = await csrfFor('lead');
+    const form = { name: 'tool-lint', version: '1.0.0', decision: 'approved', reason: 'global lint install is fine' };
+    assert.equal((await post(base, '/review/decide', form, `${session('lead')}; ${csrf.cookie}`)).status, 403, 'no CSRF value');
+    const done = await post(base, '/review/decide', { ...form, _csrf: csrf.value }, `${session('lead')}; ${csrf.cookie}`);
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get('location')?.split('?')[0], '/review');
+    assert.match(new URL(done.headers.get('location') ?? '', base).searchParams.get('notice') ?? '', /tool-lint@1\.0\.0 approved/);
+    assert.equal((await get(base, '/skills/tool-lint', session('reader'))).status, 200, 'approved: served to readers');
+    const audit = await get(base, '/admin/audit?skill=tool-lint', session('admin'));
+    assert.match(audit.text, /<td>lead \(token [0-9a-f]+\)<\/td><td>review<\/td><td>web<\/td><td>tool-lint/);
+    assert.match(audit.text, /<td>review<\/td><td>web<\/td>/);
+    assert.match(audit.text, /global lint install is fine/);
+  });
+
+  test('a publisher sees its own held version without the forms, and cannot decide it; others see nothing of it', async () => {
+    await publish(base, t['ci']!, 'tool-fmt', '1.0.0', skill('tool-fmt', 'Formats the tree.', '```bash\nsudo npm i -g prettier\n```'));
+    const own = await get(base, '/review', session('ci'));
+    assert.match(own.text, /<h2>tool-fmt@1\.0\.0<\/h2>/);
+    assert.match(own.text, /Waiting for a reviewer of tool-fmt/);
+    assert.doesNotMatch(own.text, /action="\/review\/decide"/);
+    const csrf = await csrfFor('ci');
+    const form = { name: 'tool-fmt', version: '1.0.0', decision: 'approved', reason: 'mine', _csrf: csrf.value };
+    const refused = await post(base, '/review/decide', form, `${session('ci')}; ${csrf.cookie}`);
+    assert.equal(refused.status, 303);
+    assert.doesNotMatch(new URL(refused.headers.get('location') ?? '', base).searchParams.get('notice') ?? '', /approved\.$/);
+    assert.equal((await get(base, '/skills/tool-fmt', session('reader'))).status, 404, 'still held');
+    // Another organisation's publisher: no such version, as for one that does not exist; a reader: an empty queue.
+    const beta = await csrfFor('beta');
+    const hidden = await post(base, '/review/decide', { ...form, _csrf: beta.value }, `${session('beta')}; ${beta.cookie}`);
+    const missing = await post(base, '/review/decide', { ...form, name: 'tool-none', _csrf: beta.value }, `${session('beta')}; ${beta.cookie}`);
+    const notice = (response: { headers: Headers }) => new URL(response.headers.get('location') ?? '', base).searchParams.get('notice') ?? '';
+    assert.equal(notice(hidden).replaceAll('tool-fmt', 'NAME'), notice(missing).replaceAll('tool-none', 'NAME'));
+    assert.doesNotMatch((await get(base, '/review', session('beta'))).text, /tool-/);
+    assert.match((await get(base, '/review', session('reader'))).text, /Nothing is waiting for review/);
   });
 });

@@ -5,7 +5,7 @@ import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
 import type { FolderProblem } from '@skillport/core';
 import type { SkillportServer } from '@skillport/server';
 import { allowedOrigins } from '@skillport/server';
-import { arg, repeatable } from '../kit.js';
+import { arg, exitWait, repeatable } from '../kit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { RemoteSpec } from '../config.js';
 import type { ExitCode } from '../kit.js';
@@ -31,7 +31,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
-  /** --no-scan: skip the scanner over the served folders. */
+  /** --no-scan: skip the scanner over the served folders and at activation. */
   scan?: boolean;
   watch: boolean;
   maxFiles: number;
@@ -117,7 +117,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
       repeatable(),
       [] as string[],
     )
-    .option('--no-scan', "do not scan the served folders' skills for hidden text, injected instructions, exfiltration and the like")
+    .option(
+      '--no-scan',
+      'do not scan the served skills for hidden text, injected instructions, exfiltration and the like (no warnings at start, no <skill_scan> at activation)',
+    )
     .option('--no-watch', 'do not watch the folders for changes')
     .option('--max-files <n>', 'files per skill before it is refused', arg(parsePositiveInt('--max-files')), 512)
     .option('--max-bytes <size>', 'bytes per skill before it is refused (e.g. 16MiB)', arg(parseSize), 16 * 1024 * 1024)
@@ -389,6 +392,7 @@ async function serve(
       ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
       unmet: options.unmet,
+      ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
       tools: {
         ...toolSet(options.tools),
@@ -506,6 +510,7 @@ async function serve(
   process.once('SIGTERM', () => signalled());
   try {
     if ((await Promise.race([server.verified, signal])) === 'signal') {
+      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
       await server.close();
       return 0;
     }
@@ -553,6 +558,8 @@ async function serve(
   return new Promise<number>((resolve) => {
     const stop = () => {
       idle.stop();
+      // Over stdio the client may have stopped reading: answers it never took do not keep a stopped server alive.
+      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
       void server.close().then(() => resolve(0));
     };
     void signal.then(stop);
@@ -562,6 +569,9 @@ async function serve(
     }
   });
 }
+
+/** Once stopped, how long a stdio server waits for its client to take another byte of unread answers. */
+const STDOUT_STALL_AT_EXIT_MS = 2000;
 
 /** Skills whose own warnings are printed at start-up before the rest are counted. */
 const STARTUP_WARNINGS_SHOWN = 5;

@@ -127,6 +127,9 @@ const COVERAGE_EXPONENT = 0.4;
  */
 const CUT_RATIO = 0.25;
 const PHRASE_WEIGHT = 0.3;
+/** A query term's per-document state (the search's scratch): coverage (0 none, 1 a mapped term only, 2 the word or a near or related one) in the low bits, and whether the document holds the word itself. */
+const COVERAGE_MASK = 3;
+const OWN_BIT = 4;
 const EXACT_NAME_WEIGHT = 1;
 const NAME_PREFIX_WEIGHT = 0.5;
 // Bounds on work per query.
@@ -200,7 +203,16 @@ export class SkillSearchIndex {
    * most of a query's time).
    */
   private scratch:
-    | { scores: Float64Array; best: Float64Array; covered: Float64Array; direct: Uint8Array; marked: Uint8Array; hit: IntList; touched: IntList }
+    | {
+        size: number;
+        scores: Float64Array;
+        covered: Float64Array;
+        marked: Uint8Array;
+        touched: IntList;
+        declined: IntList;
+        /** Per query term (by its place in the query), each slot's best value and coverage state. */
+        terms: Array<{ best: Float64Array; state: Uint8Array }>;
+      }
     | undefined;
   /**
    * Pruning bounds (ADR 0203): per term, the largest tf (0.5 Σ counts × weight / normaliser) among its compact
@@ -210,9 +222,11 @@ export class SkillSearchIndex {
   private baseTf = new Float64Array(0);
   private baseAverages = [1, 1, 1, 1];
   private recentMax = new IntList();
-  private readonly pruning: boolean;
+  private readonly pruning: boolean | 'reference';
   /** @internal Searches that stopped admitting documents early (tests check that pruning happens at all). */
   prunedSearches = 0;
+  /** @internal Work done by searches so far (benchmarks print it per query): postings walked, counts looked up, documents scored. */
+  readonly work = { postings: 0, lookups: 0, scored: 0 };
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   private readonly minMergeRows: number;
@@ -226,7 +240,7 @@ export class SkillSearchIndex {
     this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
-    this.pruning = options.pruning !== false;
+    this.pruning = options.pruning === 'reference' ? 'reference' : options.pruning !== false;
     this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
     for (const document of documents) this.add(document, false);
     this.merge();
@@ -627,20 +641,20 @@ export class SkillSearchIndex {
 
     // Per-document accumulators, allocated once and left all-zero after each query (only touched slots are reset).
     const slotCount = this.ids.length;
-    if (this.scratch === undefined || this.scratch.scores.length < slotCount) {
-      const size = Math.max(16, slotCount * 2);
+    if (this.scratch === undefined || this.scratch.size < slotCount) {
+      const size = Math.max(16, Math.ceil(slotCount * 1.25));
       this.scratch = {
+        size,
         scores: new Float64Array(size),
-        best: new Float64Array(size),
         covered: new Float64Array(size),
-        direct: new Uint8Array(size),
         marked: new Uint8Array(size),
-        hit: new IntList(size),
         touched: new IntList(size),
+        declined: new IntList(1024),
+        terms: [],
       };
     }
-    const { scores, best, covered, direct, marked, hit, touched } = this.scratch;
-    hit.length = 0;
+    const scratch = this.scratch;
+    const { scores, covered, marked, touched } = scratch;
     touched.length = 0;
     const { visible, weights } = scope;
     const touch = (doc: number): void => {
@@ -671,11 +685,14 @@ export class SkillSearchIndex {
       const scales = expansions.map(
         ([id, factor, kind]) => (kind === 'mapped' ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight,
       );
-      // The most this term can add to any document's sum (../scoring/bm25f.ts, saturationBound).
-      let bound = 0;
-      expansions.forEach(([id], at) => (bound = Math.max(bound, scales[at]! * this.termBound(id, stretch))));
-      return { expansions, scales, weight, importance: weight === 1 ? importance : 0, bound };
+      // The most each expansion can add to any document's sum (../scoring/bm25f.ts, saturationBound).
+      const bounds = expansions.map(([id], at) => scales[at]! * this.termBound(id, stretch));
+      return { expansions, scales, bounds, weight, importance: weight === 1 ? importance : 0 };
     });
+    // Per query term, each document's best value so far and how it is covered (0 not, 1 through a mapped term only,
+    // 2 by the word or a near or related one): a term counts once per document, by its best expansion, whichever
+    // order its expansions are walked in.
+    while (scratch.terms.length < plan.length) scratch.terms.push({ best: new Float64Array(scratch.size), state: new Uint8Array(scratch.size) });
 
     // Skills the query names get the name bonus: candidates from the start, whatever their words.
     const named: Array<[doc: number, bonus: number]> = [];
@@ -685,138 +702,354 @@ export class SkillSearchIndex {
         named.push([doc, (exact ? EXACT_NAME_WEIGHT : NAME_PREFIX_WEIGHT) * idfSum]);
         touch(doc);
       });
+    const bonus = namedBonus(named);
 
-    // Max-score pruning, exact (ADR 0203): terms are summed in the order of the most they can add, most first. Once a
-    // document not yet seen could not reach the K-th best lower bound even with every remaining term, the phrase and
-    // no name bonus, no new document is admitted; the remaining terms are added only to the documents that still
-    // could, by looking their counts up. The K best (K: what the ranking reads, the meaning channel's depth
-    // included) are then exactly those of scoring every posting.
+    // Max-score pruning, exact (ADR 0203, per expansion: ADR 0207). Every expansion of every term is a posting list with
+    // its own bound, and the lists are walked in the order of their bounds, most first: the rare words a prefix or a
+    // typo reaches (short lists, high bounds) come before the common words and the related ones (long lists, low
+    // factors). Once a document not yet seen could not reach the K-th best lower bound even with the most every term's
+    // remaining lists can add, the phrase and no name bonus, no new document is admitted; the remaining lists are then
+    // added only to the documents that still could, by looking their counts up when that is cheaper than the walk.
+    // The K best (K: what the ranking reads, the meaning channel's depth included) are exactly those of scoring
+    // every posting.
     const vectorsWanted = this.wordVectors !== undefined;
     const depth = vectorsWanted ? Math.max(wanted, MEANING_DEPTH) : wanted;
-    const order = plan.map((_, at) => at).sort((a, b) => plan[b]!.bound - plan[a]!.bound || a - b);
-    const remainingBound = new Float64Array(order.length + 1);
-    const remainingImportance = new Float64Array(order.length + 1);
-    for (let at = order.length - 1; at >= 0; at--) {
-      remainingBound[at] = remainingBound[at + 1]! + plan[order[at]!]!.bound;
-      remainingImportance[at] = remainingImportance[at + 1]! + plan[order[at]!]!.importance;
+    const lists: Array<{ term: number; at: number; bound: number }> = [];
+    plan.forEach(({ bounds }, term) => bounds.forEach((bound, at) => lists.push({ term, at, bound })));
+    lists.sort((a, b) => b.bound - a.bound || a.term - b.term || a.at - b.at);
+    // Before step s: the most the lists from s on can add to one document (per term, the largest bound among its
+    // lists left, summed over terms), and the importance of the terms that still have lists.
+    const remainingBound = new Float64Array(lists.length + 1);
+    const remainingImportance = new Float64Array(lists.length + 1);
+    {
+      const largest = new Float64Array(plan.length).fill(-1);
+      let sum = 0;
+      let importance = 0;
+      for (let step = lists.length - 1; step >= 0; step--) {
+        const { term, bound } = lists[step]!;
+        if (largest[term]! < 0) {
+          importance += plan[term]!.importance;
+          largest[term] = 0;
+        }
+        sum += bound - largest[term]!;
+        largest[term] = bound;
+        remainingBound[step] = sum;
+        remainingImportance[step] = importance;
+      }
     }
-    // The phrase bonus of a pair is at most PHRASE_WEIGHT × the smaller of its two terms' bounds; a document not yet
-    // seen holds neither term of a pair with a term already summed, so only pairs of two remaining terms count for it.
-    const rank = new Map<number, number>(); // term id → its step in `order`
-    order.forEach((index, step) => {
-      const own = expanded[index]!.own;
-      if (own !== undefined && plan[index]!.weight === 1 && !rank.has(own)) rank.set(own, step);
+    // Postings in the lists from step s on (what a search still walks at most).
+    const postingsLeft = new Float64Array(lists.length + 1);
+    for (let step = lists.length - 1; step >= 0; step--) {
+      const id = plan[lists[step]!.term]!.expansions[lists[step]!.at]![0];
+      postingsLeft[step] = postingsLeft[step + 1]! + (id < this.baseOffsets.length - 1 ? this.baseOffsets[id + 1]! - this.baseOffsets[id]! : 0);
+    }
+    // The phrase bonus of a pair is at most PHRASE_WEIGHT × the smaller of what its two terms can earn; a document not
+    // yet seen holds neither term of a pair one of whose terms' lists was walked, so only the other pairs count for it.
+    const firstStep = new Map<number, number>(); // index term → the first step walking its list
+    lists.forEach(({ term, at }, step) => {
+      const id = plan[term]!.expansions[at]![0];
+      if (!firstStep.has(id)) firstStep.set(id, step);
     });
-    const pairBounds = this.phrasePairs(sequence, scope).map(([first, second]) => {
-      const [a, b] = [rank.get(first), rank.get(second)];
-      // A pair of terms the plan does not hold (cut by MAX_QUERY_TERMS) is bounded by idf and counts at every step.
-      if (a === undefined || b === undefined)
-        return { bound: PHRASE_WEIGHT * Math.min(this.idf(first, scope), this.idf(second, scope)), from: Number.POSITIVE_INFINITY };
-      return { bound: PHRASE_WEIGHT * Math.min(plan[order[a]!]!.bound, plan[order[b]!]!.bound), from: Math.min(a, b) };
-    });
+    // Per pair term: the typed query term it is the word of, and the step walking that term's own list (a document
+    // in the running then shows whether it holds the word: OWN_BIT), so a candidate's phrase bound can be its own.
+    const ownTerm = (id: number): { term: number; step: number } => {
+      const term = expanded.findIndex((entry, at) => entry.own === id && plan[at]!.weight === 1);
+      if (term < 0) return { term: -1, step: Number.POSITIVE_INFINITY };
+      const step = lists.findIndex((list) => list.term === term && list.at === 0);
+      return { term, step: step < 0 ? Number.POSITIVE_INFINITY : step };
+    };
+    const pairBounds = this.phrasePairs(sequence, scope).map(([first, second]) => ({
+      bound: PHRASE_WEIGHT * Math.min(this.idf(first, scope) * this.termBound(first, stretch), this.idf(second, scope) * this.termBound(second, stretch)),
+      from: Math.min(firstStep.get(first) ?? Number.POSITIVE_INFINITY, firstStep.get(second) ?? Number.POSITIVE_INFINITY),
+      first: ownTerm(first),
+      second: ownTerm(second),
+    }));
     const phraseBound = pairBounds.reduce((sum, pair) => sum + pair.bound, 0);
     const unseenPhrase = (step: number): number => pairBounds.reduce((sum, pair) => (pair.from >= step ? sum + pair.bound : sum), 0);
     const multiplier =
       COVERAGE_EXPONENT > 0 && importanceSum > 0 ? (cover: number): number => Math.pow(Math.min(1, cover / importanceSum), COVERAGE_EXPONENT) : (): number => 1;
-    let admitting = true;
-    let survivors: IntList | undefined;
-    // A floor costs a pass over the candidates: taken again only once the remaining bound has fallen by a third.
-    let checkedAt = Number.POSITIVE_INFINITY;
-    for (let step = 0; step < order.length; step++) {
-      const { expansions, scales, weight, importance } = plan[order[step]!]!;
-      const unseenBound = multiplier(remainingImportance[step]!) * remainingBound[step]! + unseenPhrase(step);
-      if (this.pruning && step > 0 && touched.length >= depth && unseenBound < (2 / 3) * checkedAt) {
-        checkedAt = unseenBound;
-        if (!admitting && survivors !== undefined && survivors.length > depth) {
-          // The remaining terms can add less now: drop the documents that can no longer reach the floor.
-          const floor = this.kthLowerBound(survivors, depth, scores, covered, multiplier);
-          const bonus = namedBonus(named);
-          let kept = 0;
-          for (let at = 0; at < survivors.length; at++) {
-            const doc = survivors.data[at]!;
-            const upper = multiplier(covered[doc]! + remainingImportance[step]!) * (scores[doc]! + remainingBound[step]!) + phraseBound + (bonus.get(doc) ?? 0);
-            if (upper >= floor) survivors.data[kept++] = doc;
-            else marked[doc] = 2;
-          }
-          survivors.length = kept;
-        }
-        if (admitting) {
-          const floor = this.kthLowerBound(touched, depth, scores, covered, multiplier);
-          if (unseenBound < floor) {
-            admitting = false;
-            this.prunedSearches++;
-            survivors = new IntList(depth * 2);
-            const bonus = namedBonus(named);
-            for (let at = 0; at < touched.length; at++) {
-              const doc = touched.data[at]!;
-              const upper =
-                multiplier(covered[doc]! + remainingImportance[step]!) * (scores[doc]! + remainingBound[step]!) + phraseBound + (bonus.get(doc) ?? 0);
-              if (upper >= floor) survivors.push(doc);
-              else marked[doc] = 2; // touched, but out of the running
-            }
-          }
-        }
-      }
-      for (let at = 0; at < expansions.length; at++) {
-        const [id, , kind] = expansions[at]!;
-        const mappedTerm = kind === 'mapped';
-        const scale = scales[at]!;
-        const visit = (doc: number, packed: number): void => {
-          const value = scale * this.saturated(packed, doc, weights);
-          if (best[doc] === 0) hit.push(doc);
-          if (value > best[doc]!) best[doc] = value;
-          if (!mappedTerm) direct[doc] = 1;
-        };
-        const listLength = id < this.baseOffsets.length - 1 ? this.baseOffsets[id + 1]! - this.baseOffsets[id]! : 0;
-        if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
-          // Only the documents that can still rank: their counts looked up, never the whole list walked.
-          for (let next = 0; next < survivors.length; next++) {
-            const doc = survivors.data[next]!;
-            const packed = this.packedCount(id, doc);
-            if (packed !== 0) visit(doc, packed);
-          }
+    // A bound is compared with the floor less a hair, so that rounding in the running sums never drops a document
+    // that ties the K-th.
+    const HAIR = 1 - 1e-9;
+    // The name bonus per slot (named documents are few; most slots have none).
+    const bonusOf = (doc: number): number => (bonus.size === 0 ? 0 : (bonus.get(doc) ?? 0));
+    /** Per term, the largest bound among its lists from `step` on (0 when none is left). */
+    const remainingByTerm = (step: number): Float64Array => {
+      const out = new Float64Array(plan.length);
+      for (let at = lists.length - 1; at >= step; at--) out[lists[at]!.term] = lists[at]!.bound; // descending: the first one wins
+      return out;
+    };
+    /**
+     * Keeps in `list` the documents that could still reach `floor`, each bounded by what it holds: per term, the most
+     * the lists left could raise its best value and its coverage, and per pair the phrase bonus it could still earn
+     * (none once a word's own list was walked without it, else at most its value there); the others leave the running.
+     */
+    /** The most a pair's word can bring its phrase bonus in `doc`: none once its own list was walked without it. */
+    const pairReach = ({ term, step: own }: { term: number; step: number }, doc: number, step: number): number => {
+      if (own >= step) return Number.POSITIVE_INFINITY; // not walked yet: the pair's own bound
+      const { best, state } = scratch.terms[term]!;
+      return (state[doc]! & OWN_BIT) === 0 ? 0 : PHRASE_WEIGHT * best[doc]!;
+    };
+    const keepReachable = (list: IntList, step: number, floor: number): void => {
+      const left = remainingByTerm(step);
+      const coverLeft = remainingImportance[step]!;
+      const addLeft = remainingBound[step]!;
+      // The document's own bound costs a visit per term and pair: taken only while that is small beside the walk left.
+      const own = list.length * (plan.length + 2 * pairBounds.length) * 4 <= postingsLeft[step]!;
+      let kept = 0;
+      for (let at = 0; at < list.length; at++) {
+        const doc = list.data[at]!;
+        // First the bound every candidate shares (no per-term work), then the document's own.
+        if (multiplier(covered[doc]! + coverLeft) * (scores[doc]! + addLeft) + phraseBound + bonusOf(doc) < floor) {
+          marked[doc] = 2;
           continue;
         }
-        // Once documents are no longer admitted, only survivors (marked 1) take the list's values.
-        const admitted = survivors === undefined ? undefined : marked;
-        if (id < this.baseOffsets.length - 1) {
-          // The hot loop of a query, written out rather than through forEachPosting's callback (a call per posting).
-          const docs = this.baseDocs;
-          const counts = this.baseCounts;
-          for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
-            const doc = docs[at]!;
-            if (visible[doc] !== 1 || (admitted !== undefined && admitted[doc] !== 1)) continue;
-            const value = scale * this.saturated(counts[at]!, doc, weights);
-            if (best[doc] === 0) hit.push(doc);
-            if (value > best[doc]!) best[doc] = value;
-            if (!mappedTerm) direct[doc] = 1;
+        if (!own) {
+          list.data[kept++] = doc;
+          continue;
+        }
+        let sum = scores[doc]!;
+        let cover = covered[doc]!;
+        for (let term = 0; term < plan.length; term++) {
+          const most = left[term]!;
+          if (most === 0) continue;
+          const { best, state } = scratch.terms[term]!;
+          if (most > best[doc]!) sum += most - best[doc]!;
+          const was = state[doc]! & COVERAGE_MASK;
+          if (was !== 2) cover += was === 1 ? (1 - MAPPED_COVERAGE) * plan[term]!.importance : plan[term]!.importance;
+        }
+        let upper = multiplier(cover) * sum + bonusOf(doc);
+        for (const { bound, first, second } of pairBounds) upper += Math.min(bound, pairReach(first, doc, step), pairReach(second, doc, step));
+        if (upper >= floor) list.data[kept++] = doc;
+        else marked[doc] = 2;
+      }
+      list.length = kept;
+    };
+    /** Adds list `step`'s value for a document in the running (idempotent: a term keeps its best value, once). */
+    const takeValue = (step: number, doc: number, packed: number): void => {
+      const { term, at } = lists[step]!;
+      const { expansions, scales, importance } = plan[term]!;
+      const [id, , kind] = expansions[at]!;
+      const { best, state } = scratch.terms[term]!;
+      const value = scales[at]! * this.saturated(packed, doc, weights);
+      if (value > best[doc]!) {
+        scores[doc]! += value - best[doc]!;
+        best[doc] = value;
+      }
+      const was = state[doc]!;
+      if (kind === 'mapped') {
+        if (was === 0) {
+          state[doc] = 1;
+          covered[doc]! += MAPPED_COVERAGE * importance;
+        }
+      } else if ((was & COVERAGE_MASK) !== 2) {
+        state[doc] = (was & OWN_BIT) | 2;
+        covered[doc]! += was === 1 ? importance - MAPPED_COVERAGE * importance : importance;
+      }
+      if (at === 0 && kind === 'exact' && id === expanded[term]!.own && plan[term]!.weight === 1) state[doc]! |= OWN_BIT;
+    };
+    // The floor rises fastest when the best candidates so far are scored in full: their counts in every list left are
+    // looked up now (the walk adds nothing to them again), so their lower bounds are their final scores.
+    const completed = new Set<number>();
+    const complete = (step: number, docs: number[]): void => {
+      for (const doc of docs) {
+        if (completed.size >= 4 * depth) return;
+        if (completed.has(doc) || marked[doc] !== 1) continue;
+        completed.add(doc);
+        this.work.lookups += lists.length - step;
+        for (let next = step; next < lists.length; next++) {
+          const { term, at } = lists[next]!;
+          const packed = this.packedCount(plan[term]!.expansions[at]![0], doc);
+          if (packed !== 0) takeValue(next, doc, packed);
+        }
+      }
+    };
+    let survivors: IntList | undefined;
+    // Documents never admitted (marked 2 without a score): only their marks are reset.
+    const declined = scratch.declined;
+    declined.length = 0;
+    // The floor: a lower bound of the K-th best final score (lower bounds only grow, so an old floor stays valid). It
+    // costs a pass over the candidates: taken again when the candidates are few beside the next list, or once the
+    // remaining bound has fallen by a third.
+    let kthFloor = 0;
+    let checkedAt = Number.POSITIVE_INFINITY;
+    let touchedAtCheck = 0;
+    let filteredAt = Number.POSITIVE_INFINITY;
+    for (let step = 0; step < lists.length; step++) {
+      const { term, at: position } = lists[step]!;
+      const { expansions, scales, importance } = plan[term]!;
+      const [id, , kind] = expansions[position]!;
+      const listLength = id < this.baseOffsets.length - 1 ? this.baseOffsets[id + 1]! - this.baseOffsets[id]! : 0;
+      const unseenPhraseNow = unseenPhrase(step);
+      const unseenBound = multiplier(remainingImportance[step]!) * remainingBound[step]! + unseenPhraseNow;
+      if (this.pruning === true && step > 0 && touched.length >= depth) {
+        if (survivors === undefined) {
+          if (unseenBound < (2 / 3) * checkedAt || touched.length >= 2 * touchedAtCheck || 2 * touched.length <= listLength) {
+            checkedAt = unseenBound;
+            touchedAtCheck = touched.length;
+            // Scoring candidates in full costs a lookup per list left: done while that is small beside the walk left.
+            if (completed.size < 4 * depth && depth * (lists.length - step) * 32 <= postingsLeft[step]!) {
+              // The best candidates not yet scored in full, by their score so far.
+              const holders: number[] = [];
+              this.kthLowerBound(touched, depth, scores, covered, multiplier, holders, completed);
+              complete(step, holders);
+            }
+            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, multiplier));
           }
+          if (unseenBound < kthFloor) {
+            // No document not yet seen can rank: from here on only the candidates that still could take values.
+            this.prunedSearches++;
+            survivors = new IntList(Math.min(touched.length, 1024));
+            for (let at = 0; at < touched.length; at++) survivors.push(touched.data[at]!);
+            keepReachable(survivors, step, kthFloor);
+            filteredAt = remainingBound[step]!;
+          }
+        } else if (
+          survivors.length > depth &&
+          remainingBound[step]! < filteredAt &&
+          (remainingBound[step]! < (2 / 3) * filteredAt || survivors.length * (plan.length + pairBounds.length) <= listLength)
+        ) {
+          // The lists left can add less now: drop the candidates that can no longer reach the floor (a pass that costs
+          // about what walking this list would, or that the remaining bound fell by a third since the last one).
+          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, multiplier));
+          keepReachable(survivors, step, kthFloor);
+          filteredAt = remainingBound[step]!;
         }
-        const recent = this.recent;
-        for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
-          const doc = recent.slot[row]!;
-          if (visible[doc] === 1 && (admitted === undefined || admitted[doc] === 1)) visit(doc, recent.packed[row]!);
+      }
+      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with this
+      // list's value and the most every term's later lists can add (it holds no term of an earlier list); one that
+      // could not never ranks, whatever comes later.
+      let admitBelow = Number.NEGATIVE_INFINITY;
+      if (kthFloor > 0 && survivors === undefined) {
+        const reach = multiplier(remainingImportance[step]!);
+        admitBelow =
+          reach > 0
+            ? (kthFloor - unseenPhraseNow) / reach - remainingBound[step + 1]!
+            : kthFloor > unseenPhraseNow
+              ? Number.POSITIVE_INFINITY
+              : Number.NEGATIVE_INFINITY;
+      }
+      const scale = scales[position]!;
+      const { best, state } = scratch.terms[term]!;
+      // Coverage: a mapped term earns part of the word's credit (MAPPED_COVERAGE), the word or a near or related one all.
+      const mappedTerm = kind === 'mapped';
+      // The word's own list (the exact term of a typed word): its candidates remember whether they hold it (phrase bounds).
+      const ownList = position === 0 && kind === 'exact' && id === expanded[term]!.own && plan[term]!.weight === 1;
+      const mappedCredit = MAPPED_COVERAGE * importance;
+      const restCredit = importance - mappedCredit;
+      const visit = (doc: number, packed: number): void => {
+        const value = scale * this.saturated(packed, doc, weights);
+        if (marked[doc] !== 1) {
+          if (marked[doc] === 2) return;
+          if (value < admitBelow) {
+            marked[doc] = 2;
+            declined.push(doc);
+            return;
+          }
+          marked[doc] = 1;
+          touched.push(doc);
+        }
+        if (value > best[doc]!) {
+          scores[doc]! += value - best[doc]!;
+          best[doc] = value;
+        }
+        const was = state[doc]!;
+        if (mappedTerm) {
+          if (was === 0) {
+            state[doc] = 1;
+            covered[doc]! += mappedCredit;
+          }
+        } else if ((was & COVERAGE_MASK) !== 2) {
+          state[doc] = (was & OWN_BIT) | 2;
+          covered[doc]! += was === 1 ? restCredit : importance;
+        }
+        if (ownList) state[doc]! |= OWN_BIT;
+      };
+      if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
+        // Only the documents that can still rank: their counts looked up, never the whole list walked.
+        this.work.lookups += survivors.length;
+        for (let next = 0; next < survivors.length; next++) {
+          const doc = survivors.data[next]!;
+          const packed = this.packedCount(id, doc);
+          if (packed !== 0) visit(doc, packed);
+        }
+        continue;
+      }
+      // Once documents are no longer admitted, only survivors (marked 1) take the list's values.
+      const admitted = survivors === undefined ? undefined : marked;
+      this.work.postings += listLength;
+      if (id < this.baseOffsets.length - 1) {
+        // The hot loop of a query, written out rather than through forEachPosting's callback (a call per posting).
+        const docs = this.baseDocs;
+        const counts = this.baseCounts;
+        for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
+          const doc = docs[at]!;
+          const mark = marked[doc]!;
+          if (visible[doc] !== 1 || mark === 2 || (admitted !== undefined && mark !== 1)) continue;
+          const value = scale * this.saturated(counts[at]!, doc, weights);
+          if (mark === 0) {
+            if (value < admitBelow) {
+              marked[doc] = 2;
+              declined.push(doc);
+              continue;
+            }
+            marked[doc] = 1;
+            touched.push(doc);
+          }
+          if (value > best[doc]!) {
+            scores[doc]! += value - best[doc]!;
+            best[doc] = value;
+          }
+          const was = state[doc]!;
+          if (mappedTerm) {
+            if (was === 0) {
+              state[doc] = 1;
+              covered[doc]! += mappedCredit;
+            }
+          } else if ((was & COVERAGE_MASK) !== 2) {
+            state[doc] = (was & OWN_BIT) | 2;
+            covered[doc]! += was === 1 ? restCredit : importance;
+          }
+          if (ownList) state[doc]! |= OWN_BIT;
         }
       }
-      for (let at = 0; at < hit.length; at++) {
-        const doc = hit.data[at]!;
-        touch(doc);
-        scores[doc]! += best[doc]!;
-        // A skill matching the word only through the map earns part of its coverage (see MAPPED_COVERAGE).
-        if (weight === 1) covered[doc]! += direct[doc] === 1 ? importance : MAPPED_COVERAGE * importance;
-        best[doc] = 0;
-        direct[doc] = 0;
-      }
-      hit.length = 0;
-    }
-    if (COVERAGE_EXPONENT > 0 && importanceSum > 0) {
-      for (let at = 0; at < touched.length; at++) {
-        const doc = touched.data[at]!;
-        scores[doc]! *= Math.pow(covered[doc]! / importanceSum, COVERAGE_EXPONENT);
+      const recent = this.recent;
+      for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
+        const doc = recent.slot[row]!;
+        if (visible[doc] === 1 && (admitted === undefined || admitted[doc] === 1)) visit(doc, recent.packed[row]!);
       }
     }
-    this.addPhraseBonus(sequence, scores, marked, scope, survivors);
-    for (const [doc, bonus] of named) scores[doc]! += bonus;
+    // Each document still in the running has seen every list: its score is now computed as scoring in the query's
+    // order computes it (the terms' best values and coverage summed in the query's order), so it is bit-for-bit the
+    // same whatever order the lists were walked in and whatever the pruning. Documents out of the running score 0.
+    this.work.scored += touched.length;
+    const pairs = this.phrasePairs(sequence, scope);
+    const reference = this.pruning === 'reference';
+    for (let at = 0; at < touched.length; at++) {
+      const doc = touched.data[at]!;
+      if (marked[doc] !== 1) {
+        scores[doc] = 0;
+        continue;
+      }
+      if (reference) {
+        scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
+        continue;
+      }
+      let sum = 0;
+      let cover = 0;
+      for (let term = 0; term < plan.length; term++) {
+        const { best, state } = scratch.terms[term]!;
+        const was = state[doc]! & COVERAGE_MASK;
+        if (was === 0 && best[doc] === 0) continue;
+        sum += best[doc]!;
+        if (plan[term]!.weight === 1) cover += was === 2 ? plan[term]!.importance : MAPPED_COVERAGE * plan[term]!.importance;
+      }
+      scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(cover / importanceSum, COVERAGE_EXPONENT) : sum;
+    }
+    if (!reference) {
+      this.addPhraseBonus(pairs, scores, marked, scope, survivors);
+      for (const [doc, value] of bonus) if (marked[doc] === 1) scores[doc]! += value;
+    }
     if (typeof this.wordVectors === 'function') {
       try {
         this.wordVectors = this.wordVectors();
@@ -827,23 +1060,7 @@ export class SkillSearchIndex {
     }
     const vectors = this.wordVectors;
     const depthNow = vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH);
-    let ranked = this.top(scores, touched, depthNow);
-    // Summed in bound order, a score can differ from the query-order sum in its last bits (and with the index's
-    // history, which moves the bounds): the best ones, and any within a hair of the last of them, are scored again
-    // in the query's order, so the answer is the same whatever the pruning and the history.
-    if (ranked.length > 0) {
-      const last = scores[ranked[ranked.length - 1]!]!;
-      const near = last - Math.abs(last) * 1e-9;
-      const again: number[] = [];
-      for (let at = 0; at < touched.length; at++) {
-        const doc = touched.data[at]!;
-        if (scores[doc]! >= near && scores[doc]! > 0) again.push(doc);
-      }
-      const bonus = namedBonus(named);
-      const pairs = this.phrasePairs(sequence, scope);
-      for (const doc of again) scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
-      ranked = again.sort((a, b) => (this.before(a, b, scores) ? -1 : 1)).slice(0, depthNow);
-    }
+    const ranked = this.top(scores, touched, depthNow);
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
@@ -863,6 +1080,23 @@ export class SkillSearchIndex {
       const doc = touched.data[at]!;
       scores[doc] = covered[doc] = 0;
       marked[doc] = 0;
+    }
+    for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
+    declined.length = 0;
+    // Many touched slots: clearing whole arrays is cheaper than visiting each slot once per term.
+    const clearAll = touched.length * 8 > slotCount;
+    for (let term = 0; term < plan.length; term++) {
+      const { best, state } = scratch.terms[term]!;
+      if (clearAll) {
+        best.fill(0, 0, slotCount);
+        state.fill(0, 0, slotCount);
+        continue;
+      }
+      for (let at = 0; at < touched.length; at++) {
+        const doc = touched.data[at]!;
+        best[doc] = 0;
+        state[doc] = 0;
+      }
     }
     touched.length = 0;
     return results;
@@ -985,8 +1219,8 @@ export class SkillSearchIndex {
     return nameBonus === undefined ? score : score + nameBonus;
   }
 
-  private addPhraseBonus(sequence: string[], scores: Float64Array, marked: Uint8Array, scope: Scope, survivors: IntList | undefined): void {
-    for (const [first, second] of this.phrasePairs(sequence, scope)) {
+  private addPhraseBonus(pairs: ReadonlyArray<[number, number]>, scores: Float64Array, marked: Uint8Array, scope: Scope, survivors: IntList | undefined): void {
+    for (const [first, second] of pairs) {
       const shorter = Math.min(scope.df(first), scope.df(second));
       if (survivors !== undefined && survivors.length < shorter) {
         // Pruned: only the documents still in the running can rank, so only theirs are looked at.
@@ -1004,7 +1238,7 @@ export class SkillSearchIndex {
         // Most postings are of other fields (bodies): a term absent from the description cannot stand beside the
         // other one there (the description's term sequence holds a subset of its counted terms).
         // Only a scored document (under pruning, one that could not rank was never admitted).
-        if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0 || marked[doc] === 0) return;
+        if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0 || marked[doc] !== 1) return;
         const description = this.descriptions[doc]!;
         if (!adjacent(description, 0, description.length, first, second)) return;
         // In proportion to what the two words already earn in this document: a phrase of strong words counts.
@@ -1020,38 +1254,54 @@ export class SkillSearchIndex {
   }
 
   /**
-   * A lower bound of the K-th best final score among the touched documents: each one's score so far times its
-   * coverage so far (both only grow), the K-th largest (a min-heap of K); 0 when fewer than K are touched.
+   * A lower bound of the K-th best final score among the candidates: each one's score so far times its coverage so
+   * far (both only grow), the K-th largest (a min-heap of K); 0 when there are fewer than K. `holders`, when given,
+   * receives the documents holding the K largest; documents in `skip` are left out.
    */
-  private kthLowerBound(touched: IntList, k: number, scores: Float64Array, covered: Float64Array, multiplier: (cover: number) => number): number {
-    if (touched.length < k) return 0;
+  private kthLowerBound(
+    candidates: IntList,
+    k: number,
+    scores: Float64Array,
+    covered: Float64Array,
+    multiplier: (cover: number) => number,
+    holders?: number[],
+    skip?: Set<number>,
+  ): number {
+    if (candidates.length < k) return 0;
     const heap = new Float64Array(k);
+    const docs = new Int32Array(k);
     let size = 0;
-    for (let at = 0; at < touched.length; at++) {
-      const doc = touched.data[at]!;
+    for (let at = 0; at < candidates.length; at++) {
+      const doc = candidates.data[at]!;
+      if (skip !== undefined && skip.has(doc)) continue;
       const lower = multiplier(covered[doc]!) * scores[doc]!;
       if (size < k) {
         let child = size++;
         heap[child] = lower;
+        docs[child] = doc;
         while (child > 0) {
           const parent = (child - 1) >> 1;
           if (heap[parent]! <= heap[child]!) break;
           [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
+          [docs[parent], docs[child]] = [docs[child]!, docs[parent]!];
           child = parent;
         }
       } else if (lower > heap[0]!) {
         heap[0] = lower;
+        docs[0] = doc;
         for (let parent = 0; ; ) {
           const left = 2 * parent + 1;
           if (left >= k) break;
           const child = left + 1 < k && heap[left + 1]! < heap[left]! ? left + 1 : left;
           if (heap[parent]! <= heap[child]!) break;
           [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
+          [docs[parent], docs[child]] = [docs[child]!, docs[parent]!];
           parent = child;
         }
       }
     }
-    return heap[0]!;
+    if (holders !== undefined) holders.push(...docs.subarray(0, size));
+    return size < k ? 0 : heap[0]!;
   }
 
   /** The most the saturated value of term `id` can be in any document of a scope whose averages stretch weights by `stretch`. */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { fileSource, readKnownFile, readRegularFile, sha256Digest } from '@skillport/core';
 import { ownBytes } from '../memory.js';
 import type { CatalogFile, SkillOrigin } from './model.js';
@@ -23,9 +24,19 @@ export class StaleFileError extends Error {
 /** Files up to this size are read knowing their size (no fstat): the manifest says how long they must be. */
 const KNOWN_SIZE_READ_MAX = 256 * 1024;
 
+/** What a cached file is served as, worked out once while it is cached (see `servedForm`). */
+interface ServedForm {
+  /** UTF-8 without NUL: served as text. */
+  text: boolean;
+  /** The text as a JSON string (quotes included), once an answer asked for it. */
+  json?: Buffer;
+}
+
 export class ContentReader {
   #cache = new Map<string, Buffer>();
   #bytes = 0;
+  /** Served forms of cached files, by their cached bytes: counted in the budget, dropped with the bytes. */
+  #forms = new WeakMap<Buffer, ServedForm>();
   /**
    * Files too large for the LRU, while some answer still holds them: a hundred clients reading one 11 MB file share
    * one verified copy (and one read of the disk) instead of holding a hundred. Weak: gone once no answer holds it.
@@ -72,13 +83,41 @@ export class ContentReader {
       bytes = ownBytes(bytes);
       this.#cache.set(file.digest, bytes);
       this.#bytes += bytes.byteLength;
-      while (this.#bytes > this.cacheBytes) {
-        const [oldest, value] = this.#cache.entries().next().value as [string, Buffer];
-        this.#cache.delete(oldest);
-        this.#bytes -= value.byteLength;
-      }
+      this.#evict();
     }
     return bytes;
+  }
+
+  #evict(): void {
+    while (this.#bytes > this.cacheBytes && this.#cache.size > 0) {
+      const [oldest, value] = this.#cache.entries().next().value as [string, Buffer];
+      this.#cache.delete(oldest);
+      this.#bytes -= value.byteLength + (this.#forms.get(value)?.json?.byteLength ?? 0);
+      this.#forms.delete(value);
+    }
+  }
+
+  /**
+   * Whether `bytes` (as `read` returned them for `digest`) are served as text, and, with `json`, that text as a JSON
+   * string: what every `resources/read` of a hot text file would otherwise decode, check and escape again. Kept
+   * beside the cached bytes (counted in the same budget, gone when they are) only while those bytes are the cached
+   * ones; anything else is worked out and not kept.
+   */
+  servedForm(digest: string, bytes: Buffer, json = false): { text: boolean; json?: Buffer } {
+    const cached = this.#cache.get(digest) === bytes;
+    let form = cached ? this.#forms.get(bytes) : undefined;
+    if (form === undefined) {
+      form = { text: !bytes.includes(0) && isUtf8(bytes) };
+      if (cached) this.#forms.set(bytes, form);
+    }
+    if (json && form.text && form.json === undefined) {
+      const made = Buffer.from(JSON.stringify(bytes.toString('utf8')));
+      if (!cached) return { text: true, json: made };
+      form.json = made;
+      this.#bytes += made.byteLength;
+      this.#evict();
+    }
+    return form;
   }
 
   async #readVerified(file: CatalogFile, origin: SkillOrigin): Promise<Buffer> {

@@ -32,6 +32,8 @@ export const LEGACY_VERSIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26'
 const HOT_METHODS = new Set(['resources/read', 'skills/list', 'skills/get', 'resources/directory/read', 'tools/call']);
 /** The tools answered here: read-only, no audit, no session state (tools/tools.ts). */
 const HOT_TOOLS = new Set(['list_skills']);
+/** The placeholder as JSON.stringify writes it inside an answer. */
+const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER_TEXT);
 const ENVELOPE_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities']);
 
 export interface FastPathContext {
@@ -208,8 +210,20 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
   service.recordRead(uri, 'ok');
   const { bytes, mimeType, text } = found;
   if (bytes.length < STREAM_MIN_BYTES) {
-    const item = text ? { uri, mimeType, text: bytes.toString('utf8') } : { uri, mimeType, blob: bytes.toString('base64') };
-    const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [item] }), jsonrpc: '2.0', id: hot.id });
+    if (text) {
+      // The text's JSON string is made once while the file is cached (catalog/content.ts), and put where the
+      // placeholder is: the same bytes JSON.stringify of the whole answer makes, without escaping the file again.
+      const escaped = service.options.content.servedForm(found.digest, bytes, true).json!;
+      const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, text: PLACEHOLDER_TEXT }] }), jsonrpc: '2.0', id: hot.id });
+      const at = json.indexOf(PLACEHOLDER_JSON);
+      const head = Buffer.from(json.slice(0, at));
+      const tail = Buffer.from(json.slice(at + PLACEHOLDER_JSON.length));
+      const length = head.length + escaped.length + tail.length;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+      res.end(Buffer.concat([head, escaped, tail], length));
+      return true;
+    }
+    const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, blob: bytes.toString('base64') }] }), jsonrpc: '2.0', id: hot.id });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
     res.end(json);
     return true;

@@ -35,6 +35,8 @@ export interface ScopedOptions {
   max?: number;
   /** `--unmet`: whether catalogs for a model list skills whose requirements are unmet, when the policy does not say. */
   unmet?: 'list' | 'omit';
+  /** Whether skills without a registry scan are scanned at activation (SkillsServiceOptions.scan). */
+  scan?: boolean;
 }
 
 export class ScopedServices {
@@ -60,6 +62,7 @@ export class ScopedServices {
       audit: (input) => access.audit.record(principal, input),
       granted: () => access.views.granted(principal),
       unmet: () => access.views.policy.unmet ?? this.options.unmet ?? 'list',
+      ...(this.options.scan === false ? { scan: false } : {}),
     });
     const extension = new SkillsExtension({
       source: createSkillSource(service),

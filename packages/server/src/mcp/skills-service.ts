@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { canonicalSkillUri, decodeText, hasJudgedRequirements } from '@skillport/core';
 import type { Availability, AvailableCapabilities } from '@skillport/core';
 import { artifactAt } from '../catalog/artifacts.js';
@@ -38,6 +37,8 @@ export interface SkillsServiceOptions {
   granted?: () => AvailableCapabilities | undefined;
   /** Whether catalogs for a model list skills whose requirements are unmet (the policy's `unmet`, else `--unmet`). */
   unmet?: () => 'list' | 'omit';
+  /** Whether a skill without a registry scan is scanned at activation (`<skill_scan>`; `serve --no-scan` turns it off). Default true. */
+  scan?: boolean;
 }
 
 export class SkillsService {
@@ -115,10 +116,10 @@ export class SkillsService {
   }
 
   /**
-   * A listed file's verified bytes, and whether they are served as text (UTF-8 without NUL, as `readFile` decides),
-   * without decoding them: a large answer is written from them piece by piece (http/streamed-answer.ts).
+   * A listed file's verified bytes, their digest, and whether they are served as text (UTF-8 without NUL, as
+   * `readFile` decides), without decoding them: a large answer is written from them piece by piece (http/streamed-answer.ts).
    */
-  async readFileBytes(uri: string): Promise<{ bytes: Buffer; mimeType: string; text: boolean } | undefined> {
+  async readFileBytes(uri: string): Promise<{ bytes: Buffer; mimeType: string; text: boolean; digest: string } | undefined> {
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) return undefined;
     const snapshot = this.snapshot;
@@ -136,8 +137,8 @@ export class SkillsService {
       if (error instanceof StaleFileError) this.options.onStale?.(error.source);
       throw error;
     }
-    const text = found.file !== found.skill.artifact && !bytes.includes(0) && isUtf8(bytes);
-    return { bytes, mimeType: found.file.mimeType, text };
+    const text = found.file !== found.skill.artifact && this.options.content.servedForm(found.file.digest, bytes).text;
+    return { bytes, mimeType: found.file.mimeType, text, digest: found.file.digest };
   }
 
   /** Why the skill holding `uri` is refused (a revoked version), or undefined. */

@@ -19,6 +19,8 @@ export interface StdioBackpressureOptions {
   staleMs?: number;
   /** Longest line gathered whole; a longer one is passed on as it comes (the transport refuses it). */
   maxLineBytes?: number;
+  /** Bytes of request lines read ahead and held while the gate is shut; past them stdin is paused. */
+  maxHeldBytes?: number;
 }
 
 export class StdioBackpressure {
@@ -26,6 +28,7 @@ export class StdioBackpressure {
   readonly maxInFlight: number;
   readonly staleMs: number;
   readonly maxLineBytes: number;
+  readonly maxHeldBytes: number;
   /** Unanswered requests: id (typed, so 1 and "1" differ) → when each copy was handed over. */
   #pending = new Map<string, number[]>();
   #wake: (() => void) | undefined;
@@ -38,6 +41,7 @@ export class StdioBackpressure {
     this.maxInFlight = options.maxInFlight ?? 4;
     this.staleMs = options.staleMs ?? 120_000;
     this.maxLineBytes = options.maxLineBytes ?? 10 * 1024 * 1024;
+    this.maxHeldBytes = options.maxHeldBytes ?? 64 * 1024;
     stdout.on('drain', () => this.#wake?.());
   }
 
@@ -61,6 +65,9 @@ export class StdioBackpressure {
   lines(stdin: Readable): Readable {
     const out = new PassThrough();
     const queue: Buffer[] = [];
+    // Bytes of lines held back: stdin is read on until they reach maxHeldBytes, so a client that sent a few
+    // requests and hung up is heard to hang up ('end' comes only from a stdin that is read) while its answers wait.
+    let held = 0;
     let partial: Buffer | undefined;
     let passing = false; // inside an over-long line: its bytes go through as they come
     let ended = false;
@@ -68,6 +75,7 @@ export class StdioBackpressure {
     const pump = () => {
       while (queue.length > 0 && this.open) {
         const line = queue.shift()!;
+        held -= line.length;
         this.#admit(line);
         out.write(line);
       }
@@ -79,10 +87,8 @@ export class StdioBackpressure {
         }, 1000);
         retry.unref();
       }
-      if (queue.length === 0) {
-        if (ended) out.end();
-        else if (stdin.isPaused()) stdin.resume();
-      }
+      if (queue.length === 0 && ended) out.end();
+      else if (held < this.maxHeldBytes && stdin.isPaused() && !ended) stdin.resume();
     };
     this.#wake = pump;
     stdin.on('data', (chunk: Buffer) => {
@@ -94,7 +100,10 @@ export class StdioBackpressure {
         if (passing) {
           passing = false;
           out.write(line);
-        } else queue.push(Buffer.from(line));
+        } else {
+          queue.push(Buffer.from(line));
+          held += line.length;
+        }
       }
       if (data.length > 0) {
         if (passing || data.length > this.maxLineBytes) {
@@ -103,10 +112,13 @@ export class StdioBackpressure {
         } else partial = Buffer.from(data);
       }
       pump();
-      if (queue.length > 0) stdin.pause();
+      if (held >= this.maxHeldBytes) stdin.pause();
     });
     stdin.once('end', () => {
-      if (partial !== undefined) queue.push(partial);
+      if (partial !== undefined) {
+        queue.push(partial);
+        held += partial.length;
+      }
       partial = undefined;
       ended = true;
       pump();

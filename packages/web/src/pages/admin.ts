@@ -13,8 +13,13 @@ function tabs(current: 'audit' | 'tokens' | 'policy' | 'review'): Html {
  * The review queue (ADR 0231): each version waiting, why it waits, its findings, and approve / reject forms (a
  * reason is required to reject), each with the CSRF field.
  */
-export function reviewBody(pending: PendingReview[] | undefined, csrf: string, notice: string | undefined): Html {
-  return html`<h1>Admin</h1>${tabs('review')}
+export function reviewBody(
+  pending: PendingReview[] | undefined,
+  csrf: string,
+  notice: string | undefined,
+  where: { admin: boolean; action: string } = { admin: true, action: '/admin/review/decide' },
+): Html {
+  return html`${where.admin ? html`<h1>Admin</h1>${tabs('review')}` : html`<h1>Review</h1>`}
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 ${
   pending === undefined
@@ -26,10 +31,14 @@ ${
 <p class="meta">published ${item.publishedAt} by ${item.publisher}</p>
 ${item.reasons.length > 0 ? html`<ul class="reasons">${item.reasons.map((reason) => html`<li>Held: ${reason}</li>`)}</ul>` : ''}
 ${findingsTable(item.findings)}
-<form method="post" action="/admin/review/decide" class="decide"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="name" value="${item.name}"><input type="hidden" name="version" value="${item.version}">
+${
+  item.decidable === false
+    ? html`<p class="note">Waiting for a reviewer of ${item.name}: you published it, and may not review it.</p>`
+    : html`<form method="post" action="${where.action}" class="decide"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="name" value="${item.name}"><input type="hidden" name="version" value="${item.version}">
 <label>Reason <input type="text" name="reason" maxlength="500" aria-label="Reason for ${item.name}@${item.version}"></label>
 <button type="submit" name="decision" value="approved" aria-label="Approve ${item.name}@${item.version}">Approve</button>
-<button type="submit" name="decision" value="rejected" class="danger" aria-label="Reject ${item.name}@${item.version}">Reject</button></form></section>`,
+<button type="submit" name="decision" value="rejected" class="danger" aria-label="Reject ${item.name}@${item.version}">Reject</button></form>`
+}</section>`,
         )
 }`;
 }
