@@ -404,8 +404,8 @@ export class SkillportServer {
   }
 
   /** Starts watching the folders; changes are swapped in and announced. */
-  watch(): void {
-    this.catalog.live.watch();
+  watch(walkAfter?: Promise<unknown>): void {
+    this.catalog.live.watch(walkAfter);
   }
 
   /**
