@@ -15,6 +15,8 @@ export interface Layer extends ScannedFile {
 
 interface Decoder {
   encoding: string;
+  /** Read the file's own text, not the normal form (which already joins what this decoder looks for). */
+  raw?: boolean;
   pattern: (settings: DecodeSettings) => RegExp;
   decode: (match: RegExpMatchArray) => string | undefined;
 }
@@ -50,6 +52,25 @@ const DECODERS: Decoder[] = [
     encoding: '\\x escapes',
     pattern: (s) => new RegExp(`(?:\\\\x[0-9a-fA-F]{2}){${s.escapesMin},}`, 'g'),
     decode: (match) => bytesText(Buffer.from(match[0].replace(/\\x/g, ''), 'hex')),
+  },
+  {
+    encoding: '\\u escapes',
+    pattern: (s) => new RegExp(`(?:\\\\u[0-9a-fA-F]{4}){${s.escapesMin},}`, 'g'),
+    decode: (match) =>
+      fromCodes(
+        match[0]
+          .split('\\u')
+          .slice(1)
+          .map((hex) => parseInt(hex, 16)),
+      ),
+  },
+  {
+    encoding: 'joined strings',
+    raw: true,
+    // Literals glued together to spell what none of them says alone: 'cu' + 'rl', or a shell word split by quotes.
+    pattern: () => /(?:["'][^"'\n]{1,4}["']\s*\+\s*)+["'][^"'\n]{1,40}["']|\b[A-Za-z]+(?:(?:''|"")[A-Za-z]+){2,}\b/g,
+    decode: (match) =>
+      match[0].includes('+') ? [...match[0].matchAll(/["']([^"'\n]*)["']/g)].map((part) => part[1]).join('') : match[0].replace(/''|""/g, ''),
   },
   {
     encoding: 'percent escapes',
@@ -105,7 +126,8 @@ export function decodeLayers(files: readonly ScannedFile[], rules: RuleSet): Lay
       if (file.kind === 'binary' || file.normal === '') continue;
       let count = 0;
       for (const decoder of DECODERS) {
-        for (const match of file.normal.matchAll(decoder.pattern(settings))) {
+        const source = decoder.raw ? file.text : file.normal;
+        for (const match of source.matchAll(decoder.pattern(settings))) {
           if (count >= settings.maxLayers) break;
           const text = decoder.decode(match);
           // Decoded text that is short, or noise, says nothing a rule could read.
@@ -114,8 +136,8 @@ export function decodeLayers(files: readonly ScannedFile[], rules: RuleSet): Lay
           if (!/[a-z]{2,}[\s/.;:=|-]/i.test(text) && !/^\s*[A-Za-z0-9+/_-]{16,}={0,2}\s*$/.test(text)) continue;
           const at = match.index!;
           const parent = 'origin' in file ? (file as Layer).origin : undefined;
-          const line = parent?.line ?? lineOf(file, at);
-          const column = parent?.column ?? at - file.lineStarts[line - 1]! + 1;
+          const line = parent?.line ?? (decoder.raw ? lineInText(source, at) : lineOf(file, at));
+          const column = parent?.column ?? (decoder.raw ? at - source.lastIndexOf('\n', at - 1) : at - file.lineStarts[line - 1]! + 1);
           const normal = normalise(text, rules.confusables);
           next.push({
             path: file.path,
@@ -135,4 +157,10 @@ export function decodeLayers(files: readonly ScannedFile[], rules: RuleSet): Lay
     current = next;
   }
   return layers;
+}
+
+function lineInText(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }

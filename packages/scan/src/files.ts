@@ -58,6 +58,15 @@ function entities(line: string): string {
   });
 }
 
+/**
+ * Shell words split to slip past patterns, joined again: quote splits (`c''ur""l`) and `${IFS}` for a space (string
+ * literals glued with `+` are decode.ts's). Only the pattern text changes; lines stay where they are.
+ */
+function joinSplits(line: string): string {
+  if (!/''|""|IFS/.test(line)) return line;
+  return line.replace(/(?<=[A-Za-z])(''|"")(?=[A-Za-z])/g, '').replace(/\$\{IFS\}|\$IFS\b/g, ' ');
+}
+
 /** NFKC per line (so lines stay where they were), format characters removed, look-alike letters folded to Latin. */
 export function normalise(text: string, confusables: ReadonlyMap<string, string>): string {
   return text
@@ -67,7 +76,7 @@ export function normalise(text: string, confusables: ReadonlyMap<string, string>
         .normalize('NFKC')
         .replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '');
       if (confusables.size > 0) out = out.replace(/[^\x00-\x7f]/gu, (char) => confusables.get(char) ?? char);
-      return out;
+      return joinSplits(out);
     })
     .join('\n');
 }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sha256Digest } from '@skillport/core';
 import { ContentReader, StaleFileError } from '../src/catalog/content.js';
-import type { CatalogFile, SkillOrigin } from '../src/catalog/model.js';
+import type { SkillOrigin } from '../src/catalog/model.js';
+import { catalogFile } from './catalog-files.js';
 
 /**
  * How served bytes are read (docs/architecture.md, "Reading bytes"): a cache miss never blocks the main thread with
@@ -21,13 +22,7 @@ const tempDir = (): string => {
   temps.push(dir);
   return dir;
 };
-const file = (bytes: Buffer, path = 'notes.md'): CatalogFile => ({
-  uri: `skill://s/${path}`,
-  path,
-  size: bytes.byteLength,
-  digest: sha256Digest(bytes),
-  mimeType: 'text/markdown',
-});
+const file = catalogFile;
 
 describe('ContentReader reads', () => {
   test('a small file is read without a synchronous system call (node --trace-sync-io stays silent)', () => {

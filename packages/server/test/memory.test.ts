@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { sha256Digest } from '@skillport/core';
 import { ContentReader } from '../src/catalog/content.js';
 import { StringPool } from '../src/catalog/intern.js';
-import type { CatalogFile, SkillOrigin } from '../src/catalog/model.js';
+import type { SkillOrigin } from '../src/catalog/model.js';
+import { catalogFile } from './catalog-files.js';
 import type { CatalogSnapshot } from '../src/catalog/snapshot.js';
 import { PageCache } from '../src/http/page-cache.js';
 import { ACCESS_CACHE_KIB, SqliteAccessStore } from '../src/access/sqlite-access-store.js';
@@ -157,13 +157,7 @@ describe('StringPool: shares repeated strings without keeping every string it ev
 });
 
 describe('caches hold what they count', () => {
-  const file = (bytes: Buffer, path = 'notes.md'): CatalogFile => ({
-    uri: `skill://s/${path}`,
-    path,
-    size: bytes.byteLength,
-    digest: sha256Digest(bytes),
-    mimeType: 'text/markdown',
-  });
+  const file = catalogFile;
 
   test('ContentReader: a small file cut from a large buffer does not keep the large buffer', async () => {
     const archive = Buffer.alloc(4 * MiB, 0x61);

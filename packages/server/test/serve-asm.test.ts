@@ -593,9 +593,15 @@ describe('--tools asm: outlines of many repeated headings', () => {
     const tree = folderOf('many-steps', { 'SKILL.md': skillMd('many-steps', 'A skill of twenty thousand steps.', '', body) });
     const { client } = await connectStdio(['--tools', 'asm', tree], 'legacy');
     try {
-      const outline = await call(client, 'get_skill_outline', { skill_id: 'many-steps' });
-      assert.match(outline, /in 20,?001 sections\./);
-      const keys = [...outline.matchAll(/^\s*- (\S+) \(~\d+\) — /gm)].map((match) => match[1]);
+      // A page at a time (serve-outline-pages.test.ts): every page's keys, walked by the cursor each names.
+      const keys: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const outline = await call(client, 'get_skill_outline', { skill_id: 'many-steps', limit: 1000, ...(cursor ? { cursor } : {}) });
+        assert.match(outline, /in 20,?001 sections\./);
+        keys.push(...[...outline.matchAll(/^\s*- (\S+) \(~\d+\) — /gm)].map((match) => match[1]!));
+        cursor = /\{"cursor": "([^"]+)"\}/.exec(outline)?.[1];
+      } while (cursor !== undefined);
       assert.deepEqual(keys, ['guide', ...Array.from({ length: 20_000 }, (_, i) => (i === 0 ? 'step' : `step-${i + 1}`))]);
       assert.match(await call(client, 'get_skill_section', { skill_id: 'many-steps', key: 'step-20000' }), /^## Step\n\nDo it\./);
     } finally {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeText } from '@skillport/core';
-import { META_VERSION, hasScope, parseSince, readBodyLimited, requestPrincipal, REVIEW_REASON_MAX, reviewDecision } from '@skillport/server';
+import { META_VERSION, hasScope, parseSince, requestPrincipal, REVIEW_REASON_MAX, reviewDecision } from '@skillport/server';
 import type { AccessControl, CatalogFile, CatalogSkill, CatalogSnapshot, Principal, Scoped, WebRoute } from '@skillport/server';
 import { listSkills, originKind, parseFilters } from './catalog.js';
 import type { Html } from './html.js';
@@ -14,7 +14,7 @@ import { fileBody, rawHeaders } from './pages/file.js';
 import { homeBody, resultsFragment } from './pages/home.js';
 import { signinBody } from './pages/signin.js';
 import { renderSkillPart, skillBody } from './pages/skill.js';
-import { SESSION_COOKIE, appendCookie, cookie, csrfToken, csrfValid, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
+import { SESSION_COOKIE, appendCookie, cookie, csrfToken, isHttps, safeNext, securityHeaders, sessionToken, siteOrigin } from './security.js';
 import { parseSkillRoute, skillPath } from './urls.js';
 import type { ReviewQueue, VersionHistory } from './versions.js';
 import { SimilarityIndex } from '@skillport/scan';
@@ -43,7 +43,9 @@ export interface WebCatalogOptions {
 // this code from packages/cli/dist/bundle/.
 const ASSETS_DIR = new URL('./', import.meta.resolve('@skillport/web/assets/app.js'));
 const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
-const MAX_FORM_BYTES = 64 * 1024;
+const STALE_FORM = 'The form was stale or came from another site. Reload the page and try again.';
+/** The fields of this request's form post, once the router's CSRF check passed them. */
+const posted = new WeakMap<IncomingMessage, URLSearchParams>();
 const MAX_COMPARE_BYTES = 1024 * 1024;
 const AUDIT_LIMIT = 500;
 const SESSION_SECONDS = 12 * 3600;
@@ -130,13 +132,6 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     res.end();
   }
 
-  async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded') return undefined;
-    const body = await readBodyLimited(req, MAX_FORM_BYTES);
-    return body === undefined ? undefined : new URLSearchParams(body.toString('utf8'));
-  }
-
   async function readBytes(scoped: Scoped, skill: CatalogSkill, file: CatalogFile): Promise<Buffer> {
     try {
       return await scoped.service.options.content.read(file, skill.origin, file.size <= 256 * 1024);
@@ -186,9 +181,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
     if (path === '/signin') return signin(req, res, viewer, caller, query, method);
     if (path === '/signout') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
-      const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null))
-        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      const form = posted.get(req);
+      if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
       appendCookie(res, cookie(req, SESSION_COOKIE, '', 0));
       redirect(res, access.auth === 'none' ? '/' : '/signin');
       return true;
@@ -371,9 +365,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       return true;
     }
     if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'GET, POST');
-    const form = await readForm(req);
-    if (!csrfValid(req, form?.get('_csrf') ?? null))
-      return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+    const form = posted.get(req);
+    if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
     const token = (form?.get('token') ?? '').trim();
     const next = safeNext(form?.get('next') ?? null, siteOrigin(req));
     const result = token === '' ? undefined : await access.authenticateToken(token);
@@ -411,9 +404,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
   ): Promise<true> {
     if (path === '/review/decide') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
-      const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null))
-        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      const form = posted.get(req);
+      if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
       const name = form?.get('name') ?? '';
       const version = form?.get('version') ?? '';
       const decision = form?.get('decision');
@@ -469,9 +461,8 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       return review(req, res, viewer, principal, path.slice('/admin'.length), query, method, '/admin');
     if (path === '/admin/tokens/revoke') {
       if (method !== 'POST') return methodNotAllowed(req, res, viewer, 'POST');
-      const form = await readForm(req);
-      if (!csrfValid(req, form?.get('_csrf') ?? null))
-        return forbidden(req, res, viewer, 'The form was stale or came from another site. Reload the page and try again.');
+      const form = posted.get(req);
+      if (form === undefined) return forbidden(req, res, viewer, STALE_FORM);
       const id = form?.get('id') ?? '';
       const revoked = access.store !== undefined && /^[0-9a-f]{6,64}$/.test(id) && (await access.revokeToken(id));
       redirect(res, `/admin/tokens?${new URLSearchParams({ notice: revoked ? `Token ${id} revoked.` : `No active token ${id.slice(0, 64)}.` })}`);
@@ -544,7 +535,15 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
   }
 
   return {
-    async handle(req, res, path, search) {
+    forms: new Set(['/signout', '/review/decide', '/admin/review/decide', '/admin/tokens/revoke', ...(access.auth === 'none' ? [] : ['/signin'])]),
+    async refuseForm(req, res) {
+      const caller = await identify(req);
+      if (caller.staleCookie) appendCookie(res, cookie(req, SESSION_COOKIE, '', 0));
+      forbidden(req, res, viewerFor(req, res, caller), STALE_FORM);
+    },
+    async handle(req, res, path, search, form) {
+      // The form's fields, CSRF-checked by the router; a post without them is refused (fail closed).
+      if (form !== undefined) posted.set(req, form);
       try {
         return await handle(req, res, path, search);
       } catch (error) {

@@ -1,6 +1,6 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isOwnOrigin } from '@skillport/server';
+import { CSRF_COOKIE } from '@skillport/server';
 
 /**
  * Browser-facing protections in one place (docs/security.md, "Web catalog"):
@@ -8,8 +8,9 @@ import { isOwnOrigin } from '@skillport/server';
  *   inline script or style, no framing, forms post only here; so even markup that slipped through cannot run;
  * - the session cookie holds the caller's token: HttpOnly (scripts cannot read it), SameSite=Strict (other sites
  *   cannot send it), Secure when the request came over HTTPS (directly or as a proxy says);
- * - state-changing forms carry a CSRF value that must match a second HttpOnly SameSite=Strict cookie (double submit),
- *   and a cross-site `Sec-Fetch-Site` is refused outright.
+ * - state-changing forms carry a CSRF value (made here, `csrfToken`) that must match a second HttpOnly SameSite=Strict
+ *   cookie (double submit); the server's router checks it before any form reaches this package (the server's
+ *   http/middleware/csrf.ts), refusing through `refuseForm`.
  */
 export const CSP = [
   "default-src 'none'",
@@ -23,7 +24,6 @@ export const CSP = [
 ].join('; ');
 
 export const SESSION_COOKIE = 'skillport_session';
-export const CSRF_COOKIE = 'skillport_csrf';
 
 export function securityHeaders(): Record<string, string> {
   return {
@@ -75,22 +75,6 @@ export function appendCookie(res: ServerResponse, value: string): void {
   const previous = res.getHeader('set-cookie');
   const list = Array.isArray(previous) ? previous : typeof previous === 'string' ? [previous] : [];
   res.setHeader('set-cookie', [...list, value]);
-}
-
-/** Whether a form post carries the CSRF value of its cookie and did not come from another site. */
-export function csrfValid(req: IncomingMessage, submitted: string | null): boolean {
-  const site = req.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') return false;
-  // Cookies are shared by every port of a host, so a page on another port can plant the csrf cookie it then
-  // submits; a browser that sends no Sec-Fetch-Site still sends Origin, which must name this site (not merely an
-  // --allowed-origin, which the server's guard lets through for browser MCP clients).
-  const origin = req.headers.origin;
-  if (origin !== undefined && !isOwnOrigin(origin, req.headers.host)) return false;
-  const expected = cookies(req).get(CSRF_COOKIE);
-  if (expected === undefined || submitted === null) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(submitted);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The placeholder origin `next` is resolved against when the request names none (no Host header). */

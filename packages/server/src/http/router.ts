@@ -11,6 +11,7 @@ import type { OpenCounts } from './open-counts.js';
 import type { SharedMiddleware } from './mcp-route.js';
 import { authenticate } from './middleware/authenticate.js';
 import { perClient, perPrincipal } from './middleware/client-limits.js';
+import { csrf } from './middleware/csrf.js';
 import { requireScope } from './middleware/require-scope.js';
 import type { Scoped } from '../mcp/scoped.js';
 import { readBodyLimited } from './body.js';
@@ -102,9 +103,10 @@ export function createRouter(options: RouterOptions): HttpApp {
 
   const web = options.web;
   if (web !== undefined) {
+    if (web.forms !== undefined && web.refuseForm !== undefined) app.use('*', csrf({ forms: web.forms, refuse: web.refuseForm }));
     app.use('*', async (c, next) => {
       const [path = '/', search = ''] = (c.env.incoming.url ?? '/').split('?');
-      if (path === '/metrics' || path.startsWith('/api/') || !(await web.handle(c.env.incoming, c.env.outgoing, path, search))) return next();
+      if (path === '/metrics' || path.startsWith('/api/') || !(await web.handle(c.env.incoming, c.env.outgoing, path, search, c.get('form')))) return next();
       return RESPONSE_ALREADY_SENT;
     });
   }

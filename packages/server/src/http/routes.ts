@@ -17,6 +17,8 @@ export type HttpEnv = {
     slots?: Array<() => void>;
     /** A screened JSON-RPC body on /mcp (middleware/mcp-request.ts). */
     rpc?: { body: unknown; method?: string };
+    /** A web form's fields, once its CSRF value was checked (middleware/csrf.ts). */
+    form?: URLSearchParams;
   };
 };
 export type HttpApp = Hono<HttpEnv>;
@@ -63,5 +65,10 @@ export type PublicRoutes = (app: HttpApp, kit: PublicRouteKit) => void;
  * the answer itself and says true, or false to leave the request to the routes (then 404).
  */
 export interface WebRoute {
-  handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<boolean>;
+  /** `form`: the fields of a POST to one of `forms`, whose CSRF value the router checked (middleware/csrf.ts). */
+  handle(req: IncomingMessage, res: ServerResponse, path: string, search: string, form?: URLSearchParams): Promise<boolean>;
+  /** Paths whose POSTs are forms: each is CSRF-checked before `handle` is asked. */
+  forms?: ReadonlySet<string>;
+  /** Answers a form post the CSRF check refused (a 403 page). */
+  refuseForm?(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { decodeText, splitFrontmatter } from '@skillport/core';
 import { MAX_REFERENCE_BYTES, REFERENCE_CHARS, SkillSearchIndex, loadIndex, referenceFiles, saveIndex } from '@skillport/search';
 import type { SearchHit, SearchView } from '@skillport/search';
 import type { ContentReader } from '../catalog/content.js';
-import type { CatalogSkill } from '../catalog/model.js';
+import type { CatalogFile, CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 
@@ -548,22 +548,37 @@ async function readBody(skill: CatalogSkill, content: ContentReader): Promise<st
   }
 }
 
-/** The texts of the skill's reference files (`referenceFiles`), in path order, up to REFERENCE_CHARS characters in all. */
+/**
+ * The texts of the skill's reference files (`referenceFiles`), in path order, up to REFERENCE_CHARS characters in
+ * all (what the index takes of them), read a batch at a time: files up to the characters still wanted in bytes (a
+ * character is at least a byte), read together, then the next batch while characters are still wanted.
+ */
 async function readReferences(skill: CatalogSkill, content: ContentReader): Promise<string[]> {
   const byPath = new Map(skill.files.map((file) => [file.path, file]));
+  const files = referenceFiles(byPath.keys())
+    .map((path) => byPath.get(path)!)
+    .filter((file) => file.size <= MAX_REFERENCE_BYTES);
   const texts: string[] = [];
   let chars = 0;
-  for (const path of referenceFiles(byPath.keys())) {
-    if (chars >= REFERENCE_CHARS) break;
-    const file = byPath.get(path)!;
-    if (file.size > MAX_REFERENCE_BYTES) continue;
-    try {
-      const text = decodeText(await content.read(file, skill.origin, false));
+  for (let next = 0; next < files.length && chars < REFERENCE_CHARS; ) {
+    const batch: CatalogFile[] = [];
+    for (let bytes = 0; next < files.length && bytes < REFERENCE_CHARS - chars; next++) {
+      batch.push(files[next]!);
+      bytes += files[next]!.size;
+    }
+    const read = await Promise.all(
+      batch.map(async (file) => {
+        try {
+          return decodeText(await content.read(file, skill.origin, false));
+        } catch {
+          return undefined; // unreadable now: the skill is indexed without it, like a SKILL.md that cannot be read
+        }
+      }),
+    );
+    for (const text of read) {
       if (text === undefined) continue;
       texts.push(text);
       chars += text.length;
-    } catch {
-      // unreadable now: the skill is indexed without it, like a SKILL.md that cannot be read
     }
   }
   return texts;

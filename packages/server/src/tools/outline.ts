@@ -8,6 +8,7 @@ import { skillBody, wrapSkill } from './activation.js';
 import { fail } from './read-resource.js';
 import { resolveSkill } from './resolve.js';
 import { audited } from './audited.js';
+import { moreLine, outlinePage, outlinePageInput, shownTitle } from './outline-pages.js';
 
 /**
  * `full` mode: a big skill read a part at a time. The outline lists each section (by ATX heading, outside code
@@ -37,12 +38,13 @@ export function outlineTools(
     'get_skill_outline',
     {
       title: 'Outline a skill',
-      description: "The sections of a skill's instructions with their token costs, to read a large skill a part at a time with get_skill_section.",
-      inputSchema: z.object(skillRef),
+      description:
+        "The sections of a skill's instructions with their token costs, to read a large skill a part at a time with get_skill_section; a page at a time (pass nextCursor back as cursor).",
+      inputSchema: z.object({ ...skillRef, ...outlinePageInput }),
       annotations,
     },
     async (args) => {
-      const found = resolveSkill(service.snapshot, args);
+      const found = resolveSkill(service.snapshot, args as { name?: string; uri?: string });
       if ('error' in found) {
         service.record({
           action: 'read',
@@ -54,10 +56,12 @@ export function outlineTools(
       }
       return audited(service, { action: 'read', surface: 'get_skill_outline', skill: found.skill, file: 'SKILL.md' }, async () => {
         const outline = await outlineOf(service, found.skill);
-        const lines = outline.sections.map(
-          (section) => `${'  '.repeat(Math.max(0, section.level - 1))}${section.key}  "${section.title}"  ${section.tokens} tokens`,
-        );
-        const text = [`${found.skill.name} (${found.skill.uri}): ${outline.advice}`, ...lines].join('\n');
+        const line = (section: SkillOutline['sections'][number]) =>
+          `${'  '.repeat(Math.max(0, section.level - 1))}${section.key}  "${shownTitle(section.title)}"  ${section.tokens} tokens`;
+        const page = outlinePage(outline.sections, found.skill.packageDigest, args, (section) => line(section).length + 1);
+        if ('error' in page) return fail(page.error);
+        const more = moreLine(page, outline.sections.length);
+        const text = [`${found.skill.name} (${found.skill.uri}): ${outline.advice}`, ...page.items.map(line), ...(more ? [more] : [])].join('\n');
         return {
           content: [{ type: 'text', text }],
           structuredContent: {
@@ -65,7 +69,9 @@ export function outlineTools(
             uri: found.skill.uri,
             totalTokens: outline.totalTokens,
             wholeBodyCheaper: outline.wholeBodyCheaper,
-            sections: outline.sections.map(({ key, title, level, tokens }) => ({ key, title, level, tokens })),
+            totalSections: outline.sections.length,
+            sections: page.items.map(({ key, title, level, tokens }) => ({ key, title: shownTitle(title), level, tokens })),
+            ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
           },
         };
       });

@@ -12,7 +12,8 @@ import { resolveSkill } from '../resolve.js';
 import { findResource, listResources, readResource } from './files.js';
 import type { ResourceKind } from './files.js';
 import { findSkill, printable, skillId } from './ids.js';
-import { findFlatSection, flatOutline, renderOutline } from './sections.js';
+import { findFlatSection, flatOutline, outlineLine, renderOutline } from './sections.js';
+import { outlinePage, outlinePageInput, shownTitle } from '../outline-pages.js';
 import { FAST_PATH_USAGE_INSTRUCTIONS, USAGE_INSTRUCTIONS, catalogMarkdown, catalogXml, fastPathPrompt } from './texts.js';
 
 /**
@@ -100,26 +101,30 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
         description:
           "List the sections of a skill's body with an addressable key and an estimated token cost for each, plus the cost of the whole body. " +
           'Use it before get_skill_section when a skill is large and only part of it is relevant. The outline says when fetching the whole body is cheaper; believe it.',
-        inputSchema: z.object(options.shared ? sharedRef : skillIdSchema),
+        inputSchema: z.object({ ...(options.shared ? sharedRef : skillIdSchema), ...outlinePageInput }),
         annotations,
       },
       async (args) =>
         withSkill('get_skill_outline', args, 'SKILL.md', async (skill, id) => {
           const flat = await flatOutline(service, skill);
+          const page = outlinePage(flat.sections, skill.packageDigest, args, (entry) => outlineLine(entry).length + 1);
+          if ('error' in page) return fail(page.error);
           return {
-            content: [{ type: 'text', text: renderOutline(id, flat) }],
+            content: [{ type: 'text', text: renderOutline(id, flat, page) }],
             structuredContent: {
               skill_id: id,
               uri: skill.uri,
               totalTokens: flat.outline.totalTokens,
               wholeBodyCheaper: flat.outline.wholeBodyCheaper,
-              sections: flat.sections.map(({ key, section }) => ({
+              totalSections: flat.sections.length,
+              sections: page.items.map(({ key, section }) => ({
                 key,
                 path: section.key,
-                title: section.title,
+                title: shownTitle(section.title),
                 level: section.level,
                 tokens: section.tokens,
               })),
+              ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
             },
           };
         }),

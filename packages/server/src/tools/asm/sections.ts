@@ -4,6 +4,8 @@ import type { SkillOutline, SkillSection } from '../../sections.js';
 import type { CatalogSkill } from '../../catalog/model.js';
 import type { SkillsService } from '../../mcp/skills-service.js';
 import { skillBody } from '../activation.js';
+import { moreLine, shownTitle } from '../outline-pages.js';
+import type { OutlinePage } from '../outline-pages.js';
 
 /**
  * get_skill_outline and get_skill_section as agentskills-mcp-server defines them: keys are flat slugs (a heading's
@@ -51,11 +53,13 @@ export function findFlatSection(flat: FlatOutline, key: string): FlatSection | u
 }
 
 /** The outline as text: the whole body's cost, each section's, and which call is cheaper. */
-export function renderOutline(id: string, flat: FlatOutline): string {
+export function renderOutline(id: string, flat: FlatOutline, page: OutlinePage<FlatSection>): string {
   const { outline, sections } = flat;
   if (sections.length === 0) return `'${id}' has an empty body; there is nothing to fetch.`;
   const lines = [`'${id}': ~${outline.totalTokens} tokens in ${sections.length} section${sections.length === 1 ? '' : 's'}.`, ''];
-  for (const { key, section } of sections) lines.push(`${'  '.repeat(Math.max(section.level - 1, 0))}- ${key} (~${section.tokens}) — ${section.title}`);
+  for (const entry of page.items) lines.push(outlineLine(entry));
+  const more = moreLine(page, sections.length);
+  if (more) lines.push(more);
   lines.push('');
   lines.push(
     outline.wholeBodyCheaper
@@ -63,4 +67,9 @@ export function renderOutline(id: string, flat: FlatOutline): string {
       : `Fetch a section with get_skill_section and its key. Sections do not nest: a section is its own text up to the next heading of any level, so fetching a parent does not include what is indented under it. Past about three sections, call get_skill_body instead (~${outline.totalTokens} tokens).`,
   );
   return lines.join('\n');
+}
+
+/** One section's line of the outline, its title shown up to a bound (outline-pages.ts). */
+export function outlineLine({ key, section }: FlatSection): string {
+  return `${'  '.repeat(Math.max(section.level - 1, 0))}- ${key} (~${section.tokens}) — ${shownTitle(section.title)}`;
 }
