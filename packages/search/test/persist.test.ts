@@ -65,7 +65,13 @@ describe('a persisted search index', () => {
     const reference = decodeIndex(bytes, { ...OPTIONS, pruning: 'reference' }).index;
     const odd = Buffer.alloc(bytes.length + 1);
     bytes.copy(odd, 1);
-    const queries = [...QUERIES, ...WORDS.flatMap((word, at) => [`${word} ${WORDS[(at * 7) % WORDS.length]}`, `${word} ${WORDS[(at * 3 + 1) % WORDS.length]} ${WORDS[(at * 5 + 2) % WORDS.length]}`])];
+    const queries = [
+      ...QUERIES,
+      ...WORDS.flatMap((word, at) => [
+        `${word} ${WORDS[(at * 7) % WORDS.length]}`,
+        `${word} ${WORDS[(at * 3 + 1) % WORDS.length]} ${WORDS[(at * 5 + 2) % WORDS.length]}`,
+      ]),
+    ];
     for (const restored of [decodeIndex(bytes, OPTIONS).index, decodeIndex(odd.subarray(1), OPTIONS).index]) {
       for (const query of queries) {
         for (const limit of [1, 3, 20]) assert.deepEqual(restored.search(query, limit), reference.search(query, limit), `${query} (limit ${limit})`);

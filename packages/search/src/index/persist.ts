@@ -115,7 +115,11 @@ const fail = (why: string): never => {
 };
 
 /** decodeIndex, with the payload's checksum checked by `verify` (the payload, the sha256 its header names) when it says so. */
-function decode(bytes: Buffer, options: SearchOptions, verify: ((payload: Uint8Array, sha256: string) => boolean) | undefined): PersistedIndex & { sha256: string } {
+function decode(
+  bytes: Buffer,
+  options: SearchOptions,
+  verify: ((payload: Uint8Array, sha256: string) => boolean) | undefined,
+): PersistedIndex & { sha256: string } {
   if (bytes.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) fail('not this format');
   const end = bytes.indexOf(0x0a, MAGIC.length);
   if (end < 0) fail('no header');
@@ -239,7 +243,11 @@ export async function loadIndex(path: string, options: SearchOptions = {}, worke
     void hashed.catch(() => undefined);
     throw error;
   }
-  const digest = await hashed.catch(() => createHash('sha256').update(bytes.subarray(end + 1)).digest('hex'));
+  const digest = await hashed.catch(() =>
+    createHash('sha256')
+      .update(bytes.subarray(end + 1))
+      .digest('hex'),
+  );
   if (digest !== decoded.sha256) fail(CHECKSUM_FAILS);
   return { index: decoded.index, versions: decoded.versions };
 }
