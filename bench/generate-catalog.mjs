@@ -3,14 +3,15 @@
 // each copy under its own top folder (copy-00/, copy-01/, ...), every .md file given a distinct trailing line so
 // that copies do not share digests (no cache can serve one copy from another's bytes).
 // Usage: node bench/generate-catalog.mjs [--count 10000] [--from ../shared/corpus/skills] [--out bench/.data/catalog-10000]
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { options } from './args.mjs';
 
 const flags = options();
 const option = (name, fallback) => flags.value(name, fallback);
 const repo = resolve(import.meta.dirname, '..');
-const from = resolve(option('from', join(repo, '../shared/corpus/skills')));
+// Its real path: a catalog made from one worktree is reused from another (the marker below names the source).
+const from = realpathSync(resolve(option('from', join(repo, '../shared/corpus/skills'))));
 const count = Number(option('count', '10000'));
 const out = resolve(option('out', join(repo, `bench/.data/catalog-${count}`)));
 

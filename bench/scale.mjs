@@ -8,7 +8,7 @@
 // registry publish (POST /api/v1/skills) -> served. Prints Markdown tables; writes the curves to docs/scale.svg and,
 // with --write-docs, the tables into docs/benchmarks.md between the scale markers.
 // Usage: node bench/scale.mjs [--sizes 1000,10000,100000] [--duration 5] [--concurrency 16] [--sdk-max 10000]
-//                             [--label "under load"] [--write-docs] [--json]
+//                             [--catalogs DIR] [--label "under load"] [--write-docs] [--json]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,8 @@ const duration = Number(flags.value('duration', '5'));
 const concurrency = Number(flags.value('concurrency', '16'));
 const sdkMax = Number(flags.value('sdk-max', '10000'));
 const label = flags.value('label', '');
+// Where the generated catalogs live (bench/.data by default); the 100,000 one is 4.4 GB and minutes to make: share it.
+const catalogs = flags.value('catalogs', '');
 const asJson = flags.flag('json');
 const commit = measuredCommit();
 const cli = join(repo, 'packages/cli/dist/src/bin.js');
@@ -131,7 +133,8 @@ async function probeChange(url, dir, target, key) {
 // --- one size ---
 async function measureSize(count) {
   log(`\n== ${count} skills: preparing the catalog (bench/generate-catalog.mjs; reused when present)...`);
-  const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], {
+  const out = catalogs ? ['--out', join(resolve(catalogs), `catalog-${count}`)] : [];
+  const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count), ...out], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();

@@ -294,6 +294,10 @@ export class SkillportServer {
               writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
               authenticated: access.auth !== 'none',
               gate: (publisher, name, uri) => gateFor(access.views.policy.gate, publisher, name, uri, globToRegExp),
+              visibleSkills: (principal) =>
+                (current?.().skills ?? [])
+                  .filter((skill) => principal === undefined || canSee(principal, skill.name, skill.uri))
+                  .map((skill) => ({ name: skill.name, description: skill.description })),
             }),
           );
         } catch (error) {
@@ -400,8 +404,8 @@ export class SkillportServer {
   }
 
   /** Starts watching the folders; changes are swapped in and announced. */
-  watch(): void {
-    this.catalog.live.watch();
+  watch(walkAfter?: Promise<unknown>): void {
+    this.catalog.live.watch(walkAfter);
   }
 
   /**

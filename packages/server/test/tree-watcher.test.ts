@@ -105,6 +105,26 @@ describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folder
     }
   });
 
+  test('the walk starts only once walkAfter resolves (serve: once it listens), the known folders at once', async () => {
+    const root = wideTree(40);
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const watcher = new TreeWatcher([root], () => {}, { perFolder: true, startBudgetMs: 0, sliceMs: 0 });
+    try {
+      const last = join(root, 'skill-039');
+      watcher.start([last], [], gate);
+      const atStart = watcher.folderCount;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(watcher.folderCount, atStart, 'no slice of the walk ran before the gate opened');
+      assert.equal(watcher.walking, true);
+      open();
+      await watcher.armed;
+      assert.equal(watcher.folderCount, 121);
+    } finally {
+      watcher.close();
+    }
+  });
+
   test('known folders are watched before start returns: a change there is heard however far the walk has got', async () => {
     const root = wideTree(40);
     const events: string[] = [];

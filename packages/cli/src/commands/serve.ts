@@ -445,8 +445,12 @@ async function serve(
     throw error;
   }
 
+  // The folders a restored catalog serves from are watched now (before the first answer); the walk that arms the
+  // rest waits until the server listens: its slices between module loads held listening back by seconds.
+  let listening: () => void = () => {};
+  const listened = new Promise<void>((resolve) => (listening = resolve));
   if (options.watch) {
-    server.watch();
+    server.watch(listened);
     for (const provider of providers) provider.watch?.();
   }
 
@@ -476,6 +480,7 @@ async function serve(
         ...(web ? { web } : {}),
       });
       url = running.url;
+      listening();
     } catch (error) {
       log(`skillport: ${colors.red('error')}: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       await server.close();
@@ -486,6 +491,7 @@ async function serve(
       ...(options.maxUriLength !== undefined ? { maxUriLength: options.maxUriLength } : {}),
       onWarning: (message) => log(`skillport: ${colors.yellow('warning')}: ${message}`),
     });
+    listening();
     // The client may hang up while start-up is still checking the disk: 'end' is emitted once, so it is heard from
     // here on and acted on when start-up is done (a stdio server whose client is gone must not live on).
     process.stdin.once('end', () => {

@@ -212,9 +212,10 @@ export class LiveCatalog {
 
   /**
    * Starts watching every root (tree-watcher.ts: edits in place, files replaced by a rename, folders created, renamed
-   * or deleted). An event without a path, or a watcher error, means a full rescan.
+   * or deleted). An event without a path, or a watcher error, means a full rescan. `walkAfter`: the first walk's
+   * slices (after the known folders and a first budget) start once it resolves (serve: once it listens).
    */
-  watch(): void {
+  watch(walkAfter?: Promise<unknown>): void {
     const roots = this.options.roots.map((root) => root.dir);
     this.#watcher = new TreeWatcher(
       roots,
@@ -235,7 +236,7 @@ export class LiveCatalog {
       // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
       // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
       const restored = this.restoredAtStart && this.unverified;
-      this.#watcher.start(restored ? this.#knownFolders() : [], restored ? this.#folders.keys() : []);
+      this.#watcher.start(restored ? this.#knownFolders() : [], restored ? this.#folders.keys() : [], walkAfter);
     } catch (error) {
       this.#report({
         severity: 'warning',

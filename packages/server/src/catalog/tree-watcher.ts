@@ -144,8 +144,9 @@ export class TreeWatcher {
    * walk still lists them later to find the folders no catalog knows. `skills` (the known skill folders) say which
    * known folders are inside a skill: those are watched only while there is room, the rest are swept once the walk
    * lists them (and a restored catalog's check, which runs after the walk, finds what changed before that).
+   * `walkAfter`: the walk's slices begin once it resolves (or rejects).
    */
-  start(known: Iterable<string> = [], skills: Iterable<string> = []): void {
+  start(known: Iterable<string> = [], skills: Iterable<string> = [], walkAfter?: Promise<unknown>): void {
     const perFolder = this.options.perFolder ?? process.platform === 'linux';
     this.#rootReals = this.roots.flatMap((root) => {
       try {
@@ -177,7 +178,11 @@ export class TreeWatcher {
         if (this.#step(this.options.sliceMs ?? 10)) this.#armedResolve?.();
         else setImmediate(slice);
       };
-      setImmediate(slice);
+      // A slice holds the event loop for up to `sliceMs`: started before the server listens, every module it loads
+      // on the way waited behind one (seconds of a warm start at 10,000 skills).
+      const begin = () => setImmediate(slice);
+      if (walkAfter === undefined) begin();
+      else walkAfter.then(begin, begin);
     });
   }
 
