@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { CLI, makeTree, runCli, skillMd, storeDir } from '@skillport/test-kit';
+import { CLI, STDIO_HANDSHAKE, makeTree, runCli, skillMd, storeDir } from '@skillport/test-kit';
 
 /**
  * A stdio server whose client stops reading its stdout must still stop when told to: SIGTERM, SIGINT, or the client
@@ -39,13 +39,7 @@ describe('stdio: a server whose stdout is never read stops when told to', () => 
       const data = storeDir();
       const { proc, send, exited } = start(data, tree);
       try {
-        send({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-        });
-        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        for (const message of STDIO_HANDSHAKE) send(message);
         send({ jsonrpc: '2.0', id: 'activate', method: 'tools/call', params: { name: 'activate_skill', arguments: { name: 'big' } } });
         // Twenty 4 MiB answers nobody reads: stdout's pipe fills and the server holds the rest back.
         for (let i = 0; i < 20; i++) send({ jsonrpc: '2.0', id: `read-${i}`, method: 'resources/read', params: { uri: 'skill://big/reference.txt' } });

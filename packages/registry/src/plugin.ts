@@ -155,6 +155,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         canSee: (principal, name) => context.canSee(principal, name, listedUri(name)),
         writeGrants: (principal, name) => context.writeGrants(principal, name, listedUri(name)),
         gate: (principal, name) => context.gate(principal, name, listedUri(name)),
+        neighbours: (principal) => context.visibleSkills(principal),
       });
       opened = registry;
       sees = (principal, name) => context.canSee(principal, name, listedUri(name));

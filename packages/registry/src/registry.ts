@@ -35,6 +35,8 @@ export interface OpenRegistryOptions {
   publishToken?: string;
   /** Whether a caller may see a skill name (the server's visibility policy); default every name. */
   canSee?: (principal: Principal, name: string) => boolean;
+  /** The skills `principal` sees in the whole catalog, for near-duplicates at publish (default: the registry's own). */
+  neighbours?: (principal: Principal | undefined) => Array<{ name: string; description: string }>;
   /** What the policy lets a caller write under a name it sees (ADR 0180); default: publish, not revoke. */
   writeGrants?: (principal: Principal, name: string) => { publish: boolean; revoke: boolean };
   pollMs?: number;
@@ -95,12 +97,15 @@ export async function openRegistry(options: OpenRegistryOptions): Promise<OpenRe
     ...(options.writeGrants ? { writeGrants: options.writeGrants } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.gate ? { gate: options.gate } : {}),
-    // Near-duplicates are looked for among the registry's listed skills the publisher sees, never others.
-    neighbours: (principal) =>
-      provider
-        .skills()
-        .filter((skill) => principal === undefined || options.canSee === undefined || options.canSee(principal, skill.name))
-        .map((skill) => ({ name: skill.name, description: skill.description })),
+    // Near-duplicates are looked for among the skills the publisher sees, never others: the whole catalog's when the
+    // server says (folders and other sources too), else the registry's own listing.
+    neighbours:
+      options.neighbours ??
+      ((principal) =>
+        provider
+          .skills()
+          .filter((skill) => principal === undefined || options.canSee === undefined || options.canSee(principal, skill.name))
+          .map((skill) => ({ name: skill.name, description: skill.description }))),
   });
   return {
     store,

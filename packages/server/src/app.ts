@@ -294,6 +294,10 @@ export class SkillportServer {
               writeGrants: (principal, name, uri) => access.views.writeGrants(principal, name, uri),
               authenticated: access.auth !== 'none',
               gate: (publisher, name, uri) => gateFor(access.views.policy.gate, publisher, name, uri, globToRegExp),
+              visibleSkills: (principal) =>
+                (current?.().skills ?? [])
+                  .filter((skill) => principal === undefined || canSee(principal, skill.name, skill.uri))
+                  .map((skill) => ({ name: skill.name, description: skill.description })),
             }),
           );
         } catch (error) {

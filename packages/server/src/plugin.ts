@@ -24,6 +24,12 @@ export interface PluginContext {
   authenticated: boolean;
   /** The publish gate's settings for `publisher` publishing `name` at `uri` (the policy's `gate:`; ADR 0230). */
   gate(publisher: Principal | undefined, name: string, uri: string): GateSettings;
+  /**
+   * The listed skills of the whole catalog (folders, git, archives, remotes, plugins) that `principal` sees, names
+   * and descriptions: the audience a publish joins (near-duplicates). Undefined principal (a shared publish token,
+   * `--auth none`): every listed skill. Empty until the catalog is built.
+   */
+  visibleSkills(principal: Principal | undefined): Array<{ name: string; description: string }>;
 }
 
 export interface PluginParts {

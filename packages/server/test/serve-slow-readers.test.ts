@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import { CLI, eventually, makeTree, removeTrees, sdkShaped, skillMd, startHttp } from '@skillport/test-kit';
+import { CLI, STDIO_HANDSHAKE, eventually, makeTree, removeTrees, sdkShaped, skillMd, startHttp } from '@skillport/test-kit';
 import type { RunningServer } from '@skillport/test-kit';
 
 /**
@@ -160,13 +160,7 @@ describe('stdio: a client that does not read stdout', () => {
     proc.stdout.pause();
     try {
       const send = (message: unknown) => proc.stdin.write(`${JSON.stringify(message)}\n`);
-      send({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      });
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      for (const message of STDIO_HANDSHAKE) send(message);
       // Twenty 4 MiB answers nobody reads, then 8,000 small requests (~360 KB of stdin, far more than a pipe holds).
       const reads = 20;
       for (let i = 0; i < reads; i++) send({ jsonrpc: '2.0', id: `read-${i}`, method: 'resources/read', params: { uri: BIG_URI } });

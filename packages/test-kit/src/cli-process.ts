@@ -20,6 +20,12 @@ export const CORPUS = resolve(REPO, '../shared/corpus/skills');
 
 export type Era = 'legacy' | 'modern';
 
+/** What a raw stdio client (one that writes JSON-RPC lines itself) sends first: initialize, then initialized. */
+export const STDIO_HANDSHAKE: readonly unknown[] = [
+  { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+];
+
 export interface RunningServer {
   url: string;
   proc: ChildProcess;
