@@ -362,14 +362,8 @@ export class TreeWatcher {
     const dir = this.#inner.values().next().value;
     if (dir === undefined) return false;
     this.#inner.delete(dir);
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      this.#unarm(dir);
-      this.onEvent(dir);
-      return true;
-    }
+    const entries = this.#listOrDrop(dir);
+    if (entries === undefined) return true;
     // Listed while still watched: a change after this listing is either heard or seen by the sweep.
     const depth = relative(this.#rootOf(dir), dir).split(sep).length;
     this.#sweep(dir, depth, true, entries);
@@ -428,16 +422,20 @@ export class TreeWatcher {
     if (this.#swept.size > 0) this.#sweepSoon();
   }
 
-  #sweepOne(dir: string, swept: Swept): void {
-    let entries: Dirent[];
+  /** `dir`'s entries; undefined when it is gone or unreadable: then reported (what it held is rescanned) and dropped. */
+  #listOrDrop(dir: string): Dirent[] | undefined {
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      return readdirSync(dir, { withFileTypes: true });
     } catch {
-      // Gone (or no longer readable): what it held is rescanned from its parent's point of view.
       this.#unarm(dir);
       this.onEvent(dir);
-      return;
+      return undefined;
     }
+  }
+
+  #sweepOne(dir: string, swept: Swept): void {
+    const entries = this.#listOrDrop(dir);
+    if (entries === undefined) return;
     const print = fingerprint(dir, entries);
     if (print === swept.print) return;
     swept.print = print;
