@@ -91,13 +91,7 @@ describe('the review queue and scan in the web catalog', () => {
   });
 
   test('approve and reject are CSRF-protected forms; a decision is audited and serves the version', async () => {
-    const home = await get(base, '/', session('admin'));
-    const token = /name="_csrf" value="([^"]+)"/.exec(home.text)?.[1];
-    const csrfCookie = home.headers
-      .getSetCookie()
-      .find((line) => line.startsWith('skillport_csrf='))
-      ?.split(';')[0];
-    assert.ok(token && csrfCookie);
+    const { value: token, cookie: csrfCookie } = await csrfFor('admin');
     const form = { name: 'tool-setup', version: '1.0.0', decision: 'approved', reason: 'package install only' };
     assert.equal((await post(base, '/admin/review/decide', form, `${session('admin')}; ${csrfCookie}`)).status, 403, 'no CSRF value');
     assert.equal((await post(base, '/admin/review/decide', { ...form, _csrf: token }, `${session('reader')}; ${csrfCookie}`)).status, 403, 'not an admin');
