@@ -57,6 +57,47 @@ describe('a persisted search index', () => {
     assert.ok(!restored.index.search('report', 500).some((hit) => hit.id === 'skill://s100/SKILL.md'));
   });
 
+  test('is read where it lies (the payload 8-aligned, no copy), or copied when a buffer is not aligned; its saved pruning bounds rank like scoring from scratch', () => {
+    const index = new SkillSearchIndex(documents(2000, 11), OPTIONS);
+    const parts = encodeIndex(index, () => '');
+    assert.equal(parts[0]!.length % 8, 0, 'the header line ends 8-aligned');
+    const bytes = Buffer.concat(parts);
+    const reference = decodeIndex(bytes, { ...OPTIONS, pruning: 'reference' }).index;
+    const odd = Buffer.alloc(bytes.length + 1);
+    bytes.copy(odd, 1);
+    const queries = [
+      ...QUERIES,
+      ...WORDS.flatMap((word, at) => [
+        `${word} ${WORDS[(at * 7) % WORDS.length]}`,
+        `${word} ${WORDS[(at * 3 + 1) % WORDS.length]} ${WORDS[(at * 5 + 2) % WORDS.length]}`,
+      ]),
+    ];
+    for (const restored of [decodeIndex(bytes, OPTIONS).index, decodeIndex(odd.subarray(1), OPTIONS).index]) {
+      for (const query of queries) {
+        for (const limit of [1, 3, 20]) assert.deepEqual(restored.search(query, limit), reference.search(query, limit), `${query} (limit ${limit})`);
+      }
+      assert.ok(restored.prunedSearches > 20, `pruning stopped early in ${restored.prunedSearches} searches`);
+    }
+  });
+
+  test('a large file is checked on a worker thread while it is decoded: the same index, and a damaged one refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'search-worker-'));
+    try {
+      const index = changedIndex();
+      const path = join(dir, 'search.bin');
+      await saveIndex(path, index, (id) => `v:${id}`);
+      const restored = await loadIndex(path, OPTIONS, 0);
+      assert.equal(restored?.versions.get('skill://s100/SKILL.md'), 'v:skill://s100/SKILL.md');
+      for (const query of QUERIES) assert.deepEqual(restored!.index.search(query, 20), index.search(query, 20), query);
+      const bytes = readFileSync(path);
+      bytes[bytes.length - 3]! ^= 0xff; // a flipped byte at the end of the payload (in the last typed array)
+      writeFileSync(path, bytes);
+      await assert.rejects(loadIndex(path, OPTIONS, 0), /checksum does not match/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('with the shipped word vectors and WordNet (the defaults), the restored index ranks the same too', () => {
     const docs = documents(200, 11);
     const index = new SkillSearchIndex(docs);

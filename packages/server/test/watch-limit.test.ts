@@ -137,6 +137,37 @@ describe('fewer watches: folders that hold skills are watched, folders inside sk
     }
   });
 
+  test('a restored catalog with no room watches its skill folders before answering, and none inside them', async () => {
+    const root = skillsTree(30);
+    const options: LiveCatalogOptions = {
+      roots: [normaliseRoot(root, undefined)],
+      limits: DEFAULT_LIMITS,
+      scanThreads: 0,
+      persistPath: join(makeTree({}), 'catalog.json'),
+      perFolderWatch: true,
+      watchLimit: 0,
+      sweep: FAST_SWEEP,
+      watchSlices: { startBudgetMs: 0, sliceMs: 0 },
+    };
+    (await LiveCatalog.open(options)).close();
+    const restored = await LiveCatalog.open(options);
+    let open: () => void = () => {};
+    restored.watch(new Promise<void>((resolve) => (open = resolve)));
+    try {
+      // Before the walk's slices (its first step lists 16 of the skill folders): the root and the 30 skill folders.
+      assert.deepEqual({ folders: restored.watching?.folders, swept: restored.watching?.swept }, { folders: 31, swept: 0 });
+      const uri = 'skill://skill-29/SKILL.md';
+      const before = digestOf(restored, uri);
+      writeFileSync(join(root, 'skill-29/SKILL.md'), skillMd('skill-29', 'Changed right after the restart.'));
+      await changes(restored, uri, before, 'a SKILL.md change heard before the walk');
+      open();
+      await eventually(async () => (restored.watching?.arming === false ? true : undefined), 5000, 'the walk done');
+      assert.deepEqual({ folders: restored.watching?.folders, swept: restored.watching?.swept }, { folders: 31, swept: 60 });
+    } finally {
+      restored.close();
+    }
+  });
+
   test('folders outside skills take the place of watches inside skills when the limit is met', async () => {
     const root = skillsTree(5); // 16 folders: the root, 5 skills, 10 inside them
     const events: string[] = [];

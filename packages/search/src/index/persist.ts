@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { stopwords } from '../analysis/stopwords.js';
+import { BODY_MIN_NORM, FIELD_B, FIELD_WEIGHTS, K1 } from '../scoring/bm25f.js';
 import { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT, SkillSearchIndex } from './skill-index.js';
 import type { SearchOptions } from '../types.js';
 import type { IndexState } from './state.js';
@@ -16,16 +19,22 @@ import type { IndexState } from './state.js';
  * version: anything that would make the same text give other terms), a payload whose sha256 differs (torn, damaged),
  * or arrays that do not fit together (`checkState`).
  */
-const MAGIC = 'skillport-search-index/2\n';
+const MAGIC = 'skillport-search-index/3\n';
+const CHECKSUM_FAILS = 'its checksum does not match (torn or damaged)';
+/** Payloads from this size on are hashed on a worker thread while the main thread decodes them (ADR 0208). */
+const HASH_ON_WORKER_BYTES = 16 * 1024 * 1024;
 const TYPED = ['df', 'forwardOffsets', 'forward', 'descriptionOffsets', 'descriptions', 'postingOffsets', 'postingDocs', 'postingCounts'] as const;
-type Typed = Int32Array | Uint32Array | Uint8Array;
-const KINDS = { Int32Array, Uint32Array, Uint8Array } as const;
+type Typed = Int32Array | Uint32Array | Uint8Array | Float64Array;
+const KINDS = { Int32Array, Uint32Array, Uint8Array, Float64Array } as const;
 
 interface Header {
   analysis: string;
   sha256: string;
   strings: [offset: number, length: number];
   arrays: Record<string, [kind: keyof typeof KINDS, offset: number, length: number]>;
+  /** The scoring constants the pruning bounds were computed with, and the field averages they were taken at. */
+  scoring?: string;
+  boundAverages?: number[];
 }
 
 /** What a persisted index holds beside the index: the caller's version of each document, by id. */
@@ -39,6 +48,11 @@ export function analysisFingerprint(): string {
   return createHash('sha256')
     .update(JSON.stringify({ magic: MAGIC, bodyChars: BODY_CHARS, references: [REFERENCE_WEIGHT, REFERENCE_CHARS], stopwords: [...stopwords()] }))
     .digest('hex');
+}
+
+/** What the pruning bounds depend on besides the postings: bounds saved under other constants are computed again. */
+export function scoringFingerprint(): string {
+  return createHash('sha256').update(JSON.stringify({ FIELD_WEIGHTS, FIELD_B, K1, BODY_MIN_NORM })).digest('hex');
 }
 
 /** The index and each document's version (`versionOf(id)`, '' when unknown) as the bytes of one file. */
@@ -72,6 +86,7 @@ export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => 
   const typed: Array<[string, Typed]> = [
     ...TYPED.map((name): [string, Typed] => [name, state[name]]),
     ...state.lengths.map((values, f): [string, Typed] => [`lengths${f}`, values]),
+    ...(state.bounds === undefined ? [] : [['bounds', state.bounds.tf] as [string, Typed]]),
   ];
   for (const [name, values] of typed) {
     const [at] = push(Buffer.from(values.buffer, values.byteOffset, values.byteLength));
@@ -80,14 +95,31 @@ export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => 
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part);
   const header: Header = { analysis: analysisFingerprint(), sha256: hash.digest('hex'), strings: stringsAt, arrays };
-  return [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...parts];
+  if (state.bounds !== undefined) {
+    header.scoring = scoringFingerprint();
+    header.boundAverages = [...state.bounds.averages];
+  }
+  // The header line is padded (JSON allows trailing spaces) so that the payload starts 8-aligned in the file: read
+  // into a buffer of its own, the typed arrays are views of it, never copies.
+  const line = `${MAGIC}${JSON.stringify(header)}`;
+  return [Buffer.from(`${line}${' '.repeat((8 - ((Buffer.byteLength(line) + 1) % 8)) % 8)}\n`), ...parts];
 }
 
 /** The index in `bytes` (from encodeIndex); throws, saying why, when it cannot be used as it is. */
 export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): PersistedIndex {
-  const fail = (why: string): never => {
-    throw new Error(`search index file: ${why}`);
-  };
+  return decode(bytes, options, (payload, expected) => createHash('sha256').update(payload).digest('hex') === expected);
+}
+
+const fail = (why: string): never => {
+  throw new Error(`search index file: ${why}`);
+};
+
+/** decodeIndex, with the payload's checksum checked by `verify` (the payload, the sha256 its header names) when it says so. */
+function decode(
+  bytes: Buffer,
+  options: SearchOptions,
+  verify: ((payload: Uint8Array, sha256: string) => boolean) | undefined,
+): PersistedIndex & { sha256: string } {
   if (bytes.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) fail('not this format');
   const end = bytes.indexOf(0x0a, MAGIC.length);
   if (end < 0) fail('no header');
@@ -98,10 +130,14 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
     return fail('the header is not JSON');
   }
   if (header?.analysis !== analysisFingerprint()) fail('made with another analysis (stopwords, body bound or format changed)');
-  // Copied to an 8-aligned buffer: typed arrays need aligned offsets, and the header's length is arbitrary.
-  const payload = new Uint8Array(bytes.length - end - 1);
-  payload.set(bytes.subarray(end + 1));
-  if (createHash('sha256').update(payload).digest('hex') !== header.sha256) fail('its checksum does not match (torn or damaged)');
+  // Typed arrays need 8-aligned offsets: the payload is used where it lies when it is (the writer pads the header
+  // so; a buffer of its own starts aligned), else copied.
+  let payload: Uint8Array = bytes.subarray(end + 1);
+  if ((bytes.byteOffset + end + 1) % 8 !== 0) {
+    payload = new Uint8Array(bytes.length - end - 1);
+    payload.set(bytes.subarray(end + 1));
+  }
+  if (verify !== undefined && !verify(payload, header.sha256)) fail(CHECKSUM_FAILS);
   const slice = ([at, length]: [number, number]) => {
     if (!(Number.isInteger(at) && Number.isInteger(length) && at >= 0 && length >= 0 && at + length <= payload.length)) fail('an array lies outside the file');
     return payload.subarray(at, at + length);
@@ -113,7 +149,7 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
     const Kind = KINDS[kind];
     if (Kind === undefined || at % 8 !== 0) return fail(`${name} is not a known, aligned array`);
     const raw = slice([at, length * Kind.BYTES_PER_ELEMENT]);
-    return new Kind(raw.buffer, raw.byteOffset, length);
+    return new Kind(raw.buffer as ArrayBuffer, raw.byteOffset, length);
   };
   let strings: { terms: string[]; written: string[]; ids: string[]; names: string[]; meaning: Array<string | null>; versions: string[] };
   try {
@@ -137,10 +173,22 @@ export function decodeIndex(bytes: Buffer, options: SearchOptions = {}): Persist
     postingCounts: array('postingCounts') as Uint32Array,
     lengths: [0, 1, 2, 3].map((f) => array(`lengths${f}`) as Int32Array),
   };
+  const averages = header.boundAverages;
+  if (
+    header.scoring === scoringFingerprint() &&
+    header.arrays?.bounds !== undefined &&
+    Array.isArray(averages) &&
+    averages.length === 4 &&
+    averages.every((value) => typeof value === 'number' && value > 0)
+  ) {
+    const tf = array('bounds') as Float64Array;
+    // A bound that is not a number above 0 would undercut (NaN compares false): such bounds are computed again.
+    if (tf.every((value) => value >= 0)) state.bounds = { tf, averages };
+  }
   if (!Array.isArray(strings?.versions) || strings.versions.length !== state.ids?.length) fail('versions do not match the ids');
   for (const key of ['terms', 'written', 'ids', 'names', 'meaning'] as const) if (!Array.isArray(state[key])) fail(`${key} is not a list`);
   const index = SkillSearchIndex.fromState(state, options);
-  return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])) };
+  return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])), sha256: String(header.sha256) };
 }
 
 /** Writes the index to `path` (a temporary file renamed over it: a reader never sees half a file). */
@@ -155,14 +203,72 @@ export async function saveIndex(path: string, index: SkillSearchIndex, versionOf
   }
 }
 
-/** The index at `path`; undefined when there is none; throws, saying why, when there is one that cannot be used. */
-export async function loadIndex(path: string, options: SearchOptions = {}): Promise<PersistedIndex | undefined> {
-  let bytes: Buffer;
+/**
+ * The index at `path`; undefined when there is none; throws, saying why, when there is one that cannot be used. A
+ * large file is read into shared memory and its checksum computed on a worker thread while this thread decodes it:
+ * the index is returned only once both agree, so a damaged file is still never used. `workerFrom`: the size from
+ * which the worker is used (tests lower it).
+ */
+export async function loadIndex(path: string, options: SearchOptions = {}, workerFrom = HASH_ON_WORKER_BYTES): Promise<PersistedIndex | undefined> {
+  let handle: FileHandle;
   try {
-    bytes = await readFile(path);
+    handle = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return decodeIndex(bytes, options);
+  let bytes: Buffer;
+  try {
+    const { size } = await handle.stat();
+    if (size < workerFrom) bytes = await handle.readFile();
+    else {
+      bytes = Buffer.from(new SharedArrayBuffer(size));
+      for (let at = 0; at < size; ) {
+        const { bytesRead } = await handle.read(bytes, at, size - at, at);
+        if (bytesRead === 0) fail('it was cut short while being read');
+        at += bytesRead;
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  if (bytes.length < workerFrom) return decodeIndex(bytes, options);
+  const end = bytes.indexOf(0x0a, MAGIC.length);
+  const hashed = end < 0 ? undefined : hashOnWorker(bytes, end + 1);
+  if (hashed === undefined) return decodeIndex(bytes, options);
+  let decoded: PersistedIndex & { sha256: string };
+  try {
+    decoded = decode(bytes, options, undefined);
+  } catch (error) {
+    void hashed.catch(() => undefined);
+    throw error;
+  }
+  const digest = await hashed.catch(() =>
+    createHash('sha256')
+      .update(bytes.subarray(end + 1))
+      .digest('hex'),
+  );
+  if (digest !== decoded.sha256) fail(CHECKSUM_FAILS);
+  return { index: decoded.index, versions: decoded.versions };
 }
+
+/** The sha256 of `bytes` from `from` on, computed on a worker thread (the bytes are shared, not copied). */
+function hashOnWorker(bytes: Buffer, from: number): Promise<string> | undefined {
+  if (!(bytes.buffer instanceof SharedArrayBuffer)) return undefined;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(HASH_WORKER, { eval: true, workerData: { buffer: bytes.buffer, offset: bytes.byteOffset + from, length: bytes.length - from } });
+    worker.once('message', (digest: string) => {
+      resolve(digest);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the checksum worker exited with ${code}`)));
+  });
+}
+
+const HASH_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { buffer, offset, length } = workerData;
+parentPort.postMessage(createHash('sha256').update(new Uint8Array(buffer, offset, length)).digest('hex'));
+`;

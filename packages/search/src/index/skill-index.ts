@@ -185,9 +185,9 @@ export class SkillSearchIndex {
   private readonly totals = [0, 0, 0, 0];
   private live = 0;
   // Postings.
-  private baseOffsets = new Int32Array(1);
-  private baseDocs = new Int32Array(0);
-  private baseCounts = new Uint32Array(0);
+  private baseOffsets: Int32Array = new Int32Array(1);
+  private baseDocs: Int32Array = new Int32Array(0);
+  private baseCounts: Uint32Array = new Uint32Array(0);
   /** Slots below this are in the compact lists; slots from it on are recent. */
   private baseSlots = 0;
   private deadRows = 0;
@@ -219,7 +219,7 @@ export class SkillSearchIndex {
    * postings at the averages of the last merge (`baseAverages`), and the field-wise largest counts among its recent
    * postings (bounded with the largest weight a field can have); both may exceed the live ones, never fall short.
    */
-  private baseTf = new Float64Array(0);
+  private baseTf: Float64Array = new Float64Array(0);
   private baseAverages = [1, 1, 1, 1];
   private recentMax = new IntList();
   private readonly pruning: boolean | 'reference';
@@ -229,6 +229,8 @@ export class SkillSearchIndex {
   readonly work = { postings: 0, lookups: 0, scored: 0 };
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
+  /** Per-slot term lists and descriptions are views into a restored state's arrays (copied at the next merge). */
+  private sharedViews = false;
   private readonly minMergeRows: number;
   private readonly minConfidence: number;
 
@@ -412,6 +414,12 @@ export class SkillSearchIndex {
     this.nameOf = keep(this.nameOf);
     this.forward = keep(this.forward);
     this.descriptions = keep(this.descriptions);
+    if (this.sharedViews) {
+      // Views into a restored file would keep the whole file alive beside the new postings: copied once.
+      this.forward = this.forward.map((ids) => ids!.slice());
+      this.descriptions = this.descriptions.map((sequence) => sequence!.slice());
+      this.sharedViews = false;
+    }
     this.meaningTexts = keep(this.meaningTexts);
     this.meaningVectors = keep(this.meaningVectors);
     if (kept < termCount) {
@@ -489,13 +497,16 @@ export class SkillSearchIndex {
       postingOffsets: this.baseOffsets,
       postingDocs: this.baseDocs,
       postingCounts: this.baseCounts,
+      bounds: { tf: this.baseTf, averages: this.baseAverages },
     };
   }
 
   /**
    * An index holding exactly what `state` describes (from `exportState`, possibly of another process), searched
    * with these options. Throws when the arrays do not fit together (a damaged or foreign state): nothing half-built
-   * is returned.
+   * is returned. The typed arrays are taken, not copied (a restore reads a file once and searches it as it is): the
+   * caller must not write them afterwards. `state.bounds`, when given, must be the pruning bounds of these postings
+   * (else they are computed, a pass over every posting).
    */
   static fromState(state: IndexState, options: SearchOptions = {}): SkillSearchIndex {
     checkState(state);
@@ -514,15 +525,16 @@ export class SkillSearchIndex {
     });
     for (let f = 0; f < FIELDS; f++) index.totals[f] = state.lengths[f]!.reduce((sum, value) => sum + value, 0);
     index.alive = new Uint8Array(Math.max(16, count)).fill(1, 0, count);
-    index.forward = Array.from({ length: count }, (_, slot) => state.forward.slice(state.forwardOffsets[slot]!, state.forwardOffsets[slot + 1]!));
+    index.forward = Array.from({ length: count }, (_, slot) => state.forward.subarray(state.forwardOffsets[slot]!, state.forwardOffsets[slot + 1]!));
     index.descriptions = Array.from({ length: count }, (_, slot) =>
-      state.descriptions.slice(state.descriptionOffsets[slot]!, state.descriptionOffsets[slot + 1]!),
+      state.descriptions.subarray(state.descriptionOffsets[slot]!, state.descriptionOffsets[slot + 1]!),
     );
+    index.sharedViews = true;
     index.meaningTexts = index.wordVectors === undefined ? state.meaning.map(() => undefined) : state.meaning.map((text) => text ?? undefined);
     index.meaningVectors = state.meaning.map(() => undefined);
-    index.baseOffsets = Int32Array.from(state.postingOffsets);
-    index.baseDocs = Int32Array.from(state.postingDocs);
-    index.baseCounts = Uint32Array.from(state.postingCounts);
+    index.baseOffsets = state.postingOffsets;
+    index.baseDocs = state.postingDocs;
+    index.baseCounts = state.postingCounts;
     index.baseSlots = count;
     index.recent.reset(count);
     index.live = count;
@@ -530,7 +542,11 @@ export class SkillSearchIndex {
       index.slots.set(id, slot);
       index.names.add(state.names[slot]!, slot);
     });
-    index.computeBounds();
+    if (state.bounds !== undefined && state.bounds.tf.length === state.terms.length && state.bounds.averages.length === FIELDS) {
+      index.baseTf = state.bounds.tf;
+      index.baseAverages = [...state.bounds.averages];
+      index.recentMax = new IntList();
+    } else index.computeBounds();
     index.scratch = undefined;
     index.epoch++;
     return index;

@@ -26,6 +26,11 @@ export interface IndexState {
   postingOffsets: Int32Array;
   postingDocs: Int32Array;
   postingCounts: Uint32Array;
+  /**
+   * The pruning bounds of these postings (per term, the largest tf at `averages`, the field averages they were taken
+   * at); optional: computed from the postings when missing.
+   */
+  bounds?: { tf: Float64Array; averages: readonly number[] };
 }
 
 /** Throws, saying what is wrong, unless every array of `state` fits with the others (a search must never index out of bounds). */
@@ -43,27 +48,40 @@ export function checkState(state: IndexState): void {
   if (new Set(state.ids).size !== count) fail('an id is listed twice');
   if (state.names.length !== count || !state.names.every((name) => typeof name === 'string')) fail('names do not match the ids');
   if (state.meaning.length !== count || !state.meaning.every((text) => text === null || typeof text === 'string')) fail('meaning texts do not match the ids');
-  if (state.lengths.length !== FIELDS || state.lengths.some((values) => values.length !== count || values.some((value) => value < 0)))
+  if (state.lengths.length !== FIELDS || state.lengths.some((values) => values.length !== count || !allAtLeast(values, 0)))
     fail('field lengths do not match the ids');
   checkOffsets(state.forwardOffsets, count, state.forward.length, 'term lists', fail);
   checkOffsets(state.descriptionOffsets, count, state.descriptions.length, 'descriptions', fail);
   checkOffsets(state.postingOffsets, terms, state.postingDocs.length, 'postings', fail);
   if (state.postingCounts.length !== state.postingDocs.length) fail('posting counts do not match the postings');
-  if (state.descriptions.some((term) => term < 0 || term >= terms)) fail('a description names an unknown term');
+  if (!allAtLeast(state.descriptions, 0) || !allBelow(state.descriptions, terms)) fail('a description names an unknown term');
+  const { postingOffsets: offsets, postingDocs: docs, df } = state;
   for (let term = 0; term < terms; term++) {
     let previous = -1;
-    for (let at = state.postingOffsets[term]!, end = state.postingOffsets[term + 1]!; at < end; at++) {
-      const slot = state.postingDocs[at]!;
+    const end = offsets[term + 1]!;
+    for (let at = offsets[term]!; at < end; at++) {
+      const slot = docs[at]!;
       if (slot <= previous || slot >= count) fail(`term ${term}'s postings are not ascending slots below ${count}`);
       previous = slot;
     }
-    if (state.df[term] !== state.postingOffsets[term + 1]! - state.postingOffsets[term]!) fail(`term ${term}'s document frequency is not its posting count`);
+    if (df[term] !== end - offsets[term]!) fail(`term ${term}'s document frequency is not its posting count`);
   }
   for (let slot = 0; slot < count; slot++) {
     forEachId(state.forward.subarray(state.forwardOffsets[slot]!, state.forwardOffsets[slot + 1]!), (term) => {
       if (term < 0 || term >= terms) fail(`slot ${slot} lists an unknown term`);
     });
   }
+}
+
+// Loops, not `some` with a callback: these pass over every posting and term of a 100,000-skill index at each restore.
+function allAtLeast(values: Int32Array, least: number): boolean {
+  for (let at = 0; at < values.length; at++) if (values[at]! < least) return false;
+  return true;
+}
+
+function allBelow(values: Int32Array, bound: number): boolean {
+  for (let at = 0; at < values.length; at++) if (values[at]! >= bound) return false;
+  return true;
 }
 
 function checkOffsets(offsets: Int32Array, entries: number, total: number, what: string, fail: (why: string) => never): void {
