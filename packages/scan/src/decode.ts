@@ -67,10 +67,16 @@ const DECODERS: Decoder[] = [
   {
     encoding: 'joined strings',
     raw: true,
-    // Literals glued together to spell what none of them says alone: 'cu' + 'rl', or a shell word split by quotes.
-    pattern: () => /(?:["'][^"'\n]{1,4}["']\s*\+\s*)+["'][^"'\n]{1,40}["']|\b[A-Za-z]+(?:(?:''|"")[A-Za-z]+){2,}\b/g,
-    decode: (match) =>
-      match[0].includes('+') ? [...match[0].matchAll(/["']([^"'\n]*)["']/g)].map((part) => part[1]).join('') : match[0].replace(/''|""/g, ''),
+    // Literals glued together to spell what none of them says alone: 'cu' + 'rl'.
+    pattern: () => /(?:["'][^"'\n]{1,4}["']\s*\+\s*)+["'][^"'\n]{1,40}["']/g,
+    decode: (match) => [...match[0].matchAll(/["']([^"'\n]*)["']/g)].map((part) => part[1]).join(''),
+  },
+  {
+    encoding: 'quote-split words',
+    raw: true,
+    // A line whose words are split by empty quotes (`c''u''r''l`), read whole with the quotes taken out.
+    pattern: () => /^.*\b[A-Za-z]+(?:(?:''|"")[A-Za-z]+){2,}\b.*$/gm,
+    decode: (match) => match[0].replace(/(?<=[A-Za-z])(''|"")(?=[A-Za-z])/g, ''),
   },
   {
     encoding: 'percent escapes',

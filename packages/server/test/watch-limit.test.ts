@@ -9,6 +9,7 @@ import { LiveCatalog } from '../src/catalog/live-catalog.js';
 import type { LiveCatalogOptions } from '../src/catalog/live-catalog.js';
 import { normaliseRoot } from '../src/catalog/folder-scan.js';
 import { TreeWatcher, fingerprint } from '../src/catalog/tree-watcher.js';
+import { restoredCatalog } from './restored-catalog.js';
 
 after(removeTrees);
 
@@ -134,6 +135,26 @@ describe('fewer watches: folders that hold skills are watched, folders inside sk
       assert.equal(catalog.watching?.folders, 5, 'still only the folders that hold skills (the nested skill is inside one)');
     } finally {
       catalog.close();
+    }
+  });
+
+  test('a restored catalog with no room watches its skill folders before answering, and none inside them', async () => {
+    const root = skillsTree(30);
+    const restored = await restoredCatalog(root, { watchLimit: 0, sweep: FAST_SWEEP });
+    let open: () => void = () => {};
+    restored.watch(new Promise<void>((resolve) => (open = resolve)));
+    try {
+      // Before the walk's slices (its first step lists 16 of the skill folders): the root and the 30 skill folders.
+      assert.deepEqual({ folders: restored.watching?.folders, swept: restored.watching?.swept }, { folders: 31, swept: 0 });
+      const uri = 'skill://skill-29/SKILL.md';
+      const before = digestOf(restored, uri);
+      writeFileSync(join(root, 'skill-29/SKILL.md'), skillMd('skill-29', 'Changed right after the restart.'));
+      await changes(restored, uri, before, 'a SKILL.md change heard before the walk');
+      open();
+      await eventually(async () => (restored.watching?.arming === false ? true : undefined), 5000, 'the walk done');
+      assert.deepEqual({ folders: restored.watching?.folders, swept: restored.watching?.swept }, { folders: 31, swept: 60 });
+    } finally {
+      restored.close();
     }
   });
 

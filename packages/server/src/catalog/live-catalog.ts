@@ -236,7 +236,7 @@ export class LiveCatalog {
       // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
       // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
       const restored = this.restoredAtStart && this.unverified;
-      this.#watcher.start(restored ? this.#knownFolders() : [], restored ? this.#folders.keys() : [], walkAfter);
+      this.#watcher.start(restored ? this.#knownFolders(this.#watcher.limit) : [], restored ? this.#folders.keys() : [], walkAfter);
     } catch (error) {
       this.#report({
         severity: 'warning',
@@ -246,12 +246,22 @@ export class LiveCatalog {
     }
   }
 
-  /** Every skill folder, the folders holding its files, and the folders on the way from its root (top down). */
-  #knownFolders(): Set<string> {
+  /**
+   * Every skill folder and the folders on the way from its root (top down), then, when fewer than `limit`, the
+   * folders holding its files (inside skills: watched only while there is room, ADR 0252, so at 100,000 skills their
+   * 450,000 file paths are not split and joined before the first answer for nothing).
+   */
+  #knownFolders(limit: number): Set<string> {
     const known = new Set<string>();
+    const chain: string[] = [];
     for (const folder of this.#folders.values()) {
-      let path = folder.root.dir;
-      for (const segment of segmentsUnder(folder.root, folder.dir) ?? []) known.add((path = join(path, segment)));
+      // Up from the skill folder until a folder already known (its parents are too): a lookup per folder, no joins.
+      for (let dir = folder.dir; dir.length > folder.root.dir.length && !known.has(dir); dir = dirname(dir)) chain.push(dir);
+      for (let i = chain.length - 1; i >= 0; i--) known.add(chain[i]!);
+      chain.length = 0;
+    }
+    if (known.size >= limit) return known;
+    for (const folder of this.#folders.values()) {
       for (const file of folder.inspection.skill?.files ?? []) {
         if (file.target !== undefined) continue; // a link's target: its folder is watched where it lives, if served
         let at = folder.dir;

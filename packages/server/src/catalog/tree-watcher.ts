@@ -200,6 +200,11 @@ export class TreeWatcher {
     return this.#watches.size;
   }
 
+  /** The watch limit (see `TreeWatcherOptions.watchLimit`). */
+  get limit(): number {
+    return this.#limit;
+  }
+
   /** How many folders are swept instead of watched. */
   get sweptCount(): number {
     return this.#swept.size;
