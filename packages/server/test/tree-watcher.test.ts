@@ -3,11 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { eventually, makeTree, removeTrees, skillMd } from '@skillport/test-kit';
-import { LiveCatalog } from '../src/catalog/live-catalog.js';
-import type { LiveCatalogOptions } from '../src/catalog/live-catalog.js';
-import { normaliseRoot } from '../src/catalog/folder-scan.js';
 import { TreeWatcher } from '../src/catalog/tree-watcher.js';
-import { DEFAULT_LIMITS } from '@skillport/core';
+import { restoredCatalog } from './restored-catalog.js';
 
 after(removeTrees);
 
@@ -20,24 +17,6 @@ function wideTree(count: number): string {
     spec[`${name}/references/deep/notes.md`] = `notes ${i}\n`;
   }
   return makeTree(spec);
-}
-
-/**
- * A catalog of `root` opened cold (which writes the persisted catalog), closed, and opened again from it: restored,
- * not yet checked against the disk, not watching. `extra` options apply to both opens.
- */
-async function restoredCatalog(root: string, extra: Partial<LiveCatalogOptions> = {}): Promise<LiveCatalog> {
-  const options: LiveCatalogOptions = {
-    roots: [normaliseRoot(root, undefined)],
-    limits: DEFAULT_LIMITS,
-    scanThreads: 0,
-    persistPath: join(makeTree({}), 'catalog.json'),
-    perFolderWatch: true,
-    watchSlices: { startBudgetMs: 0, sliceMs: 0 },
-    ...extra,
-  };
-  (await LiveCatalog.open(options)).close();
-  return LiveCatalog.open(options);
 }
 
 describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folders took half a warm start)', () => {

@@ -9,6 +9,7 @@ import { LiveCatalog } from '../src/catalog/live-catalog.js';
 import type { LiveCatalogOptions } from '../src/catalog/live-catalog.js';
 import { normaliseRoot } from '../src/catalog/folder-scan.js';
 import { TreeWatcher, fingerprint } from '../src/catalog/tree-watcher.js';
+import { restoredCatalog } from './restored-catalog.js';
 
 after(removeTrees);
 
@@ -139,18 +140,7 @@ describe('fewer watches: folders that hold skills are watched, folders inside sk
 
   test('a restored catalog with no room watches its skill folders before answering, and none inside them', async () => {
     const root = skillsTree(30);
-    const options: LiveCatalogOptions = {
-      roots: [normaliseRoot(root, undefined)],
-      limits: DEFAULT_LIMITS,
-      scanThreads: 0,
-      persistPath: join(makeTree({}), 'catalog.json'),
-      perFolderWatch: true,
-      watchLimit: 0,
-      sweep: FAST_SWEEP,
-      watchSlices: { startBudgetMs: 0, sliceMs: 0 },
-    };
-    (await LiveCatalog.open(options)).close();
-    const restored = await LiveCatalog.open(options);
+    const restored = await restoredCatalog(root, { watchLimit: 0, sweep: FAST_SWEEP });
     let open: () => void = () => {};
     restored.watch(new Promise<void>((resolve) => (open = resolve)));
     try {
