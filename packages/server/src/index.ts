@@ -21,7 +21,7 @@ export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
 export type { RequestLimits } from './http/limits.js';
 export { parseTrustedProxy } from './http/client-address.js';
 export { allowedOrigins, isOwnOrigin } from './http/guards.js';
-export { CSRF_COOKIE, CSRF_FIELD, MAX_FORM_BYTES } from './http/middleware/csrf.js';
+export { CSRF_COOKIE, CSRF_FIELD, MAX_FORM_BYTES } from './http/middleware/csrf-names.js';
 export type { TrustedProxies } from './http/client-address.js';
 export type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit } from './http/routes.js';
 export { HttpError, errorBody, methodNotAllowed } from './http/errors.js';

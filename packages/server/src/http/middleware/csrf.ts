@@ -5,6 +5,7 @@ import { getCookie } from 'hono/cookie';
 import { readBodyLimited } from '../body.js';
 import { isOwnOrigin } from '../guards.js';
 import type { HttpMiddleware } from '../routes.js';
+import { CSRF_COOKIE, CSRF_FIELD, MAX_FORM_BYTES } from './csrf-names.js';
 
 /**
  * CSRF for the web catalog's forms, the only cookie-authenticated writes (sign-in, sign-out, token revocation,
@@ -15,10 +16,7 @@ import type { HttpMiddleware } from '../routes.js';
  * answers (the web catalog's 403 page). The form's fields go on as `form` for the page's handler, which reads
  * nothing else of the body. Other methods and paths pass untouched (GET on a form path is the page's own 405).
  */
-export const CSRF_COOKIE = 'skillport_csrf';
-export const CSRF_FIELD = '_csrf';
-/** Largest form read; a larger body is refused like a forged one. */
-export const MAX_FORM_BYTES = 64 * 1024;
+export { CSRF_COOKIE, CSRF_FIELD, MAX_FORM_BYTES };
 
 export interface CsrfOptions {
   /** Paths whose POSTs are forms. */
