@@ -975,24 +975,14 @@ export class SkillSearchIndex {
       const admitted = survivors === undefined ? undefined : marked;
       this.work.postings += listLength;
       if (id < this.baseOffsets.length - 1) {
-        // The hot loop of a query, written out rather than through forEachPosting's callback (a call per posting).
+        // The hot loop of a query: the filter written out, one closure per list (inlined) rather than forEachPosting's callback.
         const docs = this.baseDocs;
         const counts = this.baseCounts;
         for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
           const doc = docs[at]!;
           const mark = marked[doc]!;
           if (visible[doc] !== 1 || mark === 2 || (admitted !== undefined && mark !== 1)) continue;
-          const value = scale * this.saturated(counts[at]!, doc, weights);
-          if (mark === 0) {
-            if (value < admitBelow) {
-              marked[doc] = 2;
-              declined.push(doc);
-              continue;
-            }
-            marked[doc] = 1;
-            touched.push(doc);
-          }
-          take(scores, covered, best, state, doc, value, mappedTerm, importance, ownList);
+          visit(doc, counts[at]!);
         }
       }
       const recent = this.recent;
