@@ -129,6 +129,8 @@ const CUT_RATIO = 0.25;
 const PHRASE_WEIGHT = 0.3;
 /** A query term's per-document state (the search's scratch): coverage (0 none, 1 a mapped term only, 2 the word or a near or related one) in the low bits, and whether the document holds the word itself. */
 const COVERAGE_MASK = 3;
+/** Levels of the coverage factor's table in pruning bounds (see `search`). */
+const COVERAGE_STEPS = 1024;
 const OWN_BIT = 4;
 const EXACT_NAME_WEIGHT = 1;
 const NAME_PREFIX_WEIGHT = 0.5;
@@ -782,8 +784,16 @@ export class SkillSearchIndex {
     }));
     const phraseBound = pairBounds.reduce((sum, pair) => sum + pair.bound, 0);
     const unseenPhrase = (step: number): number => pairBounds.reduce((sum, pair) => (pair.from >= step ? sum + pair.bound : sum), 0);
+    // The coverage factor, for bounds: Math.pow per candidate cost more than the walk (it is taken for every candidate
+    // at every check), so bounds read it from a table at COVERAGE_STEPS levels, rounded up for upper bounds and down
+    // for lower ones (the factor grows with coverage), a hair past the rounding. Final scores use Math.pow itself.
+    const factors = new Float64Array(COVERAGE_STEPS + 1);
+    for (let level = 0; level <= COVERAGE_STEPS; level++) factors[level] = Math.pow(level / COVERAGE_STEPS, COVERAGE_EXPONENT);
+    const scaled = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? COVERAGE_STEPS / importanceSum : 0;
     const multiplier =
-      COVERAGE_EXPONENT > 0 && importanceSum > 0 ? (cover: number): number => Math.pow(Math.min(1, cover / importanceSum), COVERAGE_EXPONENT) : (): number => 1;
+      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.ceil(cover * scaled + 1e-6)))]! : (): number => 1;
+    const lowerMultiplier =
+      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.floor(cover * scaled - 1e-6)))]! : (): number => 1;
     // A bound is compared with the floor less a hair, so that rounding in the running sums never drops a document
     // that ties the K-th.
     const HAIR = 1 - 1e-9;
@@ -847,22 +857,8 @@ export class SkillSearchIndex {
       const { expansions, scales, importance } = plan[term]!;
       const [id, , kind] = expansions[at]!;
       const { best, state } = scratch.terms[term]!;
-      const value = scales[at]! * this.saturated(packed, doc, weights);
-      if (value > best[doc]!) {
-        scores[doc]! += value - best[doc]!;
-        best[doc] = value;
-      }
-      const was = state[doc]!;
-      if (kind === 'mapped') {
-        if (was === 0) {
-          state[doc] = 1;
-          covered[doc]! += MAPPED_COVERAGE * importance;
-        }
-      } else if ((was & COVERAGE_MASK) !== 2) {
-        state[doc] = (was & OWN_BIT) | 2;
-        covered[doc]! += was === 1 ? importance - MAPPED_COVERAGE * importance : importance;
-      }
-      if (at === 0 && kind === 'exact' && id === expanded[term]!.own && plan[term]!.weight === 1) state[doc]! |= OWN_BIT;
+      const own = at === 0 && kind === 'exact' && id === expanded[term]!.own && plan[term]!.weight === 1;
+      take(scores, covered, best, state, doc, scales[at]! * this.saturated(packed, doc, weights), kind === 'mapped', importance, own);
     };
     // The floor rises fastest when the best candidates so far are scored in full: their counts in every list left are
     // looked up now (the walk adds nothing to them again), so their lower bounds are their final scores.
@@ -907,10 +903,10 @@ export class SkillSearchIndex {
             if (completed.size < 4 * depth && depth * (lists.length - step) * 32 <= postingsLeft[step]!) {
               // The best candidates not yet scored in full, by their score so far.
               const holders: number[] = [];
-              this.kthLowerBound(touched, depth, scores, covered, multiplier, holders, completed);
+              this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier, holders, completed);
               complete(step, holders);
             }
-            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, multiplier));
+            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier));
           }
           if (unseenBound < kthFloor) {
             // No document not yet seen can rank: from here on only the candidates that still could take values.
@@ -927,7 +923,7 @@ export class SkillSearchIndex {
         ) {
           // The lists left can add less now: drop the candidates that can no longer reach the floor (a pass that costs
           // about what walking this list would, or that the remaining bound fell by a third since the last one).
-          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, multiplier));
+          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, lowerMultiplier));
           keepReachable(survivors, step, kthFloor);
           filteredAt = remainingBound[step]!;
         }
@@ -951,8 +947,6 @@ export class SkillSearchIndex {
       const mappedTerm = kind === 'mapped';
       // The word's own list (the exact term of a typed word): its candidates remember whether they hold it (phrase bounds).
       const ownList = position === 0 && kind === 'exact' && id === expanded[term]!.own && plan[term]!.weight === 1;
-      const mappedCredit = MAPPED_COVERAGE * importance;
-      const restCredit = importance - mappedCredit;
       const visit = (doc: number, packed: number): void => {
         const value = scale * this.saturated(packed, doc, weights);
         if (marked[doc] !== 1) {
@@ -965,21 +959,7 @@ export class SkillSearchIndex {
           marked[doc] = 1;
           touched.push(doc);
         }
-        if (value > best[doc]!) {
-          scores[doc]! += value - best[doc]!;
-          best[doc] = value;
-        }
-        const was = state[doc]!;
-        if (mappedTerm) {
-          if (was === 0) {
-            state[doc] = 1;
-            covered[doc]! += mappedCredit;
-          }
-        } else if ((was & COVERAGE_MASK) !== 2) {
-          state[doc] = (was & OWN_BIT) | 2;
-          covered[doc]! += was === 1 ? restCredit : importance;
-        }
-        if (ownList) state[doc]! |= OWN_BIT;
+        take(scores, covered, best, state, doc, value, mappedTerm, importance, ownList);
       };
       if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
         // Only the documents that can still rank: their counts looked up, never the whole list walked.
@@ -1012,21 +992,7 @@ export class SkillSearchIndex {
             marked[doc] = 1;
             touched.push(doc);
           }
-          if (value > best[doc]!) {
-            scores[doc]! += value - best[doc]!;
-            best[doc] = value;
-          }
-          const was = state[doc]!;
-          if (mappedTerm) {
-            if (was === 0) {
-              state[doc] = 1;
-              covered[doc]! += mappedCredit;
-            }
-          } else if ((was & COVERAGE_MASK) !== 2) {
-            state[doc] = (was & OWN_BIT) | 2;
-            covered[doc]! += was === 1 ? restCredit : importance;
-          }
-          if (ownList) state[doc]! |= OWN_BIT;
+          take(scores, covered, best, state, doc, value, mappedTerm, importance, ownList);
         }
       }
       const recent = this.recent;
@@ -1369,6 +1335,39 @@ export class SkillSearchIndex {
     if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
     return (compareText(this.nameOf[a]!, this.nameOf[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
   }
+}
+
+/**
+ * A list's value for a document in the running: the term keeps its best value (the score takes the difference) and
+ * its coverage (a mapped term earns MAPPED_COVERAGE of the word's credit, the word or a near or related one all);
+ * `own`: the list is the typed word's own (the document then holds the word, for phrase bounds). Idempotent.
+ */
+function take(
+  scores: Float64Array,
+  covered: Float64Array,
+  best: Float64Array,
+  state: Uint8Array,
+  doc: number,
+  value: number,
+  mapped: boolean,
+  importance: number,
+  own: boolean,
+): void {
+  if (value > best[doc]!) {
+    scores[doc]! += value - best[doc]!;
+    best[doc] = value;
+  }
+  const was = state[doc]!;
+  if (mapped) {
+    if (was === 0) {
+      state[doc] = 1;
+      covered[doc]! += MAPPED_COVERAGE * importance;
+    }
+  } else if ((was & COVERAGE_MASK) !== 2) {
+    state[doc] = (was & OWN_BIT) | 2;
+    covered[doc]! += was === 1 ? importance - MAPPED_COVERAGE * importance : importance;
+  }
+  if (own) state[doc]! |= OWN_BIT;
 }
 
 /** Field-wise maximum of two packed counts. */
