@@ -161,6 +161,7 @@ export function filesIn(scopes: readonly Scope[], context: SkillContext): Scanne
         scope === 'text' ||
         (scope === 'markdown' && file.kind === 'markdown') ||
         (scope === 'script' && file.kind === 'script') ||
+        (scope === 'data' && file.kind === 'text') ||
         ((scope === 'skill-md' || scope === 'metadata') && file.isSkillMd),
     );
   });

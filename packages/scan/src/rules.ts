@@ -16,8 +16,8 @@ import type { Category, Severity } from './model.js';
 export const DETECTORS = ['pattern', 'flow', 'decoded', 'chars', 'mixed-script', 'blob', 'minified', 'allowed-tools', 'binary', 'commands'] as const;
 export type Detector = (typeof DETECTORS)[number];
 
-/** Which files a rule reads: every text file, Markdown, scripts, SKILL.md alone, or the skill's name and description. */
-export const SCOPES = ['text', 'markdown', 'script', 'skill-md', 'metadata', 'file-names'] as const;
+/** Which files a rule reads: every text file, Markdown, scripts, other text (`data`: configs, env files), SKILL.md alone, or the skill's name and description. */
+export const SCOPES = ['text', 'markdown', 'script', 'data', 'skill-md', 'metadata', 'file-names'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Lowering {
