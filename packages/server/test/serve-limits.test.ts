@@ -279,9 +279,10 @@ describe('serve: request limits', () => {
   test('a read refused because the file changed on disk answers the documented retryable code', async () => {
     const uri = 'skill://alpha/references/notes.md';
     // --no-watch: the catalog keeps the old digest, so the read sees bytes that no longer match it. --no-fast-path: the
-    // SDK path answers (the fast path would retry once on the rescanned skill).
+    // SDK path answers (the fast path would retry once on the rescanned skill). --no-scan: the background scan reads
+    // the files through the same verifying reader, and its stale read would rescan the skill before this one.
     const own = makeTree({ 'alpha/SKILL.md': skillMd('alpha'), 'alpha/references/notes.md': 'notes v1\n' });
-    const sdkOnly = await startHttp([own, '--no-watch', '--no-fast-path']);
+    const sdkOnly = await startHttp([own, '--no-watch', '--no-fast-path', '--no-scan']);
     try {
       writeFileSync(join(own, 'alpha/references/notes.md'), 'notes v2, longer\n');
       const answer = await post(sdkOnly.url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri } }));
