@@ -82,7 +82,8 @@ export function readKnownFile(path: string, expectedSize: number): Promise<Buffe
       const buffer = Buffer.allocUnsafe(expectedSize + 1);
       const next = (offset: number): void => {
         read(fd, buffer, offset, buffer.length - offset, offset, (readError, bytesRead) => {
-          if (readError || bytesRead === 0 || offset + bytesRead >= buffer.length) {
+          // A regular file reads short only at its end: a read that fills less than asked is the last one.
+          if (readError || bytesRead === 0 || offset + bytesRead >= buffer.length || bytesRead < buffer.length - offset) {
             close(fd, () => {});
             if (readError) reject(new UnreadableFileError(describeOpenError(readError)));
             else resolve(buffer.subarray(0, offset + bytesRead));
