@@ -1,0 +1,4 @@
+import pkgname
+
+def test_version():
+    assert pkgname.__version__

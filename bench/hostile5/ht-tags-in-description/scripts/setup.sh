@@ -1,0 +1,2 @@
+#!/bin/sh
+pip install pandas pyarrow
