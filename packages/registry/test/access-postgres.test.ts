@@ -3,8 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startTestPostgres } from './postgres-server.js';
-import type { TestPostgres } from './postgres-server.js';
+import { testPostgresForFile } from './postgres-server.js';
 import { EXAMPLES, eventually, runCli, startHttp } from '@skillport/test-kit';
 import type { RunningServer } from '@skillport/test-kit';
 import { createToken, rawRequest } from '@skillport/test-kit';
@@ -19,16 +18,7 @@ import { publish, releaseFolder, storeDir } from '@skillport/test-kit';
  */
 const WAIT = 30_000;
 
-let pg: TestPostgres;
-before(
-  async () => {
-    pg = await startTestPostgres();
-  },
-  { timeout: 240_000 },
-);
-after(async () => {
-  await pg?.close();
-});
+const postgres = testPostgresForFile();
 
 const api = (replica: RunningServer, path: string) => replica.url.replace(/\/mcp$/, path);
 
@@ -48,7 +38,7 @@ describe('access data on PostgreSQL, two replicas', () => {
   let policy: string;
   before(
     async () => {
-      url = await pg.createDatabase();
+      url = await postgres().createDatabase();
       // Tokens made by the CLI straight into the database, before any server ran (the CLI migrates it).
       alice = await createToken(url, ['--user', 'alice', '--org', 'acme']);
       bob = await createToken(url, ['--user', 'bob']);
@@ -155,7 +145,7 @@ describe('access data on PostgreSQL, two replicas', () => {
   }, async () => {
     const unseen = await createToken(url, ['--user', 'gina']);
     assert.equal((await catalog(replicas[0]!, alice)).status, 200);
-    await pg.stop();
+    await postgres().stop();
     try {
       assert.equal((await catalog(replicas[0]!, alice)).status, 200, 'a token this replica has verified works without the database');
       const refused = await fetch(api(replicas[0]!, '/api/v1/catalog'), { headers: { authorization: `Bearer ${unseen}` } });
@@ -164,7 +154,7 @@ describe('access data on PostgreSQL, two replicas', () => {
       const read = await rawRequest(replicas[0]!.url, 'legacy', alice, 1, 'resources/read', { uri: 'skill://sql-query-optimization/SKILL.md' });
       assert.equal(read.status, 200, 'reads go on; the audit event waits in memory');
     } finally {
-      await pg.start();
+      await postgres().start();
     }
     await eventually(
       async () => ((await catalog(replicas[0]!, unseen)).status === 200 ? true : undefined),
@@ -190,7 +180,7 @@ test("store copy takes a folder's tokens and audit log into PostgreSQL: the same
   const kept = await createToken(dir, ['--user', 'dana']);
   const gone = await createToken(dir, ['--user', 'eve']);
   assert.equal((await runCli(['token', 'revoke', gone, '--data', dir])).code, 0);
-  const url = await pg.createDatabase();
+  const url = await postgres().createDatabase();
   const copied = await runCli(['store', 'copy', '--from', dir, '--to', url, '--json']);
   assert.equal(copied.code, 0, copied.stderr);
   const result = JSON.parse(copied.stdout) as { versions: { created: number }; access: { tokens: { copied: number } } };
@@ -210,7 +200,7 @@ test("store copy takes a folder's tokens and audit log into PostgreSQL: the same
 });
 
 test('review decisions through the API and the CLI are kept in the audit log on PostgreSQL', { timeout: 180_000 }, async () => {
-  const url = await pg.createDatabase();
+  const url = await postgres().createDatabase();
   const ci = await createToken(url, ['--user', 'ci', '--scope', 'publish']);
   const lead = await createToken(url, ['--user', 'lead', '--scope', 'publish']);
   const policy = join(mkdtempSync(join(tmpdir(), 'skillport-pgpolicy-')), 'policy.yaml');

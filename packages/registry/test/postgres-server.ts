@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
 
 /**
@@ -159,4 +160,25 @@ function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * One embedded PostgreSQL for the test file that calls this at its top level: started before its tests (the first
+ * start downloads nothing but can take minutes on a cold machine), stopped after them. The getter gives the server.
+ */
+export function testPostgresForFile(): () => TestPostgres {
+  let server: TestPostgres | undefined;
+  before(
+    async () => {
+      server = await startTestPostgres();
+    },
+    { timeout: 240_000 },
+  );
+  after(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (server === undefined) throw new Error('the test PostgreSQL has not started');
+    return server;
+  };
 }

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Client } from '@modelcontextprotocol/client';
-import { startTestPostgres } from './postgres-server.js';
-import type { TestPostgres } from './postgres-server.js';
+import { testPostgresForFile } from './postgres-server.js';
 import { connectHttp, eventually, runCli, startHttp } from '@skillport/test-kit';
 import type { RunningServer } from '@skillport/test-kit';
 import { publish, registryUrl, releaseFolder, storeDir } from '@skillport/test-kit';
@@ -26,16 +25,7 @@ function pauseAt(point: string): NodeJS.ProcessEnv {
 }
 const WAIT = 30_000;
 
-let pg: TestPostgres;
-before(
-  async () => {
-    pg = await startTestPostgres();
-  },
-  { timeout: 240_000 },
-);
-after(async () => {
-  await pg?.close();
-});
+const postgres = testPostgresForFile();
 
 async function listed(client: Client, name: string): Promise<Record<string, unknown> | undefined> {
   const skills = new SkillsClient(client);
@@ -54,7 +44,7 @@ describe('three replicas on one PostgreSQL', () => {
   let url: string;
   before(
     async () => {
-      url = await pg.createDatabase();
+      url = await postgres().createDatabase();
       // Started together: they race to migrate the empty database; the advisory lock lets one do it.
       replicas.push(...(await Promise.all([0, 1, 2].map(() => startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN })))));
       for (const replica of replicas) clients.push(await connectHttp(replica.url, 'modern'));
@@ -149,7 +139,7 @@ describe('three replicas on one PostgreSQL', () => {
     const base = join(releaseFolder('steady', '1.0.0'), '..');
     assert.equal((await publish([join(base, 'steady'), ...on(0), '--version', '1.0.0'])).code, 0, 'publish failed');
     for (const i of [1, 2]) await eventually(() => listed(clients[i]!, 'steady'), WAIT, `steady on replica ${i}`);
-    await pg.stop();
+    await postgres().stop();
     try {
       for (const [i, client] of clients.entries()) {
         assert.ok(await listed(client, 'steady'), `replica ${i} still lists steady`);
@@ -169,7 +159,7 @@ describe('three replicas on one PostgreSQL', () => {
       );
       assert.match(String(notReady.body['reason']), /unreachable|reconnecting/);
     } finally {
-      await pg.start();
+      await postgres().start();
     }
     // Back: writes work again (the pool reconnects), and the others catch up through the change log.
     const again = await eventually(
@@ -194,7 +184,7 @@ describe('three replicas on one PostgreSQL', () => {
 
 describe('faults and tools on PostgreSQL', () => {
   test('a replica SIGKILLed mid-publish leaves no version, only orphan blobs; store check says consistent', { timeout: 180_000 }, async () => {
-    const url = await pg.createDatabase();
+    const url = await postgres().createDatabase();
     const doomed = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt('before-commit') });
     const survivor = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
     try {
@@ -229,7 +219,7 @@ describe('faults and tools on PostgreSQL', () => {
     skip: !process.env['SKILLPORT_TEST_PG_URL'] ? false : 'an external server cannot be stopped by a test',
     timeout: 240_000,
   }, async () => {
-    const url = await pg.createDatabase();
+    const url = await postgres().createDatabase();
     const replica = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN, ...pauseAt('pg-blob-chunk') });
     try {
       assert.equal((await publish([releaseFolder('steady', '1.0.0'), '--registry', registryUrl(replica.url), '--token', TOKEN, '--version', '1.0.0'])).code, 0);
@@ -244,7 +234,7 @@ describe('faults and tools on PostgreSQL', () => {
         '1.0.0',
       ]);
       await eventually(async () => (replica.stderr().includes('test pause at pg-blob-chunk') ? true : undefined), WAIT, 'the publish to hold a connection');
-      await pg.stop();
+      await postgres().stop();
       try {
         // The server ended that connection: the old code died here of an unhandled 'error' event.
         await eventually(async () => ((await http(replica.url, '/readyz')).status === 503 ? true : undefined), WAIT, 'not ready while the database is down');
@@ -257,7 +247,7 @@ describe('faults and tools on PostgreSQL', () => {
           await client.close();
         }
       } finally {
-        await pg.start();
+        await postgres().start();
       }
       await eventually(async () => ((await http(replica.url, '/readyz')).status === 200 ? true : undefined), 60_000, 'ready again');
       void pending;
@@ -281,7 +271,7 @@ describe('faults and tools on PostgreSQL', () => {
     );
     assert.equal((await publish([releaseFolder('other', '0.1.0'), '--data', dir, '--version', '0.1.0'])).code, 0, 'publish failed');
     assert.equal((await runCli(['yank', 'moved@1.1.0', '--data', dir])).code, 0, 'runCli failed');
-    const url = await pg.createDatabase();
+    const url = await postgres().createDatabase();
     const copied = await runCli(['store', 'copy', '--from', dir, '--to', url, '--json']);
     assert.equal(copied.code, 0, copied.stderr);
     const result = JSON.parse(copied.stdout) as { versions: { created: number }; problems: string[] };
@@ -312,7 +302,7 @@ describe('faults and tools on PostgreSQL', () => {
   });
 
   test('SIGTERM: a replica stops accepting, finishes the publish in flight, exits 0', { timeout: 120_000 }, async () => {
-    const url = await pg.createDatabase();
+    const url = await postgres().createDatabase();
     const replica = await startHttp(['--data', url], { SKILLPORT_PUBLISH_TOKEN: TOKEN });
     const { packSkillArchive, manifestFor } = await import('@skillport/registry/client');
     const folder = releaseFolder('inflight', '1.0.0');

@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { connectAs, createToken, startHttp, tempFolder } from '@skillport/test-kit';
-import { startTestPostgres } from './postgres-server.js';
-import type { TestPostgres } from './postgres-server.js';
+import { testPostgresForFile } from './postgres-server.js';
 import { Api, TWO_ORGS, skillArchive } from './write-attack.js';
 
 /**
  * A replica started without --policy serves the policy stored in the shared database, and its start-up line says
  * so (it said "no policy" while hiding what the stored policy hides). Two real servers on one embedded PostgreSQL.
  */
-let pg: TestPostgres;
-before(
-  async () => {
-    pg = await startTestPostgres();
-  },
-  { timeout: 240_000 },
-);
-after(async () => {
-  await pg?.close();
-});
+const postgres = testPostgresForFile();
 
 const listed = async (url: string, token: string): Promise<string[]> => {
   const client = await connectAs(url, 'legacy', token);
@@ -34,7 +24,7 @@ const listed = async (url: string, token: string): Promise<string[]> => {
 
 describe('a replica without --policy', () => {
   test('names the stored policy, and serves it', { timeout: 240_000 }, async () => {
-    const url = await pg.createDatabase();
+    const url = await postgres().createDatabase();
     const policy = join(tempFolder('skillport-replica-policy-'), 'policy.yaml');
     writeFileSync(policy, TWO_ORGS);
     const acme = await createToken(url, ['--user', 'acme-ci', '--org', 'acme', '--scope', 'publish']);
@@ -56,7 +46,7 @@ describe('a replica without --policy', () => {
   });
 
   test('of a database that stores none says "no policy"', { timeout: 240_000 }, async () => {
-    const url = await pg.createDatabase();
+    const url = await postgres().createDatabase();
     const server = await startHttp(['--data', url, '--auth', 'tokens', '--no-web']);
     try {
       assert.match(server.stderr(), /auth: tokens, no policy/, server.stderr());
