@@ -148,11 +148,17 @@ describe('serve --audit-retention, and the audit log on /metrics', () => {
       30_000,
       'the old rows pruned',
     );
-    assert.match(server.stderr(), /audit: removed 3000 rows older than 1 day \(/);
-    const metrics = await fetch(server.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${admin}` } });
-    const text = await metrics.text();
-    const size = Number(/^skillport_audit_database_bytes (\d+)$/m.exec(text)?.[1]);
-    assert.ok(size > 0, text.slice(0, 400));
+    // The last batch's delete commits before the pass says so and records the size: wait for both, not a moment.
+    await eventually(async () => (/audit: removed 3000 rows older than 1 day \(/.test(server!.stderr()) ? true : undefined), 30_000, 'the prune said');
+    const text = await eventually(
+      async () => {
+        const metrics = await fetch(server!.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${admin}` } });
+        const body = await metrics.text();
+        return Number(/^skillport_audit_database_bytes (\d+)$/m.exec(body)?.[1]) > 0 ? body : undefined;
+      },
+      30_000,
+      'the audit database size on /metrics',
+    );
     assert.match(text, /^# TYPE skillport_audit_database_bytes gauge$/m);
   });
 
