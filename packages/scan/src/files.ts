@@ -32,9 +32,11 @@ export interface SkillContext {
 }
 
 const MARKDOWN = /\.(md|markdown|mdx|txt|rst)$/i;
-const SCRIPT = /\.(sh|bash|zsh|fish|ksh|ps1|psm1|psd1|bat|cmd|vbs|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|pm|php|lua|go|rs|java|kt|kts|swift|cs|r|jl|groovy|gradle|tcl|nu|awk|applescript|ahk|mk|make)$/i;
+const SCRIPT =
+  /\.(sh|bash|zsh|fish|ksh|ps1|psm1|psd1|bat|cmd|vbs|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|pm|php|lua|go|rs|java|kt|kts|swift|cs|r|jl|groovy|gradle|tcl|nu|awk|applescript|ahk|mk|make)$/i;
 /** Build and task files are shell commands under another name: read as scripts. */
-const SCRIPT_NAMES = /(^|\/)(Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|[\w.-]+\.Dockerfile|Justfile|justfile|Rakefile|Vagrantfile|Brewfile|Procfile|Taskfile)$/;
+const SCRIPT_NAMES =
+  /(^|\/)(Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|[\w.-]+\.Dockerfile|Justfile|justfile|Rakefile|Vagrantfile|Brewfile|Procfile|Taskfile)$/;
 
 export function readFile(file: SkillFile, rules: RuleSet): ScannedFile {
   const bytes = file.bytes;
