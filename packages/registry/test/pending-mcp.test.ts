@@ -164,6 +164,12 @@ describe('versions held for review over MCP: their publisher and reviewers only'
         assert.match(byVersion.text, /Release two of the tool[\s\S]*<skill_review status="pending">/);
         const list = await callText(client, 'list_skills', {});
         assert.match(list.text, /"uri": ?"skill:\/\/1\.0\.0\/acme-new\/SKILL\.md"[^}]*"review": ?"pending review, not approved/);
+        // Search finds the pending versions for them (indexed apart from the catalog everyone else's search uses).
+        const searched = await callText(client, 'list_skills', { query: 'zyxwv helper' });
+        const found = JSON.parse(searched.text) as { skills: Array<{ uri: string; review?: string }>; indexing?: unknown };
+        assert.deepEqual(found.skills.map((hit) => hit.uri).sort(), ['skill://1.0.0/acme-new/SKILL.md', 'skill://1.1.0/acme-tool/SKILL.md'], searched.text);
+        assert.ok(found.skills.every((hit) => hit.review?.startsWith('pending review, not approved')));
+        assert.equal(found.indexing, undefined, 'a view with pending versions is searched whole');
         const completion = await client.complete({
           ref: { type: 'ref/resource', uri: 'skills://{skill_id}/resources' },
           argument: { name: 'skill_id', value: 'acme-n' },
@@ -174,6 +180,11 @@ describe('versions held for review over MCP: their publisher and reviewers only'
         );
       }
     }
+  });
+
+  test('the web catalog shows its publisher the pending version, in search too', async () => {
+    const page = await fetch(`${web}/?q=zyxwv`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
+    assert.match(await page.text(), /skill:\/\/1\.0\.0\/acme-new\/SKILL\.md/);
   });
 
   test('a stdio client is its --principal: the publisher sees the pending version, a reader of its org does not', async () => {

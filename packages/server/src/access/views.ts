@@ -41,6 +41,8 @@ export interface SessionCatalog {
 export class ViewSnapshot extends CatalogSnapshot {
   readonly #rank: (skill: CatalogSkill) => number | undefined;
   session: SessionCatalog | undefined;
+  /** The private skills this view holds beside the catalog's (search indexes them apart). */
+  privates: readonly CatalogSkill[] = [];
 
   /** `base`: the catalog snapshot this view was filtered from (a shared search index follows it, not the view). */
   constructor(
@@ -57,7 +59,9 @@ export class ViewSnapshot extends CatalogSnapshot {
 
   /** The view after `delta` (already filtered to what the principal sees), sharing this view's maps (ADR 0130). */
   derive(delta: SnapshotDelta, base: CatalogSnapshot, unlisted: UnlistedResolver | undefined): ViewSnapshot {
-    return new ViewSnapshot([], base.generation, this.#rank, unlisted, base, this.changedState(delta));
+    const view = new ViewSnapshot([], base.generation, this.#rank, unlisted, base, this.changedState(delta));
+    view.privates = this.privates;
+    return view;
   }
 
   /** The best-ranked skills of that name (several only when they tie): what a name-based call means. */
@@ -365,6 +369,7 @@ export class ViewCache {
       this.#resolver(snapshot, principal, () => view),
       snapshot,
     );
+    view.privates = [...added];
     this.#addSession(view, subjects);
     return view;
   }
