@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { callText, connectAs, connectStdio, createToken, outcome, startHttp, tempFolder } from '@skillport/test-kit';
+import { callText, connectAs, connectStdio, createToken, eventually, outcome, startHttp, tempFolder } from '@skillport/test-kit';
 import type { Era, RunningServer } from '@skillport/test-kit';
 import { Api, skillArchive } from './write-attack.js';
 
@@ -210,6 +210,24 @@ export function pendingTests(store: () => Promise<string>): void {
     } finally {
       await publisher.client.close();
       await reader.client.close();
+    }
+  });
+
+  test('a version held while a publisher is connected is announced to it (list_changed) and listed, pending', async () => {
+    let notified = 0;
+    const args = ['--data', data, '--policy', policy, '--no-watch', '--principal', 'user:acme-ci,org:acme,scope:publish'];
+    const { client } = await connectStdio(args, 'legacy', { listChanged: { resources: { onChanged: () => void notified++ } } });
+    try {
+      const skills = new SkillsClient(client);
+      const uris = async () => ((await skills.list()) as { skills: Array<{ uri: string }> }).skills.map((entry) => entry.uri);
+      assert.ok(!(await uris()).includes('skill://1.0.0/acme-late/SKILL.md'));
+      const held = await api.publish(tokens['ci']!, skillArchive('acme-late', '1.0.0', `Late.\n\n${SUDO}`));
+      assert.equal(JSON.parse(held.text).review, 'pending', held.text);
+      // The stdio server hears of it through the store (its poll, or NOTIFY on PostgreSQL).
+      await eventually(async () => (notified > 0 ? true : undefined), 30_000, 'list_changed to the publisher');
+      await eventually(async () => ((await uris()).includes('skill://1.0.0/acme-late/SKILL.md') ? true : undefined), 30_000, 'the pending version listed');
+    } finally {
+      await client.close();
     }
   });
 
