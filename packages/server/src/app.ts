@@ -225,6 +225,12 @@ export class SkillportServer {
       this.#announce();
       options.onChange?.(changes);
     });
+    // Private skills (held versions for their publishers and reviewers) change without the catalog changing.
+    for (const parts of plugins) {
+      if (parts.privateSkills === undefined) continue;
+      access.views.addPrivate(parts.privateSkills);
+      parts.privateSkills.onChange?.(() => this.#announce());
+    }
     access.onChange((what) => {
       if (what === 'tokens') void this.#dropRevoked().catch(() => undefined);
       this.#announce();
