@@ -32,7 +32,11 @@ export interface SkillContext {
 }
 
 const MARKDOWN = /\.(md|markdown|mdx|txt|rst)$/i;
-const SCRIPT = /\.(sh|bash|zsh|fish|ksh|ps1|psm1|bat|cmd|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|pm|php|lua|go|rs|java|kt|swift|cs|r|jl)$/i;
+const SCRIPT =
+  /\.(sh|bash|zsh|fish|ksh|ps1|psm1|psd1|bat|cmd|vbs|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|pm|php|lua|go|rs|java|kt|kts|swift|cs|r|jl|groovy|gradle|tcl|nu|awk|applescript|ahk|mk|make)$/i;
+/** Build and task files are shell commands under another name: read as scripts. */
+const SCRIPT_NAMES =
+  /(^|\/)(Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|[\w.-]+\.Dockerfile|Justfile|justfile|Rakefile|Vagrantfile|Brewfile|Procfile|Taskfile)$/;
 
 export function readFile(file: SkillFile, rules: RuleSet): ScannedFile {
   const bytes = file.bytes;
@@ -43,7 +47,7 @@ export function readFile(file: SkillFile, rules: RuleSet): ScannedFile {
   let kind: FileKind = 'text';
   if (binary) kind = 'binary';
   else if (MARKDOWN.test(file.path)) kind = 'markdown';
-  else if (SCRIPT.test(file.path) || text.startsWith('#!')) kind = 'script';
+  else if (SCRIPT.test(file.path) || SCRIPT_NAMES.test(file.path) || text.startsWith('#!')) kind = 'script';
   const normal = binary ? '' : normalise(text, rules.confusables);
   return { path: file.path, kind, bytes, text, normal, lineStarts: lineStarts(normal), isSkillMd };
 }

@@ -132,6 +132,8 @@ const COVERAGE_MASK = 3;
 /** Levels of the coverage factor's table in pruning bounds (see `search`). */
 const COVERAGE_STEPS = 1024;
 const OWN_BIT = 4;
+/** The name's, description's and headings' counts in a packed count (the body's are the top FIELD_BITS). */
+const HEAD_FIELDS_MASK = 2 ** (3 * FIELD_BITS) - 1;
 const EXACT_NAME_WEIGHT = 1;
 const NAME_PREFIX_WEIGHT = 0.5;
 // Bounds on work per query.
@@ -243,6 +245,8 @@ export class SkillSearchIndex {
   prunedSearches = 0;
   /** @internal Work done by searches so far (benchmarks print it per query): postings walked, counts looked up, documents scored. */
   readonly work = { postings: 0, lookups: 0, scored: 0 };
+  /** Per term, whether a document of the whole index holds it in its name, description or headings (Scope.topical), for an epoch. */
+  private wholeTopical: { epoch: number; held: Map<number, boolean> } | undefined;
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   /** Per-slot term lists and descriptions are views into a restored state's arrays (copied at the next merge). */
@@ -662,7 +666,16 @@ export class SkillSearchIndex {
         this.wholeWeights = { epoch: this.epoch, averages, weights };
       }
       const { averages, weights } = this.wholeWeights;
-      return { visible: this.alive, count: this.live, averages, weights, df: (id) => this.vocabulary.df.data[id]! };
+      if (this.wholeTopical?.epoch !== this.epoch) this.wholeTopical = { epoch: this.epoch, held: new Map() };
+      const held = this.wholeTopical.held;
+      return {
+        visible: this.alive,
+        count: this.live,
+        averages,
+        weights,
+        df: (id) => this.vocabulary.df.data[id]!,
+        topical: (id) => this.topicalIn(id, this.alive, held),
+      };
     }
     if (view.epoch !== this.epoch) {
       const visible = new Uint8Array(this.ids.length);
@@ -680,10 +693,12 @@ export class SkillSearchIndex {
       view.averages = averagesOf(totals, count);
       view.weights.reset(this.ids.length, view.averages);
       view.dfs = new Map();
+      view.topical = new Map();
       view.epoch = this.epoch;
     }
-    const { visible, dfs } = view;
+    const { visible, dfs, topical } = view;
     return {
+      topical: (id) => this.topicalIn(id, visible, topical),
       visible,
       count: view.count,
       averages: view.averages,
@@ -713,6 +728,25 @@ export class SkillSearchIndex {
       const slot = recent.slot[row]!;
       if (visible[slot] === 1) visit(slot, recent.packed[row]!);
     }
+  }
+
+  /**
+   * Whether a visible document holds term `id` in its name, description or headings (what a skill says it is about),
+   * remembered in `held` until the index changes. Stops at the first such posting.
+   */
+  private topicalIn(id: number, visible: Uint8Array, held: Map<number, boolean>): boolean {
+    let found = held.get(id);
+    if (found !== undefined) return found;
+    found = false;
+    if (id < this.baseOffsets.length - 1) {
+      for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end && !found; at++)
+        found = visible[this.baseDocs[at]!] === 1 && (this.baseCounts[at]! & HEAD_FIELDS_MASK) !== 0;
+    }
+    const recent = this.recent;
+    for (let row = recent.first(id); row >= 0 && !found; row = recent.next[row]!)
+      found = visible[recent.slot[row]!] === 1 && (recent.packed[row]! & HEAD_FIELDS_MASK) !== 0;
+    held.set(id, found);
+    return found;
   }
 
   /** The packed counts of term `id` in document `slot`, or 0 when it does not hold the term. */
@@ -1134,7 +1168,11 @@ export class SkillSearchIndex {
     // A calibrated decision, not a fixed top-k (../scoring/confidence.ts): a hit must match some typed word itself (a
     // near, related or mapped word never makes a match alone), and the best one must be confident enough, else none.
     // minConfidence 0 ranks whatever the words reach, with no decision (what tests of the expansions look at).
-    let results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope, cosines.get(doc) ?? 0));
+    // The query's weight in words some skill of the scope is about (holds in its name, description or headings): a
+    // task in words the catalog only uses in passing, in bodies, is most often one no skill serves.
+    let topicalWeight = 0;
+    for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
+    let results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1197,16 +1235,18 @@ export class SkillSearchIndex {
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, expanded: ExpandedTerm[], scope: Scope, cosine: number): SearchHit {
+  private hit(doc: number, score: number, expanded: ExpandedTerm[], scope: Scope, cosine: number, topicalWeight: number): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
-    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0 };
+    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0, topicalWeight, missedWeight: 0 };
     for (const { word, expansions, typed, own, weight } of expanded) {
       if (typed) {
         evidence.queryWeight += weight;
         if (own === undefined) evidence.unknownWeight += weight;
         const packed = own === undefined ? 0 : this.packedCount(own, doc);
-        if (packed !== 0) {
+        if (packed === 0) {
+          evidence.missedWeight = Math.max(evidence.missedWeight, weight);
+        } else {
           evidence.exactWeight += weight;
           evidence.exact += weight * this.saturated(packed, doc, scope.weights);
         }
