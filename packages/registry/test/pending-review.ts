@@ -165,6 +165,8 @@ export function pendingTests(store: () => Promise<string>): void {
         assert.match(byVersion.text, /Release two of the tool[\s\S]*<skill_review status="pending">/);
         const list = await callText(client, 'list_skills', {});
         assert.match(list.text, /"uri": ?"skill:\/\/1\.0\.0\/acme-new\/SKILL\.md"[^}]*"review": ?"pending review, not approved/);
+        const body = await callText(client, 'get_skill_body', { skill_id: 'acme-new' });
+        assert.match(body.text, /^<skill_review status="pending">pending review, not approved[^<]*<\/skill_review>\n+# acme-new/);
         // Search finds the pending versions for them (indexed apart from the catalog everyone else's search uses).
         const searched = await callText(client, 'list_skills', { query: 'zyxwv helper' });
         const found = JSON.parse(searched.text) as { skills: Array<{ uri: string; review?: string }>; indexing?: unknown };
@@ -193,6 +195,9 @@ export function pendingTests(store: () => Promise<string>): void {
   test('the web catalog shows its publisher the pending version, in search too', async () => {
     const page = await fetch(`${web}/?q=zyxwv`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
     assert.match(await page.text(), /skill:\/\/1\.0\.0\/acme-new\/SKILL\.md/);
+    const skillPage = await fetch(`${web}/skills/1.0.0/acme-new`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
+    assert.equal(skillPage.status, 200);
+    assert.match(await skillPage.text(), /<span class="state warn"[^>]*>pending review, not approved<\/span>/);
   });
 
   test('a stdio client is its --principal: the publisher sees the pending version, a reader of its org does not', async () => {
