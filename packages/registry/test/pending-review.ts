@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { callText, connectAs, connectStdio, createToken, outcome, startHttp, tempFolder } from '@skillport/test-kit';
+import { callText, connectAs, connectStdio, createToken, eventually, outcome, startHttp, tempFolder } from '@skillport/test-kit';
 import type { Era, RunningServer } from '@skillport/test-kit';
 import { Api, skillArchive } from './write-attack.js';
 
@@ -165,6 +165,8 @@ export function pendingTests(store: () => Promise<string>): void {
         assert.match(byVersion.text, /Release two of the tool[\s\S]*<skill_review status="pending">/);
         const list = await callText(client, 'list_skills', {});
         assert.match(list.text, /"uri": ?"skill:\/\/1\.0\.0\/acme-new\/SKILL\.md"[^}]*"review": ?"pending review, not approved/);
+        const body = await callText(client, 'get_skill_body', { skill_id: 'acme-new' });
+        assert.match(body.text, /^<skill_review status="pending">pending review, not approved[^<]*<\/skill_review>\n+# acme-new/);
         // Search finds the pending versions for them (indexed apart from the catalog everyone else's search uses).
         const searched = await callText(client, 'list_skills', { query: 'zyxwv helper' });
         const found = JSON.parse(searched.text) as { skills: Array<{ uri: string; review?: string }>; indexing?: unknown };
@@ -193,6 +195,9 @@ export function pendingTests(store: () => Promise<string>): void {
   test('the web catalog shows its publisher the pending version, in search too', async () => {
     const page = await fetch(`${web}/?q=zyxwv`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
     assert.match(await page.text(), /skill:\/\/1\.0\.0\/acme-new\/SKILL\.md/);
+    const skillPage = await fetch(`${web}/skills/1.0.0/acme-new`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
+    assert.equal(skillPage.status, 200);
+    assert.match(await skillPage.text(), /<span class="state warn"[^>]*>pending review, not approved<\/span>/);
   });
 
   test('a stdio client is its --principal: the publisher sees the pending version, a reader of its org does not', async () => {
@@ -210,6 +215,24 @@ export function pendingTests(store: () => Promise<string>): void {
     } finally {
       await publisher.client.close();
       await reader.client.close();
+    }
+  });
+
+  test('a version held while a publisher is connected is announced to it (list_changed) and listed, pending', async () => {
+    let notified = 0;
+    const args = ['--data', data, '--policy', policy, '--no-watch', '--principal', 'user:acme-ci,org:acme,scope:publish'];
+    const { client } = await connectStdio(args, 'legacy', { listChanged: { resources: { onChanged: () => void notified++ } } });
+    try {
+      const skills = new SkillsClient(client);
+      const uris = async () => ((await skills.list()) as { skills: Array<{ uri: string }> }).skills.map((entry) => entry.uri);
+      assert.ok(!(await uris()).includes('skill://1.0.0/acme-late/SKILL.md'));
+      const held = await api.publish(tokens['ci']!, skillArchive('acme-late', '1.0.0', `Late.\n\n${SUDO}`));
+      assert.equal(JSON.parse(held.text).review, 'pending', held.text);
+      // The stdio server hears of it through the store (its poll, or NOTIFY on PostgreSQL).
+      await eventually(async () => (notified > 0 ? true : undefined), 30_000, 'list_changed to the publisher');
+      await eventually(async () => ((await uris()).includes('skill://1.0.0/acme-late/SKILL.md') ? true : undefined), 30_000, 'the pending version listed');
+    } finally {
+      await client.close();
     }
   });
 
