@@ -123,8 +123,10 @@ try {
     }
     const ours = median(results[`${kind}:this`]);
     const theirs = median(results[`${kind}:baseline`]);
+    // Each round's pair ran back to back: the median of the pairs' ratios is less moved by load that comes and goes.
+    const paired = median(results[`${kind}:this`].map((value, at) => value / results[`${kind}:baseline`][at]));
     console.log(
-      `${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`,
+      `${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)}, paired ${paired.toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`,
     );
     // Server CPU per request over all rounds: what the layer costs, less sensitive to other work on the machine.
     const perRequest = (server) => {

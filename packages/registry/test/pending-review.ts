@@ -51,6 +51,8 @@ export function pendingTests(store: () => Promise<string>): void {
     writeFileSync(policy, POLICY);
     tokens['ci'] = await createToken(data, ['--user', 'acme-ci', '--org', 'acme', '--scope', 'publish']);
     tokens['other'] = await createToken(data, ['--user', 'acme-bot', '--org', 'acme', '--scope', 'publish']);
+    // The publisher's own user with a read-only token: the API shows it no held version, and neither does MCP.
+    tokens['ciRead'] = await createToken(data, ['--user', 'acme-ci', '--org', 'acme']);
     tokens['alice'] = await createToken(data, ['--user', 'alice', '--org', 'acme']);
     tokens['lead'] = await createToken(data, ['--user', 'acme-lead', '--org', 'acme', '--scope', 'publish']);
     tokens['root'] = await createToken(data, ['--user', 'acme-root', '--org', 'acme', '--scope', 'admin']);
@@ -114,7 +116,7 @@ export function pendingTests(store: () => Promise<string>): void {
     return answers;
   }
 
-  const others = ['alice', 'other', 'beta'];
+  const others = ['alice', 'other', 'beta', 'ciRead'];
   const earlier: Record<string, Array<[string, unknown]>> = {};
 
   test('a pending version is served to its publisher and reviewers, marked pending; everyone else sees what they saw before', async () => {
@@ -165,6 +167,8 @@ export function pendingTests(store: () => Promise<string>): void {
         assert.match(byVersion.text, /Release two of the tool[\s\S]*<skill_review status="pending">/);
         const list = await callText(client, 'list_skills', {});
         assert.match(list.text, /"uri": ?"skill:\/\/1\.0\.0\/acme-new\/SKILL\.md"[^}]*"review": ?"pending review, not approved/);
+        const body = await callText(client, 'get_skill_body', { skill_id: 'acme-new' });
+        assert.match(body.text, /^<skill_review status="pending">pending review, not approved[^<]*<\/skill_review>\n+# acme-new/);
         // Search finds the pending versions for them (indexed apart from the catalog everyone else's search uses).
         const searched = await callText(client, 'list_skills', { query: 'zyxwv helper' });
         const found = JSON.parse(searched.text) as { skills: Array<{ uri: string; review?: string }>; indexing?: unknown };
@@ -193,6 +197,9 @@ export function pendingTests(store: () => Promise<string>): void {
   test('the web catalog shows its publisher the pending version, in search too', async () => {
     const page = await fetch(`${web}/?q=zyxwv`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
     assert.match(await page.text(), /skill:\/\/1\.0\.0\/acme-new\/SKILL\.md/);
+    const skillPage = await fetch(`${web}/skills/1.0.0/acme-new`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
+    assert.equal(skillPage.status, 200);
+    assert.match(await skillPage.text(), /<span class="state warn"[^>]*>pending review, not approved<\/span>/);
   });
 
   test('a stdio client is its --principal: the publisher sees the pending version, a reader of its org does not', async () => {

@@ -73,8 +73,10 @@ describe('web catalog under hostile inputs: bounded pages', () => {
     assert.equal(page.status, 200);
     const diffed = (page.text.match(/<table class="diff">/g) ?? []).length;
     const listed = (page.text.match(/not compared line by line here: this page already shows as many line changes as it can/g) ?? []).length;
-    assert.ok(diffed >= 5 && diffed < 100, `${diffed} files diffed`);
-    assert.equal(diffed + listed, 101, 'every changed file is either diffed or said to be left out');
+    // A loaded machine may hit the diff's time bound before its edit bound: such a file says so and counts as tried.
+    const timedOut = (page.text.match(/took longer than this page allows; reload to try again/g) ?? []).length;
+    assert.ok(diffed + timedOut >= 5 && diffed < 100, `${diffed} files diffed, ${timedOut} timed out`);
+    assert.equal(diffed + timedOut + listed, 101, 'every changed file is either diffed, said to have taken too long, or said to be left out');
     assert.ok(page.text.length < 3 * 1024 * 1024, `${page.text.length} characters`);
   });
 
