@@ -63,7 +63,11 @@ describe('web catalog under hostile inputs: bounded pages', () => {
   test('compare: two 8,000-line versions with every line changed say "files differ"; the small file is diffed', async () => {
     const page = await get(server.base, '/skills/big-diff/-/compare?from=1.0.0&to=2.0.0');
     assert.equal(page.status, 200);
-    assert.match(page.text, /The files differ \(8,000 lines → 8,000 lines\): more than 500 lines changed, too many to show line by line here\./);
+    // The edit bound stops this diff on a quiet machine; a loaded one may reach the time bound first, and says so.
+    assert.match(
+      page.text,
+      /The files differ \(8,000 lines → 8,000 lines\): (more than 500 lines changed, too many to show line by line here|comparing them line by line took longer than this page allows; reload to try again)\./,
+    );
     assert.match(page.text, /<span class="visually-hidden">added: <\/span>Release 2\.0\.0\./);
     assert.ok(page.text.length < 256 * 1024, `${page.text.length} characters`);
   });
