@@ -51,6 +51,8 @@ export function pendingTests(store: () => Promise<string>): void {
     writeFileSync(policy, POLICY);
     tokens['ci'] = await createToken(data, ['--user', 'acme-ci', '--org', 'acme', '--scope', 'publish']);
     tokens['other'] = await createToken(data, ['--user', 'acme-bot', '--org', 'acme', '--scope', 'publish']);
+    // The publisher's own user with a read-only token: the API shows it no held version, and neither does MCP.
+    tokens['ciRead'] = await createToken(data, ['--user', 'acme-ci', '--org', 'acme']);
     tokens['alice'] = await createToken(data, ['--user', 'alice', '--org', 'acme']);
     tokens['lead'] = await createToken(data, ['--user', 'acme-lead', '--org', 'acme', '--scope', 'publish']);
     tokens['root'] = await createToken(data, ['--user', 'acme-root', '--org', 'acme', '--scope', 'admin']);
@@ -114,7 +116,7 @@ export function pendingTests(store: () => Promise<string>): void {
     return answers;
   }
 
-  const others = ['alice', 'other', 'beta'];
+  const others = ['alice', 'other', 'beta', 'ciRead'];
   const earlier: Record<string, Array<[string, unknown]>> = {};
 
   test('a pending version is served to its publisher and reviewers, marked pending; everyone else sees what they saw before', async () => {

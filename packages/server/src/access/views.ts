@@ -382,7 +382,8 @@ export class ViewCache {
 
   /** The unlisted skills (exact registry versions) a principal may reach through its view. */
   #resolver(snapshot: CatalogSnapshot, principal: Principal, current: () => ViewSnapshot | undefined): UnlistedResolver | undefined {
-    const base = snapshot.unlisted;
+    // With private skills about, a view answers versions of its own even when no provider resolves any.
+    const base = snapshot.unlisted ?? (this.#private.length > 0 ? NO_UNLISTED : undefined);
     // A name known to a provider but listed by no one (every version yanked or revoked): reachable, like a listed
     // skill, when the policy lets the principal see that name at that URI. Otherwise it does not exist.
     const ghost = (name: string): string | undefined => {
@@ -468,6 +469,8 @@ function privateVersion(extras: readonly CatalogSkill[], name: string | undefine
     (skill) => skill.name === name && (version !== undefined && version !== '' ? versionOf(skill) === version : skill.packageDigest === selector.digest),
   );
 }
+
+const NO_UNLISTED: UnlistedResolver = { lookup: () => undefined, version: () => undefined };
 
 const NONE = { skills: [] as readonly CatalogSkill[], key: '' };
 
