@@ -170,7 +170,8 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
           // and the reviewers of its name (ADR 0235), through the same guard as the web's review queue.
           for: (principal) => {
             const guard = reviewerGuard(principal);
-            const publisher = principal.user ?? principal.agent;
+            // As the API has it: a publisher reads its held versions with a token that may publish, not a read-only one.
+            const publisher = hasScope(principal, 'publish') ? (principal.user ?? principal.agent) : undefined;
             return provider.pendingFor(
               (record) => guard.sees(record.name) && (guard.may('review', record.name) || (publisher !== undefined && record.publisher === publisher)),
             );

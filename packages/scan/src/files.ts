@@ -185,7 +185,10 @@ export function lowerFor(rule: Rule, file: ScannedFile, line: number, context: S
   const current = result?.to ?? rule.severity;
   if (rule.discussion && severityRank(discussion.to) < severityRank(current)) {
     const around = linesText(file, Math.max(1, line - discussion.window), line);
-    if (discussion.when.some((when) => test(when, around))) return { to: discussion.to, note: discussion.note };
+    // In a script the words count only in its comments: a variable named `payload` says nothing about intent.
+    const words = file.kind === 'script' ? commentsOf(around) : around;
+    if (discussion.code.some((code) => test(code, around)) || discussion.when.some((when) => test(when, words)))
+      return { to: discussion.to, note: discussion.note };
     // The Markdown heading the line sits under ("## Examples of prompt injection") says so for its section.
     const heading = file.kind === 'markdown' ? headingAbove(file, line) : undefined;
     if (heading !== undefined && discussion.when.some((when) => test(when, heading)))
@@ -195,6 +198,14 @@ export function lowerFor(rule: Rule, file: ScannedFile, line: number, context: S
       return { to: discussion.to, note: `lowered to medium: ${file.path} is a reference about attacks` };
   }
   return result;
+}
+
+/** The comments of some lines of code (`#`, `//`, `/*`, `--`, `REM`), one per line. */
+function commentsOf(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => (/^\s*(#|\/\/|\/\*|\*|--|REM\b|::|<!--)/i.exec(line) ? line : (/\s(#|\/\/)\s?(.*)$/.exec(line)?.[2] ?? '')))
+    .join('\n');
 }
 
 /** The nearest ATX heading above `line` outside code fences (a `# comment` in a shell block is not one). */

@@ -84,7 +84,7 @@ export interface RuleSet {
   version: number;
   rules: Rule[];
   /** The words that mark text as discussing attacks (a security guide quoting one), and how far back to look. */
-  discussion: { when: RegExp[]; paths: RegExp[]; window: number; to: Severity; note: string };
+  discussion: { when: RegExp[]; code: RegExp[]; paths: RegExp[]; window: number; to: Severity; note: string };
   /** Words that make a matched secret a placeholder (`sk-xxxx`, `YOUR_API_KEY`). */
   placeholders: RegExp[];
   /** Files larger than this are not scanned (reported as skipped). */
@@ -145,6 +145,7 @@ export function parseRules(text: string, source = 'rules'): RuleSet {
     rules,
     discussion: {
       when: regexList(discussion['when'], `${source}: discussion.when`),
+      code: regexList(discussion['code'] ?? [], `${source}: discussion.code`),
       paths: regexList(discussion['paths'] ?? [], `${source}: discussion.paths`),
       window: nonNegative(discussion['window'] ?? 2, `${source}: discussion.window`),
       to,

@@ -95,7 +95,7 @@ export class ViewCache {
   #regexps: RegExp[][] = [];
   #private: PrivateSkills[] = [];
   /** What each principal is given beside its view, kept while no source's generation nor the policy moved. */
-  #extras = new WeakMap<Principal, { stamp: string; policy: PolicyDocument; skills: readonly CatalogSkill[]; key: string }>();
+  #extras = new WeakMap<Principal, { stamps: number[]; policy: PolicyDocument; skills: readonly CatalogSkill[]; key: string; viewKey: string }>();
 
   constructor(readonly maxViewsPerSnapshot = 1000) {}
 
@@ -108,11 +108,17 @@ export class ViewCache {
    * The private skills `principal` is given (none for almost every caller) and the key they add to its view's: a
    * view holding them is cached apart, so nothing built for it (pages, search views) is ever another's.
    */
-  #extrasFor(principal: Principal): { skills: readonly CatalogSkill[]; key: string } {
-    if (this.#private.length === 0) return NONE;
-    const stamp = this.#private.map((source) => source.generation()).join(',');
+  #extrasFor(principal: Principal): { skills: readonly CatalogSkill[]; key: string; viewKey?: string } {
+    const sources = this.#private;
+    if (sources.length === 0) return NONE;
     const known = this.#extras.get(principal);
-    if (known !== undefined && known.stamp === stamp && known.policy === this.#policy) return known;
+    // Asked at every lookup: the generations are compared in place, nothing is made unless one moved.
+    if (known !== undefined && known.policy === this.#policy) {
+      let same = true;
+      for (let at = 0; at < sources.length && same; at++) same = sources[at]!.generation() === known.stamps[at];
+      if (same) return known;
+    }
+    const stamps = sources.map((source) => source.generation());
     const subjects = new Set(subjectsOf(principal));
     const skills = this.#private.flatMap((source) => source.for(principal)).filter((skill) => this.#scopesMet(skill, subjects));
     const key =
@@ -126,7 +132,7 @@ export class ViewCache {
                 .join('\n'),
             )
             .digest('base64url')}`;
-    const found = { stamp, policy: this.#policy, skills: skills.length === 0 ? [] : skills, key };
+    const found = { stamps, policy: this.#policy, skills: skills.length === 0 ? [] : skills, key, viewKey: viewKey(principal) + key };
     this.#extras.set(principal, found);
     return found;
   }
@@ -196,7 +202,7 @@ export class ViewCache {
   view(snapshot: CatalogSnapshot, principal: Principal): CatalogSnapshot {
     const extras = this.#extrasFor(principal);
     if (this.open && extras.skills.length === 0) return snapshot;
-    const key = viewKey(principal) + extras.key;
+    const key = extras.viewKey ?? viewKey(principal);
     let perSnapshot = this.#views.get(snapshot);
     if (perSnapshot === undefined) {
       perSnapshot = new Map();
@@ -376,7 +382,8 @@ export class ViewCache {
 
   /** The unlisted skills (exact registry versions) a principal may reach through its view. */
   #resolver(snapshot: CatalogSnapshot, principal: Principal, current: () => ViewSnapshot | undefined): UnlistedResolver | undefined {
-    const base = snapshot.unlisted;
+    // With private skills about, a view answers versions of its own even when no provider resolves any.
+    const base = snapshot.unlisted ?? (this.#private.length > 0 ? NO_UNLISTED : undefined);
     // A name known to a provider but listed by no one (every version yanked or revoked): reachable, like a listed
     // skill, when the policy lets the principal see that name at that URI. Otherwise it does not exist.
     const ghost = (name: string): string | undefined => {
@@ -462,6 +469,8 @@ function privateVersion(extras: readonly CatalogSkill[], name: string | undefine
     (skill) => skill.name === name && (version !== undefined && version !== '' ? versionOf(skill) === version : skill.packageDigest === selector.digest),
   );
 }
+
+const NO_UNLISTED: UnlistedResolver = { lookup: () => undefined, version: () => undefined };
 
 const NONE = { skills: [] as readonly CatalogSkill[], key: '' };
 

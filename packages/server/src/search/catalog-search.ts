@@ -509,6 +509,8 @@ export class CatalogSearch {
         this.#epoch++;
       }
       this.#pending = changed.length;
+      // A large batch (the first build): the index sizes its arrays for it once, not at every other merge.
+      if (changed.length > WAIT_FOR_CHANGES) this.index.expect(changed.length);
       let interrupted = false;
       for (const skill of changed) {
         if (sliceStart === undefined) {
