@@ -119,6 +119,19 @@ const DECODERS: Decoder[] = [
     decode: (match) => anyText(Buffer.from(match[0], 'hex')),
   },
   {
+    encoding: 'octal escapes',
+    pattern: (s) => new RegExp(`(?:\\\\[0-3][0-7]{2}){${s.escapesMin},}`, 'g'),
+    decode: (match) =>
+      anyText(
+        Buffer.from(
+          match[0]
+            .split('\\')
+            .slice(1)
+            .map((octal) => parseInt(octal, 8)),
+        ),
+      ),
+  },
+  {
     encoding: 'spaced hex',
     // Bytes written out one by one: `63 75 72 6c`, `63:75:72:6c`, `0x63, 0x75`.
     pattern: (s) => new RegExp(`(?<![0-9A-Za-z])(?:(?:0x)?[0-9a-fA-F]{2}(?:\\s*[,:]\\s*|\\s)){${s.escapesMin},}(?:0x)?[0-9a-fA-F]{2}(?![0-9A-Za-z])`, 'g'),
