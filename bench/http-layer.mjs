@@ -4,7 +4,8 @@
 // a busy machine weighs on both alike. Prints requests/s per round, the medians and the ratio (this / baseline), and
 // each server's CPU time per request over its rounds (from /proc: less moved by other work on the machine).
 // Usage: node bench/http-layer.mjs --baseline /path/to/other/checkout [--catalog DIR] [--duration 3] [--rounds 3]
-//        [--concurrency 16] [--era modern|legacy]
+//        [--concurrency 16] [--era modern|legacy] [--settle 180] [--kinds read,list]
+// Each server is left to settle first (its CPU quiet: the start's background scan and search index build done).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,8 @@ const duration = Number(flags.value('duration', '3'));
 const rounds = Number(flags.value('rounds', '3'));
 const concurrency = Number(flags.value('concurrency', '16'));
 const era = flags.value('era', 'modern');
+const settleSeconds = Number(flags.value('settle', '180'));
+const kinds = flags.value('kinds', 'read,list').split(',');
 const work = mkdtempSync(join(tmpdir(), 'skillport-http-layer-'));
 
 async function start(name, root) {
@@ -85,13 +88,31 @@ function load(url, kind, file, pid) {
   return figures.perSecond;
 }
 
+/**
+ * Waits until a server's CPU is quiet (under 5 % over a second, twice in a row; at most --settle seconds): the
+ * background scan and the search index build at start would otherwise be counted in the first rounds' CPU.
+ */
+async function settle(server) {
+  const until = Date.now() + settleSeconds * 1000;
+  let quiet = 0;
+  let last = cpuSeconds(server.proc.pid);
+  while (quiet < 2 && Date.now() < until) {
+    await new Promise((done) => setTimeout(done, 1000));
+    const now = cpuSeconds(server.proc.pid);
+    quiet = now - last < 0.05 ? quiet + 1 : 0;
+    last = now;
+  }
+  if (quiet < 2) process.stderr.write(`${server.name}: still busy after ${settleSeconds} s; measuring anyway\n`);
+}
+
 const cpu = {};
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const servers = [await start('this', repo), await start('baseline', resolve(baseline))];
 try {
   const files = await targets(servers[0].url);
+  for (const server of servers) await settle(server);
   const results = {};
-  for (const kind of ['read', 'list']) {
+  for (const kind of kinds) {
     for (const server of servers) results[`${kind}:${server.name}`] = [];
     // One round each first, not counted: the first seconds of a server carry its start-up work (the search index).
     for (const server of servers) load(server.url, kind, files[kind], server.proc.pid);
@@ -102,8 +123,10 @@ try {
     }
     const ours = median(results[`${kind}:this`]);
     const theirs = median(results[`${kind}:baseline`]);
+    // Each round's pair ran back to back: the median of the pairs' ratios is less moved by load that comes and goes.
+    const paired = median(results[`${kind}:this`].map((value, at) => value / results[`${kind}:baseline`][at]));
     console.log(
-      `${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`,
+      `${kind === 'read' ? 'resources/read' : 'skills/list'} (${era}, ${concurrency} clients): this ${ours.toFixed(0)} req/s, baseline ${theirs.toFixed(0)} req/s, ratio ${(ours / theirs).toFixed(3)}, paired ${paired.toFixed(3)} (rounds: this ${results[`${kind}:this`].map((v) => v.toFixed(0)).join(' ')}; baseline ${results[`${kind}:baseline`].map((v) => v.toFixed(0)).join(' ')})`,
     );
     // Server CPU per request over all rounds: what the layer costs, less sensitive to other work on the machine.
     const perRequest = (server) => {

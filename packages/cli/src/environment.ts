@@ -33,6 +33,8 @@ export interface Environment {
   xdgCacheHome?: string;
   /** SKILLPORT_PAGE_CACHE_MB: the HTTP fast path's cache of serialised list pages, whole MiB, 0 = none (default 64). */
   pageCacheMb?: number;
+  /** SKILLPORT_CONTENT_CACHE_MB: the cache of verified file bytes and their served forms, whole MiB, 0 = none (default 64). */
+  contentCacheMb?: number;
   /** SKILLPORT_WATCH_LIMIT: watches `serve` holds before folders inside skills are swept instead (ADR 0252). */
   watchLimit?: number;
   /** SKILLPORT_WORD_VECTORS=0: search ranks lexically, without the bundled word vectors. */
@@ -77,6 +79,7 @@ export function environment(): Environment {
   };
   const numbers: Array<[keyof Environment, string, number]> = [
     ['pageCacheMb', 'SKILLPORT_PAGE_CACHE_MB', 0],
+    ['contentCacheMb', 'SKILLPORT_CONTENT_CACHE_MB', 0],
     ['watchLimit', 'SKILLPORT_WATCH_LIMIT', 0],
     ['pgPoolMax', 'SKILLPORT_PG_POOL_MAX', 1],
     ['pgBlobCacheMb', 'SKILLPORT_PG_BLOB_CACHE_MB', 0],

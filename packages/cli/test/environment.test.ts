@@ -30,11 +30,13 @@ test("the libraries' budgets: whole numbers are read, anything else keeps the de
     SKILLPORT_PG_BLOB_CACHE_MB: undefined,
     SKILLPORT_PG_ACCESS_POOL_MAX: undefined,
     SKILLPORT_WATCH_LIMIT: undefined,
+    SKILLPORT_CONTENT_CACHE_MB: undefined,
   };
   const none = withEnv(unset, () => environment());
   assert.equal(none.pageCacheMb, undefined);
   assert.equal(none.pgPoolMax, undefined);
   assert.equal(none.watchLimit, undefined);
+  assert.equal(none.contentCacheMb, undefined);
   const set = withEnv(
     {
       ...unset,
@@ -43,12 +45,15 @@ test("the libraries' budgets: whole numbers are read, anything else keeps the de
       SKILLPORT_PG_BLOB_CACHE_MB: '512',
       SKILLPORT_PG_ACCESS_POOL_MAX: '2',
       SKILLPORT_WATCH_LIMIT: '0',
+      SKILLPORT_CONTENT_CACHE_MB: '128',
     },
     () => environment(),
   );
-  assert.deepEqual([set.pageCacheMb, set.pgPoolMax, set.pgBlobCacheMb, set.pgAccessPoolMax, set.watchLimit], [0, 25, 512, 2, 0]);
-  for (const wrong of ['', 'lots', '-5', '1.5', '9999999'])
+  assert.deepEqual([set.pageCacheMb, set.pgPoolMax, set.pgBlobCacheMb, set.pgAccessPoolMax, set.watchLimit, set.contentCacheMb], [0, 25, 512, 2, 0, 128]);
+  for (const wrong of ['', 'lots', '-5', '1.5', '9999999']) {
     assert.equal(withEnv({ SKILLPORT_PAGE_CACHE_MB: wrong }, () => environment()).pageCacheMb, undefined, wrong);
+    assert.equal(withEnv({ SKILLPORT_CONTENT_CACHE_MB: wrong }, () => environment()).contentCacheMb, undefined, wrong);
+  }
   // A pool of no connections is no pool: the default stays.
   assert.equal(withEnv({ SKILLPORT_PG_POOL_MAX: '0' }, () => environment()).pgPoolMax, undefined);
 });

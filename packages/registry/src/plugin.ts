@@ -161,8 +161,23 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
       sees = (principal, name) => context.canSee(principal, name, listedUri(name));
       grants = (principal, name) => context.writeGrants(principal, name, listedUri(name));
       const writable = context.authenticated || publishToken !== undefined;
+      const provider = registry.provider;
       return {
-        providers: [registry.provider],
+        providers: [provider],
+        privateSkills: {
+          generation: () => provider.pendingGeneration,
+          // A version waiting for review reaches, over MCP and the web, only those the API shows it to: its publisher
+          // and the reviewers of its name (ADR 0235), through the same guard as the web's review queue.
+          for: (principal) => {
+            const guard = reviewerGuard(principal);
+            // As the API has it: a publisher reads its held versions with a token that may publish, not a read-only one.
+            const publisher = hasScope(principal, 'publish') ? (principal.user ?? principal.agent) : undefined;
+            return provider.pendingFor(
+              (record) => guard.sees(record.name) && (guard.may('review', record.name) || (publisher !== undefined && record.publisher === publisher)),
+            );
+          },
+          onChange: (listener) => provider.onChange(() => listener()),
+        },
         routes: registry.routes,
         health: () => ({ registry: { ...registry.provider.stats(), writable } }),
         ready: () => registry.provider.readiness(),

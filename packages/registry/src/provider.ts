@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import semver from 'semver';
 import { joinSkillUri, mimeTypeFor, parseSkillUri } from '@skillport/core';
 import type { SkillManifest } from '@skillport/core';
-import { META_PROVENANCE, META_VERSION, buildCatalogSkill } from '@skillport/server';
+import { META_PENDING, META_PROVENANCE, META_VERSION, buildCatalogSkill } from '@skillport/server';
 import type { BlobSource, CatalogSkill, SkillLookup, ProviderDelta, SkillProvider, StoredOrigin, VersionSelector } from '@skillport/server';
 import { LATEST, isHeld } from './model.js';
 import type { GateRecord, VersionRecord } from './model.js';
@@ -23,6 +23,8 @@ import type { RegistryStore } from './store.js';
  */
 export const META_TAGS = 'dev.skillport/tags';
 export const META_VERSION_URI = 'dev.skillport/versionUri';
+/** What a version held for review tells its publisher and reviewers, and their agents (META_PENDING). */
+export const PENDING_NOTE = 'pending review, not approved: served only to its publisher and the reviewers of its name until a reviewer approves it';
 
 export interface RegistryProviderOptions {
   store: RegistryStore;
@@ -58,6 +60,9 @@ export class RegistryProvider implements SkillProvider {
   #watching: boolean | undefined;
   #lastError: string | undefined;
   #reported = new Set<string>();
+  /** Versions waiting for review (never a rejected one), and a count that grows whenever any version changed. */
+  #pending: VersionRecord[] = [];
+  #pendingGeneration = 0;
 
   private constructor(readonly options: RegistryProviderOptions) {
     this.#store = options.store;
@@ -144,6 +149,12 @@ export class RegistryProvider implements SkillProvider {
     }
     this.#tags = tags;
     this.#revision = changes.revision;
+    if (changes.versions.length > 0) {
+      this.#pending = [...this.#versions.values()].flatMap((byVersion) =>
+        [...byVersion.values()].filter((record) => record.review === 'pending' && record.revoked === undefined),
+      );
+      this.#pendingGeneration++;
+    }
     this.#listed = this.#buildListed();
     // Built skills are reused while their record and tags are unchanged (#build), so what changed is what is not
     // the same object: the catalog applies just that (ADR 0130).
@@ -180,6 +191,26 @@ export class RegistryProvider implements SkillProvider {
       if (skill !== undefined) listed.push(skill);
     }
     return listed;
+  }
+
+  /** Grows whenever the versions changed (what `pendingFor` answers may have). */
+  get pendingGeneration(): number {
+    return this.#pendingGeneration;
+  }
+
+  /**
+   * The versions waiting for review that `shown` lets through, as catalog skills at their exact URIs, marked
+   * pending (META_PENDING, and `review: pending` in the provenance): served to those principals only (ADR 0235).
+   * A rejected version is never among them.
+   */
+  pendingFor(shown: (record: VersionRecord) => boolean): CatalogSkill[] {
+    const out: CatalogSkill[] = [];
+    for (const record of this.#pending) {
+      if (!shown(record)) continue;
+      const skill = this.#build(record, [...this.#prefix, record.version, record.name], { [META_PENDING]: PENDING_NOTE });
+      if (skill !== undefined) out.push(skill);
+    }
+    return out;
   }
 
   /** The URI of a version's SKILL.md. */

@@ -1,3 +1,4 @@
+import { gunzipSync, inflateSync } from 'node:zlib';
 import { lineOf, lineStarts, normalise } from './files.js';
 import type { ScannedFile } from './files.js';
 import type { DecodeSettings, RuleSet } from './rules.js';
@@ -29,6 +30,75 @@ const bytesText = (bytes: Buffer): string | undefined => {
   }
 };
 
+/**
+ * Decoded bytes as text: compressed (zlib, gzip) bytes inflated first, UTF-16LE (PowerShell's -EncodedCommand) read
+ * as such, anything else as UTF-8.
+ */
+const anyText = (bytes: Buffer): string | undefined => {
+  if (bytes.length >= 4) {
+    const zlibbed = bytes[0] === 0x78 && [0x01, 0x5e, 0x9c, 0xda].includes(bytes[1]!);
+    const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
+    if (zlibbed || gzipped) {
+      try {
+        return bytesText((zlibbed ? inflateSync : gunzipSync)(bytes, { maxOutputLength: 1 << 20 }));
+      } catch {
+        return undefined;
+      }
+    }
+    let zeros = 0;
+    const pairs = Math.min(32, bytes.length >> 1);
+    for (let i = 0; i < pairs; i++) if (bytes[2 * i + 1] === 0 && bytes[2 * i] !== 0) zeros++;
+    if (pairs >= 4 && zeros === pairs) return bytes.toString('utf16le');
+  }
+  return bytesText(bytes);
+};
+
+/** RFC 4648 base32 (upper case, optional padding). */
+const base32 = (run: string): Buffer | undefined => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const char of run.replace(/=+$/, '')) {
+    const index = alphabet.indexOf(char);
+    if (index < 0) return undefined;
+    value = (value << 5) | index;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+};
+
+/** Base85 as Python's b85encode writes it (RFC 1924's alphabet) or Ascii85 (a85encode, `<~…~>`). */
+const base85 = (run: string, ascii: boolean): Buffer | undefined => {
+  const alphabet = ascii ? '' : '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~';
+  const text = ascii
+    ? run
+        .replace(/^<~|~>$/g, '')
+        .replace(/\s+/g, '')
+        .replace(/z/g, '!!!!!')
+    : run;
+  const digit = (char: string): number => (ascii ? char.charCodeAt(0) - 33 : alphabet.indexOf(char));
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i += 5) {
+    const chunk = text.slice(i, i + 5);
+    const padded = chunk.padEnd(5, ascii ? 'u' : '~');
+    let value = 0;
+    for (const char of padded) {
+      const d = digit(char);
+      if (d < 0 || d > 84) return undefined;
+      value = value * 85 + d;
+    }
+    if (value > 0xffffffff) return undefined;
+    const bytes = [(value >>> 24) & 0xff, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
+    out.push(...bytes.slice(0, chunk.length - 1));
+  }
+  return Buffer.from(out);
+};
+
 const fromCodes = (codes: number[]): string | undefined =>
   codes.every((code) => Number.isInteger(code) && code >= 0 && code <= 0x10ffff) ? String.fromCodePoint(...codes) : undefined;
 
@@ -40,13 +110,52 @@ const DECODERS: Decoder[] = [
       const run = match[0];
       // Words, paths and identifiers are runs of letters too: base64 of text mixes cases and carries digits or +/.
       if (!/[A-Z]/.test(run) || !/[a-z]/.test(run) || !/[0-9+/]/.test(run)) return undefined;
-      return bytesText(Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
+      return anyText(Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
     },
   },
   {
     encoding: 'hex',
     pattern: (s) => new RegExp(`(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){${Math.ceil(s.hexMin / 2)},}(?![0-9A-Za-z])`, 'g'),
-    decode: (match) => bytesText(Buffer.from(match[0], 'hex')),
+    decode: (match) => anyText(Buffer.from(match[0], 'hex')),
+  },
+  {
+    encoding: 'spaced hex',
+    // Bytes written out one by one: `63 75 72 6c`, `63:75:72:6c`, `0x63, 0x75`.
+    pattern: (s) => new RegExp(`(?<![0-9A-Za-z])(?:(?:0x)?[0-9a-fA-F]{2}(?:\\s*[,:]\\s*|\\s)){${s.escapesMin},}(?:0x)?[0-9a-fA-F]{2}(?![0-9A-Za-z])`, 'g'),
+    decode: (match) => anyText(Buffer.from(match[0].replace(/0x/g, '').replace(/[^0-9a-fA-F]/g, ''), 'hex')),
+  },
+  {
+    encoding: 'base32',
+    pattern: () => /(?<![A-Za-z0-9+/])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9+/])/g,
+    decode: (match) => (/[2-7]/.test(match[0]) ? ((bytes) => (bytes ? anyText(bytes) : undefined))(base32(match[0])) : undefined),
+  },
+  {
+    encoding: 'base85',
+    raw: true,
+    pattern: () => /\b(b85decode|a85decode)\s*\(\s*b?["']([^"'\n]{10,})["']|<~([^~]{10,})~>/g,
+    decode: (match) => {
+      const bytes = match[3] !== undefined ? base85(match[3], true) : base85(match[2]!, match[1] === 'a85decode');
+      return bytes ? anyText(bytes) : undefined;
+    },
+  },
+  {
+    encoding: 'number list',
+    // A list of character codes with no call beside it (`K = [99, 117, 114, 108, …]`), read as text, or XORed with a
+    // one-byte key when the file XORs.
+    pattern: () => /[[({]\s*((?:0x[0-9a-fA-F]{1,2}|\d{1,3})(?:\s*,\s*(?:0x[0-9a-fA-F]{1,2}|\d{1,3})){11,})\s*,?\s*[\])}]/g,
+    decode: (match) => {
+      const codes = match[1]!.split(/\s*,\s*/).map((code) => Number(code));
+      if (codes.some((code) => code > 255)) return undefined;
+      if (codes.every((code) => code === 9 || code === 10 || code === 13 || (code >= 32 && code < 127))) return String.fromCharCode(...codes);
+      for (let key = 1; key < 256; key++) {
+        const plain = codes.map((code) => code ^ key);
+        if (plain.every((code) => code === 9 || code === 10 || (code >= 32 && code < 127))) {
+          const text = String.fromCharCode(...plain);
+          if (/[a-z]{3,}[\s/.;:=|-]/i.test(text) && /\s/.test(text)) return text;
+        }
+      }
+      return undefined;
+    },
   },
   {
     encoding: '\\x escapes',
@@ -110,8 +219,8 @@ const DECODERS: Decoder[] = [
   {
     encoding: 'reversed text',
     pattern: () =>
-      /["']([^"'\n]{12,})["']\s*\[\s*::\s*-1\s*\]|\becho\s+["']?([^|"'\n]{12,}?)["']?\s*\|\s*rev\b|["']([^"'\n]{12,})["']\.split\(\s*["']{2}\s*\)\.reverse\(\)/g,
-    decode: (match) => [...(match[1] ?? match[2] ?? match[3] ?? '')].reverse().join(''),
+      /["']([^"'\n]{12,})["']\s*\[\s*::\s*-1\s*\]|\becho\s+["']?([^|"'\n]{12,}?)["']?\s*\|\s*rev\b|["']([^"'\n]{12,})["']\.split\(\s*["']{2}\s*\)\.reverse\(\)|\becho\s+(?:-n\s+)?["']([^"'\n]{12,})["']\s*\|\s*rev\b/g,
+    decode: (match) => [...(match[1] ?? match[2] ?? match[3] ?? match[4] ?? '')].reverse().join(''),
   },
 ];
 

@@ -32,7 +32,11 @@ export interface SkillContext {
 }
 
 const MARKDOWN = /\.(md|markdown|mdx|txt|rst)$/i;
-const SCRIPT = /\.(sh|bash|zsh|fish|ksh|ps1|psm1|bat|cmd|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|pm|php|lua|go|rs|java|kt|swift|cs|r|jl)$/i;
+const SCRIPT =
+  /\.(sh|bash|zsh|fish|ksh|ps1|psm1|psd1|bat|cmd|vbs|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|rb|pl|pm|php|lua|go|rs|java|kt|kts|swift|cs|r|jl|groovy|gradle|tcl|nu|awk|applescript|ahk|mk|make)$/i;
+/** Build and task files are shell commands under another name: read as scripts. */
+const SCRIPT_NAMES =
+  /(^|\/)(Makefile|GNUmakefile|makefile|Dockerfile|Containerfile|[\w.-]+\.Dockerfile|Justfile|justfile|Rakefile|Vagrantfile|Brewfile|Procfile|Taskfile)$/;
 
 export function readFile(file: SkillFile, rules: RuleSet): ScannedFile {
   const bytes = file.bytes;
@@ -43,7 +47,7 @@ export function readFile(file: SkillFile, rules: RuleSet): ScannedFile {
   let kind: FileKind = 'text';
   if (binary) kind = 'binary';
   else if (MARKDOWN.test(file.path)) kind = 'markdown';
-  else if (SCRIPT.test(file.path) || text.startsWith('#!')) kind = 'script';
+  else if (SCRIPT.test(file.path) || SCRIPT_NAMES.test(file.path) || text.startsWith('#!')) kind = 'script';
   const normal = binary ? '' : normalise(text, rules.confusables);
   return { path: file.path, kind, bytes, text, normal, lineStarts: lineStarts(normal), isSkillMd };
 }
@@ -181,7 +185,10 @@ export function lowerFor(rule: Rule, file: ScannedFile, line: number, context: S
   const current = result?.to ?? rule.severity;
   if (rule.discussion && severityRank(discussion.to) < severityRank(current)) {
     const around = linesText(file, Math.max(1, line - discussion.window), line);
-    if (discussion.when.some((when) => test(when, around))) return { to: discussion.to, note: discussion.note };
+    // In a script the words count only in its comments: a variable named `payload` says nothing about intent.
+    const words = file.kind === 'script' ? commentsOf(around) : around;
+    if (discussion.code.some((code) => test(code, around)) || discussion.when.some((when) => test(when, words)))
+      return { to: discussion.to, note: discussion.note };
     // The Markdown heading the line sits under ("## Examples of prompt injection") says so for its section.
     const heading = file.kind === 'markdown' ? headingAbove(file, line) : undefined;
     if (heading !== undefined && discussion.when.some((when) => test(when, heading)))
@@ -191,6 +198,14 @@ export function lowerFor(rule: Rule, file: ScannedFile, line: number, context: S
       return { to: discussion.to, note: `lowered to medium: ${file.path} is a reference about attacks` };
   }
   return result;
+}
+
+/** The comments of some lines of code (`#`, `//`, `/*`, `--`, `REM`), one per line. */
+function commentsOf(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => (/^\s*(#|\/\/|\/\*|\*|--|REM\b|::|<!--)/i.exec(line) ? line : (/\s(#|\/\/)\s?(.*)$/.exec(line)?.[2] ?? '')))
+    .join('\n');
 }
 
 /** The nearest ATX heading above `line` outside code fences (a `# comment` in a shell block is not one). */

@@ -84,7 +84,7 @@ export interface RuleSet {
   version: number;
   rules: Rule[];
   /** The words that mark text as discussing attacks (a security guide quoting one), and how far back to look. */
-  discussion: { when: RegExp[]; paths: RegExp[]; window: number; to: Severity; note: string };
+  discussion: { when: RegExp[]; code: RegExp[]; paths: RegExp[]; window: number; to: Severity; note: string };
   /** Words that make a matched secret a placeholder (`sk-xxxx`, `YOUR_API_KEY`). */
   placeholders: RegExp[];
   /** Files larger than this are not scanned (reported as skipped). */
@@ -129,9 +129,11 @@ export function parseRules(text: string, source = 'rules'): RuleSet {
   }
   const rulesIn = root['rules'];
   if (!Array.isArray(rulesIn) || rulesIn.length === 0) throw new RuleError(`${source}: rules must be a non-empty list`);
+  const confusables = confusableMap(root['confusables'] ?? {}, `${source}: confusables`);
+  const fold = folder(confusables);
   const seen = new Set<string>();
   const rules = rulesIn.map((raw, index) => {
-    const rule = parseRule(raw, `${source}: rules[${index}]`, lists);
+    const rule = parseRule(raw, `${source}: rules[${index}]`, lists, fold);
     if (seen.has(rule.id)) throw new RuleError(`${source}: rule id '${rule.id}' is used twice`);
     seen.add(rule.id);
     return rule;
@@ -143,6 +145,7 @@ export function parseRules(text: string, source = 'rules'): RuleSet {
     rules,
     discussion: {
       when: regexList(discussion['when'], `${source}: discussion.when`),
+      code: regexList(discussion['code'] ?? [], `${source}: discussion.code`),
       paths: regexList(discussion['paths'] ?? [], `${source}: discussion.paths`),
       window: nonNegative(discussion['window'] ?? 2, `${source}: discussion.window`),
       to,
@@ -150,7 +153,7 @@ export function parseRules(text: string, source = 'rules'): RuleSet {
     },
     placeholders: regexList(root['placeholders'] ?? [], `${source}: placeholders`),
     maxFileBytes: nonNegative(root['max-file-bytes'] ?? 2 * 1024 * 1024, `${source}: max-file-bytes`),
-    confusables: confusableMap(root['confusables'] ?? {}, `${source}: confusables`),
+    confusables,
     decode: decodeSettings(root['decode'] ?? {}, `${source}: decode`),
   };
 }
@@ -186,7 +189,43 @@ const RULE_KEYS = new Set([
   'examples',
 ]);
 
-function parseRule(raw: unknown, where: string, lists: ReadonlyMap<string, unknown[]>): Rule {
+/**
+ * Patterns are folded as the text they run over is (NFKC, look-alike letters to Latin), so a rule written in Russian
+ * or Greek still matches the folded text. Regular-expression syntax is ASCII and left as it is.
+ */
+function folder(confusables: ReadonlyMap<string, string>): (source: string) => string {
+  const fold = (char: string): string => confusables.get(char) ?? char;
+  return (source) => {
+    if (!/[^\x00-\x7f]/.test(source)) return source;
+    // Folding depends on case (Cyrillic Н becomes H, н stays): each letter matches both of its cases' folded forms.
+    let out = '';
+    let inClass = false;
+    const chars = [...source.normalize('NFKC')];
+    for (let i = 0; i < chars.length; i++) {
+      const char = chars[i]!;
+      if (char === '\\') {
+        out += char + (chars[++i] ?? '');
+        continue;
+      }
+      if (char === '[') inClass = true;
+      else if (char === ']') inClass = false;
+      if (char.charCodeAt(0) < 0x80) {
+        out += char;
+        continue;
+      }
+      const forms = [...new Set([fold(char), fold(char.toLowerCase()), fold(char.toUpperCase())])];
+      out += forms.length === 1 ? forms[0] : inClass ? forms.join('') : `(?:${forms.join('|')})`;
+    }
+    return out;
+  };
+}
+
+function foldAll(value: unknown, fold: (source: string) => string): unknown {
+  if (typeof value === 'string') return fold(value);
+  return Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? fold(item) : item)) : value;
+}
+
+function parseRule(raw: unknown, where: string, lists: ReadonlyMap<string, unknown[]>, fold: (source: string) => string): Rule {
   const r = record(raw, where);
   const id = r['id'];
   if (typeof id !== 'string' || !/^[a-z][a-z0-9-]{1,63}$/.test(id)) throw new RuleError(`${where}: id must be lowercase letters, digits and '-'`);
@@ -203,19 +242,20 @@ function parseRule(raw: unknown, where: string, lists: ReadonlyMap<string, unkno
     throw new RuleError(`${at}: in must list some of ${SCOPES.join(', ')}`);
   for (const key of ['title', 'why'] as const) if (typeof r[key] !== 'string' || r[key] === '') throw new RuleError(`${at}: ${key} is required`);
   const flags = (r['params'] as Record<string, unknown> | undefined)?.['flags'];
-  const patterns = regexList(r['patterns'] ?? [], `${at}: patterns`, typeof flags === 'string' ? flags : 'im');
+  const patterns = regexList(foldAll(r['patterns'] ?? [], fold), `${at}: patterns`, typeof flags === 'string' ? flags : 'im');
   if (detect === 'pattern' && patterns.length === 0) throw new RuleError(`${at}: a pattern rule needs patterns`);
   const adjust = ((r['adjust'] ?? []) as unknown[]).map((entry, index) => {
     const l = record(entry, `${at}: adjust[${index}]`);
     if (!isSeverity(l['to'])) throw new RuleError(`${at}: adjust[${index}].to must be a severity`);
     return {
       to: l['to'],
-      when: regexList(expandLists(l['when'], lists, `${at}: adjust[${index}].when`), `${at}: adjust[${index}].when`),
+      when: regexList(foldAll(expandLists(l['when'], lists, `${at}: adjust[${index}].when`), fold), `${at}: adjust[${index}].when`),
       window: nonNegative(l['window'] ?? 0, `${at}: adjust[${index}].window`),
       note: String(l['note'] ?? 'lowered'),
     };
   });
   const params = paramsWithLists(r['params'], lists, at);
+  for (const key of ['sources', 'sinks']) if (params[key] !== undefined) params[key] = foldAll(params[key], fold);
   // A flow rule's expressions are compiled when a skill is scanned: they are checked here, so a bad one refuses the file.
   if (detect === 'flow')
     for (const key of ['sources', 'sinks']) {
@@ -232,7 +272,7 @@ function parseRule(raw: unknown, where: string, lists: ReadonlyMap<string, unkno
     detect: detect as Detector,
     in: scopes as Scope[],
     patterns,
-    unless: regexList(expandLists(r['unless'] ?? [], lists, `${at}: unless`), `${at}: unless`),
+    unless: regexList(foldAll(expandLists(r['unless'] ?? [], lists, `${at}: unless`), fold), `${at}: unless`),
     adjust,
     discussion: r['discussion'] === true,
     mask: r['mask'] === true,

@@ -68,9 +68,19 @@ export interface SearchHit {
    * How much of the query this skill matches by the words themselves (same stem), not through near, related or
    * mapped words: `exact`, the BM25F value of those matches; `exactWeight` and `queryWeight`, the idf of the typed
    * words it matches exactly and of all typed words (a word no skill holds counts as the rarest); `cosine`, the
-   * meaning channel's cosine (0 without vectors).
+   * meaning channel's cosine (0 without vectors); `unknownWeight`, the idf of the typed words no skill holds;
+   * `topicalWeight`, of the typed words some skill holds in its name, description or headings (the same for every
+   * hit of a query); `missedWeight`, the largest idf of a typed word this skill does not hold.
    */
-  evidence: { exact: number; exactWeight: number; queryWeight: number; cosine: number; unknownWeight: number };
+  evidence: {
+    exact: number;
+    exactWeight: number;
+    queryWeight: number;
+    cosine: number;
+    unknownWeight: number;
+    topicalWeight: number;
+    missedWeight: number;
+  };
   /** How sure search is that this skill fits the query (0..1; ./scoring/confidence.ts): see SearchOptions.minConfidence. */
   confidence: number;
 }

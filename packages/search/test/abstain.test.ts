@@ -31,6 +31,44 @@ describe('abstaining when nothing fits (ADR 0202)', () => {
     assert.ok(hits[0]!.confidence >= MIN_CONFIDENCE, `${hits[0]!.confidence}`);
   });
 
+  test('words skills only use in passing, in bodies, make a hit less confident than words a skill is about', () => {
+    // The same three skills, the query's words in one skill's body only, or one skill's description.
+    const filler = [doc('pdf', 'Merge and split PDF files.'), doc('xlsx', 'Edit spreadsheets and charts.')];
+    const inBody = [...filler, doc('deploy', 'Ship web services to a cluster.', 'Before the race to release, plan the weeks and the minutes.')];
+    const inDescription = [...filler, doc('deploy', 'Plan the race to release over weeks and minutes.', 'Ship web services to a cluster.')];
+    const query = 'plan a race over eight weeks';
+    const passing = new SkillSearchIndex(inBody, { minConfidence: 0 }).search(query)[0]!;
+    const about = new SkillSearchIndex(inDescription, { minConfidence: 0 }).search(query)[0]!;
+    assert.equal(passing.id, 'deploy');
+    assert.equal(about.id, 'deploy');
+    assert.equal(passing.evidence.topicalWeight, 0, 'no skill holds plan, race or weeks outside a body');
+    assert.ok(about.evidence.topicalWeight > 0.5 * about.evidence.queryWeight, `${about.evidence.topicalWeight} of ${about.evidence.queryWeight}`);
+    assert.ok(passing.confidence < about.confidence, `${passing.confidence} < ${about.confidence}`);
+    // The rarest word this skill lacks (`eight`, no skill's word) weighs as the rarest can.
+    assert.equal(passing.evidence.missedWeight, passing.evidence.unknownWeight);
+  });
+
+  test("a view's topical words are its own skills' (a description outside the view does not count)", () => {
+    const docs = [
+      doc('pdf', 'Merge and split PDF files.'),
+      doc('race', 'Plan a race over weeks.'),
+      doc('deploy', 'Ship services.', 'Plan the race weeks ahead.'),
+    ];
+    const index = new SkillSearchIndex(docs, { minConfidence: 0 });
+    // Topical weight is the query's: the same for every hit.
+    const whole = index.search('plan a race')[0]!;
+    const view = index.search('plan a race', 10, index.view(['pdf', 'deploy']))[0]!;
+    assert.equal(whole.id, 'race');
+    assert.ok(whole.evidence.topicalWeight > 0);
+    assert.equal(view.id, 'deploy');
+    assert.equal(view.evidence.topicalWeight, 0);
+    // And after the description's skill is removed, the whole index forgets it too.
+    index.remove('race');
+    const after = index.search('plan a race')[0]!;
+    assert.equal(after.id, 'deploy');
+    assert.equal(after.evidence.topicalWeight, 0);
+  });
+
   test('limit stays a maximum', () => {
     const docs = Array.from({ length: 30 }, (_, at) => doc(`report-${at}`, `Builds quarterly sales reports, variant ${at}.`));
     const index = new SkillSearchIndex(docs);
@@ -49,6 +87,11 @@ describe('abstaining when nothing fits (ADR 0202)', () => {
       'proof a sourdough loaf overnight in the fridge',
       'write a poem about my cat',
       'fix a leaking kitchen faucet',
+      // Blind set 4's no-fit tasks (spent): answered before topical words and the missed word were features.
+      'the grout between my shower tiles has gone black with mould, how do I get it clean',
+      'I want to knit my first beanie, which needles and yarn should a beginner buy',
+      'houseplant leaf drop diagnosis',
+      'write Neovim plugin in Lua',
     ])
       assert.deepEqual(
         index.search(task).map((hit) => hit.id),

@@ -126,6 +126,47 @@ describe('incremental search index', () => {
     });
   }
 
+  test('merges in place never write arrays an export or a restore handed out; an expected batch ranks alike', () => {
+    const next = random(99);
+    const options = { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 60 };
+    const index = new SkillSearchIndex([], options);
+    index.expect(300);
+    const current = new Map<string, SearchDocument>();
+    const lent: Array<{ arrays: Array<Int32Array | Uint32Array>; copies: Array<Int32Array | Uint32Array> }> = [];
+    const lend = (state: ReturnType<SkillSearchIndex['exportState']>): void => {
+      const arrays = [state.postingOffsets, state.postingDocs, state.postingCounts];
+      lent.push({ arrays, copies: arrays.map((array) => array.slice()) });
+    };
+    let restored: SkillSearchIndex | undefined;
+    for (let step = 0; step < 400; step++) {
+      const ids = [...current.keys()];
+      if (next() < 0.6 || ids.length < 3) {
+        const id = next() < 0.3 && ids.length > 0 ? ids[Math.floor(next() * ids.length)]! : `skill-${step}`;
+        const document = makeDocument(next, id);
+        current.set(id, document);
+        index.add(document);
+        restored?.add(document);
+      } else {
+        const id = ids[Math.floor(next() * ids.length)]!;
+        current.delete(id);
+        index.remove(id);
+        restored?.remove(id);
+      }
+      if (step % 80 === 79) {
+        const state = index.exportState();
+        lend(state);
+        // A restore takes the arrays as they are: its own merges must not write them either.
+        restored = SkillSearchIndex.fromState(state, options);
+        if (step === 159) index.expect(200);
+      }
+    }
+    const fresh = new SkillSearchIndex([...current.values()], options);
+    for (const index_ of [index, restored!]) {
+      for (const query of QUERIES) same(index_.search(query, 20), fresh.search(query, 20), `"${query}"`);
+    }
+    lent.forEach(({ arrays, copies }, at) => arrays.forEach((array, which) => assert.deepEqual(array, copies[which], `export ${at}, array ${which}`)));
+  });
+
   test('a view ranks like an index of its documents alone, and never returns a document outside it', () => {
     const next = random(7);
     const index = new SkillSearchIndex([], { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 100 });

@@ -13,7 +13,7 @@ import { screenedStdin } from './mcp/stdio-lines.js';
 import { GatedStdioTransport, StdioBackpressure } from './mcp/stdio-backpressure.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
-import { ContentReader } from './catalog/content.js';
+import { CONTENT_CACHE_MB, ContentReader } from './catalog/content.js';
 import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';
 import { CompositeCatalog } from './catalog/composite-catalog.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
@@ -60,8 +60,12 @@ export interface SkillportServerOptions {
   cacheHint?: Partial<CacheHint>;
   /** Where the persistent digest cache lives; `false` turns it off. Default: the user cache folder. */
   cacheDir?: string | false;
-  /** Bytes of verified file content kept in memory (LRU by digest). */
+  /**
+   * Bytes of verified file content and its served forms kept in memory (LRU by digest; default 64 MiB,
+   * `CONTENT_CACHE_MB`). `contentCacheMb` says the same in whole MiB (SKILLPORT_CONTENT_CACHE_MB); bytes win.
+   */
   contentCacheBytes?: number;
+  contentCacheMb?: number;
   identity?: Partial<ServerIdentity>;
   /** Worker threads for full scans (0: scan on the main thread). Default: up to 2 for a cold start, then 1 (live-catalog.ts). */
   scanThreads?: number;
@@ -172,7 +176,7 @@ export class SkillportServer {
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
     // Answers differ by caller once access is restricted: no shared cache may keep one caller's answer for another.
     this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: access.restricted ? 'private' : (options.cacheHint?.cacheScope ?? 'public') };
-    const content = new ContentReader(options.contentCacheBytes ?? 16 * 1024 * 1024);
+    const content = new ContentReader(options.contentCacheBytes ?? Math.max(0, options.contentCacheMb ?? CONTENT_CACHE_MB) * 1024 * 1024);
     // Only a folder file is rescanned; a stored origin's bytes never change under the same digest.
     const onStale = (source: string) => {
       if (isAbsolute(source)) void this.catalog.live.reload([source]);
@@ -221,6 +225,12 @@ export class SkillportServer {
       this.#announce();
       options.onChange?.(changes);
     });
+    // Private skills (held versions for their publishers and reviewers) change without the catalog changing.
+    for (const parts of plugins) {
+      if (parts.privateSkills === undefined) continue;
+      access.views.addPrivate(parts.privateSkills);
+      parts.privateSkills.onChange?.(() => this.#announce());
+    }
     access.onChange((what) => {
       if (what === 'tokens') void this.#dropRevoked().catch(() => undefined);
       this.#announce();

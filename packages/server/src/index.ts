@@ -16,6 +16,7 @@ export type { CatalogChanges } from './catalog/live-catalog.js';
 
 // Plugins and HTTP routes beside /mcp (ADR 0060).
 export type { ServerPlugin, PluginContext, PluginParts, SkillVersionInfo } from './plugin.js';
+export type { PrivateSkills } from './access/views.js';
 export type { HttpOptions, RunningHttpServer } from './http/http-server.js';
 export { DEFAULT_REQUEST_LIMITS } from './http/limits.js';
 export type { RequestLimits } from './http/limits.js';
@@ -31,7 +32,7 @@ export type { ProviderDelta, SkillLookup, SkillProvider, VersionSelector } from 
 export type { BlobSource, CatalogFile, CatalogSkill, FolderOrigin, SkillEntry, SkillOrigin, StoredOrigin } from './catalog/model.js';
 export { META_PACKAGE_DIGEST } from './catalog/model.js';
 export { buildCatalogSkill } from './catalog/catalog-skill.js';
-export { META_PROVENANCE, META_VERSION } from './tools/versions.js';
+export { META_PENDING, META_PROVENANCE, META_VERSION, pendingOf } from './tools/versions.js';
 export { MemoryBlobs, ProviderBase, storedCatalogSkill } from './providers/stored-skill.js';
 export { ArchiveProvider } from './providers/archive-provider.js';
 export { GitProvider, DEFAULT_GIT_INTERVAL_MS } from './providers/git-provider.js';

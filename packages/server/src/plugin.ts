@@ -1,5 +1,6 @@
 import type { GateSettings } from './access/gate-policy.js';
 import type { Principal } from './access/principal.js';
+import type { PrivateSkills } from './access/views.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import type { HttpRoutes } from './http/routes.js';
 
@@ -35,6 +36,11 @@ export interface PluginContext {
 export interface PluginParts {
   /** Skills served beside the folders'; a URI clash goes to the earlier provider, and plugins come first. */
   providers?: SkillProvider[];
+  /**
+   * Skills served to some principals only, beside their views (a registry's versions held for review, to their
+   * publishers and reviewers): whoever is not given one finds nothing at its URI, by name, in search or completion.
+   */
+  privateSkills?: PrivateSkills;
   /** Routes mounted on the HTTP router (http/routes.ts). */
   routes?: HttpRoutes;
   /** Figures merged into GET /healthz. */

@@ -233,3 +233,52 @@ describe('principals', () => {
     assert.equal(parseSince('12', now), undefined);
   });
 });
+
+describe('private skills in views', () => {
+  const listed = [skill('tool'), skill('other')];
+  const snapshot = new CatalogSnapshot(listed, 1);
+  const pending = { ...skill('2.0.0/tool', 'tool'), entry: { _meta: { 'dev.skillport/version': '2.0.0' } } as unknown as CatalogSkill['entry'] };
+  const fresh = skill('1.0.0/fresh', 'fresh');
+
+  test('a caller given nothing keeps the snapshot itself; one given private skills gets a view of its own that holds them', () => {
+    const views = new ViewCache();
+    let generation = 1;
+    let given: CatalogSkill[] = [pending, fresh];
+    views.addPrivate({ generation: () => generation, for: (principal) => (principal.user === 'ci' ? given : []) });
+    const reader = who('user:alice');
+    const publisher = who('user:ci');
+    assert.equal(views.view(snapshot, reader), snapshot, 'an open policy and nothing private: the snapshot itself');
+    const own = views.view(snapshot, publisher);
+    assert.notEqual(own, snapshot);
+    assert.deepEqual(uris(own), ['1.0.0/fresh', '2.0.0/tool', 'other', 'tool']);
+    assert.equal(views.view(snapshot, publisher), own, 'cached while nothing moved');
+    // By name the served skill wins; the private one is reached by its URI, or by version through the view.
+    assert.deepEqual(
+      own.named('tool').map((s) => s.uri),
+      ['skill://tool/SKILL.md'],
+    );
+    assert.equal(own.named('fresh')[0], fresh, 'a name with nothing served means the private skill');
+    const byVersion = own.version('skill://tool/SKILL.md', { version: '2.0.0' });
+    assert.ok(byVersion !== undefined && 'skill' in byVersion && byVersion.skill === pending);
+    assert.equal(snapshot.skill(pending.uri), undefined);
+    // What it is given changes (an approval, a rejection): a new view without it, and never the old one again.
+    given = [fresh];
+    generation++;
+    const after = views.view(snapshot, publisher);
+    assert.notEqual(after, own);
+    assert.deepEqual(uris(after), ['1.0.0/fresh', 'other', 'tool']);
+    assert.notEqual(views.fingerprint(after), views.fingerprint(own));
+    given = [];
+    generation++;
+    assert.equal(views.view(snapshot, publisher), snapshot);
+  });
+
+  test('a private skill at a URI the catalog lists is not added (the catalog keeps it)', () => {
+    const views = new ViewCache();
+    const clash = { ...skill('other'), packageDigest: 'sha256:'.padEnd(71, '1') };
+    views.addPrivate({ generation: () => 1, for: () => [clash] });
+    const view = views.view(snapshot, who('user:ci'));
+    assert.equal(view.skill('skill://other/SKILL.md'), listed[1]);
+    assert.equal(view.size, 2);
+  });
+});

@@ -106,4 +106,67 @@ describe('ContentReader reads', () => {
     const binary = Buffer.from([0x61, 0x00, 0x62]);
     assert.equal(reader.servedForm(sha256Digest(binary), binary, true).text, false, 'a NUL byte is not text');
   });
+
+  test('the budget counts bytes and JSON strings, holds a hot set that fits, and never grows past its bound', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const files = Array.from({ length: 40 }, (_, i) => {
+      const bytes = Buffer.from(`# file ${i}\n${'a "quoted" line\n'.repeat(60)}`);
+      writeFileSync(join(dir, `f${i}.md`), bytes);
+      return { entry: file(bytes, `f${i}.md`), bytes };
+    });
+    const cost = (at: number) => files[at]!.bytes.byteLength + JSON.stringify(files[at]!.bytes.toString()).length;
+    const hot = Array.from({ length: 20 }, (_, i) => cost(i)).reduce((a, b) => a + b);
+    // Room for 20 files with their JSON strings: the first 20 stay cached however often they are read.
+    const reader = new ContentReader(hot + 100);
+    const serve = async (at: number) => {
+      const read = await reader.read(files[at]!.entry, origin);
+      return { read, json: reader.servedForm(files[at]!.entry.digest, read, true).json };
+    };
+    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => serve(i)));
+    assert.equal(reader.bytes, hot, 'bytes and JSON strings both counted');
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 20; i++) {
+        const again = await serve(i);
+        assert.equal(again.read, first[i]!.read, 'a hot file that fits is served from the cache');
+        assert.equal(again.json, first[i]!.json, 'and so is its JSON string');
+      }
+    }
+    // Twice as many files as fit: the cache stays within its budget throughout.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < files.length; i++) {
+        const { read, json } = await serve(i);
+        assert.deepEqual(read, files[i]!.bytes);
+        assert.equal(json?.toString(), JSON.stringify(files[i]!.bytes.toString()));
+        assert.ok(reader.bytes <= reader.cacheBytes, `${reader.bytes} bytes held for a budget of ${reader.cacheBytes}`);
+      }
+    }
+    const none = new ContentReader(0);
+    await none.read(files[0]!.entry, origin);
+    none.servedForm(files[0]!.entry.digest, files[0]!.bytes, true);
+    assert.equal(none.bytes, 0, 'a budget of 0 keeps nothing');
+  });
+
+  test('a changed file is never served from the cache with its old bytes once the catalog names its new digest', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const before = Buffer.from('the first version\n');
+    const after = Buffer.from('the second version, longer\n');
+    writeFileSync(join(dir, 'SKILL.md'), before);
+    const reader = new ContentReader();
+    const old = file(before, 'SKILL.md');
+    const cached = await reader.read(old, origin);
+    assert.equal(reader.servedForm(old.digest, cached, true).json?.toString(), JSON.stringify(before.toString()));
+    writeFileSync(join(dir, 'SKILL.md'), after);
+    // The rescan gives the catalog the new digest: the read goes to the file, never to the old cached bytes.
+    const renewed = file(after, 'SKILL.md');
+    const read = await reader.read(renewed, origin);
+    assert.deepEqual(read, after);
+    assert.equal(reader.servedForm(renewed.digest, read, true).json?.toString(), JSON.stringify(after.toString()));
+    assert.deepEqual(await reader.read(renewed, origin), after, 'and from then on from the cache, the new bytes');
+    // The same size as the cached version, other bytes: still the file's, by digest.
+    const same = Buffer.from('the first versioN\n');
+    writeFileSync(join(dir, 'SKILL.md'), same);
+    assert.deepEqual(await reader.read(file(same, 'SKILL.md'), origin), same);
+  });
 });

@@ -17,7 +17,11 @@ interface Searched {
 }
 
 async function search(client: Client, query: string): Promise<{ found: Searched; text: string }> {
-  const result = (await client.callTool({ name: 'list_skills', arguments: { query } })) as { structuredContent: Searched; content: Array<{ text: string }> };
+  // The client waits as long as the server may (SKILLPORT_SEARCH_WAIT_MS below), not the SDK's 60 s: CI runs loaded.
+  const result = (await client.callTool({ name: 'list_skills', arguments: { query } }, { timeout: 300_000 })) as {
+    structuredContent: Searched;
+    content: Array<{ text: string }>;
+  };
   return { found: result.structuredContent, text: result.content[0]!.text };
 }
 

@@ -660,10 +660,11 @@ function postgresTuning(env: Environment): { poolMax?: number; blobCacheMb?: num
 }
 
 /** What the environment sets of the libraries' own budgets (docs/configuration.md, *library*). */
-function libraryTuning(): { pageCacheMb?: number; searchWordVectors?: boolean; watchLimit?: number } {
-  const { pageCacheMb, wordVectors, watchLimit } = environment();
+function libraryTuning(): { pageCacheMb?: number; contentCacheMb?: number; searchWordVectors?: boolean; watchLimit?: number } {
+  const { pageCacheMb, contentCacheMb, wordVectors, watchLimit } = environment();
   return {
     ...(pageCacheMb !== undefined ? { pageCacheMb } : {}),
+    ...(contentCacheMb !== undefined ? { contentCacheMb } : {}),
     ...(wordVectors ? {} : { searchWordVectors: false }),
     ...(watchLimit !== undefined ? { watchLimit } : {}),
   };

@@ -12,6 +12,7 @@ export class SearchView {
   /** @internal */ averages: number[] = [1, 1, 1, 1];
   /** @internal */ weights = new FieldWeights();
   /** @internal */ dfs = new Map<number, number>();
+  /** @internal */ topical = new Map<number, boolean>();
 
   constructor(readonly ids: readonly string[]) {}
 }

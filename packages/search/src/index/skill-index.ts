@@ -132,14 +132,24 @@ const COVERAGE_MASK = 3;
 /** Levels of the coverage factor's table in pruning bounds (see `search`). */
 const COVERAGE_STEPS = 1024;
 const OWN_BIT = 4;
+/** The name's, description's and headings' counts in a packed count (the body's are the top FIELD_BITS). */
+const HEAD_FIELDS_MASK = 2 ** (3 * FIELD_BITS) - 1;
 const EXACT_NAME_WEIGHT = 1;
 const NAME_PREFIX_WEIGHT = 0.5;
 // Bounds on work per query.
 const MAX_QUERY_CHARS = 1000;
 const DEFAULT_LIMIT = 10;
 
-/** Postings merged into the compact lists once the recent ones reach this many (or half the compact ones). */
+/** Postings merged into the compact lists once the recent ones reach this many (or MERGE_SHARE of the compact ones). */
 const MIN_MERGE_ROWS = 65_536;
+/**
+ * Recent postings (16 bytes a row, chained) are merged into the compact ones (8 bytes, in place) once they reach this
+ * share of them: the larger the share, the fewer merges (each a pass over every posting), the more memory the build
+ * holds beyond the compact index.
+ */
+const MERGE_SHARE = 0.5;
+/** Compact lists that outgrow their arrays get arrays this much larger than needed (pages never written are not resident). */
+const POSTINGS_GROWTH = 2;
 
 /**
  * The index. Documents are added, replaced (same id) and removed one at a time; a search always ranks exactly like
@@ -190,6 +200,12 @@ export class SkillSearchIndex {
   private baseOffsets: Int32Array = new Int32Array(1);
   private baseDocs: Int32Array = new Int32Array(0);
   private baseCounts: Uint32Array = new Uint32Array(0);
+  /** Rows of the compact lists in use (the arrays may be longer). */
+  private baseRows = 0;
+  /** The compact arrays were handed out (exportState, fromState): the next merge writes new ones, never these. */
+  private lentPostings = false;
+  /** Documents the index is told to expect (`expect`): the compact arrays are sized for them when they grow. */
+  private expectedDocs = 0;
   /** Slots below this are in the compact lists; slots from it on are recent. */
   private baseSlots = 0;
   private deadRows = 0;
@@ -229,6 +245,8 @@ export class SkillSearchIndex {
   prunedSearches = 0;
   /** @internal Work done by searches so far (benchmarks print it per query): postings walked, counts looked up, documents scored. */
   readonly work = { postings: 0, lookups: 0, scored: 0 };
+  /** Per term, whether a document of the whole index holds it in its name, description or headings (Scope.topical), for an epoch. */
+  private wholeTopical: { epoch: number; held: Map<number, boolean> } | undefined;
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
   /** Per-slot term lists and descriptions are views into a restored state's arrays (copied at the next merge). */
@@ -342,9 +360,18 @@ export class SkillSearchIndex {
     return new SearchView([...ids]);
   }
 
+  /**
+   * Says that about `documents` more documents are coming (a first build): when the compact lists outgrow their
+   * arrays, the new ones are sized for all of them (at the rows per document so far), so that a large build
+   * replaces them about once instead of at every other merge (each time holding the old and the new arrays at once).
+   */
+  expect(documents: number): void {
+    this.expectedDocs = this.live + Math.max(0, Math.floor(documents));
+  }
+
   private mergeIfDue(): void {
-    const baseRows = this.baseDocs.length;
-    if (this.recent.rows > Math.max(this.minMergeRows, baseRows / 2) || this.deadRows > Math.max(this.minMergeRows, baseRows / 2)) this.merge();
+    const due = Math.max(this.minMergeRows, this.baseRows * MERGE_SHARE);
+    if (this.recent.rows > due || this.deadRows > Math.max(this.minMergeRows, this.baseRows / 2)) this.merge();
   }
 
   /**
@@ -365,50 +392,7 @@ export class SkillSearchIndex {
     const termMap = new Int32Array(termCount);
     let kept = 0;
     for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
-    // Rows per kept term: its live compact postings, then its live recent ones (one pass over the recent rows).
-    const baseTerms = this.baseOffsets.length - 1;
-    const recent = this.recent;
-    const baseRows = new Int32Array(kept);
-    const recentRows = new Int32Array(kept);
-    for (let term = 0; term < termCount; term++) {
-      const to = termMap[term]!;
-      if (to < 0 || term >= baseTerms) continue;
-      let rows = 0;
-      for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) if (this.alive[this.baseDocs[at]!] === 1) rows++;
-      baseRows[to] = rows;
-    }
-    // A live document's terms all have a live document (itself), so termMap is >= 0 for its rows.
-    for (let row = 0; row < recent.rows; row++) if (this.alive[recent.slot[row]!] === 1) recentRows[termMap[recent.term[row]!]!]!++;
-    const offsets = new Int32Array(kept + 1);
-    for (let to = 0; to < kept; to++) offsets[to + 1] = offsets[to]! + baseRows[to]! + recentRows[to]!;
-    const docs = new Int32Array(offsets[kept]!);
-    const counts = new Uint32Array(offsets[kept]!);
-    // Where each term's recent rows go: after its compact ones. Recent rows are in slot order, so lists stay ascending.
-    const cursor = new Int32Array(kept);
-    for (let term = 0; term < termCount; term++) {
-      const mapped = termMap[term]!;
-      if (mapped < 0) continue;
-      let to = offsets[mapped]!;
-      if (term < baseTerms) {
-        for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
-          const slot = this.baseDocs[at]!;
-          if (this.alive[slot] !== 1) continue;
-          docs[to] = renumber[slot]!;
-          counts[to++] = this.baseCounts[at]!;
-        }
-      }
-      cursor[mapped] = to;
-    }
-    for (let row = 0; row < recent.rows; row++) {
-      const slot = recent.slot[row]!;
-      if (this.alive[slot] !== 1) continue;
-      const to = cursor[termMap[recent.term[row]!]!]!++;
-      docs[to] = renumber[slot]!;
-      counts[to] = recent.packed[row]!;
-    }
-    this.baseOffsets = offsets;
-    this.baseDocs = docs;
-    this.baseCounts = counts;
+    this.mergePostings(renumber, termMap, kept);
     this.deadRows = 0;
     // Per-slot data, renumbered.
     const keep = <T>(values: T[]): T[] => values.filter((_, slot) => renumber[slot]! >= 0);
@@ -445,13 +429,123 @@ export class SkillSearchIndex {
     });
     this.alive = new Uint8Array(Math.max(16, next)).fill(1, 0, next);
     this.baseSlots = next;
-    this.recent.reset(next);
+    this.recent.reset(next, Math.max(this.minMergeRows, this.baseRows * MERGE_SHARE) + 4096);
     this.slots.clear();
     this.ids.forEach((id, slot) => this.slots.set(id, slot));
     this.names.renumber(renumber);
     this.computeBounds();
     this.scratch = undefined;
     this.epoch++;
+  }
+
+  /**
+   * The compact lists after a merge, in place where they can be (memory: a merge that wrote a new copy of every
+   * posting beside the old ones, with the recent rows still held, peaked at about three times the index at 100,000
+   * skills). First each term's live compact postings move down over the removed ones (renumbered; skipped when no
+   * slot moves), then, from the last term to the first, each list moves up to its new place, its recent rows after
+   * it: a list only moves up, so nothing is overwritten before it is read. The arrays are replaced (by larger ones,
+   * their tail untouched, hence not resident) only when the postings outgrow them or were lent out (exportState,
+   * fromState): lent arrays may still be being written to a file.
+   */
+  private mergePostings(renumber: Int32Array, termMap: Int32Array, kept: number): void {
+    const termCount = termMap.length;
+    const baseTerms = this.baseOffsets.length - 1;
+    const offsets = this.baseOffsets;
+    const recent = this.recent;
+    const alive = this.alive;
+    let docs = this.baseDocs;
+    let counts = this.baseCounts;
+    // Rows per kept term: its live recent ones (one pass over the recent rows; a live document's terms all have a
+    // live document, itself, so termMap is >= 0 for its rows).
+    const recentRows = new Int32Array(kept);
+    let recentLive = 0;
+    for (let row = 0; row < recent.rows; row++) {
+      if (alive[recent.slot[row]!] !== 1) continue;
+      recentRows[termMap[recent.term[row]!]!]!++;
+      recentLive++;
+    }
+    // Live compact rows, and whether any slot below baseSlots moves (a removed document before it).
+    let moved = this.deadRows > 0;
+    for (let slot = 0; slot < this.baseSlots && !moved; slot++) moved = renumber[slot] !== slot;
+    const total = this.baseRows - this.deadRows + recentLive;
+    // Where each term's compact list starts now (baseTerms + 1 entries): where it was, unless removed rows are dropped.
+    let starts = offsets;
+    if (this.lentPostings || total > docs.length) {
+      const live = Math.max(1, this.live);
+      const expected = this.expectedDocs > live ? Math.ceil((total / live) * this.expectedDocs * 1.125) : 0;
+      const capacity = Math.max(Math.ceil(total * POSTINGS_GROWTH), expected);
+      const bigger = new Int32Array(capacity);
+      const biggerCounts = new Uint32Array(capacity);
+      if (moved) starts = this.compactBase(docs, counts, bigger, biggerCounts, renumber, termMap);
+      else {
+        bigger.set(docs.subarray(0, this.baseRows));
+        biggerCounts.set(counts.subarray(0, this.baseRows));
+      }
+      docs = bigger;
+      counts = biggerCounts;
+      this.lentPostings = false;
+    } else if (moved) starts = this.compactBase(docs, counts, docs, counts, renumber, termMap);
+    const next = new Int32Array(kept + 1);
+    for (let term = 0, to = 0; term < termCount; term++) {
+      if (termMap[term]! < 0) continue;
+      const length = term < baseTerms ? starts[term + 1]! - starts[term]! : 0;
+      next[to + 1] = next[to]! + length + recentRows[to]!;
+      to++;
+    }
+    // From the last term down: its compact list to its new place (never below where it is), then room for its recent rows.
+    const cursor = new Int32Array(kept);
+    for (let term = termCount - 1; term >= 0; term--) {
+      const to = termMap[term]!;
+      if (to < 0) continue;
+      const at = next[to]!;
+      if (term < baseTerms) {
+        const from = starts[term]!;
+        const length = starts[term + 1]! - from;
+        if (at !== from && length > 0) {
+          docs.copyWithin(at, from, from + length);
+          counts.copyWithin(at, from, from + length);
+        }
+        cursor[to] = at + length;
+      } else cursor[to] = at;
+    }
+    // Recent rows are in slot order, so each list stays ascending.
+    for (let row = 0; row < recent.rows; row++) {
+      const slot = recent.slot[row]!;
+      if (alive[slot] !== 1) continue;
+      const to = cursor[termMap[recent.term[row]!]!]!++;
+      docs[to] = renumber[slot]!;
+      counts[to] = recent.packed[row]!;
+    }
+    this.baseOffsets = next;
+    this.baseDocs = docs;
+    this.baseCounts = counts;
+    this.baseRows = total;
+  }
+
+  /**
+   * Writes the live compact postings of `docs`/`counts` into `toDocs`/`toCounts` (the same arrays or new ones) from
+   * the start, renumbered; returns where each term's list now starts (one entry per compact term, and the end). In
+   * place, a posting only moves down: nothing is overwritten before it is read.
+   */
+  private compactBase(docs: Int32Array, counts: Uint32Array, toDocs: Int32Array, toCounts: Uint32Array, renumber: Int32Array, termMap: Int32Array): Int32Array {
+    const offsets = this.baseOffsets;
+    const baseTerms = offsets.length - 1;
+    const alive = this.alive;
+    const starts = new Int32Array(baseTerms + 1);
+    let written = 0;
+    for (let term = 0; term < baseTerms; term++) {
+      starts[term] = written;
+      // A term no live document holds has no live posting: its list comes out empty.
+      if (termMap[term]! < 0) continue;
+      for (let at = offsets[term]!, end = offsets[term + 1]!; at < end; at++) {
+        const slot = docs[at]!;
+        if (alive[slot] !== 1) continue;
+        toDocs[written] = renumber[slot]!;
+        toCounts[written++] = counts[at]!;
+      }
+    }
+    starts[baseTerms] = written;
+    return starts;
   }
 
   /**
@@ -471,6 +565,7 @@ export class SkillSearchIndex {
    */
   exportState(): IndexState {
     this.compact();
+    this.lentPostings = true;
     const count = this.ids.length;
     const forwardOffsets = new Int32Array(count + 1);
     const descriptionOffsets = new Int32Array(count + 1);
@@ -497,8 +592,8 @@ export class SkillSearchIndex {
       descriptionOffsets,
       descriptions,
       postingOffsets: this.baseOffsets,
-      postingDocs: this.baseDocs,
-      postingCounts: this.baseCounts,
+      postingDocs: this.baseDocs.subarray(0, this.baseRows),
+      postingCounts: this.baseCounts.subarray(0, this.baseRows),
       bounds: { tf: this.baseTf, averages: this.baseAverages },
     };
   }
@@ -537,6 +632,8 @@ export class SkillSearchIndex {
     index.baseOffsets = state.postingOffsets;
     index.baseDocs = state.postingDocs;
     index.baseCounts = state.postingCounts;
+    index.baseRows = state.postingDocs.length;
+    index.lentPostings = true;
     index.baseSlots = count;
     index.recent.reset(count);
     index.live = count;
@@ -569,7 +666,16 @@ export class SkillSearchIndex {
         this.wholeWeights = { epoch: this.epoch, averages, weights };
       }
       const { averages, weights } = this.wholeWeights;
-      return { visible: this.alive, count: this.live, averages, weights, df: (id) => this.vocabulary.df.data[id]! };
+      if (this.wholeTopical?.epoch !== this.epoch) this.wholeTopical = { epoch: this.epoch, held: new Map() };
+      const held = this.wholeTopical.held;
+      return {
+        visible: this.alive,
+        count: this.live,
+        averages,
+        weights,
+        df: (id) => this.vocabulary.df.data[id]!,
+        topical: (id) => this.topicalIn(id, this.alive, held),
+      };
     }
     if (view.epoch !== this.epoch) {
       const visible = new Uint8Array(this.ids.length);
@@ -587,10 +693,12 @@ export class SkillSearchIndex {
       view.averages = averagesOf(totals, count);
       view.weights.reset(this.ids.length, view.averages);
       view.dfs = new Map();
+      view.topical = new Map();
       view.epoch = this.epoch;
     }
-    const { visible, dfs } = view;
+    const { visible, dfs, topical } = view;
     return {
+      topical: (id) => this.topicalIn(id, visible, topical),
       visible,
       count: view.count,
       averages: view.averages,
@@ -620,6 +728,25 @@ export class SkillSearchIndex {
       const slot = recent.slot[row]!;
       if (visible[slot] === 1) visit(slot, recent.packed[row]!);
     }
+  }
+
+  /**
+   * Whether a visible document holds term `id` in its name, description or headings (what a skill says it is about),
+   * remembered in `held` until the index changes. Stops at the first such posting.
+   */
+  private topicalIn(id: number, visible: Uint8Array, held: Map<number, boolean>): boolean {
+    let found = held.get(id);
+    if (found !== undefined) return found;
+    found = false;
+    if (id < this.baseOffsets.length - 1) {
+      for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end && !found; at++)
+        found = visible[this.baseDocs[at]!] === 1 && (this.baseCounts[at]! & HEAD_FIELDS_MASK) !== 0;
+    }
+    const recent = this.recent;
+    for (let row = recent.first(id); row >= 0 && !found; row = recent.next[row]!)
+      found = visible[recent.slot[row]!] === 1 && (recent.packed[row]! & HEAD_FIELDS_MASK) !== 0;
+    held.set(id, found);
+    return found;
   }
 
   /** The packed counts of term `id` in document `slot`, or 0 when it does not hold the term. */
@@ -1041,7 +1168,11 @@ export class SkillSearchIndex {
     // A calibrated decision, not a fixed top-k (../scoring/confidence.ts): a hit must match some typed word itself (a
     // near, related or mapped word never makes a match alone), and the best one must be confident enough, else none.
     // minConfidence 0 ranks whatever the words reach, with no decision (what tests of the expansions look at).
-    let results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope, cosines.get(doc) ?? 0));
+    // The query's weight in words some skill of the scope is about (holds in its name, description or headings): a
+    // task in words the catalog only uses in passing, in bodies, is most often one no skill serves.
+    let topicalWeight = 0;
+    for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
+    let results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1104,16 +1235,18 @@ export class SkillSearchIndex {
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, expanded: ExpandedTerm[], scope: Scope, cosine: number): SearchHit {
+  private hit(doc: number, score: number, expanded: ExpandedTerm[], scope: Scope, cosine: number, topicalWeight: number): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
-    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0 };
+    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0, topicalWeight, missedWeight: 0 };
     for (const { word, expansions, typed, own, weight } of expanded) {
       if (typed) {
         evidence.queryWeight += weight;
         if (own === undefined) evidence.unknownWeight += weight;
         const packed = own === undefined ? 0 : this.packedCount(own, doc);
-        if (packed !== 0) {
+        if (packed === 0) {
+          evidence.missedWeight = Math.max(evidence.missedWeight, weight);
+        } else {
           evidence.exactWeight += weight;
           evidence.exact += weight * this.saturated(packed, doc, scope.weights);
         }

@@ -28,6 +28,8 @@ export class RecentPostings {
   private docs = 0;
   /** Slots from this one on are recent. */
   private firstSlot = 0;
+  /** Rows expected before the next reset (the index's merge point): the arrays grow to it at once, untouched pages not resident. */
+  private planned = 0;
 
   constructor(private readonly initialCapacity = 4096) {
     this.term = new Int32Array(initialCapacity);
@@ -36,8 +38,13 @@ export class RecentPostings {
     this.next = new Int32Array(initialCapacity);
   }
 
-  /** Forgets every row (after a merge folded them into the compact lists); slots from `firstSlot` on are recent. */
-  reset(firstSlot: number): void {
+  /**
+   * Forgets every row (after a merge folded them into the compact lists); slots from `firstSlot` on are recent.
+   * `planned`: about how many rows will be appended before the next reset; growing straight to it spares the copies
+   * of growth by doubling, and the half-empty arrays doubling leaves (the arrays' pages are resident only once written).
+   */
+  reset(firstSlot: number, planned = 0): void {
+    this.planned = planned;
     this.rows = 0;
     this.docs = 0;
     this.firstSlot = firstSlot;
@@ -101,7 +108,7 @@ export class RecentPostings {
   }
 
   private reserve(rows: number): void {
-    const size = Math.max(rows, this.term.length * 2);
+    const size = Math.max(rows, this.term.length * 2, this.planned);
     this.term = grown(this.term, size);
     this.slot = grown(this.slot, size);
     this.packed = grown(this.packed, size);

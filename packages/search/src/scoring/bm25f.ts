@@ -30,6 +30,8 @@ export interface Scope {
   /** Per slot and field, the field's weight over its length normaliser (see FieldWeights). */
   weights: FieldWeights;
   df: (id: number) => number;
+  /** Whether a document of the scope holds the term in its name, description or headings. */
+  topical: (id: number) => boolean;
 }
 
 /**

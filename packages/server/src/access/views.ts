@@ -7,6 +7,7 @@ import type { SnapshotDelta, SnapshotState, UnlistedResolver } from '../catalog/
 import { OPEN_POLICY, globToRegExp } from './policy.js';
 import type { PolicyDocument } from './policy.js';
 import { subjectsOf, viewKey } from './principal.js';
+import { versionOf } from '../tools/versions.js';
 import type { Principal, SubjectKind } from './principal.js';
 
 /**
@@ -15,6 +16,22 @@ import type { Principal, SubjectKind } from './principal.js';
  * path) answers from the view without knowing about identity: a hidden skill is simply absent, and so answers
  * exactly like one that does not exist. Views are built on first use and cached per (snapshot, policy, subjects).
  */
+/**
+ * Skills a plugin serves to some principals only, beside their views (a registry's versions held for review: to
+ * their publishers and reviewers). Each is a skill no snapshot lists; whoever is not given it finds nothing there.
+ */
+export interface PrivateSkills {
+  /** Grows whenever what any principal is given may have changed. */
+  generation(): number;
+  /** The skills given to `principal` (already judged by the policy's visibility), in any order. */
+  for(principal: Principal): readonly CatalogSkill[];
+  /** Called after `generation` grew. */
+  onChange?(listener: () => void): () => void;
+}
+
+/** The rank of a private skill in name lookups: after every skill the view lists (a served version wins its name). */
+const PRIVATE_RANK = Number.MAX_SAFE_INTEGER;
+
 export interface SessionCatalog {
   required: readonly CatalogSkill[];
   pinned: readonly CatalogSkill[];
@@ -24,6 +41,8 @@ export interface SessionCatalog {
 export class ViewSnapshot extends CatalogSnapshot {
   readonly #rank: (skill: CatalogSkill) => number | undefined;
   session: SessionCatalog | undefined;
+  /** The private skills this view holds beside the catalog's (search indexes them apart). */
+  privates: readonly CatalogSkill[] = [];
 
   /** `base`: the catalog snapshot this view was filtered from (a shared search index follows it, not the view). */
   constructor(
@@ -40,7 +59,9 @@ export class ViewSnapshot extends CatalogSnapshot {
 
   /** The view after `delta` (already filtered to what the principal sees), sharing this view's maps (ADR 0130). */
   derive(delta: SnapshotDelta, base: CatalogSnapshot, unlisted: UnlistedResolver | undefined): ViewSnapshot {
-    return new ViewSnapshot([], base.generation, this.#rank, unlisted, base, this.changedState(delta));
+    const view = new ViewSnapshot([], base.generation, this.#rank, unlisted, base, this.changedState(delta));
+    view.privates = this.privates;
+    return view;
   }
 
   /** The best-ranked skills of that name (several only when they tie): what a name-based call means. */
@@ -72,8 +93,49 @@ export class ViewCache {
   #views = new WeakMap<CatalogSnapshot, Map<string, CatalogSnapshot>>();
   #fingerprints = new WeakMap<CatalogSnapshot, string>();
   #regexps: RegExp[][] = [];
+  #private: PrivateSkills[] = [];
+  /** What each principal is given beside its view, kept while no source's generation nor the policy moved. */
+  #extras = new WeakMap<Principal, { stamps: number[]; policy: PolicyDocument; skills: readonly CatalogSkill[]; key: string; viewKey: string }>();
 
   constructor(readonly maxViewsPerSnapshot = 1000) {}
+
+  /** Adds a source of private skills (a plugin's); views then hold what it gives each principal. */
+  addPrivate(source: PrivateSkills): void {
+    this.#private.push(source);
+  }
+
+  /**
+   * The private skills `principal` is given (none for almost every caller) and the key they add to its view's: a
+   * view holding them is cached apart, so nothing built for it (pages, search views) is ever another's.
+   */
+  #extrasFor(principal: Principal): { skills: readonly CatalogSkill[]; key: string; viewKey?: string } {
+    const sources = this.#private;
+    if (sources.length === 0) return NONE;
+    const known = this.#extras.get(principal);
+    // Asked at every lookup: the generations are compared in place, nothing is made unless one moved.
+    if (known !== undefined && known.policy === this.#policy) {
+      let same = true;
+      for (let at = 0; at < sources.length && same; at++) same = sources[at]!.generation() === known.stamps[at];
+      if (same) return known;
+    }
+    const stamps = sources.map((source) => source.generation());
+    const subjects = new Set(subjectsOf(principal));
+    const skills = this.#private.flatMap((source) => source.for(principal)).filter((skill) => this.#scopesMet(skill, subjects));
+    const key =
+      skills.length === 0
+        ? ''
+        : `\n\u0000private ${createHash('sha256')
+            .update(
+              skills
+                .map((skill) => `${skill.uri} ${skill.packageDigest}`)
+                .sort()
+                .join('\n'),
+            )
+            .digest('base64url')}`;
+    const found = { stamps, policy: this.#policy, skills: skills.length === 0 ? [] : skills, key, viewKey: viewKey(principal) + key };
+    this.#extras.set(principal, found);
+    return found;
+  }
 
   get policy(): PolicyDocument {
     return this.#policy;
@@ -138,8 +200,9 @@ export class ViewCache {
   }
 
   view(snapshot: CatalogSnapshot, principal: Principal): CatalogSnapshot {
-    if (this.open) return snapshot;
-    const key = viewKey(principal);
+    const extras = this.#extrasFor(principal);
+    if (this.open && extras.skills.length === 0) return snapshot;
+    const key = extras.viewKey ?? viewKey(principal);
     let perSnapshot = this.#views.get(snapshot);
     if (perSnapshot === undefined) {
       perSnapshot = new Map();
@@ -147,7 +210,7 @@ export class ViewCache {
     }
     let view = perSnapshot.get(key);
     if (view === undefined) {
-      view = this.#derive(snapshot, principal, key) ?? this.#build(snapshot, principal);
+      view = this.#derive(snapshot, principal, key) ?? this.#build(snapshot, principal, extras.skills);
       if (perSnapshot.size >= this.maxViewsPerSnapshot) perSnapshot.delete(perSnapshot.keys().next().value!);
       perSnapshot.set(key, view);
     }
@@ -293,25 +356,34 @@ export class ViewCache {
     return view;
   }
 
-  #build(snapshot: CatalogSnapshot, principal: Principal): ViewSnapshot {
+  #build(snapshot: CatalogSnapshot, principal: Principal, extras: readonly CatalogSkill[] = []): ViewSnapshot {
     const subjects = new Set(subjectsOf(principal));
     const visible: CatalogSkill[] = [];
     for (const skill of snapshot.skills) if (this.rankOf(snapshot, skill, subjects) !== undefined) visible.push(skill);
+    // A private skill never takes a URI the catalog serves: it is an exact version, at a URI of its own.
+    const added = new Set<CatalogSkill>();
+    for (const skill of extras) {
+      if (snapshot.skill(skill.uri) !== undefined || added.has(skill)) continue;
+      added.add(skill);
+      visible.push(skill);
+    }
     let view: ViewSnapshot | undefined;
     view = new ViewSnapshot(
       visible,
       snapshot.generation,
-      (skill) => this.rankOf(snapshot, skill, subjects),
+      (skill) => (added.has(skill) ? PRIVATE_RANK : this.rankOf(snapshot, skill, subjects)),
       this.#resolver(snapshot, principal, () => view),
       snapshot,
     );
+    view.privates = [...added];
     this.#addSession(view, subjects);
     return view;
   }
 
   /** The unlisted skills (exact registry versions) a principal may reach through its view. */
   #resolver(snapshot: CatalogSnapshot, principal: Principal, current: () => ViewSnapshot | undefined): UnlistedResolver | undefined {
-    const base = snapshot.unlisted;
+    // With private skills about, a view answers versions of its own even when no provider resolves any.
+    const base = snapshot.unlisted ?? (this.#private.length > 0 ? NO_UNLISTED : undefined);
     // A name known to a provider but listed by no one (every version yanked or revoked): reachable, like a listed
     // skill, when the policy lets the principal see that name at that URI. Otherwise it does not exist.
     const ghost = (name: string): string | undefined => {
@@ -349,6 +421,8 @@ export class ViewCache {
       version: (skillUri, selector) => {
         const view = current();
         if (view === undefined || (view.skill(skillUri) === undefined && !ghostUri(skillUri))) return undefined;
+        const own = privateVersion(this.#extrasFor(principal).skills, view.skill(skillUri)?.name, selector);
+        if (own !== undefined && view.skill(own.uri) === own) return { skill: own };
         const found = base.version(skillUri, selector);
         // Another version may require a scope this one does not: it answers as if it did not exist.
         return found !== undefined && 'skill' in found && !this.#scopesMet(found.skill, new Set(subjectsOf(principal))) ? undefined : found;
@@ -386,6 +460,19 @@ export class ViewCache {
     }
   }
 }
+
+/** The private skill of that name a version selector names (exact version, or package digest), if one is given. */
+function privateVersion(extras: readonly CatalogSkill[], name: string | undefined, selector: { version?: string; digest?: string }): CatalogSkill | undefined {
+  if (name === undefined || extras.length === 0) return undefined;
+  const version = selector.version?.trim();
+  return extras.find(
+    (skill) => skill.name === name && (version !== undefined && version !== '' ? versionOf(skill) === version : skill.packageDigest === selector.digest),
+  );
+}
+
+const NO_UNLISTED: UnlistedResolver = { lookup: () => undefined, version: () => undefined };
+
+const NONE = { skills: [] as readonly CatalogSkill[], key: '' };
 
 /** Adds (or takes away, sign -1) one skill's hash to a view's fingerprint sums: four lanes of its sha256. */
 function addHash(sums: Uint32Array, skill: CatalogSkill, sign: 1 | -1): void {

@@ -220,7 +220,11 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
       const tail = Buffer.from(json.slice(at + PLACEHOLDER_JSON.length));
       const length = head.length + escaped.length + tail.length;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
-      res.end(Buffer.concat([head, escaped, tail], length));
+      // Three writes in one tick go out as one writev (node:http corks the socket until the next tick): the cached
+      // JSON string is not copied into a new buffer for every answer.
+      res.write(head);
+      res.write(escaped);
+      res.end(tail);
       return true;
     }
     const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, blob: bytes.toString('base64') }] }), jsonrpc: '2.0', id: hot.id });
@@ -269,7 +273,9 @@ function answerList(ctx: FastPathContext, hot: HotRequest, res: ServerResponse):
   if (prefix === undefined) return false;
   const tail = Buffer.from(`${JSON.stringify(hot.id)}}`);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': prefix.length + tail.length });
-  res.end(Buffer.concat([prefix, tail], prefix.length + tail.length));
+  // One writev of both (as in answerRead): no copy of the page (~143 KB at 100,000 skills) per answer.
+  res.write(prefix);
+  res.end(tail);
   return true;
 }
 

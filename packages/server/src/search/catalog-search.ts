@@ -81,6 +81,8 @@ const MAX_SEARCH_SHARE_MS = 100;
  * search asks for the index (ADR 0151): a server nobody searches never makes its readers wait for the build.
  */
 export const DEFAULT_IDLE_MS = 250;
+/** Private skills kept indexed before that index is started again (they are few: versions waiting for review). */
+const PRIVATE_KEPT = 1000;
 /** A change touching more skills than this share of the catalog is diffed against the whole snapshot. */
 const DELTA_SHARE = 1 / 8;
 /** Snapshots walked back (through `parent`) to find the one the index holds. */
@@ -163,6 +165,8 @@ export class CatalogSearch {
   #builtSince = 0;
   #waitMaxSkills = WAIT_MAX_SKILLS;
   #waitMs = WAIT_MS;
+  /** Private skills (pending versions) some view holds, indexed apart from the catalog (#withPrivate). */
+  #private: { index: SkillSearchIndex; indexed: Map<string, string> } | undefined;
 
   constructor(readonly content: ContentReader) {}
 
@@ -328,11 +332,39 @@ export class CatalogSearch {
       searched = count;
     }
     if (this.#running !== undefined) this.#owed += performance.now() - started;
+    const privates = (snapshot as { privates?: readonly CatalogSkill[] }).privates;
+    if (privates !== undefined && privates.length > 0) {
+      hits = await this.#withPrivate(hits, privates, query, limit);
+      searched += privates.length;
+    }
     hits = hits.filter((hit) => snapshot.skill(hit.id) !== undefined);
     const complete = snapshot === base && base === this.#target ? this.ready : searched === snapshot.size;
     const answer: SearchAnswer = { hits, complete, searched, total: snapshot.size };
     if (!complete) answer.retryAfterSeconds = this.#secondsLeft(Math.max(0, snapshot.size - searched));
     return answer;
+  }
+
+  /**
+   * The hits of a view holding private skills (versions pending review, for their publisher and reviewers): those
+   * skills are searched in an index of their own, never the shared one (whose statistics every other caller's
+   * ranking depends on), among this view's private skills alone, and ranked with the shared index's hits by score.
+   */
+  async #withPrivate(hits: SearchHit[], privates: readonly CatalogSkill[], query: string, limit: number): Promise<SearchHit[]> {
+    let own = this.#private;
+    if (own === undefined || own.indexed.size > PRIVATE_KEPT) {
+      own = { index: new SkillSearchIndex([], this.#indexOptions), indexed: new Map() };
+      this.#private = own;
+    }
+    for (const skill of privates) {
+      if (own.indexed.get(skill.uri) === skill.packageDigest) continue;
+      const body = await readBody(skill, this.content);
+      const references = await readReferences(skill, this.content);
+      own.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body, references });
+      own.indexed.set(skill.uri, skill.packageDigest);
+    }
+    const found = own.index.search(query, limit, own.index.view(privates.map((skill) => skill.uri)));
+    if (found.length === 0) return hits;
+    return [...hits, ...found].sort((a, b) => b.score - a.score).slice(0, Math.max(limit, 0));
   }
 
   /** Waits until the index holds the followed snapshot, the search closes, or `ms` have passed. */
@@ -477,6 +509,8 @@ export class CatalogSearch {
         this.#epoch++;
       }
       this.#pending = changed.length;
+      // A large batch (the first build): the index sizes its arrays for it once, not at every other merge.
+      if (changed.length > WAIT_FOR_CHANGES) this.index.expect(changed.length);
       let interrupted = false;
       for (const skill of changed) {
         if (sliceStart === undefined) {

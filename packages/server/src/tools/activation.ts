@@ -2,7 +2,7 @@ import { parseSkillMarkdown } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { escapeXml, formatSize } from './catalog-text.js';
-import { META_PROVENANCE, versionOf } from './versions.js';
+import { META_PROVENANCE, pendingOf, versionOf } from './versions.js';
 
 /**
  * What a model receives when a skill is activated (by the tool, a prompt, or the single-skill fast path): the
@@ -27,7 +27,9 @@ export function wrapSkill(skill: CatalogSkill, body: string, fileScan?: string):
   const versionAttr = version !== undefined ? ` version="${escapeXml(version)}"` : '';
   const provenance = provenanceText(skill);
   const scan = scanText(skill) ?? fileScan;
-  return `<skill_content name="${escapeXml(skill.name)}" uri="${escapeXml(skill.uri)}" digest="${skill.packageDigest}"${versionAttr}>\n${safe}\n</skill_content>${provenance ? `\n<skill_provenance>${escapeXml(provenance)}</skill_provenance>` : ''}${scan ? `\n<skill_scan>${escapeXml(scan)}</skill_scan>` : ''}`;
+  // A version held for review reaches only its publisher and reviewers: the model is told it is not approved.
+  const pending = pendingOf(skill);
+  return `<skill_content name="${escapeXml(skill.name)}" uri="${escapeXml(skill.uri)}" digest="${skill.packageDigest}"${versionAttr}>\n${safe}\n</skill_content>${pending ? `\n<skill_review status="pending">${escapeXml(pending)}</skill_review>` : ''}${provenance ? `\n<skill_provenance>${escapeXml(provenance)}</skill_provenance>` : ''}${scan ? `\n<skill_scan>${escapeXml(scan)}</skill_scan>` : ''}`;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { SkillEmbeddings } from '../search/embeddings.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
-import { SessionPins, chooseUnlisted, chooseVersion, pinExact, versionOf } from './versions.js';
+import { SessionPins, chooseUnlisted, chooseVersion, pendingOf, pinExact, versionOf } from './versions.js';
 import { availabilityLine, readinessBlock, SessionHint } from './readiness.js';
 import { availabilityRank, hasJudgedRequirements } from '@skillport/core';
 import type { Availability, AvailableCapabilities } from '@skillport/core';
@@ -374,7 +374,15 @@ const HYBRID_DEPTH = 50;
 
 function skillEntry(skill: CatalogSkill) {
   const version = versionOf(skill);
-  return { name: skill.name, description: skill.description, uri: skill.uri, digest: skill.packageDigest, ...(version !== undefined ? { version } : {}) };
+  const pending = pendingOf(skill);
+  return {
+    name: skill.name,
+    description: skill.description,
+    uri: skill.uri,
+    digest: skill.packageDigest,
+    ...(version !== undefined ? { version } : {}),
+    ...(pending !== undefined ? { review: pending } : {}),
+  };
 }
 
 /**

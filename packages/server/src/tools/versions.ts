@@ -10,6 +10,15 @@ import type { CatalogSnapshot } from '../catalog/snapshot.js';
  */
 export const META_VERSION = 'dev.skillport/version';
 export const META_PROVENANCE = 'dev.skillport/provenance';
+/** On a version held for review, served to its publisher and reviewers only: what they are told of it. */
+export const META_PENDING = 'dev.skillport/pending';
+
+/** The pending note of a version held for review (undefined for every served version). */
+export function pendingOf(skill: CatalogSkill): string | undefined {
+  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const pending = meta?.[META_PENDING];
+  return typeof pending === 'string' ? pending : undefined;
+}
 
 /** Per-session pins: listed skill URI -> URI of the exact version activated. */
 export class SessionPins {

@@ -1,7 +1,7 @@
 import { availabilitySummary, splitFrontmatter } from '@skillport/core';
 import type { Availability } from '@skillport/core';
 import type { CatalogFile, CatalogSkill } from '@skillport/server';
-import { META_PROVENANCE } from '@skillport/server';
+import { META_PROVENANCE, pendingOf } from '@skillport/server';
 import { originKind, tagsOf } from '../catalog.js';
 import { formatSize, html, trusted } from '../html.js';
 import type { Html } from '../html.js';
@@ -111,7 +111,7 @@ export function skillBody(input: SkillPageInput): Html {
 <header class="skill-head">
   <h1>${skill.name}${input.version !== undefined ? html` <span class="badge">v${input.version}</span>` : ''}</h1>
   <p class="lede">${skill.description}</p>
-  <p class="meta"><span class="pill">${originKind(skill)}</span> ${tags.map((tag) => html`<a class="pill tag" href="/?tag=${encodeURIComponent(tag)}">${tag}</a> `)}<span class="digest" title="Package digest">${skill.packageDigest}</span></p>
+  <p class="meta">${pendingOf(skill) !== undefined ? html`<span class="state warn" title="${pendingOf(skill)!}">pending review, not approved</span> ` : ''}<span class="pill">${originKind(skill)}</span> ${tags.map((tag) => html`<a class="pill tag" href="/?tag=${encodeURIComponent(tag)}">${tag}</a> `)}<span class="digest" title="Package digest">${skill.packageDigest}</span></p>
   ${gitSource(skill)}
 </header>
 <div class="skill-grid">

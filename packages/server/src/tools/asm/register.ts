@@ -5,6 +5,7 @@ import { parseSkillMarkdown } from '@skillport/core';
 import type { CatalogSkill } from '../../catalog/model.js';
 import type { SkillsService } from '../../mcp/skills-service.js';
 import { skillBody } from '../activation.js';
+import { pendingOf } from '../versions.js';
 import { audited } from '../audited.js';
 import { fail } from '../read-resource.js';
 import type { ReadOptions, ToolResult } from '../read-resource.js';
@@ -92,7 +93,15 @@ export function registerAsm(server: McpServer, service: SkillsService, options: 
     server.registerTool(
       'get_skill_body',
       { description: 'Get the full instructions and guidance (markdown body) for a specific skill.', inputSchema: z.object(skillIdSchema), annotations },
-      async (args) => withSkill('get_skill_body', args, 'SKILL.md', async (skill) => ok(await skillBody(service, skill)), 'activate'),
+      async (args) =>
+        withSkill(
+          'get_skill_body',
+          args,
+          'SKILL.md',
+          // A version pending review (served to its publisher and reviewers only) says so before its body.
+          async (skill) => ok(`${pendingLine(skill)}${await skillBody(service, skill)}`),
+          'activate',
+        ),
     );
 
     server.registerTool(
@@ -259,4 +268,9 @@ function registerAsmResources(server: McpServer, service: SkillsService, options
       return text(uri.href, 'application/json', JSON.stringify(listResources(found.skill)));
     },
   );
+}
+
+function pendingLine(skill: CatalogSkill): string {
+  const pending = pendingOf(skill);
+  return pending === undefined ? '' : `<skill_review status="pending">${pending}</skill_review>\n\n`;
 }
