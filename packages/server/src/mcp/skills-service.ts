@@ -7,6 +7,7 @@ import type { CatalogSkill, SkillEntry } from '../catalog/model.js';
 import { availabilityFor, grantedFor, orderByReadiness } from './availability.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
 import type { AuditInput } from '../access/audit.js';
+import { activationMeta } from '../tools/activation.js';
 
 /**
  * The Skills extension's read side, as plain functions over a catalog snapshot. The SDK's `SkillsExtension` calls
@@ -67,6 +68,13 @@ export class SkillsService {
     }
     const activation = found.file.uri === found.skill.uri;
     this.record({ action: activation ? 'activate' : 'read', surface, skill: found.skill, file: found.file.path, outcome });
+  }
+
+  /** The `_meta` a read of this file carries (tools/activation.ts `activationMeta`); undefined for most files. */
+  readMeta(uri: string): Record<string, string> | undefined {
+    const canonical = canonicalSkillUri(uri);
+    const found = canonical === undefined ? undefined : this.snapshot.file(canonical);
+    return found === undefined ? undefined : activationMeta(found.skill, found.file.uri);
   }
 
   /** Whether the caller can use the skill here: the policy's grants joined with the host's hint (mcp/availability.ts). */

@@ -2,7 +2,7 @@ import { parseSkillMarkdown } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { escapeXml, formatSize } from './catalog-text.js';
-import { META_PROVENANCE, pendingOf, versionOf } from './versions.js';
+import { META_PENDING, META_PROVENANCE, pendingOf, versionOf } from './versions.js';
 
 /**
  * What a model receives when a skill is activated (by the tool, a prompt, or the single-skill fast path): the
@@ -148,4 +148,21 @@ export function resourceList(skill: CatalogSkill, readTool = 'read_skill_resourc
 export async function activatedContent(service: SkillsService, skill: CatalogSkill, readTool?: string): Promise<string> {
   const [body, scan] = await Promise.all([skillBody(service, skill), fileScanText(service, skill)]);
   return `${wrapSkill(skill, body, scan)}\n\n${resourceList(skill, readTool)}`;
+}
+
+/** On a read of a SKILL.md: the registry scan's summary for a version no person reviewed (with findings). */
+export const META_SCAN = 'dev.skillport/scan';
+
+/**
+ * The `_meta` of a `resources/read` content item for a SKILL.md whose version is pending review or was scanned
+ * with findings and not reviewed: what `<skill_review>` and `<skill_scan>` tell a model at activation, beside bytes
+ * that stay verbatim (their digest is what was listed). Undefined for every other file and version, so their
+ * answers are unchanged. The SDK path and the HTTP fast path both take it from here.
+ */
+export function activationMeta(skill: CatalogSkill, fileUri: string): Record<string, string> | undefined {
+  if (fileUri !== skill.uri) return undefined;
+  const pending = pendingOf(skill);
+  const scan = scanText(skill);
+  if (pending === undefined && scan === undefined) return undefined;
+  return { ...(pending !== undefined ? { [META_PENDING]: pending } : {}), ...(scan !== undefined ? { [META_SCAN]: scan } : {}) };
 }
