@@ -4,7 +4,7 @@
 // (`--no-fast-path`: every call through the SDK's McpServer): two servers on the same catalog and
 // cache, started one after the other, then searched alternately query by query once both indexes are complete.
 // Prints p50/p99 per path and the ratio (same run).
-// Usage: node bench/search-http.mjs [--count 10000] [--rounds 5] [--queries 40] [--cpu-prof DIR] [--only fast|sdk]
+// Usage: node bench/search-http.mjs [--count 10000] [--rounds 5] [--queries 40] [--cpu-prof DIR] [--only fast|sdk] [--corpus DIR]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,10 +36,15 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 };
 
-const dir = execFileSync(process.execPath, [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count)], {
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'inherit'],
-}).trim();
+const from = flags.value('corpus', undefined); // the corpus to copy (default: generate-catalog's, ../shared)
+const dir = execFileSync(
+  process.execPath,
+  [join(repo, 'bench/generate-catalog.mjs'), '--count', String(count), ...(from === undefined ? [] : ['--from', from])],
+  {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+).trim();
 const queries = JSON.parse(readFileSync(join(repo, 'bench/search-queries.json'), 'utf8'))
   .map((q) => q.query)
   .slice(0, queryCount);

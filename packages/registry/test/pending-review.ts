@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { callText, connectAs, connectStdio, createToken, eventually, outcome, startHttp, tempFolder } from '@skillport/test-kit';
+import { callText, connectAs, connectHttp, connectStdio, createToken, eventually, outcome, startHttp, tempFolder } from '@skillport/test-kit';
 import type { Era, RunningServer } from '@skillport/test-kit';
 import { Api, skillArchive } from './write-attack.js';
 
@@ -217,6 +217,24 @@ export function pendingTests(store: () => Promise<string>): void {
     } finally {
       await publisher.client.close();
       await reader.client.close();
+    }
+  });
+
+  test('over HTTP with --auth none every caller is the --principal: a reviewer principal sees it, an anonymous one does not', async () => {
+    const reviewer = await startHttp(['--data', data, '--policy', policy, '--no-watch', '--principal', 'user:acme-lead,org:acme,scope:publish']);
+    const anonymous = await startHttp(['--data', data, '--policy', policy, '--no-watch']);
+    try {
+      const seen = await connectHttp(reviewer.url, 'modern');
+      const unseen = await connectHttp(anonymous.url, 'modern');
+      clients.push(seen, unseen);
+      const mine = await callText(seen, 'activate_skill', { name: 'acme-new' });
+      assert.match(mine.text, /A new tool[\s\S]*<skill_review status="pending">/);
+      const theirs = await callText(unseen, 'activate_skill', { name: 'acme-new' });
+      assert.ok(theirs.isError);
+      assert.doesNotMatch(theirs.text, /pending|acme-tool/);
+    } finally {
+      await reviewer.stop();
+      await anonymous.stop();
     }
   });
 

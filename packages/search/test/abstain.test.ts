@@ -103,6 +103,11 @@ describe('abstaining when nothing fits (ADR 0202)', () => {
       ['merge two pdf files into one', /pdf/],
       ['write a changelog from the git history', /changelog/],
       ['set up playwright end to end tests for a web app', /playwright|webapp-testing|e2e/],
+      // Seen sets' queries whose first answer was a skill matching near words (`author` → authorization, `agents` →
+      // agentic) before the typed words' own matches counted for more.
+      ['author the failing check before the implementation, then make it pass', /^test-driven-development$/],
+      ['create AGENTS.md for repository', /^agents-md$/],
+      ['ship this next.js app and give me a live preview URL', /^deploy-to-vercel$/],
     ] as const)
       assert.match(nameOf.get(index.search(task)[0]?.id ?? '') ?? '(nothing)', skill, task);
   });

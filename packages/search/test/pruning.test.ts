@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { SkillSearchIndex } from '../src/index.js';
 import type { SearchDocument, SearchOptions } from '../src/index.js';
@@ -14,6 +17,9 @@ const VOCABULARY = Array.from({ length: 400 }, (_, at) => {
   const base = ['deploy', 'report', 'chart', 'query', 'index', 'slack', 'image', 'review', 'migrate', 'kubernetes', 'pdf', 'form', 'test', 'script', 'data'];
   return at < base.length ? base[at]! : `w${at.toString(36)}${at % 7 === 0 ? 'ing' : at % 5 === 0 ? 's' : ''}`;
 });
+
+const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
+const CORPUS = resolve(REPO, '../shared/corpus/skills');
 
 function catalog(count: number, next: () => number): SearchDocument[] {
   // Zipf: word r drawn with probability ∝ 1 / (r + 1).
@@ -84,5 +90,45 @@ describe('max-score pruning', () => {
     }
     for (const query of queries(80, next)) assert.deepEqual(pruned.search(query, 10), exhaustive.search(query, 10), query);
     assert.ok(pruned.prunedSearches > 0);
+  });
+
+  const corpus = existsSync(CORPUS) ? CORPUS : undefined;
+  test('on copies of the corpus: the seen queries and no-fit tasks get what scoring every posting gets, abstentions included', {
+    skip: corpus ? false : `no corpus at ${CORPUS}`,
+  }, async () => {
+    const { loadCorpusDocs } = (await import(join(REPO, 'bench/corpus-docs.mjs'))) as { loadCorpusDocs: (root: string) => { docs: SearchDocument[] } };
+    const { docs } = loadCorpusDocs(corpus!);
+    // Three copies, each after the first with a word of its own (as bench/search-scale.mjs makes them): long lists and
+    // near ties, where a bound that undercuts shows.
+    const copies = [0, 1, 2].flatMap((copy) =>
+      copy === 0
+        ? docs
+        : docs.map((doc) => ({ ...doc, id: `copy${copy}/${doc.id}`, description: `${doc.description} copy${copy}`, body: `${doc.body ?? ''} copy${copy}` })),
+    );
+    const pruned = new SkillSearchIndex(copies);
+    const reference = new SkillSearchIndex(copies, { pruning: 'reference' });
+    // Lexical only, no decision, small limits: the fewest candidates a search keeps, so the most pruning.
+    const lexical = { wordVectors: false, minConfidence: 0 } as const;
+    const prunedLexical = new SkillSearchIndex(copies, lexical);
+    const referenceLexical = new SkillSearchIndex(copies, { ...lexical, pruning: 'reference' });
+    const read = (file: string): string[] => {
+      const parsed = JSON.parse(readFileSync(join(REPO, file), 'utf8')) as Array<{ query: string }> | { queries: Array<{ query: string }> };
+      return (Array.isArray(parsed) ? parsed : parsed.queries).map((entry) => entry.query);
+    };
+    const queries = [...read('bench/search-queries.json'), ...read('bench/search-queries-heldout.json').slice(0, 60), ...read('bench/no-fit/seen.json')];
+    let abstained = 0;
+    for (const query of queries) {
+      const expected = reference.search(query, 10);
+      if (expected.length === 0) abstained++;
+      assert.deepEqual(pruned.search(query, 10), expected, query);
+      for (const limit of [1, 3])
+        assert.deepEqual(prunedLexical.search(query, limit), referenceLexical.search(query, limit), `${query} (lexical, limit ${limit})`);
+    }
+    assert.ok(abstained >= 20, `${abstained} searches abstained`);
+    assert.ok(pruned.prunedSearches > queries.length / 2, `pruning stopped early in ${pruned.prunedSearches} of ${queries.length} searches`);
+    assert.ok(
+      prunedLexical.prunedSearches > queries.length,
+      `lexical: pruning stopped early in ${prunedLexical.prunedSearches} of ${2 * queries.length} searches`,
+    );
   });
 });

@@ -125,6 +125,19 @@ describe('SkillSearchIndex', () => {
     assert.ok(typed.score < one.search('grafana')[0]!.score);
   });
 
+  test('among close candidates, the one the typed words themselves match comes first', () => {
+    // Before the step, the name and description full of `deployment` (a near match) outscore one `deploy` (the word).
+    const docs: SearchDocument[] = [
+      { id: 'a', name: 'deployments', description: 'Deployments, deployment guides.', headings: [] },
+      { id: 'b', name: 'hosting', description: 'Hosting: deploy web apps, roll back.', headings: [] },
+      doc('pdf', 'Merge PDF files.'),
+      doc('xlsx', 'Edit spreadsheets.'),
+    ];
+    const hits = new SkillSearchIndex(docs, { minConfidence: 0, wordVectors: false }).search('deploy');
+    assert.deepEqual(ids(hits), ['b', 'a']);
+    assert.ok(hits[0]!.score > hits[1]!.score, 'scores stay in the order of the results');
+  });
+
   test('two query words forming one indexed word match it', () => {
     assert.equal(index.search('web app testing')[0]?.id, 'webapp-testing');
   });

@@ -15,7 +15,11 @@ const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `l
 test('every line changed: past the edit bound, "files differ" with the line counts, no diff table', async () => {
   const out = String(await lineDiff(lines(3000, 'alpha'), lines(3000, 'beta')));
   assert.doesNotMatch(out, /<table class="diff"/);
-  assert.match(out, /The files differ \(3,000 lines → 3,000 lines\): more than 500 lines changed, too many to show line by line here\./);
+  // The edit bound on a quiet machine; a loaded one may reach the 50 ms time bound first, and the note says so.
+  assert.match(
+    out,
+    /The files differ \(3,000 lines → 3,000 lines\): (more than 500 lines changed, too many to show line by line here|comparing them line by line took longer than this page allows; reload to try again)\./,
+  );
   const big = String(await lineDiff(lines(8000, 'alpha'), lines(8000, 'beta')));
   assert.match(big, /The files differ \(8,000 lines → 8,000 lines\)/);
 });

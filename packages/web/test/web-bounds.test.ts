@@ -63,7 +63,11 @@ describe('web catalog under hostile inputs: bounded pages', () => {
   test('compare: two 8,000-line versions with every line changed say "files differ"; the small file is diffed', async () => {
     const page = await get(server.base, '/skills/big-diff/-/compare?from=1.0.0&to=2.0.0');
     assert.equal(page.status, 200);
-    assert.match(page.text, /The files differ \(8,000 lines → 8,000 lines\): more than 500 lines changed, too many to show line by line here\./);
+    // The edit bound stops this diff on a quiet machine; a loaded one may reach the time bound first, and says so.
+    assert.match(
+      page.text,
+      /The files differ \(8,000 lines → 8,000 lines\): (more than 500 lines changed, too many to show line by line here|comparing them line by line took longer than this page allows; reload to try again)\./,
+    );
     assert.match(page.text, /<span class="visually-hidden">added: <\/span>Release 2\.0\.0\./);
     assert.ok(page.text.length < 256 * 1024, `${page.text.length} characters`);
   });
@@ -73,8 +77,10 @@ describe('web catalog under hostile inputs: bounded pages', () => {
     assert.equal(page.status, 200);
     const diffed = (page.text.match(/<table class="diff">/g) ?? []).length;
     const listed = (page.text.match(/not compared line by line here: this page already shows as many line changes as it can/g) ?? []).length;
-    assert.ok(diffed >= 5 && diffed < 100, `${diffed} files diffed`);
-    assert.equal(diffed + listed, 101, 'every changed file is either diffed or said to be left out');
+    // A loaded machine may hit the diff's time bound before its edit bound: such a file says so and counts as tried.
+    const timedOut = (page.text.match(/took longer than this page allows; reload to try again/g) ?? []).length;
+    assert.ok(diffed + timedOut >= 5 && diffed < 100, `${diffed} files diffed, ${timedOut} timed out`);
+    assert.equal(diffed + timedOut + listed, 101, 'every changed file is either diffed, said to have taken too long, or said to be left out');
     assert.ok(page.text.length < 3 * 1024 * 1024, `${page.text.length} characters`);
   });
 

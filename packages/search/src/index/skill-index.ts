@@ -54,6 +54,10 @@
  * 6. Meaning: the best MEANING_DEPTH documents above the cut (below) are reordered by the cosine of the query's and
  *    each one's name-and-description vector, means of general-English word vectors (../expansion/word-vectors.ts): each gains
  *    MEANING_WEIGHT × the best score × its cosine / the best cosine among them (`SearchOptions.wordVectors`).
+ * 7. The typed words' own matches: each candidate of 6. (or, without vectors, of the `limit` best) is multiplied by
+ *    e^(EXACT_BOOST × its exact share), the BM25F value of the typed words it holds itself (same stem) over the
+ *    query's weight (0 to 1), so a skill whose score comes from near, related and mapped words falls behind a close
+ *    one the words themselves match (ADR 0257). The confidence is judged on the score before this step.
  *
  * The values were chosen before the recall benchmark (bench/search.mjs) existed, then revised on it: headings
  * lowered from 0.5 to 0.3, the coverage factor added, and the phrase bonus made proportional (a flat bonus of
@@ -115,6 +119,12 @@ export const REFERENCE_CHARS = 50_000;
  */
 const MEANING_WEIGHT = 0.4;
 const MEANING_DEPTH = 50;
+/**
+ * Step 7 above. A reranking of the best MEANING_DEPTH fitted on the seen sets (a logistic model of "right answer" over
+ * the log score ratio and this share gave it 0.47 of the log score's weight), then chosen on them: 0.3-1.0 all gained
+ * at rank 5 (user-worded, 954 queries: +0.6 to +1.4 points), 0.7 most at rank 1; 1.5-2.0 lost at rank 1.
+ */
+const EXACT_BOOST = 0.7;
 /**
  * The coverage factor's exponent (3. above): 0.5 until reference files were indexed (ADR 0204); with them, 0.3-0.4
  * found more of the user-worded seen queries at rank 5 (+0.8 points on 810) and lost none of the model-phrased ones.
@@ -1164,7 +1174,20 @@ export class SkillSearchIndex {
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
     const cosines = new Map<number, number>();
-    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores, cosines).slice(0, wanted);
+    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores, cosines);
+    // The candidates whose score the typed words themselves earn move up (EXACT_BOOST): a match made mostly of near,
+    // related and mapped words is the likelier wrong one.
+    // The confidence was fitted on the score before this step (../scoring/confidence.ts): it is judged on that one.
+    const boosts = new Map<number, number>();
+    if (kept.length > 1) {
+      for (const doc of kept) {
+        const boost = Math.exp(EXACT_BOOST * this.exactShare(doc, expanded, scope));
+        boosts.set(doc, boost);
+        scores[doc]! *= boost;
+      }
+      kept.sort((a, b) => (this.before(a, b, scores) ? -1 : 1));
+    }
+    kept = kept.slice(0, wanted);
     // A calibrated decision, not a fixed top-k (../scoring/confidence.ts): a hit must match some typed word itself (a
     // near, related or mapped word never makes a match alone), and the best one must be confident enough, else none.
     // minConfidence 0 ranks whatever the words reach, with no decision (what tests of the expansions look at).
@@ -1172,7 +1195,7 @@ export class SkillSearchIndex {
     // task in words the catalog only uses in passing, in bodies, is most often one no skill serves.
     let topicalWeight = 0;
     for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
-    let results = kept.map((doc) => this.hit(doc, scores[doc]!, expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
+    let results = kept.map((doc) => this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1234,8 +1257,21 @@ export class SkillSearchIndex {
     return candidates.sort((a, b) => (this.before(a, b, scores) ? -1 : 1));
   }
 
+  /** The BM25F value of the typed words a document holds itself (same stem), over the query's weight: 0 to 1. */
+  private exactShare(doc: number, expanded: ExpandedTerm[], scope: Scope): number {
+    let exact = 0;
+    let weight = 0;
+    for (const { typed, own, weight: idf } of expanded) {
+      if (!typed) continue;
+      weight += idf;
+      const packed = own === undefined ? 0 : this.packedCount(own, doc);
+      if (packed !== 0) exact += idf * this.saturated(packed, doc, scope.weights);
+    }
+    return weight > 0 ? exact / weight : 0;
+  }
+
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, expanded: ExpandedTerm[], scope: Scope, cosine: number, topicalWeight: number): SearchHit {
+  private hit(doc: number, score: number, judged: number, expanded: ExpandedTerm[], scope: Scope, cosine: number, topicalWeight: number): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
     const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0, topicalWeight, missedWeight: 0 };
@@ -1270,7 +1306,7 @@ export class SkillSearchIndex {
     // Words as written, never stems: `fix (related: restore) in body`, not `fix (~restor)`.
     const described = matches.map(({ word, written, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (${kind}: ${written})`} in ${fields.join('+')}`);
     const reason = `${described.join(', ')}${missed.length > 0 ? `${described.length > 0 ? '; ' : ''}not matched: ${missed.join(', ')}` : ''}` || 'name';
-    return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, score, idf(0, scope.count)) };
+    return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, judged, idf(0, scope.count)) };
   }
 
   /** The distinct pairs of adjacent query terms the index holds, in the query's order (for the phrase bonus). */
