@@ -53,6 +53,8 @@ const anyText = (bytes: Buffer): string | undefined => {
   return bytesText(bytes);
 };
 
+const MAX_CODES = 8192;
+
 /** RFC 4648 base32 (upper case, optional padding). */
 const base32 = (run: string): Buffer | undefined => {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -99,8 +101,13 @@ const base85 = (run: string, ascii: boolean): Buffer | undefined => {
   return Buffer.from(out);
 };
 
+// Long lists are cut: String.fromCodePoint(...codes) of a huge list would overflow the stack.
 const fromCodes = (codes: number[]): string | undefined =>
-  codes.every((code) => Number.isInteger(code) && code >= 0 && code <= 0x10ffff) ? String.fromCodePoint(...codes) : undefined;
+  codes.length > MAX_CODES
+    ? fromCodes(codes.slice(0, MAX_CODES))
+    : codes.every((code) => Number.isInteger(code) && code >= 0 && code <= 0x10ffff)
+      ? String.fromCodePoint(...codes)
+      : undefined;
 
 const DECODERS: Decoder[] = [
   {
@@ -117,6 +124,19 @@ const DECODERS: Decoder[] = [
     encoding: 'hex',
     pattern: (s) => new RegExp(`(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){${Math.ceil(s.hexMin / 2)},}(?![0-9A-Za-z])`, 'g'),
     decode: (match) => anyText(Buffer.from(match[0], 'hex')),
+  },
+  {
+    encoding: 'octal escapes',
+    pattern: (s) => new RegExp(`(?:\\\\[0-3][0-7]{2}){${s.escapesMin},}`, 'g'),
+    decode: (match) =>
+      anyText(
+        Buffer.from(
+          match[0]
+            .split('\\')
+            .slice(1)
+            .map((octal) => parseInt(octal, 8)),
+        ),
+      ),
   },
   {
     encoding: 'spaced hex',
@@ -144,7 +164,7 @@ const DECODERS: Decoder[] = [
     // one-byte key when the file XORs.
     pattern: () => /[[({]\s*((?:0x[0-9a-fA-F]{1,2}|\d{1,3})(?:\s*,\s*(?:0x[0-9a-fA-F]{1,2}|\d{1,3})){11,})\s*,?\s*[\])}]/g,
     decode: (match) => {
-      const codes = match[1]!.split(/\s*,\s*/).map((code) => Number(code));
+      const codes = match[1]!.split(/\s*,\s*/, MAX_CODES).map((code) => Number(code));
       if (codes.some((code) => code > 255)) return undefined;
       if (codes.every((code) => code === 9 || code === 10 || code === 13 || (code >= 32 && code < 127))) return String.fromCharCode(...codes);
       for (let key = 1; key < 256; key++) {
