@@ -4,7 +4,7 @@ import type { Principal, ServerPlugin, SkillVersionInfo } from '@skillport/serve
 import { hasScope } from '@skillport/server';
 import { ScopeAuthorizer } from './auth.js';
 import { isHeld } from './model.js';
-import type { StoredFinding } from './model.js';
+import type { StoredFinding, VersionRecord } from './model.js';
 import type { WriteGuard } from './auth.js';
 import { isPostgresUrl, redactUrl } from './postgres-url.js';
 import { openRegistry } from './registry.js';
@@ -37,8 +37,11 @@ export interface RegistryPluginOptions {
 
 /** A skill's published versions as the web catalog's skill page shows them (structurally its VersionHistory). */
 export interface RegistryVersionHistory {
-  /** Newest first; undefined when nothing is published under that name (or before the plugin is set up). */
-  versions(name: string): Promise<RegistryVersionInfo[] | undefined>;
+  /**
+   * Newest first; undefined when nothing is published under that name (or before the plugin is set up). With
+   * `viewer`, the held versions it may see (its own, or a name it reviews) are included, marked `pending`.
+   */
+  versions(name: string, viewer?: Principal): Promise<RegistryVersionInfo[] | undefined>;
 }
 
 export type RegistryVersionInfo = SkillVersionInfo;
@@ -75,6 +78,14 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
       may: (action, name) => (action === 'review' || action === 'revoke') && (any || (perName && (grants?.(reviewer, name).revoke ?? false))),
     };
   };
+  /** Whether a principal is shown a version held for review: its publisher (with a publish-scope token) or a reviewer of its name. */
+  const seesPending = (principal: Principal, record: Pick<VersionRecord, 'name' | 'publisher' | 'review'>): boolean => {
+    if (record.review !== 'pending') return false;
+    const guard = reviewerGuard(principal);
+    // As the API has it: a publisher reads its held versions with a token that may publish, not a read-only one.
+    const publisher = hasScope(principal, 'publish') ? (principal.user ?? principal.agent) : undefined;
+    return guard.sees(record.name) && (guard.may('review', record.name) || (publisher !== undefined && record.publisher === publisher));
+  };
   return {
     name: 'registry',
     reviews: {
@@ -100,7 +111,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
       },
     },
     history: {
-      async versions(name) {
+      async versions(name, viewer) {
         if (opened === undefined) return undefined;
         const { service } = opened;
         let found;
@@ -111,10 +122,11 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
         }
         const tagsOf = new Map<string, string[]>();
         for (const [tag, version] of Object.entries(found.tags)) tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
-        // The store lists them in publish order: newest first reads best. Versions held for review are shown to
-        // no one here (pages are for every reader of the skill; reviewers use the review queue).
+        // The store lists them in publish order: newest first reads best. A version held for review is shown only
+        // to its publisher and its name's reviewers (the same test as over MCP, ADR 0235); a rejected one to no one.
+        const shown = (record: VersionRecord) => !isHeld(record) || (viewer !== undefined && seesPending(viewer, record));
         return [...found.versions]
-          .filter((record) => !isHeld(record))
+          .filter(shown)
           .reverse()
           .map((record) => ({
             version: record.version,
@@ -128,6 +140,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
             ...(record.provenance.repository !== undefined ? { repository: record.provenance.repository } : {}),
             ...(record.provenance.commit !== undefined ? { commit: record.provenance.commit } : {}),
             review: record.review,
+            ...(isHeld(record) && viewer !== undefined ? { pending: { reviewable: reviewerGuard(viewer).may('review', record.name) } } : {}),
             ...(record.gate !== undefined ? { scan: { counts: record.gate.counts, findings: record.gate.findings.slice(0, 50) } } : {}),
           }));
       },
@@ -169,12 +182,7 @@ export function registryPlugin(options: RegistryPluginOptions): RegistryPlugin {
           // A version waiting for review reaches, over MCP and the web, only those the API shows it to: its publisher
           // and the reviewers of its name (ADR 0235), through the same guard as the web's review queue.
           for: (principal) => {
-            const guard = reviewerGuard(principal);
-            // As the API has it: a publisher reads its held versions with a token that may publish, not a read-only one.
-            const publisher = hasScope(principal, 'publish') ? (principal.user ?? principal.agent) : undefined;
-            return provider.pendingFor(
-              (record) => guard.sees(record.name) && (guard.may('review', record.name) || (publisher !== undefined && record.publisher === publisher)),
-            );
+            return provider.pendingFor((record) => seesPending(principal, record));
           },
           onChange: (listener) => provider.onChange(() => listener()),
         },

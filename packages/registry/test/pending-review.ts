@@ -204,6 +204,19 @@ export function pendingTests(store: () => Promise<string>): void {
     const skillPage = await fetch(`${web}/skills/1.0.0/acme-new`, { headers: { authorization: `Bearer ${tokens['ci']}` } });
     assert.equal(skillPage.status, 200);
     assert.match(await skillPage.text(), /<span class="state warn"[^>]*>pending review, not approved<\/span>/);
+    // The version history of the served skill lists the held 1.1.0 for its publisher and reviewers only, marked,
+    // with a link to the review queue for a reviewer (the others' pages are compared byte for byte above).
+    const history = async (who: string) => {
+      const text = await (await fetch(`${web}/skills/acme-tool`, { headers: { authorization: `Bearer ${tokens[who]}` } })).text();
+      return /<section class="card wide" aria-labelledby="versions-h">[\s\S]*?<\/section>/.exec(text)?.[0] ?? '';
+    };
+    const mine = await history('ci');
+    assert.match(mine, /<a href="\/skills\/1\.1\.0\/acme-tool">1\.1\.0<\/a>[\s\S]*?<span class="state warn">pending review, not approved<\/span><\/td>/, mine);
+    assert.doesNotMatch(mine, /href="\/review"/, 'the publisher is not its reviewer');
+    for (const who of ['lead', 'root']) {
+      assert.match(await history(who), /1\.1\.0<\/a>[\s\S]*?pending review, not approved<\/span> <a href="\/review">Review<\/a>/, who);
+    }
+    assert.doesNotMatch(await history('alice'), /1\.1\.0|pending review/);
   });
 
   test('a stdio client is its --principal: the publisher sees the pending version, a reader of its org does not', async () => {

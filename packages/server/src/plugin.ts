@@ -70,6 +70,11 @@ export interface SkillVersionInfo {
   repository?: string;
   commit?: string;
   review: string;
+  /**
+   * A version held for review, in the history of its publisher and its name's reviewers only (never anyone
+   * else's); `reviewable` when this viewer may decide it.
+   */
+  pending?: { reviewable: boolean };
   /** What the registry's scan found in this version (ADR 0230): counts, and the first findings. */
   scan?: {
     counts: { low: number; medium: number; high: number };

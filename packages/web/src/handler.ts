@@ -229,7 +229,7 @@ export function createWebCatalog(options: WebCatalogOptions): WebRoute {
       const manifest = skill.files.find((file) => file.uri === skill.uri);
       const text = manifest === undefined ? undefined : decodeText(await readBytes(scoped, skill, manifest));
       scoped.service.record({ action: 'read', surface: 'web', skill, file: 'SKILL.md', outcome: 'ok' });
-      const versions = originKind(skill) === 'registry' ? await options.history?.versions(skill.name) : undefined;
+      const versions = originKind(skill) === 'registry' ? await options.history?.versions(skill.name, principal) : undefined;
       const versionPaths = new Map<string, string>();
       for (const version of versions ?? []) {
         const found = view.version(skill.uri, { version: version.version });

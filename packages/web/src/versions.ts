@@ -7,8 +7,11 @@ import type { Principal, SkillVersionInfo } from '@skillport/server';
 export type VersionInfo = SkillVersionInfo;
 
 export interface VersionHistory {
-  /** Newest first; undefined when nothing is published under that name. */
-  versions(name: string): Promise<VersionInfo[] | undefined>;
+  /**
+   * Newest first; undefined when nothing is published under that name. With `viewer`, the versions held for review
+   * that it published or reviews are among them (marked `pending`).
+   */
+  versions(name: string, viewer?: Principal): Promise<VersionInfo[] | undefined>;
 }
 
 /** A version waiting for review, as the review page lists it (ADR 0231). */

@@ -358,26 +358,54 @@ export class ViewCache {
 
   #build(snapshot: CatalogSnapshot, principal: Principal, extras: readonly CatalogSkill[] = []): ViewSnapshot {
     const subjects = new Set(subjectsOf(principal));
-    const visible: CatalogSkill[] = [];
-    for (const skill of snapshot.skills) if (this.rankOf(snapshot, skill, subjects) !== undefined) visible.push(skill);
     // A private skill never takes a URI the catalog serves: it is an exact version, at a URI of its own.
     const added = new Set<CatalogSkill>();
     for (const skill of extras) {
       if (snapshot.skill(skill.uri) !== undefined || added.has(skill)) continue;
       added.add(skill);
-      visible.push(skill);
     }
+    const rank = (skill: CatalogSkill) => (added.has(skill) ? PRIVATE_RANK : this.rankOf(snapshot, skill, subjects));
     let view: ViewSnapshot | undefined;
-    view = new ViewSnapshot(
-      visible,
-      snapshot.generation,
-      (skill) => (added.has(skill) ? PRIVATE_RANK : this.rankOf(snapshot, skill, subjects)),
-      this.#resolver(snapshot, principal, () => view),
-      snapshot,
-    );
+    if (added.size > 0) {
+      // The view the principal has without them (the snapshot itself with an open policy), plus an overlay of them:
+      // its maps are shared, so each publisher's or reviewer's view costs its sorted array and its private skills.
+      const plain = this.open ? snapshot : this.#plainView(snapshot, principal);
+      view = new ViewSnapshot(
+        [],
+        snapshot.generation,
+        rank,
+        this.#resolver(snapshot, principal, () => view),
+        snapshot,
+        plain.changedState({ upsert: [...added], remove: [] }),
+      );
+    } else {
+      const visible: CatalogSkill[] = [];
+      for (const skill of snapshot.skills) if (this.rankOf(snapshot, skill, subjects) !== undefined) visible.push(skill);
+      view = new ViewSnapshot(
+        visible,
+        snapshot.generation,
+        rank,
+        this.#resolver(snapshot, principal, () => view),
+        snapshot,
+      );
+    }
     view.privates = [...added];
     this.#addSession(view, subjects);
     return view;
+  }
+
+  /** The principal's view without private skills, cached under its subjects' key as any such view is. */
+  #plainView(snapshot: CatalogSnapshot, principal: Principal): ViewSnapshot {
+    const key = viewKey(principal);
+    const perSnapshot = this.#views.get(snapshot);
+    const known = perSnapshot?.get(key);
+    if (known instanceof ViewSnapshot) return known;
+    const plain = this.#derive(snapshot, principal, key) ?? this.#build(snapshot, principal);
+    if (perSnapshot !== undefined) {
+      if (perSnapshot.size >= this.maxViewsPerSnapshot) perSnapshot.delete(perSnapshot.keys().next().value!);
+      perSnapshot.set(key, plain);
+    }
+    return plain;
   }
 
   /** The unlisted skills (exact registry versions) a principal may reach through its view. */

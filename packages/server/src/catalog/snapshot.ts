@@ -127,8 +127,11 @@ export class CatalogSnapshot {
     return new CatalogSnapshot([], generation, unlisted, this.changedState(delta));
   }
 
-  /** For subclasses (views): the state after `delta`, to construct their own kind of snapshot from. */
-  protected changedState(delta: SnapshotDelta): SnapshotState {
+  /**
+   * For views: the state after `delta`, to construct their own kind of snapshot from. Its lookup maps are this
+   * snapshot's plus a small overlay, so a view a few skills larger than another costs about its sorted array.
+   */
+  changedState(delta: SnapshotDelta): SnapshotState {
     const skills = spliceSorted(this.skills, delta);
     const touched = delta.upsert.length + delta.remove.length;
     const overSize = this.#over?.size ?? 0;

@@ -249,7 +249,11 @@ function versionsSection(input: SkillPageInput): Html {
   <td>${signature}</td>
   <td>${version.publisher}<br><time datetime="${version.publishedAt}">${version.publishedAt.slice(0, 16).replace('T', ' ')}</time></td>
   <td>${source}</td>
-  <td><span class="state ${version.review === 'approved' ? 'ok' : version.review === 'rejected' ? 'bad' : 'muted'}">${version.review}</span></td>
+  <td>${
+    version.pending
+      ? html`<span class="state warn">pending review, not approved</span>${version.pending.reviewable ? html` <a href="/review">Review</a>` : ''}`
+      : html`<span class="state ${version.review === 'approved' ? 'ok' : version.review === 'rejected' ? 'bad' : 'muted'}">${version.review}</span>`
+  }</td>
 </tr>`;
   });
   const choices = versions.filter((version) => !version.revoked).map((version) => version.version);
