@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { callText, connectAs, createToken, startHttp, storeDir, tempFolder } from '@skillport/test-kit';
+import { callText, connectAs, createToken, sdkShaped, startHttp, storeDir, tempFolder } from '@skillport/test-kit';
 import type { Era, RunningServer } from '@skillport/test-kit';
 import { Api, skillArchive } from './write-attack.js';
 
@@ -41,6 +41,37 @@ describe('the publish gate and the review queue', () => {
     return client;
   };
 
+  /**
+   * A SKILL.md read as the extension era makes it, answered once by the HTTP fast path and once by the SDK (an
+   * extra `_meta` member sends it there); both answers must be the same, and /healthz says which path took each.
+   */
+  const readBothPaths = async (token: string, uri: string) => {
+    const counts = async () => {
+      const response = await fetch(server.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${tokens['ops']}` } });
+      const text = await response.text();
+      const count = (path: string) => Number(new RegExp(`^skillport_mcp_answers_total\\{path="${path}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { fastPath: count('fast'), sdk: count('sdk') };
+    };
+    const send = async (extra: Record<string, unknown>) => {
+      const { headers, params } = sdkShaped('modern', 'resources/read', { uri, ...extra });
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/read', params }),
+      });
+      return (await response.json()) as { result: { contents: Array<{ text: string; _meta?: Record<string, string> }> } };
+    };
+    const start = await counts();
+    const fast = await send({});
+    const middle = await counts();
+    const sdk = await send({ _meta: { 'dev.skillport.test/any': 1 } });
+    const end = await counts();
+    assert.equal(middle.fastPath, start.fastPath + 1, 'the fast path answered the plain read');
+    assert.equal(end.sdk, middle.sdk + 1, 'the SDK answered the other');
+    assert.deepEqual(fast, sdk);
+    return fast.result.contents;
+  };
+
   before(async () => {
     const data = storeDir();
     const policy = join(tempFolder('skillport-gate-policy-'), 'policy.yaml');
@@ -50,6 +81,7 @@ describe('the publish gate and the review queue', () => {
     tokens['alice'] = await createToken(data, ['--user', 'alice', '--org', 'acme']);
     tokens['lead'] = await createToken(data, ['--user', 'acme-lead', '--org', 'acme', '--scope', 'publish']);
     tokens['beta'] = await createToken(data, ['--user', 'beta-ci', '--org', 'beta', '--scope', 'publish']);
+    tokens['ops'] = await createToken(data, ['--user', 'ops', '--scope', 'admin']);
     server = await startHttp(['--data', data, '--auth', 'tokens', '--policy', policy]);
     api = new Api(server.url.replace(/\/mcp$/, ''));
   });
@@ -147,6 +179,9 @@ describe('the publish gate and the review queue', () => {
     assert.match(activated.text, /Release two of the tool/);
     assert.match(activated.text, /review: approved/);
     assert.doesNotMatch(activated.text, /<skill_scan>/, 'a reviewed version carries no scan warning');
+    const [read] = await readBothPaths(tokens['alice']!, 'skill://acme-tool/SKILL.md');
+    assert.match(read!.text, /Release two of the tool/);
+    assert.equal(read!._meta, undefined, 'a reviewed version is read without a warning');
   });
 
   test('a rejected version is never served, and a rejection needs a reason', async () => {
@@ -211,5 +246,13 @@ describe('the publish gate and the review queue', () => {
       activated.text,
       /<skill_scan>No person has reviewed this version\. An automated scan by the registry found: medium: Runs commands as root \(script-sudo\)/,
     );
+    // Read in the extension era, its bytes stay verbatim and the same summary travels in the content's `_meta`.
+    const [read] = await readBothPaths(tokens['beta']!, 'skill://beta-tool/SKILL.md');
+    assert.match(read!.text, /sudo apt-get install -y zyxwv-helper/);
+    assert.match(
+      String(read!._meta?.['dev.skillport/scan']),
+      /^No person has reviewed this version\. An automated scan by the registry found: medium: Runs commands as root \(script-sudo\)/,
+    );
+    assert.equal(read!._meta?.['dev.skillport/pending'], undefined);
   });
 });

@@ -154,6 +154,10 @@ export function pendingTests(store: () => Promise<string>): void {
         assert.match(JSON.stringify(got), /pending review, not approved/);
         const read = await client.readResource({ uri: 'skill://1.0.0/acme-new/SKILL.md' });
         assert.match(JSON.stringify(read.contents), /A new tool/);
+        // The extension era's activation: the bytes as listed, the pending mark in the content item's `_meta`.
+        assert.match(String(read.contents[0]?._meta?.['dev.skillport/pending']), /^pending review, not approved/, `${who} ${era}`);
+        const servedRead = await client.readResource({ uri: 'skill://acme-tool/SKILL.md' });
+        assert.equal(servedRead.contents[0]?._meta?.['dev.skillport/pending'], undefined, 'the served version is read unmarked');
         const activated = await callText(client, 'activate_skill', { name: 'acme-new' });
         assert.ok(!activated.isError, activated.text);
         assert.match(activated.text, /A new tool/);

@@ -381,6 +381,8 @@ function withoutHeredocs(text: string): string {
  */
 export function detectFlow(rule: Rule, file: ScannedFile, context: SkillContext): Finding[] {
   const sources = regexes(rule, 'sources', 'gim');
+  const named = listParam(rule, 'verbs');
+  const verbs = named.length === 2 ? named : ['reads', 'sends'];
   const sinks = regexes(rule, 'sinks', 'gim');
   const window = file.kind === 'script' ? numberParam(rule, 'script-window', numberParam(rule, 'window', 5)) : numberParam(rule, 'window', 5);
   const linesOf = (patterns: RegExp[]): number[] => {
@@ -402,7 +404,9 @@ export function detectFlow(rule: Rule, file: ScannedFile, context: SkillContext)
     if (rule.unless.some((unless) => test(unless, pair))) continue;
     reported.add(at);
     const lowered = lowerFor(rule, file, at, context);
-    const note = source === sink ? 'reads and sends on this line' : `reads on line ${source}, sends on line ${sink}`;
+    // What the two halves are called in the note (`params.verbs`: `[fetches, runs]`); a secret read and sent by default.
+    const [first, second] = verbs;
+    const note = source === sink ? `${first} and ${second} on this line` : `${first} on line ${source}, ${second} on line ${sink}`;
     found.push(finding(rule, file.path, at, 1, excerptAt(file, at, 1), lowered?.to ?? rule.severity, lowered ? `${note}; ${lowered.note}` : note));
   }
   return found;

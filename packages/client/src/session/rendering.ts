@@ -31,6 +31,12 @@ export function skillContent(
     mark(skill.origin, body),
     '</skill_content>',
   ];
+  // A skillport server marks a version held for review, and one no person reviewed whose scan found something:
+  // the model is told, as the server's own activate_skill tells it.
+  const pending = metaText(skill.meta, 'dev.skillport/pending');
+  if (pending) lines.push(`<skill_review status="pending">${escapeXml(pending)}</skill_review>`);
+  const scan = metaText(skill.meta, 'dev.skillport/scan');
+  if (scan) lines.push(`<skill_scan>${escapeXml(scan)}</skill_scan>`);
   if (approvedTools) lines.push(`Pre-approved tools for this skill: ${approvedTools.join(' ')}`);
   const resources = loaded.resources;
   if (resources.length > 0) {
@@ -85,4 +91,10 @@ export function allowedTools(frontmatter: Record<string, unknown>): string[] {
   if (typeof value === 'string') return value.split(/\s+/).filter(Boolean);
   if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
   return [];
+}
+
+/** A string member of an entry's `_meta`, cut to 2,000 characters (a server's note, not a place for a document). */
+function metaText(meta: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = meta?.[key];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 2000) : undefined;
 }

@@ -127,6 +127,8 @@ export async function batchRead(service: SkillsService, message: unknown): Promi
     return undefined; // the SDK produces the error answer
   }
   if (found === undefined || found.bytes.length < STREAM_MIN_BYTES) return undefined;
+  // A read that carries `_meta` (a pending or unreviewed version's SKILL.md) is left to the SDK.
+  if (service.readMeta(uri) !== undefined) return undefined;
   service.recordRead(uri, 'ok');
   const { bytes, mimeType, text } = found;
   return streamedParts({ result: { contents: [streamedItem(uri, mimeType, text)] }, jsonrpc: '2.0', id: plain.id }, bytes, text);
@@ -207,14 +209,18 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
     return false; // the SDK path produces the error answer
   }
   if (found === undefined) return false;
-  service.recordRead(uri, 'ok');
   const { bytes, mimeType, text } = found;
+  // What a pending or unreviewed version's SKILL.md read carries (mcp/server-factory.ts adds it on the SDK path).
+  const meta = service.readMeta(uri);
+  if (meta !== undefined && bytes.length >= STREAM_MIN_BYTES) return false;
+  const marked = meta === undefined ? {} : { _meta: meta };
+  service.recordRead(uri, 'ok');
   if (bytes.length < STREAM_MIN_BYTES) {
     if (text) {
       // The text's JSON string is made once while the file is cached (catalog/content.ts), and put where the
       // placeholder is: the same bytes JSON.stringify of the whole answer makes, without escaping the file again.
       const escaped = service.options.content.servedForm(found.digest, bytes, true).json!;
-      const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, text: PLACEHOLDER_TEXT }] }), jsonrpc: '2.0', id: hot.id });
+      const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, text: PLACEHOLDER_TEXT, ...marked }] }), jsonrpc: '2.0', id: hot.id });
       const at = json.indexOf(PLACEHOLDER_JSON);
       const head = Buffer.from(json.slice(0, at));
       const tail = Buffer.from(json.slice(at + PLACEHOLDER_JSON.length));
@@ -227,7 +233,11 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
       res.end(tail);
       return true;
     }
-    const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, blob: bytes.toString('base64') }] }), jsonrpc: '2.0', id: hot.id });
+    const json = JSON.stringify({
+      result: wrap(ctx, hot, { contents: [{ uri, mimeType, blob: bytes.toString('base64'), ...marked }] }),
+      jsonrpc: '2.0',
+      id: hot.id,
+    });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
     res.end(json);
     return true;

@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
+import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/server/ext/skills';
 import type { SkillsService } from './skills-service.js';
 import { registerTools } from '../tools/tools.js';
 import type { ToolOptions } from '../tools/tools.js';
@@ -62,6 +63,7 @@ export class McpFactory {
       },
     );
     scoped.extension.attach(server);
+    addReadMeta(server, service);
     if (this.options.index) registerIndex(server, service, this.options.templates, { archives: this.options.indexArchives !== false });
     if (this.options.templates.length > 0) registerTemplates(server, service, this.options.templates);
     this.#refreshTools.set(server, registerTools(server, service, this.options.tools));
@@ -108,4 +110,25 @@ export class McpFactory {
     }
     return [...out];
   }
+}
+
+type ReadCallback = (uri: URL, variables: unknown, ctx: unknown) => Promise<{ contents: Array<Record<string, unknown>> }>;
+
+/**
+ * A SKILL.md read of a version pending review, or scanned with findings and not reviewed, carries what the model
+ * must be told in its content item's `_meta` (the bytes stay verbatim). The extension's read callback has no way to
+ * return it, so its registered template's callback is wrapped; the HTTP fast path adds the same member.
+ */
+function addReadMeta(server: McpServer, service: SkillsService): void {
+  const templates = (server as unknown as { _registeredResourceTemplates?: Record<string, { readCallback: ReadCallback }> })._registeredResourceTemplates;
+  const template = templates?.[SKILLS_EXTENSION_ID];
+  if (template === undefined) throw new Error('the skills extension registered no resource template: cannot mark pending versions on read');
+  const read = template.readCallback;
+  template.readCallback = async (uri, variables, ctx) => {
+    const result = await read(uri, variables, ctx);
+    const meta = service.readMeta(uri.href);
+    const first = result.contents[0];
+    if (meta === undefined || first === undefined || result.contents.length !== 1) return result;
+    return { ...result, contents: [{ ...first, _meta: meta }] };
+  };
 }

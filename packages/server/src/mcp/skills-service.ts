@@ -7,6 +7,7 @@ import type { CatalogSkill, SkillEntry } from '../catalog/model.js';
 import { availabilityFor, grantedFor, orderByReadiness } from './availability.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
 import type { AuditInput } from '../access/audit.js';
+import { META_SCAN, activationMeta, scanText } from '../tools/review-notes.js';
 
 /**
  * The Skills extension's read side, as plain functions over a catalog snapshot. The SDK's `SkillsExtension` calls
@@ -69,6 +70,13 @@ export class SkillsService {
     this.record({ action: activation ? 'activate' : 'read', surface, skill: found.skill, file: found.file.path, outcome });
   }
 
+  /** The `_meta` a read of this file carries (tools/review-notes.ts `activationMeta`); undefined for most files. */
+  readMeta(uri: string): Record<string, string> | undefined {
+    const canonical = canonicalSkillUri(uri);
+    const found = canonical === undefined ? undefined : this.snapshot.file(canonical);
+    return found === undefined ? undefined : activationMeta(found.skill, found.file.uri);
+  }
+
   /** Whether the caller can use the skill here: the policy's grants joined with the host's hint (mcp/availability.ts). */
   availability(skill: CatalogSkill, hint?: AvailableCapabilities): Availability {
     return availabilityFor(skill, this.options.granted?.(), hint);
@@ -81,10 +89,11 @@ export class SkillsService {
 
   /** The wire entry for this caller: a skill with judged requirements carries its availability in `_meta`. */
   entryFor(skill: CatalogSkill, hint?: AvailableCapabilities): SkillEntry {
-    if (!hasJudgedRequirements(skill.requirements)) return skill.entry;
+    const entry = entryWithScan(skill);
+    if (!hasJudgedRequirements(skill.requirements)) return entry;
     const granted = grantedFor(skill, this.options.granted?.());
     const availability = { ...this.availability(skill, hint), ...(granted !== undefined ? { granted } : {}) };
-    return { ...skill.entry, _meta: { ...skill.entry._meta, [META_AVAILABILITY]: availability } };
+    return { ...entry, _meta: { ...entry._meta, [META_AVAILABILITY]: availability } };
   }
 
   listSkills(cursor: string | undefined, hint?: AvailableCapabilities): { skills: SkillEntry[]; nextCursor?: string } {
@@ -187,4 +196,20 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   const decoded = typeof cursor === 'string' && /^[A-Za-z0-9_-]*$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
   if (!decoded.startsWith(CURSOR_PREFIX)) throw new InvalidCursorError(`Invalid cursor: ${String(cursor).slice(0, 80)}`);
   return decoded.slice(CURSOR_PREFIX.length);
+}
+
+const withScan = new WeakMap<CatalogSkill, SkillEntry>();
+
+/**
+ * The entry as listed, plus, for a registry version no person reviewed whose scan found something, the scan's
+ * summary in `_meta["dev.skillport/scan"]`: what a client that activates it from the list tells its model. Made
+ * once per catalog skill; every other entry is the skill's own object.
+ */
+function entryWithScan(skill: CatalogSkill): SkillEntry {
+  const known = withScan.get(skill);
+  if (known !== undefined) return known;
+  const scan = scanText(skill);
+  const entry = scan === undefined ? skill.entry : { ...skill.entry, _meta: { ...skill.entry._meta, [META_SCAN]: scan } };
+  withScan.set(skill, entry);
+  return entry;
 }
