@@ -6,6 +6,7 @@ import type { ContentReader } from '../catalog/content.js';
 import type { CatalogFile, CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import type { SkillsService } from '../mcp/skills-service.js';
+import { collectGarbage } from '../memory.js';
 
 /**
  * Search over the catalog: ONE incremental `SkillSearchIndex` per server (per content reader), shared by every
@@ -430,6 +431,8 @@ export class CatalogSearch {
         await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, this.#idleMs - idle)).unref());
       }
       this.index.compact();
+      // A large batch's garbage (the bodies it read, the recent rows just folded) given back now, not at V8's leisure.
+      collectGarbage();
       this.#addedSinceCompact = 0;
       this.#compactions++;
       this.#saveSoon();
