@@ -430,6 +430,7 @@ export class CatalogSearch {
         if (idle >= this.#idleMs) break;
         await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, this.#idleMs - idle)).unref());
       }
+      if (!(await this.#untilSaved())) return;
       this.index.compact();
       // A large batch's garbage (the bodies it read, the recent rows just folded) given back now, not at V8's leisure.
       collectGarbage();
@@ -483,6 +484,12 @@ export class CatalogSearch {
     return touched;
   }
 
+  /** Waits while a save writes the index out; false once the search is closed (its last save owns the index). */
+  async #untilSaved(): Promise<boolean> {
+    while (this.#saving && !this.#closed) await new Promise((resolve) => setTimeout(resolve, 5));
+    return !this.#closed;
+  }
+
   /** Diffs the index against the followed snapshot and applies the difference, again until it stops moving. */
   async #indexChanges(): Promise<void> {
     let sliceStart: number | undefined;
@@ -506,6 +513,8 @@ export class CatalogSearch {
         for (const uri of this.#indexed.keys()) if (target.listed(uri) === undefined) gone.push(uri);
         for (const skill of target.skills) if (this.#indexed.get(skill.uri) !== skill.packageDigest) changed.push(skill);
       }
+      // A save writes views of the index's arrays while it runs: nothing may change them until it is done.
+      if (!(await this.#untilSaved())) return;
       for (const uri of gone) {
         this.index.remove(uri);
         this.#indexed.delete(uri);
@@ -529,6 +538,12 @@ export class CatalogSearch {
         }
         const body = await readBody(skill, this.content);
         const references = await readReferences(skill, this.content);
+        // The reads yielded: the server may have closed (and begun its last save) or a save begun meanwhile.
+        if (!(await this.#untilSaved())) return;
+        if (this.#target !== target) {
+          interrupted = true;
+          break;
+        }
         this.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body, references });
         this.#indexed.set(skill.uri, skill.packageDigest);
         this.#addedSinceCompact++;
