@@ -378,6 +378,16 @@ async function serve(
       return 1;
     }
   }
+  // The HTTP stack and the web catalog load while the first scan runs in its workers (this thread waits for them
+  // then): loaded after it, they held the first answer back by a few hundred milliseconds.
+  let webModule: Promise<typeof import('@skillport/web')> | undefined;
+  if (options.http) {
+    SkillportServer.preloadHttp();
+    if (options.web) {
+      webModule = import('@skillport/web');
+      webModule.catch(() => {}); // awaited (and so reported) where the web catalog is made
+    }
+  }
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
@@ -468,7 +478,7 @@ async function serve(
     try {
       // The web catalog is loaded only when served: stdio and --no-web never pay for its Markdown renderer.
       const web = options.web
-        ? (await import('@skillport/web')).createWebCatalog({
+        ? (await (webModule ?? import('@skillport/web'))).createWebCatalog({
             access: server.access,
             scoped: (principal) => server.scopes.for(principal),
             ...(registry ? { history: registry.history, reviews: registry.reviews } : {}),
