@@ -264,9 +264,9 @@ export class LiveCatalog {
     for (const folder of this.#folders.values()) {
       for (const file of folder.inspection.skill?.files ?? []) {
         if (file.target !== undefined) continue; // a link's target: its folder is watched where it lives, if served
-        let at = folder.dir;
-        const parts = file.path.split('/');
-        for (let i = 0; i < parts.length - 1; i++) known.add((at = join(at, parts[i]!)));
+        // The folders on the way to the file, by string (a file's path is relative and normalised, `/`-separated).
+        for (let slash = file.path.indexOf('/'); slash > 0; slash = file.path.indexOf('/', slash + 1))
+          known.add(folder.dir + sep + (sep === '/' ? file.path.slice(0, slash) : file.path.slice(0, slash).replaceAll('/', sep)));
       }
     }
     return known;
