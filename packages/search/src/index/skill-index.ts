@@ -98,6 +98,7 @@ import { checkState } from './state.js';
 import type { IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
+import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
 
 /** Characters of a body indexed: all of it in practice (the corpus's longest is ~60,000), with a bound on index work. */
 export const BODY_CHARS = 100_000;
@@ -138,11 +139,8 @@ const COVERAGE_EXPONENT = 0.4;
  */
 const CUT_RATIO = 0.25;
 const PHRASE_WEIGHT = 0.3;
-/** A query term's per-document state (the search's scratch): coverage (0 none, 1 a mapped term only, 2 the word or a near or related one) in the low bits, and whether the document holds the word itself. */
-const COVERAGE_MASK = 3;
 /** Levels of the coverage factor's table in pruning bounds (see `search`). */
 const COVERAGE_STEPS = 1024;
-const OWN_BIT = 4;
 /** The name's, description's and headings' counts in a packed count (the body's are the top FIELD_BITS). */
 const HEAD_FIELDS_MASK = 2 ** (3 * FIELD_BITS) - 1;
 const EXACT_NAME_WEIGHT = 1;
@@ -779,6 +777,43 @@ export class SkillSearchIndex {
     return this.recent.packedCount(id, slot);
   }
 
+  /**
+   * Calls `found(slot, packed)` for each of `slots[0 .. length)` (ascending) that holds term `id`: in the compact
+   * postings by galloping on from the previous slot's position (a few steps when the slots are dense in the list).
+   */
+  private lookUpSorted(id: number, slots: ArrayLike<number>, length: number, found: (slot: number, packed: number) => void): void {
+    const docs = this.baseDocs;
+    const inBase = id < this.baseOffsets.length - 1;
+    let low = inBase ? this.baseOffsets[id]! : 0;
+    const end = inBase ? this.baseOffsets[id + 1]! : 0;
+    for (let next = 0; next < length; next++) {
+      const slot = slots[next]!;
+      if (slot >= this.baseSlots) {
+        const packed = this.recent.packedCount(id, slot);
+        if (packed !== 0) found(slot, packed);
+        continue;
+      }
+      if (low >= end) continue;
+      // The first position at or after `low` whose slot is at least `slot`: doubling steps, then halving.
+      if (docs[low]! < slot) {
+        let step = 1;
+        let before = low; // docs[before] < slot
+        while (before + step < end && docs[before + step]! < slot) {
+          before += step;
+          step *= 2;
+        }
+        let high = Math.min(end, before + step);
+        low = before + 1;
+        while (low < high) {
+          const middle = (low + high) >>> 1;
+          if (docs[middle]! < slot) low = middle + 1;
+          else high = middle;
+        }
+      }
+      if (low < end && docs[low] === slot) found(slot, this.baseCounts[low]!);
+    }
+  }
+
   /** The saturated BM25F value of packed counts in document `slot` (../scoring/bm25f.ts). */
   private saturated(packed: number, slot: number, fieldWeights: FieldWeights): number {
     return saturated(packed, slot, fieldWeights, this.lengths);
@@ -965,8 +1000,11 @@ export class SkillSearchIndex {
       let kept = 0;
       for (let at = 0; at < list.length; at++) {
         const doc = list.data[at]!;
-        // First the bound every candidate shares (no per-term work), then the document's own.
-        if (multiplier(covered[doc]! + coverLeft) * (scores[doc]! + addLeft) + phraseBound + bonusOf(doc) < floor) {
+        // First the bound every candidate shares (no per-term work), then the document's own. The coverage factor is
+        // at most 1: a sum below the floor without it drops the document before the factor is looked up.
+        const reach = scores[doc]! + addLeft;
+        const extra = phraseBound + bonusOf(doc);
+        if (reach + extra < floor || multiplier(covered[doc]! + coverLeft) * reach + extra < floor) {
           marked[doc] = 2;
           continue;
         }
@@ -1004,16 +1042,22 @@ export class SkillSearchIndex {
     // looked up now (the walk adds nothing to them again), so their lower bounds are their final scores.
     const completed = new Set<number>();
     const complete = (step: number, docs: number[]): void => {
+      const chosen: number[] = [];
       for (const doc of docs) {
-        if (completed.size >= 4 * depth) return;
+        if (completed.size >= 4 * depth) break;
         if (completed.has(doc) || marked[doc] !== 1) continue;
         completed.add(doc);
-        this.work.lookups += lists.length - step;
-        for (let next = step; next < lists.length; next++) {
-          const { term, at } = lists[next]!;
-          const packed = this.packedCount(plan[term]!.expansions[at]![0], doc);
-          if (packed !== 0) takeValue(next, doc, packed);
-        }
+        chosen.push(doc);
+      }
+      if (chosen.length === 0) return;
+      this.work.lookups += chosen.length * (lists.length - step);
+      // In slot order, list by list: each lookup gallops on from the last one (a document still takes its lists in
+      // list order, as it would one document at a time).
+      chosen.sort((a, b) => a - b);
+      for (let next = step; next < lists.length; next++) {
+        const { term, at } = lists[next]!;
+        const id = plan[term]!.expansions[at]![0];
+        this.lookUpSorted(id, chosen, chosen.length, (doc, packed) => takeValue(next, doc, packed));
       }
     };
     let survivors: IntList | undefined;
@@ -1051,8 +1095,11 @@ export class SkillSearchIndex {
           if (unseenBound < kthFloor) {
             // No document not yet seen can rank: from here on only the candidates that still could take values.
             this.prunedSearches++;
-            survivors = new IntList(Math.min(touched.length, 1024));
-            for (let at = 0; at < touched.length; at++) survivors.push(touched.data[at]!);
+            // The candidates (every touched document is marked 1 until now) in slot order, which the filters keep:
+            // passes over them read the per-slot arrays forwards, and lookups gallop along a list. A scan of the marks
+            // costs less than sorting the touched list.
+            survivors = new IntList(touched.length);
+            for (let slot = 0; slot < slotCount; slot++) if (marked[slot] === 1) survivors.push(slot);
             keepReachable(survivors, step, kthFloor);
             filteredAt = remainingBound[step]!;
           }
@@ -1104,26 +1151,35 @@ export class SkillSearchIndex {
       if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
         // Only the documents that can still rank: their counts looked up, never the whole list walked.
         this.work.lookups += survivors.length;
-        for (let next = 0; next < survivors.length; next++) {
-          const doc = survivors.data[next]!;
-          const packed = this.packedCount(id, doc);
-          if (packed !== 0) visit(doc, packed);
-        }
+        this.lookUpSorted(id, survivors.data, survivors.length, visit);
         continue;
       }
       // Once documents are no longer admitted, only survivors (marked 1) take the list's values.
       const admitted = survivors === undefined ? undefined : marked;
       this.work.postings += listLength;
       if (id < this.baseOffsets.length - 1) {
-        // The hot loop of a query: the filter written out, one closure per list (inlined) rather than forEachPosting's callback.
-        const docs = this.baseDocs;
-        const counts = this.baseCounts;
-        for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
-          const doc = docs[at]!;
-          const mark = marked[doc]!;
-          if (visible[doc] !== 1 || mark === 2 || (admitted !== undefined && mark !== 1)) continue;
-          visit(doc, counts[at]!);
-        }
+        // The hot loop of a query, in ./walk.ts (compiled on its own, its value and accumulation inlined).
+        const into = { scores, covered, marked };
+        const value = { scale, mapped: mappedTerm, importance, own: ownList };
+        const [start, end] = [this.baseOffsets[id]!, this.baseOffsets[id + 1]!];
+        // Survivors only (all visible): one mark read a posting.
+        if (admitted !== undefined) walkRunning(this.baseDocs, this.baseCounts, start, end, into, scratch.terms[term]!, value, weights, this.lengths);
+        else
+          walkAdmitting(
+            this.baseDocs,
+            this.baseCounts,
+            start,
+            end,
+            visible,
+            into,
+            scratch.terms[term]!,
+            value,
+            weights,
+            this.lengths,
+            admitBelow,
+            touched,
+            declined,
+          );
       }
       const recent = this.recent;
       for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
@@ -1371,13 +1427,15 @@ export class SkillSearchIndex {
     for (const [first, second] of pairs) {
       const shorter = Math.min(scope.df(first), scope.df(second));
       if (survivors !== undefined && survivors.length < shorter) {
-        // Pruned: only the documents still in the running can rank, so only theirs are looked at.
-        for (let at = 0; at < survivors.length; at++) {
-          const doc = survivors.data[at]!;
+        // Pruned: only the documents still in the running can rank, so only theirs are looked at (in slot order, a
+        // lookup each in the shorter list: a description without that term cannot hold the pair).
+        const id = scope.df(first) <= scope.df(second) ? first : second;
+        this.lookUpSorted(id, survivors.data, survivors.length, (doc, packed) => {
+          if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0) return;
           const description = this.descriptions[doc]!;
           if (adjacent(description, 0, description.length, first, second))
             scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
-        }
+        });
         continue;
       }
       // Walk the shorter posting list: the pair can only stand together where both terms occur.
@@ -1421,6 +1479,8 @@ export class SkillSearchIndex {
     let size = 0;
     for (let at = 0; at < candidates.length; at++) {
       const doc = candidates.data[at]!;
+      // The coverage factor is at most 1: a score not above the K-th so far cannot enter, whatever its factor.
+      if (size === k && !(scores[doc]! > heap[0]!)) continue;
       if (skip !== undefined && skip.has(doc)) continue;
       const lower = multiplier(covered[doc]!) * scores[doc]!;
       if (size < k) {
@@ -1501,39 +1561,6 @@ export class SkillSearchIndex {
     if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
     return (compareText(this.nameOf[a]!, this.nameOf[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
   }
-}
-
-/**
- * A list's value for a document in the running: the term keeps its best value (the score takes the difference) and
- * its coverage (a mapped term earns MAPPED_COVERAGE of the word's credit, the word or a near or related one all);
- * `own`: the list is the typed word's own (the document then holds the word, for phrase bounds). Idempotent.
- */
-function take(
-  scores: Float64Array,
-  covered: Float64Array,
-  best: Float64Array,
-  state: Uint8Array,
-  doc: number,
-  value: number,
-  mapped: boolean,
-  importance: number,
-  own: boolean,
-): void {
-  if (value > best[doc]!) {
-    scores[doc]! += value - best[doc]!;
-    best[doc] = value;
-  }
-  const was = state[doc]!;
-  if (mapped) {
-    if (was === 0) {
-      state[doc] = 1;
-      covered[doc]! += MAPPED_COVERAGE * importance;
-    }
-  } else if ((was & COVERAGE_MASK) !== 2) {
-    state[doc] = (was & OWN_BIT) | 2;
-    covered[doc]! += was === 1 ? importance - MAPPED_COVERAGE * importance : importance;
-  }
-  if (own) state[doc]! |= OWN_BIT;
 }
 
 /** Field-wise maximum of two packed counts. */
