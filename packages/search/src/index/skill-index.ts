@@ -89,6 +89,7 @@ import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
+import { QueryDomain } from '../scoring/query-domain.js';
 import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
@@ -261,6 +262,7 @@ export class SkillSearchIndex {
   private sharedViews = false;
   private readonly minMergeRows: number;
   private readonly minConfidence: number;
+  private queryDomain: QueryDomain | undefined | (() => QueryDomain | undefined);
 
   /** Documents with the same id: the last one wins. */
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
@@ -270,6 +272,7 @@ export class SkillSearchIndex {
     this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
+    this.queryDomain = options.queryDomain === false ? undefined : (options.queryDomain ?? (() => QueryDomain.bundled()));
     this.pruning = options.pruning === 'reference' ? 'reference' : options.pruning !== false;
     this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
     for (const document of documents) this.add(document, false);
@@ -1226,7 +1229,8 @@ export class SkillSearchIndex {
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
     const cosines = new Map<number, number>();
-    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores, cosines);
+    const queryVector = vectors?.textVector(text);
+    if (vectors !== undefined && queryVector !== undefined) kept = this.addMeaning(vectors, queryVector, kept, scores, cosines);
     // The candidates whose score the typed words themselves earn move up (EXACT_BOOST): a match made mostly of near,
     // related and mapped words is the likelier wrong one.
     // The confidence was fitted on the score before this step (../scoring/confidence.ts): it is judged on that one.
@@ -1248,6 +1252,10 @@ export class SkillSearchIndex {
     let topicalWeight = 0;
     for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
     let results = kept.map((doc) => this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
+    // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
+    if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
+    const domain = this.queryDomain;
+    if (domain !== undefined && queryVector !== undefined) for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector);
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1284,9 +1292,8 @@ export class SkillSearchIndex {
    * Adds the meaning channel's share to the candidates' scores (in `scores`) and returns them in ranking order.
    * A skill's vector is made the first time it is a candidate, from its own text only.
    */
-  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
-    const query = vectors.textVector(text);
-    if (query === undefined || candidates.length < 2) return candidates;
+  private addMeaning(vectors: WordVectors, query: Float32Array, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
+    if (candidates.length < 2) return candidates;
     const dimensions = vectors.dimensions;
     const cosines = candidates.map((doc) => {
       let vector = this.meaningVectors[doc];
