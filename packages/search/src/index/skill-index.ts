@@ -962,13 +962,9 @@ export class SkillSearchIndex {
     // The coverage factor, for bounds: Math.pow per candidate cost more than the walk (it is taken for every candidate
     // at every check), so bounds read it from a table at COVERAGE_STEPS levels, rounded up for upper bounds and down
     // for lower ones (the factor grows with coverage), a hair past the rounding. Final scores use Math.pow itself.
-    const factors = new Float64Array(COVERAGE_STEPS + 1);
-    for (let level = 0; level <= COVERAGE_STEPS; level++) factors[level] = Math.pow(level / COVERAGE_STEPS, COVERAGE_EXPONENT);
+    // (FACTORS, factorAbove and factorBelow below the class.)
     const scaled = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? COVERAGE_STEPS / importanceSum : 0;
-    const multiplier =
-      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.ceil(cover * scaled + 1e-6)))]! : (): number => 1;
-    const lowerMultiplier =
-      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.floor(cover * scaled - 1e-6)))]! : (): number => 1;
+    const multiplier = (cover: number): number => factorAbove(scaled, cover);
     // A bound is compared with the floor less a hair, so that rounding in the running sums never drops a document
     // that ties the K-th.
     const HAIR = 1 - 1e-9;
@@ -1004,7 +1000,7 @@ export class SkillSearchIndex {
         // at most 1: a sum below the floor without it drops the document before the factor is looked up.
         const reach = scores[doc]! + addLeft;
         const extra = phraseBound + bonusOf(doc);
-        if (reach + extra < floor || multiplier(covered[doc]! + coverLeft) * reach + extra < floor) {
+        if (reach + extra < floor || factorAbove(scaled, covered[doc]! + coverLeft) * reach + extra < floor) {
           marked[doc] = 2;
           continue;
         }
@@ -1087,10 +1083,10 @@ export class SkillSearchIndex {
             if (completed.size < 4 * depth && depth * (lists.length - step) * 32 <= postingsLeft[step]!) {
               // The best candidates not yet scored in full, by their score so far.
               const holders: number[] = [];
-              this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier, holders, completed);
+              this.kthLowerBound(touched, depth, scores, covered, scaled, holders, completed);
               complete(step, holders);
             }
-            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier));
+            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, scaled));
           }
           if (unseenBound < kthFloor) {
             // No document not yet seen can rank: from here on only the candidates that still could take values.
@@ -1110,7 +1106,7 @@ export class SkillSearchIndex {
         ) {
           // The lists left can add less now: drop the candidates that can no longer reach the floor (a pass that costs
           // about what walking this list would, or that the remaining bound fell by a third since the last one).
-          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, lowerMultiplier));
+          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, scaled));
           keepReachable(survivors, step, kthFloor);
           filteredAt = remainingBound[step]!;
         }
@@ -1469,7 +1465,7 @@ export class SkillSearchIndex {
     k: number,
     scores: Float64Array,
     covered: Float64Array,
-    multiplier: (cover: number) => number,
+    scaled: number,
     holders?: number[],
     skip?: Set<number>,
   ): number {
@@ -1482,7 +1478,7 @@ export class SkillSearchIndex {
       // The coverage factor is at most 1: a score not above the K-th so far cannot enter, whatever its factor.
       if (size === k && !(scores[doc]! > heap[0]!)) continue;
       if (skip !== undefined && skip.has(doc)) continue;
-      const lower = multiplier(covered[doc]!) * scores[doc]!;
+      const lower = factorBelow(scaled, covered[doc]!) * scores[doc]!;
       if (size < k) {
         let child = size++;
         heap[child] = lower;
@@ -1561,6 +1557,23 @@ export class SkillSearchIndex {
     if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
     return (compareText(this.nameOf[a]!, this.nameOf[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
   }
+}
+
+/** The coverage factor at COVERAGE_STEPS + 1 levels, for bounds (see `search`). */
+const FACTORS = Float64Array.from({ length: COVERAGE_STEPS + 1 }, (_, level) => Math.pow(level / COVERAGE_STEPS, COVERAGE_EXPONENT));
+
+/** The coverage factor for an upper bound: coverage `cover` over the query's (× `scaled`), rounded up a level; 1 without coverage scaling (`scaled` 0). */
+function factorAbove(scaled: number, cover: number): number {
+  if (!(scaled > 0)) return 1;
+  const level = Math.ceil(cover * scaled + 1e-6);
+  return FACTORS[level > COVERAGE_STEPS ? COVERAGE_STEPS : level < 0 ? 0 : level]!;
+}
+
+/** The coverage factor for a lower bound, rounded down a level. */
+function factorBelow(scaled: number, cover: number): number {
+  if (!(scaled > 0)) return 1;
+  const level = Math.floor(cover * scaled - 1e-6);
+  return FACTORS[level > COVERAGE_STEPS ? COVERAGE_STEPS : level < 0 ? 0 : level]!;
 }
 
 /** Field-wise maximum of two packed counts. */
