@@ -108,7 +108,7 @@ function handled<T>(promise: Promise<T>): Promise<T> {
 /** Skills a worker analyses per batch: a message's cost spread over many, yet a batch is short work to wait for. */
 const BATCH = 32;
 /** Batches in flight per worker: the next ones read while one is analysed, and the documents held stay bounded. */
-const AHEAD = 3;
+const AHEAD = 2;
 
 /**
  * The analysed documents of `items`, taken in order (`take(0)`, `take(1)`, …): batches are sent ahead, at most

@@ -46,6 +46,12 @@ import { bodyText, referenceTexts } from './skill-texts.js';
  *   SKILL.md that cannot be read is indexed without its body. The skill's other Markdown files (references,
  *   examples: `referenceFiles`) are read the same way, up to REFERENCE_CHARS characters, a file that cannot be read
  *   or is larger than MAX_REFERENCE_BYTES skipped.
+ * - Workers (ADR 0261): a batch of at least MIN_POOLED skills (the first build, a large change) is read and analysed
+ *   in worker threads (./analysis-pool.ts, ./index-worker.ts: the same verified read, the same analysis), a few
+ *   batches ahead of the insertion, and the main thread only inserts the analysed documents (`index.insert`), still
+ *   in slices, pacing, search share and save waits as above: the index is the same as one built here. A smaller
+ *   change is read and analysed here at once. A worker that fails sends the rest of the build here (one logged line);
+ *   the workers end with the batch and on close.
  */
 export interface SearchAnswer {
   hits: SearchHit[];
