@@ -138,3 +138,42 @@ describe('compareStrings', () => {
     assert.equal(compareStrings('x', 'x'), 0);
   });
 });
+
+describe('the plain fast paths say what the general rules say', () => {
+  // The general rules, spelled out here: decode each segment, refuse the traversal tricks, encode each segment again.
+  const general = (uri: string) => {
+    let rest = uri.slice('skill://'.length);
+    const hash = rest.indexOf('#');
+    if (hash >= 0) rest = rest.slice(0, hash);
+    if (rest.includes('?')) return 'query';
+    if (rest === '') return 'syntax';
+    if (rest.includes('\\')) return 'traversal';
+    const segments: string[] = [];
+    for (const part of rest.split('/')) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(part);
+      } catch {
+        return 'syntax';
+      }
+      if (decoded === '' || decoded === '.' || decoded === '..' || /[/\\\0]/.test(decoded)) return 'traversal';
+      if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(decoded)) return 'syntax';
+      segments.push(decoded);
+    }
+    return { segments, canonical: `skill://${segments.map(encodeSegment).join('/')}` };
+  };
+  // Random URIs over an alphabet of plain characters and every kind of trouble (dots, escapes, separators, non-ASCII).
+  const alphabet = ['a', 'Z', '0', '_', '-', '.', '~', '!', '(', "'", '@', ':', '/', '%', '%2F', '%41', '%2E', ' ', '#', '?', '\\', 'é', '😀', '[', ']'];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  test('parseSkillUri and joinSkillUri on 20,000 random URIs', () => {
+    for (let round = 0; round < 20_000; round++) {
+      let rest = '';
+      for (let length = 1 + (next() % 14); length > 0; length--) rest += alphabet[next() % alphabet.length];
+      const uri = `skill://${rest}`;
+      assert.deepEqual(parseSkillUri(uri), general(uri), uri);
+      const segments = rest.split('/');
+      assert.equal(joinSkillUri(segments), `skill://${segments.map(encodeSegment).join('/')}`, rest);
+    }
+  });
+});

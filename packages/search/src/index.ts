@@ -18,3 +18,4 @@ export { encodeIndex, decodeIndex, saveIndex, loadIndex, analysisFingerprint } f
 export type { PersistedIndex } from './index/persist.js';
 export type { IndexState } from './index/state.js';
 export { MIN_CONFIDENCE, confidenceOf } from './scoring/confidence.js';
+export { QueryDomain, QUERY_DOMAIN_FILE } from './scoring/query-domain.js';

@@ -478,6 +478,14 @@ export class SkillportServer {
     return this.#plugins.flatMap((parts) => (parts.summary ? [parts.summary()] : []));
   }
 
+  /**
+   * Starts loading the HTTP stack without waiting for it: `serve --http` calls this before the first scan, whose
+   * workers leave this thread idle, so `serveHttp` finds the modules loaded instead of loading them after the scan.
+   */
+  static preloadHttp(): void {
+    import('./http/http-server.js').catch(() => {}); // a failure is met again, and reported, by serveHttp's own import
+  }
+
   async serveHttp(options: Omit<HttpOptions, 'health'>): Promise<RunningHttpServer> {
     const routes = [...(options.routes ?? []), ...(this.#options.routes ?? []), ...this.#plugins.flatMap((parts) => (parts.routes ? [parts.routes] : []))];
     // Loaded here: a stdio server never pays for the HTTP stack (the SDK's node adapter, Hono) at start.

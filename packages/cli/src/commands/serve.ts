@@ -378,6 +378,16 @@ async function serve(
       return 1;
     }
   }
+  // The HTTP stack and the web catalog load while the first scan runs in its workers (this thread waits for them
+  // then): loaded after it, they held the first answer back by a few hundred milliseconds.
+  let webModule: Promise<typeof import('@skillport/web')> | undefined;
+  if (options.http) {
+    SkillportServer.preloadHttp();
+    if (options.web) {
+      webModule = import('@skillport/web');
+      webModule.catch(() => {}); // awaited (and so reported) where the web catalog is made
+    }
+  }
   try {
     server = await SkillportServer.open({
       dirs: sources.folders,
@@ -444,6 +454,13 @@ async function serve(
     }
     throw error;
   }
+  // Heard from the moment the catalog is in (scanned or restored), before watching and listening: a stop meanwhile
+  // (a rolling deploy moving on) closes the server, which saves what the scan found, instead of Node's default that
+  // ends the process on the spot; and a restored catalog of 100,000 skills is checked for minutes while it serves.
+  let signalled: () => void = () => {};
+  const signal = new Promise<'signal'>((resolve) => (signalled = () => resolve('signal')));
+  process.once('SIGINT', () => signalled());
+  process.once('SIGTERM', () => signalled());
 
   // The folders a restored catalog serves from are watched now (before the first answer); the walk that arms the
   // rest waits until the server listens: its slices between module loads held listening back by seconds.
@@ -461,7 +478,7 @@ async function serve(
     try {
       // The web catalog is loaded only when served: stdio and --no-web never pay for its Markdown renderer.
       const web = options.web
-        ? (await import('@skillport/web')).createWebCatalog({
+        ? (await (webModule ?? import('@skillport/web'))).createWebCatalog({
             access: server.access,
             scoped: (principal) => server.scopes.for(principal),
             ...(registry ? { history: registry.history, reviews: registry.reviews } : {}),
@@ -502,12 +519,6 @@ async function serve(
   // A catalog restored from the last run already answers; what is announced (and whether to run at all) is what
   // the disk holds, as after a cold start (ADR 0004).
   const restored = server.catalog.live.restoredAtStart;
-  // Heard from here on: a restored catalog of 100,000 skills is checked for minutes while it already serves, and a
-  // SIGTERM meanwhile must close the server as it does later (Node's default would end the process on the spot).
-  let signalled: () => void = () => {};
-  const signal = new Promise<'signal'>((resolve) => (signalled = () => resolve('signal')));
-  process.once('SIGINT', () => signalled());
-  process.once('SIGTERM', () => signalled());
   try {
     if ((await Promise.race([server.verified, signal])) === 'signal') {
       if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;

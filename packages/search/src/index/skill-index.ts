@@ -89,6 +89,7 @@ import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
+import { QueryDomain } from '../scoring/query-domain.js';
 import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
@@ -99,6 +100,7 @@ import { checkState } from './state.js';
 import type { IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
+import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
 
 export { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT } from './document-terms.js';
 /**
@@ -129,11 +131,8 @@ const COVERAGE_EXPONENT = 0.4;
  */
 const CUT_RATIO = 0.25;
 const PHRASE_WEIGHT = 0.3;
-/** A query term's per-document state (the search's scratch): coverage (0 none, 1 a mapped term only, 2 the word or a near or related one) in the low bits, and whether the document holds the word itself. */
-const COVERAGE_MASK = 3;
 /** Levels of the coverage factor's table in pruning bounds (see `search`). */
 const COVERAGE_STEPS = 1024;
-const OWN_BIT = 4;
 /** The name's, description's and headings' counts in a packed count (the body's are the top FIELD_BITS). */
 const HEAD_FIELDS_MASK = 2 ** (3 * FIELD_BITS) - 1;
 const EXACT_NAME_WEIGHT = 1;
@@ -257,6 +256,7 @@ export class SkillSearchIndex {
   private sharedViews = false;
   private readonly minMergeRows: number;
   private readonly minConfidence: number;
+  private queryDomain: QueryDomain | undefined | (() => QueryDomain | undefined);
 
   /** Documents with the same id: the last one wins. */
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
@@ -266,6 +266,7 @@ export class SkillSearchIndex {
     this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
+    this.queryDomain = options.queryDomain === false ? undefined : (options.queryDomain ?? (() => QueryDomain.bundled()));
     this.pruning = options.pruning === 'reference' ? 'reference' : options.pruning !== false;
     this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
     for (const document of documents) this.add(document, false);
@@ -791,6 +792,43 @@ export class SkillSearchIndex {
     return this.recent.packedCount(id, slot);
   }
 
+  /**
+   * Calls `found(slot, packed)` for each of `slots[0 .. length)` (ascending) that holds term `id`: in the compact
+   * postings by galloping on from the previous slot's position (a few steps when the slots are dense in the list).
+   */
+  private lookUpSorted(id: number, slots: ArrayLike<number>, length: number, found: (slot: number, packed: number) => void): void {
+    const docs = this.baseDocs;
+    const inBase = id < this.baseOffsets.length - 1;
+    let low = inBase ? this.baseOffsets[id]! : 0;
+    const end = inBase ? this.baseOffsets[id + 1]! : 0;
+    for (let next = 0; next < length; next++) {
+      const slot = slots[next]!;
+      if (slot >= this.baseSlots) {
+        const packed = this.recent.packedCount(id, slot);
+        if (packed !== 0) found(slot, packed);
+        continue;
+      }
+      if (low >= end) continue;
+      // The first position at or after `low` whose slot is at least `slot`: doubling steps, then halving.
+      if (docs[low]! < slot) {
+        let step = 1;
+        let before = low; // docs[before] < slot
+        while (before + step < end && docs[before + step]! < slot) {
+          before += step;
+          step *= 2;
+        }
+        let high = Math.min(end, before + step);
+        low = before + 1;
+        while (low < high) {
+          const middle = (low + high) >>> 1;
+          if (docs[middle]! < slot) low = middle + 1;
+          else high = middle;
+        }
+      }
+      if (low < end && docs[low] === slot) found(slot, this.baseCounts[low]!);
+    }
+  }
+
   /** The saturated BM25F value of packed counts in document `slot` (../scoring/bm25f.ts). */
   private saturated(packed: number, slot: number, fieldWeights: FieldWeights): number {
     return saturated(packed, slot, fieldWeights, this.lengths);
@@ -939,13 +977,9 @@ export class SkillSearchIndex {
     // The coverage factor, for bounds: Math.pow per candidate cost more than the walk (it is taken for every candidate
     // at every check), so bounds read it from a table at COVERAGE_STEPS levels, rounded up for upper bounds and down
     // for lower ones (the factor grows with coverage), a hair past the rounding. Final scores use Math.pow itself.
-    const factors = new Float64Array(COVERAGE_STEPS + 1);
-    for (let level = 0; level <= COVERAGE_STEPS; level++) factors[level] = Math.pow(level / COVERAGE_STEPS, COVERAGE_EXPONENT);
+    // (FACTORS, factorAbove and factorBelow below the class.)
     const scaled = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? COVERAGE_STEPS / importanceSum : 0;
-    const multiplier =
-      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.ceil(cover * scaled + 1e-6)))]! : (): number => 1;
-    const lowerMultiplier =
-      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.floor(cover * scaled - 1e-6)))]! : (): number => 1;
+    const multiplier = (cover: number): number => factorAbove(scaled, cover);
     // A bound is compared with the floor less a hair, so that rounding in the running sums never drops a document
     // that ties the K-th.
     const HAIR = 1 - 1e-9;
@@ -977,8 +1011,11 @@ export class SkillSearchIndex {
       let kept = 0;
       for (let at = 0; at < list.length; at++) {
         const doc = list.data[at]!;
-        // First the bound every candidate shares (no per-term work), then the document's own.
-        if (multiplier(covered[doc]! + coverLeft) * (scores[doc]! + addLeft) + phraseBound + bonusOf(doc) < floor) {
+        // First the bound every candidate shares (no per-term work), then the document's own. The coverage factor is
+        // at most 1: a sum below the floor without it drops the document before the factor is looked up.
+        const reach = scores[doc]! + addLeft;
+        const extra = phraseBound + bonusOf(doc);
+        if (reach + extra < floor || factorAbove(scaled, covered[doc]! + coverLeft) * reach + extra < floor) {
           marked[doc] = 2;
           continue;
         }
@@ -1016,16 +1053,22 @@ export class SkillSearchIndex {
     // looked up now (the walk adds nothing to them again), so their lower bounds are their final scores.
     const completed = new Set<number>();
     const complete = (step: number, docs: number[]): void => {
+      const chosen: number[] = [];
       for (const doc of docs) {
-        if (completed.size >= 4 * depth) return;
+        if (completed.size >= 4 * depth) break;
         if (completed.has(doc) || marked[doc] !== 1) continue;
         completed.add(doc);
-        this.work.lookups += lists.length - step;
-        for (let next = step; next < lists.length; next++) {
-          const { term, at } = lists[next]!;
-          const packed = this.packedCount(plan[term]!.expansions[at]![0], doc);
-          if (packed !== 0) takeValue(next, doc, packed);
-        }
+        chosen.push(doc);
+      }
+      if (chosen.length === 0) return;
+      this.work.lookups += chosen.length * (lists.length - step);
+      // In slot order, list by list: each lookup gallops on from the last one (a document still takes its lists in
+      // list order, as it would one document at a time).
+      chosen.sort((a, b) => a - b);
+      for (let next = step; next < lists.length; next++) {
+        const { term, at } = lists[next]!;
+        const id = plan[term]!.expansions[at]![0];
+        this.lookUpSorted(id, chosen, chosen.length, (doc, packed) => takeValue(next, doc, packed));
       }
     };
     let survivors: IntList | undefined;
@@ -1055,16 +1098,19 @@ export class SkillSearchIndex {
             if (completed.size < 4 * depth && depth * (lists.length - step) * 32 <= postingsLeft[step]!) {
               // The best candidates not yet scored in full, by their score so far.
               const holders: number[] = [];
-              this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier, holders, completed);
+              this.kthLowerBound(touched, depth, scores, covered, scaled, holders, completed);
               complete(step, holders);
             }
-            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier));
+            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, scaled));
           }
           if (unseenBound < kthFloor) {
             // No document not yet seen can rank: from here on only the candidates that still could take values.
             this.prunedSearches++;
-            survivors = new IntList(Math.min(touched.length, 1024));
-            for (let at = 0; at < touched.length; at++) survivors.push(touched.data[at]!);
+            // The candidates (every touched document is marked 1 until now) in slot order, which the filters keep:
+            // passes over them read the per-slot arrays forwards, and lookups gallop along a list. A scan of the marks
+            // costs less than sorting the touched list.
+            survivors = new IntList(touched.length);
+            for (let slot = 0; slot < slotCount; slot++) if (marked[slot] === 1) survivors.push(slot);
             keepReachable(survivors, step, kthFloor);
             filteredAt = remainingBound[step]!;
           }
@@ -1075,7 +1121,7 @@ export class SkillSearchIndex {
         ) {
           // The lists left can add less now: drop the candidates that can no longer reach the floor (a pass that costs
           // about what walking this list would, or that the remaining bound fell by a third since the last one).
-          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, lowerMultiplier));
+          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, scaled));
           keepReachable(survivors, step, kthFloor);
           filteredAt = remainingBound[step]!;
         }
@@ -1116,26 +1162,35 @@ export class SkillSearchIndex {
       if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
         // Only the documents that can still rank: their counts looked up, never the whole list walked.
         this.work.lookups += survivors.length;
-        for (let next = 0; next < survivors.length; next++) {
-          const doc = survivors.data[next]!;
-          const packed = this.packedCount(id, doc);
-          if (packed !== 0) visit(doc, packed);
-        }
+        this.lookUpSorted(id, survivors.data, survivors.length, visit);
         continue;
       }
       // Once documents are no longer admitted, only survivors (marked 1) take the list's values.
       const admitted = survivors === undefined ? undefined : marked;
       this.work.postings += listLength;
       if (id < this.baseOffsets.length - 1) {
-        // The hot loop of a query: the filter written out, one closure per list (inlined) rather than forEachPosting's callback.
-        const docs = this.baseDocs;
-        const counts = this.baseCounts;
-        for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
-          const doc = docs[at]!;
-          const mark = marked[doc]!;
-          if (visible[doc] !== 1 || mark === 2 || (admitted !== undefined && mark !== 1)) continue;
-          visit(doc, counts[at]!);
-        }
+        // The hot loop of a query, in ./walk.ts (compiled on its own, its value and accumulation inlined).
+        const into = { scores, covered, marked };
+        const value = { scale, mapped: mappedTerm, importance, own: ownList };
+        const [start, end] = [this.baseOffsets[id]!, this.baseOffsets[id + 1]!];
+        // Survivors only (all visible): one mark read a posting.
+        if (admitted !== undefined) walkRunning(this.baseDocs, this.baseCounts, start, end, into, scratch.terms[term]!, value, weights, this.lengths);
+        else
+          walkAdmitting(
+            this.baseDocs,
+            this.baseCounts,
+            start,
+            end,
+            visible,
+            into,
+            scratch.terms[term]!,
+            value,
+            weights,
+            this.lengths,
+            admitBelow,
+            touched,
+            declined,
+          );
       }
       const recent = this.recent;
       for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
@@ -1189,7 +1244,8 @@ export class SkillSearchIndex {
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
     const cosines = new Map<number, number>();
-    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores, cosines);
+    const queryVector = vectors?.textVector(text);
+    if (vectors !== undefined && queryVector !== undefined) kept = this.addMeaning(vectors, queryVector, kept, scores, cosines);
     // The candidates whose score the typed words themselves earn move up (EXACT_BOOST): a match made mostly of near,
     // related and mapped words is the likelier wrong one.
     // The confidence was fitted on the score before this step (../scoring/confidence.ts): it is judged on that one.
@@ -1211,6 +1267,10 @@ export class SkillSearchIndex {
     let topicalWeight = 0;
     for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
     let results = kept.map((doc) => this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
+    // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
+    if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
+    const domain = this.queryDomain;
+    if (domain !== undefined && queryVector !== undefined) for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector);
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1247,9 +1307,8 @@ export class SkillSearchIndex {
    * Adds the meaning channel's share to the candidates' scores (in `scores`) and returns them in ranking order.
    * A skill's vector is made the first time it is a candidate, from its own text only.
    */
-  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
-    const query = vectors.textVector(text);
-    if (query === undefined || candidates.length < 2) return candidates;
+  private addMeaning(vectors: WordVectors, query: Float32Array, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
+    if (candidates.length < 2) return candidates;
     const dimensions = vectors.dimensions;
     const cosines = candidates.map((doc) => {
       let vector = this.meaningVectors[doc];
@@ -1379,13 +1438,15 @@ export class SkillSearchIndex {
     for (const [first, second] of pairs) {
       const shorter = Math.min(scope.df(first), scope.df(second));
       if (survivors !== undefined && survivors.length < shorter) {
-        // Pruned: only the documents still in the running can rank, so only theirs are looked at.
-        for (let at = 0; at < survivors.length; at++) {
-          const doc = survivors.data[at]!;
+        // Pruned: only the documents still in the running can rank, so only theirs are looked at (in slot order, a
+        // lookup each in the shorter list: a description without that term cannot hold the pair).
+        const id = scope.df(first) <= scope.df(second) ? first : second;
+        this.lookUpSorted(id, survivors.data, survivors.length, (doc, packed) => {
+          if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0) return;
           const description = this.descriptions[doc]!;
           if (adjacent(description, 0, description.length, first, second))
             scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
-        }
+        });
         continue;
       }
       // Walk the shorter posting list: the pair can only stand together where both terms occur.
@@ -1419,7 +1480,7 @@ export class SkillSearchIndex {
     k: number,
     scores: Float64Array,
     covered: Float64Array,
-    multiplier: (cover: number) => number,
+    scaled: number,
     holders?: number[],
     skip?: Set<number>,
   ): number {
@@ -1429,8 +1490,10 @@ export class SkillSearchIndex {
     let size = 0;
     for (let at = 0; at < candidates.length; at++) {
       const doc = candidates.data[at]!;
+      // The coverage factor is at most 1: a score not above the K-th so far cannot enter, whatever its factor.
+      if (size === k && !(scores[doc]! > heap[0]!)) continue;
       if (skip !== undefined && skip.has(doc)) continue;
-      const lower = multiplier(covered[doc]!) * scores[doc]!;
+      const lower = factorBelow(scaled, covered[doc]!) * scores[doc]!;
       if (size < k) {
         let child = size++;
         heap[child] = lower;
@@ -1511,37 +1574,21 @@ export class SkillSearchIndex {
   }
 }
 
-/**
- * A list's value for a document in the running: the term keeps its best value (the score takes the difference) and
- * its coverage (a mapped term earns MAPPED_COVERAGE of the word's credit, the word or a near or related one all);
- * `own`: the list is the typed word's own (the document then holds the word, for phrase bounds). Idempotent.
- */
-function take(
-  scores: Float64Array,
-  covered: Float64Array,
-  best: Float64Array,
-  state: Uint8Array,
-  doc: number,
-  value: number,
-  mapped: boolean,
-  importance: number,
-  own: boolean,
-): void {
-  if (value > best[doc]!) {
-    scores[doc]! += value - best[doc]!;
-    best[doc] = value;
-  }
-  const was = state[doc]!;
-  if (mapped) {
-    if (was === 0) {
-      state[doc] = 1;
-      covered[doc]! += MAPPED_COVERAGE * importance;
-    }
-  } else if ((was & COVERAGE_MASK) !== 2) {
-    state[doc] = (was & OWN_BIT) | 2;
-    covered[doc]! += was === 1 ? importance - MAPPED_COVERAGE * importance : importance;
-  }
-  if (own) state[doc]! |= OWN_BIT;
+/** The coverage factor at COVERAGE_STEPS + 1 levels, for bounds (see `search`). */
+const FACTORS = Float64Array.from({ length: COVERAGE_STEPS + 1 }, (_, level) => Math.pow(level / COVERAGE_STEPS, COVERAGE_EXPONENT));
+
+/** The coverage factor for an upper bound: coverage `cover` over the query's (× `scaled`), rounded up a level; 1 without coverage scaling (`scaled` 0). */
+function factorAbove(scaled: number, cover: number): number {
+  if (!(scaled > 0)) return 1;
+  const level = Math.ceil(cover * scaled + 1e-6);
+  return FACTORS[level > COVERAGE_STEPS ? COVERAGE_STEPS : level < 0 ? 0 : level]!;
+}
+
+/** The coverage factor for a lower bound, rounded down a level. */
+function factorBelow(scaled: number, cover: number): number {
+  if (!(scaled > 0)) return 1;
+  const level = Math.floor(cover * scaled - 1e-6);
+  return FACTORS[level > COVERAGE_STEPS ? COVERAGE_STEPS : level < 0 ? 0 : level]!;
 }
 
 /** Field-wise maximum of two packed counts. */

@@ -1,4 +1,5 @@
 import type { FolderProblem } from '@skillport/core';
+import { sameFileTargets } from './catalog-skill.js';
 import { originText, toCatalogSkill } from './folder-scan.js';
 import type { ScannedFolder } from './folder-scan.js';
 import type { CatalogSkill } from './model.js';
@@ -155,11 +156,15 @@ export class Assembly {
       return;
     }
     this.#unwritable.delete(folder);
-    let folders = this.#at.get(uri!);
-    if (folders === undefined) this.#at.set(uri!, (folders = []));
-    let at = folders.length;
-    while (at > 0 && this.order(folders[at - 1]!, folder) > 0) at--;
-    folders.splice(at, 0, folder);
+    // Arrays made at their exact length: nearly every URI has one folder, and an empty array grown by one insert
+    // takes room for 17 (150 bytes a skill).
+    const folders = this.#at.get(uri!);
+    if (folders === undefined) this.#at.set(uri!, [folder]);
+    else {
+      let at = folders.length;
+      while (at > 0 && this.order(folders[at - 1]!, folder) > 0) at--;
+      this.#at.set(uri!, folders.toSpliced(at, 0, folder));
+    }
     touched.add(uri!);
   }
 
@@ -190,5 +195,5 @@ function sameSkill(a: CatalogSkill, b: CatalogSkill): boolean {
   if (a.packageDigest !== b.packageDigest || a.uri !== b.uri || a.origin.kind !== b.origin.kind) return false;
   if (a.origin.kind !== 'folder' || b.origin.kind !== 'folder') return false;
   if (a.origin.dir !== b.origin.dir || a.origin.realDir !== b.origin.realDir || a.origin.root !== b.origin.root) return false;
-  return a.files.length === b.files.length && a.files.every((file, index) => file.target === b.files[index]!.target);
+  return sameFileTargets(a, b);
 }

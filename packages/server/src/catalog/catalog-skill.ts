@@ -1,6 +1,8 @@
 import { compareStrings, encodePath, joinSkillUri, readRequirements } from '@skillport/core';
-import type { SkillFileRecord, SkillManifest, SkillRequirements } from '@skillport/core';
+import type { SkillManifest, SkillRequirements } from '@skillport/core';
 import { META_PACKAGE_DIGEST, META_REQUIREMENTS } from './model.js';
+import { packedFilesOf } from './packed-files.js';
+import type { PackedFiles } from './packed-files.js';
 import type { CatalogFile, CatalogSkill, SkillEntry, SkillOrigin } from './model.js';
 
 /**
@@ -18,12 +20,18 @@ export function buildCatalogSkill(
   const rootUri = joinSkillUri([...path]);
   const uri = `${rootUri}/SKILL.md`;
   if (!roundTrips(uri)) return `the skill path cannot be written as a skill:// URI (${uri})`;
-  const files: CatalogFile[] = manifest.files
-    .map((file) => {
-      const encoded = encodePath(file.path);
-      return new ServedFile(file, rootUri, encoded === file.path ? undefined : encoded);
-    })
-    .sort((a, b) => compareStrings(a.relativeUri, b.relativeUri));
+  const packed = packedFilesOf(manifest);
+  // Files are served in URI order (the encoded path's), the manifest lists them by path: the same order unless
+  // encoding moved one (a space, a non-ASCII name), so the URI order and the encoded paths are kept only then.
+  let encoded: (string | undefined)[] | undefined;
+  for (let index = 0; index < packed.length; index++) {
+    const path = packed.path(index);
+    const uriPath = encodePath(path);
+    if (uriPath !== path) (encoded ??= new Array(packed.length))[index] = uriPath;
+  }
+  const relative = (index: number) => encoded?.[index] ?? packed.path(index);
+  let order: number[] | undefined = Array.from({ length: packed.length }, (_, index) => index).sort((a, b) => compareStrings(relative(a), relative(b)));
+  if (order.every((index, position) => index === position)) order = undefined;
   // A manifest made before requirements were read (a stored registry record) is read from its frontmatter alone.
   const requirements = manifest.requirements ?? readRequirements(manifest.frontmatter).requirements;
   const entryMeta: Record<string, unknown> = { ...meta, [META_PACKAGE_DIGEST]: manifest.packageDigest };
@@ -31,47 +39,109 @@ export function buildCatalogSkill(
   // Frozen now, as the entry made from them will be: exactly what clients receive, whenever it is made.
   deepFreeze(manifest.frontmatter);
   deepFreeze(entryMeta);
-  return new BuiltSkill(uri, rootUri, manifest, files, origin, entryMeta, requirements);
+  return new BuiltSkill(uri, rootUri, manifest, new FileColumns(packed, encoded, order), origin, entryMeta, requirements);
+}
+
+/** A skill's files in URI order: the packed columns, and where encoding changed a path or the order (rarely). */
+class FileColumns {
+  constructor(
+    readonly packed: PackedFiles,
+    /** By manifest index: the encoded path where it differs from the path. */
+    readonly encoded: readonly (string | undefined)[] | undefined,
+    /** URI order: position -> manifest index; undefined when it is the manifest's order. */
+    readonly order: readonly number[] | undefined,
+  ) {}
+
+  get length(): number {
+    return this.packed.length;
+  }
+
+  /** The manifest index of the file at `position` in URI order. */
+  at(position: number): number {
+    return this.order === undefined ? position : this.order[position]!;
+  }
+
+  /** The URI after the skill folder's (`references/guide.md`, percent-encoded) of manifest file `index`. */
+  relativeUri(index: number): string {
+    return this.encoded?.[index] ?? this.packed.path(index);
+  }
 }
 
 /**
- * A skill's file as the catalog serves it: the manifest's own record and the skill's root URI, its URI derived on
- * use (`relativeUri` is the encoded path, kept only when encoding changes it). One small object per file and no URI
- * string: at 100,000 skills (450,000 files) a stored URI per file was ~50 MB of strings.
+ * A skill's file as the catalog serves it, made when asked for: the skill and the file's index in its columns. The
+ * catalog keeps no object and no URI or digest string per file (at 100,000 skills, 450,000 files, those were ~110 MB).
  */
 class ServedFile implements CatalogFile {
   constructor(
-    readonly record: SkillFileRecord,
-    readonly rootUri: string,
-    readonly encoded: string | undefined,
+    readonly skill: BuiltSkill,
+    readonly index: number,
   ) {}
   get uri(): string {
-    return `${this.rootUri}/${this.encoded ?? this.record.path}`;
+    return `${this.skill.rootUri}/${this.skill.columns.relativeUri(this.index)}`;
   }
-  /** The URI after the skill folder's (`references/guide.md`, percent-encoded): what files are sorted and found by. */
   get relativeUri(): string {
-    return this.encoded ?? this.record.path;
+    return this.skill.columns.relativeUri(this.index);
   }
   get path(): string {
-    return this.record.path;
+    return this.skill.columns.packed.path(this.index);
   }
   get size(): number {
-    return this.record.size;
+    return this.skill.columns.packed.size(this.index);
   }
   get digest(): string {
-    return this.record.digest;
+    return this.skill.columns.packed.digest(this.index);
   }
   get mimeType(): string {
-    return this.record.mimeType;
+    return this.skill.columns.packed.mimeType(this.index);
   }
   get target(): string | undefined {
-    return this.record.target;
+    return this.skill.columns.packed.target(this.index);
   }
 }
 
-/** A file's URI after its skill folder's: derived for a ServedFile, cut from the URI otherwise. */
-export function relativeFileUri(file: CatalogFile, rootUri: string): string {
-  return file instanceof ServedFile ? file.relativeUri : file.uri.slice(rootUri.length + 1);
+/** A skill's file by URI (files are sorted by URI: a binary search over the URIs after the skill folder's). */
+export function findSkillFile(skill: CatalogSkill, uri: string): CatalogFile | undefined {
+  const rel = uri.slice(skill.rootUri.length + 1);
+  if (skill instanceof BuiltSkill) {
+    const columns = skill.columns;
+    const position = lowerBound(columns.length, (position) => compareStrings(columns.relativeUri(columns.at(position)), rel) < 0);
+    return position < columns.length && columns.relativeUri(columns.at(position)) === rel ? new ServedFile(skill, columns.at(position)) : undefined;
+  }
+  const files = skill.files;
+  const position = lowerBound(files.length, (position) => compareStrings(files[position]!.uri.slice(skill.rootUri.length + 1), rel) < 0);
+  return position < files.length && files[position]!.uri.slice(skill.rootUri.length + 1) === rel ? files[position] : undefined;
+}
+
+/** The first of a skill's files whose URI starts with `prefix` (a folder URI and a slash), in URI order. */
+export function firstSkillFileUnder(skill: CatalogSkill, prefix: string): CatalogFile | undefined {
+  const rel = prefix.slice(skill.rootUri.length + 1);
+  if (skill instanceof BuiltSkill) {
+    const columns = skill.columns;
+    const position = lowerBound(columns.length, (position) => compareStrings(columns.relativeUri(columns.at(position)), rel) < 0);
+    return position < columns.length && columns.relativeUri(columns.at(position)).startsWith(rel) ? new ServedFile(skill, columns.at(position)) : undefined;
+  }
+  const files = skill.files;
+  const position = lowerBound(files.length, (position) => compareStrings(files[position]!.uri.slice(skill.rootUri.length + 1), rel) < 0);
+  return position < files.length && files[position]!.uri.slice(skill.rootUri.length + 1).startsWith(rel) ? files[position] : undefined;
+}
+
+/** Whether two skills' files are linked alike, file by file (their package digests say the rest). */
+export function sameFileTargets(a: CatalogSkill, b: CatalogSkill): boolean {
+  if (a instanceof BuiltSkill && b instanceof BuiltSkill) return a.columns.packed.sameTargets(b.columns.packed);
+  const files = b.files;
+  return a.files.length === files.length && a.files.every((file, index) => file.target === files[index]!.target);
+}
+
+/** The first position in [0, length) for which `before` is false (it is true up to some point, false after). */
+function lowerBound(length: number, before: (position: number) => boolean): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -93,7 +163,7 @@ class BuiltSkill implements CatalogSkill {
     readonly uri: string,
     readonly rootUri: string,
     manifest: SkillManifest,
-    readonly files: readonly CatalogFile[],
+    readonly columns: FileColumns,
     readonly origin: SkillOrigin,
     readonly entryMeta: Record<string, unknown>,
     requirements: SkillRequirements | undefined,
@@ -105,6 +175,11 @@ class BuiltSkill implements CatalogSkill {
     this.totalBytes = manifest.totalBytes;
     this.packageDigest = manifest.packageDigest;
     if (requirements !== undefined) this.requirements = requirements;
+  }
+
+  /** Made when asked for, in URI order (see ServedFile). */
+  get files(): readonly CatalogFile[] {
+    return Array.from({ length: this.columns.length }, (_, position) => new ServedFile(this, this.columns.at(position)));
   }
 
   get entry(): SkillEntry {

@@ -1,5 +1,5 @@
-import { mimeTypeFor } from '@skillport/core';
 import type { ScannedFolder } from './folder-scan.js';
+import { CompactSkill, PackedFiles } from './packed-files.js';
 
 /**
  * Folders arrive from a worker thread (or the persisted catalog) as fresh copies: every `text/markdown`, every
@@ -44,12 +44,14 @@ export function compactFolder(folder: ScannedFolder, pool: StringPool): ScannedF
     skill.folderName = pool.intern(skill.folderName);
     const description = skill.frontmatter['description'];
     if (description === skill.description) skill.description = description as string;
-    for (const file of skill.files) {
-      file.mimeType = mimeTypeFor(file.path); // constants from the media-type table
-      file.path = pool.intern(file.path);
-    }
     // Headings repeat across skills ("Overview", "When to Use This Skill": hundreds of copies at 1,000 skills).
     skill.headings = skill.headings.map((heading) => pool.intern(heading));
+    // One object per skill for its files, not one per file (packed-files.ts); media types are derived from paths.
+    if (!(skill instanceof CompactSkill))
+      folder.inspection.skill = new CompactSkill(
+        skill,
+        PackedFiles.from(skill.files, (path) => pool.intern(path)),
+      );
   }
   for (const problem of folder.inspection.problems) problem.message = pool.intern(problem.message);
   return folder;

@@ -2,7 +2,8 @@ import { existsSync, lstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { DigestCache, discoverSkills } from '@skillport/core';
-import type { FolderProblem, SkillLimits } from '@skillport/core';
+import type { FolderProblem, InspectedSkill, SkillLimits } from '@skillport/core';
+import { CompactSkill, PackedFiles } from './packed-files.js';
 import { CatalogSnapshot } from './snapshot.js';
 import type { SnapshotDelta } from './snapshot.js';
 import { PersistedCatalog } from './persisted-catalog.js';
@@ -143,9 +144,9 @@ export class LiveCatalog {
   /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
   static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
     const catalog = new LiveCatalog(options);
-    const restored = catalog.#persisted?.load();
+    const restored = catalog.#persisted?.load((folder) => compactFolder(folder, catalog.#pool));
     if (restored) {
-      for (const folder of restored) catalog.#folders.set(folder.dir, compactFolder(folder, catalog.#pool));
+      for (const folder of restored) catalog.#folders.set(folder.dir, folder);
       catalog.unverified = true;
       catalog.restoredAtStart = true;
     } else {
@@ -262,11 +263,14 @@ export class LiveCatalog {
     }
     if (known.size >= limit) return known;
     for (const folder of this.#folders.values()) {
-      for (const file of folder.inspection.skill?.files ?? []) {
-        if (file.target !== undefined) continue; // a link's target: its folder is watched where it lives, if served
-        let at = folder.dir;
-        const parts = file.path.split('/');
-        for (let i = 0; i < parts.length - 1; i++) known.add((at = join(at, parts[i]!)));
+      const skill = folder.inspection.skill;
+      const files = skill instanceof CompactSkill ? skill.packed : PackedFiles.from(skill?.files ?? []);
+      for (let index = 0; index < files.length; index++) {
+        if (files.target(index) !== undefined) continue; // a link's target: its folder is watched where it lives, if served
+        // The folders on the way to the file, by string (a file's path is relative and normalised, `/`-separated).
+        const path = files.path(index);
+        for (let slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1))
+          known.add(folder.dir + sep + (sep === '/' ? path.slice(0, slash) : path.slice(0, slash).replaceAll('/', sep)));
       }
     }
     return known;
@@ -413,7 +417,7 @@ export class LiveCatalog {
       }
       cache.save();
     } else {
-      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields);
+      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields, (folder) => compactFolder(folder, this.#pool));
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
     }
@@ -575,12 +579,14 @@ function sameFolder(known: ScannedFolder, scanned: ScannedFolder): boolean {
   if (JSON.stringify(known.inspection.problems) !== JSON.stringify(scanned.inspection.problems)) return false;
   if (a === undefined || b === undefined) return a === b;
   // The package digest covers every path, size and content (SKILL.md: the frontmatter); links are not in it.
-  return (
-    a.packageDigest === b.packageDigest &&
-    a.realDir === b.realDir &&
-    a.files.length === b.files.length &&
-    a.files.every((file, index) => file.target === b.files[index]!.target)
-  );
+  return a.packageDigest === b.packageDigest && a.realDir === b.realDir && sameTargets(a, b);
+}
+
+/** Same links, file by file (packed skills compare their columns: no record is made for it). */
+function sameTargets(a: InspectedSkill, b: InspectedSkill): boolean {
+  if (a instanceof CompactSkill && b instanceof CompactSkill) return a.packed.sameTargets(b.packed);
+  const [first, second] = [a.files, b.files];
+  return first.length === second.length && first.every((file, index) => file.target === second[index]!.target);
 }
 
 /** The changes a delta makes to `previous`: new URIs, gone URIs, and replaced skills (new bytes or a new place). */

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ChunkedFileWriter, mimeTypeFor, readCheckedLines } from '@skillport/core';
 import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits, SkillRequirements } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
+import { CompactSkill, PackedFiles } from './packed-files.js';
 
 /**
  * The last catalog `serve` built for a given set of folders, kept on disk so that a restart is ready at once:
@@ -79,8 +80,11 @@ export class PersistedCatalog {
     this.#key = catalogKey(roots, limits, allowFields);
   }
 
-  /** The base and every valid journal line after it; undefined when there is no usable base. */
-  load(): ScannedFolder[] | undefined {
+  /**
+   * The base and every valid journal line after it; undefined when there is no usable base. `take` is given each
+   * folder as it is read, and what it returns is kept (the live catalog packs it there, line by line).
+   */
+  load(take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder): ScannedFolder[] | undefined {
     try {
       // Checksummed (readCheckedLines): a torn or damaged file means a cold scan, never a believed one.
       const lines = readCheckedLines(this.path);
@@ -95,14 +99,14 @@ export class PersistedCatalog {
         }
         if (line === '') continue;
         const folder = JSON.parse(line) as PersistedFolder;
-        byKey.set(`${folder[0]}/${folder[1]}`, restoreFolder(this.roots, folder));
+        byKey.set(`${folder[0]}/${folder[1]}`, take(restoreFolder(this.roots, folder)));
       }
       if (header === undefined) return undefined;
       const base = header.base!;
       const { lines: changes, valid } = readJournal(this.#journal, base);
       for (const line of changes) {
         if (line.length === 2) byKey.delete(`${line[0]}/${line[1]}`);
-        else byKey.set(`${line[0]}/${line[1]}`, restoreFolder(this.roots, line as PersistedFolder));
+        else byKey.set(`${line[0]}/${line[1]}`, take(restoreFolder(this.roots, line as PersistedFolder)));
       }
       // A journal with a bad line (a crash mid-append) is not appended to: the next save writes a whole base.
       this.#base = valid ? base : undefined;
@@ -251,6 +255,16 @@ function restoreSkill(
   return skill;
 }
 
+function persistedFiles(skill: InspectedSkill): PersistedFile[] {
+  const files = skill instanceof CompactSkill ? skill.packed : PackedFiles.from(skill.files);
+  return Array.from({ length: files.length }, (_, index) => {
+    const target = files.target(index);
+    return target === undefined
+      ? [files.path(index), files.size(index), files.digest(index)]
+      : [files.path(index), files.size(index), files.digest(index), target];
+  });
+}
+
 function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder): PersistedFolder {
   const skill = folder.inspection.skill;
   return [
@@ -266,7 +280,7 @@ function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder): P
           skill.realDir,
           skill.packageDigest,
           skill.totalBytes,
-          skill.files.map((file) => (file.target === undefined ? [file.path, file.size, file.digest] : [file.path, file.size, file.digest, file.target])),
+          persistedFiles(skill),
           skill.headings,
           skill.requirements ?? 0,
         ],

@@ -1,5 +1,5 @@
 import { DIRECTORY_MIME_TYPE, compareStrings, encodePath } from '@skillport/core';
-import { relativeFileUri } from './catalog-skill.js';
+import { findSkillFile, firstSkillFileUnder } from './catalog-skill.js';
 import type { CatalogFile, CatalogSkill } from './model.js';
 
 export interface DirectoryChild {
@@ -317,7 +317,7 @@ function holders(uri: string, skillAt: (uri: string) => CatalogSkill | undefined
 
 function fileOwner(uri: string, skillAt: (uri: string) => CatalogSkill | undefined): FileRef | undefined {
   for (const skill of holders(uri, skillAt)) {
-    const file = findFile(skill, uri);
+    const file = findSkillFile(skill, uri);
     if (file !== undefined) return { skill, file };
   }
   return undefined;
@@ -327,42 +327,13 @@ function dirOwner(uri: string, skillAt: (uri: string) => CatalogSkill | undefine
   const own = skillAt(`${uri}/SKILL.md`);
   if (own !== undefined && own.rootUri === uri) return { skill: own, path: '' };
   for (const skill of holders(uri, skillAt)) {
-    const file = firstFileUnder(skill, `${uri}/`);
+    const file = firstSkillFileUnder(skill, `${uri}/`);
     if (file === undefined) continue;
     // Segments of a folder URI map one to one onto the decoded path of any file below it.
     const depth = uri.slice(skill.rootUri.length + 1).split('/').length;
     return { skill, path: file.path.split('/').slice(0, depth).join('/') };
   }
   return undefined;
-}
-
-/** A skill's file by URI (files are sorted by URI: a binary search over the URIs after the skill folder's). */
-function findFile(skill: CatalogSkill, uri: string): CatalogFile | undefined {
-  const files = skill.files;
-  const rel = uri.slice(skill.rootUri.length + 1);
-  let lo = 0;
-  let hi = files.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const cmp = compareStrings(relativeFileUri(files[mid]!, skill.rootUri), rel);
-    if (cmp === 0) return files[mid];
-    if (cmp < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return undefined;
-}
-
-function firstFileUnder(skill: CatalogSkill, prefix: string): CatalogFile | undefined {
-  const files = skill.files;
-  const rel = prefix.slice(skill.rootUri.length + 1);
-  let lo = 0;
-  let hi = files.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareStrings(relativeFileUri(files[mid]!, skill.rootUri), rel) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < files.length && relativeFileUri(files[lo]!, skill.rootUri).startsWith(rel) ? files[lo] : undefined;
 }
 
 /** The sorted skill array after a delta: a copy, spliced (binary searches, no sort). */

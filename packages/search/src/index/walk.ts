@@ -1,0 +1,130 @@
+/**
+ * The hot loops of a query: a posting list's values added to the documents' accumulators, as small functions of
+ * their own so that the engine compiles each with the BM25F value and the accumulation inlined (inside the large
+ * search function its inlining budget runs out).
+ */
+import type { IntList } from '../postings/int-list.js';
+import { MAPPED_COVERAGE } from '../expansion/query-expansion.js';
+import { saturated } from '../scoring/bm25f.js';
+import type { FieldWeights } from '../scoring/bm25f.js';
+
+/** A query term's per-document state: coverage (0 none, 1 a mapped term only, 2 the word or a near or related one) in the low bits, and whether the document holds the word itself. */
+export const COVERAGE_MASK = 3;
+export const OWN_BIT = 4;
+
+/** Per slot: the score so far, the coverage so far, and 0 (not met), 1 (in the running) or 2 (out of it). */
+export interface Accumulators {
+  scores: Float64Array;
+  covered: Float64Array;
+  marked: Uint8Array;
+}
+
+/** One query term's per-slot best value and state (see COVERAGE_MASK). */
+export interface TermAccumulators {
+  best: Float64Array;
+  state: Uint8Array;
+}
+
+/** What one list adds: its scale (idf × factor × weight), whether its term is a mapped one, the term's importance, and whether it is the typed word's own list. */
+export interface ListValue {
+  scale: number;
+  mapped: boolean;
+  importance: number;
+  own: boolean;
+}
+
+/**
+ * A list's value for a document in the running: the term keeps its best value (the score takes the difference) and
+ * its coverage (a mapped term earns MAPPED_COVERAGE of the word's credit, the word or a near or related one all);
+ * `own`: the list is the typed word's own (the document then holds the word, for phrase bounds). Idempotent.
+ */
+export function take(
+  scores: Float64Array,
+  covered: Float64Array,
+  best: Float64Array,
+  state: Uint8Array,
+  doc: number,
+  value: number,
+  mapped: boolean,
+  importance: number,
+  own: boolean,
+): void {
+  if (value > best[doc]!) {
+    scores[doc]! += value - best[doc]!;
+    best[doc] = value;
+  }
+  const was = state[doc]!;
+  if (mapped) {
+    if (was === 0) {
+      state[doc] = 1;
+      covered[doc]! += MAPPED_COVERAGE * importance;
+    }
+  } else if ((was & COVERAGE_MASK) !== 2) {
+    state[doc] = (was & OWN_BIT) | 2;
+    covered[doc]! += was === 1 ? importance - MAPPED_COVERAGE * importance : importance;
+  }
+  if (own) state[doc]! |= OWN_BIT;
+}
+
+/** Compact postings `start .. end` of a list added to the documents in the running (marked 1) only. */
+export function walkRunning(
+  docs: Int32Array,
+  counts: Uint32Array | Int32Array,
+  start: number,
+  end: number,
+  into: Accumulators,
+  term: TermAccumulators,
+  list: ListValue,
+  weights: FieldWeights,
+  lengths: readonly IntList[],
+): void {
+  const { scores, covered, marked } = into;
+  const { best, state } = term;
+  const { scale, mapped, importance, own } = list;
+  for (let at = start; at < end; at++) {
+    const doc = docs[at]!;
+    if (marked[doc] !== 1) continue;
+    take(scores, covered, best, state, doc, scale * saturated(counts[at]!, doc, weights, lengths), mapped, importance, own);
+  }
+}
+
+/**
+ * Compact postings `start .. end` of a list while documents are still admitted: a visible document first met here
+ * is admitted (marked 1, into `touched`) unless its value is below `admitBelow` (marked 2, into `declined`: it
+ * could never rank); documents out of the running are skipped.
+ */
+export function walkAdmitting(
+  docs: Int32Array,
+  counts: Uint32Array | Int32Array,
+  start: number,
+  end: number,
+  visible: Uint8Array,
+  into: Accumulators,
+  term: TermAccumulators,
+  list: ListValue,
+  weights: FieldWeights,
+  lengths: readonly IntList[],
+  admitBelow: number,
+  touched: IntList,
+  declined: IntList,
+): void {
+  const { scores, covered, marked } = into;
+  const { best, state } = term;
+  const { scale, mapped, importance, own } = list;
+  for (let at = start; at < end; at++) {
+    const doc = docs[at]!;
+    const mark = marked[doc]!;
+    if (visible[doc] !== 1 || mark === 2) continue;
+    const value = scale * saturated(counts[at]!, doc, weights, lengths);
+    if (mark !== 1) {
+      if (value < admitBelow) {
+        marked[doc] = 2;
+        declined.push(doc);
+        continue;
+      }
+      marked[doc] = 1;
+      touched.push(doc);
+    }
+    take(scores, covered, best, state, doc, value, mapped, importance, own);
+  }
+}

@@ -1,0 +1,148 @@
+import { mimeTypeFor } from '@skillport/core';
+import type { InspectedSkill, SkillFileRecord, SkillManifest, SkillRequirements } from '@skillport/core';
+
+const DIGEST_PREFIX = 'sha256:';
+const DIGEST_BYTES = 32;
+const CANONICAL_DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** Where one digest's bytes are turned back into hex (one at a time, on the main thread). */
+const scratch = Buffer.alloc(DIGEST_BYTES);
+
+/**
+ * A skill's file list as columns instead of one object per file: the paths (shared strings), the sizes, and the
+ * digests' raw bytes, 32 a file, in one Latin-1 string (V8 stores it a byte a character, with one header for the
+ * whole skill). A `sha256:<hex>` string per file was 88 bytes of heap and a record object beside it another ~60:
+ * at 100,000 skills (450,000 files) about 65 MB. The wire form is made when asked for, byte for byte what was read.
+ * A list holding any digest not written `sha256:` + 64 lowercase hex digits keeps its digests as given (strings).
+ */
+export class PackedFiles {
+  readonly paths: readonly string[];
+  readonly sizes: readonly number[];
+  /** 32 bytes a file as Latin-1 characters, or the digests themselves when one is not canonical. */
+  readonly #digests: string | readonly string[];
+  /** Link targets by file index; undefined when no file is a link. */
+  readonly #targets: ReadonlyMap<number, string> | undefined;
+
+  private constructor(paths: string[], sizes: number[], digests: string | string[], targets: Map<number, string> | undefined) {
+    this.paths = paths;
+    this.sizes = sizes;
+    this.#digests = digests;
+    this.#targets = targets;
+  }
+
+  /** The columns of `records` (in their order); `intern` shares path strings between skills. */
+  static from(records: readonly SkillFileRecord[], intern: (value: string) => string = (value) => value): PackedFiles {
+    const paths: string[] = new Array(records.length);
+    const sizes: number[] = new Array(records.length);
+    let targets: Map<number, string> | undefined;
+    let canonical = true;
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      paths[i] = intern(record.path);
+      sizes[i] = record.size;
+      if (record.target !== undefined) (targets ??= new Map()).set(i, record.target);
+      if (canonical && !CANONICAL_DIGEST.test(record.digest)) canonical = false;
+    }
+    let digests: string | string[];
+    if (canonical) {
+      const bytes = Buffer.allocUnsafe(records.length * DIGEST_BYTES);
+      for (let i = 0; i < records.length; i++) bytes.write(records[i]!.digest.slice(DIGEST_PREFIX.length), i * DIGEST_BYTES, DIGEST_BYTES, 'hex');
+      digests = bytes.toString('latin1');
+    } else digests = records.map((record) => record.digest);
+    return new PackedFiles(paths, sizes, digests, targets);
+  }
+
+  get length(): number {
+    return this.paths.length;
+  }
+
+  path(index: number): string {
+    return this.paths[index]!;
+  }
+
+  size(index: number): number {
+    return this.sizes[index]!;
+  }
+
+  digest(index: number): string {
+    const digests = this.#digests;
+    if (typeof digests !== 'string') return digests[index]!;
+    scratch.write(digests.slice(index * DIGEST_BYTES, (index + 1) * DIGEST_BYTES), 0, DIGEST_BYTES, 'latin1');
+    return DIGEST_PREFIX + scratch.toString('hex');
+  }
+
+  target(index: number): string | undefined {
+    return this.#targets?.get(index);
+  }
+
+  /** Whether any file is a link (most skills: none). */
+  get hasTargets(): boolean {
+    return this.#targets !== undefined;
+  }
+
+  mimeType(index: number): string {
+    return mimeTypeFor(this.paths[index]!);
+  }
+
+  /** File `index` as a record of its own (made now: nothing holds it). */
+  record(index: number): SkillFileRecord {
+    const record: SkillFileRecord = { path: this.path(index), size: this.size(index), digest: this.digest(index), mimeType: this.mimeType(index) };
+    const target = this.target(index);
+    if (target !== undefined) record.target = target;
+    return record;
+  }
+
+  records(): SkillFileRecord[] {
+    return Array.from({ length: this.length }, (_, index) => this.record(index));
+  }
+
+  /** Same files linked the same way, file by file (what a package digest does not cover). */
+  sameTargets(other: PackedFiles): boolean {
+    if (this.length !== other.length) return false;
+    if (this.#targets === undefined || other.#targets === undefined) return this.#targets === other.#targets;
+    if (this.#targets.size !== other.#targets.size) return false;
+    for (const [index, target] of this.#targets) if (other.#targets.get(index) !== target) return false;
+    return true;
+  }
+}
+
+/**
+ * A scanned skill whose file list is packed (see PackedFiles): what the live catalog keeps per folder. `files` is
+ * made when asked for (persisting, the watcher's first walk); the catalog skill built from it shares the columns.
+ */
+export class CompactSkill implements InspectedSkill {
+  dir: string;
+  realDir: string;
+  folderName: string;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  headings: string[];
+  totalBytes: number;
+  packageDigest: string;
+  declare requirements?: SkillRequirements;
+
+  constructor(
+    skill: InspectedSkill,
+    readonly packed: PackedFiles,
+  ) {
+    this.dir = skill.dir;
+    this.realDir = skill.realDir;
+    this.folderName = skill.folderName;
+    this.name = skill.name;
+    this.description = skill.description;
+    this.frontmatter = skill.frontmatter;
+    this.headings = skill.headings;
+    this.totalBytes = skill.totalBytes;
+    this.packageDigest = skill.packageDigest;
+    if (skill.requirements !== undefined) this.requirements = skill.requirements;
+  }
+
+  get files(): SkillFileRecord[] {
+    return this.packed.records();
+  }
+}
+
+/** A manifest's files as columns: its own when packed already, packed now otherwise. */
+export function packedFilesOf(manifest: SkillManifest): PackedFiles {
+  return manifest instanceof CompactSkill ? manifest.packed : PackedFiles.from(manifest.files);
+}
