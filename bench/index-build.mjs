@@ -22,7 +22,9 @@ const maxMs = Number(flags.value('max-seconds', '1800')) * 1000;
 const cli = join(import.meta.dirname, '../packages/cli/dist/src/bin.js');
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const ticks = (pid, task) => {
-  const fields = readFileSync(task === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1].split(' ');
+  const fields = readFileSync(task === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${task}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10; // ms (USER_HZ 100)
 };
 const kb = (name, pid) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
