@@ -145,19 +145,37 @@ export class ContentReader {
   }
 
   async #readVerified(file: CatalogFile, origin: SkillOrigin): Promise<Buffer> {
-    let bytes: Buffer;
-    const source = origin.kind === 'folder' ? fileSource(origin, file) : origin.source;
-    try {
-      if (origin.kind === 'stored') {
-        const stored = await origin.blobs.read(file.digest, file.size);
-        bytes = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
-      } else {
-        bytes = file.size <= KNOWN_SIZE_READ_MAX ? await readKnownFile(source, file.size) : await readRegularFile(source, file.size);
-      }
-    } catch {
-      throw new StaleFileError(file, source);
+    if (origin.kind === 'folder') {
+      const bytes = await readFolderFile(fileSource(origin, file), file);
+      if (bytes === undefined) throw new StaleFileError(file, fileSource(origin, file));
+      return bytes;
     }
-    if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) throw new StaleFileError(file, source);
+    let bytes: Buffer;
+    try {
+      const stored = await origin.blobs.read(file.digest, file.size);
+      bytes = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+    } catch {
+      throw new StaleFileError(file, origin.source);
+    }
+    if (!matches(bytes, file)) throw new StaleFileError(file, origin.source);
     return bytes;
   }
+}
+
+/**
+ * The bytes at `source` when they are the file's published ones (its size and digest), else undefined: the one
+ * verified read of a folder's file, for the reader above and for the search index's worker threads.
+ */
+export async function readFolderFile(source: string, file: { size: number; digest: string }): Promise<Buffer | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = file.size <= KNOWN_SIZE_READ_MAX ? await readKnownFile(source, file.size) : await readRegularFile(source, file.size);
+  } catch {
+    return undefined;
+  }
+  return matches(bytes, file) ? bytes : undefined;
+}
+
+function matches(bytes: Uint8Array, file: { size: number; digest: string }): boolean {
+  return bytes.byteLength === file.size && sha256Digest(bytes) === file.digest;
 }
