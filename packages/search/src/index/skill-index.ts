@@ -94,23 +94,15 @@ import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '.
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
 import type { SearchDocument, SearchHit, SearchMatch, SearchOptions } from '../types.js';
+import { countDocument } from './document-terms.js';
+import type { AnalysedDocument, AnalysedTerms } from './document-terms.js';
 import { checkState } from './state.js';
 import type { IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
 import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
 
-/** Characters of a body indexed: all of it in practice (the corpus's longest is ~60,000), with a bound on index work. */
-export const BODY_CHARS = 100_000;
-/**
- * A skill's other Markdown files (SearchDocument.references: references, examples, rules) are indexed with its body,
- * each word counting half an occurrence (the least a packed count holds) and half a word of the body's length, up
- * to REFERENCE_CHARS characters in all: the words a user describes a problem with are often only there. Measured on
- * the seen sets (ADR 0204): full weight, or the full length, lost queries at rank 1; 10,000-400,000 characters alike.
- */
-export const REFERENCE_WEIGHT = 0.5;
-const REFERENCE_LENGTH = 0.5;
-export const REFERENCE_CHARS = 50_000;
+export { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT } from './document-terms.js';
 /**
  * The meaning channel (./word-vectors.ts): each of the lexical candidates (the best MEANING_DEPTH above the cut) gains
  * MEANING_WEIGHT × the best lexical score × its cosine with the query / the best cosine among them, so the closest
@@ -224,6 +216,8 @@ export class SkillSearchIndex {
   private readonly names = new NameIndex();
   /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
   private epoch = 0;
+  /** Changes when a merge renumbers the terms: what an AnalysedTerms resolved is then resolved again. */
+  private termEpoch = 0;
   /**
    * A query's working memory, reused: per-slot accumulators, and the slots a term hit and the slots scored, in typed
    * lists (as JS arrays they grew to a whole catalog per query term, and at 100,000 skills reallocating them took
@@ -292,26 +286,46 @@ export class SkillSearchIndex {
   add(source: SearchDocument, mergeWhenDue = true): void {
     const id = String(source?.id ?? '');
     this.remove(id, false);
-    const slot = this.ids.length;
+    this.counter.begin();
+    const description = new IntList(16);
+    const lengths = countDocument(this.counter, source, description);
+    this.place(id, String(source?.name ?? ''), String(source?.description ?? ''), lengths, description.toArray(), mergeWhenDue);
+  }
+
+  /**
+   * Adds a document analysed elsewhere (a DocumentAnalyzer, in a worker thread), or replaces the one with the same id:
+   * the index then holds exactly what `add` of the same document would have made. `terms` mirrors the analyser's table
+   * (each batch's NewTerms learnt before its documents are inserted).
+   */
+  insert(document: { id: string; name: string; description: string }, analysed: AnalysedDocument, terms: AnalysedTerms, mergeWhenDue = true): void {
+    const id = String(document.id);
+    this.remove(id, false);
+    if (terms.owner !== this || terms.epoch !== this.termEpoch) terms.reset(this, this.termEpoch);
+    const resolved = terms.resolved.data;
+    const vocabulary = this.vocabulary;
+    // Resolved in the order the document first used its terms: new ones get the ids `add` would have given them.
+    const ids = new Int32Array(analysed.terms.length);
+    for (let at = 0; at < ids.length; at++) {
+      const local = analysed.terms[at]!;
+      let term = resolved[local]!;
+      if (term < 0) {
+        term = vocabulary.idOf(terms.terms[local]!, terms.written[local] || undefined);
+        resolved[local] = term;
+      }
+      ids[at] = term;
+    }
+    for (const local of analysed.improved) vocabulary.idOf(terms.terms[local]!, terms.written[local] || undefined);
     const counter = this.counter;
     counter.begin();
-    const name = String(source?.name ?? '');
-    const description = new IntList(16);
-    const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
-    if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
-    lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
-    if (Array.isArray(source?.references)) {
-      let left = REFERENCE_CHARS;
-      let words = 0;
-      for (const text of source.references as unknown[]) {
-        if (left <= 0) break;
-        if (typeof text !== 'string') continue;
-        const part = text.slice(0, left);
-        left -= part.length;
-        words += counter.addText(part, 3, undefined, REFERENCE_WEIGHT);
-      }
-      lengths[3] += Math.round(words * REFERENCE_LENGTH);
-    }
+    for (let at = 0; at < ids.length; at++) counter.put(ids[at]!, analysed.counts[at]!);
+    const sequence = analysed.sequence.map((local) => resolved[local]!);
+    this.place(id, String(document.name), String(document.description), Array.from(analysed.lengths), sequence, mergeWhenDue);
+  }
+
+  /** The rest of an add: the document's counted terms (in `counter`) become its postings, its slot its fields. */
+  private place(id: string, name: string, descriptionText: string, lengths: number[], description: Int32Array, mergeWhenDue: boolean): void {
+    const slot = this.ids.length;
+    const counter = this.counter;
     const touched = Int32Array.from(counter.touched).sort();
     const df = this.vocabulary.df.data;
     const recentMax = this.recentMax;
@@ -336,8 +350,8 @@ export class SkillSearchIndex {
     }
     this.alive[slot] = 1;
     this.forward.push(encodeIds(touched));
-    this.descriptions.push(description.toArray());
-    this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${String(source?.description ?? '')}`);
+    this.descriptions.push(description);
+    this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${descriptionText}`);
     this.meaningVectors.push(undefined);
     this.live++;
     this.names.add(name, slot);
@@ -432,6 +446,7 @@ export class SkillSearchIndex {
       for (let term = 0; term < termCount; term++) if (termMap[term]! >= 0) dfs.push(df[term]!);
       this.vocabulary.rebuild(terms, dfs, written);
       this.analyzer.renumber(termMap);
+      this.termEpoch++;
     }
     this.lengths = this.lengths.map((list) => {
       const kept = new IntList(next);
