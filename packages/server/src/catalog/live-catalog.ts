@@ -144,7 +144,7 @@ export class LiveCatalog {
   /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
   static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
     const catalog = new LiveCatalog(options);
-    const restored = catalog.#persisted?.load((folder) => compactFolder(folder, catalog.#pool));
+    const restored = await catalog.#persisted?.loadChecked((folder) => compactFolder(folder, catalog.#pool));
     if (restored) {
       for (const folder of restored) catalog.#folders.set(folder.dir, folder);
       catalog.unverified = true;
