@@ -16,8 +16,9 @@ rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: {
     skillport: `${packages}cli/dist/src/bin.js`,
-    // Started as a worker thread by new URL('./scan-worker.js', import.meta.url): the name must stay beside the chunks.
+    // Started as worker threads by new URL('./scan-worker.js' and './index-worker.js', import.meta.url): the names must stay beside the chunks.
     'scan-worker': `${packages}server/dist/src/catalog/scan-worker.js`,
+    'index-worker': `${packages}server/dist/src/search/index-worker.js`,
   },
   outdir,
   bundle: true,

@@ -21,6 +21,8 @@ export interface Environment {
   searchWaitSkills?: number;
   /** SKILLPORT_SEARCH_WAIT_MS: how long such a search waits at most (ADR 0201). */
   searchWaitMs?: number;
+  /** SKILLPORT_SEARCH_WORKERS: worker threads that read and analyse a large batch for the search index (0: none; ADR 0261). */
+  searchWorkers?: number;
   /** SKILLPORT_GIT_TOKEN: a token for https git sources, sent as HTTP Basic auth to the source's origin (docs/git.md). */
   gitToken?: string;
   /** SKILLPORT_GIT_USERNAME: the user name sent with SKILLPORT_GIT_TOKEN (default x-access-token). */
@@ -71,6 +73,7 @@ export function environment(): Environment {
   const idle = Number(text('SKILLPORT_SEARCH_IDLE_MS') ?? Number.NaN);
   const waitSkills = Number(text('SKILLPORT_SEARCH_WAIT_SKILLS') ?? Number.NaN);
   const waitMs = Number(text('SKILLPORT_SEARCH_WAIT_MS') ?? Number.NaN);
+  const workers = Number(text('SKILLPORT_SEARCH_WORKERS') ?? Number.NaN);
   const force = process.env['FORCE_COLOR'];
   const env: Environment = {
     noColor: text('NO_COLOR') !== undefined,
@@ -113,5 +116,6 @@ export function environment(): Environment {
   if (Number.isFinite(idle) && idle >= 0) env.searchIdleMs = idle;
   if (Number.isFinite(waitSkills) && waitSkills >= 0) env.searchWaitSkills = waitSkills;
   if (Number.isFinite(waitMs) && waitMs >= 0) env.searchWaitMs = waitMs;
+  if (Number.isInteger(workers) && workers >= 0 && workers <= 16) env.searchWorkers = workers;
   return env;
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CLI, connectHttp, makeTree, skillMd } from '@skillport/test-kit';
+import { CLI, connectHttp, eventually, makeTree, skillMd } from '@skillport/test-kit';
 
 /**
  * A replica stopped right after a cold start (a rolling deploy that moves on as soon as it answers) must restart from
@@ -20,7 +22,7 @@ interface Started {
 
 /** `skillport serve --http --port 0 ...args`, once it prints the line with its URL (it keeps running). */
 function serve(args: string[]): Promise<Started> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', ...args], {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--http', ...(args.includes('--port') ? [] : ['--port', '0']), ...args], {
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -39,6 +41,28 @@ function serve(args: string[]): Promise<Started> {
     });
     proc.on('exit', (code) => reject(new Error(`serve exited (${code}) before it served:\n${stderr}`)));
   });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The names a search for `query` finds. */
+async function found(url: string, query: string): Promise<string[]> {
+  const client = await connectHttp(url, 'modern');
+  try {
+    const result = (await client.callTool({ name: 'list_skills', arguments: { query } })) as { structuredContent: { skills: Array<{ name: string }> } };
+    return result.structuredContent.skills.map((skill) => skill.name);
+  } finally {
+    await client.close();
+  }
 }
 
 async function read(url: string, uri: string): Promise<string> {
@@ -84,4 +108,30 @@ describe('a stop right after a cold start: the restart is warm', () => {
       }
     });
   }
+
+  test('a file changed the moment the warm restart first answers (before its serving line) is served new and searchable', async () => {
+    const dir = catalog();
+    const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-stop-early-'));
+    const first = await serve(['--cache-dir', cacheDir, dir]);
+    assert.equal(await first.stop('SIGTERM'), 0, first.stderr());
+    // A port of our own, so that the restart is asked before it prints its line (it prints it once checked).
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const again = serve(['--cache-dir', cacheDir, '--port', String(port), dir]);
+    try {
+      await eventually(
+        async () => ((await read(url, 'skill://skill-11/SKILL.md').catch(() => undefined)) === undefined ? undefined : true),
+        60_000,
+        'a first answer',
+      );
+      const changed = skillMd('skill-11', 'Handles task number 11.', '', '# skill-11\n\nNow about the quokka ferry timetable.\n');
+      writeFileSync(join(dir, 'skill-11/SKILL.md'), changed);
+      // Waited for, never timed: a change in the window after the first answer is heard (or found), not lost.
+      await eventually(async () => ((await read(url, 'skill://skill-11/SKILL.md')) === changed ? true : undefined), 60_000, 'the new bytes');
+      await eventually(async () => ((await found(url, 'quokka ferry')).includes('skill-11') ? true : undefined), 60_000, 'the new words');
+      assert.match((await again).stderr(), /started from the last run's catalog/);
+    } finally {
+      await (await again).stop('SIGTERM');
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { Hash } from 'node:crypto';
 import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
 
 /**
  * Writes a large JSON document in pieces to a temporary file and renames it into place: no single string of the
@@ -121,7 +122,69 @@ export function readCheckedLines(path: string): Iterable<string> | undefined {
   }
 }
 
-function* lines(fd: number, bodyBytes: number, chunk: Buffer): Generator<string> {
+/**
+ * `readCheckedLines` without the checksum pass first: the lines are handed out at once while a worker thread hashes
+ * the same bytes (through the same opened file, so a file renamed over it meanwhile is not what is hashed), and
+ * `verified` resolves true only when they match the checksum line. Nothing read may be believed before that: for a
+ * file large enough that the pass costs more than a worker (a 100,000-skill catalog: 190 MB). Undefined when the file
+ * is missing or has no checksum line.
+ */
+export function readLinesCheckedBeside(path: string): { lines: Iterable<string>; verified: Promise<boolean> } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < TRAILER_BYTES) throw new Error('too short');
+    const bodyBytes = size - TRAILER_BYTES;
+    const trailer = Buffer.alloc(TRAILER_BYTES);
+    if (readSync(fd, trailer, 0, TRAILER_BYTES, bodyBytes) !== TRAILER_BYTES) throw new Error('cut short');
+    const text = trailer.toString('latin1');
+    if (!text.startsWith(`\n${CHECKSUM_MARK}`) || !text.endsWith('\n')) throw new Error('no checksum line');
+    const expected = text.slice(1 + CHECKSUM_MARK.length, -1);
+    // Closed once both the reader and the hash are done with it (either may finish first, or stop early).
+    let users = 2;
+    const opened = fd;
+    const release = () => {
+      if (--users === 0) closeSync(opened);
+    };
+    const verified = new Promise<boolean>((resolve) => {
+      const worker = new Worker(HASH_FILE_WORKER, { eval: true, workerData: { fd, length: bodyBytes, chunk: LINE_CHUNK } });
+      worker.once('message', (digest: string) => resolve(digest === expected));
+      worker.once('error', () => resolve(false));
+      worker.once('exit', () => resolve(false)); // after a message this changes nothing
+    })
+      .catch(() => false) // no worker to be had: not verified, so not believed
+      .finally(release);
+    fd = -1; // handed to the reader and the hash, the last of which closes it
+    return { lines: lines(opened, bodyBytes, Buffer.allocUnsafe(LINE_CHUNK), release), verified };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+const HASH_FILE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { readSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { fd, length, chunk } = workerData;
+const hash = createHash('sha256');
+const buffer = Buffer.allocUnsafe(chunk);
+for (let at = 0; at < length; ) {
+  const read = readSync(fd, buffer, 0, Math.min(chunk, length - at), at);
+  if (read === 0) throw new Error('the file shrank while it was hashed');
+  hash.update(buffer.subarray(0, read));
+  at += read;
+}
+parentPort.postMessage(hash.digest('hex'));
+`;
+
+function* lines(fd: number, bodyBytes: number, chunk: Buffer, done: () => void = () => closeSync(fd)): Generator<string> {
   try {
     let carry: Buffer | undefined;
     for (let at = 0; at < bodyBytes; ) {
@@ -143,6 +206,6 @@ function* lines(fd: number, bodyBytes: number, chunk: Buffer): Generator<string>
     }
     if (carry !== undefined) yield carry.toString('utf8');
   } finally {
-    closeSync(fd);
+    done();
   }
 }

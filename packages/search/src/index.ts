@@ -1,6 +1,8 @@
 // @skillport/search: ranked search over skills (analysis, postings, query expansion, scoring, the index).
 export { SkillSearchIndex, BODY_CHARS, REFERENCE_CHARS } from './index/skill-index.js';
 export { referenceFiles, MAX_REFERENCE_BYTES } from './index/references.js';
+export { DocumentAnalyzer, AnalysedTerms } from './index/document-terms.js';
+export type { AnalysedDocument, NewTerms } from './index/document-terms.js';
 export { SearchView } from './index/search-view.js';
 export type { SearchDocument, SearchHit, SearchMatch, SearchOptions } from './types.js';
 export { searchTerms } from './analysis/analyzer.js';
@@ -16,3 +18,4 @@ export { encodeIndex, decodeIndex, saveIndex, loadIndex, analysisFingerprint } f
 export type { PersistedIndex } from './index/persist.js';
 export type { IndexState } from './index/state.js';
 export { MIN_CONFIDENCE, confidenceOf } from './scoring/confidence.js';
+export { QueryDomain, QUERY_DOMAIN_FILE } from './scoring/query-domain.js';

@@ -1,6 +1,7 @@
 import type { RelatedWord } from './expansion/wordnet.js';
 import type { WordMap } from './expansion/word-map.js';
 import type { WordVectors } from './expansion/word-vectors.js';
+import type { QueryDomain } from './scoring/query-domain.js';
 
 export interface SearchDocument {
   id: string;
@@ -46,6 +47,11 @@ export interface SearchOptions {
    * 0: no decision, every hit the words reach, near, related and mapped matches alone included).
    */
   minConfidence?: number;
+  /**
+   * What the whole query is about, weighed into the confidence with the word vectors (./scoring/query-domain.ts).
+   * Default: the shipped weights (query-domain.txt); false: the lexical confidence alone (what their fit reads).
+   */
+  queryDomain?: QueryDomain | false;
   /**
    * Max-score pruning of the postings a query walks (default on; the same results as off, which tests and benchmarks
    * compare). 'reference': every posting walked and every document it reaches scored again from scratch in the

@@ -108,6 +108,8 @@ export interface SkillportServerOptions {
    * or started; default 250, ADR 0151), so that a server nobody searches never makes its readers wait for it.
    */
   searchIdleMs?: number;
+  /** Worker threads that read and analyse a large batch for the search index (0: none; default one per core but one, ADR 0261). */
+  searchWorkers?: number;
   /** Frontmatter fields the folders' skills may carry without a warning (`serve --allow-field`). */
   allowFields?: readonly string[];
   /** The budget of the HTTP fast path's cache of serialised `skills/list` pages, in MiB (0: no cache; default 64). */
@@ -217,6 +219,8 @@ export class SkillportServer {
       ...(options.searchWaitMaxSkills !== undefined ? { waitMaxSkills: options.searchWaitMaxSkills } : {}),
       ...(options.searchWaitMs !== undefined ? { waitMs: options.searchWaitMs } : {}),
       ...(options.searchWordVectors === false ? { wordVectors: false } : {}),
+      ...(options.searchWorkers !== undefined ? { workers: options.searchWorkers } : {}),
+      log: (message) => options.onProblem?.({ severity: 'warning', message, path: '' }),
     });
     this.#search = search;
     setImmediate(() => search.follow(this.catalog.snapshot));

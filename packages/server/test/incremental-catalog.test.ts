@@ -404,6 +404,25 @@ describe('the persisted catalog follows changes with a journal (issue 13)', () =
     }
   });
 
+  test('a base checked on a worker while it is read (loadChecked) says what load says, and nothing from a damaged one', async () => {
+    const tree = new RandomTree(random(47));
+    for (let i = 0; i < 8; i++) tree.step();
+    const roots = [normaliseRoot(tree.root, undefined)];
+    const cache = mkdtempSync(join(tmpdir(), 'skillport-persisted-'));
+    temps.push(cache);
+    const path = join(cache, 'catalog.json');
+    (await LiveCatalog.open({ roots, limits: DEFAULT_LIMITS, scanThreads: 0, persistPath: path })).close();
+    const expected = stateOf(new PersistedCatalog(path, roots, DEFAULT_LIMITS).load()!);
+    // From 0 bytes on: the worker path whatever the size.
+    assert.deepEqual(stateOf((await new PersistedCatalog(path, roots, DEFAULT_LIMITS).loadChecked(undefined, 0))!), expected);
+    const bytes = readFileSync(path);
+    const at = Math.floor(bytes.length / 2);
+    bytes[at] = bytes[at] === 0x61 ? 0x62 : 0x61; // inside a string: still JSON, only the checksum tells
+    writeFileSync(path, bytes);
+    assert.equal(new PersistedCatalog(path, roots, DEFAULT_LIMITS).load(), undefined);
+    assert.equal(await new PersistedCatalog(path, roots, DEFAULT_LIMITS).loadChecked(undefined, 0), undefined);
+  });
+
   test('a torn journal line (a crash mid-append) and a journal left by an older base are not believed', async () => {
     const tree = new RandomTree(random(31));
     for (let i = 0; i < 5; i++) tree.step();

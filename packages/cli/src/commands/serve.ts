@@ -663,7 +663,8 @@ function fastPathTokens(value: boolean | number | undefined, max: number): numbe
  * For tests and tuning, not command-line options: SKILLPORT_SEARCH_IDLE_MS, the quiet (ms) the server waits for
  * before building its search index in the background, until the first search (default 250; ADR 0151);
  * SKILLPORT_SEARCH_WAIT_SKILLS and SKILLPORT_SEARCH_WAIT_MS, the largest catalog whose searches wait for the index
- * still being built, and for how long (ADR 0201).
+ * still being built, and for how long (ADR 0201); SKILLPORT_SEARCH_WORKERS, the worker threads that read and analyse
+ * a large batch for the index (0: none, all on the main thread; ADR 0261).
  */
 /** The PostgreSQL registry store's pool and blob cache, from SKILLPORT_PG_POOL_MAX and SKILLPORT_PG_BLOB_CACHE_MB. */
 function postgresTuning(env: Environment): { poolMax?: number; blobCacheMb?: number } {
@@ -681,9 +682,10 @@ function libraryTuning(): { pageCacheMb?: number; contentCacheMb?: number; searc
   };
 }
 
-function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number } {
-  const { searchIdleMs, searchWaitSkills, searchWaitMs } = environment();
+function searchTuning(): { searchIdleMs?: number; searchWaitMaxSkills?: number; searchWaitMs?: number; searchWorkers?: number } {
+  const { searchIdleMs, searchWaitSkills, searchWaitMs, searchWorkers } = environment();
   return {
+    ...(searchWorkers !== undefined ? { searchWorkers } : {}),
     ...(searchIdleMs !== undefined ? { searchIdleMs } : {}),
     ...(searchWaitSkills !== undefined ? { searchWaitMaxSkills: searchWaitSkills } : {}),
     ...(searchWaitMs !== undefined ? { searchWaitMs } : {}),

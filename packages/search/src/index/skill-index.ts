@@ -89,27 +89,20 @@ import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
+import { QueryDomain } from '../scoring/query-domain.js';
 import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
 import type { SearchDocument, SearchHit, SearchMatch, SearchOptions } from '../types.js';
+import { countDocument } from './document-terms.js';
+import type { AnalysedDocument, AnalysedTerms } from './document-terms.js';
 import { checkState } from './state.js';
 import type { IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
 import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
 
-/** Characters of a body indexed: all of it in practice (the corpus's longest is ~60,000), with a bound on index work. */
-export const BODY_CHARS = 100_000;
-/**
- * A skill's other Markdown files (SearchDocument.references: references, examples, rules) are indexed with its body,
- * each word counting half an occurrence (the least a packed count holds) and half a word of the body's length, up
- * to REFERENCE_CHARS characters in all: the words a user describes a problem with are often only there. Measured on
- * the seen sets (ADR 0204): full weight, or the full length, lost queries at rank 1; 10,000-400,000 characters alike.
- */
-export const REFERENCE_WEIGHT = 0.5;
-const REFERENCE_LENGTH = 0.5;
-export const REFERENCE_CHARS = 50_000;
+export { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT } from './document-terms.js';
 /**
  * The meaning channel (./word-vectors.ts): each of the lexical candidates (the best MEANING_DEPTH above the cut) gains
  * MEANING_WEIGHT × the best lexical score × its cosine with the query / the best cosine among them, so the closest
@@ -223,6 +216,8 @@ export class SkillSearchIndex {
   private readonly names = new NameIndex();
   /** Changes with every add, remove and merge: views recompute their bits and statistics when it moved. */
   private epoch = 0;
+  /** Changes when a merge renumbers the terms: what an AnalysedTerms resolved is then resolved again. */
+  private termEpoch = 0;
   /**
    * A query's working memory, reused: per-slot accumulators, and the slots a term hit and the slots scored, in typed
    * lists (as JS arrays they grew to a whole catalog per query term, and at 100,000 skills reallocating them took
@@ -261,6 +256,7 @@ export class SkillSearchIndex {
   private sharedViews = false;
   private readonly minMergeRows: number;
   private readonly minConfidence: number;
+  private queryDomain: QueryDomain | undefined | (() => QueryDomain | undefined);
 
   /** Documents with the same id: the last one wins. */
   constructor(documents: Iterable<SearchDocument> = [], options: SearchOptions = {}) {
@@ -270,6 +266,7 @@ export class SkillSearchIndex {
     this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
     this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
+    this.queryDomain = options.queryDomain === false ? undefined : (options.queryDomain ?? (() => QueryDomain.bundled()));
     this.pruning = options.pruning === 'reference' ? 'reference' : options.pruning !== false;
     this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
     for (const document of documents) this.add(document, false);
@@ -289,26 +286,46 @@ export class SkillSearchIndex {
   add(source: SearchDocument, mergeWhenDue = true): void {
     const id = String(source?.id ?? '');
     this.remove(id, false);
-    const slot = this.ids.length;
+    this.counter.begin();
+    const description = new IntList(16);
+    const lengths = countDocument(this.counter, source, description);
+    this.place(id, String(source?.name ?? ''), String(source?.description ?? ''), lengths, description.toArray(), mergeWhenDue);
+  }
+
+  /**
+   * Adds a document analysed elsewhere (a DocumentAnalyzer, in a worker thread), or replaces the one with the same id:
+   * the index then holds exactly what `add` of the same document would have made. `terms` mirrors the analyser's table
+   * (each batch's NewTerms learnt before its documents are inserted).
+   */
+  insert(document: { id: string; name: string; description: string }, analysed: AnalysedDocument, terms: AnalysedTerms, mergeWhenDue = true): void {
+    const id = String(document.id);
+    this.remove(id, false);
+    if (terms.owner !== this || terms.epoch !== this.termEpoch) terms.reset(this, this.termEpoch);
+    const resolved = terms.resolved.data;
+    const vocabulary = this.vocabulary;
+    // Resolved in the order the document first used its terms: new ones get the ids `add` would have given them.
+    const ids = new Int32Array(analysed.terms.length);
+    for (let at = 0; at < ids.length; at++) {
+      const local = analysed.terms[at]!;
+      let term = resolved[local]!;
+      if (term < 0) {
+        term = vocabulary.idOf(terms.terms[local]!, terms.written[local] || undefined);
+        resolved[local] = term;
+      }
+      ids[at] = term;
+    }
+    for (const local of analysed.improved) vocabulary.idOf(terms.terms[local]!, terms.written[local] || undefined);
     const counter = this.counter;
     counter.begin();
-    const name = String(source?.name ?? '');
-    const description = new IntList(16);
-    const lengths = [counter.addText(name, 0, undefined), counter.addText(String(source?.description ?? ''), 1, description), 0, 0];
-    if (Array.isArray(source?.headings)) for (const heading of source.headings) lengths[2]! += counter.addText(String(heading), 2, undefined);
-    lengths[3] = typeof source?.body === 'string' ? counter.addText(source.body.slice(0, BODY_CHARS), 3, undefined) : 0;
-    if (Array.isArray(source?.references)) {
-      let left = REFERENCE_CHARS;
-      let words = 0;
-      for (const text of source.references as unknown[]) {
-        if (left <= 0) break;
-        if (typeof text !== 'string') continue;
-        const part = text.slice(0, left);
-        left -= part.length;
-        words += counter.addText(part, 3, undefined, REFERENCE_WEIGHT);
-      }
-      lengths[3] += Math.round(words * REFERENCE_LENGTH);
-    }
+    for (let at = 0; at < ids.length; at++) counter.put(ids[at]!, analysed.counts[at]!);
+    const sequence = analysed.sequence.map((local) => resolved[local]!);
+    this.place(id, String(document.name), String(document.description), Array.from(analysed.lengths), sequence, mergeWhenDue);
+  }
+
+  /** The rest of an add: the document's counted terms (in `counter`) become its postings, its slot its fields. */
+  private place(id: string, name: string, descriptionText: string, lengths: number[], description: Int32Array, mergeWhenDue: boolean): void {
+    const slot = this.ids.length;
+    const counter = this.counter;
     const touched = Int32Array.from(counter.touched).sort();
     const df = this.vocabulary.df.data;
     const recentMax = this.recentMax;
@@ -333,8 +350,8 @@ export class SkillSearchIndex {
     }
     this.alive[slot] = 1;
     this.forward.push(encodeIds(touched));
-    this.descriptions.push(description.toArray());
-    this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${String(source?.description ?? '')}`);
+    this.descriptions.push(description);
+    this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${descriptionText}`);
     this.meaningVectors.push(undefined);
     this.live++;
     this.names.add(name, slot);
@@ -429,6 +446,7 @@ export class SkillSearchIndex {
       for (let term = 0; term < termCount; term++) if (termMap[term]! >= 0) dfs.push(df[term]!);
       this.vocabulary.rebuild(terms, dfs, written);
       this.analyzer.renumber(termMap);
+      this.termEpoch++;
     }
     this.lengths = this.lengths.map((list) => {
       const kept = new IntList(next);
@@ -959,13 +977,9 @@ export class SkillSearchIndex {
     // The coverage factor, for bounds: Math.pow per candidate cost more than the walk (it is taken for every candidate
     // at every check), so bounds read it from a table at COVERAGE_STEPS levels, rounded up for upper bounds and down
     // for lower ones (the factor grows with coverage), a hair past the rounding. Final scores use Math.pow itself.
-    const factors = new Float64Array(COVERAGE_STEPS + 1);
-    for (let level = 0; level <= COVERAGE_STEPS; level++) factors[level] = Math.pow(level / COVERAGE_STEPS, COVERAGE_EXPONENT);
+    // (FACTORS, factorAbove and factorBelow below the class.)
     const scaled = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? COVERAGE_STEPS / importanceSum : 0;
-    const multiplier =
-      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.ceil(cover * scaled + 1e-6)))]! : (): number => 1;
-    const lowerMultiplier =
-      scaled > 0 ? (cover: number): number => factors[Math.min(COVERAGE_STEPS, Math.max(0, Math.floor(cover * scaled - 1e-6)))]! : (): number => 1;
+    const multiplier = (cover: number): number => factorAbove(scaled, cover);
     // A bound is compared with the floor less a hair, so that rounding in the running sums never drops a document
     // that ties the K-th.
     const HAIR = 1 - 1e-9;
@@ -1001,7 +1015,7 @@ export class SkillSearchIndex {
         // at most 1: a sum below the floor without it drops the document before the factor is looked up.
         const reach = scores[doc]! + addLeft;
         const extra = phraseBound + bonusOf(doc);
-        if (reach + extra < floor || multiplier(covered[doc]! + coverLeft) * reach + extra < floor) {
+        if (reach + extra < floor || factorAbove(scaled, covered[doc]! + coverLeft) * reach + extra < floor) {
           marked[doc] = 2;
           continue;
         }
@@ -1084,10 +1098,10 @@ export class SkillSearchIndex {
             if (completed.size < 4 * depth && depth * (lists.length - step) * 32 <= postingsLeft[step]!) {
               // The best candidates not yet scored in full, by their score so far.
               const holders: number[] = [];
-              this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier, holders, completed);
+              this.kthLowerBound(touched, depth, scores, covered, scaled, holders, completed);
               complete(step, holders);
             }
-            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, lowerMultiplier));
+            kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(touched, depth, scores, covered, scaled));
           }
           if (unseenBound < kthFloor) {
             // No document not yet seen can rank: from here on only the candidates that still could take values.
@@ -1107,7 +1121,7 @@ export class SkillSearchIndex {
         ) {
           // The lists left can add less now: drop the candidates that can no longer reach the floor (a pass that costs
           // about what walking this list would, or that the remaining bound fell by a third since the last one).
-          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, lowerMultiplier));
+          kthFloor = Math.max(kthFloor, HAIR * this.kthLowerBound(survivors, depth, scores, covered, scaled));
           keepReachable(survivors, step, kthFloor);
           filteredAt = remainingBound[step]!;
         }
@@ -1145,8 +1159,9 @@ export class SkillSearchIndex {
         }
         take(scores, covered, best, state, doc, value, mappedTerm, importance, ownList);
       };
-      if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
-        // Only the documents that can still rank: their counts looked up, never the whole list walked.
+      if (survivors !== undefined && survivors.length * (6 + 2 * Math.log2(1 + listLength / Math.max(1, survivors.length))) < listLength) {
+        // Only the documents that can still rank: their counts looked up (in slot order, each lookup galloping about
+        // log2 of the gap between survivors in the list), never the whole list walked.
         this.work.lookups += survivors.length;
         this.lookUpSorted(id, survivors.data, survivors.length, visit);
         continue;
@@ -1230,7 +1245,8 @@ export class SkillSearchIndex {
     const floor = ranked.length > 0 ? CUT_RATIO * scores[ranked[0]!]! : 0;
     let kept = ranked.filter((doc) => scores[doc]! >= floor);
     const cosines = new Map<number, number>();
-    if (vectors !== undefined) kept = this.addMeaning(vectors, text, kept, scores, cosines);
+    const queryVector = vectors?.textVector(text);
+    if (vectors !== undefined && queryVector !== undefined) kept = this.addMeaning(vectors, queryVector, kept, scores, cosines);
     // The candidates whose score the typed words themselves earn move up (EXACT_BOOST): a match made mostly of near,
     // related and mapped words is the likelier wrong one.
     // The confidence was fitted on the score before this step (../scoring/confidence.ts): it is judged on that one.
@@ -1252,6 +1268,10 @@ export class SkillSearchIndex {
     let topicalWeight = 0;
     for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
     let results = kept.map((doc) => this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
+    // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
+    if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
+    const domain = this.queryDomain;
+    if (domain !== undefined && queryVector !== undefined) for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector);
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1288,9 +1308,8 @@ export class SkillSearchIndex {
    * Adds the meaning channel's share to the candidates' scores (in `scores`) and returns them in ranking order.
    * A skill's vector is made the first time it is a candidate, from its own text only.
    */
-  private addMeaning(vectors: WordVectors, text: string, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
-    const query = vectors.textVector(text);
-    if (query === undefined || candidates.length < 2) return candidates;
+  private addMeaning(vectors: WordVectors, query: Float32Array, candidates: number[], scores: Float64Array, cosineOf: Map<number, number>): number[] {
+    if (candidates.length < 2) return candidates;
     const dimensions = vectors.dimensions;
     const cosines = candidates.map((doc) => {
       let vector = this.meaningVectors[doc];
@@ -1462,7 +1481,7 @@ export class SkillSearchIndex {
     k: number,
     scores: Float64Array,
     covered: Float64Array,
-    multiplier: (cover: number) => number,
+    scaled: number,
     holders?: number[],
     skip?: Set<number>,
   ): number {
@@ -1475,7 +1494,7 @@ export class SkillSearchIndex {
       // The coverage factor is at most 1: a score not above the K-th so far cannot enter, whatever its factor.
       if (size === k && !(scores[doc]! > heap[0]!)) continue;
       if (skip !== undefined && skip.has(doc)) continue;
-      const lower = multiplier(covered[doc]!) * scores[doc]!;
+      const lower = factorBelow(scaled, covered[doc]!) * scores[doc]!;
       if (size < k) {
         let child = size++;
         heap[child] = lower;
@@ -1554,6 +1573,23 @@ export class SkillSearchIndex {
     if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
     return (compareText(this.nameOf[a]!, this.nameOf[b]!) || compareText(this.ids[a]!, this.ids[b]!) || a - b) < 0;
   }
+}
+
+/** The coverage factor at COVERAGE_STEPS + 1 levels, for bounds (see `search`). */
+const FACTORS = Float64Array.from({ length: COVERAGE_STEPS + 1 }, (_, level) => Math.pow(level / COVERAGE_STEPS, COVERAGE_EXPONENT));
+
+/** The coverage factor for an upper bound: coverage `cover` over the query's (× `scaled`), rounded up a level; 1 without coverage scaling (`scaled` 0). */
+function factorAbove(scaled: number, cover: number): number {
+  if (!(scaled > 0)) return 1;
+  const level = Math.ceil(cover * scaled + 1e-6);
+  return FACTORS[level > COVERAGE_STEPS ? COVERAGE_STEPS : level < 0 ? 0 : level]!;
+}
+
+/** The coverage factor for a lower bound, rounded down a level. */
+function factorBelow(scaled: number, cover: number): number {
+  if (!(scaled > 0)) return 1;
+  const level = Math.floor(cover * scaled - 1e-6);
+  return FACTORS[level > COVERAGE_STEPS ? COVERAGE_STEPS : level < 0 ? 0 : level]!;
 }
 
 /** Field-wise maximum of two packed counts. */

@@ -53,6 +53,17 @@ export class TermCounter {
     return words;
   }
 
+  /** Sets the packed count of term `id` in the current document (counted elsewhere: a DocumentAnalyzer). */
+  put(id: number, packed: number): void {
+    this.lastDoc.grow(id + 1);
+    this.counts.grow(id + 1);
+    if (this.lastDoc.data[id] !== this.stamp) {
+      this.lastDoc.data[id] = this.stamp;
+      this.touched.push(id);
+    }
+    this.counts.data[id] = packed;
+  }
+
   /** The packed count of a term touched by the current document (then reset for the next one). */
   take(id: number): number {
     const packed = this.counts.data[id]! >>> 0;

@@ -102,8 +102,8 @@ export class Vocabulary {
   }
 }
 
-/** Whether `word` should replace `current` as a term's written form. */
-function shorter(word: string, current: string): boolean {
+/** Whether `word` should replace `current` as a term's written form (the shortest; ties by code-unit order). */
+export function shorter(word: string, current: string): boolean {
   return current === '' || word.length < current.length || (word.length === current.length && word < current);
 }
 

@@ -17,6 +17,7 @@ import type { SearchHit } from '../types.js';
  * z = BIAS + Σ weight · feature, confidence = 1 / (1 + e^−z). Near, related and mapped matches enter only through
  * the score, so they can raise a real match but never make one. A hit that matches every typed word itself is
  * answered whatever its confidence (a catalog of three skills has idfs too small for the fitted weights).
+ * With word vectors, this lexical confidence is the first input of ./query-domain.ts (ADR 0271), which decides.
  */
 const BIAS = -1.748;
 const WEIGHTS = { unknown: -2.2205, topical: 2.2868, missed: -1.3111, coverage: 0.1722, cosine: 0.5217, exact: 0.0763, score: 0.2746 };

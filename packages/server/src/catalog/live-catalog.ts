@@ -144,7 +144,7 @@ export class LiveCatalog {
   /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
   static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
     const catalog = new LiveCatalog(options);
-    const restored = catalog.#persisted?.load((folder) => compactFolder(folder, catalog.#pool));
+    const restored = await catalog.#persisted?.loadChecked((folder) => compactFolder(folder, catalog.#pool));
     if (restored) {
       for (const folder of restored) catalog.#folders.set(folder.dir, folder);
       catalog.unverified = true;
@@ -267,9 +267,10 @@ export class LiveCatalog {
       const files = skill instanceof CompactSkill ? skill.packed : PackedFiles.from(skill?.files ?? []);
       for (let index = 0; index < files.length; index++) {
         if (files.target(index) !== undefined) continue; // a link's target: its folder is watched where it lives, if served
-        let at = folder.dir;
-        const parts = files.path(index).split('/');
-        for (let i = 0; i < parts.length - 1; i++) known.add((at = join(at, parts[i]!)));
+        // The folders on the way to the file, by string (a file's path is relative and normalised, `/`-separated).
+        const path = files.path(index);
+        for (let slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1))
+          known.add(folder.dir + sep + (sep === '/' ? path.slice(0, slash) : path.slice(0, slash).replaceAll('/', sep)));
       }
     }
     return known;

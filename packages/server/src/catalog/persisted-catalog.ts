@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
-import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { ChunkedFileWriter, mimeTypeFor, readCheckedLines } from '@skillport/core';
+import { ChunkedFileWriter, mimeTypeFor, readCheckedLines, readLinesCheckedBeside } from '@skillport/core';
 import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits, SkillRequirements } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { CompactSkill, PackedFiles } from './packed-files.js';
@@ -28,6 +28,8 @@ import { CompactSkill, PackedFiles } from './packed-files.js';
  * line holds `[baseId, root, relDir, problems, skill | 0]`, or `[baseId, root, relDir]` for a folder gone.
  */
 const FORMAT = 'skillport-catalog/6';
+/** A base of this size or more is checked on a worker thread while it is read (`loadChecked`). */
+const HASH_ON_WORKER_BYTES = 32 * 1024 * 1024;
 /** The journal is folded into a new base past this many lines, or 1/8 of the catalog's folders if more. */
 const JOURNAL_MIN = 1024;
 
@@ -85,10 +87,41 @@ export class PersistedCatalog {
    * folder as it is read, and what it returns is kept (the live catalog packs it there, line by line).
    */
   load(take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder): ScannedFolder[] | undefined {
+    // Checksummed (readCheckedLines): a torn or damaged file means a cold scan, never a believed one.
+    const lines = readCheckedLines(this.path);
+    return lines === undefined ? undefined : this.#read(lines, take);
+  }
+
+  /**
+   * `load`, with a base of `workerFrom` bytes or more read while a worker thread checks its sha256 (the checksum pass
+   * before the parse was a sixth of reading a 100,000-skill base): what was read is given back only once the worker
+   * says the bytes match, else undefined (a cold scan), as `load` would have said.
+   */
+  async loadChecked(
+    take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder,
+    workerFrom = HASH_ON_WORKER_BYTES,
+  ): Promise<ScannedFolder[] | undefined> {
+    let size: number;
     try {
-      // Checksummed (readCheckedLines): a torn or damaged file means a cold scan, never a believed one.
-      const lines = readCheckedLines(this.path);
-      if (lines === undefined) return undefined;
+      size = statSync(this.path).size;
+    } catch {
+      return undefined;
+    }
+    if (size < workerFrom) return this.load(take);
+    const beside = readLinesCheckedBeside(this.path);
+    if (beside === undefined) return undefined;
+    const base = this.#base;
+    const lines = this.#lines;
+    const folders = this.#read(beside.lines, take);
+    if (await beside.verified) return folders;
+    // Read from bytes that do not match their checksum: nothing of it is kept, not even the base it named.
+    this.#base = base;
+    this.#lines = lines;
+    return undefined;
+  }
+
+  #read(lines: Iterable<string>, take: (folder: ScannedFolder) => ScannedFolder): ScannedFolder[] | undefined {
+    try {
       let header: BaseHeader | undefined;
       const byKey = new Map<string, ScannedFolder>();
       for (const line of lines) {

@@ -111,6 +111,8 @@ export class TreeWatcher {
   #warned = new Set<string>();
   /** The roots' real paths: a link to a folder that holds one (`/`, `..`) is never watched (discovery does not follow it). */
   #rootReals: string[] = [];
+  /** Each root followed by the separator: what a folder below it starts with. */
+  #rootPrefixes: string[] = [];
   #closed = false;
   /**
    * The first walk's folders not armed yet (stacks: depth first, as a recursive walk): those outside skills and skill
@@ -155,6 +157,7 @@ export class TreeWatcher {
         return [];
       }
     });
+    this.#rootPrefixes = this.roots.map((root) => root + sep);
     for (const dir of skills) this.#skillDirs.add(dir);
     for (const root of this.roots) {
       if (perFolder) {
@@ -241,14 +244,17 @@ export class TreeWatcher {
 
   #armKnownOne(dir: string, inside: boolean): void {
     if (this.#closed || this.#watches.has(dir)) return;
-    const index = this.roots.findIndex((root) => dir.startsWith(root + sep));
+    // Known folders are normalised paths below a root (joined from it): the relative path is a slice of the string
+    // and the real path the root's plus that slice (path.relative and join per folder were a third of the arming).
+    const index = this.#rootPrefixes.findIndex((prefix) => dir.startsWith(prefix));
     const rootReal = this.#rootReals[index];
     if (index < 0 || rootReal === undefined) return;
-    const rel = relative(this.roots[index]!, dir);
+    const rel = dir.slice(this.#rootPrefixes[index]!.length);
     // Derived as the walk derives it (a link on the way is resolved again when the walk reaches the folder).
-    const real = join(rootReal, rel);
+    const real = rootReal.endsWith(sep) ? rootReal + rel : rootReal + sep + rel;
     if (this.#byReal.has(real)) return;
-    const depth = rel.split(sep).length;
+    let depth = 1;
+    for (let at = rel.indexOf(sep); at >= 0; at = rel.indexOf(sep, at + 1)) depth++;
     const watcher = this.#open(dir, depth, inside, true);
     if (watcher === undefined) return; // gone since the catalog was saved, or refused: the walk and the check see to it
     this.#identity.set(dir, { real, ino: undefined });

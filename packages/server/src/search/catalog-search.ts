@@ -1,12 +1,17 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { decodeText, splitFrontmatter } from '@skillport/core';
-import { MAX_REFERENCE_BYTES, REFERENCE_CHARS, SkillSearchIndex, loadIndex, referenceFiles, saveIndex } from '@skillport/search';
-import type { SearchHit, SearchView } from '@skillport/search';
+import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import { fileSource } from '@skillport/core';
+import { MAX_REFERENCE_BYTES, SkillSearchIndex, loadIndex, referenceFiles, saveIndex } from '@skillport/search';
+import type { AnalysedDocument, AnalysedTerms, SearchHit, SearchView } from '@skillport/search';
 import type { ContentReader } from '../catalog/content.js';
 import type { CatalogFile, CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import { collectGarbage } from '../memory.js';
+import { AnalysedFeed, AnalysisPool } from './analysis-pool.js';
+import type { FileJob, SkillJob } from './index-worker.js';
+import { bodyText, referenceTexts } from './skill-texts.js';
 
 /**
  * Search over the catalog: ONE incremental `SkillSearchIndex` per server (per content reader), shared by every
@@ -41,6 +46,12 @@ import { collectGarbage } from '../memory.js';
  *   SKILL.md that cannot be read is indexed without its body. The skill's other Markdown files (references,
  *   examples: `referenceFiles`) are read the same way, up to REFERENCE_CHARS characters, a file that cannot be read
  *   or is larger than MAX_REFERENCE_BYTES skipped.
+ * - Workers (ADR 0261): a batch of at least MIN_POOLED skills (the first build, a large change) is read and analysed
+ *   in worker threads (./analysis-pool.ts, ./index-worker.ts: the same verified read, the same analysis), a few
+ *   batches ahead of the insertion, and the main thread only inserts the analysed documents (`index.insert`), still
+ *   in slices, pacing, search share and save waits as above: the index is the same as one built here. A smaller
+ *   change is read and analysed here at once. A worker that fails sends the rest of the build here (one logged line);
+ *   the workers end with the batch and on close.
  */
 export interface SearchAnswer {
   hits: SearchHit[];
@@ -86,6 +97,13 @@ export const DEFAULT_IDLE_MS = 250;
 const PRIVATE_KEPT = 1000;
 /** A change touching more skills than this share of the catalog is diffed against the whole snapshot. */
 const DELTA_SHARE = 1 / 8;
+/**
+ * Worker threads reading and analysing a large batch: one, beside the main thread, on the two cores this is
+ * measured on (the main thread inserts, merges and serves); more where there are more cores, at most four.
+ */
+const DEFAULT_WORKERS = Math.min(4, Math.max(1, availableParallelism() - 1));
+/** A batch of at least this many skills goes to the worker threads; a smaller change is indexed at once on the main thread. */
+const MIN_POOLED = 64;
 /** Snapshots walked back (through `parent`) to find the one the index holds. */
 const MAX_CHAIN = 64;
 
@@ -111,6 +129,8 @@ export interface SearchState {
   compactions: number;
   /** The persisted index at start: `none` (cold start), `restored` (skills it held), or why it was discarded. */
   restored: { skills: number } | 'none' | { discarded: string };
+  /** Skills read and analysed in worker threads (a large batch's), not on the main thread. */
+  analysedInWorkers: number;
   /** Times the index was saved, and the last save's failure if any. */
   saves: number;
   saveError?: string;
@@ -123,6 +143,10 @@ export interface CatalogSearchOptions {
   waitMs?: number;
   /** false: rank lexically, without the bundled word vectors. Set before the first `persistTo` or `follow`. */
   wordVectors?: false;
+  /** Worker threads that read and analyse large batches (default DEFAULT_WORKERS; 0: none, all on the main thread). */
+  workers?: number;
+  /** Where a line about trouble goes (the worker threads failed and the build went on without them). */
+  log?: (line: string) => void;
 }
 
 export class CatalogSearch {
@@ -166,6 +190,11 @@ export class CatalogSearch {
   #builtSince = 0;
   #waitMaxSkills = WAIT_MAX_SKILLS;
   #waitMs = WAIT_MS;
+  /** Worker threads for large batches (0: every skill is read and analysed on the main thread). */
+  #workers = DEFAULT_WORKERS;
+  #pool: AnalysisPool | undefined;
+  #analysedInWorkers = 0;
+  #log: (line: string) => void = () => undefined;
   /** Private skills (pending versions) some view holds, indexed apart from the catalog (#withPrivate). */
   #private: { index: SkillSearchIndex; indexed: Map<string, string> } | undefined;
 
@@ -175,6 +204,8 @@ export class CatalogSearch {
   configure(options: CatalogSearchOptions): void {
     if (options.waitMaxSkills !== undefined) this.#waitMaxSkills = Math.max(0, options.waitMaxSkills);
     if (options.waitMs !== undefined) this.#waitMs = Math.max(0, options.waitMs);
+    if (options.workers !== undefined) this.#workers = Math.max(0, Math.floor(options.workers));
+    if (options.log !== undefined) this.#log = options.log;
     if (options.wordVectors === false && this.#indexOptions.wordVectors !== false) {
       this.#indexOptions = { wordVectors: false };
       if (this.index.size === 0) this.index = new SkillSearchIndex([], this.#indexOptions);
@@ -235,6 +266,7 @@ export class CatalogSearch {
     this.#closed = true;
     clearTimeout(this.#saveTimer);
     this.#wake?.();
+    await this.#endPool();
     const path = this.#persistPath;
     if (path === undefined) return;
     // Never over the last run's index before it has been read, nor while another save writes the same file.
@@ -303,6 +335,7 @@ export class CatalogSearch {
       diffs: { ...this.#diffs },
       compactions: this.#compactions,
       restored: this.#restored,
+      analysedInWorkers: this.#analysedInWorkers,
       saves: this.#saves,
       ...(this.#saveError !== undefined ? { saveError: this.#saveError } : {}),
     };
@@ -358,9 +391,7 @@ export class CatalogSearch {
     }
     for (const skill of privates) {
       if (own.indexed.get(skill.uri) === skill.packageDigest) continue;
-      const body = await readBody(skill, this.content);
-      const references = await readReferences(skill, this.content);
-      own.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body, references });
+      own.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, ...(await readTexts(skill, this.content)) });
       own.indexed.set(skill.uri, skill.packageDigest);
     }
     const found = own.index.search(query, limit, own.index.view(privates.map((skill) => skill.uri)));
@@ -484,6 +515,30 @@ export class CatalogSearch {
     return touched;
   }
 
+  /** A feed of analysed documents for `changed` from the worker threads, started if need be; undefined without workers. */
+  #feed(changed: CatalogSkill[]): AnalysedFeed<CatalogSkill> | undefined {
+    if (this.#workers === 0 || this.#closed) return undefined;
+    try {
+      this.#pool ??= new AnalysisPool(this.#workers);
+    } catch (error) {
+      this.#log(`search index: no worker threads (${(error as Error).message}); indexing on the main thread`);
+      this.#workers = 0;
+      return undefined;
+    }
+    return new AnalysedFeed(this.#pool, changed, (skill) => jobOf(skill, this.content));
+  }
+
+  async #endPool(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.close();
+  }
+
+  /** @internal The worker threads of the batch being indexed, if any (tests end one mid-build). */
+  get workerThreads(): readonly Worker[] {
+    return this.#pool?.workers ?? [];
+  }
+
   /** Waits while a save writes the index out; false once the search is closed (its last save owns the index). */
   async #untilSaved(): Promise<boolean> {
     while (this.#saving && !this.#closed) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -524,7 +579,10 @@ export class CatalogSearch {
       // A large batch (the first build): the index sizes its arrays for it once, not at every other merge.
       if (changed.length > WAIT_FOR_CHANGES) this.index.expect(changed.length);
       let interrupted = false;
-      for (const skill of changed) {
+      // A large batch (a first build) is read and analysed in worker threads; the main thread only inserts.
+      let feed = changed.length >= MIN_POOLED ? this.#feed(changed) : undefined;
+      for (let at = 0; at < changed.length; at++) {
+        const skill = changed[at]!;
         if (sliceStart === undefined) {
           await this.#quiet();
           sliceStart = performance.now();
@@ -536,15 +594,32 @@ export class CatalogSearch {
           interrupted = true; // a newer snapshot: diff again against it
           break;
         }
-        const body = await readBody(skill, this.content);
-        const references = await readReferences(skill, this.content);
+        let analysed: { document: AnalysedDocument; terms: AnalysedTerms } | undefined;
+        let texts: { body: string; references: string[] } | undefined;
+        if (feed !== undefined) {
+          try {
+            analysed = await feed.take(at);
+          } catch (error) {
+            if (this.#closed) return;
+            // Nothing is lost: this skill and the rest of the batch are indexed here, as without workers.
+            this.#log(`search index: the worker threads failed (${(error as Error).message}); indexing on the main thread`);
+            this.#workers = 0;
+            void this.#endPool();
+            feed = undefined;
+          }
+        }
+        if (analysed === undefined) texts = await readTexts(skill, this.content);
         // The reads yielded: the server may have closed (and begun its last save) or a save begun meanwhile.
         if (!(await this.#untilSaved())) return;
         if (this.#target !== target) {
           interrupted = true;
           break;
         }
-        this.index.add({ id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings, body, references });
+        const source = { id: skill.uri, name: skill.name, description: skill.description };
+        if (analysed !== undefined) {
+          this.index.insert(source, analysed.document, analysed.terms);
+          this.#analysedInWorkers++;
+        } else this.index.add({ ...source, headings: skill.headings, ...texts! });
         this.#indexed.set(skill.uri, skill.packageDigest);
         this.#addedSinceCompact++;
         this.#epoch++;
@@ -557,6 +632,8 @@ export class CatalogSearch {
       }
       if (!interrupted && this.#target === target) {
         this.#caughtUp = target;
+        // The workers' term tables hold the batch's whole vocabulary: ended with it, started again for the next one.
+        void this.#endPool();
         // After a large batch (the first build), the compact form: recent postings take about twice the memory of
         // compact ones (four 32-bit values a row, in arrays grown by doubling; index.compact()).
         if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) void this.#compactWhenQuiet();
@@ -589,49 +666,31 @@ export function searchSkills(service: SkillsService, snapshot: CatalogSnapshot, 
   return catalogSearch(service).search(snapshot, query, limit);
 }
 
-async function readBody(skill: CatalogSkill, content: ContentReader): Promise<string> {
-  const manifest = skill.files.find((file) => file.uri === skill.uri);
-  if (manifest === undefined) return '';
-  try {
-    const text = decodeText(await content.read(manifest, skill.origin, false));
-    return text === undefined ? '' : splitFrontmatter(text, Number.MAX_SAFE_INTEGER).body;
-  } catch {
-    return '';
-  }
+/** The files search reads of a skill: its SKILL.md, and its reference files (`referenceFiles`) up to MAX_REFERENCE_BYTES each. */
+function searchedFiles(skill: CatalogSkill): { manifest: CatalogFile | undefined; references: CatalogFile[] } {
+  const byPath = new Map(skill.files.map((file) => [file.path, file]));
+  const references = referenceFiles(byPath.keys())
+    .map((path) => byPath.get(path)!)
+    .filter((file) => file.size <= MAX_REFERENCE_BYTES);
+  return { manifest: skill.files.find((file) => file.uri === skill.uri), references };
+}
+
+/** The body and reference texts of a skill, read through the content reader (verified, without filling its cache). */
+async function readTexts(skill: CatalogSkill, content: ContentReader): Promise<{ body: string; references: string[] }> {
+  const { manifest, references } = searchedFiles(skill);
+  const read = (file: CatalogFile) => content.read(file, skill.origin, false);
+  return { body: await bodyText(manifest, read), references: await referenceTexts(references, read) };
 }
 
 /**
- * The texts of the skill's reference files (`referenceFiles`), in path order, up to REFERENCE_CHARS characters in
- * all (what the index takes of them), read a batch at a time: files up to the characters still wanted in bytes (a
- * character is at least a byte), read together, then the next batch while characters are still wanted.
+ * What a worker needs to index a skill: a folder's files by path (the worker reads and verifies them); a stored
+ * origin's blobs are read here (their store is the main thread's), so its texts are sent instead.
  */
-async function readReferences(skill: CatalogSkill, content: ContentReader): Promise<string[]> {
-  const byPath = new Map(skill.files.map((file) => [file.path, file]));
-  const files = referenceFiles(byPath.keys())
-    .map((path) => byPath.get(path)!)
-    .filter((file) => file.size <= MAX_REFERENCE_BYTES);
-  const texts: string[] = [];
-  let chars = 0;
-  for (let next = 0; next < files.length && chars < REFERENCE_CHARS; ) {
-    const batch: CatalogFile[] = [];
-    for (let bytes = 0; next < files.length && bytes < REFERENCE_CHARS - chars; next++) {
-      batch.push(files[next]!);
-      bytes += files[next]!.size;
-    }
-    const read = await Promise.all(
-      batch.map(async (file) => {
-        try {
-          return decodeText(await content.read(file, skill.origin, false));
-        } catch {
-          return undefined; // unreadable now: the skill is indexed without it, like a SKILL.md that cannot be read
-        }
-      }),
-    );
-    for (const text of read) {
-      if (text === undefined) continue;
-      texts.push(text);
-      chars += text.length;
-    }
-  }
-  return texts;
+async function jobOf(skill: CatalogSkill, content: ContentReader): Promise<SkillJob> {
+  const job: SkillJob = { name: skill.name, description: skill.description, headings: skill.headings, references: [] };
+  const origin = skill.origin;
+  if (origin.kind !== 'folder') return { ...job, texts: await readTexts(skill, content) };
+  const { manifest, references } = searchedFiles(skill);
+  const file = (file: CatalogFile): FileJob => ({ source: fileSource(origin, file), size: file.size, digest: file.digest });
+  return { ...job, ...(manifest !== undefined ? { manifest: file(manifest) } : {}), references: references.map(file) };
 }

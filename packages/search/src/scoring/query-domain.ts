@@ -1,0 +1,63 @@
+import { readDataFile } from '../data.js';
+
+/**
+ * Whether a query reads like a task of the catalog's kind at all (ADR 0271): a linear direction in the word-vector
+ * space (../expansion/word-vectors.ts) that separates the queries of the seen sets that have a skill from the tasks
+ * no skill serves (cooking, pets, home repair, a tool the catalog lacks), fitted with the lexical confidence
+ * (./confidence.ts) as one more input. The lexical features judge the words a hit matches; this judges what the whole
+ * query is about, which is what an everyday task in words skills also use ("stack", "wire", "race") gives away.
+ * The weights are data (query-domain.txt, written by bench/blind/fit-domain.mjs), folded so that the decision
+ * threshold stays MIN_CONFIDENCE: z = LEXICAL × logit(lexical confidence) + Σ weight_i · query vector_i + BIAS.
+ */
+export const QUERY_DOMAIN_FILE = 'query-domain.txt';
+
+export class QueryDomain {
+  constructor(
+    readonly lexical: number,
+    readonly bias: number,
+    readonly weights: Float64Array,
+  ) {}
+
+  /** The confidence once the query vector's direction is weighed in; `confidence` unchanged for a vector of another size. */
+  adjust(confidence: number, queryVector: Float32Array): number {
+    if (queryVector.length !== this.weights.length) return confidence;
+    const clamped = Math.min(1 - 1e-12, Math.max(1e-12, confidence));
+    let z = this.lexical * Math.log(clamped / (1 - clamped)) + this.bias;
+    for (let i = 0; i < this.weights.length; i++) z += this.weights[i]! * queryVector[i]!;
+    return 1 / (1 + Math.exp(-z));
+  }
+
+  /** Reads `lexical X`, `bias X` and `weights X X …` lines (`#` starts a comment); throws, naming the line, on anything else. */
+  static parse(text: string): QueryDomain {
+    let lexical: number | undefined;
+    let bias: number | undefined;
+    let weights: number[] | undefined;
+    for (const [at, raw] of text.split('\n').entries()) {
+      const line = raw.replace(/#.*/, '').trim();
+      if (line === '') continue;
+      const [key, ...values] = line.split(/\s+/);
+      const numbers = values.map(Number);
+      if (numbers.length === 0 || numbers.some((n) => !Number.isFinite(n))) throw new Error(`query domain: line ${at + 1} has no numbers, or a bad one`);
+      if (key === 'lexical' && numbers.length === 1) lexical = numbers[0];
+      else if (key === 'bias' && numbers.length === 1) bias = numbers[0];
+      else if (key === 'weights') weights = numbers;
+      else throw new Error(`query domain: line ${at + 1}: unknown key ${key}`);
+    }
+    if (lexical === undefined || bias === undefined || weights === undefined) throw new Error('query domain: lexical, bias and weights are all needed');
+    return new QueryDomain(lexical, bias, Float64Array.from(weights));
+  }
+
+  private static shipped: QueryDomain | null | undefined;
+
+  /** The shipped weights, read once; undefined when the file is missing or damaged (then the lexical confidence decides, as before). */
+  static bundled(): QueryDomain | undefined {
+    if (QueryDomain.shipped === undefined) {
+      try {
+        QueryDomain.shipped = QueryDomain.parse(readDataFile(QUERY_DOMAIN_FILE));
+      } catch {
+        QueryDomain.shipped = null;
+      }
+    }
+    return QueryDomain.shipped ?? undefined;
+  }
+}
