@@ -1159,8 +1159,9 @@ export class SkillSearchIndex {
         }
         take(scores, covered, best, state, doc, value, mappedTerm, importance, ownList);
       };
-      if (survivors !== undefined && survivors.length * (16 + 2 * Math.log2(1 + listLength)) < listLength) {
-        // Only the documents that can still rank: their counts looked up, never the whole list walked.
+      if (survivors !== undefined && survivors.length * (6 + 2 * Math.log2(1 + listLength / Math.max(1, survivors.length))) < listLength) {
+        // Only the documents that can still rank: their counts looked up (in slot order, each lookup galloping about
+        // log2 of the gap between survivors in the list), never the whole list walked.
         this.work.lookups += survivors.length;
         this.lookUpSorted(id, survivors.data, survivors.length, visit);
         continue;
