@@ -182,11 +182,26 @@ class BuiltSkill implements CatalogSkill {
     return Array.from({ length: this.columns.length }, (_, position) => new ServedFile(this, this.columns.at(position)));
   }
 
+  /** The entry's resource list, straight from the columns (no file views). */
+  #resources(): Array<{ uri: string; digest: string; size: number }> {
+    const { packed, length } = this.columns;
+    const resources = new Array<{ uri: string; digest: string; size: number }>(length);
+    for (let position = 0; position < length; position++) {
+      const index = this.columns.at(position);
+      resources[position] = Object.freeze({
+        uri: `${this.rootUri}/${this.columns.relativeUri(index)}`,
+        digest: packed.digest(index),
+        size: packed.size(index),
+      });
+    }
+    return resources;
+  }
+
   get entry(): SkillEntry {
     return Object.freeze({
       uri: this.uri,
       frontmatter: this.frontmatter as SkillEntry['frontmatter'],
-      resources: Object.freeze(this.files.map((file) => Object.freeze({ uri: file.uri, digest: file.digest, size: file.size }))),
+      resources: Object.freeze(this.#resources()),
       _meta: this.entryMeta,
     }) as SkillEntry;
   }

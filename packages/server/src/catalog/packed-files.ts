@@ -2,22 +2,21 @@ import { mimeTypeFor } from '@skillport/core';
 import type { InspectedSkill, SkillFileRecord, SkillManifest, SkillRequirements } from '@skillport/core';
 
 const DIGEST_PREFIX = 'sha256:';
-const DIGEST_BYTES = 32;
+const HEX_DIGITS = 64;
 const CANONICAL_DIGEST = /^sha256:[0-9a-f]{64}$/;
-/** Where one digest's bytes are turned back into hex (one at a time, on the main thread). */
-const scratch = Buffer.alloc(DIGEST_BYTES);
 
 /**
  * A skill's file list as columns instead of one object per file: the paths (shared strings), the sizes, and the
- * digests' raw bytes, 32 a file, in one Latin-1 string (V8 stores it a byte a character, with one header for the
- * whole skill). A `sha256:<hex>` string per file was 88 bytes of heap and a record object beside it another ~60:
- * at 100,000 skills (450,000 files) about 65 MB. The wire form is made when asked for, byte for byte what was read.
+ * digests' hex digits, 64 a file, in one string (one header for the whole skill). A `sha256:<hex>` string per file
+ * was 88 bytes of heap and a record object beside it another ~60: at 100,000 skills (450,000 files) about 65 MB. A
+ * digest is made when asked for (a slice and the prefix), byte for byte what was read. Raw bytes (32 a file) would
+ * halve the column, but turning them back into hex took ten times as long as a slice, on every page and read.
  * A list holding any digest not written `sha256:` + 64 lowercase hex digits keeps its digests as given (strings).
  */
 export class PackedFiles {
   readonly paths: readonly string[];
   readonly sizes: readonly number[];
-  /** 32 bytes a file as Latin-1 characters, or the digests themselves when one is not canonical. */
+  /** 64 hex digits a file, or the digests themselves when one is not canonical. */
   readonly #digests: string | readonly string[];
   /** Link targets by file index; undefined when no file is a link. */
   readonly #targets: ReadonlyMap<number, string> | undefined;
@@ -42,12 +41,9 @@ export class PackedFiles {
       if (record.target !== undefined) (targets ??= new Map()).set(i, record.target);
       if (canonical && !CANONICAL_DIGEST.test(record.digest)) canonical = false;
     }
-    let digests: string | string[];
-    if (canonical) {
-      const bytes = Buffer.allocUnsafe(records.length * DIGEST_BYTES);
-      for (let i = 0; i < records.length; i++) bytes.write(records[i]!.digest.slice(DIGEST_PREFIX.length), i * DIGEST_BYTES, DIGEST_BYTES, 'hex');
-      digests = bytes.toString('latin1');
-    } else digests = records.map((record) => record.digest);
+    // Through bytes: a fresh flat string, never a slice that would keep the scanned digest strings alive.
+    const hex = () => Buffer.from(records.map((record) => record.digest.slice(DIGEST_PREFIX.length)).join(''), 'hex').toString('hex');
+    const digests = canonical ? hex() : records.map((record) => record.digest);
     return new PackedFiles(paths, sizes, digests, targets);
   }
 
@@ -65,9 +61,7 @@ export class PackedFiles {
 
   digest(index: number): string {
     const digests = this.#digests;
-    if (typeof digests !== 'string') return digests[index]!;
-    scratch.write(digests.slice(index * DIGEST_BYTES, (index + 1) * DIGEST_BYTES), 0, DIGEST_BYTES, 'latin1');
-    return DIGEST_PREFIX + scratch.toString('hex');
+    return typeof digests === 'string' ? DIGEST_PREFIX + digests.slice(index * HEX_DIGITS, (index + 1) * HEX_DIGITS) : digests[index]!;
   }
 
   target(index: number): string | undefined {
