@@ -25,28 +25,25 @@ export class StaleFileError extends Error {
 const KNOWN_SIZE_READ_MAX = 256 * 1024;
 
 /**
- * The default budget, in MiB, of verified bytes and JSON strings. A hot text file once cost about twice its size (the
- * bytes and their JSON string): 16 MiB held ~40 % of the 2,000 files bench/http-layer reads from the corpus (19.5 MB
- * of bytes, 20.4 MB of JSON strings); 64 MiB holds the whole corpus, and now that a served text file keeps only its
- * JSON string, about twice as many files.
+ * The default budget, in MiB, of verified bytes and their served forms. A hot text file costs about twice its size
+ * (the bytes and their JSON string): 16 MiB held ~40 % of the 2,000 files bench/http-layer reads from the corpus
+ * (19.5 MB of bytes, 20.4 MB of JSON strings), so most reads went to the disk again; 64 MiB holds the whole corpus.
  */
 export const CONTENT_CACHE_MB = 64;
 
-/**
- * A cached file: its verified bytes, or once a read was answered with its text, that text's JSON string alone (the
- * bytes are rebuilt from it, exactly, for the few readers that want bytes). `text`: UTF-8 without NUL, once known.
- */
-interface Entry {
-  bytes?: Buffer;
-  text?: boolean;
+/** What a cached file is served as, worked out once while it is cached (see `servedForm`). */
+interface ServedForm {
+  /** UTF-8 without NUL: served as text. */
+  text: boolean;
+  /** The text as a JSON string (quotes included), once an answer asked for it. */
   json?: Buffer;
 }
 
-const isText = (bytes: Buffer): boolean => !bytes.includes(0) && isUtf8(bytes);
-
 export class ContentReader {
-  #cache = new Map<string, Entry>();
+  #cache = new Map<string, Buffer>();
   #bytes = 0;
+  /** Served forms of cached files, by their cached bytes: counted in the budget, dropped with the bytes. */
+  #forms = new WeakMap<Buffer, ServedForm>();
   /**
    * Files too large for the LRU, while some answer still holds them: a hundred clients reading one 11 MB file share
    * one verified copy (and one read of the disk) instead of holding a hundred. Weak: gone once no answer holds it.
@@ -57,7 +54,7 @@ export class ContentReader {
     if (this.#shared.get(digest)?.deref() === undefined) this.#shared.delete(digest);
   });
 
-  /** What the cache holds now, in bytes: the cached files' bytes and JSON strings. */
+  /** What the cache holds now, in bytes: the cached files' bytes and the served forms kept beside them. */
   get bytes(): number {
     return this.#bytes;
   }
@@ -72,8 +69,12 @@ export class ContentReader {
    * (building a search index) that must not push the hot files out of the cache.
    */
   async read(file: CatalogFile, origin: SkillOrigin, remember = true): Promise<Buffer> {
-    const cached = this.#touch(file.digest);
-    if (cached !== undefined) return cached.bytes ?? Buffer.from(JSON.parse(cached.json!.toString('utf8')) as string, 'utf8');
+    const cached = this.#cache.get(file.digest);
+    if (cached !== undefined) {
+      this.#cache.delete(file.digest);
+      this.#cache.set(file.digest, cached);
+      return cached;
+    }
     if (file.size > this.maxEntryBytes) {
       const shared = this.#shared.get(file.digest)?.deref();
       if (shared !== undefined) return shared;
@@ -92,56 +93,43 @@ export class ContentReader {
     if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0 && !this.#cache.has(file.digest)) {
       // What is kept is what is counted: not the larger buffer a small file may have been read into.
       bytes = ownBytes(bytes);
-      this.#cache.set(file.digest, { bytes });
+      this.#cache.set(file.digest, bytes);
       this.#bytes += bytes.byteLength;
       this.#evict();
     }
     return bytes;
   }
 
-  /** The JSON string of a cached text file whose text a read was answered with: no bytes read, checked or escaped. */
-  cachedJson(digest: string): Buffer | undefined {
-    return this.#touch(digest)?.json;
-  }
-
-  /** The cached entry of `digest`, made the most recently used. */
-  #touch(digest: string): Entry | undefined {
-    const entry = this.#cache.get(digest);
-    if (entry !== undefined) {
-      this.#cache.delete(digest);
-      this.#cache.set(digest, entry);
-    }
-    return entry;
-  }
-
   #evict(): void {
     while (this.#bytes > this.cacheBytes && this.#cache.size > 0) {
-      const [oldest, entry] = this.#cache.entries().next().value as [string, Entry];
+      const [oldest, value] = this.#cache.entries().next().value as [string, Buffer];
       this.#cache.delete(oldest);
-      this.#bytes -= (entry.bytes?.byteLength ?? 0) + (entry.json?.byteLength ?? 0);
+      this.#bytes -= value.byteLength + (this.#forms.get(value)?.json?.byteLength ?? 0);
+      this.#forms.delete(value);
     }
   }
 
   /**
    * Whether `bytes` (as `read` returned them for `digest`) are served as text, and, with `json`, that text as a JSON
-   * string: what every `resources/read` of a hot text file would otherwise decode, check and escape again. While the
-   * file is cached the JSON string takes the place of its bytes (one copy in the budget, not two: reads are answered
-   * with the string); anything else is worked out and not kept.
+   * string: what every `resources/read` of a hot text file would otherwise decode, check and escape again. Kept
+   * beside the cached bytes (counted in the same budget, gone when they are) only while those bytes are the cached
+   * ones; anything else is worked out and not kept.
    */
   servedForm(digest: string, bytes: Buffer, json = false): { text: boolean; json?: Buffer } {
-    const entry = this.#cache.get(digest);
-    // Cached bytes are the ones `read` returned; a JSON-only entry's were rebuilt from it (the same bytes, by digest).
-    const cached = entry !== undefined && (entry.bytes === bytes || entry.bytes === undefined) ? entry : undefined;
-    const text = cached === undefined ? isText(bytes) : (cached.text ??= isText(bytes));
-    if (!json || !text) return { text };
-    if (cached === undefined) return { text, json: Buffer.from(JSON.stringify(bytes.toString('utf8'))) };
-    if (cached.json === undefined) {
-      cached.json = Buffer.from(JSON.stringify(bytes.toString('utf8')));
-      this.#bytes += cached.json.byteLength - (cached.bytes?.byteLength ?? 0);
-      cached.bytes = undefined;
+    const cached = this.#cache.get(digest) === bytes;
+    let form = cached ? this.#forms.get(bytes) : undefined;
+    if (form === undefined) {
+      form = { text: !bytes.includes(0) && isUtf8(bytes) };
+      if (cached) this.#forms.set(bytes, form);
+    }
+    if (json && form.text && form.json === undefined) {
+      const made = Buffer.from(JSON.stringify(bytes.toString('utf8')));
+      if (!cached) return { text: true, json: made };
+      form.json = made;
+      this.#bytes += made.byteLength;
       this.#evict();
     }
-    return { text, json: cached.json };
+    return form;
   }
 
   async #readVerified(file: CatalogFile, origin: SkillOrigin): Promise<Buffer> {

@@ -202,30 +202,24 @@ export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerR
 async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
   const { service } = ctx;
   const uri = hot.params['uri'] as string;
-  // A hot text file: its cached JSON string, nothing read (catalog/content.ts keeps the string in place of its bytes).
-  const hit = service.cachedTextJson(uri);
   let found;
-  if (hit === undefined || hit.size >= STREAM_MIN_BYTES) {
-    try {
-      found = await service.readFileBytes(uri);
-    } catch {
-      return false; // the SDK path produces the error answer
-    }
-    if (found === undefined) return false;
+  try {
+    found = await service.readFileBytes(uri);
+  } catch {
+    return false; // the SDK path produces the error answer
   }
-  const size = found === undefined ? hit!.size : found.bytes.length;
-  const mimeType = found === undefined ? hit!.mimeType : found.mimeType;
-  const text = found === undefined || found.text;
+  if (found === undefined) return false;
+  const { bytes, mimeType, text } = found;
   // What a pending or unreviewed version's SKILL.md read carries (mcp/server-factory.ts adds it on the SDK path).
   const meta = service.readMeta(uri);
-  if (meta !== undefined && size >= STREAM_MIN_BYTES) return false;
+  if (meta !== undefined && bytes.length >= STREAM_MIN_BYTES) return false;
   const marked = meta === undefined ? {} : { _meta: meta };
   service.recordRead(uri, 'ok');
-  if (size < STREAM_MIN_BYTES) {
+  if (bytes.length < STREAM_MIN_BYTES) {
     if (text) {
       // The text's JSON string is made once while the file is cached (catalog/content.ts), and put where the
       // placeholder is: the same bytes JSON.stringify of the whole answer makes, without escaping the file again.
-      const escaped = found === undefined ? hit!.json : service.options.content.servedForm(found.digest, found.bytes, true).json!;
+      const escaped = service.options.content.servedForm(found.digest, bytes, true).json!;
       const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, text: PLACEHOLDER_TEXT, ...marked }] }), jsonrpc: '2.0', id: hot.id });
       const at = json.indexOf(PLACEHOLDER_JSON);
       const head = Buffer.from(json.slice(0, at));
@@ -240,7 +234,7 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
       return true;
     }
     const json = JSON.stringify({
-      result: wrap(ctx, hot, { contents: [{ uri, mimeType, blob: found!.bytes.toString('base64'), ...marked }] }),
+      result: wrap(ctx, hot, { contents: [{ uri, mimeType, blob: bytes.toString('base64'), ...marked }] }),
       jsonrpc: '2.0',
       id: hot.id,
     });
@@ -248,7 +242,7 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
     res.end(json);
     return true;
   }
-  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [streamedItem(uri, mimeType, text)] }), jsonrpc: '2.0', id: hot.id }, found!.bytes, text);
+  await writeStreamed(res, { result: wrap(ctx, hot, { contents: [streamedItem(uri, mimeType, text)] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
   return true;
 }
 

@@ -116,9 +116,6 @@ export class SkillsService {
 
   /** A listed file's content; undefined when no such file is served. Throws StaleFileError when its bytes changed. */
   async readFile(uri: string): Promise<FileContent | undefined> {
-    // A hot text file's cached JSON string is its text: parsed back, not rebuilt into bytes and decoded again.
-    const hit = this.cachedTextJson(uri);
-    if (hit !== undefined) return { text: JSON.parse(hit.json.toString('utf8')) as string, mimeType: hit.mimeType };
     const found = await this.readFileBytes(uri);
     if (found === undefined) return undefined;
     const { bytes, mimeType } = found;
@@ -151,18 +148,6 @@ export class SkillsService {
     }
     const text = found.file !== found.skill.artifact && this.options.content.servedForm(found.file.digest, bytes).text;
     return { bytes, mimeType: found.file.mimeType, text, digest: found.file.digest };
-  }
-
-  /**
-   * A listed text file's JSON string when the content cache holds it (the file was read as text before and is
-   * unchanged: same digest), with no bytes read or rebuilt; undefined otherwise (`readFileBytes` then answers).
-   */
-  cachedTextJson(uri: string): { json: Buffer; mimeType: string; size: number } | undefined {
-    const canonical = canonicalSkillUri(uri);
-    const found = canonical === undefined ? undefined : this.snapshot.file(canonical);
-    if (found === undefined || found.file === found.skill.artifact) return undefined;
-    const json = this.options.content.cachedJson(found.file.digest);
-    return json === undefined ? undefined : { json, mimeType: found.file.mimeType, size: found.file.size };
   }
 
   /** Why the skill holding `uri` is refused (a revoked version), or undefined. */
