@@ -91,30 +91,21 @@ const LINE_CHUNK = 4 * 1024 * 1024;
  * only ever replaced by a rename, which leaves the opened file as it was).
  */
 export function readCheckedLines(path: string): Iterable<string> | undefined {
-  let fd: number;
+  const file = openChecksummed(path);
+  if (file === undefined) return undefined;
+  let fd = file.fd;
   try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (size < TRAILER_BYTES) return undefined;
-    const bodyBytes = size - TRAILER_BYTES;
     const hash = createHash('sha256');
     const chunk = Buffer.allocUnsafe(LINE_CHUNK);
-    for (let at = 0; at < bodyBytes; ) {
-      const read = readSync(fd, chunk, 0, Math.min(LINE_CHUNK, bodyBytes - at), at);
+    for (let at = 0; at < file.bodyBytes; ) {
+      const read = readSync(fd, chunk, 0, Math.min(LINE_CHUNK, file.bodyBytes - at), at);
       if (read === 0) return undefined;
       hash.update(chunk.subarray(0, read));
       at += read;
     }
-    const trailer = Buffer.alloc(TRAILER_BYTES);
-    if (readSync(fd, trailer, 0, TRAILER_BYTES, bodyBytes) !== TRAILER_BYTES) return undefined;
-    if (trailer.toString('latin1') !== `\n${CHECKSUM_MARK}${hash.digest('hex')}\n`) return undefined;
-    const opened = fd;
+    if (hash.digest('hex') !== file.expected) return undefined;
     fd = -1; // handed to the iterator, which closes it
-    return lines(opened, bodyBytes, chunk);
+    return lines(file.fd, file.bodyBytes, chunk);
   } catch {
     return undefined;
   } finally {
@@ -130,6 +121,32 @@ export function readCheckedLines(path: string): Iterable<string> | undefined {
  * is missing or has no checksum line.
  */
 export function readLinesCheckedBeside(path: string): { lines: Iterable<string>; verified: Promise<boolean> } | undefined {
+  const file = openChecksummed(path);
+  if (file === undefined) return undefined;
+  const { fd, bodyBytes, expected } = file;
+  try {
+    // Closed once both the reader and the hash are done with it (either may finish first, or stop early).
+    let users = 2;
+    const release = () => {
+      if (--users === 0) closeSync(fd);
+    };
+    const verified = new Promise<boolean>((resolve) => {
+      const worker = new Worker(HASH_FILE_WORKER, { eval: true, workerData: { fd, length: bodyBytes, chunk: LINE_CHUNK } });
+      worker.once('message', (digest: string) => resolve(digest === expected));
+      worker.once('error', () => resolve(false));
+      worker.once('exit', () => resolve(false)); // after a message this changes nothing
+    })
+      .catch(() => false) // no worker to be had: not verified, so not believed
+      .finally(release);
+    return { lines: lines(fd, bodyBytes, Buffer.allocUnsafe(LINE_CHUNK), release), verified };
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+}
+
+/** A file a ChunkedFileWriter wrote, opened, with the digest its checksum line names; undefined (closed) otherwise. */
+function openChecksummed(path: string): { fd: number; bodyBytes: number; expected: string } | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -144,27 +161,10 @@ export function readLinesCheckedBeside(path: string): { lines: Iterable<string>;
     if (readSync(fd, trailer, 0, TRAILER_BYTES, bodyBytes) !== TRAILER_BYTES) throw new Error('cut short');
     const text = trailer.toString('latin1');
     if (!text.startsWith(`\n${CHECKSUM_MARK}`) || !text.endsWith('\n')) throw new Error('no checksum line');
-    const expected = text.slice(1 + CHECKSUM_MARK.length, -1);
-    // Closed once both the reader and the hash are done with it (either may finish first, or stop early).
-    let users = 2;
-    const opened = fd;
-    const release = () => {
-      if (--users === 0) closeSync(opened);
-    };
-    const verified = new Promise<boolean>((resolve) => {
-      const worker = new Worker(HASH_FILE_WORKER, { eval: true, workerData: { fd, length: bodyBytes, chunk: LINE_CHUNK } });
-      worker.once('message', (digest: string) => resolve(digest === expected));
-      worker.once('error', () => resolve(false));
-      worker.once('exit', () => resolve(false)); // after a message this changes nothing
-    })
-      .catch(() => false) // no worker to be had: not verified, so not believed
-      .finally(release);
-    fd = -1; // handed to the reader and the hash, the last of which closes it
-    return { lines: lines(opened, bodyBytes, Buffer.allocUnsafe(LINE_CHUNK), release), verified };
+    return { fd, bodyBytes, expected: text.slice(1 + CHECKSUM_MARK.length, -1) };
   } catch {
+    closeSync(fd);
     return undefined;
-  } finally {
-    if (fd >= 0) closeSync(fd);
   }
 }
 
