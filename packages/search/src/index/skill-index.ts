@@ -90,6 +90,8 @@ import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
 import { QueryDomain } from '../scoring/query-domain.js';
+import { specificWords } from '../scoring/specific-words.js';
+import type { Held, SpecificWords } from '../scoring/specific-words.js';
 import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
@@ -1267,11 +1269,23 @@ export class SkillSearchIndex {
     // task in words the catalog only uses in passing, in bodies, is most often one no skill serves.
     let topicalWeight = 0;
     for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
-    let results = kept.map((doc) => this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
+    // The query's words rare in English that the catalog lacks or holds only in bodies (../scoring/specific-words.ts).
+    const specific =
+      vectors === undefined || kept.length === 0
+        ? { unknown: 0, untopical: 0 }
+        : specificWords(
+            text,
+            (word) => vectors.position(word),
+            (word) => this.heldWhere(word, scope),
+          );
+    let results = kept.map((doc) =>
+      this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight, specific),
+    );
     // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     const domain = this.queryDomain;
-    if (domain !== undefined && queryVector !== undefined) for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector);
+    if (domain !== undefined && queryVector !== undefined)
+      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, found.evidence);
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1346,10 +1360,29 @@ export class SkillSearchIndex {
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, judged: number, expanded: ExpandedTerm[], scope: Scope, cosine: number, topicalWeight: number): SearchHit {
+  private hit(
+    doc: number,
+    score: number,
+    judged: number,
+    expanded: ExpandedTerm[],
+    scope: Scope,
+    cosine: number,
+    topicalWeight: number,
+    specific: SpecificWords,
+  ): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
-    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0, topicalWeight, missedWeight: 0 };
+    const evidence = {
+      exact: 0,
+      exactWeight: 0,
+      queryWeight: 0,
+      cosine,
+      unknownWeight: 0,
+      topicalWeight,
+      missedWeight: 0,
+      rareUnknown: specific.unknown,
+      rareUntopical: specific.untopical,
+    };
     for (const { word, expansions, typed, own, weight } of expanded) {
       if (typed) {
         evidence.queryWeight += weight;
@@ -1382,6 +1415,20 @@ export class SkillSearchIndex {
     const described = matches.map(({ word, written, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (${kind}: ${written})`} in ${fields.join('+')}`);
     const reason = `${described.join(', ')}${missed.length > 0 ? `${described.length > 0 ? '; ' : ''}not matched: ${missed.join(', ')}` : ''}` || 'name';
     return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, judged, idf(0, scope.count)) };
+  }
+
+  /** Where the scope holds a query word's terms (its stem, or its parts): the best of them; undefined for a stopword. */
+  private heldWhere(word: string, scope: Scope): Held | undefined {
+    const { term, parts } = this.analyzer.analyze(word, false);
+    let where: Held | undefined;
+    for (const each of parts === undefined ? [term] : [term, ...parts]) {
+      if (each === undefined) continue;
+      const id = this.expander.known(each, scope);
+      if (id !== undefined && scope.topical(id)) return 'topical';
+      if (id !== undefined) where = 'body';
+      else where ??= 'none';
+    }
+    return where;
   }
 
   /** The distinct pairs of adjacent query terms the index holds, in the query's order (for the phrase bonus). */
