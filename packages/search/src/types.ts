@@ -42,6 +42,11 @@ export interface SearchOptions {
    */
   minMergeRows?: number;
   /**
+   * @internal The most code bits a compact posting gives its counts (default and at most 24; ../postings/compact-postings.ts):
+   * tests lower it to reach the wide layout, which only millions of skills need.
+   */
+  maxCodeBits?: number;
+  /**
    * A search whose best hit is less confident than this (SearchHit.confidence) answers nothing, so that no result
    * means no skill fits, and a hit must match a typed word itself (default MIN_CONFIDENCE, ./scoring/confidence.ts;
    * 0: no decision, every hit the words reach, near, related and mapped matches alone included).
