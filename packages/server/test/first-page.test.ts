@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS, checkFrontmatter, discoverSkills, parseSkillMarkdown } 
 import { assemble, normaliseRoot, scanRoot } from '../src/catalog/folder-scan.js';
 import type { FolderRoot } from '../src/catalog/folder-scan.js';
 import { firstPageFolders, frontmatterName, plainName } from '../src/catalog/first-page.js';
+import { scanInWorkers } from '../src/catalog/parallel-scan.js';
 import { CatalogSnapshot } from '../src/catalog/snapshot.js';
 import { SkillportServer } from '../src/app.js';
 
@@ -41,6 +42,8 @@ function hostileTree(count: number): string {
   spec['group-0/aaa-folded/SKILL.md'] = '---\nname: aaa\n  folded\ndescription: A name over two lines.\n---\n\n# f\n';
   spec['group-0/Aaa-Upper/SKILL.md'] = '---\nname: Aaa-Upper\ndescription: Upper case, a warning.\n---\n\n# u\n';
   spec['group-0/aaa-device/SKILL.md'] = { symlink: '/dev/zero' };
+  // Past the parser's stack on this thread and a worker's, at different depths: refused on both.
+  spec['group-0/aaa-deep/SKILL.md'] = `---\nname: aaa-deep\ndescription: Nested too deep.\nx-deep: ${'['.repeat(900)}${']'.repeat(900)}\n---\n`;
   spec['linked/SKILL.md'] = skillMd('linked', 'Served through a link.');
   spec['group-0/aaa-fifo/README.md'] = 'a FIFO named SKILL.md beside me\n';
   const dir = makeTree(spec);
@@ -58,11 +61,14 @@ test('the first page from the folders that decide it is the first page of a full
   const dir = hostileTree(450);
   const roots: FolderRoot[] = [normaliseRoot(dir, undefined), normaliseRoot(join(dir, 'group-2'), 'second')];
   const full = roots.flatMap((root) => scanRoot(root, { limits: DEFAULT_LIMITS }).folders);
+  // The server's full scan runs in workers: their verdicts are the ones to match.
+  const workers = (await scanInWorkers(roots, DEFAULT_LIMITS, undefined, 2)).folders;
   for (const pageSize of [1, 2, 5, 10, 40, 120]) {
     const early = await firstPageFolders({ roots, limits: DEFAULT_LIMITS, pageSize, maxInspected: 4 * (pageSize + 1) + 64 });
     assert.ok(early !== undefined, `a page of ${pageSize} is found`);
     assert.ok(early.length < full.length, `fewer folders than the scan's (${early.length} of ${full.length}, page of ${pageSize})`);
     assert.deepEqual(pageOf(early, pageSize), pageOf(full, pageSize), `page of ${pageSize}`);
+    assert.deepEqual(pageOf(early, pageSize), pageOf(workers, pageSize), `page of ${pageSize}, workers`);
   }
   // The renamed folders are where the full scan puts them.
   const first = pageOf(full, 5).uris.map((line) => line.split(' ')[0]);

@@ -198,8 +198,10 @@ export class LiveCatalog {
       return false;
     }
     for (const folder of early) this.#folders.set(folder.dir, compactFolder(folder, this.#pool));
-    this.#snapshot = this.#build();
+    // Problems are the whole scan's to report, once each: the same verdicts, but a parser's message can differ by
+    // thread (a stack overflow's column), and two spellings of one problem would both be printed.
     this.partial = true;
+    this.#snapshot = this.#build();
     this.complete = scan.then(() => {
       if (this.#closed) return;
       this.partial = false;
@@ -563,10 +565,11 @@ export class LiveCatalog {
   #build(): CatalogSnapshot {
     const ordered = [...this.#folders.values()].sort(this.#order);
     // A restored catalog's problems are the last run's: only what the disk shows is reported (after `verify`).
-    if (!this.unverified) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
+    const report = !this.unverified && !this.partial;
+    if (report) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
     this.#assembly = new Assembly(this.#order, this.#assembly);
     this.#assembly.update([], ordered);
-    if (!this.unverified) for (const problem of this.#assembly.problems) this.#report(problem);
+    if (report) for (const problem of this.#assembly.problems) this.#report(problem);
     return new CatalogSnapshot([...this.#assembly.served.values()], ++this.#generation);
   }
 
