@@ -209,8 +209,10 @@ export class SkillSearchIndex {
   private codes = new CountCodes();
   /** Rows of the compact lists in use (the arrays may be longer). */
   private baseRows = 0;
-  /** The compact arrays were handed out (exportState, fromState): the next merge writes new ones, never these. */
+  /** The compact arrays are not the index's own (fromState: views of a restored file): the next merge writes new ones. */
   private lentPostings = false;
+  /** Exports of these arrays not yet written out (exportState until postingsWritten): a merge meanwhile writes new ones. */
+  private writing: { words: Uint32Array; count: number } | undefined;
   /** Documents the index is told to expect (`expect`): the compact arrays are sized for them when they grow. */
   private expectedDocs = 0;
   /** Slots below this are in the compact lists; slots from it on are recent. */
@@ -478,8 +480,8 @@ export class SkillSearchIndex {
    * skills). First each term's live compact postings move down over the removed ones (renumbered; skipped when no
    * slot moves), then, from the last term to the first, each list moves up to its new place, its recent rows after
    * it: a list only moves up, so nothing is overwritten before it is read. The arrays are replaced (by larger ones,
-   * their tail untouched, hence not resident) only when the postings outgrow them or were lent out (exportState,
-   * fromState): lent arrays may still be being written to a file.
+   * their tail untouched, hence not resident) only when the postings outgrow them, are a restored file's (fromState),
+   * or an export of them is still being written to a file (exportState until postingsWritten).
    */
   private mergePostings(renumber: Int32Array, termMap: Int32Array, kept: number, slots: number): void {
     const termCount = termMap.length;
@@ -512,7 +514,7 @@ export class SkillSearchIndex {
     let starts = offsets;
     let words = from.words;
     let counts = shift === 0 ? from.counts : codes.values;
-    if (this.lentPostings || total > words.length || widened) {
+    if (this.lentPostings || this.writing?.words === words || total > words.length || widened) {
       const live = Math.max(1, this.live);
       const expected = this.expectedDocs > live ? Math.ceil((total / live) * this.expectedDocs * 1.125) : 0;
       const capacity = Math.max(Math.ceil(total * POSTINGS_GROWTH), expected);
@@ -524,6 +526,8 @@ export class SkillSearchIndex {
         if (shift === 0) counts.set(from.counts.subarray(0, this.baseRows));
       }
       this.lentPostings = false;
+      // Exports still being written hold the old arrays themselves; these new ones were never lent.
+      this.writing = undefined;
     } else if (moved) starts = this.compactBase(from, words, counts, shift, renumber, termMap);
     const next = new Int32Array(kept + 1);
     for (let term = 0, to = 0; term < termCount; term++) {
@@ -613,7 +617,8 @@ export class SkillSearchIndex {
    */
   exportState(): IndexState {
     this.compact();
-    this.lentPostings = true;
+    if (this.writing?.words === this.base.words) this.writing.count++;
+    else this.writing = { words: this.base.words, count: 1 };
     const count = this.ids.length;
     const forwardOffsets = new Int32Array(count + 1);
     const descriptionOffsets = new Int32Array(count + 1);
@@ -645,6 +650,16 @@ export class SkillSearchIndex {
       postingCounts: this.base.shift === 0 ? this.base.counts.subarray(0, this.baseRows) : this.codes.values.subarray(0, this.codes.size),
       bounds: { tf: this.baseTf, averages: this.baseAverages },
     };
+  }
+
+  /**
+   * Says that a state exported earlier (`exportState`) has been written out: once no export of the current postings
+   * is left unwritten, a merge works in place again. Without it the next merge wrote new arrays beside the old ones
+   * (at 100,000 skills, a second copy of every posting after each save that followed a change).
+   */
+  postingsWritten(state: IndexState): void {
+    if (this.writing === undefined || state.postings.buffer !== this.writing.words.buffer) return;
+    if (--this.writing.count <= 0) this.writing = undefined;
   }
 
   /**
