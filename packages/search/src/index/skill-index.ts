@@ -1309,7 +1309,7 @@ export class SkillSearchIndex {
     // The query's words rare in English that the catalog lacks or holds only in bodies (../scoring/specific-words.ts).
     const specific =
       vectors === undefined || kept.length === 0
-        ? { unknown: 0, untopical: 0 }
+        ? { unknown: 0, untopical: 0, namedUnknown: 0, namedUntopical: 0 }
         : specificWords(
             text,
             (word) => vectors.position(word),
@@ -1419,6 +1419,8 @@ export class SkillSearchIndex {
       missedWeight: 0,
       rareUnknown: specific.unknown,
       rareUntopical: specific.untopical,
+      namedUnknown: specific.namedUnknown,
+      namedUntopical: specific.namedUntopical,
     };
     for (const { word, expansions, typed, own, weight } of expanded) {
       if (typed) {

@@ -153,12 +153,33 @@ function withHint(hot: HotRequest, meta: unknown): HotRequest {
  */
 const envelopeVerdicts = new Map<string, boolean>();
 const ENVELOPE_VERDICTS_MAX = 1024;
+/**
+ * The envelope's JSON, or for the one a client almost always sends (the protocol version, a clientInfo of a name and
+ * a version, no capabilities) a key made of those two strings (the name's length first, so no two pairs share one):
+ * the same envelope always gets the same key, and a JSON text never starts with NUL, so the two kinds never meet.
+ */
+function envelopeKey(envelope: Record<string, unknown>): string {
+  const info = envelope['io.modelcontextprotocol/clientInfo'] as Record<string, unknown>;
+  const caps = envelope['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>;
+  let members = 0;
+  for (const _ in envelope) members++;
+  let infoMembers = 0;
+  for (const _ in info) infoMembers++;
+  let capMembers = 0;
+  for (const _ in caps) capMembers++;
+  if (members === 3 && infoMembers === 2 && capMembers === 0 && Object.getPrototypeOf(caps) === Object.prototype) {
+    const name = info['name'] as string;
+    return `\u0000${name.length}\u0000${name}${info['version'] as string}`;
+  }
+  return JSON.stringify(envelope);
+}
+
 // Only envelopes up to this size are kept: the key is the envelope's JSON, and a request body may be megabytes, so
 // 1,024 kept keys must not become gigabytes (a real client's envelope is a few hundred bytes).
 const ENVELOPE_KEY_MAX_CHARS = 4096;
 
 function envelopeAccepted(envelope: Record<string, unknown>): boolean {
-  const key = JSON.stringify(envelope);
+  const key = envelopeKey(envelope);
   let verdict = envelopeVerdicts.get(key);
   if (verdict === undefined) {
     const outcome = classifyInboundRequest({
