@@ -94,7 +94,7 @@ function smaps(pid) {
 }
 try {
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`the server exited with ${proc.exitCode}`);
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`the server exited with ${proc.exitCode ?? proc.signalCode}`);
     if ((await post('skills/list', {}).catch(() => undefined)) !== undefined) break;
     await sleep(50);
   }
@@ -208,7 +208,7 @@ try {
   console.log(`peak RSS ${peak.mb.toFixed(0)} MB, during "${peak.stage}" (${peak.at} s after spawn)`);
 } finally {
   clearInterval(sampler);
-  if (proc.exitCode === null) {
+  if (proc.exitCode === null && proc.signalCode === null) {
     proc.kill('SIGTERM');
     await new Promise((done) => proc.once('exit', done));
   }
