@@ -1066,8 +1066,9 @@ export class SkillSearchIndex {
           const most = left[term]!;
           if (most === 0) continue;
           const { best, state } = scratch.terms[term]!;
-          if (most > best[doc]!) sum += most - best[doc]!;
           const was = state[doc]! & COVERAGE_MASK;
+          const have = was === 0 ? 0 : best[doc]!;
+          if (most > have) sum += most - have;
           if (was !== 2) cover += was === 1 ? (1 - MAPPED_COVERAGE) * plan[term]!.importance : plan[term]!.importance;
         }
         let upper = multiplier(cover) * sum + bonusOf(doc);
@@ -1242,7 +1243,7 @@ export class SkillSearchIndex {
       for (let term = 0; term < plan.length; term++) {
         const { best, state } = scratch.terms[term]!;
         const was = state[doc]! & COVERAGE_MASK;
-        if (was === 0 && best[doc] === 0) continue;
+        if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
         sum += best[doc]!;
         if (plan[term]!.weight === 1) cover += was === 2 ? plan[term]!.importance : MAPPED_COVERAGE * plan[term]!.importance;
       }
@@ -1307,20 +1308,16 @@ export class SkillSearchIndex {
     }
     for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
     declined.length = 0;
-    // Many touched slots: clearing whole arrays is cheaper than visiting each slot once per term.
+    // Per term only the states are cleared (a value counts where its state is set: ./walk.ts); many touched slots:
+    // clearing the whole array is cheaper than visiting each slot once per term.
     const clearAll = touched.length * 8 > slotCount;
     for (let term = 0; term < plan.length; term++) {
-      const { best, state } = scratch.terms[term]!;
+      const { state } = scratch.terms[term]!;
       if (clearAll) {
-        best.fill(0, 0, slotCount);
         state.fill(0, 0, slotCount);
         continue;
       }
-      for (let at = 0; at < touched.length; at++) {
-        const doc = touched.data[at]!;
-        best[doc] = 0;
-        state[doc] = 0;
-      }
+      for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
     }
     touched.length = 0;
     return results;
