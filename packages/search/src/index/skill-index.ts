@@ -237,6 +237,9 @@ export class SkillSearchIndex {
         declined: IntList;
         /** Per query term (by its place in the query), each slot's best value and coverage state. */
         terms: Array<{ best: Float64Array; state: Uint8Array }>;
+        /** Per document in the running, its terms' sum and coverage (the final scoring, term by term). */
+        sums: Float64Array;
+        covers: Float64Array;
       }
     | undefined;
   /**
@@ -895,6 +898,8 @@ export class SkillSearchIndex {
         marked: new Uint8Array(size),
         touched: new IntList(size),
         declined: new IntList(1024),
+        sums: new Float64Array(0),
+        covers: new Float64Array(0),
         terms: [],
       };
     }
@@ -1230,24 +1235,39 @@ export class SkillSearchIndex {
     const reference = this.pruning === 'reference';
     for (let at = 0; at < touched.length; at++) {
       const doc = touched.data[at]!;
-      if (marked[doc] !== 1) {
-        scores[doc] = 0;
-        continue;
+      if (marked[doc] !== 1) scores[doc] = 0;
+      else if (reference) scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
+    }
+    if (!reference) {
+      // Term by term over the documents in the running (the survivors, in slot order, once pruned; else every touched
+      // one): each term's arrays are read forwards, and each document still adds its terms in the query's order.
+      const live = survivors ?? touched;
+      if (scratch.sums.length < live.length) {
+        scratch.sums = new Float64Array(scratch.size);
+        scratch.covers = new Float64Array(scratch.size);
       }
-      if (reference) {
-        scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
-        continue;
-      }
-      let sum = 0;
-      let cover = 0;
+      const { sums, covers } = scratch;
+      sums.fill(0, 0, live.length);
+      covers.fill(0, 0, live.length);
       for (let term = 0; term < plan.length; term++) {
         const { best, state } = scratch.terms[term]!;
-        const was = state[doc]! & COVERAGE_MASK;
-        if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
-        sum += best[doc]!;
-        if (plan[term]!.weight === 1) cover += was === 2 ? plan[term]!.importance : MAPPED_COVERAGE * plan[term]!.importance;
+        const typed = plan[term]!.weight === 1;
+        const full = plan[term]!.importance;
+        const part = MAPPED_COVERAGE * full;
+        for (let at = 0; at < live.length; at++) {
+          const doc = live.data[at]!;
+          const was = state[doc]! & COVERAGE_MASK;
+          if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
+          sums[at]! += best[doc]!;
+          if (typed) covers[at]! += was === 2 ? full : part;
+        }
       }
-      scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(cover / importanceSum, COVERAGE_EXPONENT) : sum;
+      for (let at = 0; at < live.length; at++) {
+        const doc = live.data[at]!;
+        if (marked[doc] !== 1) continue;
+        const sum = sums[at]!;
+        scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covers[at]! / importanceSum, COVERAGE_EXPONENT) : sum;
+      }
     }
     if (!reference) {
       this.addPhraseBonus(pairs, scores, marked, scope, survivors);
