@@ -92,6 +92,8 @@ import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
 import { QueryDomain } from '../scoring/query-domain.js';
+import { specificWords } from '../scoring/specific-words.js';
+import type { Held, SpecificWords } from '../scoring/specific-words.js';
 import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
@@ -207,8 +209,10 @@ export class SkillSearchIndex {
   private codes = new CountCodes();
   /** Rows of the compact lists in use (the arrays may be longer). */
   private baseRows = 0;
-  /** The compact arrays were handed out (exportState, fromState): the next merge writes new ones, never these. */
+  /** The compact arrays are not the index's own (fromState: views of a restored file): the next merge writes new ones. */
   private lentPostings = false;
+  /** Exports of these arrays not yet written out (exportState until postingsWritten): a merge meanwhile writes new ones. */
+  private writing: { words: Uint32Array; count: number } | undefined;
   /** Documents the index is told to expect (`expect`): the compact arrays are sized for them when they grow. */
   private expectedDocs = 0;
   /** Slots below this are in the compact lists; slots from it on are recent. */
@@ -479,8 +483,8 @@ export class SkillSearchIndex {
    * skills). First each term's live compact postings move down over the removed ones (renumbered; skipped when no
    * slot moves), then, from the last term to the first, each list moves up to its new place, its recent rows after
    * it: a list only moves up, so nothing is overwritten before it is read. The arrays are replaced (by larger ones,
-   * their tail untouched, hence not resident) only when the postings outgrow them or were lent out (exportState,
-   * fromState): lent arrays may still be being written to a file.
+   * their tail untouched, hence not resident) only when the postings outgrow them, are a restored file's (fromState),
+   * or an export of them is still being written to a file (exportState until postingsWritten).
    */
   private mergePostings(renumber: Int32Array, termMap: Int32Array, kept: number, slots: number): void {
     const termCount = termMap.length;
@@ -513,7 +517,7 @@ export class SkillSearchIndex {
     let starts = offsets;
     let words = from.words;
     let counts = shift === 0 ? from.counts : codes.values;
-    if (this.lentPostings || total > words.length || widened) {
+    if (this.lentPostings || this.writing?.words === words || total > words.length || widened) {
       const live = Math.max(1, this.live);
       const expected = this.expectedDocs > live ? Math.ceil((total / live) * this.expectedDocs * 1.125) : 0;
       const capacity = Math.max(Math.ceil(total * POSTINGS_GROWTH), expected);
@@ -525,6 +529,8 @@ export class SkillSearchIndex {
         if (shift === 0) counts.set(from.counts.subarray(0, this.baseRows));
       }
       this.lentPostings = false;
+      // Exports still being written hold the old arrays themselves; these new ones were never lent.
+      this.writing = undefined;
     } else if (moved) starts = this.compactBase(from, words, counts, shift, renumber, termMap);
     const next = new Int32Array(kept + 1);
     for (let term = 0, to = 0; term < termCount; term++) {
@@ -614,7 +620,8 @@ export class SkillSearchIndex {
    */
   exportState(): IndexState {
     this.compact();
-    this.lentPostings = true;
+    if (this.writing?.words === this.base.words) this.writing.count++;
+    else this.writing = { words: this.base.words, count: 1 };
     const count = this.ids.length;
     const forwardOffsets = new Int32Array(count + 1);
     const descriptionOffsets = new Int32Array(count + 1);
@@ -646,6 +653,16 @@ export class SkillSearchIndex {
       postingCounts: this.base.shift === 0 ? this.base.counts.subarray(0, this.baseRows) : this.codes.values.subarray(0, this.codes.size),
       bounds: { tf: this.baseTf, averages: this.baseAverages },
     };
+  }
+
+  /**
+   * Says that a state exported earlier (`exportState`) has been written out: once no export of the current postings
+   * is left unwritten, a merge works in place again. Without it the next merge wrote new arrays beside the old ones
+   * (at 100,000 skills, a second copy of every posting after each save that followed a change).
+   */
+  postingsWritten(state: IndexState): void {
+    if (this.writing === undefined || state.postings.buffer !== this.writing.words.buffer) return;
+    if (--this.writing.count <= 0) this.writing = undefined;
   }
 
   /**
@@ -1310,11 +1327,23 @@ export class SkillSearchIndex {
     // task in words the catalog only uses in passing, in bodies, is most often one no skill serves.
     let topicalWeight = 0;
     for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
-    let results = kept.map((doc) => this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
+    // The query's words rare in English that the catalog lacks or holds only in bodies (../scoring/specific-words.ts).
+    const specific =
+      vectors === undefined || kept.length === 0
+        ? { unknown: 0, untopical: 0, namedUnknown: 0, namedUntopical: 0 }
+        : specificWords(
+            text,
+            (word) => vectors.position(word),
+            (word) => this.heldWhere(word, scope),
+          );
+    let results = kept.map((doc) =>
+      this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight, specific),
+    );
     // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     const domain = this.queryDomain;
-    if (domain !== undefined && queryVector !== undefined) for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector);
+    if (domain !== undefined && queryVector !== undefined)
+      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, found.evidence);
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1385,10 +1414,31 @@ export class SkillSearchIndex {
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, judged: number, expanded: ExpandedTerm[], scope: Scope, cosine: number, topicalWeight: number): SearchHit {
+  private hit(
+    doc: number,
+    score: number,
+    judged: number,
+    expanded: ExpandedTerm[],
+    scope: Scope,
+    cosine: number,
+    topicalWeight: number,
+    specific: SpecificWords,
+  ): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
-    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0, topicalWeight, missedWeight: 0 };
+    const evidence = {
+      exact: 0,
+      exactWeight: 0,
+      queryWeight: 0,
+      cosine,
+      unknownWeight: 0,
+      topicalWeight,
+      missedWeight: 0,
+      rareUnknown: specific.unknown,
+      rareUntopical: specific.untopical,
+      namedUnknown: specific.namedUnknown,
+      namedUntopical: specific.namedUntopical,
+    };
     for (const { word, expansions, typed, own, weight } of expanded) {
       if (typed) {
         evidence.queryWeight += weight;
@@ -1421,6 +1471,20 @@ export class SkillSearchIndex {
     const described = matches.map(({ word, written, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (${kind}: ${written})`} in ${fields.join('+')}`);
     const reason = `${described.join(', ')}${missed.length > 0 ? `${described.length > 0 ? '; ' : ''}not matched: ${missed.join(', ')}` : ''}` || 'name';
     return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, judged, idf(0, scope.count)) };
+  }
+
+  /** Where the scope holds a query word's terms (its stem, or its parts): the best of them; undefined for a stopword. */
+  private heldWhere(word: string, scope: Scope): Held | undefined {
+    const { term, parts } = this.analyzer.analyze(word, false);
+    let where: Held | undefined;
+    for (const each of parts === undefined ? [term] : [term, ...parts]) {
+      if (each === undefined) continue;
+      const id = this.expander.known(each, scope);
+      if (id !== undefined && scope.topical(id)) return 'topical';
+      if (id !== undefined) where = 'body';
+      else where ??= 'none';
+    }
+    return where;
   }
 
   /** The distinct pairs of adjacent query terms the index holds, in the query's order (for the phrase bonus). */
