@@ -1,4 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { fileSource } from '@skillport/core';
@@ -218,6 +219,9 @@ export class CatalogSearch {
    */
   persistTo(path: string): void {
     this.#persistPath = path;
+    // A warm start: its index is searched the moment the server answers, so the data a first search reads (word
+    // vectors, situation map, WordNet) are read now, before it answers, instead of by the first search after it.
+    if (existsSync(path)) this.index.prepare();
     this.#restoring = this.#restore(path).finally(() => {
       this.#restoring = undefined;
     });
@@ -228,6 +232,7 @@ export class CatalogSearch {
       const loaded = await loadIndex(path, this.#indexOptions);
       if (loaded === undefined || this.#closed) return;
       this.index = loaded.index;
+      this.index.prepare();
       this.#indexed.clear();
       for (const [uri, digest] of loaded.versions) if (digest !== '') this.#indexed.set(uri, digest);
       this.#epoch++;
