@@ -132,6 +132,8 @@ export interface SearchState {
   restored: { skills: number } | 'none' | { discarded: string };
   /** Skills read and analysed in worker threads (a large batch's), not on the main thread. */
   analysedInWorkers: number;
+  /** The data a first search reads (word vectors, situation map, WordNet) were read before any search: a warm start. */
+  prepared: boolean;
   /** Times the index was saved, and the last save's failure if any. */
   saves: number;
   saveError?: string;
@@ -195,6 +197,7 @@ export class CatalogSearch {
   #workers = DEFAULT_WORKERS;
   #pool: AnalysisPool | undefined;
   #analysedInWorkers = 0;
+  #prepared = false;
   #log: (line: string) => void = () => undefined;
   /** Private skills (pending versions) some view holds, indexed apart from the catalog (#withPrivate). */
   #private: { index: SkillSearchIndex; indexed: Map<string, string> } | undefined;
@@ -221,7 +224,10 @@ export class CatalogSearch {
     this.#persistPath = path;
     // A warm start: its index is searched the moment the server answers, so the data a first search reads (word
     // vectors, situation map, WordNet) are read now, before it answers, instead of by the first search after it.
-    if (existsSync(path)) this.index.prepare();
+    if (existsSync(path)) {
+      this.index.prepare();
+      this.#prepared = true;
+    }
     this.#restoring = this.#restore(path).finally(() => {
       this.#restoring = undefined;
     });
@@ -341,6 +347,7 @@ export class CatalogSearch {
       compactions: this.#compactions,
       restored: this.#restored,
       analysedInWorkers: this.#analysedInWorkers,
+      prepared: this.#prepared,
       saves: this.#saves,
       ...(this.#saveError !== undefined ? { saveError: this.#saveError } : {}),
     };
