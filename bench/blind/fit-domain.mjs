@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // bench/blind/fit-domain: fits the query-domain weights (packages/search/src/scoring/query-domain.ts, ADR 0271) and
 // writes them to packages/search/src/scoring/query-domain.txt. Inputs per query: the logit of the lexical confidence
-// of its deciding hit (an index with queryDomain: false) and the query's word vector. A balanced logistic regression
+// of its deciding hit (an index with queryDomain: false), whether the query holds a word rare in English that no skill
+// holds, or that skills hold only in bodies (evidence.rareUnknown, rareUntopical), and the query's word vector. A balanced logistic regression
 // with an L2 penalty on standardised inputs, positives (queries that have a skill) against no-fit tasks, on the fitting
 // sets only (below); the threshold is the one that keeps 96 % of the fitting positives answered, judged on 5-fold
 // out-of-fold confidences (the in-sample ones flatter a 101-input fit), then folded into the bias so that the index's
 // MIN_CONFIDENCE stays the decision threshold. Prints the fitting sets' in-sample and out-of-fold rates; check sets
-// (blind set 6, never fitted on) are scored with bench/blind/score.mjs and bench/blind/no-fit.mjs after a build.
+// (blind set 7, never fitted on) are scored with bench/blind/score.mjs and bench/blind/no-fit.mjs after a build.
 // Usage: npm run build --silent && node bench/blind/fit-domain.mjs [--corpus DIR] [--l2 0.03] [--answered 0.96] [--dry-run]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,7 +25,7 @@ const corpus = resolve(flag('corpus') ?? join(repo, '../shared/corpus/skills'));
 const l2 = Number(flag('l2') ?? 0.03);
 const ANSWERED = Number(flag('answered') ?? 0.96);
 const FOLDS = 5;
-// The fitting sets: every spent set but blind set 6, which is kept aside to check.
+// The fitting sets: every spent set but blind set 7, which is kept aside to check.
 const POSITIVES = [
   'search-queries.json',
   'search-queries-heldout.json',
@@ -34,8 +35,9 @@ const POSITIVES = [
   'blind3/queries.json',
   'blind4/queries.json',
   'blind5/queries.json',
+  'blind6/queries.json',
 ];
-const NO_FIT = ['no-fit/seen.json', 'no-fit/written.json', 'blind4/no-fit.json', 'blind5/no-fit.json'];
+const NO_FIT = ['no-fit/seen.json', 'no-fit/written.json', 'no-fit/near-miss.json', 'blind4/no-fit.json', 'blind5/no-fit.json', 'blind6/no-fit.json'];
 const load = (file) => {
   const loaded = JSON.parse(readFileSync(join(repo, 'bench', file), 'utf8'));
   return Array.isArray(loaded) ? loaded : loaded.queries;
@@ -60,7 +62,10 @@ for (const [files, positive] of [
       const vector = vectors.textVector(query.slice(0, 1000));
       if (top === undefined) rows.push({ y: positive, none: true });
       else if (top.evidence.exactWeight >= top.evidence.queryWeight * (1 - 1e-9)) rows.push({ y: positive, all: true });
-      else rows.push({ y: positive, x: [logit(top.confidence), ...(vector ?? new Float32Array(vectors.dimensions))] });
+      else {
+        const rare = [top.evidence.rareUnknown > 0 ? 1 : 0, top.evidence.rareUntopical > 0 ? 1 : 0];
+        rows.push({ y: positive, x: [logit(top.confidence), ...rare, ...(vector ?? new Float32Array(vectors.dimensions))] });
+      }
     }
   }
 }
@@ -133,7 +138,8 @@ console.log(`  in sample:   ${rates((row) => predict(model, row.x))}`);
 
 // Folded: z = lexical · logit(c) + Σ weight_i · v_i + bias, with the threshold moved to MIN_CONFIDENCE.
 const lexical = model.w[0] / model.sd[0];
-const weights = Array.from(model.w.slice(1), (w, i) => w / model.sd[i + 1]);
+const specific = [1, 2].map((i) => model.w[i] / model.sd[i]);
+const weights = Array.from(model.w.slice(3), (w, i) => w / model.sd[i + 3]);
 let bias = model.b - threshold + logit(MIN_CONFIDENCE);
 for (let i = 0; i < model.w.length; i++) bias -= (model.w[i] * model.mean[i]) / model.sd[i];
 const text = [
@@ -141,8 +147,9 @@ const text = [
   `# Fitted on ${POSITIVES.join(', ')} against ${NO_FIT.join(', ')}; L2 ${l2}; ${100 * ANSWERED} % of positives answered out of fold.`,
   `lexical ${lexical.toPrecision(6)}`,
   `bias ${bias.toPrecision(6)}`,
+  `specific ${specific.map((w) => w.toPrecision(6)).join(' ')}`,
   `weights ${weights.map((w) => w.toPrecision(5)).join(' ')}`,
   '',
 ].join('\n');
 if (!args.includes('--dry-run')) writeFileSync(join(repo, 'packages/search/src/scoring/query-domain.txt'), text);
-console.log(text.split('\n').slice(2, 4).join('\n'));
+console.log(text.split('\n').slice(2, 5).join('\n'));

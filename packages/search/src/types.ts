@@ -42,6 +42,11 @@ export interface SearchOptions {
    */
   minMergeRows?: number;
   /**
+   * @internal The most code bits a compact posting gives its counts (default and at most 24; ../postings/compact-postings.ts):
+   * tests lower it to reach the wide layout, which only millions of skills need.
+   */
+  maxCodeBits?: number;
+  /**
    * A search whose best hit is less confident than this (SearchHit.confidence) answers nothing, so that no result
    * means no skill fits, and a hit must match a typed word itself (default MIN_CONFIDENCE, ./scoring/confidence.ts;
    * 0: no decision, every hit the words reach, near, related and mapped matches alone included).
@@ -76,7 +81,9 @@ export interface SearchHit {
    * words it matches exactly and of all typed words (a word no skill holds counts as the rarest); `cosine`, the
    * meaning channel's cosine (0 without vectors); `unknownWeight`, the idf of the typed words no skill holds;
    * `topicalWeight`, of the typed words some skill holds in its name, description or headings (the same for every
-   * hit of a query); `missedWeight`, the largest idf of a typed word this skill does not hold.
+   * hit of a query); `missedWeight`, the largest idf of a typed word this skill does not hold; `rareUnknown` and
+   * `rareUntopical`, the query's words rare in English (./scoring/specific-words.ts) that no skill holds, or that
+   * skills hold only in bodies (the same for every hit; 0 without word vectors).
    */
   evidence: {
     exact: number;
@@ -86,6 +93,8 @@ export interface SearchHit {
     unknownWeight: number;
     topicalWeight: number;
     missedWeight: number;
+    rareUnknown: number;
+    rareUntopical: number;
   };
   /** How sure search is that this skill fits the query (0..1; ./scoring/confidence.ts): see SearchOptions.minConfidence. */
   confidence: number;

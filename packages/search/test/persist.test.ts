@@ -124,13 +124,41 @@ describe('a persisted search index', () => {
     const text = bytes.toString('latin1');
     const otherAnalysis = Buffer.from(text.replace(/"analysis":"[0-9a-f]{64}"/, `"analysis":"${'0'.repeat(64)}"`), 'latin1');
     assert.throws(() => decodeIndex(otherAnalysis, OPTIONS), /another analysis/);
+    // A file of the format before the compact postings (8 bytes a posting) is another format: discarded, rebuilt.
+    assert.match(text, /^skillport-search-index\/4\n/);
+    const previous = Buffer.from(text.replace(/^skillport-search-index\/4\n/, 'skillport-search-index/3\n'), 'latin1');
+    assert.throws(() => decodeIndex(previous, OPTIONS), /not this format/);
+  });
+
+  test('holds its postings in 4 bytes each (the slot and a counts code), or 8 when wide, and restores either alike', () => {
+    for (const maxCodeBits of [24, 0]) {
+      const index = new SkillSearchIndex(documents(300), { ...OPTIONS, maxCodeBits });
+      const expected = QUERIES.map((query) => index.search(query, 20));
+      const state = index.exportState();
+      const postings = state.postings.length;
+      if (maxCodeBits === 0) {
+        assert.equal(state.postingShift, 0);
+        assert.equal(state.postingCounts.length, postings);
+      } else {
+        // 300 slots leave 23 code bits; the distinct counts are a small table beside the words.
+        assert.equal(state.postingShift, 23);
+        assert.ok(state.postingCounts.length < postings / 10, `${state.postingCounts.length} codes for ${postings} postings`);
+      }
+      const bytes = Buffer.concat(encodeIndex(index, () => ''));
+      const restored = decodeIndex(bytes, OPTIONS).index;
+      QUERIES.forEach((query, at) => assert.deepEqual(restored.search(query, 20), expected[at], `${query} (code bits ${maxCodeBits})`));
+    }
   });
 
   test('arrays that do not fit together are refused even under a matching checksum (fromState checks them)', () => {
     const state = changedIndex().exportState();
-    const docs = Int32Array.from(state.postingDocs);
-    docs[0] = 1_000_000;
-    assert.throws(() => SkillSearchIndex.fromState({ ...state, postingDocs: docs }, OPTIONS), /postings are not ascending slots/);
+    const docs = Uint32Array.from(state.postings);
+    docs[0] = state.ids.length * 2 ** state.postingShift;
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, postings: docs }, OPTIONS), /postings are not ascending slots/);
+    const codes = Uint32Array.from(state.postings);
+    codes[0] = (codes[0]! & ~(2 ** state.postingShift - 1)) + state.postingCounts.length;
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, postings: codes }, OPTIONS), /counts the table does not hold/);
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, postingShift: 31 }, OPTIONS), /layout does not fit/);
     assert.throws(() => SkillSearchIndex.fromState({ ...state, ids: [...state.ids, 'extra'] }, OPTIONS), /names do not match the ids/);
     const offsets = Int32Array.from(state.postingOffsets);
     offsets[offsets.length - 1]! += 5;

@@ -87,11 +87,20 @@ const related = (word: string): RelatedWord[] =>
   word === 'blurry' ? [{ word: 'fuzzy', weight: 1 }] : word === 'deploy' ? [{ word: 'migrate', weight: 0.5 }] : [];
 
 describe('incremental search index', () => {
-  for (const seed of [1, 2, 3, 42, 1234]) {
-    test(`random adds, edits and removes rank like a fresh index (seed ${seed})`, () => {
+  // maxCodeBits: the postings' layout (compact, with the codes' bits below 24 as slots grow past 256; 5 and 6: the
+  // table outgrows them in the middle, so the layout widens; 0: wide from the start), against a fresh default index.
+  for (const [seed, maxCodeBits] of [
+    [1, 24],
+    [2, 24],
+    [3, 6],
+    [42, 0],
+    [1234, 24],
+    [7, 5],
+  ] as const) {
+    test(`random adds, edits and removes rank like a fresh index (seed ${seed}, code bits ${maxCodeBits})`, () => {
       const next = random(seed);
       // A low merge threshold, so that merges happen in the middle of the sequence too.
-      const index = new SkillSearchIndex([], { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 40 + Math.floor(next() * 200) });
+      const index = new SkillSearchIndex([], { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 40 + Math.floor(next() * 200), maxCodeBits });
       const current = new Map<string, SearchDocument>();
       for (let step = 0; step < 400; step++) {
         const roll = next();
@@ -126,46 +135,50 @@ describe('incremental search index', () => {
     });
   }
 
-  test('merges in place never write arrays an export or a restore handed out; an expected batch ranks alike', () => {
-    const next = random(99);
-    const options = { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 60 };
-    const index = new SkillSearchIndex([], options);
-    index.expect(300);
-    const current = new Map<string, SearchDocument>();
-    const lent: Array<{ arrays: Array<Int32Array | Uint32Array>; copies: Array<Int32Array | Uint32Array> }> = [];
-    const lend = (state: ReturnType<SkillSearchIndex['exportState']>): void => {
-      const arrays = [state.postingOffsets, state.postingDocs, state.postingCounts];
-      lent.push({ arrays, copies: arrays.map((array) => array.slice()) });
-    };
-    let restored: SkillSearchIndex | undefined;
-    for (let step = 0; step < 400; step++) {
-      const ids = [...current.keys()];
-      if (next() < 0.6 || ids.length < 3) {
-        const id = next() < 0.3 && ids.length > 0 ? ids[Math.floor(next() * ids.length)]! : `skill-${step}`;
-        const document = makeDocument(next, id);
-        current.set(id, document);
-        index.add(document);
-        restored?.add(document);
-      } else {
-        const id = ids[Math.floor(next() * ids.length)]!;
-        current.delete(id);
-        index.remove(id);
-        restored?.remove(id);
+  for (const maxCodeBits of [24, 6])
+    test(`merges in place never write arrays an export or a restore handed out; an expected batch ranks alike (code bits ${maxCodeBits})`, () => {
+      const next = random(99);
+      const options = { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 60, maxCodeBits };
+      const index = new SkillSearchIndex([], options);
+      index.expect(300);
+      const current = new Map<string, SearchDocument>();
+      const lent: Array<{ arrays: Array<Int32Array | Uint32Array>; copies: Array<Int32Array | Uint32Array> }> = [];
+      const lend = (state: ReturnType<SkillSearchIndex['exportState']>): void => {
+        const arrays = [state.postingOffsets, state.postings, state.postingCounts];
+        lent.push({ arrays, copies: arrays.map((array) => array.slice()) });
+      };
+      let restored: SkillSearchIndex | undefined;
+      for (let step = 0; step < 400; step++) {
+        const ids = [...current.keys()];
+        if (next() < 0.6 || ids.length < 3) {
+          const id = next() < 0.3 && ids.length > 0 ? ids[Math.floor(next() * ids.length)]! : `skill-${step}`;
+          const document = makeDocument(next, id);
+          current.set(id, document);
+          index.add(document);
+          restored?.add(document);
+        } else {
+          const id = ids[Math.floor(next() * ids.length)]!;
+          current.delete(id);
+          index.remove(id);
+          restored?.remove(id);
+        }
+        if (step % 80 === 79) {
+          const state = index.exportState();
+          lend(state);
+          // A restore takes the arrays as they are: its own merges must not write them either.
+          restored = SkillSearchIndex.fromState(state, options);
+          if (step === 159) index.expect(200);
+        }
       }
-      if (step % 80 === 79) {
-        const state = index.exportState();
-        lend(state);
-        // A restore takes the arrays as they are: its own merges must not write them either.
-        restored = SkillSearchIndex.fromState(state, options);
-        if (step === 159) index.expect(200);
+      const fresh = new SkillSearchIndex([...current.values()], options);
+      for (const index_ of [index, restored!]) {
+        for (const query of QUERIES) same(index_.search(query, 20), fresh.search(query, 20), `"${query}"`);
       }
-    }
-    const fresh = new SkillSearchIndex([...current.values()], options);
-    for (const index_ of [index, restored!]) {
-      for (const query of QUERIES) same(index_.search(query, 20), fresh.search(query, 20), `"${query}"`);
-    }
-    lent.forEach(({ arrays, copies }, at) => arrays.forEach((array, which) => assert.deepEqual(array, copies[which], `export ${at}, array ${which}`)));
-  });
+      lent.forEach(({ arrays, copies }, at) => arrays.forEach((array, which) => assert.deepEqual(array, copies[which], `export ${at}, array ${which}`)));
+      // The layout asked for: 6 code bits are outgrown (wide, the counts per posting), 24 are not.
+      const state = index.exportState();
+      assert.equal(state.postingShift === 0, maxCodeBits === 6);
+    });
 
   test('a view ranks like an index of its documents alone, and never returns a document outside it', () => {
     const next = random(7);

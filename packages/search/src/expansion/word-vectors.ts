@@ -136,6 +136,11 @@ export class WordVectors {
     return true;
   }
 
+  /** The word's place in the frequency order (0: the most frequent; the words are kept in rank order), undefined if unknown. */
+  position(word: string): number | undefined {
+    return this.index.get(word);
+  }
+
   /**
    * The unit-length weighted sum of the vectors of the words of `text` (lowercased, split at anything that is not a
    * letter or digit, stopwords and one-character words left out); undefined when it holds no known word.

@@ -19,11 +19,12 @@ import type { IndexState } from './state.js';
  * version: anything that would make the same text give other terms), a payload whose sha256 differs (torn, damaged),
  * or arrays that do not fit together (`checkState`).
  */
-const MAGIC = 'skillport-search-index/3\n';
+// 4: the compact postings' layout (a 32-bit word a posting, counts by code: ../postings/compact-postings.ts).
+const MAGIC = 'skillport-search-index/4\n';
 const CHECKSUM_FAILS = 'its checksum does not match (torn or damaged)';
 /** Payloads from this size on are hashed on a worker thread while the main thread decodes them (ADR 0208). */
 const HASH_ON_WORKER_BYTES = 16 * 1024 * 1024;
-const TYPED = ['df', 'forwardOffsets', 'forward', 'descriptionOffsets', 'descriptions', 'postingOffsets', 'postingDocs', 'postingCounts'] as const;
+const TYPED = ['df', 'forwardOffsets', 'forward', 'descriptionOffsets', 'descriptions', 'postingOffsets', 'postings', 'postingCounts'] as const;
 type Typed = Int32Array | Uint32Array | Uint8Array | Float64Array;
 const KINDS = { Int32Array, Uint32Array, Uint8Array, Float64Array } as const;
 
@@ -35,6 +36,8 @@ interface Header {
   /** The scoring constants the pruning bounds were computed with, and the field averages they were taken at. */
   scoring?: string;
   boundAverages?: number[];
+  /** The postings' code bits (0: wide, counts per posting). */
+  postingShift: number;
 }
 
 /** What a persisted index holds beside the index: the caller's version of each document, by id. */
@@ -94,7 +97,7 @@ export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => 
   }
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part);
-  const header: Header = { analysis: analysisFingerprint(), sha256: hash.digest('hex'), strings: stringsAt, arrays };
+  const header: Header = { analysis: analysisFingerprint(), sha256: hash.digest('hex'), strings: stringsAt, arrays, postingShift: state.postingShift };
   if (state.bounds !== undefined) {
     header.scoring = scoringFingerprint();
     header.boundAverages = [...state.bounds.averages];
@@ -169,7 +172,8 @@ function decode(
     descriptionOffsets: array('descriptionOffsets') as Int32Array,
     descriptions: array('descriptions') as Int32Array,
     postingOffsets: array('postingOffsets') as Int32Array,
-    postingDocs: array('postingDocs') as Int32Array,
+    postings: array('postings') as Uint32Array,
+    postingShift: header.postingShift,
     postingCounts: array('postingCounts') as Uint32Array,
     lengths: [0, 1, 2, 3].map((f) => array(`lengths${f}`) as Int32Array),
   };

@@ -82,6 +82,8 @@ import { QueryExpander, MAPPED_COVERAGE } from '../expansion/query-expansion.js'
 import type { Expansion } from '../expansion/query-expansion.js';
 import { WordVectors } from '../expansion/word-vectors.js';
 import { WordNet } from '../expansion/wordnet.js';
+import { CountCodes, MAX_CODE_BITS, masksFor, shiftFor } from '../postings/compact-postings.js';
+import type { PostingLayout } from '../postings/compact-postings.js';
 import { IntList } from '../postings/int-list.js';
 import { DESCRIPTION_SHIFT, FIELDS, FIELD_BITS, FIELD_MAX, FIELD_NAMES, fieldBits } from '../postings/packed-counts.js';
 import { RecentPostings } from '../postings/recent-postings.js';
@@ -90,6 +92,8 @@ import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
 import { QueryDomain } from '../scoring/query-domain.js';
+import { specificWords } from '../scoring/specific-words.js';
+import type { Held, SpecificWords } from '../scoring/specific-words.js';
 import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
 import type { Scope } from '../scoring/bm25f.js';
 import { compareText } from '../scoring/order.js';
@@ -163,7 +167,7 @@ const POSTINGS_GROWTH = 2;
  * - documents by slot (a number; slots of removed documents are reused only after a merge renumbers them): id,
  *   name, word count per field, the distinct term ids (`forward`, to undo its counts on removal) and the
  *   description's term sequence (phrase bonus).
- * - postings of term t: the compact lists (`baseOffsets[t] .. baseOffsets[t + 1]` in `baseDocs`/`baseCounts`, slots
+ * - postings of term t: the compact lists (`baseOffsets[t] .. baseOffsets[t + 1]` in `base`, slots
  *   ascending, built at the last merge) followed by the recent ones (`recent`: flat typed rows chained per term, for
  *   documents added since). Counts are packed occurrences per field (see TermCounter); the BM25F value is computed
  *   at query time from them and the scope's average lengths, so adding a document never rewrites other postings.
@@ -199,8 +203,10 @@ export class SkillSearchIndex {
   private live = 0;
   // Postings.
   private baseOffsets: Int32Array = new Int32Array(1);
-  private baseDocs: Int32Array = new Int32Array(0);
-  private baseCounts: Uint32Array = new Uint32Array(0);
+  /** The compact postings, a 32-bit word each (slot and counts code, or wide: slot, counts beside): ../postings/compact-postings.ts. */
+  private base: PostingLayout = { words: new Uint32Array(0), counts: new Uint32Array(0), shift: MAX_CODE_BITS, ...masksFor(MAX_CODE_BITS) };
+  /** The compact layout's table of packed counts (unused once wide). */
+  private codes = new CountCodes();
   /** Rows of the compact lists in use (the arrays may be longer). */
   private baseRows = 0;
   /** The compact arrays were handed out (exportState, fromState): the next merge writes new ones, never these. */
@@ -255,6 +261,7 @@ export class SkillSearchIndex {
   /** Per-slot term lists and descriptions are views into a restored state's arrays (copied at the next merge). */
   private sharedViews = false;
   private readonly minMergeRows: number;
+  private readonly maxCodeBits: number;
   private readonly minConfidence: number;
   private queryDomain: QueryDomain | undefined | (() => QueryDomain | undefined);
 
@@ -265,6 +272,7 @@ export class SkillSearchIndex {
     this.expander = new QueryExpander(this.vocabulary, this.analyzer, related, options.situations === false ? undefined : (options.situations ?? null));
     this.wordVectors = options.wordVectors === false ? undefined : (options.wordVectors ?? (() => WordVectors.bundled()));
     this.minMergeRows = Math.max(1, options.minMergeRows ?? MIN_MERGE_ROWS);
+    this.maxCodeBits = Math.max(0, Math.min(MAX_CODE_BITS, Math.floor(options.maxCodeBits ?? MAX_CODE_BITS)));
     this.minConfidence = options.minConfidence ?? MIN_CONFIDENCE;
     this.queryDomain = options.queryDomain === false ? undefined : (options.queryDomain ?? (() => QueryDomain.bundled()));
     this.pruning = options.pruning === 'reference' ? 'reference' : options.pruning !== false;
@@ -417,7 +425,7 @@ export class SkillSearchIndex {
     const termMap = new Int32Array(termCount);
     let kept = 0;
     for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
-    this.mergePostings(renumber, termMap, kept);
+    this.mergePostings(renumber, termMap, kept, next);
     this.deadRows = 0;
     // Per-slot data, renumbered.
     const keep = <T>(values: T[]): T[] => values.filter((_, slot) => renumber[slot]! >= 0);
@@ -473,44 +481,50 @@ export class SkillSearchIndex {
    * their tail untouched, hence not resident) only when the postings outgrow them or were lent out (exportState,
    * fromState): lent arrays may still be being written to a file.
    */
-  private mergePostings(renumber: Int32Array, termMap: Int32Array, kept: number): void {
+  private mergePostings(renumber: Int32Array, termMap: Int32Array, kept: number, slots: number): void {
     const termCount = termMap.length;
     const baseTerms = this.baseOffsets.length - 1;
     const offsets = this.baseOffsets;
     const recent = this.recent;
     const alive = this.alive;
-    let docs = this.baseDocs;
-    let counts = this.baseCounts;
+    const from = this.base;
     // Rows per kept term: its live recent ones (one pass over the recent rows; a live document's terms all have a
-    // live document, itself, so termMap is >= 0 for its rows).
+    // live document, itself, so termMap is >= 0 for its rows), and their counts' codes (new ones added to the table).
+    const codes = this.codes;
     const recentRows = new Int32Array(kept);
     let recentLive = 0;
     for (let row = 0; row < recent.rows; row++) {
       if (alive[recent.slot[row]!] !== 1) continue;
       recentRows[termMap[recent.term[row]!]!]!++;
       recentLive++;
+      if (from.shift !== 0) codes.code(recent.packed[row]!);
     }
-    // Live compact rows, and whether any slot below baseSlots moves (a removed document before it).
-    let moved = this.deadRows > 0;
+    // The layout after the merge: as many code bits as the slots leave, wide (for good) when the table outgrows them.
+    let shift = from.shift === 0 ? 0 : shiftFor(slots, this.maxCodeBits);
+    if (shift !== 0 && codes.size > 2 ** shift) shift = 0;
+    const widened = shift === 0 && from.shift !== 0;
+    // Live compact rows, and whether any slot below baseSlots moves (a removed document before it); a new shift
+    // rewrites every word.
+    let moved = this.deadRows > 0 || shift !== from.shift;
     for (let slot = 0; slot < this.baseSlots && !moved; slot++) moved = renumber[slot] !== slot;
     const total = this.baseRows - this.deadRows + recentLive;
     // Where each term's compact list starts now (baseTerms + 1 entries): where it was, unless removed rows are dropped.
     let starts = offsets;
-    if (this.lentPostings || total > docs.length) {
+    let words = from.words;
+    let counts = shift === 0 ? from.counts : codes.values;
+    if (this.lentPostings || total > words.length || widened) {
       const live = Math.max(1, this.live);
       const expected = this.expectedDocs > live ? Math.ceil((total / live) * this.expectedDocs * 1.125) : 0;
       const capacity = Math.max(Math.ceil(total * POSTINGS_GROWTH), expected);
-      const bigger = new Int32Array(capacity);
-      const biggerCounts = new Uint32Array(capacity);
-      if (moved) starts = this.compactBase(docs, counts, bigger, biggerCounts, renumber, termMap);
+      words = new Uint32Array(capacity);
+      if (shift === 0) counts = new Uint32Array(capacity);
+      if (moved) starts = this.compactBase(from, words, counts, shift, renumber, termMap);
       else {
-        bigger.set(docs.subarray(0, this.baseRows));
-        biggerCounts.set(counts.subarray(0, this.baseRows));
+        words.set(from.words.subarray(0, this.baseRows));
+        if (shift === 0) counts.set(from.counts.subarray(0, this.baseRows));
       }
-      docs = bigger;
-      counts = biggerCounts;
       this.lentPostings = false;
-    } else if (moved) starts = this.compactBase(docs, counts, docs, counts, renumber, termMap);
+    } else if (moved) starts = this.compactBase(from, words, counts, shift, renumber, termMap);
     const next = new Int32Array(kept + 1);
     for (let term = 0, to = 0; term < termCount; term++) {
       if (termMap[term]! < 0) continue;
@@ -528,8 +542,8 @@ export class SkillSearchIndex {
         const from = starts[term]!;
         const length = starts[term + 1]! - from;
         if (at !== from && length > 0) {
-          docs.copyWithin(at, from, from + length);
-          counts.copyWithin(at, from, from + length);
+          words.copyWithin(at, from, from + length);
+          if (shift === 0) counts.copyWithin(at, from, from + length);
         }
         cursor[to] = at + length;
       } else cursor[to] = at;
@@ -539,35 +553,43 @@ export class SkillSearchIndex {
       const slot = recent.slot[row]!;
       if (alive[slot] !== 1) continue;
       const to = cursor[termMap[recent.term[row]!]!]!++;
-      docs[to] = renumber[slot]!;
-      counts[to] = recent.packed[row]!;
+      const packed = recent.packed[row]!;
+      if (shift === 0) {
+        words[to] = renumber[slot]!;
+        counts[to] = packed;
+      } else words[to] = renumber[slot]! * 2 ** shift + codes.code(packed);
     }
     this.baseOffsets = next;
-    this.baseDocs = docs;
-    this.baseCounts = counts;
+    this.base = { words, counts, shift, ...masksFor(shift) };
     this.baseRows = total;
   }
 
   /**
-   * Writes the live compact postings of `docs`/`counts` into `toDocs`/`toCounts` (the same arrays or new ones) from
-   * the start, renumbered; returns where each term's list now starts (one entry per compact term, and the end). In
-   * place, a posting only moves down: nothing is overwritten before it is read.
+   * Writes the live compact postings of `from` into `words`/`counts` (the same arrays or new ones) from the start,
+   * renumbered, in the layout of `shift` (the counts moved along only when wide); returns where each term's list
+   * now starts (one entry per compact term, and the end). In place, a posting only moves down: nothing is
+   * overwritten before it is read.
    */
-  private compactBase(docs: Int32Array, counts: Uint32Array, toDocs: Int32Array, toCounts: Uint32Array, renumber: Int32Array, termMap: Int32Array): Int32Array {
+  private compactBase(from: PostingLayout, words: Uint32Array, counts: Uint32Array, shift: number, renumber: Int32Array, termMap: Int32Array): Int32Array {
     const offsets = this.baseOffsets;
     const baseTerms = offsets.length - 1;
     const alive = this.alive;
     const starts = new Int32Array(baseTerms + 1);
+    const { words: fromWords, counts: fromCounts, shift: fromShift, codeMask, positionMask } = from;
+    const scale = 2 ** shift;
     let written = 0;
     for (let term = 0; term < baseTerms; term++) {
       starts[term] = written;
       // A term no live document holds has no live posting: its list comes out empty.
       if (termMap[term]! < 0) continue;
       for (let at = offsets[term]!, end = offsets[term + 1]!; at < end; at++) {
-        const slot = docs[at]!;
+        const word = fromWords[at]!;
+        const slot = word >>> fromShift;
         if (alive[slot] !== 1) continue;
-        toDocs[written] = renumber[slot]!;
-        toCounts[written++] = counts[at]!;
+        if (shift === 0) {
+          counts[written] = fromCounts[(word & codeMask) | (at & positionMask)]!;
+          words[written++] = renumber[slot]!;
+        } else words[written++] = renumber[slot]! * scale + (word & codeMask);
       }
     }
     starts[baseTerms] = written;
@@ -618,8 +640,9 @@ export class SkillSearchIndex {
       descriptionOffsets,
       descriptions,
       postingOffsets: this.baseOffsets,
-      postingDocs: this.baseDocs.subarray(0, this.baseRows),
-      postingCounts: this.baseCounts.subarray(0, this.baseRows),
+      postings: this.base.words.subarray(0, this.baseRows),
+      postingShift: this.base.shift,
+      postingCounts: this.base.shift === 0 ? this.base.counts.subarray(0, this.baseRows) : this.codes.values.subarray(0, this.codes.size),
       bounds: { tf: this.baseTf, averages: this.baseAverages },
     };
   }
@@ -656,9 +679,14 @@ export class SkillSearchIndex {
     index.meaningTexts = index.wordVectors === undefined ? state.meaning.map(() => undefined) : state.meaning.map((text) => text ?? undefined);
     index.meaningVectors = state.meaning.map(() => undefined);
     index.baseOffsets = state.postingOffsets;
-    index.baseDocs = state.postingDocs;
-    index.baseCounts = state.postingCounts;
-    index.baseRows = state.postingDocs.length;
+    const shift = state.postingShift;
+    index.base = { words: state.postings, counts: state.postingCounts, shift, ...masksFor(shift) };
+    // The table is copied into the codes (a few thousand values): a merge appends to it.
+    if (shift !== 0) {
+      index.codes = new CountCodes(state.postingCounts.slice(), state.postingCounts.length);
+      index.base.counts = index.codes.values;
+    }
+    index.baseRows = state.postings.length;
     index.lentPostings = true;
     index.baseSlots = count;
     index.recent.reset(count);
@@ -745,8 +773,8 @@ export class SkillSearchIndex {
   private forEachPosting(id: number, visible: Uint8Array, visit: (slot: number, packed: number) => void): void {
     if (id < this.baseOffsets.length - 1) {
       for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end; at++) {
-        const slot = this.baseDocs[at]!;
-        if (visible[slot] === 1) visit(slot, this.baseCounts[at]!);
+        const slot = this.slotAt(at);
+        if (visible[slot] === 1) visit(slot, this.countsAt(at));
       }
     }
     const recent = this.recent;
@@ -766,7 +794,7 @@ export class SkillSearchIndex {
     found = false;
     if (id < this.baseOffsets.length - 1) {
       for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end && !found; at++)
-        found = visible[this.baseDocs[at]!] === 1 && (this.baseCounts[at]! & HEAD_FIELDS_MASK) !== 0;
+        found = visible[this.slotAt(at)] === 1 && (this.countsAt(at) & HEAD_FIELDS_MASK) !== 0;
     }
     const recent = this.recent;
     for (let row = recent.first(id); row >= 0 && !found; row = recent.next[row]!)
@@ -784,10 +812,10 @@ export class SkillSearchIndex {
       let high = end;
       while (low < high) {
         const middle = (low + high) >>> 1;
-        if (this.baseDocs[middle]! < slot) low = middle + 1;
+        if (this.slotAt(middle) < slot) low = middle + 1;
         else high = middle;
       }
-      return low < end && this.baseDocs[low] === slot ? this.baseCounts[low]! : 0;
+      return low < end && this.slotAt(low) === slot ? this.countsAt(low) : 0;
     }
     return this.recent.packedCount(id, slot);
   }
@@ -797,7 +825,7 @@ export class SkillSearchIndex {
    * postings by galloping on from the previous slot's position (a few steps when the slots are dense in the list).
    */
   private lookUpSorted(id: number, slots: ArrayLike<number>, length: number, found: (slot: number, packed: number) => void): void {
-    const docs = this.baseDocs;
+    const { words, shift } = this.base;
     const inBase = id < this.baseOffsets.length - 1;
     let low = inBase ? this.baseOffsets[id]! : 0;
     const end = inBase ? this.baseOffsets[id + 1]! : 0;
@@ -810,10 +838,10 @@ export class SkillSearchIndex {
       }
       if (low >= end) continue;
       // The first position at or after `low` whose slot is at least `slot`: doubling steps, then halving.
-      if (docs[low]! < slot) {
+      if (words[low]! >>> shift < slot) {
         let step = 1;
-        let before = low; // docs[before] < slot
-        while (before + step < end && docs[before + step]! < slot) {
+        let before = low; // words[before]'s slot < slot
+        while (before + step < end && words[before + step]! >>> shift < slot) {
           before += step;
           step *= 2;
         }
@@ -821,12 +849,23 @@ export class SkillSearchIndex {
         low = before + 1;
         while (low < high) {
           const middle = (low + high) >>> 1;
-          if (docs[middle]! < slot) low = middle + 1;
+          if (words[middle]! >>> shift < slot) low = middle + 1;
           else high = middle;
         }
       }
-      if (low < end && docs[low] === slot) found(slot, this.baseCounts[low]!);
+      if (low < end && words[low]! >>> shift === slot) found(slot, this.countsAt(low));
     }
+  }
+
+  /** The slot of compact posting `at`. */
+  private slotAt(at: number): number {
+    return this.base.words[at]! >>> this.base.shift;
+  }
+
+  /** The packed counts of compact posting `at`. */
+  private countsAt(at: number): number {
+    const { words, counts, codeMask, positionMask } = this.base;
+    return counts[(words[at]! & codeMask) | (at & positionMask)]!;
   }
 
   /** The saturated BM25F value of packed counts in document `slot` (../scoring/bm25f.ts). */
@@ -1199,23 +1238,8 @@ export class SkillSearchIndex {
         const value = { scale, mapped: mappedTerm, importance, own: ownList };
         const [start, end] = [this.baseOffsets[id]!, this.baseOffsets[id + 1]!];
         // Survivors only (all visible): one mark read a posting.
-        if (admitted !== undefined) walkRunning(this.baseDocs, this.baseCounts, start, end, into, scratch.terms[term]!, value, weights, this.lengths);
-        else
-          walkAdmitting(
-            this.baseDocs,
-            this.baseCounts,
-            start,
-            end,
-            visible,
-            into,
-            scratch.terms[term]!,
-            value,
-            weights,
-            this.lengths,
-            admitBelow,
-            touched,
-            declined,
-          );
+        if (admitted !== undefined) walkRunning(this.base, start, end, into, scratch.terms[term]!, value, weights, this.lengths);
+        else walkAdmitting(this.base, start, end, visible, into, scratch.terms[term]!, value, weights, this.lengths, admitBelow, touched, declined);
       }
       const recent = this.recent;
       for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
@@ -1283,11 +1307,23 @@ export class SkillSearchIndex {
     // task in words the catalog only uses in passing, in bodies, is most often one no skill serves.
     let topicalWeight = 0;
     for (const { typed, own, weight } of expanded) if (typed && own !== undefined && scope.topical(own)) topicalWeight += weight;
-    let results = kept.map((doc) => this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight));
+    // The query's words rare in English that the catalog lacks or holds only in bodies (../scoring/specific-words.ts).
+    const specific =
+      vectors === undefined || kept.length === 0
+        ? { unknown: 0, untopical: 0 }
+        : specificWords(
+            text,
+            (word) => vectors.position(word),
+            (word) => this.heldWhere(word, scope),
+          );
+    let results = kept.map((doc) =>
+      this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight, specific),
+    );
     // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     const domain = this.queryDomain;
-    if (domain !== undefined && queryVector !== undefined) for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector);
+    if (domain !== undefined && queryVector !== undefined)
+      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, found.evidence);
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).
@@ -1362,10 +1398,29 @@ export class SkillSearchIndex {
   }
 
   /** A result with what matched: per query word, its best-scoring match in this document and the fields holding it. */
-  private hit(doc: number, score: number, judged: number, expanded: ExpandedTerm[], scope: Scope, cosine: number, topicalWeight: number): SearchHit {
+  private hit(
+    doc: number,
+    score: number,
+    judged: number,
+    expanded: ExpandedTerm[],
+    scope: Scope,
+    cosine: number,
+    topicalWeight: number,
+    specific: SpecificWords,
+  ): SearchHit {
     const matches: SearchMatch[] = [];
     const missed: string[] = [];
-    const evidence = { exact: 0, exactWeight: 0, queryWeight: 0, cosine, unknownWeight: 0, topicalWeight, missedWeight: 0 };
+    const evidence = {
+      exact: 0,
+      exactWeight: 0,
+      queryWeight: 0,
+      cosine,
+      unknownWeight: 0,
+      topicalWeight,
+      missedWeight: 0,
+      rareUnknown: specific.unknown,
+      rareUntopical: specific.untopical,
+    };
     for (const { word, expansions, typed, own, weight } of expanded) {
       if (typed) {
         evidence.queryWeight += weight;
@@ -1398,6 +1453,20 @@ export class SkillSearchIndex {
     const described = matches.map(({ word, written, kind, fields }) => `${word}${kind === 'exact' ? '' : ` (${kind}: ${written})`} in ${fields.join('+')}`);
     const reason = `${described.join(', ')}${missed.length > 0 ? `${described.length > 0 ? '; ' : ''}not matched: ${missed.join(', ')}` : ''}` || 'name';
     return { id: this.ids[doc]!, score, matches, reason, evidence, confidence: confidenceOf(evidence, judged, idf(0, scope.count)) };
+  }
+
+  /** Where the scope holds a query word's terms (its stem, or its parts): the best of them; undefined for a stopword. */
+  private heldWhere(word: string, scope: Scope): Held | undefined {
+    const { term, parts } = this.analyzer.analyze(word, false);
+    let where: Held | undefined;
+    for (const each of parts === undefined ? [term] : [term, ...parts]) {
+      if (each === undefined) continue;
+      const id = this.expander.known(each, scope);
+      if (id !== undefined && scope.topical(id)) return 'topical';
+      if (id !== undefined) where = 'body';
+      else where ??= 'none';
+    }
+    return where;
   }
 
   /** The distinct pairs of adjacent query terms the index holds, in the query's order (for the phrase bonus). */
@@ -1556,7 +1625,7 @@ export class SkillSearchIndex {
     for (let term = 0; term < terms; term++) {
       let max = 0;
       for (let at = this.baseOffsets[term]!, end = this.baseOffsets[term + 1]!; at < end; at++) {
-        const value = saturated(this.baseCounts[at]!, this.baseDocs[at]!, weights, this.lengths);
+        const value = saturated(this.countsAt(at), this.slotAt(at), weights, this.lengths);
         if (value > max) max = value;
       }
       // saturated is tf / (k1 + tf): its inverse gives the largest tf back.

@@ -1,3 +1,4 @@
+import { MAX_CODE_BITS, masksFor } from '../postings/compact-postings.js';
 import { FIELDS } from '../postings/packed-counts.js';
 import { forEachId } from '../postings/varint-ids.js';
 
@@ -7,8 +8,10 @@ import { forEachId } from '../postings/varint-ids.js';
  * - per slot: id, name, the text of its meaning vector (name and description; null without vectors), words per
  *   field (`lengths[f][slot]`), its distinct term ids (varint gaps, `forward[forwardOffsets[slot]..]`) and the
  *   description's term sequence (`descriptions[descriptionOffsets[slot]..]`);
- * - postings: term t's are `postingDocs`/`postingCounts` from `postingOffsets[t]` to `postingOffsets[t + 1]`,
- *   slots ascending, counts packed per field (../postings/packed-counts.ts).
+ * - postings: term t's are `postings` from `postingOffsets[t]` to `postingOffsets[t + 1]`, slots ascending, one
+ *   32-bit word each (../postings/compact-postings.ts): the slot above `postingShift` bits of a code into the table
+ *   `postingCounts` of packed counts (../postings/packed-counts.ts), or with shift 0 the slot alone and
+ *   `postingCounts` the counts per posting.
  */
 export interface IndexState {
   terms: readonly string[];
@@ -24,7 +27,8 @@ export interface IndexState {
   descriptionOffsets: Int32Array;
   descriptions: Int32Array;
   postingOffsets: Int32Array;
-  postingDocs: Int32Array;
+  postings: Uint32Array;
+  postingShift: number;
   postingCounts: Uint32Array;
   /**
    * The pruning bounds of these postings (per term, the largest tf at `averages`, the field averages they were taken
@@ -52,16 +56,24 @@ export function checkState(state: IndexState): void {
     fail('field lengths do not match the ids');
   checkOffsets(state.forwardOffsets, count, state.forward.length, 'term lists', fail);
   checkOffsets(state.descriptionOffsets, count, state.descriptions.length, 'descriptions', fail);
-  checkOffsets(state.postingOffsets, terms, state.postingDocs.length, 'postings', fail);
-  if (state.postingCounts.length !== state.postingDocs.length) fail('posting counts do not match the postings');
+  checkOffsets(state.postingOffsets, terms, state.postings.length, 'postings', fail);
+  const shift = state.postingShift;
+  if (!Number.isInteger(shift) || shift < 0 || shift > MAX_CODE_BITS || (shift > 0 && count > 2 ** (32 - shift)))
+    fail('the postings layout does not fit the slots');
+  if (shift === 0 ? state.postingCounts.length !== state.postings.length : state.postingCounts.length > 2 ** shift)
+    fail('posting counts do not match the postings');
   if (!allAtLeast(state.descriptions, 0) || !allBelow(state.descriptions, terms)) fail('a description names an unknown term');
-  const { postingOffsets: offsets, postingDocs: docs, df } = state;
+  const { postingOffsets: offsets, postings: words, df } = state;
+  const { codeMask } = masksFor(shift);
+  const codes = state.postingCounts.length;
   for (let term = 0; term < terms; term++) {
     let previous = -1;
     const end = offsets[term + 1]!;
     for (let at = offsets[term]!; at < end; at++) {
-      const slot = docs[at]!;
+      const word = words[at]!;
+      const slot = word >>> shift;
       if (slot <= previous || slot >= count) fail(`term ${term}'s postings are not ascending slots below ${count}`);
+      if (shift > 0 && (word & codeMask) >= codes) fail(`term ${term}'s postings name counts the table does not hold`);
       previous = slot;
     }
     if (df[term] !== end - offsets[term]!) fail(`term ${term}'s document frequency is not its posting count`);

@@ -3,6 +3,7 @@
  * their own so that the engine compiles each with the BM25F value and the accumulation inlined (inside the large
  * search function its inlining budget runs out).
  */
+import type { PostingLayout } from '../postings/compact-postings.js';
 import type { IntList } from '../postings/int-list.js';
 import { MAPPED_COVERAGE } from '../expansion/query-expansion.js';
 import { saturated } from '../scoring/bm25f.js';
@@ -68,8 +69,7 @@ export function take(
 
 /** Compact postings `start .. end` of a list added to the documents in the running (marked 1) only. */
 export function walkRunning(
-  docs: Int32Array,
-  counts: Uint32Array | Int32Array,
+  layout: PostingLayout,
   start: number,
   end: number,
   into: Accumulators,
@@ -81,10 +81,13 @@ export function walkRunning(
   const { scores, covered, marked } = into;
   const { best, state } = term;
   const { scale, mapped, importance, own } = list;
+  const { words, counts, shift, codeMask, positionMask } = layout;
   for (let at = start; at < end; at++) {
-    const doc = docs[at]!;
+    const word = words[at]!;
+    const doc = word >>> shift;
     if (marked[doc] !== 1) continue;
-    take(scores, covered, best, state, doc, scale * saturated(counts[at]!, doc, weights, lengths), mapped, importance, own);
+    const packed = counts[(word & codeMask) | (at & positionMask)]!;
+    take(scores, covered, best, state, doc, scale * saturated(packed, doc, weights, lengths), mapped, importance, own);
   }
 }
 
@@ -94,8 +97,7 @@ export function walkRunning(
  * could never rank); documents out of the running are skipped.
  */
 export function walkAdmitting(
-  docs: Int32Array,
-  counts: Uint32Array | Int32Array,
+  layout: PostingLayout,
   start: number,
   end: number,
   visible: Uint8Array,
@@ -111,11 +113,13 @@ export function walkAdmitting(
   const { scores, covered, marked } = into;
   const { best, state } = term;
   const { scale, mapped, importance, own } = list;
+  const { words, counts, shift, codeMask, positionMask } = layout;
   for (let at = start; at < end; at++) {
-    const doc = docs[at]!;
+    const word = words[at]!;
+    const doc = word >>> shift;
     const mark = marked[doc]!;
     if (visible[doc] !== 1 || mark === 2) continue;
-    const value = scale * saturated(counts[at]!, doc, weights, lengths);
+    const value = scale * saturated(counts[(word & codeMask) | (at & positionMask)]!, doc, weights, lengths);
     if (mark !== 1) {
       if (value < admitBelow) {
         marked[doc] = 2;

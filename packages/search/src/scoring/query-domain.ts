@@ -7,7 +7,9 @@ import { readDataFile } from '../data.js';
  * (./confidence.ts) as one more input. The lexical features judge the words a hit matches; this judges what the whole
  * query is about, which is what an everyday task in words skills also use ("stack", "wire", "race") gives away.
  * The weights are data (query-domain.txt, written by bench/blind/fit-domain.mjs), folded so that the decision
- * threshold stays MIN_CONFIDENCE: z = LEXICAL × logit(lexical confidence) + Σ weight_i · query vector_i + BIAS.
+ * threshold stays MIN_CONFIDENCE: z = LEXICAL × logit(lexical confidence) + Σ weight_i · query vector_i + BIAS,
+ * + SPECIFIC₁ · [a rare word no skill holds] + SPECIFIC₂ · [a rare word skills hold only in bodies] (./specific-words.ts:
+ * the tool a near-miss names), when the file has a `specific` line.
  */
 export const QUERY_DOMAIN_FILE = 'query-domain.txt';
 
@@ -16,22 +18,31 @@ export class QueryDomain {
     readonly lexical: number,
     readonly bias: number,
     readonly weights: Float64Array,
+    readonly specific: readonly [unknown: number, untopical: number] = [0, 0],
   ) {}
 
-  /** The confidence once the query vector's direction is weighed in; `confidence` unchanged for a vector of another size. */
-  adjust(confidence: number, queryVector: Float32Array): number {
+  /**
+   * The confidence once the query vector's direction and the query's rare words (`rare`: a hit's evidence, the same
+   * for every hit) are weighed in; `confidence` unchanged for a vector of another size.
+   */
+  adjust(confidence: number, queryVector: Float32Array, rare?: { rareUnknown: number; rareUntopical: number }): number {
     if (queryVector.length !== this.weights.length) return confidence;
     const clamped = Math.min(1 - 1e-12, Math.max(1e-12, confidence));
     let z = this.lexical * Math.log(clamped / (1 - clamped)) + this.bias;
     for (let i = 0; i < this.weights.length; i++) z += this.weights[i]! * queryVector[i]!;
+    if (rare !== undefined) z += (rare.rareUnknown > 0 ? this.specific[0] : 0) + (rare.rareUntopical > 0 ? this.specific[1] : 0);
     return 1 / (1 + Math.exp(-z));
   }
 
-  /** Reads `lexical X`, `bias X` and `weights X X …` lines (`#` starts a comment); throws, naming the line, on anything else. */
+  /**
+   * Reads `lexical X`, `bias X`, `weights X X …` and, optionally, `specific X X` lines (`#` starts a comment); throws,
+   * naming the line, on anything else.
+   */
   static parse(text: string): QueryDomain {
     let lexical: number | undefined;
     let bias: number | undefined;
     let weights: number[] | undefined;
+    let specific: [number, number] | undefined;
     for (const [at, raw] of text.split('\n').entries()) {
       const line = raw.replace(/#.*/, '').trim();
       if (line === '') continue;
@@ -41,10 +52,11 @@ export class QueryDomain {
       if (key === 'lexical' && numbers.length === 1) lexical = numbers[0];
       else if (key === 'bias' && numbers.length === 1) bias = numbers[0];
       else if (key === 'weights') weights = numbers;
+      else if (key === 'specific' && numbers.length === 2) specific = [numbers[0]!, numbers[1]!];
       else throw new Error(`query domain: line ${at + 1}: unknown key ${key}`);
     }
     if (lexical === undefined || bias === undefined || weights === undefined) throw new Error('query domain: lexical, bias and weights are all needed');
-    return new QueryDomain(lexical, bias, Float64Array.from(weights));
+    return new QueryDomain(lexical, bias, Float64Array.from(weights), specific);
   }
 
   private static shipped: QueryDomain | null | undefined;
