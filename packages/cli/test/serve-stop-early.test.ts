@@ -131,6 +131,8 @@ describe('a stop right after a cold start: the restart is warm', () => {
       // The data a first search reads were read before it answered: the searches below do not wait for them.
       const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { search: { prepared: boolean; restored: unknown } };
       assert.equal(health.search.prepared, true);
+      // And the last run's index was read before the first answer (decoded after it, it held reads and changes).
+      assert.deepEqual(health.search.restored, { skills: 300 });
       const changed = skillMd('skill-11', 'Handles task number 11.', '', '# skill-11\n\nNow about the quokka ferry timetable.\n');
       writeFileSync(join(dir, 'skill-11/SKILL.md'), changed);
       // Waited for, never timed: a change in the window after the first answer is heard (or found), not lost.

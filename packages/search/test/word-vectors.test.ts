@@ -174,7 +174,11 @@ describe('word vectors', () => {
     for (const vectors of [made, back]) {
       assert.deepEqual(vectors.words, words);
       assert.equal(vectors.size, words.length);
-      for (const word of last.keys()) assert.ok(vectors.has(word), word);
+      for (const [word, at] of last) {
+        assert.ok(vectors.has(word), word);
+        assert.equal(vectors.position(word), at, word);
+      }
+      assert.equal(vectors.position('w1000'), undefined);
       for (const word of ['w1000', 'cart', 'c', 'ü', 'w', 'w12345', 'car ', 'CAR']) assert.equal(vectors.has(word), last.has(word), word);
       // A one-word text's vector is that word's (the last of repeats): its direction says which place was found.
       const cars = vectors.textVector('cars')!;

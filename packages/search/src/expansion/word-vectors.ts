@@ -138,7 +138,8 @@ export class WordVectors {
 
   /** The word's place in the frequency order (0: the most frequent; the words are kept in rank order), undefined if unknown. */
   position(word: string): number | undefined {
-    return this.index.get(word);
+    const at = this.#find(word);
+    return at < 0 ? undefined : at;
   }
 
   /**

@@ -198,6 +198,9 @@ export class CatalogSearch {
   #pool: AnalysisPool | undefined;
   #analysedInWorkers = 0;
   #prepared = false;
+  /** Resolved once a catch-up has taken its first diff (restored() waits for it). */
+  #diffed: Promise<void> = Promise.resolve();
+  #diffDone: (() => void) | undefined;
   #log: (line: string) => void = () => undefined;
   /** Private skills (pending versions) some view holds, indexed apart from the catalog (#withPrivate). */
   #private: { index: SkillSearchIndex; indexed: Map<string, string> } | undefined;
@@ -231,6 +234,18 @@ export class CatalogSearch {
     this.#restoring = this.#restore(path).finally(() => {
       this.#restoring = undefined;
     });
+  }
+
+  /**
+   * Resolves once the persisted index has been read (or discarded) and the catch-up that follows it has diffed the
+   * catalog (a restored index is diffed against the whole snapshot once: a pass over every skill); at once without one.
+   */
+  async restored(): Promise<void> {
+    if (this.#restoring !== undefined) await this.#restoring;
+    // The first catch-up starts on the next turn of the event loop (the server follows its snapshot then): let it
+    // take its diff, which runs without yielding until it has the changed skills.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.#diffed;
   }
 
   async #restore(path: string): Promise<void> {
@@ -446,6 +461,7 @@ export class CatalogSearch {
   }
 
   async #catchUp(): Promise<void> {
+    this.#diffed = new Promise<void>((resolve) => (this.#diffDone = resolve));
     try {
       // Unknown until the diff: a search meanwhile must not take "nothing pending" for a small change.
       this.#pending = Number.MAX_SAFE_INTEGER;
@@ -455,6 +471,7 @@ export class CatalogSearch {
       await this.#indexChanges();
     } finally {
       this.#pending = 0;
+      this.#diffDone?.();
     }
   }
 
@@ -580,6 +597,7 @@ export class CatalogSearch {
         for (const uri of this.#indexed.keys()) if (target.listed(uri) === undefined) gone.push(uri);
         for (const skill of target.skills) if (this.#indexed.get(skill.uri) !== skill.packageDigest) changed.push(skill);
       }
+      this.#diffDone?.();
       // A save writes views of the index's arrays while it runs: nothing may change them until it is done.
       if (!(await this.#untilSaved())) return;
       for (const uri of gone) {
