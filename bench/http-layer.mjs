@@ -4,8 +4,11 @@
 // a busy machine weighs on both alike. Prints requests/s per round, the medians and the ratio (this / baseline), and
 // each server's CPU time per request over its rounds (from /proc: less moved by other work on the machine).
 // Usage: node bench/http-layer.mjs --baseline /path/to/other/checkout [--catalog DIR] [--duration 3] [--rounds 3]
-//        [--concurrency 16] [--era modern|legacy] [--settle 180] [--kinds read,list]
+//        [--concurrency 16] [--era modern|legacy] [--settle 180] [--kinds read,list] [--bare] [--sample first|scale]
 // Each server is left to settle first (its CPU quiet: the start's background scan and search index build done).
+// --bare adds bench/bare-server.mjs (node:http answering from memory, as bench/scale.mjs's limit) to every round, and
+// prints each build's rate ÷ the bare server's in the same run. --sample scale reads the files bench/scale.mjs reads
+// (the first 5 files of skills spread over the catalog, up to 5,000) instead of the first 2,000 listed.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +29,8 @@ const concurrency = Number(flags.value('concurrency', '16'));
 const era = flags.value('era', 'modern');
 const settleSeconds = Number(flags.value('settle', '180'));
 const kinds = flags.value('kinds', 'read,list').split(',');
+const withBare = flags.flag('bare');
+const sample = flags.value('sample', 'first');
 const work = mkdtempSync(join(tmpdir(), 'skillport-http-layer-'));
 
 async function start(name, root) {
@@ -48,7 +53,9 @@ async function start(name, root) {
 async function targets(url) {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
   const uris = [];
+  const skills = [];
   const cursors = [null];
+  let firstPage;
   let cursor;
   do {
     const response = await fetch(url, {
@@ -58,14 +65,23 @@ async function targets(url) {
     });
     const text = await response.text();
     const json = text.startsWith('event:') ? JSON.parse(/^data: (.*)$/m.exec(text)[1]) : JSON.parse(text);
-    for (const skill of json.result.skills) for (const resource of skill.resources ?? []) uris.push(resource.uri);
+    firstPage ??= json.result;
+    for (const skill of json.result.skills) {
+      const files = (skill.resources ?? []).map((resource) => resource.uri);
+      uris.push(...files);
+      skills.push(files);
+    }
     cursor = json.result.nextCursor;
     if (cursor) cursors.push(cursor);
   } while (cursor);
   const reads = join(work, 'reads.json');
   const lists = join(work, 'lists.json');
-  writeFileSync(reads, JSON.stringify(uris.slice(0, 2000)));
+  // As bench/scale.mjs samples: the first 5 files of every (count / 1,000)th skill.
+  const step = Math.max(1, Math.floor(skills.length / 1000));
+  const spread = skills.filter((_, at) => at % step === 0).flatMap((files) => files.slice(0, 5));
+  writeFileSync(reads, JSON.stringify(sample === 'scale' ? spread : uris.slice(0, 2000)));
   writeFileSync(lists, JSON.stringify(cursors));
+  writeFileSync(join(work, 'page.json'), JSON.stringify(firstPage));
   return { read: reads, list: lists };
 }
 
@@ -105,21 +121,42 @@ async function settle(server) {
   if (quiet < 2) process.stderr.write(`${server.name}: still busy after ${settleSeconds} s; measuring anyway\n`);
 }
 
+/** bench/bare-server.mjs: one fixed read answer, and this server's first list page serialised per request. */
+async function startBare() {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const proc = spawn(process.execPath, [join(repo, 'bench/bare-server.mjs'), String(port), join(work, 'page.json')], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}/mcp`;
+  for (let tries = 0; ; tries++) {
+    try {
+      if ((await fetch(url, { method: 'POST', body: '{}' })).ok) break;
+    } catch (error) {
+      if (tries > 100) throw error;
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  const read = join(work, 'bare-read.json');
+  const list = join(work, 'bare-list.json');
+  writeFileSync(read, JSON.stringify(['skill://x/SKILL.md']));
+  writeFileSync(list, JSON.stringify([null]));
+  return { name: 'bare', url, proc, files: { read, list } };
+}
+
 const cpu = {};
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const servers = [await start('this', repo), await start('baseline', resolve(baseline))];
 try {
   const files = await targets(servers[0].url);
   for (const server of servers) await settle(server);
+  if (withBare) servers.push(await startBare());
   const results = {};
   for (const kind of kinds) {
     for (const server of servers) results[`${kind}:${server.name}`] = [];
     // One round each first, not counted: the first seconds of a server carry its start-up work (the search index).
-    for (const server of servers) load(server.url, kind, files[kind], server.proc.pid);
+    for (const server of servers) load(server.url, kind, server.files?.[kind] ?? files[kind], server.proc.pid);
     for (const key of Object.keys(cpu)) if (key.startsWith(`${kind}:`)) delete cpu[key];
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
-      for (const server of order) results[`${kind}:${server.name}`].push(load(server.url, kind, files[kind], server.proc.pid));
+      for (const server of order) results[`${kind}:${server.name}`].push(load(server.url, kind, server.files?.[kind] ?? files[kind], server.proc.pid));
     }
     const ours = median(results[`${kind}:this`]);
     const theirs = median(results[`${kind}:baseline`]);
@@ -133,8 +170,15 @@ try {
       const spent = cpu[`${kind}:${server.proc.pid}`];
       return (spent.seconds * 1e6) / Math.max(1, spent.requests);
     };
-    const [mine, base] = servers.map(perRequest);
+    const [mine, base, bare] = servers.map(perRequest);
     console.log(`  server CPU per request: this ${mine.toFixed(0)} µs, baseline ${base.toFixed(0)} µs, ratio ${(mine / base).toFixed(3)}`);
+    if (withBare) {
+      const limit = median(results[`${kind}:bare`]);
+      const pairedBare = (name) => median(results[`${kind}:${name}`].map((value, at) => value / results[`${kind}:bare`][at]));
+      console.log(
+        `  ÷ bare server (${limit.toFixed(0)} req/s, CPU ${bare.toFixed(0)} µs per request): this ${(ours / limit).toFixed(3)} (paired ${pairedBare('this').toFixed(3)}), baseline ${(theirs / limit).toFixed(3)} (paired ${pairedBare('baseline').toFixed(3)}) (rounds: bare ${results[`${kind}:bare`].map((v) => v.toFixed(0)).join(' ')})`,
+      );
+    }
   }
 } finally {
   for (const server of servers) server.proc.kill();

@@ -78,8 +78,19 @@ export function parseSkillUri(uri: string): ParsedSkillUri | UriRefusal {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+const PLAIN_URI = new RegExp(`^skill://${PLAIN_PATH.source.slice(1)}`);
+
+/**
+ * Whether `uri` is a plain catalog URI (`skill://` and a PLAIN_PATH: nothing to decode, no dot segment, no fragment
+ * or query): its own canonical spelling, never refused. Asked once per request on the hot path, without the split.
+ */
+export function isPlainSkillUri(uri: string): boolean {
+  return typeof uri === 'string' && PLAIN_URI.test(uri);
+}
+
 /** The canonical spelling of a skill URI, or undefined when it is refused. */
 export function canonicalSkillUri(uri: string): string | undefined {
+  if (isPlainSkillUri(uri)) return uri;
   const parsed = parseSkillUri(uri);
   return typeof parsed === 'string' ? undefined : parsed.canonical;
 }

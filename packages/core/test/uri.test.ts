@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { canonicalSkillUri, compareStrings, encodeSegment, joinSkillUri, parseSkillUri } from '../src/index.js';
+import { canonicalSkillUri, compareStrings, encodeSegment, isPlainSkillUri, joinSkillUri, parseSkillUri } from '../src/index.js';
 
 describe('joinSkillUri: canonical encoding', () => {
   const cases: Array<[segments: string[], uri: string]> = [
@@ -175,5 +175,44 @@ describe('the plain fast paths say what the general rules say', () => {
       const segments = rest.split('/');
       assert.equal(joinSkillUri(segments), `skill://${segments.map(encodeSegment).join('/')}`, rest);
     }
+  });
+});
+
+describe('isPlainSkillUri: the catalog URIs canonicalSkillUri returns as they are', () => {
+  test('plain URIs are their own canonical spelling, as parseSkillUri finds it', () => {
+    const plain = ['skill://pdf/SKILL.md', 'skill://a/b/c.d.e', "skill://pdf/[x]:@!$'()*+,;=|~-_.md", 'skill://x', 'skill://Q&A/notes.md'];
+    for (const uri of plain) {
+      assert.equal(isPlainSkillUri(uri), true, uri);
+      const parsed = parseSkillUri(uri);
+      assert.ok(typeof parsed !== 'string', uri);
+      assert.equal(canonicalSkillUri(uri), parsed.canonical, uri);
+    }
+  });
+
+  test('anything to decode, a dot segment, a fragment, a query, another scheme or spelling is not plain, and still parses as before', () => {
+    const other = [
+      'skill://pdf/my%20notes.md',
+      'skill://pdf/./SKILL.md',
+      'skill://pdf/../x/SKILL.md',
+      'skill://pdf/.hidden',
+      'skill://pdf/SKILL.md#top',
+      'skill://pdf/SKILL.md?x=1',
+      'skill://pdf//SKILL.md',
+      'skill://pdf/SKILL.md/',
+      'skill://',
+      'SKILL://pdf/SKILL.md',
+      'skill:/pdf/SKILL.md',
+      'file:///etc/passwd',
+      'skill://pdf/a\\b',
+      'skill://pdf/résumé.md',
+      'skill://pdf/line\nbreak',
+    ];
+    for (const uri of other) {
+      assert.equal(isPlainSkillUri(uri), false, uri);
+      const parsed = parseSkillUri(uri);
+      assert.equal(canonicalSkillUri(uri), typeof parsed === 'string' ? undefined : parsed.canonical, uri);
+    }
+    assert.equal(canonicalSkillUri('skill://pdf/SKILL.md#top'), 'skill://pdf/SKILL.md');
+    assert.equal(isPlainSkillUri(7 as unknown as string), false);
   });
 });

@@ -180,6 +180,49 @@ describe('incremental search index', () => {
       assert.equal(state.postingShift === 0, maxCodeBits === 6);
     });
 
+  test('once its exports are written, a merge moves the postings in place; an export still unwritten is never written over', () => {
+    const next = random(41);
+    const options = { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 60 };
+    const index = new SkillSearchIndex([], options);
+    const current = new Map<string, SearchDocument>();
+    const change = (count: number, step: number): void => {
+      for (let at = 0; at < count; at++) {
+        const ids = [...current.keys()];
+        if (ids.length > 10 && next() < 0.3) {
+          const id = ids[Math.floor(next() * ids.length)]!;
+          current.delete(id);
+          index.remove(id);
+        } else {
+          const document = makeDocument(next, `skill-${step}-${at}`);
+          current.set(document.id, document);
+          index.add(document);
+        }
+      }
+    };
+    change(200, 0);
+    // Two exports of the same arrays: one written, the other still being written.
+    const first = index.exportState();
+    const second = index.exportState();
+    assert.equal(first.postings.buffer, second.postings.buffer);
+    const copies = [second.postingOffsets.slice(), second.postings.slice(), second.postingCounts.slice()];
+    index.postingsWritten(first);
+    change(5, 1);
+    const afterOne = index.exportState();
+    assert.notEqual(afterOne.postings.buffer, second.postings.buffer, 'an export still being written: new arrays');
+    assert.deepEqual([second.postingOffsets, second.postings, second.postingCounts], copies);
+    index.postingsWritten(second); // of arrays no longer the index's: nothing to give back
+    index.postingsWritten(afterOne);
+    // Every export written: the next merges work in the arrays as they are.
+    for (let round = 2; round < 6; round++) {
+      change(5, round);
+      const state = index.exportState();
+      assert.equal(state.postings.buffer, afterOne.postings.buffer, `round ${round}: in place`);
+      index.postingsWritten(state);
+    }
+    const fresh = new SkillSearchIndex([...current.values()], options);
+    for (const query of QUERIES) same(index.search(query, 20), fresh.search(query, 20), `"${query}"`);
+  });
+
   test('a view ranks like an index of its documents alone, and never returns a document outside it', () => {
     const next = random(7);
     const index = new SkillSearchIndex([], { minConfidence: 0, related, wordVectors: vectors, minMergeRows: 100 });

@@ -57,6 +57,11 @@ export interface SkillportServerOptions {
   /** Refuse to start when any skill has a problem (instead of serving leniently). */
   strict?: boolean;
   pageSize?: number;
+  /**
+   * A cold start over HTTP answers its first `skills/list` page once the folders that decide it are read, before
+   * the whole scan (ADR 0276); every other request waits for the whole catalog. Not with `strict`.
+   */
+  firstPageEarly?: boolean;
   cacheHint?: Partial<CacheHint>;
   /** Where the persistent digest cache lives; `false` turns it off. Default: the user cache folder. */
   cacheDir?: string | false;
@@ -223,7 +228,8 @@ export class SkillportServer {
       log: (message) => options.onProblem?.({ severity: 'warning', message, path: '' }),
     });
     this.#search = search;
-    setImmediate(() => search.follow(this.catalog.snapshot));
+    // After an early first page, the index starts from the whole catalog (the swap to it may change nothing).
+    setImmediate(() => void catalog.live.complete.then(() => search.follow(this.catalog.snapshot)).catch(() => {}));
     catalog.onChange((changes) => {
       search.follow(this.catalog.snapshot);
       this.#announce();
@@ -359,6 +365,7 @@ export class SkillportServer {
       limits,
       ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
+      ...(options.firstPageEarly && !options.strict ? { firstPage: options.pageSize ?? 100 } : {}),
       ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
@@ -383,7 +390,22 @@ export class SkillportServer {
     // The last run's search index, read before the first catch-up (which then re-indexes only what changed).
     if (files) server.#search.persistTo(files.search);
     access.watch();
-    collectGarbage();
+    // After an early first page there is little garbage yet (the page's folders): the collection waits for the scan.
+    if (!live.partial) collectGarbage();
+    // An early first page: what a cold start decides (URI conflicts) is decided once the whole scan is in.
+    if (live.partial) {
+      server.verified = live.complete.then(
+        () => {
+          collectGarbage();
+          const late = startupError(live.problems, options.strict);
+          if (late !== undefined) throw late;
+        },
+        (error: unknown) => {
+          throw new StartupError(`scanning the skill folders failed: ${(error as Error).message}`);
+        },
+      );
+      server.verified.catch(() => {}); // the caller decides (serve exits); never an unhandled rejection
+    }
     // A catalog restored from the last run is checked against the disk in the background (see persisted-catalog.ts).
     if (live.unverified) {
       server.verified = verifying().then(() => {
@@ -461,6 +483,8 @@ export class SkillportServer {
       const state = (await check?.()) ?? { ready: true };
       if (!state.ready) return state;
     }
+    if (this.catalog.live.partial)
+      return { ready: false, reason: 'the first scan of the skill folders is running: only the first skills/list page is answered yet' };
     if (this.#options.readyWhenSearch && !this.#search.ready) {
       const { indexed, total } = this.#search.state();
       return { ready: false, reason: `the search index is being built: ${indexed} of ${total} skills indexed (--ready-when search)` };
@@ -499,11 +523,26 @@ export class SkillportServer {
     const routes = [...(options.routes ?? []), ...(this.#options.routes ?? []), ...this.#plugins.flatMap((parts) => (parts.routes ? [parts.routes] : []))];
     // Loaded here: a stdio server never pays for the HTTP stack (the SDK's node adapter, Hono) at start.
     const { startHttpServer } = await import('./http/http-server.js');
+    const live = this.catalog.live;
     const running = await startHttpServer(
       this.factory,
       { identity: this.identity, cacheHint: this.cacheHint, tools: this.tools, pageCacheMb: this.#options.pageCacheMb },
       {
         ...options,
+        ...(live.partial
+          ? {
+              early: {
+                pending: () => live.partial,
+                complete: live.complete.then(
+                  () => true,
+                  () => false,
+                ),
+                // Another source's skills (a registry) or a filtered view could change the page: those wait.
+                firstPage: (service) =>
+                  !this.access.restricted && service.snapshot === this.catalog.snapshot && this.catalog.snapshot.size === live.snapshot.size,
+              },
+            }
+          : {}),
         routes,
         publicRoutes: [...(options.publicRoutes ?? []), ...(this.#options.publicRoutes ?? [])],
         health: () =>
@@ -514,6 +553,8 @@ export class SkillportServer {
               search: this.#search.state(),
               ...(this.catalog.live.watching ? { watching: this.catalog.live.watching } : {}),
               verified: !this.catalog.live.unverified,
+              // The first page was answered before the whole scan: `skills` counts what is read so far.
+              ...(this.catalog.live.partial ? { partial: true } : {}),
             },
             this.#auditHealth(),
             this.#options.health?.(),

@@ -401,6 +401,8 @@ async function serve(
       strict: options.strict === true,
       ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
+      // Over HTTP the first page may be answered before the whole cold scan is in (ADR 0276); stdio waits.
+      firstPageEarly: options.http === true,
       unmet: options.unmet,
       ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },

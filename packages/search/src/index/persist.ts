@@ -60,7 +60,10 @@ export function scoringFingerprint(): string {
 
 /** The index and each document's version (`versionOf(id)`, '' when unknown) as the bytes of one file. */
 export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => string): Buffer[] {
-  const state = index.exportState();
+  return encodeState(index.exportState(), versionOf);
+}
+
+function encodeState(state: IndexState, versionOf: (id: string) => string): Buffer[] {
   const strings = Buffer.from(
     JSON.stringify({
       terms: state.terms,
@@ -198,12 +201,16 @@ function decode(
 /** Writes the index to `path` (a temporary file renamed over it: a reader never sees half a file). */
 export async function saveIndex(path: string, index: SkillSearchIndex, versionOf: (id: string) => string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
+  const state = index.exportState();
   try {
-    await writeFile(temporary, encodeIndex(index, versionOf));
+    await writeFile(temporary, encodeState(state, versionOf));
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
     throw error;
+  } finally {
+    // Written (or given up): the index's next merge may move these postings in place again.
+    index.postingsWritten(state);
   }
 }
 

@@ -209,8 +209,10 @@ export class SkillSearchIndex {
   private codes = new CountCodes();
   /** Rows of the compact lists in use (the arrays may be longer). */
   private baseRows = 0;
-  /** The compact arrays were handed out (exportState, fromState): the next merge writes new ones, never these. */
+  /** The compact arrays are not the index's own (fromState: views of a restored file): the next merge writes new ones. */
   private lentPostings = false;
+  /** Exports of these arrays not yet written out (exportState until postingsWritten): a merge meanwhile writes new ones. */
+  private writing: { words: Uint32Array; count: number } | undefined;
   /** Documents the index is told to expect (`expect`): the compact arrays are sized for them when they grow. */
   private expectedDocs = 0;
   /** Slots below this are in the compact lists; slots from it on are recent. */
@@ -239,6 +241,9 @@ export class SkillSearchIndex {
         declined: IntList;
         /** Per query term (by its place in the query), each slot's best value and coverage state. */
         terms: Array<{ best: Float64Array; state: Uint8Array }>;
+        /** Per document in the running, its terms' sum and coverage (the final scoring, term by term). */
+        sums: Float64Array;
+        covers: Float64Array;
       }
     | undefined;
   /**
@@ -478,8 +483,8 @@ export class SkillSearchIndex {
    * skills). First each term's live compact postings move down over the removed ones (renumbered; skipped when no
    * slot moves), then, from the last term to the first, each list moves up to its new place, its recent rows after
    * it: a list only moves up, so nothing is overwritten before it is read. The arrays are replaced (by larger ones,
-   * their tail untouched, hence not resident) only when the postings outgrow them or were lent out (exportState,
-   * fromState): lent arrays may still be being written to a file.
+   * their tail untouched, hence not resident) only when the postings outgrow them, are a restored file's (fromState),
+   * or an export of them is still being written to a file (exportState until postingsWritten).
    */
   private mergePostings(renumber: Int32Array, termMap: Int32Array, kept: number, slots: number): void {
     const termCount = termMap.length;
@@ -512,7 +517,7 @@ export class SkillSearchIndex {
     let starts = offsets;
     let words = from.words;
     let counts = shift === 0 ? from.counts : codes.values;
-    if (this.lentPostings || total > words.length || widened) {
+    if (this.lentPostings || this.writing?.words === words || total > words.length || widened) {
       const live = Math.max(1, this.live);
       const expected = this.expectedDocs > live ? Math.ceil((total / live) * this.expectedDocs * 1.125) : 0;
       const capacity = Math.max(Math.ceil(total * POSTINGS_GROWTH), expected);
@@ -524,6 +529,8 @@ export class SkillSearchIndex {
         if (shift === 0) counts.set(from.counts.subarray(0, this.baseRows));
       }
       this.lentPostings = false;
+      // Exports still being written hold the old arrays themselves; these new ones were never lent.
+      this.writing = undefined;
     } else if (moved) starts = this.compactBase(from, words, counts, shift, renumber, termMap);
     const next = new Int32Array(kept + 1);
     for (let term = 0, to = 0; term < termCount; term++) {
@@ -613,7 +620,8 @@ export class SkillSearchIndex {
    */
   exportState(): IndexState {
     this.compact();
-    this.lentPostings = true;
+    if (this.writing?.words === this.base.words) this.writing.count++;
+    else this.writing = { words: this.base.words, count: 1 };
     const count = this.ids.length;
     const forwardOffsets = new Int32Array(count + 1);
     const descriptionOffsets = new Int32Array(count + 1);
@@ -645,6 +653,16 @@ export class SkillSearchIndex {
       postingCounts: this.base.shift === 0 ? this.base.counts.subarray(0, this.baseRows) : this.codes.values.subarray(0, this.codes.size),
       bounds: { tf: this.baseTf, averages: this.baseAverages },
     };
+  }
+
+  /**
+   * Says that a state exported earlier (`exportState`) has been written out: once no export of the current postings
+   * is left unwritten, a merge works in place again. Without it the next merge wrote new arrays beside the old ones
+   * (at 100,000 skills, a second copy of every posting after each save that followed a change).
+   */
+  postingsWritten(state: IndexState): void {
+    if (this.writing === undefined || state.postings.buffer !== this.writing.words.buffer) return;
+    if (--this.writing.count <= 0) this.writing = undefined;
   }
 
   /**
@@ -921,6 +939,8 @@ export class SkillSearchIndex {
         marked: new Uint8Array(size),
         touched: new IntList(size),
         declined: new IntList(1024),
+        sums: new Float64Array(0),
+        covers: new Float64Array(0),
         terms: [],
       };
     }
@@ -1092,8 +1112,9 @@ export class SkillSearchIndex {
           const most = left[term]!;
           if (most === 0) continue;
           const { best, state } = scratch.terms[term]!;
-          if (most > best[doc]!) sum += most - best[doc]!;
           const was = state[doc]! & COVERAGE_MASK;
+          const have = was === 0 ? 0 : best[doc]!;
+          if (most > have) sum += most - have;
           if (was !== 2) cover += was === 1 ? (1 - MAPPED_COVERAGE) * plan[term]!.importance : plan[term]!.importance;
         }
         let upper = multiplier(cover) * sum + bonusOf(doc);
@@ -1255,24 +1276,39 @@ export class SkillSearchIndex {
     const reference = this.pruning === 'reference';
     for (let at = 0; at < touched.length; at++) {
       const doc = touched.data[at]!;
-      if (marked[doc] !== 1) {
-        scores[doc] = 0;
-        continue;
+      if (marked[doc] !== 1) scores[doc] = 0;
+      else if (reference) scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
+    }
+    if (!reference) {
+      // Term by term over the documents in the running (the survivors, in slot order, once pruned; else every touched
+      // one): each term's arrays are read forwards, and each document still adds its terms in the query's order.
+      const live = survivors ?? touched;
+      if (scratch.sums.length < live.length) {
+        scratch.sums = new Float64Array(scratch.size);
+        scratch.covers = new Float64Array(scratch.size);
       }
-      if (reference) {
-        scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
-        continue;
-      }
-      let sum = 0;
-      let cover = 0;
+      const { sums, covers } = scratch;
+      sums.fill(0, 0, live.length);
+      covers.fill(0, 0, live.length);
       for (let term = 0; term < plan.length; term++) {
         const { best, state } = scratch.terms[term]!;
-        const was = state[doc]! & COVERAGE_MASK;
-        if (was === 0 && best[doc] === 0) continue;
-        sum += best[doc]!;
-        if (plan[term]!.weight === 1) cover += was === 2 ? plan[term]!.importance : MAPPED_COVERAGE * plan[term]!.importance;
+        const typed = plan[term]!.weight === 1;
+        const full = plan[term]!.importance;
+        const part = MAPPED_COVERAGE * full;
+        for (let at = 0; at < live.length; at++) {
+          const doc = live.data[at]!;
+          const was = state[doc]! & COVERAGE_MASK;
+          if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
+          sums[at]! += best[doc]!;
+          if (typed) covers[at]! += was === 2 ? full : part;
+        }
       }
-      scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(cover / importanceSum, COVERAGE_EXPONENT) : sum;
+      for (let at = 0; at < live.length; at++) {
+        const doc = live.data[at]!;
+        if (marked[doc] !== 1) continue;
+        const sum = sums[at]!;
+        scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covers[at]! / importanceSum, COVERAGE_EXPONENT) : sum;
+      }
     }
     if (!reference) {
       this.addPhraseBonus(pairs, scores, marked, scope, survivors);
@@ -1310,7 +1346,7 @@ export class SkillSearchIndex {
     // The query's words rare in English that the catalog lacks or holds only in bodies (../scoring/specific-words.ts).
     const specific =
       vectors === undefined || kept.length === 0
-        ? { unknown: 0, untopical: 0 }
+        ? { unknown: 0, untopical: 0, namedUnknown: 0, namedUntopical: 0 }
         : specificWords(
             text,
             (word) => vectors.position(word),
@@ -1337,20 +1373,16 @@ export class SkillSearchIndex {
     }
     for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
     declined.length = 0;
-    // Many touched slots: clearing whole arrays is cheaper than visiting each slot once per term.
+    // Per term only the states are cleared (a value counts where its state is set: ./walk.ts); many touched slots:
+    // clearing the whole array is cheaper than visiting each slot once per term.
     const clearAll = touched.length * 8 > slotCount;
     for (let term = 0; term < plan.length; term++) {
-      const { best, state } = scratch.terms[term]!;
+      const { state } = scratch.terms[term]!;
       if (clearAll) {
-        best.fill(0, 0, slotCount);
         state.fill(0, 0, slotCount);
         continue;
       }
-      for (let at = 0; at < touched.length; at++) {
-        const doc = touched.data[at]!;
-        best[doc] = 0;
-        state[doc] = 0;
-      }
+      for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
     }
     touched.length = 0;
     return results;
@@ -1420,6 +1452,8 @@ export class SkillSearchIndex {
       missedWeight: 0,
       rareUnknown: specific.unknown,
       rareUntopical: specific.untopical,
+      namedUnknown: specific.namedUnknown,
+      namedUntopical: specific.namedUntopical,
     };
     for (const { word, expansions, typed, own, weight } of expanded) {
       if (typed) {

@@ -12,6 +12,7 @@ import { scanInWorkers } from './parallel-scan.js';
 import type { ScanProgress } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
 import { Assembly } from './assembly.js';
+import { firstPageInWorker } from './first-page.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -76,6 +77,12 @@ export interface LiveCatalogOptions {
    * 1000): the listing then equals a fresh scan even if a scan raced a half-done change (issue 17).
    */
   settleMs?: number;
+  /**
+   * A cold start answers its first `skills/list` page before the whole scan is in (ADR 0276): the page's size. The
+   * first snapshot then holds only the folders that decide that page (first-page.ts) and `complete` resolves once
+   * the full scan has been swapped in; until then the server answers nothing else from it.
+   */
+  firstPage?: number;
   /** Told as the first full scan goes (skills found, inspected, files hashed): for a progress line. */
   onScanProgress?: (progress: ScanProgress) => void;
   /** Watch each folder on its own (default: on Linux; see tree-watcher.ts). */
@@ -128,6 +135,15 @@ export class LiveCatalog {
   unverified = false;
   /** True when the first snapshot came from the persisted catalog (ADR 0004). */
   restoredAtStart = false;
+  /**
+   * Resolves once the whole catalog is in: at once, or, after a cold start that answered its first page early
+   * (`firstPage`), when the full scan has been swapped in (rejects when that scan failed).
+   */
+  complete: Promise<void> = Promise.resolve();
+  /** True while the snapshot holds only the folders of the first page (see `firstPage`). */
+  partial = false;
+  #watchAfterComplete: (() => void) | undefined;
+  #closed = false;
 
   private constructor(readonly options: LiveCatalogOptions) {
     this.#assembly = new Assembly(this.#order);
@@ -149,6 +165,8 @@ export class LiveCatalog {
       for (const folder of restored) catalog.#folders.set(folder.dir, folder);
       catalog.unverified = true;
       catalog.restoredAtStart = true;
+    } else if (options.firstPage !== undefined && (options.scanThreads ?? 1) !== 0) {
+      if (await catalog.#openFirstPage(options.firstPage)) return catalog;
     } else {
       await catalog.#scanAll(options.scanThreads ?? Math.min(2, availableParallelism()), options.onScanProgress);
     }
@@ -158,6 +176,44 @@ export class LiveCatalog {
       catalog.#persistSoon();
     }
     return catalog;
+  }
+
+  /**
+   * The folders of the first page in a worker (first-page.ts; this thread loads the HTTP stack meanwhile), then the
+   * full scan in its workers; true when the
+   * page was found (the snapshot is partial until `complete`), false when it was not (the scan has been awaited and
+   * the caller builds the snapshot as after any cold scan). The page comes first and alone: on two cores the
+   * workers beside it would halve its share of the CPU, and it is a small part of the scan's work.
+   */
+  async #openFirstPage(pageSize: number): Promise<boolean> {
+    const early = await firstPageInWorker({
+      roots: this.options.roots,
+      limits: this.options.limits,
+      allowFields: this.options.allowFields,
+      pageSize,
+      maxInspected: Math.max(4 * (pageSize + 1), 64),
+    });
+    const scan = this.#scanAll(this.options.scanThreads ?? Math.min(2, availableParallelism()), this.options.onScanProgress);
+    if (early === undefined) {
+      await scan;
+      return false;
+    }
+    for (const folder of early) this.#folders.set(folder.dir, compactFolder(folder, this.#pool));
+    // Problems are the whole scan's to report, once each: the same verdicts, but a parser's message can differ by
+    // thread (a stack overflow's column), and two spellings of one problem would both be printed.
+    this.partial = true;
+    this.#snapshot = this.#build();
+    this.complete = scan.then(() => {
+      if (this.#closed) return;
+      this.partial = false;
+      this.#swapFull();
+      this.#needsBase = true;
+      this.#persistSoon();
+      this.#watchAfterComplete?.();
+    });
+    // Unhandled otherwise until someone waits: the server's `verified` does, and reports it.
+    this.complete.catch(() => {});
+    return true;
   }
 
   get snapshot(): CatalogSnapshot {
@@ -217,6 +273,11 @@ export class LiveCatalog {
    * slices (after the known folders and a first budget) start once it resolves (serve: once it listens).
    */
   watch(walkAfter?: Promise<unknown>): void {
+    // A first page served early: the watch starts once the full scan is in, as it does after any cold scan.
+    if (this.partial) {
+      this.#watchAfterComplete = () => this.watch(walkAfter);
+      return;
+    }
     const roots = this.options.roots.map((root) => root.dir);
     this.#watcher = new TreeWatcher(
       roots,
@@ -277,6 +338,8 @@ export class LiveCatalog {
   }
 
   close(): void {
+    this.#closed = true;
+    this.#watchAfterComplete = undefined;
     this.#watcher?.close();
     this.#watcher = undefined;
     if (this.#timer) clearTimeout(this.#timer);
@@ -503,10 +566,11 @@ export class LiveCatalog {
   #build(): CatalogSnapshot {
     const ordered = [...this.#folders.values()].sort(this.#order);
     // A restored catalog's problems are the last run's: only what the disk shows is reported (after `verify`).
-    if (!this.unverified) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
+    const report = !this.unverified && !this.partial;
+    if (report) for (const folder of ordered) for (const problem of folder.inspection.problems) this.#report(problem);
     this.#assembly = new Assembly(this.#order, this.#assembly);
     this.#assembly.update([], ordered);
-    if (!this.unverified) for (const problem of this.#assembly.problems) this.#report(problem);
+    if (report) for (const problem of this.#assembly.problems) this.#report(problem);
     return new CatalogSnapshot([...this.#assembly.served.values()], ++this.#generation);
   }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import type { SkillsService } from '../mcp/skills-service.js';
+import type { LocatedFile, SkillsService } from '../mcp/skills-service.js';
 import type { PageCache } from './page-cache.js';
 import { PLACEHOLDER_TEXT, STREAM_MIN_BYTES, streamedParts, writeStreamed } from './streamed-answer.js';
 import type { CacheHint, ServerIdentity } from '../mcp/identity.js';
@@ -153,12 +153,33 @@ function withHint(hot: HotRequest, meta: unknown): HotRequest {
  */
 const envelopeVerdicts = new Map<string, boolean>();
 const ENVELOPE_VERDICTS_MAX = 1024;
+/**
+ * The envelope's JSON, or for the one a client almost always sends (the protocol version, a clientInfo of a name and
+ * a version, no capabilities) a key made of those two strings (the name's length first, so no two pairs share one):
+ * the same envelope always gets the same key, and a JSON text never starts with NUL, so the two kinds never meet.
+ */
+function envelopeKey(envelope: Record<string, unknown>): string {
+  const info = envelope['io.modelcontextprotocol/clientInfo'] as Record<string, unknown>;
+  const caps = envelope['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>;
+  let members = 0;
+  for (const _ in envelope) members++;
+  let infoMembers = 0;
+  for (const _ in info) infoMembers++;
+  let capMembers = 0;
+  for (const _ in caps) capMembers++;
+  if (members === 3 && infoMembers === 2 && capMembers === 0 && Object.getPrototypeOf(caps) === Object.prototype) {
+    const name = info['name'] as string;
+    return `\u0000${name.length}\u0000${name}${info['version'] as string}`;
+  }
+  return JSON.stringify(envelope);
+}
+
 // Only envelopes up to this size are kept: the key is the envelope's JSON, and a request body may be megabytes, so
 // 1,024 kept keys must not become gigabytes (a real client's envelope is a few hundred bytes).
 const ENVELOPE_KEY_MAX_CHARS = 4096;
 
 function envelopeAccepted(envelope: Record<string, unknown>): boolean {
-  const key = JSON.stringify(envelope);
+  const key = envelopeKey(envelope);
   let verdict = envelopeVerdicts.get(key);
   if (verdict === undefined) {
     const outcome = classifyInboundRequest({
@@ -197,40 +218,52 @@ export async function answer(ctx: FastPathContext, hot: HotRequest, res: ServerR
 /**
  * A resources/read: a small file's answer written whole; a large one's streamed at the reader's pace, its content
  * encoded a window at a time from the file's shared verified bytes (http/streamed-answer.ts), so a client that
- * reads slowly or never holds a window, not the whole answer.
+ * reads slowly or never holds a window, not the whole answer. The URI is looked up once for the bytes, the `_meta`
+ * and the audit record; a hot text file (its bytes and JSON string cached) is answered in the same tick.
  */
 async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResponse): Promise<boolean> {
   const { service } = ctx;
   const uri = hot.params['uri'] as string;
-  let found;
+  let located: LocatedFile | undefined;
   try {
-    found = await service.readFileBytes(uri);
+    located = service.locate(uri);
   } catch {
     return false; // the SDK path produces the error answer
   }
-  if (found === undefined) return false;
-  const { bytes, mimeType, text } = found;
+  if (located === undefined) return false;
   // What a pending or unreviewed version's SKILL.md read carries (mcp/server-factory.ts adds it on the SDK path).
-  const meta = service.readMeta(uri);
+  const meta = service.readMetaOf(located);
+  const { file } = located.found;
+  if (meta === undefined && file !== located.found.skill.artifact && file.size < STREAM_MIN_BYTES) {
+    const cached = service.options.content.cachedText(file.digest);
+    if (cached !== undefined) {
+      service.recordReadOf(uri, located.file, 'ok');
+      writeText(ctx, hot, res, uri, file.mimeType, cached.json);
+      return true;
+    }
+  }
+  let found;
+  try {
+    found = await service.readLocated(located);
+  } catch {
+    return false; // the SDK path produces the error answer
+  }
+  const { bytes, mimeType, text } = found;
   if (meta !== undefined && bytes.length >= STREAM_MIN_BYTES) return false;
   const marked = meta === undefined ? {} : { _meta: meta };
-  service.recordRead(uri, 'ok');
+  service.recordReadOf(uri, located.file, 'ok');
   if (bytes.length < STREAM_MIN_BYTES) {
     if (text) {
       // The text's JSON string is made once while the file is cached (catalog/content.ts), and put where the
       // placeholder is: the same bytes JSON.stringify of the whole answer makes, without escaping the file again.
       const escaped = service.options.content.servedForm(found.digest, bytes, true).json!;
+      if (meta === undefined) {
+        writeText(ctx, hot, res, uri, mimeType, escaped);
+        return true;
+      }
       const json = JSON.stringify({ result: wrap(ctx, hot, { contents: [{ uri, mimeType, text: PLACEHOLDER_TEXT, ...marked }] }), jsonrpc: '2.0', id: hot.id });
       const at = json.indexOf(PLACEHOLDER_JSON);
-      const head = Buffer.from(json.slice(0, at));
-      const tail = Buffer.from(json.slice(at + PLACEHOLDER_JSON.length));
-      const length = head.length + escaped.length + tail.length;
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
-      // Three writes in one tick go out as one writev (node:http corks the socket until the next tick): the cached
-      // JSON string is not copied into a new buffer for every answer.
-      res.write(head);
-      res.write(escaped);
-      res.end(tail);
+      writeParts(res, [Buffer.from(json.slice(0, at)), escaped, Buffer.from(json.slice(at + PLACEHOLDER_JSON.length))]);
       return true;
     }
     const json = JSON.stringify({
@@ -244,6 +277,71 @@ async function answerRead(ctx: FastPathContext, hot: HotRequest, res: ServerResp
   }
   await writeStreamed(res, { result: wrap(ctx, hot, { contents: [streamedItem(uri, mimeType, text)] }), jsonrpc: '2.0', id: hot.id }, bytes, text);
   return true;
+}
+
+/**
+ * A text file's read answer without `_meta`: the JSON around its content is the same for every file but for the
+ * URI, the media type and the id, so it is cut once per era and server identity (`readTemplate`) and filled in
+ * with their JSON strings: the bytes JSON.stringify of the whole answer makes (a test compares both).
+ */
+function writeText(ctx: FastPathContext, hot: HotRequest, res: ServerResponse, uri: string, mimeType: string, escaped: Buffer): void {
+  const template = readTemplate(ctx, hot);
+  const head = Buffer.from(`${template.head}${JSON.stringify(uri)}${template.afterUri}${JSON.stringify(mimeType)}${template.afterMime}`);
+  const tail = Buffer.from(`${template.afterText}${JSON.stringify(hot.id)}}`);
+  writeParts(res, [head, escaped, tail]);
+}
+
+/** A whole answer from its parts: one writev (node:http corks the socket until the next tick), no copy of the parts. */
+function writeParts(res: ServerResponse, parts: Buffer[]): void {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+  for (let at = 0; at < parts.length - 1; at++) res.write(parts[at]);
+  res.end(parts[parts.length - 1]);
+}
+
+interface ReadTemplate {
+  /** Up to the URI's JSON string. */
+  head: string;
+  /** Between the URI and the media type. */
+  afterUri: string;
+  /** Between the media type and the text. */
+  afterMime: string;
+  /** After the text, up to the id. */
+  afterText: string;
+}
+
+/** Templates by the identity and cache hint they were cut with, then by era. */
+const readTemplates = new WeakMap<ServerIdentity, WeakMap<CacheHint, Map<Era, ReadTemplate>>>();
+const TEMPLATE_URI = '\u0000skillport-uri\u0000';
+const TEMPLATE_MIME = '\u0000skillport-mime\u0000';
+
+function readTemplate(ctx: FastPathContext, hot: HotRequest): ReadTemplate {
+  let byHint = readTemplates.get(ctx.identity);
+  if (byHint === undefined) readTemplates.set(ctx.identity, (byHint = new WeakMap()));
+  let byEra = byHint.get(ctx.cacheHint);
+  if (byEra === undefined) byHint.set(ctx.cacheHint, (byEra = new Map()));
+  let template = byEra.get(hot.era);
+  if (template === undefined) {
+    // The id 0 is the last member: what follows `"id":` is the id and the closing brace.
+    const json = JSON.stringify({
+      result: wrap(ctx, hot, { contents: [{ uri: TEMPLATE_URI, mimeType: TEMPLATE_MIME, text: PLACEHOLDER_TEXT }] }),
+      jsonrpc: '2.0',
+      id: 0,
+    });
+    const uriAt = json.indexOf(JSON.stringify(TEMPLATE_URI));
+    const mimeAt = json.indexOf(JSON.stringify(TEMPLATE_MIME), uriAt);
+    const textAt = json.indexOf(PLACEHOLDER_JSON, mimeAt);
+    if (uriAt < 0 || mimeAt < 0 || textAt < 0 || !json.endsWith('"id":0}')) throw new Error('the read answer template lost a placeholder');
+    template = {
+      head: json.slice(0, uriAt),
+      afterUri: json.slice(uriAt + JSON.stringify(TEMPLATE_URI).length, mimeAt),
+      afterMime: json.slice(mimeAt + JSON.stringify(TEMPLATE_MIME).length, textAt),
+      afterText: json.slice(textAt + PLACEHOLDER_JSON.length, json.length - '0}'.length),
+    };
+    byEra.set(hot.era, template);
+  }
+  return template;
 }
 
 /**
@@ -350,12 +448,28 @@ function paramsFit(method: string, params: Record<string, unknown>): boolean {
   return true;
 }
 
+/**
+ * Verdicts of `isCanonical` by URI: a client reads the same files again and again, and each verdict parses a URL.
+ * Bounded (emptied when full; long URIs are judged each time), so what is kept stays a few hundred KB.
+ */
+const canonicalVerdicts = new Map<string, boolean>();
+const CANONICAL_VERDICTS_MAX = 4096;
+const CANONICAL_KEY_MAX_CHARS = 512;
+
 function isCanonical(uri: string): boolean {
+  const known = canonicalVerdicts.get(uri);
+  if (known !== undefined) return known;
+  let verdict: boolean;
   try {
-    return new URL(uri).href === uri && !uri.includes('#') && !uri.includes('?');
+    verdict = new URL(uri).href === uri && !uri.includes('#') && !uri.includes('?');
   } catch {
-    return false;
+    verdict = false;
   }
+  if (uri.length <= CANONICAL_KEY_MAX_CHARS) {
+    if (canonicalVerdicts.size >= CANONICAL_VERDICTS_MAX) canonicalVerdicts.clear();
+    canonicalVerdicts.set(uri, verdict);
+  }
+  return verdict;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -27,7 +27,7 @@ import { OpenCounts } from './open-counts.js';
 import { WriteStalls } from './write-stalls.js';
 import { listenLifetime } from './listen-lifetime.js';
 import { mountMcp } from './mcp-route.js';
-import type { PrincipalHandler } from './mcp-route.js';
+import type { EarlyCatalog, PrincipalHandler } from './mcp-route.js';
 import { hostGuard } from './middleware/host-guard.js';
 import { sendJsonRpcError, tooLarge } from './replies.js';
 
@@ -59,6 +59,8 @@ export interface HttpOptions {
   web?: WebRoute;
   /** Proxies whose forwarding header names the client (http/client-address.ts); none by default. */
   trustedProxies?: TrustedProxies;
+  /** Set while only the first `skills/list` page can be answered (a cold start's early page, ADR 0276). */
+  early?: EarlyCatalog;
 }
 
 /** Identity on HTTP: who is asking (access), and what a principal is served through (scoped). */
@@ -69,7 +71,7 @@ export interface HttpAccess {
   activity?: Activity;
 }
 
-export type { PrincipalHandler } from './mcp-route.js';
+export type { EarlyCatalog, PrincipalHandler } from './mcp-route.js';
 
 export interface RunningHttpServer {
   url: string;
@@ -160,7 +162,12 @@ export async function startHttpServer(
       addressing,
       requestsPerClient,
       requestsPerPrincipal,
-      mcp: (app, shared) => mountMcp(app, { access, limits, fast, fastPath, handlerFor, counters, streamsPerClient, streamsPerPrincipal }, shared),
+      mcp: (app, shared) =>
+        mountMcp(
+          app,
+          { access, limits, fast, fastPath, handlerFor, counters, streamsPerClient, streamsPerPrincipal, ...(options.early ? { early: options.early } : {}) },
+          shared,
+        ),
     }),
   );
 
@@ -182,6 +189,15 @@ export async function startHttpServer(
     }
     if (closing) res.setHeader('connection', 'close');
     if (!guardHost(req, res)) return;
+    // Before the whole catalog is in, only /mcp (which decides per request) and the probes (readyz says why not) go on.
+    const early = options.early;
+    if (early?.pending() && path !== MCP_PATH && path !== '/healthz' && path !== '/readyz') {
+      void early.complete.then((whole) => {
+        if (!whole) return sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
+        router(req, res).catch(() => res.destroy());
+      });
+      return;
+    }
     router(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);

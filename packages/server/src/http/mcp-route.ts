@@ -12,7 +12,7 @@ import type { RequestLimits } from './limits.js';
 import { mcpBodyLimit, mcpRequest } from './middleware/mcp-request.js';
 import { MCP_PATH } from './oauth.js';
 import type { OpenCounts } from './open-counts.js';
-import { tooMany } from './replies.js';
+import { sendJsonRpcError, tooMany } from './replies.js';
 import type { HttpApp, HttpMiddleware } from './routes.js';
 
 /**
@@ -31,6 +31,17 @@ export interface PrincipalHandler {
   lastUsed: number;
 }
 
+/**
+ * A catalog that holds only its first page for now: that page (no cursor, no hint) is answered, and every other
+ * request waits until `complete` resolves true (the whole catalog is in); false: the scan failed, nothing more is.
+ */
+export interface EarlyCatalog {
+  pending(): boolean;
+  complete: Promise<boolean>;
+  /** Whether this caller's first page is the early catalog's (an unrestricted view, no other source's skills). */
+  firstPage(service: Scoped['service']): boolean;
+}
+
 export interface McpRouteOptions {
   access: AccessControl;
   limits: RequestLimits;
@@ -40,6 +51,8 @@ export interface McpRouteOptions {
   counters: { fastPath: number; sdk: number };
   streamsPerClient: OpenCounts;
   streamsPerPrincipal: OpenCounts;
+  /** The early catalog of a cold start (http-server.ts `EarlyCatalog`): only its first page is answered until complete. */
+  early?: EarlyCatalog;
 }
 
 export interface SharedMiddleware {
@@ -132,6 +145,16 @@ function mcpHandler(options: McpRouteOptions): HttpMiddleware {
     const res = c.env.outgoing;
     const entry = options.handlerFor(c.get('principal'));
     const rpc = c.get('rpc');
+    const early = options.early;
+    if (early?.pending()) {
+      // The first page (no cursor, no host hint) is all the early catalog holds whole; anything else waits for the rest.
+      const hot = options.fastPath && rpc !== undefined ? classify(req, rpc.body) : undefined;
+      const firstPage = hot?.method === 'skills/list' && hot.params['cursor'] === undefined && hot.hint === undefined && early.firstPage(entry.scoped.service);
+      if (!firstPage && !(await early.complete)) {
+        sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
+        return RESPONSE_ALREADY_SENT;
+      }
+    }
     if (rpc === undefined) {
       counters.sdk++;
       access.metrics.answered('sdk');
@@ -142,6 +165,11 @@ function mcpHandler(options: McpRouteOptions): HttpMiddleware {
     if (hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
       counters.fastPath++;
       access.metrics.answered('fast');
+      return RESPONSE_ALREADY_SENT;
+    }
+    // The early first page is the fast path's alone: the SDK answers from the whole catalog.
+    if (early?.pending() && !(await early.complete)) {
+      sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
       return RESPONSE_ALREADY_SENT;
     }
     counters.sdk++;

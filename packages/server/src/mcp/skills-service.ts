@@ -3,7 +3,7 @@ import type { Availability, AvailableCapabilities } from '@skillport/core';
 import { artifactAt } from '../catalog/artifacts.js';
 import { type ContentReader, StaleFileError } from '../catalog/content.js';
 import { META_AVAILABILITY } from '../catalog/model.js';
-import type { CatalogSkill, SkillEntry } from '../catalog/model.js';
+import type { CatalogFile, CatalogSkill, SkillEntry } from '../catalog/model.js';
 import { availabilityFor, grantedFor, orderByReadiness } from './availability.js';
 import type { CatalogSnapshot, DirectoryChild } from '../catalog/snapshot.js';
 import type { AuditInput } from '../access/audit.js';
@@ -15,6 +15,20 @@ import { META_SCAN, activationMeta, scanText } from '../tools/review-notes.js';
  * both answer from the same code.
  */
 export type FileContent = { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string };
+
+/** A file's verified bytes as served: its media type, whether it is served as text, its digest. */
+export interface FileBytes {
+  bytes: Buffer;
+  mimeType: string;
+  text: boolean;
+  digest: string;
+}
+
+/** A read's URI looked up once (`SkillsService.locate`): what is read, and the served file it is (not a packed form). */
+export interface LocatedFile {
+  found: { skill: CatalogSkill; file: CatalogFile };
+  file: { skill: CatalogSkill; file: CatalogFile } | undefined;
+}
 
 export class InvalidCursorError extends Error {
   override name = 'InvalidCursorError';
@@ -61,7 +75,12 @@ export class SkillsService {
   recordRead(uri: string, outcome: string, surface = 'resources/read'): void {
     if (this.options.audit === undefined) return;
     const canonical = canonicalSkillUri(uri);
-    const found = canonical === undefined ? undefined : this.snapshot.file(canonical);
+    this.recordReadOf(uri, canonical === undefined ? undefined : this.snapshot.file(canonical), outcome, surface);
+  }
+
+  /** `recordRead` of a file already looked up (`locate`): the same record, without a second lookup. */
+  recordReadOf(uri: string, found: { skill: CatalogSkill; file: CatalogFile } | undefined, outcome: string, surface = 'resources/read'): void {
+    if (this.options.audit === undefined) return;
     if (found === undefined) {
       this.record({ action: 'read', surface, requested: uri, outcome });
       return;
@@ -128,17 +147,39 @@ export class SkillsService {
    * A listed file's verified bytes, their digest, and whether they are served as text (UTF-8 without NUL, as
    * `readFile` decides), without decoding them: a large answer is written from them piece by piece (http/streamed-answer.ts).
    */
-  async readFileBytes(uri: string): Promise<{ bytes: Buffer; mimeType: string; text: boolean; digest: string } | undefined> {
+  async readFileBytes(uri: string): Promise<FileBytes | undefined> {
+    const located = this.locate(uri);
+    return located === undefined ? undefined : this.readLocated(located);
+  }
+
+  /**
+   * What `uri` names in the current snapshot, looked up once for a whole read (the HTTP fast path asks the bytes,
+   * the `_meta` and the audit record of one lookup): the served file (`file`, as `recordRead` and `readMeta` find it)
+   * or a skill's packed form; undefined when nothing is served there. Throws RefusedSkillError for a revoked version.
+   */
+  locate(uri: string): LocatedFile | undefined {
     const canonical = canonicalSkillUri(uri);
     if (canonical === undefined) return undefined;
     const snapshot = this.snapshot;
+    const file = snapshot.file(canonical);
     // Not a skill's file: maybe a skill's packed form (an archive served as it came, ADR 0010).
-    const found = snapshot.file(canonical) ?? artifactAt(snapshot, canonical);
+    const found = file ?? artifactAt(snapshot, canonical);
     if (found === undefined) {
       const refused = snapshot.refusal(canonical);
       if (refused !== undefined) throw new RefusedSkillError(refused);
       return undefined;
     }
+    return { found, file };
+  }
+
+  /** The `_meta` a read of a located file carries (as `readMeta`). */
+  readMetaOf(located: LocatedFile): Record<string, string> | undefined {
+    return located.file === undefined ? undefined : activationMeta(located.file.skill, located.file.file.uri);
+  }
+
+  /** A located file's verified bytes (as `readFileBytes`). Throws StaleFileError when its bytes changed. */
+  async readLocated(located: LocatedFile): Promise<FileBytes> {
+    const { found } = located;
     let bytes: Buffer;
     try {
       bytes = await this.options.content.read(found.file, found.skill.origin);

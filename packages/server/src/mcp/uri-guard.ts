@@ -1,4 +1,4 @@
-import { parseSkillUri } from '@skillport/core';
+import { isPlainSkillUri, parseSkillUri } from '@skillport/core';
 import { clip } from '../http/limits.js';
 
 /**
@@ -19,7 +19,7 @@ export function refusal(message: unknown): JsonRpcErrorResponse | undefined {
   const { method, id, params } = message as { method?: unknown; id?: unknown; params?: { uri?: unknown } };
   if (method !== 'resources/read' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
   const uri = params?.uri;
-  if (typeof uri !== 'string' || !/^skill:/i.test(uri)) return undefined;
+  if (typeof uri !== 'string' || !/^skill:/i.test(uri) || isPlainSkillUri(uri)) return undefined;
   // Judged as the SDK will read it: `new URL()` lowercases the scheme, so `SKILL://a/x/../b/SKILL.md` reads
   // `skill://a/b/SKILL.md` and must be refused like its lowercase spelling.
   const parsed = parseSkillUri(`skill:${uri.slice('skill:'.length)}`);

@@ -12,9 +12,20 @@ import { sendJson } from '../replies.js';
  * Returns whether the request may go on.
  */
 export function hostGuard(hostnames: string[], origins?: ReadonlySet<string>): (req: IncomingMessage, res: ServerResponse) => boolean {
+  // Host values already accepted for a request without Origin (the verdict depends on the value alone): a client
+  // sends the same one with every request, and judging it parses a URL. Bounded: emptied when full.
+  const accepted = new Set<string>();
   return (req, res) => {
+    const host = req.headers.host;
+    if (host !== undefined && req.headers.origin === undefined && accepted.has(host)) return true;
     const refused = checkRequest(req, hostnames, origins);
-    if (refused === undefined) return true;
+    if (refused === undefined) {
+      if (host !== undefined && req.headers.origin === undefined && host.length <= 300) {
+        if (accepted.size >= 256) accepted.clear();
+        accepted.add(host);
+      }
+      return true;
+    }
     if ((req.url ?? '').startsWith('/api/')) sendJson(res, refused.status, errorBody(refused.code, refused.message));
     else sendJson(res, refused.status, { jsonrpc: '2.0', error: { code: -32600, message: refused.message }, id: null });
     return false;

@@ -1,0 +1,217 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
+import { checkFrontmatter, compareStrings, discoverSkills, joinSkillUri, parseSkillMarkdown } from '@skillport/core';
+import type { SkillLimits } from '@skillport/core';
+import { assemble, scanFolder } from './folder-scan.js';
+import type { FolderRoot, ScannedFolder } from './folder-scan.js';
+import type { WireFolder } from './scan-worker.js';
+
+/** How long one slice of the first-page pass may hold the event loop (ms): the scan workers' messages wait meanwhile. */
+const SLICE_MS = 8;
+
+export interface FirstPageOptions {
+  roots: FolderRoot[];
+  limits: SkillLimits;
+  allowFields?: readonly string[] | undefined;
+  /** Skills on the first page: the pass stops once more than this many are certain (so "more" is certain too). */
+  pageSize: number;
+  /** Folders inspected at most before giving up (the full scan answers then). */
+  maxInspected: number;
+}
+
+interface Candidate {
+  root: FolderRoot;
+  dir: string;
+  segments: string[];
+  /** No URI this folder can be served at sorts before this string (see `lowerBound`). */
+  bound: string;
+}
+
+/**
+ * The folders that decide the first page of `skills/list`, fully inspected (every file read and hashed), found
+ * without inspecting the rest: every skill folder's SKILL.md frontmatter gives the lowest URI it can be served at,
+ * and folders are inspected in that order until more than a page of served skills sort before every folder not
+ * inspected. Their assembly then serves exactly the first page a full scan would (same entries, same digests,
+ * same next cursor), read at the moment each folder was read, as a full scan's are. Undefined when that is not
+ * reached within `maxInspected` folders.
+ */
+export async function firstPageFolders(options: FirstPageOptions): Promise<ScannedFolder[] | undefined> {
+  let slice = performance.now();
+  const breathe = async () => {
+    if (performance.now() - slice < SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    slice = performance.now();
+  };
+  const candidates: Candidate[] = [];
+  for (const root of options.roots) {
+    for (const found of discoverSkills(root.dir).skills) {
+      candidates.push({ root, dir: found.dir, segments: found.segments, bound: lowerBound(root, found.dir, found.segments, options) });
+      await breathe();
+    }
+  }
+  candidates.sort((a, b) => compareStrings(a.bound, b.bound));
+  const inspected: ScannedFolder[] = [];
+  let next = 0;
+  while (next < candidates.length && inspected.length < options.maxInspected) {
+    // A few at a time between checks: the check assembles what is inspected.
+    for (const stop = Math.min(candidates.length, next + 8); next < stop; next++) {
+      const candidate = candidates[next]!;
+      inspected.push(scanFolder(candidate.root, candidate.dir, candidate.segments, options));
+      await breathe();
+    }
+    if (inspected.length <= options.pageSize) continue;
+    if (settled(inspected, next < candidates.length ? candidates[next]!.bound : undefined, options.pageSize)) return inspected;
+  }
+  // Every folder inspected: the assembly is the whole catalog, whatever its size.
+  return next === candidates.length && settled(inspected, undefined, options.pageSize, true) ? inspected : undefined;
+}
+
+/**
+ * `firstPageFolders` in a worker thread (first-page-worker.ts): the main thread loads what serving needs meanwhile.
+ * Undefined when there is no early page, or the worker failed (the full scan answers then, as without one).
+ */
+export function firstPageInWorker(options: FirstPageOptions): Promise<ScannedFolder[] | undefined> {
+  return new Promise((resolve) => {
+    const worker = new Worker(new URL('./first-page-worker.js', import.meta.url), {
+      workerData: { ...options, allowFields: options.allowFields ? [...options.allowFields] : undefined },
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
+    let folders: ScannedFolder[] | undefined;
+    worker.once('message', (wire: WireFolder[] | null) => {
+      folders = wire?.map((folder) => ({ ...folder, root: options.roots[folder.root]! }));
+    });
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(folders));
+  });
+}
+
+/**
+ * Whether the inspected folders' assembly holds more than `pageSize` skills whose URIs no folder left out could
+ * change: below `bound` (the least lower bound of the folders not inspected), and not a renamed folder whose spot
+ * (`<parent>/<name>`) lies at or past it (a folder not inspected may want that spot and move this one, ADR 0276).
+ */
+function settled(inspected: ScannedFolder[], bound: string | undefined, pageSize: number, all = false): boolean {
+  const { skills, problems } = assemble(inspected);
+  // A URI conflict stops a cold start: the full scan decides it (and the server's start fails as before).
+  if (problems.some((problem) => problem.code === 'uri-conflict')) return false;
+  if (all) return true;
+  let limit = bound!;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const folder of inspected) {
+      const skill = folder.inspection.skill;
+      const folderName = folder.segments.at(-1);
+      if (skill === undefined || folderName === undefined || folderName.normalize('NFKC') === skill.name) continue;
+      const spot = joinSkillUri([...folder.root.prefix, ...folder.segments.slice(0, -1), skill.name]);
+      if (compareStrings(spot, limit) < 0) continue;
+      // Its place is not certain: nothing from its lowest possible URI on counts.
+      const own = joinSkillUri([...folder.root.prefix, ...folder.segments]);
+      const lowest = compareStrings(own, spot) < 0 ? own : spot;
+      if (compareStrings(lowest, limit) < 0) {
+        limit = lowest;
+        changed = true;
+      }
+    }
+  }
+  let certain = 0;
+  for (const skill of skills) if (compareStrings(skill.uri, limit) < 0) certain++;
+  return certain > pageSize;
+}
+
+/**
+ * The lowest URI a folder can be served at: its skill's URI path is the root's prefix and the folders above it,
+ * then its name (`<parent>/<name>`) or, when that spot is wanted by another, its folder and name
+ * (`<parent>/<folder>/<name>`, folder-scan.ts `assemble`). Both begin with one of two strings, and a string sorts
+ * before everything that begins with it. Without a readable name, the parent path alone bounds it.
+ */
+function lowerBound(root: FolderRoot, dir: string, segments: string[], options: FirstPageOptions): string {
+  const parent = [...root.prefix, ...segments.slice(0, -1)];
+  const name = frontmatterName(dir, segments.at(-1), options);
+  if (name === undefined) return joinSkillUri(parent);
+  const spot = joinSkillUri([...parent, name]);
+  if (segments.length === 0) return spot;
+  const own = joinSkillUri([...root.prefix, ...segments]);
+  return compareStrings(own, spot) < 0 ? own : spot;
+}
+
+/** Bytes of SKILL.md read first: nearly every frontmatter ends within them (then the whole bound is read). */
+const HEAD_BYTES = 4096;
+let headBuffer = Buffer.allocUnsafe(HEAD_BYTES);
+
+/** The skill name as the inspection will read it, from the head of SKILL.md (or skill.md); undefined when unsure. */
+export function frontmatterName(dir: string, folderName: string | undefined, options: Pick<FirstPageOptions, 'limits' | 'allowFields'>): string | undefined {
+  const max = options.limits.maxFrontmatterBytes + 16;
+  for (const file of ['SKILL.md', 'skill.md']) {
+    let head = readHead(join(dir, file), Math.min(HEAD_BYTES, max));
+    if (head === undefined) continue;
+    const quick = plainName(head);
+    if (quick !== undefined) return quick;
+    if (head.length >= HEAD_BYTES && max > HEAD_BYTES) head = readHead(join(dir, file), max);
+    if (head === undefined) return undefined;
+    try {
+      const { frontmatter } = parseSkillMarkdown(head, options.limits.maxFrontmatterBytes);
+      return checkFrontmatter(frontmatter, folderName, options.allowFields?.length ? { allowFields: options.allowFields } : {}).name;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** A top-level `name:` line, and its value in the spec's name characters (plain, or quoted without escapes). */
+const NAME_LINE = /^name[ \t]*:/;
+const PLAIN_NAME = /^name:[ \t]+(?:([a-z0-9][a-z0-9-]*)|"([a-z0-9][a-z0-9-]*)"|'([a-z0-9][a-z0-9-]*)')[ \t]*$/;
+/** A line starting with one of these may make the frontmatter more than a plain block mapping: the parser decides. */
+const UNPLAIN_START = /^[{[?&*!%"'|>@`<-]/;
+
+/**
+ * The name of a frontmatter that is a plain block mapping holding `name: <plain value>` on one line, without YAML
+ * parsing (most of a head pass's cost otherwise); undefined when anything makes that less than certain (the
+ * parser decides then). Only the value of a skill that will be served matters: a frontmatter the parser refuses is
+ * not one.
+ */
+export function plainName(text: string): string | undefined {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const lines = source.split('\n');
+  if (lines[0]?.replace(/\r$/, '').trimEnd() !== '---') return undefined;
+  let name: string | undefined;
+  let closed = false;
+  for (let index = 1; index < lines.length; index++) {
+    const line = lines[index]!.replace(/\r$/, '');
+    if (line.trimEnd() === '---' || line === '...') {
+      closed = true;
+      break;
+    }
+    if (UNPLAIN_START.test(line) || line.startsWith('\t')) return undefined;
+    if (!NAME_LINE.test(line)) continue;
+    const match = PLAIN_NAME.exec(line);
+    if (name !== undefined || match === null) return undefined;
+    // An indented line right after it may continue the value (a plain scalar over lines): the parser decides.
+    const following = lines[index + 1]?.replace(/\r$/, '');
+    if (following !== undefined && /^[ \t]+\S/.test(following) && !/^[ \t]+#/.test(following)) return undefined;
+    name = match[1] ?? match[2] ?? match[3]!;
+  }
+  return closed ? name : undefined;
+}
+
+function readHead(path: string, bytes: number): string | undefined {
+  let fd: number;
+  try {
+    // Never waits on a FIFO or a device named SKILL.md: opened without blocking, and only a regular file is read.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    if (headBuffer.byteLength < bytes) headBuffer = Buffer.allocUnsafe(bytes);
+    const read = readSync(fd, headBuffer, 0, bytes, 0);
+    // A cut multi-byte character at the end is in the body (or past the bound), which is not used here.
+    return headBuffer.toString('utf8', 0, read);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
