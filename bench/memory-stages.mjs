@@ -7,10 +7,11 @@
 // memory while others share the machine. `--repo DIR`: serve another checkout's build (a baseline).
 // `--load`: bench/scale.mjs's cold phases instead of one search (every skills/list page walked once, a search polled
 // every 2 ms until the index is complete, 5 s of resources/read and of skills/list pages from 16 clients, 3 rounds of
-// 40 searches, one registry publish and the save of the index after it), so its "peak RSS" is measured stage by stage. `--workers N`: SKILLPORT_SEARCH_WORKERS for the server.
+// 40 searches, the index's first save, one registry publish and the save after it), so its "peak RSS" is measured
+// stage by stage. `--workers N`: SKILLPORT_SEARCH_WORKERS for the server.
 // Each line gives RSS, its anonymous part (heaps: V8's, malloc's) and the peak so far (VmHWM).
 // Usage: node bench/memory-stages.mjs --catalog /work/scale-data/catalog-100000 [--repo DIR] [--port 5411]
-//                                     [--load] [--workers N] [--max-seconds 3600]
+//                                     [--load] [--workers N] [--smaps] [--snapshot] [--max-seconds 3600]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -161,7 +162,15 @@ try {
       await sleep(200);
     }
     line('index compacted');
-    // As bench/scale.mjs: a change after the build (one registry publish), which the index takes in and saves.
+    // The index's first save (2 s after the compaction, once the server is quiet), then, as bench/scale.mjs does, a
+    // change after it (one registry publish), which the index takes in and saves again.
+    stage = 'first save';
+    for (;;) {
+      if ((await (await fetch(`${url}/healthz`)).json()).search.saves > 0) break;
+      if (performance.now() - started > maxMs) throw new Error('the index was not saved in time');
+      await sleep(200);
+    }
+    line('index saved');
     stage = 'publish and save';
     const { saves } = (await (await fetch(`${url}/healthz`)).json()).search;
     const registry = await import(join(repo, 'packages/registry/dist/src/index.js'));

@@ -2,7 +2,8 @@
 // bench/blind/fit-domain: fits the query-domain weights (packages/search/src/scoring/query-domain.ts, ADR 0271) and
 // writes them to packages/search/src/scoring/query-domain.txt. Inputs per query: the logit of the lexical confidence
 // of its deciding hit (an index with queryDomain: false), whether the query holds a word rare in English that no skill
-// holds, or that skills hold only in bodies (evidence.rareUnknown, rareUntopical), and the query's word vector. A balanced logistic regression
+// holds, or that skills hold only in bodies, written as a name or not (rareKinds of the evidence), and the query's
+// word vector. A balanced logistic regression
 // with an L2 penalty on standardised inputs, positives (queries that have a skill) against no-fit tasks, on the fitting
 // sets only (below); the threshold is the one that keeps 96 % of the fitting positives answered, judged on 5-fold
 // out-of-fold confidences (the in-sample ones flatter a 101-input fit), then folded into the bias so that the index's
@@ -12,7 +13,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MIN_CONFIDENCE, SkillSearchIndex, WordVectors } from '../../packages/search/dist/src/index.js';
+import { MIN_CONFIDENCE, SkillSearchIndex, WordVectors, rareKinds } from '../../packages/search/dist/src/index.js';
 import { loadCorpusDocs } from '../corpus-docs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -63,7 +64,7 @@ for (const [files, positive] of [
       if (top === undefined) rows.push({ y: positive, none: true });
       else if (top.evidence.exactWeight >= top.evidence.queryWeight * (1 - 1e-9)) rows.push({ y: positive, all: true });
       else {
-        const rare = [top.evidence.rareUnknown > 0 ? 1 : 0, top.evidence.rareUntopical > 0 ? 1 : 0];
+        const rare = rareKinds(top.evidence).map((present) => (present ? 1 : 0));
         rows.push({ y: positive, x: [logit(top.confidence), ...rare, ...(vector ?? new Float32Array(vectors.dimensions))] });
       }
     }
@@ -138,8 +139,8 @@ console.log(`  in sample:   ${rates((row) => predict(model, row.x))}`);
 
 // Folded: z = lexical · logit(c) + Σ weight_i · v_i + bias, with the threshold moved to MIN_CONFIDENCE.
 const lexical = model.w[0] / model.sd[0];
-const specific = [1, 2].map((i) => model.w[i] / model.sd[i]);
-const weights = Array.from(model.w.slice(3), (w, i) => w / model.sd[i + 3]);
+const specific = [1, 2, 3, 4].map((i) => model.w[i] / model.sd[i]);
+const weights = Array.from(model.w.slice(5), (w, i) => w / model.sd[i + 5]);
 let bias = model.b - threshold + logit(MIN_CONFIDENCE);
 for (let i = 0; i < model.w.length; i++) bias -= (model.w[i] * model.mean[i]) / model.sd[i];
 const text = [

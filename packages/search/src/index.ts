@@ -18,6 +18,7 @@ export { encodeIndex, decodeIndex, saveIndex, loadIndex, analysisFingerprint } f
 export type { PersistedIndex } from './index/persist.js';
 export type { IndexState } from './index/state.js';
 export { MIN_CONFIDENCE, confidenceOf } from './scoring/confidence.js';
-export { QueryDomain, QUERY_DOMAIN_FILE } from './scoring/query-domain.js';
+export { QueryDomain, QUERY_DOMAIN_FILE, rareKinds } from './scoring/query-domain.js';
+export type { RareWords } from './scoring/query-domain.js';
 export { specificWords, RARE_POSITION } from './scoring/specific-words.js';
 export type { Held, SpecificWords } from './scoring/specific-words.js';

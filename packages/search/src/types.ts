@@ -83,7 +83,8 @@ export interface SearchHit {
    * `topicalWeight`, of the typed words some skill holds in its name, description or headings (the same for every
    * hit of a query); `missedWeight`, the largest idf of a typed word this skill does not hold; `rareUnknown` and
    * `rareUntopical`, the query's words rare in English (./scoring/specific-words.ts) that no skill holds, or that
-   * skills hold only in bodies (the same for every hit; 0 without word vectors).
+   * skills hold only in bodies, and `namedUnknown`, `namedUntopical`, those of them written as a name (`Bevy`,
+   * `VCL`; the same for every hit; 0 without word vectors).
    */
   evidence: {
     exact: number;
@@ -95,6 +96,8 @@ export interface SearchHit {
     missedWeight: number;
     rareUnknown: number;
     rareUntopical: number;
+    namedUnknown: number;
+    namedUntopical: number;
   };
   /** How sure search is that this skill fits the query (0..1; ./scoring/confidence.ts): see SearchOptions.minConfidence. */
   confidence: number;

@@ -425,6 +425,15 @@ export class SkillportServer {
   verified: Promise<void> = Promise.resolve();
 
   /**
+   * Resolves once the last run's search index has been read and caught up with the catalog, or found unusable (at
+   * once without one). `serve` waits for it before it answers: decoding a 100,000-skill index holds the main thread
+   * for seconds, and done after the first answer it held every read and every change heard then (ADR 0273).
+   */
+  searchRestored(): Promise<void> {
+    return this.#search.restored();
+  }
+
+  /**
    * The server instructions follow what the caller sees (its view's size, the single-skill fast path, the optional
    * catalog): built once per view and kept while the view is.
    */

@@ -8,29 +8,43 @@ import { readDataFile } from '../data.js';
  * query is about, which is what an everyday task in words skills also use ("stack", "wire", "race") gives away.
  * The weights are data (query-domain.txt, written by bench/blind/fit-domain.mjs), folded so that the decision
  * threshold stays MIN_CONFIDENCE: z = LEXICAL × logit(lexical confidence) + Σ weight_i · query vector_i + BIAS,
- * + SPECIFIC₁ · [a rare word no skill holds] + SPECIFIC₂ · [a rare word skills hold only in bodies] (./specific-words.ts:
- * the tool a near-miss names), when the file has a `specific` line.
+ * + Σ SPECIFIC_k · [some rare word of kind k] (./specific-words.ts: the tool a near-miss names), the kinds being: written
+ * as a name and held by no skill; otherwise written, held by none; as a name, held only in bodies; otherwise, only in
+ * bodies. Those weights are the file's `specific` line (none: they weigh nothing).
  */
 export const QUERY_DOMAIN_FILE = 'query-domain.txt';
+
+/** The rare-word counts of a hit's evidence (./specific-words.ts). */
+export interface RareWords {
+  rareUnknown: number;
+  rareUntopical: number;
+  namedUnknown: number;
+  namedUntopical: number;
+}
+
+/** The four indicators the `specific` weights apply to, in their order (what bench/blind/fit-domain.mjs fits). */
+export function rareKinds(rare: RareWords): [boolean, boolean, boolean, boolean] {
+  return [rare.namedUnknown > 0, rare.rareUnknown > rare.namedUnknown, rare.namedUntopical > 0, rare.rareUntopical > rare.namedUntopical];
+}
 
 export class QueryDomain {
   constructor(
     readonly lexical: number,
     readonly bias: number,
     readonly weights: Float64Array,
-    readonly specific: readonly [unknown: number, untopical: number] = [0, 0],
+    readonly specific: readonly [namedUnknown: number, otherUnknown: number, namedUntopical: number, otherUntopical: number] = [0, 0, 0, 0],
   ) {}
 
   /**
    * The confidence once the query vector's direction and the query's rare words (`rare`: a hit's evidence, the same
    * for every hit) are weighed in; `confidence` unchanged for a vector of another size.
    */
-  adjust(confidence: number, queryVector: Float32Array, rare?: { rareUnknown: number; rareUntopical: number }): number {
+  adjust(confidence: number, queryVector: Float32Array, rare?: RareWords): number {
     if (queryVector.length !== this.weights.length) return confidence;
     const clamped = Math.min(1 - 1e-12, Math.max(1e-12, confidence));
     let z = this.lexical * Math.log(clamped / (1 - clamped)) + this.bias;
     for (let i = 0; i < this.weights.length; i++) z += this.weights[i]! * queryVector[i]!;
-    if (rare !== undefined) z += (rare.rareUnknown > 0 ? this.specific[0] : 0) + (rare.rareUntopical > 0 ? this.specific[1] : 0);
+    if (rare !== undefined) for (const [at, present] of rareKinds(rare).entries()) if (present) z += this.specific[at]!;
     return 1 / (1 + Math.exp(-z));
   }
 
@@ -42,7 +56,7 @@ export class QueryDomain {
     let lexical: number | undefined;
     let bias: number | undefined;
     let weights: number[] | undefined;
-    let specific: [number, number] | undefined;
+    let specific: [number, number, number, number] | undefined;
     for (const [at, raw] of text.split('\n').entries()) {
       const line = raw.replace(/#.*/, '').trim();
       if (line === '') continue;
@@ -52,7 +66,7 @@ export class QueryDomain {
       if (key === 'lexical' && numbers.length === 1) lexical = numbers[0];
       else if (key === 'bias' && numbers.length === 1) bias = numbers[0];
       else if (key === 'weights') weights = numbers;
-      else if (key === 'specific' && numbers.length === 2) specific = [numbers[0]!, numbers[1]!];
+      else if (key === 'specific' && numbers.length === 4) specific = [numbers[0]!, numbers[1]!, numbers[2]!, numbers[3]!];
       else throw new Error(`query domain: line ${at + 1}: unknown key ${key}`);
     }
     if (lexical === undefined || bias === undefined || weights === undefined) throw new Error('query domain: lexical, bias and weights are all needed');

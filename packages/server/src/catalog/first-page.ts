@@ -1,9 +1,11 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { checkFrontmatter, compareStrings, discoverSkills, joinSkillUri, parseSkillMarkdown } from '@skillport/core';
 import type { SkillLimits } from '@skillport/core';
 import { assemble, scanFolder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
+import type { WireFolder } from './scan-worker.js';
 
 /** How long one slice of the first-page pass may hold the event loop (ms): the scan workers' messages wait meanwhile. */
 const SLICE_MS = 8;
@@ -63,6 +65,25 @@ export async function firstPageFolders(options: FirstPageOptions): Promise<Scann
   }
   // Every folder inspected: the assembly is the whole catalog, whatever its size.
   return next === candidates.length && settled(inspected, undefined, options.pageSize, true) ? inspected : undefined;
+}
+
+/**
+ * `firstPageFolders` in a worker thread (first-page-worker.ts): the main thread loads what serving needs meanwhile.
+ * Undefined when there is no early page, or the worker failed (the full scan answers then, as without one).
+ */
+export function firstPageInWorker(options: FirstPageOptions): Promise<ScannedFolder[] | undefined> {
+  return new Promise((resolve) => {
+    const worker = new Worker(new URL('./first-page-worker.js', import.meta.url), {
+      workerData: { ...options, allowFields: options.allowFields ? [...options.allowFields] : undefined },
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
+    let folders: ScannedFolder[] | undefined;
+    worker.once('message', (wire: WireFolder[] | null) => {
+      folders = wire?.map((folder) => ({ ...folder, root: options.roots[folder.root]! }));
+    });
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(folders));
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ import { scanInWorkers } from './parallel-scan.js';
 import type { ScanProgress } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
 import { Assembly } from './assembly.js';
-import { firstPageFolders } from './first-page.js';
+import { firstPageInWorker } from './first-page.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -179,19 +179,20 @@ export class LiveCatalog {
   }
 
   /**
-   * The folders of the first page on this thread (first-page.ts), then the full scan in its workers; true when the
+   * The folders of the first page in a worker (first-page.ts; this thread loads the HTTP stack meanwhile), then the
+   * full scan in its workers; true when the
    * page was found (the snapshot is partial until `complete`), false when it was not (the scan has been awaited and
    * the caller builds the snapshot as after any cold scan). The page comes first and alone: on two cores the
    * workers beside it would halve its share of the CPU, and it is a small part of the scan's work.
    */
   async #openFirstPage(pageSize: number): Promise<boolean> {
-    const early = await firstPageFolders({
+    const early = await firstPageInWorker({
       roots: this.options.roots,
       limits: this.options.limits,
       allowFields: this.options.allowFields,
       pageSize,
       maxInspected: Math.max(4 * (pageSize + 1), 64),
-    }).catch(() => undefined);
+    });
     const scan = this.#scanAll(this.options.scanThreads ?? Math.min(2, availableParallelism()), this.options.onScanProgress);
     if (early === undefined) {
       await scan;
