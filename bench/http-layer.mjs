@@ -86,20 +86,25 @@ async function targets(url) {
 }
 
 /** The server process's CPU time (user + system) so far, in seconds: per request it is a figure a busy machine barely moves. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+function cpuSeconds(pid, thread = undefined) {
+  const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function load(url, kind, file, pid) {
   const cpuBefore = cpuSeconds(pid);
+  // The main thread alone (its task id is the pid): what answering costs, without worker threads' background work.
+  const mainBefore = cpuSeconds(pid, pid);
   const run = spawnSync(process.execPath, [join(repo, 'bench/load.mjs'), url, era, kind, String(duration), String(concurrency), file], { encoding: 'utf8' });
   const last = run.stdout.trim().split('\n').at(-1);
   if (!last) throw new Error(`bench/load.mjs printed nothing: ${run.stderr}`);
   const figures = JSON.parse(last);
   if (figures.failed > 0) process.stderr.write(`${url}: ${figures.failed} failed requests\n`);
-  cpu[`${kind}:${pid}`] = cpu[`${kind}:${pid}`] ?? { seconds: 0, requests: 0 };
+  cpu[`${kind}:${pid}`] = cpu[`${kind}:${pid}`] ?? { seconds: 0, main: 0, requests: 0 };
   cpu[`${kind}:${pid}`].seconds += cpuSeconds(pid) - cpuBefore;
+  cpu[`${kind}:${pid}`].main += cpuSeconds(pid, pid) - mainBefore;
   cpu[`${kind}:${pid}`].requests += figures.ok;
   return figures.perSecond;
 }
@@ -172,6 +177,12 @@ try {
     };
     const [mine, base, bare] = servers.map(perRequest);
     console.log(`  server CPU per request: this ${mine.toFixed(0)} µs, baseline ${base.toFixed(0)} µs, ratio ${(mine / base).toFixed(3)}`);
+    const mainPerRequest = (server) => {
+      const spent = cpu[`${kind}:${server.proc.pid}`];
+      return (spent.main * 1e6) / Math.max(1, spent.requests);
+    };
+    const [mainMine, mainBase] = servers.map(mainPerRequest);
+    console.log(`  main thread CPU per request: this ${mainMine.toFixed(0)} µs, baseline ${mainBase.toFixed(0)} µs, ratio ${(mainMine / mainBase).toFixed(3)}`);
     if (withBare) {
       const limit = median(results[`${kind}:bare`]);
       const pairedBare = (name) => median(results[`${kind}:${name}`].map((value, at) => value / results[`${kind}:bare`][at]));

@@ -2,7 +2,8 @@
 // bench/scale: skillport at 1,000 / 10,000 / 100,000 generated skills (bench/generate-catalog.mjs), in one run, beside
 // the SDK's own skills server (bench/sdk-server.mjs, at the sizes where it can finish: --sdk-max) and a bare node:http
 // server answering one fixed body from memory (bench/bare-server.mjs: the most this machine and load generator do).
-// Per size: cold ready (empty caches) and warm ready (restart), peak RSS (VmHWM), resources/read and skills/list
+// Per size: cold ready (empty caches; the first skills/list answer, and the whole catalog: a read answered) and warm
+// ready (restart), peak RSS (VmHWM), resources/read and skills/list
 // pages per second (bench/load.mjs, 16 keep-alive clients), search p50/p99 (list_skills with a query, over HTTP),
 // one changed SKILL.md -> served (resources/read shows it) and searchable (a search finds its new word), one
 // registry publish (POST /api/v1/skills) -> served. Prints Markdown tables; writes the curves to docs/scale.svg and,
@@ -84,6 +85,17 @@ function load(url, kind, targets) {
   return JSON.parse(run.stdout);
 }
 
+/**
+ * A cold start may answer its first skills/list page before the whole scan (ADR 0276): the time, from spawn, until a
+ * file read is answered too, i.e. the whole catalog is served. Equal to ready for a server that answers all at once.
+ */
+async function wholeCatalogAt(url, server) {
+  const first = await post(url, 'skills/list', {});
+  const uri = first.skills[0]?.resources?.[0]?.uri;
+  if (uri !== undefined) await until(async () => (await read(url, uri)).contents !== undefined, 600_000);
+  return performance.now() - server.startedAt;
+}
+
 async function listAll(url) {
   const uris = [];
   const cursors = [null];
@@ -149,9 +161,11 @@ async function measureSize(count) {
     const port = nextPort++;
     const url = `http://127.0.0.1:${port}/mcp`;
     const sdk = await spawnServer([join(repo, 'bench/sdk-server.mjs'), dir, String(port)], async () => (await post(url, 'skills/list', {})) !== undefined);
+    const sdkWholeMs = await wholeCatalogAt(url, sdk);
     const { skills, cursors } = await listAll(url);
     row.sdk = {
       readyMs: sdk.readyMs,
+      wholeMs: sdkWholeMs,
       skills: skills.length,
       read: load(url, 'read', sampleFiles(skills)).perSecond,
       list: load(url, 'list', cursors).perSecond,
@@ -170,10 +184,12 @@ async function measureSize(count) {
     let port = nextPort++;
     let url = `http://127.0.0.1:${port}/mcp`;
     const cold = await spawnServer(serveArgs(port), async () => (await post(url, 'skills/list', {})) !== undefined, env);
+    const wholeMs = await wholeCatalogAt(url, cold);
     const { skills, cursors } = await listAll(url);
     const files = sampleFiles(skills);
     const ours = {
       readyMs: cold.readyMs,
+      wholeMs,
       skills: skills.length,
       rssAtReadyMb: Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${cold.proc.pid}/status`, 'utf8'))[1]) / 1024,
     };
@@ -294,6 +310,8 @@ line('ready, cold (ms)', (row) => f0(row.ours.readyMs));
 line('ready, warm restart (ms)', (row) => f0(row.ours.warmReadyMs));
 line('ready, SDK server (ms)', (row) => f0(row.sdk?.readyMs));
 line('  cold ready ÷ SDK server', (row) => ratio(row.ours.readyMs, row.sdk?.readyMs));
+line('whole catalog served (a read answered), cold (ms)', (row) => f0(row.ours.wholeMs));
+line('  whole catalog served, cold ÷ SDK server', (row) => ratio(row.ours.wholeMs, row.sdk?.wholeMs));
 line('RSS when ready, cold (MB)', (row) => f0(row.ours.rssAtReadyMb));
 line('peak RSS (MB)', (row) => f0(row.ours.peakRssMb));
 line('peak RSS, warm restart and its probes (MB)', (row) => f0(row.ours.warmRssMb));

@@ -113,6 +113,10 @@ describe('a stop right after a cold start: the restart is warm', () => {
     const dir = catalog();
     const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-stop-early-'));
     const first = await serve(['--cache-dir', cacheDir, dir]);
+    // A cold start reads them when first searched (the first build needs them then, not before).
+    const cold = (await (await fetch(first.url.replace(/\/mcp$/, '/healthz'))).json()) as { search: { prepared: boolean } };
+    assert.equal(cold.search.prepared, false);
+    assert.ok((await found(first.url, 'task number')).length > 0);
     assert.equal(await first.stop('SIGTERM'), 0, first.stderr());
     // A port of our own, so that the restart is asked before it prints its line (it prints it once checked).
     const port = await freePort();
@@ -124,6 +128,11 @@ describe('a stop right after a cold start: the restart is warm', () => {
         60_000,
         'a first answer',
       );
+      // The data a first search reads were read before it answered: the searches below do not wait for them.
+      const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { search: { prepared: boolean; restored: unknown } };
+      assert.equal(health.search.prepared, true);
+      // And the last run's index was read before the first answer (decoded after it, it held reads and changes).
+      assert.deepEqual(health.search.restored, { skills: 300 });
       const changed = skillMd('skill-11', 'Handles task number 11.', '', '# skill-11\n\nNow about the quokka ferry timetable.\n');
       writeFileSync(join(dir, 'skill-11/SKILL.md'), changed);
       // Waited for, never timed: a change in the window after the first answer is heard (or found), not lost.

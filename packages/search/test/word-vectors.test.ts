@@ -118,6 +118,29 @@ describe('word vectors', () => {
       assert.equal(loads, 1);
     });
 
+    test('prepare() reads the vectors once, before the first query, and ranks as without it', () => {
+      let loads = 0;
+      const options = {
+        minConfidence: 0,
+        ...lexicalOnly,
+        wordVectors: () => {
+          loads++;
+          return vectors;
+        },
+      };
+      const prepared = new SkillSearchIndex(docs, options);
+      prepared.prepare();
+      assert.equal(loads, 1);
+      prepared.prepare();
+      const hits = prepared.search('car guide');
+      assert.equal(loads, 1);
+      assert.deepEqual(hits, new SkillSearchIndex(docs, options).search('car guide'));
+      assert.deepEqual(
+        hits.map((hit) => hit.id),
+        ['b', 'a'],
+      );
+    });
+
     test('without vectors (missing, or failing to load) search ranks lexically and does not crash', () => {
       const lexical = new SkillSearchIndex(docs, { minConfidence: 0, ...lexicalOnly, wordVectors: false });
       const expected = lexical.search('car guide');
@@ -136,6 +159,39 @@ describe('word vectors', () => {
     });
   });
 
+  test('a word is found at its own place, whatever the words (repeats: the last one, as in a Map)', () => {
+    // Many words of one hash-table size, prefixes of each other, repeats, non-ASCII, and the empty word.
+    const words: string[] = [];
+    for (let i = 0; i < 3000; i++) words.push(`w${(i * 7919) % 1000}`, `w${i}`.slice(0, 1 + (i % 4)), `ü${i}é`);
+    words.push('', 'car', 'cars', 'ca', 'car');
+    const dimensions = 2;
+    const values = new Int8Array(words.length * dimensions);
+    words.forEach((_, at) => values.set([(at % 250) - 125, 1], at * dimensions));
+    const made = new WordVectors(words, dimensions, new Float32Array(words.length).fill(1), new Float32Array(words.length).fill(1 / 127), values);
+    const back = WordVectors.fromBinary(made.toBinary());
+    const last = new Map<string, number>();
+    words.forEach((word, at) => last.set(word, at));
+    for (const vectors of [made, back]) {
+      assert.deepEqual(vectors.words, words);
+      assert.equal(vectors.size, words.length);
+      for (const [word, at] of last) {
+        assert.ok(vectors.has(word), word);
+        assert.equal(vectors.position(word), at, word);
+      }
+      assert.equal(vectors.position('w1000'), undefined);
+      for (const word of ['w1000', 'cart', 'c', 'ü', 'w', 'w12345', 'car ', 'CAR']) assert.equal(vectors.has(word), last.has(word), word);
+      // A one-word text's vector is that word's (the last of repeats): its direction says which place was found.
+      const cars = vectors.textVector('cars')!;
+      const expected = [(last.get('cars')! % 250) - 125, 1];
+      const norm = Math.hypot(expected[0]!, expected[1]!);
+      assert.ok(Math.abs(cars[0]! - expected[0]! / norm) < 1e-6 && Math.abs(cars[1]! - expected[1]! / norm) < 1e-6);
+      const car = vectors.textVector('car')!;
+      const carAt = last.get('car')!;
+      assert.ok(Math.abs(car[0]! - ((carAt % 250) - 125) / Math.hypot((carAt % 250) - 125, 1)) < 1e-6);
+    }
+    assert.throws(() => new WordVectors(['a\nb'], 1, new Float32Array(1), new Float32Array(1), new Int8Array(1)), /line break/);
+  });
+
   test('the bundled vectors: the compacted package when the build made it', (t) => {
     const paths = wordVectorPaths();
     if (paths === undefined || !existsSync(paths.compact)) {
@@ -146,6 +202,11 @@ describe('word vectors', () => {
       const bundled = WordVectors.bundled()!;
       assert.ok(bundled.size > 90_000, `${bundled.size} words`);
       assert.equal(WordVectors.bundled(), bundled, 'read once per process');
+      // Every word is found, at its own place (the first and last words, and all between, by their vectors' bytes).
+      const words = bundled.words;
+      assert.equal(words.length, bundled.size);
+      for (const word of words) assert.ok(bundled.has(word), word);
+      assert.ok(!bundled.has('zqxnotaword') && !bundled.has(`${words[0]}zz`));
       const receipts = bundled.textVector('organise receipts for the accountant')!;
       assert.ok(cosine(receipts, bundled.textVector('bookkeeping and tax expenses')!) > cosine(receipts, bundled.textVector('render a 3d game scene')!));
       // A damaged copy is refused.

@@ -1,7 +1,7 @@
 import { gateFor } from './access/gate-policy.js';
 import { globToRegExp } from './access/policy.js';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
@@ -15,6 +15,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { CONTENT_CACHE_MB, ContentReader } from './catalog/content.js';
 import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';
+import type { FolderRoot, ScannedFolder } from './catalog/folder-scan.js';
+import { firstPageBudget, firstPageInWorker } from './catalog/first-page.js';
 import { CompositeCatalog } from './catalog/composite-catalog.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
@@ -289,6 +291,8 @@ export class SkillportServer {
     } catch (error) {
       throw new StartupError((error as Error).message);
     }
+    // The first page's pass starts now, beside opening the access store and the plugins (their SQLite, their modules).
+    const early = SkillportServer.#earlyPage(options, families);
     let access: AccessControl;
     try {
       // Checked before the scan: a bad --auth/--policy/--data should not cost a long scan first.
@@ -324,7 +328,7 @@ export class SkillportServer {
           throw new StartupError((error as Error).message);
         }
       }
-      const server = await SkillportServer.#open(options, families, access, plugins);
+      const server = await SkillportServer.#open(options, families, access, plugins, early);
       current = () => server.catalog.snapshot;
       return server;
     } catch (error) {
@@ -334,14 +338,60 @@ export class SkillportServer {
     }
   }
 
-  static async #open(options: SkillportServerOptions, families: TemplateFamily[], access: AccessControl, plugins: PluginParts[]): Promise<SkillportServer> {
+  /** The folders served: each given folder under the prefix, and each template family's under its fixed segments. */
+  static #roots(options: SkillportServerOptions, families: TemplateFamily[]): FolderRoot[] {
+    return [...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)), ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/')))];
+  }
+
+  /**
+   * The first page's pass (ADR 0276) started before the access store and the plugins open, when this start will be
+   * cold: no persisted catalog of these folders to restore. Undefined otherwise (LiveCatalog starts it itself when
+   * the restore fails); its result is only used by the LiveCatalog given the same roots.
+   */
+  static #earlyPage(
+    options: SkillportServerOptions,
+    families: TemplateFamily[],
+  ): { roots: FolderRoot[]; page: Promise<ScannedFolder[] | undefined> } | undefined {
+    if (!options.firstPageEarly || options.strict) return undefined;
+    let roots: FolderRoot[];
+    try {
+      roots = SkillportServer.#roots(options, families);
+    } catch {
+      return undefined; // a bad prefix: #open says so
+    }
+    if (roots.length === 0 || roots.some((root) => rootProblem(root.dir) !== undefined)) return undefined;
+    if (
+      options.cacheDir !== false &&
+      existsSync(
+        cacheFiles(
+          options.cacheDir,
+          roots.map((root) => root.dir),
+        ).catalog,
+      )
+    )
+      return undefined;
+    const pageSize = options.pageSize ?? 100;
+    const page = firstPageInWorker({
+      roots,
+      limits: resolveLimits(options.limits),
+      allowFields: options.allowFields,
+      pageSize,
+      maxInspected: firstPageBudget(pageSize),
+    });
+    return { roots, page };
+  }
+
+  static async #open(
+    options: SkillportServerOptions,
+    families: TemplateFamily[],
+    access: AccessControl,
+    plugins: PluginParts[],
+    early?: { roots: FolderRoot[]; page: Promise<ScannedFolder[] | undefined> },
+  ): Promise<SkillportServer> {
     const providers = [...plugins.flatMap((parts) => parts.providers ?? []), ...(options.providers ?? [])];
     if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
     // A template family's folder is served like any other, under the template's fixed segments.
-    const roots = [
-      ...options.dirs.map((dir) => normaliseRoot(dir, options.prefix)),
-      ...families.map((family) => normaliseRoot(family.dir, family.prefix.join('/'))),
-    ];
+    const roots = early?.roots ?? SkillportServer.#roots(options, families);
     // Decided from the disk before anything else (and before a persisted catalog could answer for a missing folder).
     const missing = roots.map((root) => rootProblem(root.dir)).filter((problem) => problem !== undefined);
     if (missing.length > 0) throw new StartupError(missing.map((problem) => problem.message).join('; '), missing);
@@ -366,6 +416,7 @@ export class SkillportServer {
       ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
       ...(options.firstPageEarly && !options.strict ? { firstPage: options.pageSize ?? 100 } : {}),
+      ...(early ? { firstPageFolders: early.page } : {}),
       ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
@@ -423,6 +474,15 @@ export class SkillportServer {
    * StartupError when the disk shows what would have stopped a cold start (a URI conflict, a problem under --strict).
    */
   verified: Promise<void> = Promise.resolve();
+
+  /**
+   * Resolves once the last run's search index has been read and caught up with the catalog, or found unusable (at
+   * once without one). `serve` waits for it before it answers: decoding a 100,000-skill index holds the main thread
+   * for seconds, and done after the first answer it held every read and every change heard then (ADR 0273).
+   */
+  searchRestored(): Promise<void> {
+    return this.#search.restored();
+  }
 
   /**
    * The server instructions follow what the caller sees (its view's size, the single-skill fast path, the optional

@@ -95,6 +95,14 @@ describe('PackedFiles: columns that give back exactly the records they were made
     const packed = PackedFiles.from(records);
     assert.deepEqual(packed.records(), records);
     assert.equal(packed.digest(0), upper);
+    // Of the right length, with one digit that is not hex (first, in the middle, last) or not lowercase.
+    const hex = 'ab'.repeat(32);
+    for (const odd of [`g${hex.slice(1)}`, `${hex.slice(0, 31)}z${hex.slice(32)}`, `${hex.slice(0, 63)}-`, `${hex.slice(0, 63)}F`, `${hex.slice(0, 62)} a`]) {
+      const mixed: SkillFileRecord[] = [record('SKILL.md'), { ...record('odd.md'), digest: `sha256:${odd}` }];
+      assert.deepEqual(PackedFiles.from(mixed).records(), mixed, odd);
+      assert.equal(PackedFiles.from(mixed).digest(1), `sha256:${odd}`);
+    }
+    assert.deepEqual(PackedFiles.from([{ ...record('a.md'), digest: `SHA256:${hex}` }]).records()[0]!.digest, `SHA256:${hex}`);
   });
 
   test('sameTargets: links compared file by file', () => {

@@ -56,3 +56,35 @@ describe('a save never writes an index that changes under it', () => {
     });
   }
 });
+
+describe('a warm start: restored() waits for the persisted index', () => {
+  test("it resolves once the last run's index is read and diffed against the catalog, with the search data read", async () => {
+    const dir = catalogOf(120);
+    const catalog = await LiveCatalog.open({ roots: [normaliseRoot(dir, undefined)], limits: DEFAULT_LIMITS, scanThreads: 0 });
+    const path = join(makeTree({}), 'search.bin');
+    const first = new CatalogSearch(new ContentReader());
+    first.configure({ wordVectors: false });
+    first.persistTo(path);
+    first.follow(catalog.snapshot);
+    await first.search(catalog.snapshot, 'ledger clerk', 5);
+    assert.equal(first.state().prepared, false, 'a cold start reads the data at its first search, not before');
+    await first.close();
+
+    const again = new CatalogSearch(new ContentReader());
+    again.configure({ wordVectors: false });
+    again.persistTo(path);
+    assert.equal(again.state().prepared, true);
+    again.follow(catalog.snapshot);
+    // Nothing read yet: the file is read asynchronously.
+    assert.equal(again.state().restored, 'none');
+    await again.restored();
+    const state = again.state();
+    assert.deepEqual(state.restored, { skills: 120 });
+    // Diffed against the whole snapshot once, nothing changed: caught up before anyone asks.
+    assert.equal(state.diffs.full, 1);
+    assert.equal(state.ready, true);
+    assert.equal(state.indexed, 120);
+    await again.close();
+    catalog.close();
+  });
+});

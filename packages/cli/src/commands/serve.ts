@@ -473,6 +473,10 @@ async function serve(
     for (const provider of providers) provider.watch?.();
   }
 
+  // A warm start's search index is decoded before the first answer (the reads above it overlap the arming): done
+  // after it, the decode of a large index held every read and every change heard in the first seconds.
+  await server.searchRestored();
+
   let url = 'stdio';
   let stdinEnded = false;
   let onStdinEnd: (() => void) | undefined;

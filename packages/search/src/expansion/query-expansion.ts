@@ -79,6 +79,12 @@ export class QueryExpander {
     this.situations = situations;
   }
 
+  /** Reads the situation map and WordNet's indexes now, not on the first query (SkillSearchIndex.prepare). */
+  prepare(): void {
+    if (this.situations === null) this.situations = WordMap.bundled(searchTerms);
+    this.related?.('file');
+  }
+
   /** The id of a term held by at least one document of the scope. */
   known(term: string, scope: Scope): number | undefined {
     const id = this.vocabulary.get(term);

@@ -41,36 +41,105 @@ export function vectorStopwordSet(): ReadonlySet<string> {
 }
 
 export class WordVectors {
-  private readonly index = new Map<string, number>();
+  /**
+   * The words, one a line, and an open-addressing hash table over them (slot: word position + 1, 0 empty): made
+   * with one pass over one string, where a Map of ~100,000 keys and the strings split out for it took about two
+   * thirds of reading the vectors, which the first search of a process (a warm restart's first one) waited for.
+   */
+  private readonly joined: string;
+  private readonly starts: Uint32Array;
+  private readonly slots: Uint32Array;
+  private listed: readonly string[] | undefined;
 
   /**
    * `values`: `words.length × dimensions` signed bytes, word by word; a word's vector is its bytes × its scale;
    * `weights`: how much each word counts in a text's vector.
    */
   constructor(
-    readonly words: readonly string[],
+    words: readonly string[] | { joined: string; count: number },
     readonly dimensions: number,
     private readonly weights: Float32Array,
     private readonly scales: Float32Array,
     private readonly values: Int8Array,
   ) {
-    if (weights.length !== words.length || scales.length !== words.length || values.length !== words.length * dimensions) {
+    const count = Array.isArray(words) ? words.length : (words as { count: number }).count;
+    if (weights.length !== count || scales.length !== count || values.length !== count * dimensions) {
       throw new Error('word vectors: the sizes of words, weights, scales and values disagree');
     }
-    words.forEach((word, at) => this.index.set(word, at));
+    if (Array.isArray(words)) {
+      if (words.some((word) => word.includes('\n'))) throw new Error('word vectors: a word holds a line break');
+      this.listed = words;
+    }
+    this.joined = Array.isArray(words) ? words.join('\n') : (words as { joined: string }).joined;
+    this.starts = new Uint32Array(count + 1);
+    let size = 1;
+    while (size < count * 2) size *= 2;
+    this.slots = new Uint32Array(size);
+    const mask = size - 1;
+    const text = this.joined;
+    let start = 0;
+    for (let at = 0; at < count; at++) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) {
+        if (at !== count - 1) throw new Error('word vectors: the words do not match their count');
+        end = text.length;
+      }
+      this.starts[at] = start;
+      let slot = hashOf(text, start, end) & mask;
+      // Probed to the word's own slot (a repeated word: the last one wins, as in a Map) or an empty one.
+      for (;;) {
+        const held = this.slots[slot]!;
+        if (held === 0 || this.#equals(held - 1, text, start, end)) break;
+        slot = (slot + 1) & mask;
+      }
+      this.slots[slot] = at + 1;
+      start = end + 1;
+    }
+    this.starts[count] = start;
+    if (count > 0 && start !== text.length + 1) throw new Error('word vectors: the words do not match their count');
+  }
+
+  /** The words, in their order (split out when asked for: lookups never need them). */
+  get words(): readonly string[] {
+    this.listed ??= this.size === 0 ? [] : this.joined.split('\n');
+    return this.listed;
   }
 
   get size(): number {
-    return this.words.length;
+    return this.starts.length - 1;
   }
 
   has(word: string): boolean {
-    return this.index.has(word);
+    return this.#find(word) >= 0;
+  }
+
+  /** The position of `word`, or -1. */
+  #find(word: string): number {
+    const mask = this.slots.length - 1;
+    let slot = hashOf(word, 0, word.length) & mask;
+    for (;;) {
+      const held = this.slots[slot]!;
+      if (held === 0) return -1;
+      if (this.#equals(held - 1, word, 0, word.length)) return held - 1;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /** Whether word `at` is `text.slice(start, end)`. */
+  #equals(at: number, text: string, start: number, end: number): boolean {
+    const from = this.starts[at]!;
+    const length = end - start;
+    if (from + length > this.joined.length) return false;
+    const after = from + length;
+    if (after < this.joined.length && this.joined.charCodeAt(after) !== 10) return false;
+    for (let i = 0; i < length; i++) if (this.joined.charCodeAt(from + i) !== text.charCodeAt(start + i)) return false;
+    return true;
   }
 
   /** The word's place in the frequency order (0: the most frequent; the words are kept in rank order), undefined if unknown. */
   position(word: string): number | undefined {
-    return this.index.get(word);
+    const at = this.#find(word);
+    return at < 0 ? undefined : at;
   }
 
   /**
@@ -86,8 +155,8 @@ export class WordVectors {
       .toLowerCase()
       .split(/[^\p{L}\p{N}]+/u)) {
       if (word.length < 2 || ignored.has(word)) continue;
-      const at = this.index.get(word);
-      if (at === undefined) continue;
+      const at = this.#find(word);
+      if (at < 0) continue;
       known++;
       const factor = this.weights[at]! * this.scales[at]!;
       const offset = at * this.dimensions;
@@ -127,17 +196,12 @@ export class WordVectors {
     const wordBytes = Number(header.wordBytes);
     if (![count, dimensions, wordBytes].every((n) => Number.isInteger(n) && n >= 0) || dimensions === 0) throw new Error('word vectors: bad header');
     let at = headerEnd + 1;
-    const words =
-      count === 0
-        ? []
-        : bytes
-            .subarray(at, at + wordBytes)
-            .toString('utf8')
-            .split('\n');
+    const joined = bytes.toString('utf8', at, at + wordBytes);
     at += wordBytes;
-    if (words.length !== count || bytes.length !== at + count * 8 + count * dimensions)
-      throw new Error('word vectors: the file is truncated or its sizes disagree');
-    // Copies: the numbers need aligned buffers of their own.
+    let lines = count === 0 ? 0 : 1;
+    for (let from = joined.indexOf('\n'); from >= 0; from = joined.indexOf('\n', from + 1)) lines++;
+    if (lines !== count || bytes.length !== at + count * 8 + count * dimensions) throw new Error('word vectors: the file is truncated or its sizes disagree');
+    // Copies: the floats need aligned buffers of their own.
     const floats = (length: number): Float32Array => {
       const out = new Float32Array(length);
       new Uint8Array(out.buffer).set(bytes.subarray(at, at + length * 4));
@@ -146,9 +210,9 @@ export class WordVectors {
     };
     const weights = floats(count);
     const scales = floats(count);
-    const values = new Int8Array(count * dimensions);
-    new Uint8Array(values.buffer).set(bytes.subarray(at, at + count * dimensions));
-    return new WordVectors(words, dimensions, weights, scales, values);
+    // Bytes need no alignment: the largest part of the file is used where it was read, not copied.
+    const values = new Int8Array(bytes.buffer, bytes.byteOffset + at, count * dimensions);
+    return new WordVectors({ joined, count }, dimensions, weights, scales, values);
   }
 
   /**
@@ -248,6 +312,13 @@ export class WordVectors {
 }
 
 let bundledVectors: WordVectors | undefined | null = null;
+
+/** FNV-1a over the UTF-16 code units of `text.slice(start, end)`. */
+function hashOf(text: string, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
 
 /**
  * Where the package's JSON is (only the build needs it: the package is a development dependency of the repository,

@@ -241,6 +241,9 @@ export class SkillSearchIndex {
         declined: IntList;
         /** Per query term (by its place in the query), each slot's best value and coverage state. */
         terms: Array<{ best: Float64Array; state: Uint8Array }>;
+        /** Per document in the running, its terms' sum and coverage (the final scoring, term by term). */
+        sums: Float64Array;
+        covers: Float64Array;
       }
     | undefined;
   /**
@@ -892,6 +895,30 @@ export class SkillSearchIndex {
     return idf(scope.df(id), scope.count);
   }
 
+  /**
+   * Reads now the data the first search of a process would read (the word vectors, the situation map, the
+   * query-domain weights, WordNet's indexes: ~0.2 s of CPU): a restored index is searched at once, and its first
+   * search, or a change searched for right after a warm restart, would otherwise wait for them.
+   */
+  prepare(): void {
+    this.resolveWordVectors();
+    if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
+    this.expander.prepare();
+  }
+
+  /** The word vectors, read on the first call when they are the bundled ones (undefined: ranked lexically). */
+  private resolveWordVectors(): WordVectors | undefined {
+    if (typeof this.wordVectors === 'function') {
+      try {
+        this.wordVectors = this.wordVectors();
+      } catch {
+        this.wordVectors = undefined; // ranked lexically, as without vectors
+      }
+      if (this.wordVectors === undefined) this.meaningTexts = this.meaningTexts.map(() => undefined);
+    }
+    return this.wordVectors;
+  }
+
   /** Searches the whole index, or only the documents of `view` (ranked as if they were the only ones). */
   search(query: string, limit: number = DEFAULT_LIMIT, view?: SearchView): SearchHit[] {
     const scope = this.scope(view);
@@ -912,6 +939,8 @@ export class SkillSearchIndex {
         marked: new Uint8Array(size),
         touched: new IntList(size),
         declined: new IntList(1024),
+        sums: new Float64Array(0),
+        covers: new Float64Array(0),
         terms: [],
       };
     }
@@ -1083,8 +1112,9 @@ export class SkillSearchIndex {
           const most = left[term]!;
           if (most === 0) continue;
           const { best, state } = scratch.terms[term]!;
-          if (most > best[doc]!) sum += most - best[doc]!;
           const was = state[doc]! & COVERAGE_MASK;
+          const have = was === 0 ? 0 : best[doc]!;
+          if (most > have) sum += most - have;
           if (was !== 2) cover += was === 1 ? (1 - MAPPED_COVERAGE) * plan[term]!.importance : plan[term]!.importance;
         }
         let upper = multiplier(cover) * sum + bonusOf(doc);
@@ -1246,38 +1276,45 @@ export class SkillSearchIndex {
     const reference = this.pruning === 'reference';
     for (let at = 0; at < touched.length; at++) {
       const doc = touched.data[at]!;
-      if (marked[doc] !== 1) {
-        scores[doc] = 0;
-        continue;
+      if (marked[doc] !== 1) scores[doc] = 0;
+      else if (reference) scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
+    }
+    if (!reference) {
+      // Term by term over the documents in the running (the survivors, in slot order, once pruned; else every touched
+      // one): each term's arrays are read forwards, and each document still adds its terms in the query's order.
+      const live = survivors ?? touched;
+      if (scratch.sums.length < live.length) {
+        scratch.sums = new Float64Array(scratch.size);
+        scratch.covers = new Float64Array(scratch.size);
       }
-      if (reference) {
-        scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
-        continue;
-      }
-      let sum = 0;
-      let cover = 0;
+      const { sums, covers } = scratch;
+      sums.fill(0, 0, live.length);
+      covers.fill(0, 0, live.length);
       for (let term = 0; term < plan.length; term++) {
         const { best, state } = scratch.terms[term]!;
-        const was = state[doc]! & COVERAGE_MASK;
-        if (was === 0 && best[doc] === 0) continue;
-        sum += best[doc]!;
-        if (plan[term]!.weight === 1) cover += was === 2 ? plan[term]!.importance : MAPPED_COVERAGE * plan[term]!.importance;
+        const typed = plan[term]!.weight === 1;
+        const full = plan[term]!.importance;
+        const part = MAPPED_COVERAGE * full;
+        for (let at = 0; at < live.length; at++) {
+          const doc = live.data[at]!;
+          const was = state[doc]! & COVERAGE_MASK;
+          if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
+          sums[at]! += best[doc]!;
+          if (typed) covers[at]! += was === 2 ? full : part;
+        }
       }
-      scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(cover / importanceSum, COVERAGE_EXPONENT) : sum;
+      for (let at = 0; at < live.length; at++) {
+        const doc = live.data[at]!;
+        if (marked[doc] !== 1) continue;
+        const sum = sums[at]!;
+        scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covers[at]! / importanceSum, COVERAGE_EXPONENT) : sum;
+      }
     }
     if (!reference) {
       this.addPhraseBonus(pairs, scores, marked, scope, survivors);
       for (const [doc, value] of bonus) if (marked[doc] === 1) scores[doc]! += value;
     }
-    if (typeof this.wordVectors === 'function') {
-      try {
-        this.wordVectors = this.wordVectors();
-      } catch {
-        this.wordVectors = undefined; // ranked lexically, as without vectors
-      }
-      if (this.wordVectors === undefined) this.meaningTexts = this.meaningTexts.map(() => undefined);
-    }
-    const vectors = this.wordVectors;
+    const vectors = this.resolveWordVectors();
     const depthNow = vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH);
     const ranked = this.top(scores, touched, depthNow);
     // Very weak matches are cut rather than padded out (see CUT_RATIO).
@@ -1336,20 +1373,16 @@ export class SkillSearchIndex {
     }
     for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
     declined.length = 0;
-    // Many touched slots: clearing whole arrays is cheaper than visiting each slot once per term.
+    // Per term only the states are cleared (a value counts where its state is set: ./walk.ts); many touched slots:
+    // clearing the whole array is cheaper than visiting each slot once per term.
     const clearAll = touched.length * 8 > slotCount;
     for (let term = 0; term < plan.length; term++) {
-      const { best, state } = scratch.terms[term]!;
+      const { state } = scratch.terms[term]!;
       if (clearAll) {
-        best.fill(0, 0, slotCount);
         state.fill(0, 0, slotCount);
         continue;
       }
-      for (let at = 0; at < touched.length; at++) {
-        const doc = touched.data[at]!;
-        best[doc] = 0;
-        state[doc] = 0;
-      }
+      for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
     }
     touched.length = 0;
     return results;

@@ -20,7 +20,10 @@ export interface Accumulators {
   marked: Uint8Array;
 }
 
-/** One query term's per-slot best value and state (see COVERAGE_MASK). */
+/**
+ * One query term's per-slot best value and state (see COVERAGE_MASK). A slot's best value counts only where its
+ * state is set (every take sets it): only the states are cleared after a query, the values are left as they were.
+ */
 export interface TermAccumulators {
   best: Float64Array;
   state: Uint8Array;
@@ -50,11 +53,12 @@ export function take(
   importance: number,
   own: boolean,
 ): void {
-  if (value > best[doc]!) {
-    scores[doc]! += value - best[doc]!;
+  const was = state[doc]!;
+  const prior = was === 0 ? 0 : best[doc]!;
+  if (was === 0 || value > prior) {
+    scores[doc]! += value - prior;
     best[doc] = value;
   }
-  const was = state[doc]!;
   if (mapped) {
     if (was === 0) {
       state[doc] = 1;

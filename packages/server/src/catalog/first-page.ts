@@ -10,6 +10,11 @@ import type { WireFolder } from './scan-worker.js';
 /** How long one slice of the first-page pass may hold the event loop (ms): the scan workers' messages wait meanwhile. */
 const SLICE_MS = 8;
 
+/** Folders inspected at most for a page of `pageSize` before the pass gives up (the full scan answers then). */
+export function firstPageBudget(pageSize: number): number {
+  return Math.max(4 * (pageSize + 1), 64);
+}
+
 export interface FirstPageOptions {
   roots: FolderRoot[];
   limits: SkillLimits;

@@ -12,7 +12,7 @@ import { scanInWorkers } from './parallel-scan.js';
 import type { ScanProgress } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
 import { Assembly } from './assembly.js';
-import { firstPageInWorker } from './first-page.js';
+import { firstPageBudget, firstPageInWorker } from './first-page.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -83,6 +83,8 @@ export interface LiveCatalogOptions {
    * the full scan has been swapped in; until then the server answers nothing else from it.
    */
   firstPage?: number;
+  /** That page's folders, from a pass started earlier over the same roots (app.ts); else the pass starts here. */
+  firstPageFolders?: Promise<ScannedFolder[] | undefined>;
   /** Told as the first full scan goes (skills found, inspected, files hashed): for a progress line. */
   onScanProgress?: (progress: ScanProgress) => void;
   /** Watch each folder on its own (default: on Linux; see tree-watcher.ts). */
@@ -186,13 +188,14 @@ export class LiveCatalog {
    * workers beside it would halve its share of the CPU, and it is a small part of the scan's work.
    */
   async #openFirstPage(pageSize: number): Promise<boolean> {
-    const early = await firstPageInWorker({
-      roots: this.options.roots,
-      limits: this.options.limits,
-      allowFields: this.options.allowFields,
-      pageSize,
-      maxInspected: Math.max(4 * (pageSize + 1), 64),
-    });
+    const early = await (this.options.firstPageFolders ??
+      firstPageInWorker({
+        roots: this.options.roots,
+        limits: this.options.limits,
+        allowFields: this.options.allowFields,
+        pageSize,
+        maxInspected: firstPageBudget(pageSize),
+      }));
     const scan = this.#scanAll(this.options.scanThreads ?? Math.min(2, availableParallelism()), this.options.onScanProgress);
     if (early === undefined) {
       await scan;

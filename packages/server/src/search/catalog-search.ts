@@ -1,4 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { fileSource } from '@skillport/core';
@@ -131,6 +132,8 @@ export interface SearchState {
   restored: { skills: number } | 'none' | { discarded: string };
   /** Skills read and analysed in worker threads (a large batch's), not on the main thread. */
   analysedInWorkers: number;
+  /** The data a first search reads (word vectors, situation map, WordNet) were read before any search: a warm start. */
+  prepared: boolean;
   /** Times the index was saved, and the last save's failure if any. */
   saves: number;
   saveError?: string;
@@ -194,6 +197,10 @@ export class CatalogSearch {
   #workers = DEFAULT_WORKERS;
   #pool: AnalysisPool | undefined;
   #analysedInWorkers = 0;
+  #prepared = false;
+  /** Resolved once a catch-up has taken its first diff (restored() waits for it). */
+  #diffed: Promise<void> = Promise.resolve();
+  #diffDone: (() => void) | undefined;
   #log: (line: string) => void = () => undefined;
   /** Private skills (pending versions) some view holds, indexed apart from the catalog (#withPrivate). */
   #private: { index: SkillSearchIndex; indexed: Map<string, string> } | undefined;
@@ -218,9 +225,27 @@ export class CatalogSearch {
    */
   persistTo(path: string): void {
     this.#persistPath = path;
+    // A warm start: its index is searched the moment the server answers, so the data a first search reads (word
+    // vectors, situation map, WordNet) are read now, before it answers, instead of by the first search after it.
+    if (existsSync(path)) {
+      this.index.prepare();
+      this.#prepared = true;
+    }
     this.#restoring = this.#restore(path).finally(() => {
       this.#restoring = undefined;
     });
+  }
+
+  /**
+   * Resolves once the persisted index has been read (or discarded) and the catch-up that follows it has diffed the
+   * catalog (a restored index is diffed against the whole snapshot once: a pass over every skill); at once without one.
+   */
+  async restored(): Promise<void> {
+    if (this.#restoring !== undefined) await this.#restoring;
+    // The first catch-up starts on the next turn of the event loop (the server follows its snapshot then): let it
+    // take its diff, which runs without yielding until it has the changed skills.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.#diffed;
   }
 
   async #restore(path: string): Promise<void> {
@@ -228,6 +253,7 @@ export class CatalogSearch {
       const loaded = await loadIndex(path, this.#indexOptions);
       if (loaded === undefined || this.#closed) return;
       this.index = loaded.index;
+      this.index.prepare();
       this.#indexed.clear();
       for (const [uri, digest] of loaded.versions) if (digest !== '') this.#indexed.set(uri, digest);
       this.#epoch++;
@@ -336,6 +362,7 @@ export class CatalogSearch {
       compactions: this.#compactions,
       restored: this.#restored,
       analysedInWorkers: this.#analysedInWorkers,
+      prepared: this.#prepared,
       saves: this.#saves,
       ...(this.#saveError !== undefined ? { saveError: this.#saveError } : {}),
     };
@@ -434,6 +461,7 @@ export class CatalogSearch {
   }
 
   async #catchUp(): Promise<void> {
+    this.#diffed = new Promise<void>((resolve) => (this.#diffDone = resolve));
     try {
       // Unknown until the diff: a search meanwhile must not take "nothing pending" for a small change.
       this.#pending = Number.MAX_SAFE_INTEGER;
@@ -443,6 +471,7 @@ export class CatalogSearch {
       await this.#indexChanges();
     } finally {
       this.#pending = 0;
+      this.#diffDone?.();
     }
   }
 
@@ -568,6 +597,7 @@ export class CatalogSearch {
         for (const uri of this.#indexed.keys()) if (target.listed(uri) === undefined) gone.push(uri);
         for (const skill of target.skills) if (this.#indexed.get(skill.uri) !== skill.packageDigest) changed.push(skill);
       }
+      this.#diffDone?.();
       // A save writes views of the index's arrays while it runs: nothing may change them until it is done.
       if (!(await this.#untilSaved())) return;
       for (const uri of gone) {
