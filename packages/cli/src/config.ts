@@ -63,6 +63,7 @@ const OPTION_KEYS = new Set([
   'cache',
   'fastPath',
   'readyWhen',
+  'firstPageEarly',
   'quiet',
   'tools',
   'asmFastPath',

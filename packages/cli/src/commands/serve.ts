@@ -31,6 +31,8 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
+  /** --first-page-early: over HTTP, a cold start answers the first skills/list page before the whole scan. */
+  firstPageEarly?: boolean;
   /** --no-scan: skip the scanner over the served folders and at activation. */
   scan?: boolean;
   watch: boolean;
@@ -169,6 +171,10 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .option(
+      '--first-page-early',
+      'over HTTP, a cold start answers the first skills/list page before the whole scan is in (every other request waits for it; the whole catalog is in later)',
+    )
     .addOption(new Option('--ready-when <what>', 'GET /readyz also waits for this: search (the search index is complete)').choices(['search']))
     .option(
       '--data <dir|url>',
@@ -401,8 +407,8 @@ async function serve(
       strict: options.strict === true,
       ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
-      // Over HTTP the first page may be answered before the whole cold scan is in (ADR 0276); stdio waits.
-      firstPageEarly: options.http === true,
+      // Asked for only (ADR 0276): the page's pass runs before the scan, so the whole catalog is in seconds later.
+      firstPageEarly: options.http === true && options.firstPageEarly === true,
       unmet: options.unmet,
       ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
