@@ -162,7 +162,12 @@ export class LiveCatalog {
   /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
   static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
     const catalog = new LiveCatalog(options);
-    const restored = await catalog.#persisted?.loadChecked((folder) => compactFolder(folder, catalog.#pool));
+    const pool = catalog.#pool;
+    const restored = await catalog.#persisted?.loadChecked(
+      (folder) => compactFolder(folder, pool),
+      undefined,
+      (path) => pool.intern(path),
+    );
     if (restored) {
       for (const folder of restored) catalog.#folders.set(folder.dir, folder);
       catalog.unverified = true;
