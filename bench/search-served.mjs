@@ -40,7 +40,7 @@ const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(val
 const stats = (values) => ({ p50: percentile(values, 0.5), p99: percentile(values, 0.99), mean: values.reduce((a, b) => a + b, 0) / values.length });
 
 // In process: the restore, the first searches, a change.
-let began = performance.now();
+const began = performance.now();
 let cpuBegan = cpu();
 const { index } = await loadIndex(join(cacheFrom, indexFile));
 const restore = { wallMs: performance.now() - began, cpuMs: cpu() - cpuBegan, skills: index.size };
@@ -57,7 +57,12 @@ const timed = (query) => {
 const first = queries.slice(0, 3).map(timed);
 for (const query of queries) timed(query); // warm-up, as the HTTP side gets below
 const steady = queries.slice(0, 5).map(timed);
-index.add({ id: 'bench-search-served-change', name: 'bench-search-served', description: 'A skill added to measure a search right after a change.', body: queries[0] });
+index.add({
+  id: 'bench-search-served-change',
+  name: 'bench-search-served',
+  description: 'A skill added to measure a search right after a change.',
+  body: queries[0],
+});
 const afterAdd = timed(queries[0]);
 index.remove('bench-search-served-change');
 const afterRemove = timed(queries[0]);
