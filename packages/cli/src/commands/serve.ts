@@ -409,6 +409,8 @@ async function serve(
       pageSize: options.pageSize,
       // Asked for only (ADR 0276): the page's pass runs before the scan, so the whole catalog is in seconds later.
       firstPageEarly: options.http === true && options.firstPageEarly === true,
+      // The restored catalog's folders are armed (on a worker) while its first snapshot is built.
+      ...(options.watch ? { watchEarly: true } : {}),
       unmet: options.unmet,
       ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
@@ -482,6 +484,9 @@ async function serve(
   // A warm start's search index is decoded before the first answer (the reads above it overlap the arming): done
   // after it, the decode of a large index held every read and every change heard in the first seconds.
   await server.searchRestored();
+  // The served folders' watches (opened by a worker for a large restored catalog, beside the decode above) are all
+  // open before the first answer: a change to a served file from then on is heard.
+  await server.watchArmed();
 
   let url = 'stdio';
   let stdinEnded = false;
