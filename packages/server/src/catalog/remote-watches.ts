@@ -29,7 +29,7 @@ export class RemoteWatches {
    * and the caller must cover them again. Batches not answered by then resolve as wholly failed.
    */
   constructor(onEvent: (dir: string, name: string | undefined) => void, onError: (dir: string) => void, onLost: () => void) {
-    this.#worker = new Worker(new URL('./watch-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    this.#worker = new Worker(new URL('./watch-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     this.#worker.on('message', (reply: WatchReply) => {
       if (this.#closed) return;
       if (reply.kind === 'event') onEvent(reply.dir, reply.name ?? undefined);
