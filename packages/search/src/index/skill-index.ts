@@ -693,8 +693,7 @@ export class SkillSearchIndex {
       meaning: this.meaningTexts.map((text) => text ?? null),
       lengths: this.lengths.map((list) => list.data.subarray(0, count)),
       forwardOf: (slot) => forward[slot] ?? views!.forward.subarray(views!.forwardOffsets[slot]!, views!.forwardOffsets[slot + 1]!),
-      descriptionOf: (slot) =>
-        descriptions[slot] ?? views!.descriptions.subarray(views!.descriptionOffsets[slot]!, views!.descriptionOffsets[slot + 1]!),
+      descriptionOf: (slot) => descriptions[slot] ?? views!.descriptions.subarray(views!.descriptionOffsets[slot]!, views!.descriptionOffsets[slot + 1]!),
       postingOffsets: this.baseOffsets,
       postings: this.base.words.subarray(0, this.baseRows),
       postingShift: this.base.shift,
