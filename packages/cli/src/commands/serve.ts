@@ -411,6 +411,8 @@ async function serve(
       pageSize: options.pageSize,
       // Asked for only (ADR 0276): the page's pass runs before the scan, so the whole catalog is in seconds later.
       firstPageEarly: options.http === true && options.firstPageEarly === true,
+      // The restored catalog's folders are armed (on a worker) while its first snapshot is built.
+      ...(options.watch ? { watchEarly: true } : {}),
       unmet: options.unmet,
       ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
@@ -484,6 +486,9 @@ async function serve(
   // A warm start's search index is decoded before the first answer (the reads above it overlap the arming): done
   // after it, the decode of a large index held every read and every change heard in the first seconds.
   await server.searchRestored();
+  // The served folders' watches (opened by a worker for a large restored catalog, beside the decode above) are all
+  // open before the first answer: a change to a served file from then on is heard.
+  await server.watchArmed();
 
   let url = 'stdio';
   let stdinEnded = false;
@@ -536,7 +541,7 @@ async function serve(
   const restored = server.catalog.live.restoredAtStart;
   try {
     if ((await Promise.race([server.verified, signal])) === 'signal') {
-      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
+      exitWait.stalledOutputMs = OUTPUT_STALL_AT_EXIT_MS;
       await server.close();
       return 0;
     }
@@ -584,8 +589,9 @@ async function serve(
   return new Promise<number>((resolve) => {
     const stop = () => {
       idle.stop();
-      // Over stdio the client may have stopped reading: answers it never took do not keep a stopped server alive.
-      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
+      // Over stdio the client may have stopped reading, and a supervisor may never read stderr (start-up's error
+      // lines for a large tree fill its pipe): what they never took does not keep a stopped server alive.
+      exitWait.stalledOutputMs = OUTPUT_STALL_AT_EXIT_MS;
       void server.close().then(() => resolve(0));
     };
     void signal.then(stop);
@@ -596,8 +602,8 @@ async function serve(
   });
 }
 
-/** Once stopped, how long a stdio server waits for its client to take another byte of unread answers. */
-const STDOUT_STALL_AT_EXIT_MS = 2000;
+/** Once stopped, how long a server waits for the reader of stdout or stderr to take another byte of what it wrote. */
+const OUTPUT_STALL_AT_EXIT_MS = 2000;
 
 /** Skills whose own warnings are printed at start-up before the rest are counted. */
 const STARTUP_WARNINGS_SHOWN = 5;
