@@ -115,7 +115,9 @@ describe('the direct /mcp route answers as the router does', () => {
         .setIssuedAt()
         .setExpirationTime('10m')
         .sign(keys.privateKey);
-    const limits = ['--max-body', String(MAX_BODY), '--max-json-depth', '8'];
+    // Long socket deadlines: on a loaded machine a busy server can take more than the default 10 s to read a request,
+    // and node's headers timeout would answer it 408 before either route saw it.
+    const limits = ['--max-body', String(MAX_BODY), '--max-json-depth', '8', '--headers-timeout', '300000', '--request-timeout', '600000'];
     const auth = [
       '--auth',
       'jwt',
