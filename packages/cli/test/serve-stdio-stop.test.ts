@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { CLI, STDIO_HANDSHAKE, eventually, makeTree, runCli, skillMd, storeDir } from '@skillport/test-kit';
+import { CLI, STDIO_HANDSHAKE, eventually, freePort, makeTree, runCli, skillMd, storeDir } from '@skillport/test-kit';
 
 /**
  * A stdio server whose client stops reading its stdout must still stop when told to: SIGTERM, SIGINT, or the client
@@ -93,14 +91,3 @@ test('HTTP: a server whose stderr is never read stops on SIGTERM', async () => {
     proc.kill('SIGKILL');
   }
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

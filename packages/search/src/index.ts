@@ -22,3 +22,5 @@ export { QueryDomain, QUERY_DOMAIN_FILE, rareKinds } from './scoring/query-domai
 export type { RareWords } from './scoring/query-domain.js';
 export { specificWords, RARE_POSITION } from './scoring/specific-words.js';
 export type { Held, SpecificWords } from './scoring/specific-words.js';
+export { SentenceEncoder } from './meaning/sentence-encoder.js';
+export { SENTENCE_WEIGHT, rerankByMeaning, skillSentence, unit, cosine as sentenceCosine } from './meaning/sentence-meaning.js';

@@ -161,7 +161,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
     .option(
       '--embeddings <url>',
-      'an OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1): list_skills fuses its meaning-based ranking with the lexical one, and falls back to lexical when it is down',
+      "an OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1): list_skills fuses its meaning-based ranking with the lexical one, and falls back to lexical when it is down; or 'builtin': the sentence encoder shipped with skillport reorders the lexical hits (each skill embedded once in the background, about 70 ms of CPU a skill)",
     )
     .option('--embeddings-model <name>', 'the model --embeddings asks for', 'text-embedding-3-small')
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
@@ -329,13 +329,16 @@ async function serve(
       options.cache = false;
     }
   }
-  let embeddings: import('@skillport/server').SkillEmbeddings | undefined;
-  if (options.embeddings !== undefined) {
+  let embeddings: import('@skillport/server').SkillEmbeddings | import('@skillport/server').SkillMeaning | undefined;
+  if (options.embeddings === 'builtin') {
+    const { SkillMeaning, defaultCacheDir } = await import('@skillport/server');
+    embeddings = new SkillMeaning({ cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome)) : undefined });
+  } else if (options.embeddings !== undefined) {
     const { SkillEmbeddings, defaultCacheDir } = await import('@skillport/server');
     try {
       new URL(options.embeddings);
     } catch {
-      log(`skillport: ${colors.red('error')}: --embeddings needs a URL such as http://127.0.0.1:11434/v1, not "${options.embeddings}"`);
+      log(`skillport: ${colors.red('error')}: --embeddings needs a URL such as http://127.0.0.1:11434/v1 (or builtin), not "${options.embeddings}"`);
       return 2;
     }
     embeddings = new SkillEmbeddings({
