@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,6 +131,40 @@ describe('a persisted search index', () => {
       bytes[bytes.length - 3]! ^= 0xff; // a flipped byte at the end of the payload (in the last typed array)
       writeFileSync(path, bytes);
       await assert.rejects(loadIndex(path, OPTIONS, 0), /checksum does not match/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a large file's postings and term lists are walked on the worker: arrays that do not fit under a matching checksum are refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'search-walk-'));
+    try {
+      const good = Buffer.concat(encodeIndex(changedIndex(), () => ''));
+      const end = good.indexOf(0x0a, good.indexOf(0x0a) + 1);
+      const header = JSON.parse(good.subarray(good.indexOf(0x0a) + 1, end).toString('utf8'));
+      // A changed word in an array, under a checksum made again over the changed payload.
+      const damaged = (array: string, change: (view: Uint32Array | Uint8Array) => void): Buffer => {
+        const bytes = Buffer.from(good);
+        const [kind, at, length] = header.arrays[array];
+        const Kind = kind === 'Uint8Array' ? Uint8Array : Uint32Array;
+        change(new Kind(bytes.buffer, bytes.byteOffset + end + 1 + at, length));
+        const sha256 = createHash('sha256')
+          .update(bytes.subarray(end + 1))
+          .digest('hex');
+        return Buffer.from(bytes.toString('latin1').replace(header.sha256, sha256), 'latin1');
+      };
+      const path = join(dir, 'search.bin');
+      const cases: Array<[string, Buffer, RegExp]> = [
+        ['postings', damaged('postings', (words) => (words[0] = 0xffffffff)), /postings/],
+        ['forward', damaged('forward', (bytes) => (bytes[bytes.length - 1] = 0x7f)), /lists an unknown term/],
+      ];
+      for (const [what, bytes, why] of cases) {
+        assert.throws(() => decodeIndex(bytes, OPTIONS), why, `${what}, decoded on the main thread`);
+        writeFileSync(path, bytes);
+        await assert.rejects(loadIndex(path, OPTIONS, 0), why, `${what}, walked on the worker`);
+      }
+      writeFileSync(path, good);
+      assert.equal((await loadIndex(path, OPTIONS, 0))?.index.size, changedIndex().size);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,6 +6,7 @@ import { stopwords } from '../analysis/stopwords.js';
 import { BODY_MIN_NORM, FIELD_B, FIELD_WEIGHTS, K1 } from '../scoring/bm25f.js';
 import { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT, SkillSearchIndex } from './skill-index.js';
 import type { SearchOptions } from '../types.js';
+import { badPostings, badTermList } from './state.js';
 import type { IndexParts, IndexState } from './state.js';
 
 /**
@@ -218,6 +219,7 @@ function decode(
   bytes: Buffer,
   options: SearchOptions,
   verify: ((payload: Uint8Array, sha256: string) => boolean) | undefined,
+  walked = false,
 ): PersistedIndex & { sha256: string } {
   if (bytes.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) fail('not this format');
   const end = bytes.indexOf(0x0a, MAGIC.length);
@@ -287,7 +289,7 @@ function decode(
   }
   if (!Array.isArray(strings?.versions) || strings.versions.length !== state.ids?.length) fail('versions do not match the ids');
   for (const key of ['terms', 'written', 'ids', 'names', 'meaning'] as const) if (!Array.isArray(state[key])) fail(`${key} is not a list`);
-  const index = SkillSearchIndex.fromState(state, options);
+  const index = SkillSearchIndex.fromState(state, options, walked);
   return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])), sha256: String(header.sha256) };
 }
 
@@ -333,8 +335,9 @@ async function writeAll(handle: FileHandle, bytes: Uint8Array, position: number)
 
 /**
  * The index at `path`; undefined when there is none; throws, saying why, when there is one that cannot be used. A
- * large file is read into shared memory and its checksum computed on a worker thread while this thread decodes it:
- * the index is returned only once both agree, so a damaged file is still never used. `workerFrom`: the size from
+ * large file is read into shared memory and its checksum and checkState's passes over every posting and term list
+ * computed on a worker thread while this thread decodes it: the index is returned only once they agree, so a
+ * damaged file is still never used. `workerFrom`: the size from
  * which the worker is used (tests lower it).
  */
 export async function loadIndex(path: string, options: SearchOptions = {}, workerFrom = HASH_ON_WORKER_BYTES): Promise<PersistedIndex | undefined> {
@@ -366,27 +369,43 @@ export async function loadIndex(path: string, options: SearchOptions = {}, worke
   if (hashed === undefined) return decodeIndex(bytes, options);
   let decoded: PersistedIndex & { sha256: string };
   try {
-    decoded = decode(bytes, options, undefined);
+    // The passes over every posting and term list run on the worker too: the index is used only once they agree.
+    decoded = decode(bytes, options, undefined, true);
   } catch (error) {
     void hashed.catch(() => undefined);
     throw error;
   }
-  const digest = await hashed.catch(() =>
+  const result = await hashed.catch(() => undefined);
+  const digest =
+    result?.digest ??
     createHash('sha256')
       .update(bytes.subarray(end + 1))
-      .digest('hex'),
-  );
+      .digest('hex');
   if (digest !== decoded.sha256) fail(CHECKSUM_FAILS);
+  if (result === undefined || !result.walked) {
+    // No worker's answer: the passes run here (throwing, with the reason, when they find something).
+    const index = decode(bytes, options, undefined).index;
+    return { index, versions: decoded.versions };
+  }
+  if (result.postings >= 0) fail(`term ${result.postings}'s postings do not fit the slots, the counts table or its document frequency`);
+  if (result.termLists >= 0) fail(`slot ${result.termLists} lists an unknown term`);
   return { index: decoded.index, versions: decoded.versions };
 }
 
-/** The sha256 of `bytes` from `from` on, computed on a worker thread (the bytes are shared, not copied). */
-function hashOnWorker(bytes: Buffer, from: number): Promise<string> | undefined {
+/**
+ * The sha256 of `bytes` from `from` on, and the first term whose postings and the first slot whose term list do
+ * not fit (-1: none; checkState's two passes), computed on a worker thread (the bytes are shared, not copied). The
+ * worker reads the header itself; the two passes are the very functions of ./state.ts, as source.
+ */
+function hashOnWorker(bytes: Buffer, from: number): Promise<WorkerAnswer> | undefined {
   if (!(bytes.buffer instanceof SharedArrayBuffer)) return undefined;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(HASH_WORKER, { eval: true, workerData: { buffer: bytes.buffer, offset: bytes.byteOffset + from, length: bytes.length - from } });
-    worker.once('message', (digest: string) => {
-      resolve(digest);
+    const worker = new Worker(HASH_WORKER, {
+      eval: true,
+      workerData: { buffer: bytes.buffer, offset: bytes.byteOffset, header: MAGIC.length, from, length: bytes.length - from },
+    });
+    worker.once('message', (answer: WorkerAnswer) => {
+      resolve(answer);
       void worker.terminate();
     });
     worker.once('error', reject);
@@ -394,9 +413,40 @@ function hashOnWorker(bytes: Buffer, from: number): Promise<string> | undefined 
   });
 }
 
+interface WorkerAnswer {
+  digest: string;
+  postings: number;
+  termLists: number;
+  /** false: the worker could not walk them (the main thread does). */
+  walked: boolean;
+}
+
 const HASH_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { buffer, offset, length } = workerData;
-parentPort.postMessage(createHash('sha256').update(new Uint8Array(buffer, offset, length)).digest('hex'));
+const badPostings = (${badPostings.toString()});
+const badTermList = (${badTermList.toString()});
+const { buffer, offset, header, from, length } = workerData;
+const payload = new Uint8Array(buffer, offset + from, length);
+const digest = createHash('sha256').update(payload).digest('hex');
+let postings = -1;
+let termLists = -1;
+let walked = true;
+try {
+  const head = JSON.parse(Buffer.from(buffer, offset + header, from - 1 - header).toString('utf8'));
+  const KINDS = { Int32Array, Uint32Array, Uint8Array, Float64Array };
+  const array = (name) => {
+    const [kind, at, count] = head.arrays[name];
+    return new KINDS[kind](buffer, offset + from + at, count);
+  };
+  const df = array('df');
+  const slots = array('lengths0').length;
+  const shift = head.postingShift;
+  const counts = array('postingCounts').length;
+  postings = badPostings(array('postingOffsets'), array('postings'), df, shift, slots, shift > 0 ? counts : 0);
+  termLists = badTermList(array('forwardOffsets'), array('forward'), slots, df.length);
+} catch {
+  walked = false; // (an unaligned or odd file) the main thread walks them
+}
+parentPort.postMessage({ digest, postings, termLists, walked });
 `;

@@ -717,10 +717,10 @@ export class SkillSearchIndex {
    * with these options. Throws when the arrays do not fit together (a damaged or foreign state): nothing half-built
    * is returned. The typed arrays are taken, not copied (a restore reads a file once and searches it as it is): the
    * caller must not write them afterwards. `state.bounds`, when given, must be the pruning bounds of these postings
-   * (else they are computed, a pass over every posting).
+   * (else they are computed, a pass over every posting). `walked`: as checkState's (./persist.ts, large files).
    */
-  static fromState(state: IndexState, options: SearchOptions = {}): SkillSearchIndex {
-    checkState(state);
+  static fromState(state: IndexState, options: SearchOptions = {}, walked = false): SkillSearchIndex {
+    checkState(state, walked);
     const index = new SkillSearchIndex([], options);
     const count = state.ids.length;
     const dfs = new IntList(state.terms.length);

@@ -42,8 +42,12 @@ export interface IndexParts extends Omit<IndexState, 'forwardOffsets' | 'forward
   descriptionOf(slot: number): Int32Array;
 }
 
-/** Throws, saying what is wrong, unless every array of `state` fits with the others (a search must never index out of bounds). */
-export function checkState(state: IndexState): void {
+/**
+ * Throws, saying what is wrong, unless every array of `state` fits with the others (a search must never index out of
+ * bounds). `walked`: the passes over every posting and term list (`badPostings`, `badTermList`) were run elsewhere
+ * (a large file's, on the checksum's worker) and the caller uses the state only once they found nothing.
+ */
+export function checkState(state: IndexState, walked = false): void {
   const fail = (why: string): never => {
     throw new Error(`search index state: ${why}`);
   };
@@ -67,6 +71,7 @@ export function checkState(state: IndexState): void {
   if (shift === 0 ? state.postingCounts.length !== state.postings.length : state.postingCounts.length > 2 ** shift)
     fail('posting counts do not match the postings');
   if (!allAtLeast(state.descriptions, 0) || !allBelow(state.descriptions, terms)) fail('a description names an unknown term');
+  if (walked) return;
   const bad = badPostings(state.postingOffsets, state.postings, state.df, shift, count, shift > 0 ? state.postingCounts.length : 0);
   if (bad >= 0) {
     // Which rule the term breaks (a second look at one list, for the message).
@@ -90,7 +95,7 @@ export function checkState(state: IndexState): void {
  * document frequency is not its posting count; -1 when none. One tight pass over every posting of a restored file:
  * locals only, no callback (at 100,000 skills it is tens of millions of words).
  */
-function badPostings(offsets: Int32Array, words: Uint32Array, df: Int32Array, shift: number, count: number, codes: number): number {
+export function badPostings(offsets: Int32Array, words: Uint32Array, df: Int32Array, shift: number, count: number, codes: number): number {
   const terms = offsets.length - 1;
   const codeMask = shift === 0 ? 0 : 2 ** shift - 1;
   for (let term = 0; term < terms; term++) {
@@ -109,7 +114,7 @@ function badPostings(offsets: Int32Array, words: Uint32Array, df: Int32Array, sh
 }
 
 /** The first slot whose term list (varint gaps, ../postings/varint-ids.ts) names a term at or above `terms`, or runs past its end; -1 when none. */
-function badTermList(offsets: Int32Array, bytes: Uint8Array, count: number, terms: number): number {
+export function badTermList(offsets: Int32Array, bytes: Uint8Array, count: number, terms: number): number {
   for (let slot = 0; slot < count; slot++) {
     const end = offsets[slot + 1]!;
     let id = 0;
