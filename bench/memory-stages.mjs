@@ -8,10 +8,11 @@
 // `--load`: bench/scale.mjs's cold phases instead of one search (every skills/list page walked once, a search polled
 // every 2 ms until the index is complete, 5 s of resources/read and of skills/list pages from 16 clients, 3 rounds of
 // 40 searches, the index's first save, one registry publish and the save after it), so its "peak RSS" is measured
-// stage by stage. `--workers N`: SKILLPORT_SEARCH_WORKERS for the server.
+// stage by stage. `--workers N`: SKILLPORT_SEARCH_WORKERS for the server. `--catalog-only`: the catalog alone (no
+// index: its background build is put off for an hour), ready then every skills/list page walked, then the end.
 // Each line gives RSS, its anonymous part (heaps: V8's, malloc's) and the peak so far (VmHWM).
 // Usage: node bench/memory-stages.mjs --catalog /work/scale-data/catalog-100000 [--repo DIR] [--port 5411]
-//                                     [--load] [--workers N] [--smaps] [--snapshot] [--max-seconds 3600]
+//                                     [--load | --catalog-only] [--workers N] [--smaps] [--snapshot] [--max-seconds 3600]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,13 +26,19 @@ if (catalog === undefined) throw new Error('--catalog DIR (bench/generate-catalo
 const repo = resolve(flags.value('repo', join(import.meta.dirname, '..')));
 const port = Number(flags.value('port', '5411'));
 const maxMs = Number(flags.value('max-seconds', '3600')) * 1000;
-const withLoad = flags.flag('load');
+const catalogOnly = flags.flag('catalog-only');
+const withLoad = flags.flag('load') || catalogOnly;
 const workers = flags.value('workers', undefined);
 const cache = mkdtempSync(join(tmpdir(), 'skillport-memory-cache-'));
 const store = mkdtempSync(join(tmpdir(), 'skillport-memory-store-'));
 const cli = join(repo, 'packages/cli/dist/src/bin.js');
 const TOKEN = 'bench-memory-token';
-const env = { ...process.env, SKILLPORT_PUBLISH_TOKEN: TOKEN, ...(workers !== undefined ? { SKILLPORT_SEARCH_WORKERS: workers } : {}) };
+const env = {
+  ...process.env,
+  SKILLPORT_PUBLISH_TOKEN: TOKEN,
+  ...(workers !== undefined ? { SKILLPORT_SEARCH_WORKERS: workers } : {}),
+  ...(catalogOnly ? { SKILLPORT_SEARCH_IDLE_MS: '3600000' } : {}),
+};
 const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', String(port), '--quiet', '--cache-dir', cache, '--data', store, resolve(catalog)], {
   stdio: ['ignore', 'ignore', 'ignore'],
   env: flags.flag('snapshot') ? { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2` } : env,
@@ -119,86 +126,93 @@ try {
     for (let i = 0; i < skills.length; i += step) files.push(...skills[i].slice(0, 5));
     line(`listed ${skills.length} skills`);
   }
-  stage = 'search index build';
-  // With --load, a search polled until it is complete, as bench/scale.mjs times "search index complete".
-  let polling = withLoad;
-  const poller = (async () => {
-    const complete = (text) => text.length > 0 && !text.includes('"indexing"') && !text.includes('still being built');
-    while (polling) {
-      if (complete(await search(queries[0]).catch(() => ''))) break;
-      await sleep(2);
-    }
-  })();
-  if (!withLoad) post('tools/call', { name: 'list_skills', arguments: { query: 'pdf', limit: 5 } }, 'list_skills').catch(() => undefined);
-  let last = 0;
-  for (;;) {
-    const { search: state } = await (await fetch(`${url}/healthz`)).json();
-    if (state.ready && (withLoad || state.compactions > 0)) break;
-    if (performance.now() - last >= 10_000) {
-      line(`indexed ${state.indexed} of ${state.total}`);
-      last = performance.now();
-    }
-    if (performance.now() - started > maxMs) throw new Error('the search index was not complete in time');
-    await sleep(500);
+  if (catalogOnly) {
+    await sleep(3000);
+    stage = 'settled';
+    line('3 s later');
   }
-  if (withLoad) {
-    await poller;
-    polling = false;
-    stage = 'index complete';
-    line('search index complete (the search answers completely)');
-    stage = 'resources/read load';
-    await load('read', files);
-    line('after 5 s of resources/read');
-    stage = 'skills/list load';
-    await load('list', cursors);
-    line('after 5 s of skills/list pages');
-    stage = 'searches';
-    for (let round = 0; round < 4; round++) for (const query of round === 0 ? queries.slice(0, 5) : queries) await search(query);
-    line('after 125 searches');
-    stage = 'compaction';
+  if (!catalogOnly) {
+    stage = 'search index build';
+    // With --load, a search polled until it is complete, as bench/scale.mjs times "search index complete".
+    let polling = withLoad;
+    const poller = (async () => {
+      const complete = (text) => text.length > 0 && !text.includes('"indexing"') && !text.includes('still being built');
+      while (polling) {
+        if (complete(await search(queries[0]).catch(() => ''))) break;
+        await sleep(2);
+      }
+    })();
+    if (!withLoad) post('tools/call', { name: 'list_skills', arguments: { query: 'pdf', limit: 5 } }, 'list_skills').catch(() => undefined);
+    let last = 0;
     for (;;) {
       const { search: state } = await (await fetch(`${url}/healthz`)).json();
-      if (state.compactions > 0) break;
-      await sleep(200);
+      if (state.ready && (withLoad || state.compactions > 0)) break;
+      if (performance.now() - last >= 10_000) {
+        line(`indexed ${state.indexed} of ${state.total}`);
+        last = performance.now();
+      }
+      if (performance.now() - started > maxMs) throw new Error('the search index was not complete in time');
+      await sleep(500);
     }
-    line('index compacted');
-    // The index's first save (2 s after the compaction, once the server is quiet), then, as bench/scale.mjs does, a
-    // change after it (one registry publish), which the index takes in and saves again.
-    stage = 'first save';
-    for (;;) {
-      if ((await (await fetch(`${url}/healthz`)).json()).search.saves > 0) break;
-      if (performance.now() - started > maxMs) throw new Error('the index was not saved in time');
-      await sleep(200);
+    if (withLoad) {
+      await poller;
+      polling = false;
+      stage = 'index complete';
+      line('search index complete (the search answers completely)');
+      stage = 'resources/read load';
+      await load('read', files);
+      line('after 5 s of resources/read');
+      stage = 'skills/list load';
+      await load('list', cursors);
+      line('after 5 s of skills/list pages');
+      stage = 'searches';
+      for (let round = 0; round < 4; round++) for (const query of round === 0 ? queries.slice(0, 5) : queries) await search(query);
+      line('after 125 searches');
+      stage = 'compaction';
+      for (;;) {
+        const { search: state } = await (await fetch(`${url}/healthz`)).json();
+        if (state.compactions > 0) break;
+        await sleep(200);
+      }
+      line('index compacted');
+      // The index's first save (2 s after the compaction, once the server is quiet), then, as bench/scale.mjs does, a
+      // change after it (one registry publish), which the index takes in and saves again.
+      stage = 'first save';
+      for (;;) {
+        if ((await (await fetch(`${url}/healthz`)).json()).search.saves > 0) break;
+        if (performance.now() - started > maxMs) throw new Error('the index was not saved in time');
+        await sleep(200);
+      }
+      line('index saved');
+      stage = 'publish and save';
+      const { saves } = (await (await fetch(`${url}/healthz`)).json()).search;
+      const registry = await import(join(repo, 'packages/registry/dist/src/index.js'));
+      const name = `bench-memory-${Date.now().toString(36)}`;
+      const content = [
+        { path: 'SKILL.md', bytes: Buffer.from(`---\nname: ${name}\ndescription: A skill published by bench/memory-stages.\n---\n\n# ${name}\n`) },
+      ];
+      const response = await fetch(`${url}/api/v1/skills`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' },
+        body: registry.packSkillArchive(registry.manifestFor(name, content, { version: '1.0.0' }), content),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 201) console.log(`publish answered ${response.status}`);
+      for (;;) {
+        const { search: state } = await (await fetch(`${url}/healthz`)).json();
+        if (state.saves > saves && state.ready) break;
+        if (performance.now() - started > maxMs) throw new Error('the index was not saved after the publish in time');
+        await sleep(200);
+      }
+      line('published one skill, the index saved again');
+    } else {
+      stage = 'index complete';
+      line('search index complete and compacted');
     }
-    line('index saved');
-    stage = 'publish and save';
-    const { saves } = (await (await fetch(`${url}/healthz`)).json()).search;
-    const registry = await import(join(repo, 'packages/registry/dist/src/index.js'));
-    const name = `bench-memory-${Date.now().toString(36)}`;
-    const content = [
-      { path: 'SKILL.md', bytes: Buffer.from(`---\nname: ${name}\ndescription: A skill published by bench/memory-stages.\n---\n\n# ${name}\n`) },
-    ];
-    const response = await fetch(`${url}/api/v1/skills`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.skillport.skill+gzip' },
-      body: registry.packSkillArchive(registry.manifestFor(name, content, { version: '1.0.0' }), content),
-    });
-    await response.arrayBuffer();
-    if (response.status !== 201) console.log(`publish answered ${response.status}`);
-    for (;;) {
-      const { search: state } = await (await fetch(`${url}/healthz`)).json();
-      if (state.saves > saves && state.ready) break;
-      if (performance.now() - started > maxMs) throw new Error('the index was not saved after the publish in time');
-      await sleep(200);
-    }
-    line('published one skill, the index saved again');
-  } else {
-    stage = 'index complete';
-    line('search index complete and compacted');
+    await sleep(3000);
+    stage = 'settled';
+    line('3 s later');
   }
-  await sleep(3000);
-  stage = 'settled';
-  line('3 s later');
   if (flags.flag('smaps')) console.log(`resident memory by mapping: ${smaps(proc.pid)}`);
   if (flags.flag('snapshot')) {
     // A heap snapshot of the main thread (written in the server's working directory, this one), then the end.

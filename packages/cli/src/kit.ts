@@ -9,9 +9,9 @@ import { escapeControls } from '@skillport/core';
  */
 
 /**
- * How long bin.ts waits at exit for stdout to take another byte of what was written before it gives up on the rest.
- * Unset (the default), it waits until stdout drains: a slow reader gets every byte. A stdio server told to stop
- * sets it: its client may have stopped reading for good, and a stopped server must not live on for it.
+ * How long bin.ts waits at exit for stdout or stderr to take another byte of what was written before it gives up on
+ * the rest. Unset (the default), it waits until both drain: a slow reader gets every byte. A server told to stop sets
+ * it: its client or supervisor may have stopped reading for good, and a stopped server must not live on for them.
  */
 export const exitWait: { stalledOutputMs?: number } = {};
 

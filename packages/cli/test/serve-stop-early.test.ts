@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CLI, connectHttp, eventually, makeTree, skillMd } from '@skillport/test-kit';
+import { CLI, connectHttp, eventually, freePort, makeTree, skillMd } from '@skillport/test-kit';
 
 /**
  * A replica stopped right after a cold start (a rolling deploy that moves on as soon as it answers) must restart from
@@ -40,17 +38,6 @@ function serve(args: string[]): Promise<Started> {
       if (match) resolve({ url: match[1]!, stderr: () => stderr, stop });
     });
     proc.on('exit', (code) => reject(new Error(`serve exited (${code}) before it served:\n${stderr}`)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

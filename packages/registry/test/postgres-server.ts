@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import pg from 'pg';
+import { freePort } from '@skillport/test-kit';
 
 /**
  * A real PostgreSQL for tests, so `npm test` needs no database installed: one server per test file, started from
@@ -148,18 +148,6 @@ async function createDatabase(base: string, adminUrl = `${base}/postgres`): Prom
     await client.end();
   }
   return `${base}/${name}`;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

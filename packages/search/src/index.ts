@@ -24,3 +24,5 @@ export type { TreeInput } from './scoring/decision-trees.js';
 export type { DecisionEvidence, RareWords } from './scoring/query-domain.js';
 export { specificWords, RARE_POSITION } from './scoring/specific-words.js';
 export type { Held, SpecificWords } from './scoring/specific-words.js';
+export { SentenceEncoder } from './meaning/sentence-encoder.js';
+export { SENTENCE_WEIGHT, rerankByMeaning, skillSentence, unit, cosine as sentenceCosine } from './meaning/sentence-meaning.js';

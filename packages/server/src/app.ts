@@ -64,6 +64,11 @@ export interface SkillportServerOptions {
    * the whole scan (ADR 0276); every other request waits for the whole catalog. Not with `strict`.
    */
   firstPageEarly?: boolean;
+  /**
+   * `watch` will be called: a restored catalog's folders start being watched as soon as it is read (on a worker when
+   * many), beside the rest of the start, instead of when `watch` is called.
+   */
+  watchEarly?: boolean;
   cacheHint?: Partial<CacheHint>;
   /** Where the persistent digest cache lives; `false` turns it off. Default: the user cache folder. */
   cacheDir?: string | false;
@@ -418,6 +423,7 @@ export class SkillportServer {
       ...(options.firstPageEarly && !options.strict ? { firstPage: options.pageSize ?? 100 } : {}),
       ...(early ? { firstPageFolders: early.page } : {}),
       ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
+      ...(options.watchEarly ? { watchEarly: true } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
       ...(options.onScanProgress ? { onScanProgress: options.onScanProgress } : {}),
@@ -502,6 +508,11 @@ export class SkillportServer {
   /** Starts watching the folders; changes are swapped in and announced. */
   watch(walkAfter?: Promise<unknown>): void {
     this.catalog.live.watch(walkAfter);
+  }
+
+  /** Resolves once the folders a restored catalog serves from are watched (see LiveCatalog.watchArmed). */
+  watchArmed(): Promise<void> {
+    return this.catalog.live.watchArmed();
   }
 
   /**

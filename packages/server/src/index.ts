@@ -81,4 +81,6 @@ export { readBodyLimited } from './http/body.js';
 export { requestPrincipal } from './http/middleware/authenticate.js';
 export { parseSince } from '@skillport/core';
 export { SkillEmbeddings, fuseRankings } from './search/embeddings.js';
+export { SkillMeaning } from './search/sentence-meaning.js';
+export type { SkillMeaningOptions } from './search/sentence-meaning.js';
 export type { EmbeddingsOptions } from './search/embeddings.js';

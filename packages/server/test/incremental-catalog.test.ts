@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DEFAULT_LIMITS, sha256Digest } from '@skillport/core';
 import type { SkillManifest } from '@skillport/core';
@@ -421,6 +421,64 @@ describe('the persisted catalog follows changes with a journal (issue 13)', () =
     writeFileSync(path, bytes);
     assert.equal(new PersistedCatalog(path, roots, DEFAULT_LIMITS).load(), undefined);
     assert.equal(await new PersistedCatalog(path, roots, DEFAULT_LIMITS).loadChecked(undefined, 0), undefined);
+  });
+
+  test('a restored folder is the scanned one: every field, every file record (packed straight from the base)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillport-restore-'));
+    temps.push(root);
+    // Folder names the concatenated path must not get wrong (a dot-folder goes through join), a link, nested skills.
+    for (const [rel, name] of [
+      ['plain', 'plain'],
+      ['team/.hidden/dot', 'dot'],
+      ['a b/ü', 'umlaut'],
+      ['plain/nested', 'nested'],
+    ] as const) {
+      const dir = join(root, rel);
+      mkdirSync(join(dir, 'refs', 'deep'), { recursive: true });
+      writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Does ${name} things.\n---\n\n# ${name}\n\n## Usage\n`);
+      writeFileSync(join(dir, 'refs', 'notes.md'), `notes ${name}\n`);
+      writeFileSync(join(dir, 'refs', 'deep', 'data.json'), '{}\n');
+      symlinkSync(join('refs', 'notes.md'), join(dir, 'link.md'));
+    }
+    const roots = [normaliseRoot(root, undefined)];
+    const scanned = scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders;
+    const path = join(root, '..', `${basename(root)}-catalog.json`);
+    temps.push(path);
+    new PersistedCatalog(path, roots, DEFAULT_LIMITS).writeBase(scanned);
+    const restored = new PersistedCatalog(path, roots, DEFAULT_LIMITS).load();
+    assert.ok(restored !== undefined);
+    const plain = (folder: ScannedFolder) => {
+      const skill = folder.inspection.skill;
+      return {
+        dir: folder.dir,
+        segments: folder.segments,
+        problems: folder.inspection.problems,
+        skill:
+          skill === undefined
+            ? undefined
+            : { ...Object.fromEntries(Object.entries(skill).filter(([key]) => key !== 'files' && key !== 'packed')), files: skill.files },
+      };
+    };
+    const byDir = (folders: readonly ScannedFolder[]) => folders.map(plain).sort((a, b) => (a.dir < b.dir ? -1 : 1));
+    assert.equal(restored.length, 4);
+    assert.ok(
+      scanned.some((folder) => folder.inspection.skill?.files.some((file) => file.target !== undefined)),
+      'a link is recorded',
+    );
+    assert.deepEqual(byDir(restored), byDir(scanned));
+
+    // A digest not written the canonical way is kept as given, not normalised.
+    const odd = scanned.find((folder) => folder.segments.join('/') === 'plain')!;
+    const skill = odd.inspection.skill!;
+    const upper = `sha256:${skill.files[0]!.digest.slice(7).toUpperCase()}`;
+    const changed: ScannedFolder = {
+      ...odd,
+      inspection: { ...odd.inspection, skill: { ...skill, files: skill.files.map((file, index) => (index === 0 ? { ...file, digest: upper } : file)) } },
+    };
+    new PersistedCatalog(path, roots, DEFAULT_LIMITS).writeBase([changed]);
+    const again = new PersistedCatalog(path, roots, DEFAULT_LIMITS).load()!;
+    assert.equal(again[0]!.inspection.skill!.files[0]!.digest, upper);
+    assert.deepEqual(again[0]!.inspection.skill!.files.slice(1), skill.files.slice(1));
   });
 
   test('a torn journal line (a crash mid-append) and a journal left by an older base are not believed', async () => {

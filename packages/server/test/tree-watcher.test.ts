@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { eventually, makeTree, removeTrees, skillMd } from '@skillport/test-kit';
@@ -163,6 +163,112 @@ describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folder
       assert.equal(changed(), true, 'the check did not put back what it read before the change');
     } finally {
       restored.close();
+    }
+  });
+});
+
+describe('TreeWatcher: the known folders of a large restored catalog watched by a worker', () => {
+  test('entered as watched at once, open once knownArmed resolves: changes there are heard before any slice of the walk', async () => {
+    const root = wideTree(40);
+    const events: string[] = [];
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const watcher = new TreeWatcher([root], (path) => path !== undefined && events.push(path), {
+      perFolder: true,
+      startBudgetMs: 0,
+      sliceMs: 0,
+      knownOnWorkerFrom: 0,
+    });
+    const last = join(root, 'skill-039');
+    const first = join(root, 'skill-000');
+    try {
+      watcher.start([first, last, join(last, 'references'), join(last, 'references', 'deep'), join(root, 'gone-since')], [first, last], gate);
+      await watcher.knownArmed;
+      assert.equal(watcher.walking, true, 'the walk waits for its gate');
+      // Written before any slice of the walk ran: only the worker's watches can hear them.
+      const deep = join(last, 'references', 'deep', 'notes.md');
+      writeFileSync(deep, 'changed while arming\n');
+      writeFileSync(join(last, 'SKILL.md'), skillMd('skill-039', 'Changed while arming.'));
+      await eventually(async () => (events.includes(deep) && events.includes(join(last, 'SKILL.md')) ? true : undefined), 5000, 'both changes heard');
+      open();
+      await watcher.armed;
+      assert.equal(watcher.folderCount, 121, 'the walk lists the known folders once each; the one gone is not counted');
+      // A folder armed by the worker is watched as any other once the walk has listed it: what is made in it is armed.
+      mkdirSync(join(last, 'references', 'deep', 'new'));
+      await eventually(async () => (events.includes(join(last, 'references', 'deep', 'new')) ? true : undefined), 5000, 'a folder made below it');
+      writeFileSync(join(last, 'references', 'deep', 'new', 'x.md'), 'x\n');
+      await eventually(async () => (events.includes(join(last, 'references', 'deep', 'new', 'x.md')) ? true : undefined), 5000, 'a file in it');
+      // Removed: its watch (the worker's) is closed with it, and the folder is no longer counted.
+      rmSync(join(last, 'references'), { recursive: true });
+      await eventually(async () => (watcher.folderCount === 119 ? true : undefined), 5000, 'its watches dropped');
+    } finally {
+      watcher.close();
+    }
+  });
+
+  test('close() while the worker arms: knownArmed and armed resolve, nothing is left watching', async () => {
+    const root = wideTree(30);
+    const watcher = new TreeWatcher([root], () => {}, { perFolder: true, startBudgetMs: 0, sliceMs: 0, knownOnWorkerFrom: 0 });
+    watcher.start(
+      Array.from({ length: 30 }, (_, i) => join(root, `skill-${String(i).padStart(3, '0')}`)),
+      [],
+    );
+    watcher.close();
+    await watcher.knownArmed;
+    await watcher.armed;
+    assert.equal(watcher.folderCount, 0);
+  });
+
+  test('a restored catalog: a served file changed once watchArmed resolves is served new, heard (not found by the check)', async () => {
+    const root = wideTree(30);
+    const restored = await restoredCatalog(root, { knownWatchesOnWorkerFrom: 0 });
+    try {
+      restored.watch(new Promise(() => {}));
+      await restored.watchArmed();
+      const notes = join(root, 'skill-029', 'references', 'deep', 'notes.md');
+      const uri = 'skill://skill-029/references/deep/notes.md';
+      const before = restored.snapshot.file(uri)?.file.digest;
+      assert.ok(before !== undefined);
+      writeFileSync(notes, 'changed right after the restart\n');
+      await eventually(async () => (restored.snapshot.file(uri)?.file.digest !== before ? true : undefined), 5000, 'the new digest served');
+      assert.equal(restored.unverified, true, 'heard, not found by the check');
+      assert.equal(restored.watching?.arming, true, 'the walk never ran: its gate stays shut');
+    } finally {
+      restored.close();
+    }
+  });
+});
+
+describe('LiveCatalog watchEarly: a restored catalog armed while its first snapshot is built', () => {
+  test('its served folders are watched before watch() is called; watch() then walks the rest, and the check follows it', async () => {
+    for (const onWorkerFrom of [0, Number.POSITIVE_INFINITY]) {
+      const root = wideTree(30);
+      const restored = await restoredCatalog(root, { knownWatchesOnWorkerFrom: onWorkerFrom, watchEarly: true });
+      const label = onWorkerFrom === 0 ? 'on a worker' : 'on this thread';
+      try {
+        await restored.watchArmed();
+        const uri = 'skill://skill-029/references/deep/notes.md';
+        const before = restored.snapshot.file(uri)?.file.digest;
+        assert.ok(before !== undefined);
+        writeFileSync(join(root, 'skill-029', 'references', 'deep', 'notes.md'), 'changed before watch()\n');
+        await eventually(async () => (restored.snapshot.file(uri)?.file.digest !== before ? true : undefined), 5000, `${label}: the new digest served`);
+        assert.equal(restored.unverified, true, `${label}: heard, not found by the check`);
+        restored.watch();
+        const verifying = restored.verify();
+        // A skill folder no catalog knows, made once watching: the walk or the check finds it.
+        mkdirSync(join(root, 'fresh'));
+        writeFileSync(join(root, 'fresh', 'SKILL.md'), skillMd('fresh', 'Made after the restart.'));
+        await verifying;
+        assert.equal(restored.watching?.arming, false, `${label}: the check ran after the walk`);
+        assert.equal(restored.watching?.folders, 92, `${label}: the root, 30 skills with 2 folders each, and the new one`);
+        await eventually(
+          async () => (restored.snapshot.skills.some((skill) => skill.name === 'fresh') ? true : undefined),
+          5000,
+          `${label}: the new skill served`,
+        );
+      } finally {
+        restored.close();
+      }
     }
   });
 });

@@ -10,3 +10,4 @@ export * from './proxy.js';
 export * from './archive-builders.js';
 export * from './work.js';
 export * from './git.js';
+export * from './ports.js';

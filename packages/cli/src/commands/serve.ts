@@ -161,7 +161,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--text-max <size>', 'largest text one read_skill_resource call returns', arg(parseSize), 256 * 1024)
     .option(
       '--embeddings <url>',
-      'an OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1): list_skills fuses its meaning-based ranking with the lexical one, and falls back to lexical when it is down',
+      "an OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:11434/v1): list_skills fuses its meaning-based ranking with the lexical one, and falls back to lexical when it is down; or 'builtin': the sentence encoder shipped with skillport reorders the lexical hits (each skill embedded once in the background, about 70 ms of CPU a skill)",
     )
     .option('--embeddings-model <name>', 'the model --embeddings asks for', 'text-embedding-3-small')
     .option('--binary-max <size>', 'largest binary inlined (base64) by read_skill_resource', arg(parseSize), 64 * 1024)
@@ -329,13 +329,16 @@ async function serve(
       options.cache = false;
     }
   }
-  let embeddings: import('@skillport/server').SkillEmbeddings | undefined;
-  if (options.embeddings !== undefined) {
+  let embeddings: import('@skillport/server').SkillEmbeddings | import('@skillport/server').SkillMeaning | undefined;
+  if (options.embeddings === 'builtin') {
+    const { SkillMeaning, defaultCacheDir } = await import('@skillport/server');
+    embeddings = new SkillMeaning({ cacheDir: options.cache ? (options.cacheDir ?? defaultCacheDir(environment().xdgCacheHome)) : undefined });
+  } else if (options.embeddings !== undefined) {
     const { SkillEmbeddings, defaultCacheDir } = await import('@skillport/server');
     try {
       new URL(options.embeddings);
     } catch {
-      log(`skillport: ${colors.red('error')}: --embeddings needs a URL such as http://127.0.0.1:11434/v1, not "${options.embeddings}"`);
+      log(`skillport: ${colors.red('error')}: --embeddings needs a URL such as http://127.0.0.1:11434/v1 (or builtin), not "${options.embeddings}"`);
       return 2;
     }
     embeddings = new SkillEmbeddings({
@@ -409,6 +412,8 @@ async function serve(
       pageSize: options.pageSize,
       // Asked for only (ADR 0276): the page's pass runs before the scan, so the whole catalog is in seconds later.
       firstPageEarly: options.http === true && options.firstPageEarly === true,
+      // The restored catalog's folders are armed (on a worker) while its first snapshot is built.
+      ...(options.watch ? { watchEarly: true } : {}),
       unmet: options.unmet,
       ...(options.scan === false ? { scan: false } : {}),
       cacheHint: { ttlMs: options.ttl, cacheScope: options.cacheScope },
@@ -482,6 +487,9 @@ async function serve(
   // A warm start's search index is decoded before the first answer (the reads above it overlap the arming): done
   // after it, the decode of a large index held every read and every change heard in the first seconds.
   await server.searchRestored();
+  // The served folders' watches (opened by a worker for a large restored catalog, beside the decode above) are all
+  // open before the first answer: a change to a served file from then on is heard.
+  await server.watchArmed();
 
   let url = 'stdio';
   let stdinEnded = false;
@@ -533,7 +541,7 @@ async function serve(
   const restored = server.catalog.live.restoredAtStart;
   try {
     if ((await Promise.race([server.verified, signal])) === 'signal') {
-      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
+      exitWait.stalledOutputMs = OUTPUT_STALL_AT_EXIT_MS;
       await server.close();
       return 0;
     }
@@ -581,8 +589,9 @@ async function serve(
   return new Promise<number>((resolve) => {
     const stop = () => {
       idle.stop();
-      // Over stdio the client may have stopped reading: answers it never took do not keep a stopped server alive.
-      if (!options.http) exitWait.stalledOutputMs = STDOUT_STALL_AT_EXIT_MS;
+      // Over stdio the client may have stopped reading, and a supervisor may never read stderr (start-up's error
+      // lines for a large tree fill its pipe): what they never took does not keep a stopped server alive.
+      exitWait.stalledOutputMs = OUTPUT_STALL_AT_EXIT_MS;
       void server.close().then(() => resolve(0));
     };
     void signal.then(stop);
@@ -593,8 +602,8 @@ async function serve(
   });
 }
 
-/** Once stopped, how long a stdio server waits for its client to take another byte of unread answers. */
-const STDOUT_STALL_AT_EXIT_MS = 2000;
+/** Once stopped, how long a server waits for the reader of stdout or stderr to take another byte of what it wrote. */
+const OUTPUT_STALL_AT_EXIT_MS = 2000;
 
 /** Skills whose own warnings are printed at start-up before the rest are counted. */
 const STARTUP_WARNINGS_SHOWN = 5;

@@ -39,9 +39,26 @@ export function foldCase(word: string): string {
 
 /** Lowercase words joined by single spaces: `Slack_GIF-creator` and `slack gif creator` have the same key. */
 export function nameKey(text: string): string {
+  // Most names are ASCII: lowercased at once and cut at anything not a letter or digit (what the general path does).
+  if (ASCII.test(text)) return asciiNameKey(text.toLowerCase());
   const words: string[] = [];
   forEachWord(text, (word) => words.push(foldCase(word)));
   return words.join(' ');
+}
+
+function asciiNameKey(lower: string): string {
+  let key = '';
+  let start = -1;
+  for (let at = 0, length = lower.length; at <= length; at++) {
+    const code = at < length ? lower.charCodeAt(at) : 0;
+    if ((code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a)) {
+      if (start < 0) start = at;
+    } else if (start >= 0) {
+      key = key === '' ? lower.slice(start, at) : `${key} ${lower.slice(start, at)}`;
+      start = -1;
+    }
+  }
+  return key;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { entryMetaOf } from '../catalog/catalog-skill.js';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { Metrics } from './metrics.js';
 import { principalLabel } from './principal.js';
@@ -320,7 +321,7 @@ function bounded(text: string | undefined): string | undefined {
 /** A git source's skill: where its bytes came from (`git <repository> <ref>@<commit>`), for the audit trail. */
 export function gitSourceOf(skill: CatalogSkill): string | undefined {
   if (skill.origin.kind !== 'stored' || !skill.origin.source.startsWith('git:')) return undefined;
-  const provenance = (skill.entry._meta as Record<string, unknown> | undefined)?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
+  const provenance = entryMetaOf(skill)?.['dev.skillport/provenance'] as Record<string, unknown> | undefined;
   if (typeof provenance?.['commit'] !== 'string') return undefined;
   return `git ${String(provenance['repository'])} ${String(provenance['ref'])}@${provenance['commit']}`;
 }

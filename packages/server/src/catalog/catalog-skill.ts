@@ -17,8 +17,11 @@ export function buildCatalogSkill(
   origin: SkillOrigin,
   meta: Record<string, unknown> = {},
 ): CatalogSkill | string {
-  const rootUri = joinSkillUri([...path]);
-  const uri = `${rootUri}/SKILL.md`;
+  // One flat string for the SKILL.md URI, the folder's a slice of it: an entry made on every ask copies neither
+  // a concatenation's pieces (what serialising a page costs) nor keeps two strings of one URI.
+  const joined = joinSkillUri([...path]);
+  const uri = [joined, '/SKILL.md'].join('');
+  const rootUri = uri.slice(0, joined.length);
   if (!roundTrips(uri)) return `the skill path cannot be written as a skill:// URI (${uri})`;
   const packed = packedFilesOf(manifest);
   // Files are served in URI order (the encoded path's), the manifest lists them by path: the same order unless
@@ -97,6 +100,14 @@ class ServedFile implements CatalogFile {
   get target(): string | undefined {
     return this.skill.columns.packed.target(this.index);
   }
+}
+
+/**
+ * A skill's entry `_meta` (provenance, version, package digest) without making its entry: a built skill's entry
+ * is made on every ask (its resource list is one object per file), and these are read per skill on hot paths.
+ */
+export function entryMetaOf(skill: CatalogSkill): Record<string, unknown> | undefined {
+  return skill instanceof BuiltSkill ? skill.entryMeta : (skill.entry._meta as Record<string, unknown> | undefined);
 }
 
 /** A skill's file by URI (files are sorted by URI: a binary search over the URIs after the skill folder's). */

@@ -95,6 +95,13 @@ export interface LiveCatalogOptions {
   watchLimit?: number;
   /** How folders not watched are swept (tests; defaults in tree-watcher.ts). */
   sweep?: { sweepSliceMs: number; sweepIntervalMs: number };
+  /** From how many known folders a restored catalog's watches are opened by a worker (tests; default in tree-watcher.ts). */
+  knownWatchesOnWorkerFrom?: number;
+  /**
+   * `watch` will be called (serve with watching on): a restored catalog's folders start being watched as soon as it
+   * is read, while its first snapshot is built, instead of when `watch` is called.
+   */
+  watchEarly?: boolean;
 }
 
 /**
@@ -162,11 +169,17 @@ export class LiveCatalog {
   /** Scans the roots (or restores the last catalog, see `verify`) and builds the first snapshot. */
   static async open(options: LiveCatalogOptions): Promise<LiveCatalog> {
     const catalog = new LiveCatalog(options);
-    const restored = await catalog.#persisted?.loadChecked((folder) => compactFolder(folder, catalog.#pool));
+    const pool = catalog.#pool;
+    const restored = await catalog.#persisted?.loadChecked(
+      (folder) => compactFolder(folder, pool),
+      undefined,
+      (path) => pool.intern(path),
+    );
     if (restored) {
       for (const folder of restored) catalog.#folders.set(folder.dir, folder);
       catalog.unverified = true;
       catalog.restoredAtStart = true;
+      if (options.watchEarly) catalog.#newWatcher().prepare(catalog.#knownFolders(catalog.#watcher!.limit), catalog.#folders.keys());
     } else if (options.firstPage !== undefined && (options.scanThreads ?? 1) !== 0) {
       if (await catalog.#openFirstPage(options.firstPage)) return catalog;
     } else {
@@ -231,6 +244,14 @@ export class LiveCatalog {
     return problems;
   }
 
+  /**
+   * Resolves once the folders a restored catalog serves from are watched (`watch` may leave them to a worker): a
+   * change to a served file after this is heard. At once when nothing is watched or the catalog was scanned.
+   */
+  watchArmed(): Promise<void> {
+    return this.#watcher?.knownArmed ?? Promise.resolve();
+  }
+
   /** Folders watched one by one so far, whether the first walk is still arming them, and those swept instead (tree-watcher.ts). */
   get watching(): WatchState | undefined {
     return this.#watcher?.state();
@@ -282,8 +303,25 @@ export class LiveCatalog {
       return;
     }
     const roots = this.options.roots.map((root) => root.dir);
+    const prepared = this.#watcher !== undefined; // opened with watchEarly: the known folders are being armed already
+    const watcher = this.#watcher ?? this.#newWatcher();
+    try {
+      // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
+      // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
+      const restored = this.restoredAtStart && this.unverified && !prepared;
+      watcher.start(restored ? this.#knownFolders(watcher.limit) : [], restored ? this.#folders.keys() : [], walkAfter);
+    } catch (error) {
+      this.#report({
+        severity: 'warning',
+        message: `cannot watch for changes (${(error as Error).message}); restart to pick up changes`,
+        path: roots.join(', '),
+      });
+    }
+  }
+
+  #newWatcher(): TreeWatcher {
     this.#watcher = new TreeWatcher(
-      roots,
+      this.options.roots.map((root) => root.dir),
       (path) => {
         if (path === undefined) this.#full = true;
         else this.#pending.add(path);
@@ -295,20 +333,10 @@ export class LiveCatalog {
         ...(this.options.watchLimit !== undefined ? { watchLimit: this.options.watchLimit } : {}),
         ...this.options.watchSlices,
         ...this.options.sweep,
+        ...(this.options.knownWatchesOnWorkerFrom !== undefined ? { knownOnWorkerFrom: this.options.knownWatchesOnWorkerFrom } : {}),
       },
     );
-    try {
-      // A restored catalog names the folders it serves from: they are watched before the first answer (the walk that
-      // arms the rest runs in slices), so a change to a served file is heard at once, not only by the check.
-      const restored = this.restoredAtStart && this.unverified;
-      this.#watcher.start(restored ? this.#knownFolders(this.#watcher.limit) : [], restored ? this.#folders.keys() : [], walkAfter);
-    } catch (error) {
-      this.#report({
-        severity: 'warning',
-        message: `cannot watch for changes (${(error as Error).message}); restart to pick up changes`,
-        path: roots.join(', '),
-      });
-    }
+    return this.#watcher;
   }
 
   /**

@@ -29,32 +29,60 @@ export class PackedFiles {
 
   /** The columns of `records` (in their order); `intern` shares path strings between skills. */
   static from(records: readonly SkillFileRecord[], intern: (value: string) => string = (value) => value): PackedFiles {
-    const paths: string[] = new Array(records.length);
-    const sizes: number[] = new Array(records.length);
+    return PackedFiles.#pack(
+      records.length,
+      (i) => intern(records[i]!.path),
+      (i) => records[i]!.size,
+      (i) => records[i]!.digest,
+      (i) => records[i]!.target,
+    );
+  }
+
+  /**
+   * The columns of a persisted catalog's `[path, size, digest, target?]` lists, with nothing made per file on the way
+   * (a record object and a media type per file were most of a restore's garbage at 100,000 skills).
+   */
+  static fromTuples(files: readonly (readonly [string, number, string, string?])[], intern: (value: string) => string = (value) => value): PackedFiles {
+    return PackedFiles.#pack(
+      files.length,
+      (i) => intern(files[i]![0]),
+      (i) => files[i]![1],
+      (i) => files[i]![2],
+      (i) => files[i]![3],
+    );
+  }
+
+  static #pack(
+    count: number,
+    pathOf: (index: number) => string,
+    sizeOf: (index: number) => number,
+    digestOf: (index: number) => string,
+    targetOf: (index: number) => string | undefined,
+  ): PackedFiles {
+    const paths: string[] = new Array(count);
+    const sizes: number[] = new Array(count);
+    const digests: string[] = new Array(count);
     let targets: Map<number, string> | undefined;
     let shaped = true;
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!;
-      paths[i] = intern(record.path);
-      sizes[i] = record.size;
-      if (record.target !== undefined) (targets ??= new Map()).set(i, record.target);
-      const digest = record.digest;
+    for (let i = 0; i < count; i++) {
+      paths[i] = pathOf(i);
+      sizes[i] = sizeOf(i);
+      const target = targetOf(i);
+      if (target !== undefined) (targets ??= new Map()).set(i, target);
+      const digest = digestOf(i);
+      digests[i] = digest;
       if (shaped && (digest.length !== DIGEST_PREFIX.length + HEX_DIGITS || !digest.startsWith(DIGEST_PREFIX))) shaped = false;
     }
     // Through bytes: a fresh flat string, never a slice that would keep the scanned digest strings alive. The round
     // trip is the check too (a regular expression per digest was ~0.4 s of a 100,000-skill restore): a digit that is
     // not lowercase hex ends the decoding early or comes back lowercase, so the hex differs from what was given.
     if (shaped) {
-      const given = records.map((record) => record.digest.slice(DIGEST_PREFIX.length)).join('');
+      let given = '';
+      for (const digest of digests) given += digest.slice(DIGEST_PREFIX.length);
       const hex = Buffer.from(given, 'hex').toString('hex');
       if (hex === given) return new PackedFiles(paths, sizes, hex, targets);
     }
-    return new PackedFiles(
-      paths,
-      sizes,
-      records.map((record) => record.digest),
-      targets,
-    );
+    return new PackedFiles(paths, sizes, digests, targets);
   }
 
   get length(): number {
@@ -126,7 +154,7 @@ export class CompactSkill implements InspectedSkill {
   declare requirements?: SkillRequirements;
 
   constructor(
-    skill: InspectedSkill,
+    skill: Omit<InspectedSkill, 'files'>,
     readonly packed: PackedFiles,
   ) {
     this.dir = skill.dir;

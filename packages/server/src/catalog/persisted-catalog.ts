@@ -1,8 +1,8 @@
-import { basename, join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { ChunkedFileWriter, mimeTypeFor, readCheckedLines, readLinesCheckedBeside } from '@skillport/core';
-import type { FolderProblem, InspectedSkill, SkillFileRecord, SkillLimits, SkillRequirements } from '@skillport/core';
+import { ChunkedFileWriter, readCheckedLines, readLinesCheckedBeside } from '@skillport/core';
+import type { FolderProblem, InspectedSkill, SkillLimits, SkillRequirements } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { CompactSkill, PackedFiles } from './packed-files.js';
 
@@ -84,12 +84,13 @@ export class PersistedCatalog {
 
   /**
    * The base and every valid journal line after it; undefined when there is no usable base. `take` is given each
-   * folder as it is read, and what it returns is kept (the live catalog packs it there, line by line).
+   * folder as it is read, and what it returns is kept (the live catalog compacts it there, line by line). Skills come
+   * back with their files packed already (CompactSkill), their paths through `intern`.
    */
-  load(take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder): ScannedFolder[] | undefined {
+  load(take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder, intern?: (value: string) => string): ScannedFolder[] | undefined {
     // Checksummed (readCheckedLines): a torn or damaged file means a cold scan, never a believed one.
     const lines = readCheckedLines(this.path);
-    return lines === undefined ? undefined : this.#read(lines, take);
+    return lines === undefined ? undefined : this.#read(lines, take, intern);
   }
 
   /**
@@ -100,6 +101,7 @@ export class PersistedCatalog {
   async loadChecked(
     take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder,
     workerFrom = HASH_ON_WORKER_BYTES,
+    intern?: (value: string) => string,
   ): Promise<ScannedFolder[] | undefined> {
     let size: number;
     try {
@@ -107,12 +109,12 @@ export class PersistedCatalog {
     } catch {
       return undefined;
     }
-    if (size < workerFrom) return this.load(take);
+    if (size < workerFrom) return this.load(take, intern);
     const beside = readLinesCheckedBeside(this.path);
     if (beside === undefined) return undefined;
     const base = this.#base;
     const lines = this.#lines;
-    const folders = this.#read(beside.lines, take);
+    const folders = this.#read(beside.lines, take, intern);
     if (await beside.verified) return folders;
     // Read from bytes that do not match their checksum: nothing of it is kept, not even the base it named.
     this.#base = base;
@@ -120,7 +122,7 @@ export class PersistedCatalog {
     return undefined;
   }
 
-  #read(lines: Iterable<string>, take: (folder: ScannedFolder) => ScannedFolder): ScannedFolder[] | undefined {
+  #read(lines: Iterable<string>, take: (folder: ScannedFolder) => ScannedFolder, intern = (value: string) => value): ScannedFolder[] | undefined {
     try {
       let header: BaseHeader | undefined;
       const byKey = new Map<string, ScannedFolder>();
@@ -132,14 +134,14 @@ export class PersistedCatalog {
         }
         if (line === '') continue;
         const folder = JSON.parse(line) as PersistedFolder;
-        byKey.set(`${folder[0]}/${folder[1]}`, take(restoreFolder(this.roots, folder)));
+        byKey.set(`${folder[0]}/${folder[1]}`, take(restoreFolder(this.roots, folder, intern)));
       }
       if (header === undefined) return undefined;
       const base = header.base!;
       const { lines: changes, valid } = readJournal(this.#journal, base);
       for (const line of changes) {
         if (line.length === 2) byKey.delete(`${line[0]}/${line[1]}`);
-        else byKey.set(`${line[0]}/${line[1]}`, take(restoreFolder(this.roots, line as PersistedFolder)));
+        else byKey.set(`${line[0]}/${line[1]}`, take(restoreFolder(this.roots, line as PersistedFolder, intern)));
       }
       // A journal with a bad line (a crash mid-append) is not appended to: the next save writes a whole base.
       this.#base = valid ? base : undefined;
@@ -254,21 +256,42 @@ function readJournal(path: string, base: string): { lines: unknown[][]; valid: b
   return { lines, valid: true };
 }
 
-function restoreFolder(roots: readonly FolderRoot[], [rootIndex, relDir, problems, skill]: PersistedFolder): ScannedFolder {
+function restoreFolder(roots: readonly FolderRoot[], [rootIndex, relDir, problems, skill]: PersistedFolder, intern: (value: string) => string): ScannedFolder {
   const root = roots[rootIndex];
   if (root === undefined || typeof relDir !== 'string' || !Array.isArray(problems)) throw new Error('malformed');
   const segments = relDir === '' ? [] : relDir.split('/');
-  const dir = join(root.dir, ...segments);
+  const dir = folderPath(root.dir, relDir, segments);
   const folder: ScannedFolder = { root, dir, segments, inspection: { problems } };
-  if (skill !== 0) folder.inspection.skill = restoreSkill(dir, skill);
+  if (skill !== 0) folder.inspection.skill = restoreSkill(dir, skill, intern);
   return folder;
+}
+
+/**
+ * `join(rootDir, ...segments)`, by concatenation where that is the same string (a written base holds normalised
+ * paths: path.join per folder was a tenth of a restore); anything join would change goes through join.
+ */
+function folderPath(rootDir: string, relDir: string, segments: readonly string[]): string {
+  if (relDir === '') return join(rootDir);
+  if (
+    sep === '/' &&
+    !rootDir.endsWith('/') &&
+    rootDir !== '' &&
+    !relDir.startsWith('.') &&
+    !relDir.startsWith('/') &&
+    !relDir.includes('/.') &&
+    !relDir.includes('//') &&
+    !relDir.endsWith('/')
+  )
+    return `${rootDir}/${relDir}`;
+  return join(rootDir, ...segments);
 }
 
 function restoreSkill(
   dir: string,
   [name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings, requirements]: PersistedSkill,
+  intern: (value: string) => string,
 ): InspectedSkill {
-  const skill: InspectedSkill = {
+  const skill: Omit<InspectedSkill, 'files'> = {
     dir,
     realDir,
     folderName: basename(dir),
@@ -278,14 +301,10 @@ function restoreSkill(
     headings: Array.isArray(headings) ? headings : [],
     packageDigest,
     totalBytes,
-    files: files.map(([path, size, digest, target]) => {
-      const file: SkillFileRecord = { path, size, digest, mimeType: mimeTypeFor(path) };
-      if (target !== undefined) file.target = target;
-      return file;
-    }),
   };
   if (requirements !== undefined && requirements !== 0) skill.requirements = requirements;
-  return skill;
+  // Packed straight from the persisted lists (packed-files.ts): the records `files` would give are made when asked for.
+  return new CompactSkill(skill, PackedFiles.fromTuples(files, intern));
 }
 
 function persistedFiles(skill: InspectedSkill): PersistedFile[] {

@@ -2,6 +2,7 @@ import { lstatSync, readFileSync, readdirSync, realpathSync, statSync, watch } f
 import type { Dirent, FSWatcher } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { holdsPath } from '@skillport/core';
+import { RemoteWatches } from './remote-watches.js';
 
 /** What the watcher reports: a path that changed (a file or folder, maybe gone), or `undefined`: rescan everything. */
 export type TreeEvent = (path: string | undefined) => void;
@@ -25,6 +26,11 @@ export interface TreeWatcherOptions {
   /** The sweep of folders not watched: a slice of `sweepSliceMs` (default 5) every `sweepIntervalMs` (default 45). */
   sweepSliceMs?: number;
   sweepIntervalMs?: number;
+  /**
+   * From this many known folders on (default 32,768), `start` has them watched by a worker thread (remote-watches.ts)
+   * instead of opening the watches itself: `knownArmed` says when they are all open.
+   */
+  knownOnWorkerFrom?: number;
 }
 
 /** What /healthz says of the watches: held, swept, the limit, and why folders are swept (when they are). */
@@ -40,6 +46,19 @@ export interface WatchState {
 }
 
 const SKIPPED = new Set(['.git', 'node_modules']);
+/**
+ * A worker isolate is ~15 MB of resident memory: worth it where opening the watches takes seconds (100,000 skills:
+ * 100,000 folders and more), not at 10,000 skills (19,000 folders, ~0.3 s), where memory is the tighter budget.
+ */
+const KNOWN_ON_WORKER_FROM = 32_768;
+
+/** A known folder's watch held by the watch worker: closing it closes the worker's. */
+class RemoteWatch {
+  constructor(
+    readonly depth: number,
+    readonly close: () => void,
+  ) {}
+}
 /** A folder of the first walk still to be watched (with its real path when derived from its parent's). */
 interface Pending {
   dir: string;
@@ -96,7 +115,10 @@ export function defaultWatchLimit(): number {
  * Folders that events reveal are still armed at once, whole: they are few.
  */
 export class TreeWatcher {
-  #watches = new Map<string, FSWatcher>();
+  #watches = new Map<string, FSWatcher | RemoteWatch>();
+  /** The worker holding the known folders' watches, when `start` gave them to one. */
+  #remote: RemoteWatches | undefined;
+  #prepared = false;
   /** Watched folders inside skills, oldest first: the ones given up (swept instead) when a folder outside needs room. */
   #inner = new Set<string>();
   #swept = new Map<string, Swept>();
@@ -129,6 +151,11 @@ export class TreeWatcher {
   #cycleMs: number | undefined;
   /** Resolves once every folder found by the first walk is watched (or the watcher is closed). */
   armed: Promise<void> = Promise.resolve();
+  /**
+   * Resolves once the known folders given to `start` are watched (at once when `start` opened them itself; when the
+   * worker has opened them otherwise): a change in one of them after this is heard.
+   */
+  knownArmed: Promise<void> = Promise.resolve();
 
   constructor(
     readonly roots: readonly string[],
@@ -150,15 +177,7 @@ export class TreeWatcher {
    */
   start(known: Iterable<string> = [], skills: Iterable<string> = [], walkAfter?: Promise<unknown>): void {
     const perFolder = this.options.perFolder ?? process.platform === 'linux';
-    this.#rootReals = this.roots.flatMap((root) => {
-      try {
-        return [realpathSync(root)];
-      } catch {
-        return [];
-      }
-    });
-    this.#rootPrefixes = this.roots.map((root) => root + sep);
-    for (const dir of skills) this.#skillDirs.add(dir);
+    if (!this.#prepared) this.prepare(known, skills);
     for (const root of this.roots) {
       if (perFolder) {
         // A root the kernel refuses a watch (ENOSPC) is swept like any other folder; one that cannot be read fails.
@@ -173,9 +192,12 @@ export class TreeWatcher {
       watcher.on('error', () => this.onEvent(undefined));
       this.#watches.set(root, watcher);
     }
-    if (perFolder) this.#armKnown(known);
-    if (this.#step(this.options.startBudgetMs ?? 50)) return;
-    this.armed = new Promise((resolve) => {
+    // The check of a restored catalog waits for `armed`: the known folders' watches are part of it.
+    if (this.#step(this.options.startBudgetMs ?? 50)) {
+      this.armed = this.knownArmed;
+      return;
+    }
+    const walked = new Promise<void>((resolve) => {
       this.#armedResolve = resolve;
       const slice = () => {
         if (this.#step(this.options.sliceMs ?? 10)) this.#armedResolve?.();
@@ -187,6 +209,28 @@ export class TreeWatcher {
       if (walkAfter === undefined) begin();
       else walkAfter.then(begin, begin);
     });
+    this.armed = Promise.all([walked, this.knownArmed]).then(() => {});
+  }
+
+  /**
+   * The part of `start` that needs no walk: the known folders armed (on a worker when many), so that a caller that
+   * has them early (a restored catalog, before its first snapshot is built) has them opened meanwhile. `start` then
+   * takes no `known` or `skills` of its own.
+   */
+  prepare(known: Iterable<string> = [], skills: Iterable<string> = []): void {
+    if (this.#prepared) return;
+    this.#prepared = true;
+    this.#rootReals = this.roots.flatMap((root) => {
+      try {
+        return [realpathSync(root)];
+      } catch {
+        return [];
+      }
+    });
+    this.#rootPrefixes = this.roots.map((root) => root + sep);
+    for (const dir of skills) this.#skillDirs.add(dir);
+    if (this.options.perFolder ?? process.platform === 'linux') this.#armKnown(known);
+    this.armed = this.knownArmed;
   }
 
   /** True while the first walk is still arming folders in slices (see `armed`). */
@@ -233,16 +277,70 @@ export class TreeWatcher {
   }
 
   #armKnown(known: Iterable<string>): void {
+    const dirs = [...known];
+    // Many folders: their watches are opened by a worker while this thread goes on (a restore, the first snapshot,
+    // the index); each is entered here at once as watched, so every decision below and after is the same.
+    const sent: string[] | undefined = dirs.length >= (this.options.knownOnWorkerFrom ?? KNOWN_ON_WORKER_FROM) ? [] : undefined;
+    if (sent !== undefined) {
+      this.#remote = new RemoteWatches(
+        (dir, name) => {
+          const watch = this.#watches.get(dir);
+          if (watch instanceof RemoteWatch) this.#event(dir, name, watch.depth);
+        },
+        (dir) => {
+          if (!(this.#watches.get(dir) instanceof RemoteWatch)) return;
+          this.#unarm(dir);
+          this.onEvent(dir);
+        },
+        () => this.#remoteLost(),
+      );
+    }
     // Folders outside skills first: when the limit is reached, those inside skills are the ones left to the sweep.
     const later: string[] = [];
-    for (const dir of known) {
+    for (const dir of dirs) {
       if (this.#insideSkill(dir)) later.push(dir);
-      else this.#armKnownOne(dir, false);
+      else this.#armKnownOne(dir, false, sent);
     }
-    for (const dir of later) if (this.#watches.size < this.#limit) this.#armKnownOne(dir, true);
+    for (const dir of later) if (this.#watches.size < this.#limit) this.#armKnownOne(dir, true, sent);
+    if (sent !== undefined) this.knownArmed = this.#remote!.arm(sent).then((failed) => this.#remoteFailed(failed));
   }
 
-  #armKnownOne(dir: string, inside: boolean): void {
+  /**
+   * Known folders the worker could not watch (gone since the catalog was saved, refused): no longer counted as
+   * watched, and covered here as the walk would (watched, swept, or nothing when gone: its parent's event or the
+   * check sees to it). The walk may have listed one already, so it is not left to the walk.
+   */
+  #remoteFailed(failed: readonly [string, string][]): void {
+    if (this.#closed) return;
+    for (const [dir] of failed) {
+      const watch = this.#watches.get(dir);
+      if (!(watch instanceof RemoteWatch)) continue;
+      this.#drop(dir);
+      this.#arm(dir, watch.depth);
+    }
+  }
+
+  /** The worker ended by itself: its watches are gone. Covered here again, and everything rescanned (a change meanwhile went unheard). */
+  #remoteLost(): void {
+    if (this.#closed) return;
+    const lost: [string, number][] = [];
+    for (const [dir, watch] of this.#watches) if (watch instanceof RemoteWatch) lost.push([dir, watch.depth]);
+    for (const [dir] of lost) this.#drop(dir);
+    for (const [dir, depth] of lost) if (!this.#watches.has(dir) && !this.#swept.has(dir)) this.#arm(dir, depth);
+    this.onEvent(undefined);
+  }
+
+  /** Forgets the watch of `dir` alone (not the folders below it), as if it had never been armed. */
+  #drop(dir: string): void {
+    this.#watches.delete(dir);
+    const identity = this.#identity.get(dir);
+    if (identity !== undefined && this.#byReal.get(identity.real) === dir) this.#byReal.delete(identity.real);
+    this.#identity.delete(dir);
+    this.#unlisted.delete(dir);
+    this.#inner.delete(dir);
+  }
+
+  #armKnownOne(dir: string, inside: boolean, sent?: string[]): void {
     if (this.#closed || this.#watches.has(dir)) return;
     // Known folders are normalised paths below a root (joined from it): the relative path is a slice of the string
     // and the real path the root's plus that slice (path.relative and join per folder were a third of the arming).
@@ -255,8 +353,13 @@ export class TreeWatcher {
     if (this.#byReal.has(real)) return;
     let depth = 1;
     for (let at = rel.indexOf(sep); at >= 0; at = rel.indexOf(sep, at + 1)) depth++;
-    const watcher = this.#open(dir, depth, inside, true);
-    if (watcher === undefined) return; // gone since the catalog was saved, or refused: the walk and the check see to it
+    if (sent !== undefined) {
+      if (!inside && this.#watches.size >= this.#limit) this.#demote();
+      const remote = this.#remote!;
+      this.#watches.set(dir, new RemoteWatch(depth, () => remote.closeWatch(dir)));
+      if (inside) this.#inner.add(dir);
+      sent.push(dir);
+    } else if (this.#open(dir, depth, inside, true) === undefined) return; // gone since the catalog was saved, or refused: the walk and the check see to it
     this.#identity.set(dir, { real, ino: undefined });
     this.#byReal.set(real, dir);
     this.#unlisted.add(dir);
@@ -278,6 +381,7 @@ export class TreeWatcher {
 
   close(): void {
     this.#closed = true;
+    this.#remote?.close();
     this.#walk = this.#walkInside = [];
     this.#armedResolve?.();
     if (this.#sweepTimer !== undefined) clearTimeout(this.#sweepTimer);

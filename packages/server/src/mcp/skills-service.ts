@@ -243,14 +243,16 @@ const withScan = new WeakMap<CatalogSkill, SkillEntry>();
 
 /**
  * The entry as listed, plus, for a registry version no person reviewed whose scan found something, the scan's
- * summary in `_meta["dev.skillport/scan"]`: what a client that activates it from the list tells its model. Made
- * once per catalog skill; every other entry is the skill's own object.
+ * summary in `_meta["dev.skillport/scan"]`: what a client that activates it from the list tells its model. Only
+ * those entries are kept (once per catalog skill); every other is the skill's own, made when asked for: keeping
+ * every listed entry held each file's URI and digest again beside the cached pages (~90 MB at 100,000 skills).
  */
 function entryWithScan(skill: CatalogSkill): SkillEntry {
   const known = withScan.get(skill);
   if (known !== undefined) return known;
   const scan = scanText(skill);
-  const entry = scan === undefined ? skill.entry : { ...skill.entry, _meta: { ...skill.entry._meta, [META_SCAN]: scan } };
+  if (scan === undefined) return skill.entry;
+  const entry = { ...skill.entry, _meta: { ...skill.entry._meta, [META_SCAN]: scan } };
   withScan.set(skill, entry);
   return entry;
 }

@@ -1,3 +1,4 @@
+import { entryMetaOf } from '../catalog/catalog-skill.js';
 import { parseSkillMarkdown } from '@skillport/core';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { SkillsService } from '../mcp/skills-service.js';
@@ -47,7 +48,7 @@ const FILE_SCAN_MAX_BYTES = 8 * 1024 * 1024;
  */
 export async function fileScanText(service: SkillsService, skill: CatalogSkill): Promise<string | undefined> {
   if (service.options.scan === false) return undefined;
-  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const meta = entryMetaOf(skill);
   const provenance = meta?.[META_PROVENANCE] as Record<string, unknown> | undefined;
   // A registry version was scanned at publish (or reviewed by a person): its own record speaks for it.
   if (provenance !== undefined && provenance !== null && ('scan' in provenance || 'review' in provenance)) return undefined;
@@ -86,7 +87,7 @@ async function scanFiles(service: SkillsService, skill: CatalogSkill): Promise<s
 
 /** One line from a provider's provenance `_meta` (registry versions): who published, signatures, source, review. */
 export function provenanceText(skill: CatalogSkill): string | undefined {
-  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const meta = entryMetaOf(skill);
   const provenance = meta?.[META_PROVENANCE];
   if (provenance === null || typeof provenance !== 'object') return undefined;
   const p = provenance as Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { entryMetaOf } from '../catalog/catalog-skill.js';
 import type { CatalogSkill } from '../catalog/model.js';
 import { META_PENDING, META_PROVENANCE, pendingOf } from './versions.js';
 
@@ -6,7 +7,7 @@ import { META_PENDING, META_PROVENANCE, pendingOf } from './versions.js';
  * Nothing for reviewed versions, nor for versions the scan found nothing in.
  */
 export function scanText(skill: CatalogSkill): string | undefined {
-  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const meta = entryMetaOf(skill);
   const provenance = meta?.[META_PROVENANCE] as Record<string, unknown> | undefined;
   if (provenance === undefined || provenance === null || provenance['review'] === 'approved') return undefined;
   const scan = provenance['scan'] as

@@ -13,6 +13,7 @@ import { searchSkills } from '../search/catalog-search.js';
 import type { SearchAnswer } from '../search/catalog-search.js';
 import { fuseRankings } from '../search/embeddings.js';
 import type { SkillEmbeddings } from '../search/embeddings.js';
+import { SkillMeaning } from '../search/sentence-meaning.js';
 import { outlineTools } from './outline.js';
 import { sessionCatalog } from '../access/views.js';
 import { audited } from './audited.js';
@@ -41,8 +42,11 @@ export interface ToolOptions extends ReadOptions {
   asm: boolean;
   /** asm's single-skill fast path: a lone skill whose body is at most this many tokens is inlined (0, the default: never, as agentskills-mcp-server's own CLI). */
   asmInlineMaxTokens: number;
-  /** `serve --embeddings`: meaning-based ranking fused with the lexical one (search/embeddings.ts). */
-  embeddings?: SkillEmbeddings | undefined;
+  /**
+   * `serve --embeddings URL`: meaning-based ranking fused with the lexical one (search/embeddings.ts); `--embeddings
+   * builtin`: the lexical hits reordered by the shipped sentence encoder (search/sentence-meaning.ts).
+   */
+  embeddings?: SkillEmbeddings | SkillMeaning | undefined;
 }
 
 export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
@@ -278,7 +282,7 @@ export async function listSkills(
   service: SkillsService,
   snapshot: CatalogSnapshot,
   args: { query?: string | undefined; limit?: number | undefined; cursor?: string | undefined; available?: AvailableCapabilities | undefined },
-  embeddings?: SkillEmbeddings,
+  embeddings?: SkillEmbeddings | SkillMeaning,
   hint: AvailableCapabilities | undefined = args.available,
 ): Promise<ToolResult> {
   const entry = (skill: CatalogSkill) => withAvailability(service, skill, skillEntry(skill), hint);
@@ -296,7 +300,11 @@ export async function listSkills(
   if (query) {
     const limit = args.limit ?? 10;
     const found =
-      embeddings === undefined ? await lexicalSearch(service, snapshot, query, limit) : await hybridSearch(service, snapshot, query, limit, embeddings);
+      embeddings === undefined
+        ? await lexicalSearch(service, snapshot, query, limit)
+        : embeddings instanceof SkillMeaning
+          ? await meaningSearch(service, snapshot, query, limit, embeddings)
+          : await hybridSearch(service, snapshot, query, limit, embeddings);
     const indexing = found.indexing;
     const skills = rankByReadiness(found.skills.map((hit) => withAvailability(service, snapshot.skill(hit.uri)!, hit, hint)));
     // While the search index is still being built at start, the answer says how much of the catalog it covered.
@@ -368,6 +376,20 @@ async function hybridSearch(service: SkillsService, snapshot: CatalogSnapshot, q
     }));
   return { skills, indexing: indexingOf(answer) };
 }
+
+/**
+ * The lexical hits, MEANING_DEPTH deep, reordered by the sentence encoder (only what the words found, and only when
+ * the lexical search answers at all: whether any skill fits stays the lexical decision), then cut to `limit`.
+ */
+async function meaningSearch(service: SkillsService, snapshot: CatalogSnapshot, query: string, limit: number, meaning: SkillMeaning) {
+  const answer = await searchSkills(service, snapshot, query, Math.max(limit, MEANING_DEPTH));
+  const hits = (await meaning.rerank(snapshot, query, answer.hits)).slice(0, limit);
+  const skills = hits.map((hit) => ({ ...skillEntry(snapshot.skill(hit.id)!), score: Number(hit.score.toFixed(3)), reason: hit.reason }));
+  return { skills, indexing: indexingOf(answer) };
+}
+
+/** The lexical candidates the sentence encoder reorders (the word vectors' depth in the index). */
+const MEANING_DEPTH = 50;
 
 /** How deep each ranking goes before fusion. */
 const HYBRID_DEPTH = 50;

@@ -1,3 +1,4 @@
+import { entryMetaOf } from '../catalog/catalog-skill.js';
 import type { CatalogSkill } from '../catalog/model.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 
@@ -15,7 +16,7 @@ export const META_PENDING = 'dev.skillport/pending';
 
 /** The pending note of a version held for review (undefined for every served version). */
 export function pendingOf(skill: CatalogSkill): string | undefined {
-  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const meta = entryMetaOf(skill);
   const pending = meta?.[META_PENDING];
   return typeof pending === 'string' ? pending : undefined;
 }
@@ -34,7 +35,7 @@ export class SessionPins {
 export type Chosen = { skill: CatalogSkill; pinnedFrom?: CatalogSkill } | { error: string };
 
 export function versionOf(skill: CatalogSkill): string | undefined {
-  const meta = skill.entry._meta as Record<string, unknown> | undefined;
+  const meta = entryMetaOf(skill);
   const version = meta?.[META_VERSION];
   return typeof version === 'string' ? version : undefined;
 }
