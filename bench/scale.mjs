@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // bench/scale: skillport at 1,000 / 10,000 / 100,000 generated skills (bench/generate-catalog.mjs), in one run, beside
 // the SDK's own skills server (bench/sdk-server.mjs, at the sizes where it can finish: --sdk-max) and a bare node:http
-// server answering one fixed body from memory (bench/bare-server.mjs: the most this machine and load generator do).
+// server answering one fixed body from memory (bench/bare-server.mjs: the most this machine and load generator do;
+// the target's limit), and the same bare server answering the sampled reads with the same contents as ours (a second,
+// labelled line: answers of the same sizes).
 // Per size: cold ready (empty caches; the first skills/list answer, and the whole catalog: a read answered) and warm
 // ready (restart), peak RSS (VmHWM), resources/read and skills/list
 // pages per second (bench/load.mjs, 16 keep-alive clients), search p50/p99 (list_skills with a query, over HTTP),
@@ -176,6 +178,7 @@ async function measureSize(count) {
 
   const cacheDir = mkdtempSync(join(tmpdir(), 'skillport-scale-cache-'));
   const pageFile = join(cacheDir, 'page.json');
+  const contentsFile = join(cacheDir, 'contents.json');
   const store = mkdtempSync(join(tmpdir(), 'skillport-scale-store-'));
   const serveArgs = (port) => [cli, 'serve', '--http', '--port', String(port), '--quiet', '--cache-dir', cacheDir, '--data', store, dir];
   const env = { SKILLPORT_PUBLISH_TOKEN: TOKEN };
@@ -201,6 +204,14 @@ async function measureSize(count) {
     ours.searchReadyMs = await until(async () => complete(await search(url, queries[0])), 600_000);
     ours.read = load(url, 'read', files).perSecond;
     ours.list = load(url, 'list', cursors).perSecond;
+    // The second bare limit answers the same reads with the same contents (taken from this server after its load).
+    const contents = {};
+    for (const uri of files) {
+      const item = (await read(url, uri).catch(() => undefined))?.contents?.[0];
+      if (item !== undefined)
+        contents[uri] = { uri: item.uri, mimeType: item.mimeType, ...(item.text !== undefined ? { text: item.text } : { blob: item.blob }) };
+    }
+    writeFileSync(contentsFile, JSON.stringify(contents));
     for (const query of queries.slice(0, 5)) await search(url, query); // warm-up
     const times = [];
     for (let round = 0; round < 3; round++) {
@@ -279,6 +290,17 @@ async function measureSize(count) {
       row.bare = { read: load(url, 'read', ['skill://x/SKILL.md']).perSecond, list: load(url, 'list', [null]).perSecond };
       await stop(bare.proc);
     }
+    log('bare node:http server answering the same files (a second, labelled limit)...');
+    {
+      const port = nextPort++;
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const bare = await spawnServer(
+        [join(repo, 'bench/bare-server.mjs'), String(port), '-', contentsFile],
+        async () => (await fetch(url, { method: 'POST', body: '{}' })).ok,
+      );
+      row.bare.readFiles = load(url, 'read', files).perSecond;
+      await stop(bare.proc);
+    }
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });
     rmSync(store, { recursive: true, force: true });
@@ -319,11 +341,13 @@ line('peak RSS, SDK server (MB)', (row) => f0(row.sdk?.peakRssMb));
 line('  peak RSS ÷ SDK server', (row) => ratio(row.ours.peakRssMb, row.sdk?.peakRssMb));
 line('resources/read per s', (row) => f0(row.ours.read));
 line('  ÷ bare limit', (row) => ratio(row.ours.read, row.bare.read));
+line("  ÷ bare, same files (not the target's limit)", (row) => ratio(row.ours.read, row.bare.readFiles));
 line('  ÷ SDK server', (row) => ratio(row.ours.read, row.sdk?.read));
 line('skills/list pages per s', (row) => f0(row.ours.list));
 line('  ÷ bare limit', (row) => ratio(row.ours.list, row.bare.list));
 line('  ÷ SDK server', (row) => ratio(row.ours.list, row.sdk?.list));
 line('bare limit: read / list per s', (row) => `${f0(row.bare.read)} / ${f0(row.bare.list)}`);
+line('bare, same files: read per s', (row) => f0(row.bare.readFiles));
 line('search p50 / p99 (ms, over HTTP)', (row) => `${f1(row.ours.searchP50)} / ${f1(row.ours.searchP99)}`);
 line('search index complete after ready (ms)', (row) => f0(row.ours.searchReadyMs));
 line('one changed file → served (ms)', (row) => f0(row.ours.changeServedMs));

@@ -62,6 +62,7 @@ const OPTION_KEYS = new Set([
   'cacheDir',
   'cache',
   'fastPath',
+  'directRoute',
   'readyWhen',
   'firstPageEarly',
   'quiet',

@@ -44,6 +44,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   cacheDir?: string;
   cache: boolean;
   fastPath: boolean;
+  directRoute: boolean;
   web: boolean;
   /** `search`: GET /readyz also waits for the search index. */
   readyWhen?: string;
@@ -171,6 +172,7 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--instructions-catalog', 'add the compact skill catalog to the server instructions')
     .option('--no-web', 'do not serve the web catalog (pages for people at /) with --http')
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
+    .option('--no-direct-route', 'take every POST /mcp through the router and its middleware, not the direct route (diagnostics)')
     .option(
       '--first-page-early',
       'over HTTP, a cold start answers the first skills/list page before the whole scan is in (every other request waits for it; the whole catalog is in later)',
@@ -512,6 +514,7 @@ async function serve(
         allowedHosts: options.allowedHost,
         allowedOrigins: options.allowedOrigin,
         fastPath: options.fastPath,
+        directRoute: options.directRoute,
         limits: limitOptions(options),
         ...(trustedProxies ? { trustedProxies } : {}),
         ...(web ? { web } : {}),

@@ -11,6 +11,19 @@ import type { WatchReply, WatchRequest } from './remote-watches.js';
 const port = parentPort!;
 const watches = new Map<string, FSWatcher>();
 const send = (reply: WatchReply) => port.postMessage(reply);
+/** Each watch's folder, for the two listeners every watch shares (a closure pair per watch was most of its memory). */
+const dirOf = new WeakMap<FSWatcher, string>();
+
+function changed(this: FSWatcher, _event: string, name: string | Buffer | null): void {
+  send({ kind: 'event', dir: dirOf.get(this)!, name: name === null || name === undefined ? null : name.toString() });
+}
+
+function failed(this: FSWatcher): void {
+  const dir = dirOf.get(this)!;
+  this.close();
+  if (watches.get(dir) === this) watches.delete(dir);
+  send({ kind: 'error', dir });
+}
 
 port.on('message', (request: WatchRequest) => {
   if (request.kind === 'close') {
@@ -20,22 +33,18 @@ port.on('message', (request: WatchRequest) => {
     }
     return;
   }
-  const failed: [string, string][] = [];
+  const refused: [string, string][] = [];
   for (const dir of request.dirs) {
     if (watches.has(dir)) continue;
     try {
-      const watcher = watch(dir, { persistent: true }, (_event, name) =>
-        send({ kind: 'event', dir, name: name === null || name === undefined ? null : name.toString() }),
-      );
-      watcher.on('error', () => {
-        watcher.close();
-        if (watches.get(dir) === watcher) watches.delete(dir);
-        send({ kind: 'error', dir });
-      });
+      const watcher = watch(dir, { persistent: true });
+      dirOf.set(watcher, dir);
+      watcher.on('change', changed);
+      watcher.on('error', failed);
       watches.set(dir, watcher);
     } catch (error) {
-      failed.push([dir, (error as NodeJS.ErrnoException).code ?? 'error']);
+      refused.push([dir, (error as NodeJS.ErrnoException).code ?? 'error']);
     }
   }
-  send({ kind: 'armed', batch: request.batch, failed });
+  send({ kind: 'armed', batch: request.batch, failed: refused });
 });

@@ -38,7 +38,7 @@ export function readBodyLimited(req: IncomingMessage, limit: number): Promise<Bu
  * Reads and drops the rest of a refused body, so the connection stays usable for the answer; a client that goes on
  * sending past twice the limit is cut off (a 100 MB upload costs the server at most that, never its whole size).
  */
-function discardRest(req: IncomingMessage, limit: number, seen = 0): void {
+export function discardRest(req: IncomingMessage, limit: number, seen = 0): void {
   let discarded = seen;
   const cap = 2 * limit;
   req.on('data', (chunk: Buffer) => {

@@ -9,7 +9,8 @@ import { principalKey } from '../access/principal.js';
 import type { Principal } from '../access/principal.js';
 import type { Scoped } from '../mcp/scoped.js';
 import { allowedHostnames, allowedOrigins } from './guards.js';
-import { createRouter, nodeListener } from './router.js';
+import { createRouter, nodeListener, postMcpIsPlain } from './router.js';
+import { directMcp } from './direct-route.js';
 import type { HttpRoutes, PublicRoutes, WebRoute } from './routes.js';
 
 export type { WebRoute } from './routes.js';
@@ -27,7 +28,7 @@ import { OpenCounts } from './open-counts.js';
 import { WriteStalls } from './write-stalls.js';
 import { listenLifetime } from './listen-lifetime.js';
 import { mountMcp } from './mcp-route.js';
-import type { EarlyCatalog, PrincipalHandler } from './mcp-route.js';
+import type { EarlyCatalog, McpRouteOptions, PrincipalHandler } from './mcp-route.js';
 import { hostGuard } from './middleware/host-guard.js';
 import { sendJsonRpcError, tooLarge } from './replies.js';
 
@@ -40,6 +41,8 @@ export interface HttpOptions {
   allowedOrigins?: string[];
   /** Answer hot read-only methods without the SDK's per-request instance (ADR 0002). Default on. */
   fastPath?: boolean;
+  /** A POST of JSON to /mcp takes the direct route (http/direct-route.ts) past the router's adapter. Default on. */
+  directRoute?: boolean;
   /** Request limits (http/limits.ts); each one left out keeps its default. */
   limits?: Partial<RequestLimits>;
   /** Extra JSON for GET /healthz (left out when access is restricted: global figures are not for everyone). */
@@ -147,29 +150,38 @@ export async function startHttpServer(
     }
   };
   const fastPath = options.fastPath ?? true;
-  const counters = { fastPath: 0, sdk: 0 };
+  const counters = { fastPath: 0, sdk: 0, direct: 0 };
 
   const guardHost = hostGuard(hostnames, allowedOrigins(options.allowedOrigins));
-  const router = nodeListener(
-    createRouter({
-      access,
-      scoped: identity.scoped,
-      health: () => ({ ...options.health?.(), requests: counters, writes: { queuedBytes: stalls.queuedBytes(), dropped: stalls.dropped } }),
-      ready: async () => (closing ? { ready: false, reason: 'shutting down' } : ((await options.ready?.()) ?? { ready: true })),
-      routes: options.routes ?? [],
-      ...(options.publicRoutes ? { publicRoutes: options.publicRoutes } : {}),
-      ...(options.web ? { web: options.web } : {}),
-      addressing,
-      requestsPerClient,
-      requestsPerPrincipal,
-      mcp: (app, shared) =>
-        mountMcp(
-          app,
-          { access, limits, fast, fastPath, handlerFor, counters, streamsPerClient, streamsPerPrincipal, ...(options.early ? { early: options.early } : {}) },
-          shared,
-        ),
-    }),
-  );
+  const mcpOptions: McpRouteOptions = {
+    access,
+    limits,
+    fast,
+    fastPath,
+    handlerFor,
+    counters,
+    streamsPerClient,
+    streamsPerPrincipal,
+    ...(options.early ? { early: options.early } : {}),
+  };
+  const app = createRouter({
+    access,
+    scoped: identity.scoped,
+    health: () => ({ ...options.health?.(), requests: counters, writes: { queuedBytes: stalls.queuedBytes(), dropped: stalls.dropped } }),
+    ready: async () => (closing ? { ready: false, reason: 'shutting down' } : ((await options.ready?.()) ?? { ready: true })),
+    routes: options.routes ?? [],
+    ...(options.publicRoutes ? { publicRoutes: options.publicRoutes } : {}),
+    ...(options.web ? { web: options.web } : {}),
+    addressing,
+    requestsPerClient,
+    requestsPerPrincipal,
+    mcp: (mounted, shared) => mountMcp(mounted, mcpOptions, shared),
+  });
+  const router = nodeListener(app);
+  const direct =
+    (options.directRoute ?? true)
+      ? directMcp({ ...mcpOptions, addressing, requestsPerClient, requestsPerPrincipal, routerIsPlain: () => postMcpIsPlain(app) })
+      : undefined;
 
   // Requests being answered (not open event streams, which only end when their handler closes): a shutdown lets
   // them finish, within drainMs.
@@ -198,6 +210,7 @@ export async function startHttpServer(
       });
       return;
     }
+    if (direct?.(req, res) !== undefined) return;
     router(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { AccessControl } from '../access/access-control.js';
 import { principalKey } from '../access/principal.js';
@@ -10,6 +10,7 @@ import type { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Scoped } from '../mcp/scoped.js';
 import type { RequestLimits } from './limits.js';
 import { mcpBodyLimit, mcpRequest } from './middleware/mcp-request.js';
+import type { Rpc } from './middleware/mcp-request.js';
 import { MCP_PATH } from './oauth.js';
 import type { OpenCounts } from './open-counts.js';
 import { sendJsonRpcError, tooMany } from './replies.js';
@@ -48,7 +49,8 @@ export interface McpRouteOptions {
   fast: Omit<FastPathContext, 'service'>;
   fastPath: boolean;
   handlerFor(principal: Principal): PrincipalHandler;
-  counters: { fastPath: number; sdk: number };
+  /** Requests answered by the fast path and by the SDK, and how many came by the direct route (direct-route.ts). */
+  counters: { fastPath: number; sdk: number; direct: number };
   streamsPerClient: OpenCounts;
   streamsPerPrincipal: OpenCounts;
   /** The early catalog of a cold start (http-server.ts `EarlyCatalog`): only its first page is answered until complete. */
@@ -61,10 +63,9 @@ export interface SharedMiddleware {
   perPrincipal: HttpMiddleware;
 }
 
-export function mountMcp(app: HttpApp, options: McpRouteOptions, shared: SharedMiddleware): void {
+export function mountMcp(app: HttpApp, options: McpRouteOptions, shared: SharedMiddleware): readonly HttpMiddleware[] {
   const { access, limits } = options;
-  app.all(
-    MCP_PATH,
+  const chain = [
     mcpBodyLimit(limits),
     shared.authenticate,
     expiry,
@@ -74,7 +75,10 @@ export function mountMcp(app: HttpApp, options: McpRouteOptions, shared: SharedM
     mcpRequest(access, limits),
     streamCaps(options),
     mcpHandler(options),
-  );
+  ];
+  // One route per handler, in order: what `app.all(path, ...handlers)` registers.
+  for (const handler of chain) app.all(MCP_PATH, handler);
+  return chain;
 }
 
 /**
@@ -82,18 +86,26 @@ export function mountMcp(app: HttpApp, options: McpRouteOptions, shared: SharedM
  * closes it: the client's next request meets the 401.
  */
 const expiry: HttpMiddleware = async (c, next) => {
-  const expiresAt = c.get('principal').expiresAt;
-  if (expiresAt !== undefined) closeAtExpiry(c.env.outgoing, expiresAt);
+  armExpiry(c.get('principal'), c.env.outgoing);
   await next();
 };
+
+export function armExpiry(principal: Principal, res: ServerResponse): void {
+  if (principal.expiresAt !== undefined) closeAtExpiry(res, principal.expiresAt);
+}
 
 /** Each answered /mcp request's time, by method, on /metrics. */
 function observe(access: AccessControl): HttpMiddleware {
   return async (c, next) => {
-    const started = process.hrtime.bigint();
-    c.env.outgoing.once('finish', () => access.metrics.observe(c.get('rpc')?.method, Number(process.hrtime.bigint() - started) / 1e9));
+    observeAnswer(access, c.env.outgoing, () => c.get('rpc')?.method);
     await next();
   };
+}
+
+/** `method` is asked once the answer is written (the body is read after this starts the clock). */
+export function observeAnswer(access: AccessControl, res: ServerResponse, method: () => string | undefined): void {
+  const started = process.hrtime.bigint();
+  res.once('finish', () => access.metrics.observe(method(), Number(process.hrtime.bigint() - started) / 1e9));
 }
 
 /**
@@ -101,82 +113,88 @@ function observe(access: AccessControl): HttpMiddleware {
  * slot: over a cap it is refused with 429 and the listen request's id.
  */
 function streamCaps(options: McpRouteOptions): HttpMiddleware {
-  const { limits, streamsPerClient, streamsPerPrincipal } = options;
   return async (c, next) => {
-    const rpc = c.get('rpc');
-    if (rpc?.method !== 'subscriptions/listen') return next();
-    for (const release of c.get('slots')?.splice(0) ?? []) release();
-    const client = c.get('client') ?? '';
-    const principal = c.get('principal');
-    const res = c.env.outgoing;
-    const forClient = streamsPerClient.take(client);
-    if (forClient === undefined) {
-      tooMany(
-        res,
-        `Too many open subscriptions/listen streams from ${client}: at most ${limits.maxStreamsPerClient} (--max-streams-per-client)`,
-        idOf(rpc.body),
-      );
-      return RESPONSE_ALREADY_SENT;
-    }
-    const identified = principal.via === 'token' || principal.via === 'jwt';
-    const forPrincipal = identified ? streamsPerPrincipal.take(principalKey(principal)) : () => {};
-    if (forPrincipal === undefined) {
-      forClient();
-      tooMany(
-        res,
-        `Too many open subscriptions/listen streams for this credential: at most ${limits.maxStreamsPerPrincipal} (--max-streams-per-principal)`,
-        idOf(rpc.body),
-      );
-      return RESPONSE_ALREADY_SENT;
-    }
-    res.once('close', () => {
-      forClient();
-      forPrincipal();
-    });
+    if (!capStream(options, c.get('rpc'), c.get('client') ?? '', c.get('principal'), c.get('slots'), c.env.outgoing)) return RESPONSE_ALREADY_SENT;
     await next();
   };
 }
 
+/** Whether the request goes on; false when a cap refused it (the 429 is written). */
+export function capStream(
+  options: McpRouteOptions,
+  rpc: Rpc | undefined,
+  client: string,
+  principal: Principal,
+  slots: Array<() => void> | undefined,
+  res: ServerResponse,
+): boolean {
+  const { limits, streamsPerClient, streamsPerPrincipal } = options;
+  if (rpc?.method !== 'subscriptions/listen') return true;
+  for (const release of slots?.splice(0) ?? []) release();
+  const forClient = streamsPerClient.take(client);
+  if (forClient === undefined) {
+    tooMany(res, `Too many open subscriptions/listen streams from ${client}: at most ${limits.maxStreamsPerClient} (--max-streams-per-client)`, idOf(rpc.body));
+    return false;
+  }
+  const identified = principal.via === 'token' || principal.via === 'jwt';
+  const forPrincipal = identified ? streamsPerPrincipal.take(principalKey(principal)) : () => {};
+  if (forPrincipal === undefined) {
+    forClient();
+    tooMany(
+      res,
+      `Too many open subscriptions/listen streams for this credential: at most ${limits.maxStreamsPerPrincipal} (--max-streams-per-principal)`,
+      idOf(rpc.body),
+    );
+    return false;
+  }
+  res.once('close', () => {
+    forClient();
+    forPrincipal();
+  });
+  return true;
+}
+
 /** The fast path's answer when it has one, else the principal's SDK handler (every method, media type and era). */
 function mcpHandler(options: McpRouteOptions): HttpMiddleware {
-  const { access, counters, fast } = options;
   return async (c) => {
-    const req = c.env.incoming;
-    const res = c.env.outgoing;
-    const entry = options.handlerFor(c.get('principal'));
-    const rpc = c.get('rpc');
-    const early = options.early;
-    if (early?.pending()) {
-      // The first page (no cursor, no host hint) is all the early catalog holds whole; anything else waits for the rest.
-      const hot = options.fastPath && rpc !== undefined ? classify(req, rpc.body) : undefined;
-      const firstPage = hot?.method === 'skills/list' && hot.params['cursor'] === undefined && hot.hint === undefined && early.firstPage(entry.scoped.service);
-      if (!firstPage && !(await early.complete)) {
-        sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
-        return RESPONSE_ALREADY_SENT;
-      }
-    }
-    if (rpc === undefined) {
-      counters.sdk++;
-      access.metrics.answered('sdk');
-      await entry.sdk(req, res);
-      return RESPONSE_ALREADY_SENT;
-    }
-    const hot = options.fastPath ? classify(req, rpc.body) : undefined;
-    if (hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
-      counters.fastPath++;
-      access.metrics.answered('fast');
-      return RESPONSE_ALREADY_SENT;
-    }
-    // The early first page is the fast path's alone: the SDK answers from the whole catalog.
-    if (early?.pending() && !(await early.complete)) {
-      sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
-      return RESPONSE_ALREADY_SENT;
-    }
-    counters.sdk++;
-    access.metrics.answered('sdk');
-    await entry.sdk(req, res, rpc.body);
+    await handleMcp(options, c.env.incoming, c.env.outgoing, c.get('principal'), c.get('rpc'));
     return RESPONSE_ALREADY_SENT;
   };
+}
+
+export async function handleMcp(
+  options: McpRouteOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: Principal,
+  rpc: Rpc | undefined,
+): Promise<void> {
+  const { access, counters, fast } = options;
+  const entry = options.handlerFor(principal);
+  const early = options.early;
+  if (early?.pending()) {
+    // The first page (no cursor, no host hint) is all the early catalog holds whole; anything else waits for the rest.
+    const hot = options.fastPath && rpc !== undefined ? classify(req, rpc.body) : undefined;
+    const firstPage = hot?.method === 'skills/list' && hot.params['cursor'] === undefined && hot.hint === undefined && early.firstPage(entry.scoped.service);
+    if (!firstPage && !(await early.complete)) return sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
+  }
+  if (rpc === undefined) {
+    counters.sdk++;
+    access.metrics.answered('sdk');
+    await entry.sdk(req, res);
+    return;
+  }
+  const hot = options.fastPath ? classify(req, rpc.body) : undefined;
+  if (hot && (await answer({ ...fast, service: entry.scoped.service }, hot, res))) {
+    counters.fastPath++;
+    access.metrics.answered('fast');
+    return;
+  }
+  // The early first page is the fast path's alone: the SDK answers from the whole catalog.
+  if (early?.pending() && !(await early.complete)) return sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
+  counters.sdk++;
+  access.metrics.answered('sdk');
+  await entry.sdk(req, res, rpc.body);
 }
 
 function idOf(body: unknown): unknown {

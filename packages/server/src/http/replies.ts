@@ -29,3 +29,22 @@ export function tooLarge(res: ServerResponse, limit: number): void {
   res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
+
+/**
+ * An answer written as the router's adapter writes a Response (the direct /mcp route answers its refusals in the
+ * same bytes as the router): header names lower-cased in sorted order, then the length when they did not give it.
+ */
+export function sendAsRouter(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+  const written: Record<string, string | number> = {};
+  const named = Object.entries(headers).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
+  named.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, value] of named) written[name] = value;
+  if (!('content-length' in written)) written['content-length'] = Buffer.byteLength(body);
+  res.writeHead(status, written);
+  res.end(body);
+}
+
+/** `c.json(value, status, headers)` of the router, written straight to node's response. */
+export function sendJsonAsRouter(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  sendAsRouter(res, status, { 'content-type': 'application/json', ...headers }, JSON.stringify(value));
+}

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import type { AccessControl } from '../access/access-control.js';
 import { ANONYMOUS } from '../access/principal.js';
 import type { Principal } from '../access/principal.js';
-import type { HttpApp, HttpContext, HttpEnv, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit, WebRoute } from './routes.js';
+import type { HttpApp, HttpContext, HttpEnv, HttpMiddleware, HttpRoutes, PublicRouteKit, PublicRoutes, RouteKit, WebRoute } from './routes.js';
 import type { ClientAddressing } from './client-address.js';
 import type { OpenCounts } from './open-counts.js';
 import type { SharedMiddleware } from './mcp-route.js';
@@ -49,7 +49,7 @@ export interface RouterOptions {
   requestsPerClient: OpenCounts;
   requestsPerPrincipal: OpenCounts;
   /** Mounts /mcp with the middleware it shares with the rest (http/mcp-route.ts). */
-  mcp?: (app: HttpApp, shared: SharedMiddleware) => void;
+  mcp?: (app: HttpApp, shared: SharedMiddleware) => readonly HttpMiddleware[];
 }
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -78,7 +78,8 @@ export function createRouter(options: RouterOptions): HttpApp {
   });
 
   // Every path (after the host guard, which runs before the router: middleware/host-guard.ts): the per-address limit.
-  app.use('*', perClient(options.addressing, options.requestsPerClient));
+  const perAddress = perClient(options.addressing, options.requestsPerClient);
+  app.use('*', perAddress);
   const authenticated = authenticate(access);
   const shared: SharedMiddleware = {
     authenticate: authenticated,
@@ -99,7 +100,8 @@ export function createRouter(options: RouterOptions): HttpApp {
   };
   for (const routes of options.publicRoutes ?? []) routes(app, publicKit);
 
-  options.mcp?.(app, shared);
+  const mcpChain = options.mcp?.(app, shared);
+  if (mcpChain !== undefined) mcpChains.set(app, [perAddress, ...mcpChain]);
 
   const web = options.web;
   if (web !== undefined) {
@@ -137,6 +139,20 @@ export function createRouter(options: RouterOptions): HttpApp {
   accessRoutes(app, kit, access, options.scoped);
   for (const routes of options.routes) routes(app, kit);
   return app;
+}
+
+/** The middleware a router runs for POST /mcp, as createRouter mounted it: the direct route stands for this chain. */
+const mcpChains = new WeakMap<HttpApp, readonly HttpMiddleware[]>();
+
+/**
+ * Whether a POST to /mcp runs exactly the chain createRouter mounted, up to its last handler (which answers, so what
+ * is matched after it never runs): false when a public route or plugin put anything of its own before it.
+ */
+export function postMcpIsPlain(app: HttpApp): boolean {
+  const expected = mcpChains.get(app);
+  if (expected === undefined) return false;
+  const matched = (app.router.match('POST', MCP_PATH)[0] as Array<[[unknown, unknown], unknown]>).map(([[handler]]) => handler);
+  return expected.every((handler, at) => matched[at] === handler);
 }
 
 async function readWhole(c: HttpContext, limit: number): Promise<Buffer> {

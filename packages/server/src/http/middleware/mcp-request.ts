@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse } from '@modelcontextprotocol/server';
 import type { AccessControl } from '../../access/access-control.js';
@@ -20,41 +20,53 @@ import type { HttpMiddleware } from '../routes.js';
 export function mcpRequest(access: AccessControl, limits: RequestLimits): HttpMiddleware {
   return async (c, next) => {
     const req = c.env.incoming;
-    const res = c.env.outgoing;
     if (req.method !== 'POST' || !isJson(req)) return next();
-    const raw = (await readBodyLimited(req, limits.maxBodyBytes))?.toString('utf8');
-    if (raw === undefined) return sent(tooLarge(res, limits.maxBodyBytes));
-    if (nestedDeeperThan(raw, limits.maxJsonDepth)) {
-      access.metrics.error('bad_request');
-      return sent(
-        sendJsonRpcError(res, 400, -32600, `Invalid Request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (--max-json-depth)`),
-      );
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      access.metrics.error('bad_request');
-      return sent(sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON'));
-    }
-    const method =
-      body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string'
-        ? (body as { method: string }).method
-        : undefined;
-    if (Array.isArray(body) && body.length > limits.maxBatch) {
-      access.metrics.error('bad_request');
-      return sent(
-        sendJsonRpcError(res, 400, -32600, `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`),
-      );
-    }
-    const screened = screen(body, limits);
-    if (screened) {
-      access.metrics.error('bad_request');
-      return sent(sendJson(res, screened.status, screened.response));
-    }
-    c.set('rpc', { body, ...(method !== undefined ? { method } : {}) });
+    const rpc = await readRpc(access, limits, req, c.env.outgoing);
+    if (rpc === undefined) return RESPONSE_ALREADY_SENT;
+    c.set('rpc', rpc);
     await next();
   };
+}
+
+/** A screened JSON-RPC body on /mcp, and its method when it is one request. */
+export interface Rpc {
+  body: unknown;
+  method?: string;
+}
+
+/** The screen of a POST of JSON: the body read, checked and parsed, or undefined once a refusal is written. */
+export async function readRpc(access: AccessControl, limits: RequestLimits, req: IncomingMessage, res: ServerResponse): Promise<Rpc | undefined> {
+  const raw = (await readBodyLimited(req, limits.maxBodyBytes))?.toString('utf8');
+  if (raw === undefined) return answered(tooLarge(res, limits.maxBodyBytes));
+  if (nestedDeeperThan(raw, limits.maxJsonDepth)) {
+    access.metrics.error('bad_request');
+    return answered(
+      sendJsonRpcError(res, 400, -32600, `Invalid Request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (--max-json-depth)`),
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    access.metrics.error('bad_request');
+    return answered(sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON'));
+  }
+  const method =
+    body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as { method?: unknown }).method === 'string'
+      ? (body as { method: string }).method
+      : undefined;
+  if (Array.isArray(body) && body.length > limits.maxBatch) {
+    access.metrics.error('bad_request');
+    return answered(
+      sendJsonRpcError(res, 400, -32600, `Invalid Request: a batch of ${body.length} messages; this server takes at most ${limits.maxBatch} (--max-batch)`),
+    );
+  }
+  const screened = screen(body, limits);
+  if (screened) {
+    access.metrics.error('bad_request');
+    return answered(sendJson(res, screened.status, screened.response));
+  }
+  return { body, ...(method !== undefined ? { method } : {}) };
 }
 
 /** A body too large for /mcp is refused on its Content-Length, before anything (authentication included) reads it. */
@@ -66,11 +78,16 @@ export function mcpBodyLimit(limits: RequestLimits): HttpMiddleware {
   };
 }
 
+/** A refusal written to node's response: nothing for the route. */
+function answered(_written: void): undefined {
+  return undefined;
+}
+
 function sent(_written: void): Response {
   return RESPONSE_ALREADY_SENT;
 }
 
-function isJson(req: IncomingMessage): boolean {
+export function isJson(req: IncomingMessage): boolean {
   const type = req.headers['content-type'];
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
