@@ -57,6 +57,43 @@ describe('a persisted search index', () => {
     assert.ok(!restored.index.search('report', 500).some((hit) => hit.id === 'skill://s100/SKILL.md'));
   });
 
+  test('a restored index changed like the built one stays equal to it: hits and scores, near matches, before and after a merge', () => {
+    // The restore keeps term lists and descriptions where they lie in the file and makes the near-match buckets
+    // on demand: each change (a new term, a removal, a merge that copies the restored views) must rank the same.
+    // No abstention, so that near matches (prefixes, typos) of words first seen after the restore show as hits.
+    const queries = [...QUERIES, 'deplo', 'migrat', 'kubernets', 'datbase', 'observab', 'observabilty', 'dashboardz', 'zebras tamer'];
+    for (const minMergeRows of [1_000_000, 64]) {
+      const options = { ...OPTIONS, minConfidence: 0, minMergeRows };
+      const docs = documents(300);
+      const built = new SkillSearchIndex(docs.slice(0, 250), options);
+      for (const doc of docs.slice(250)) built.add(doc);
+      for (const doc of docs.slice(0, 20)) built.add({ ...doc, description: `${doc.description} replaced` });
+      for (const doc of docs.slice(20, 40)) built.remove(doc.id);
+      const restored = decodeIndex(Buffer.concat(encodeIndex(built, () => '')), options).index;
+      const same = (when: string) => {
+        for (const query of queries) assert.deepEqual(restored.search(query, 20), built.search(query, 20), `${query}, ${when} (merge rows ${minMergeRows})`);
+      };
+      same('as restored');
+      restored.prepare();
+      const more = documents(60, 23).map((doc, at) => ({
+        ...doc,
+        id: `skill://new${at}/SKILL.md`,
+        description: `${doc.description} observability dashboards tamer${at}`,
+      }));
+      for (const index of [built, restored]) {
+        for (const doc of more) index.add(doc);
+        for (const doc of docs.slice(50, 90)) index.remove(doc.id);
+      }
+      assert.ok(restored.search('observab', 5).length > 0, 'a prefix of a word first seen after the restore finds its skills');
+      same('after changes');
+      built.compact();
+      restored.compact();
+      same('after a merge');
+      for (const index of [built, restored]) for (const doc of docs.slice(90, 120)) index.add({ ...doc, description: 'replaced again' });
+      same('after a merge and changes');
+    }
+  });
+
   test('is read where it lies (the payload 8-aligned, no copy), or copied when a buffer is not aligned; its saved pruning bounds rank like scoring from scratch', () => {
     const index = new SkillSearchIndex(documents(2000, 11), OPTIONS);
     const parts = encodeIndex(index, () => '');
@@ -160,6 +197,14 @@ describe('a persisted search index', () => {
     assert.throws(() => SkillSearchIndex.fromState({ ...state, postings: codes }, OPTIONS), /counts the table does not hold/);
     assert.throws(() => SkillSearchIndex.fromState({ ...state, postingShift: 31 }, OPTIONS), /layout does not fit/);
     assert.throws(() => SkillSearchIndex.fromState({ ...state, ids: [...state.ids, 'extra'] }, OPTIONS), /names do not match the ids/);
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, ids: [state.ids[1]!, ...state.ids.slice(1)] }, OPTIONS), /an id is listed twice/);
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, terms: [state.terms[1]!, ...state.terms.slice(1)] }, OPTIONS), /a term is listed twice/);
+    const forward = Uint8Array.from(state.forward);
+    forward[forward.length - 1] = 0x7f; // the last slot's last gap now runs past the vocabulary
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, forward }, OPTIONS), /lists an unknown term/);
+    const cut = Uint8Array.from(state.forward);
+    cut[state.forwardOffsets[1]! - 1]! |= 0x80; // the first slot's last varint now runs into the next slot's list
+    assert.throws(() => SkillSearchIndex.fromState({ ...state, forward: cut }, OPTIONS), /lists an unknown term/);
     const offsets = Int32Array.from(state.postingOffsets);
     offsets[offsets.length - 1]! += 5;
     assert.throws(() => SkillSearchIndex.fromState({ ...state, postingOffsets: offsets }, OPTIONS), /postings: offsets do not span/);

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { stopwords } from '../analysis/stopwords.js';
 import { BODY_MIN_NORM, FIELD_B, FIELD_WEIGHTS, K1 } from '../scoring/bm25f.js';
 import { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT, SkillSearchIndex } from './skill-index.js';
 import type { SearchOptions } from '../types.js';
-import type { IndexState } from './state.js';
+import type { IndexParts, IndexState } from './state.js';
 
 /**
  * A search index on disk, so that a restart searches at once instead of reading and analysing every SKILL.md again
@@ -24,7 +24,6 @@ const MAGIC = 'skillport-search-index/4\n';
 const CHECKSUM_FAILS = 'its checksum does not match (torn or damaged)';
 /** Payloads from this size on are hashed on a worker thread while the main thread decodes them (ADR 0208). */
 const HASH_ON_WORKER_BYTES = 16 * 1024 * 1024;
-const TYPED = ['df', 'forwardOffsets', 'forward', 'descriptionOffsets', 'descriptions', 'postingOffsets', 'postings', 'postingCounts'] as const;
 type Typed = Int32Array | Uint32Array | Uint8Array | Float64Array;
 const KINDS = { Int32Array, Uint32Array, Uint8Array, Float64Array } as const;
 
@@ -60,55 +59,149 @@ export function scoringFingerprint(): string {
 
 /** The index and each document's version (`versionOf(id)`, '' when unknown) as the bytes of one file. */
 export function encodeIndex(index: SkillSearchIndex, versionOf: (id: string) => string): Buffer[] {
-  return encodeState(index.exportState(), versionOf);
+  const parts = index.exportParts();
+  try {
+    const payload = payloadOf(parts, versionOf);
+    const chunks: Buffer[] = [];
+    for (let next = payload.next(); ; next = payload.next()) {
+      if (next.done === true) return [headerLine(next.value), ...chunks];
+      // A copy: the payload reuses its chunk buffer.
+      chunks.push(Buffer.from(next.value));
+    }
+  } finally {
+    index.postingsWritten(parts);
+  }
 }
 
-function encodeState(state: IndexState, versionOf: (id: string) => string): Buffer[] {
-  const strings = Buffer.from(
-    JSON.stringify({
-      terms: state.terms,
-      written: state.written,
-      ids: state.ids,
-      names: state.names,
-      meaning: state.meaning,
-      versions: state.ids.map(versionOf),
-    }),
-  );
-  const parts: Buffer[] = [];
-  let offset = 0;
-  const push = (bytes: Buffer): [number, number] => {
-    const at = offset;
-    parts.push(bytes);
-    offset += bytes.length;
-    const pad = (8 - (offset % 8)) % 8;
-    if (pad > 0) {
-      parts.push(Buffer.alloc(pad));
-      offset += pad;
-    }
-    return [at, bytes.length];
-  };
-  const arrays: Header['arrays'] = {};
-  const stringsAt = push(strings);
-  const typed: Array<[string, Typed]> = [
-    ...TYPED.map((name): [string, Typed] => [name, state[name]]),
-    ...state.lengths.map((values, f): [string, Typed] => [`lengths${f}`, values]),
-    ...(state.bounds === undefined ? [] : [['bounds', state.bounds.tf] as [string, Typed]]),
-  ];
-  for (const [name, values] of typed) {
-    const [at] = push(Buffer.from(values.buffer, values.byteOffset, values.byteLength));
-    arrays[name] = [values.constructor.name as keyof typeof KINDS, at, values.length];
-  }
+/** Chunks of the payload that are copies are about this size (larger arrays are written where they lie). */
+const CHUNK_BYTES = 1 << 20;
+/** Lists' entries stringified at a time (the strings' JSON is written in pieces, never as one string). */
+const STRINGS_AT_ONCE = 4096;
+/** A saved file's header line is padded to this size (written last, over the space kept for it). */
+const HEADER_BYTES = 4096;
+const COMMA = Buffer.from(',');
+
+/**
+ * The payload of `parts`, in order, as chunks to write (views of the index's own arrays for the large typed arrays,
+ * else copies of about CHUNK_BYTES in one buffer, reused: each chunk is valid until the next is asked for); returns the header that describes it (sha256 included). What a save holds
+ * beside the index is a chunk, not the strings' JSON and a Buffer of it and joined term lists (at 100,000 skills
+ * ~300 MB).
+ */
+function* payloadOf(parts: IndexParts, versionOf: (id: string) => string): Generator<Uint8Array, Header> {
   const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  const header: Header = { analysis: analysisFingerprint(), sha256: hash.digest('hex'), strings: stringsAt, arrays, postingShift: state.postingShift };
-  if (state.bounds !== undefined) {
-    header.scoring = scoringFingerprint();
-    header.boundAverages = [...state.bounds.averages];
+  let offset = 0;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  // Small pieces are gathered into one buffer, reused: the consumer is done with a chunk when it asks for the next
+  // (a buffer per chunk was freed only at the next GC, so a save held most of its file in chunks anyway). Plain
+  // functions, not generators: one piece per slot is hundreds of thousands of calls.
+  let scratch = new Uint8Array(0);
+  /** Adds a piece; true when a chunk is due (`take`). */
+  const add = (bytes: Uint8Array): boolean => {
+    offset += bytes.length;
+    pending.push(bytes);
+    pendingBytes += bytes.length;
+    return pendingBytes >= CHUNK_BYTES;
+  };
+  const take = (): Uint8Array => {
+    if (scratch.length < pendingBytes) scratch = new Uint8Array(Math.max(pendingBytes, CHUNK_BYTES * 2));
+    let at = 0;
+    for (const piece of pending) {
+      scratch.set(piece, at);
+      at += piece.length;
+    }
+    pending = [];
+    pendingBytes = 0;
+    const chunk = scratch.subarray(0, at);
+    hash.update(chunk);
+    return chunk;
+  };
+  const padding = (): Uint8Array => new Uint8Array((8 - (offset % 8)) % 8);
+  // The strings: one JSON object of lists, written a few thousand entries at a time.
+  const lists: Array<[string, number, (at: number) => string | null]> = [
+    ['terms', parts.terms.length, (at) => parts.terms[at]!],
+    ['written', parts.written.length, (at) => parts.written[at]!],
+    ['ids', parts.ids.length, (at) => parts.ids[at]!],
+    ['names', parts.names.length, (at) => parts.names[at]!],
+    ['meaning', parts.meaning.length, (at) => parts.meaning[at]!],
+    ['versions', parts.ids.length, (at) => versionOf(parts.ids[at]!)],
+  ];
+  for (let list = 0; list < lists.length; list++) {
+    const [key, length, valueAt] = lists[list]!;
+    if (add(Buffer.from(`${list === 0 ? '{' : ','}${JSON.stringify(key)}:[`))) yield take();
+    for (let from = 0; from < length; from += STRINGS_AT_ONCE) {
+      const block: Array<string | null> = [];
+      for (let at = from; at < Math.min(length, from + STRINGS_AT_ONCE); at++) block.push(valueAt(at));
+      // The block's entries without its brackets (a view of the encoded bytes, not a substring flattened again).
+      const text = Buffer.from(JSON.stringify(block));
+      if (from > 0) add(COMMA);
+      if (add(text.subarray(1, text.length - 1))) yield take();
+    }
+    if (add(Buffer.from(']'))) yield take();
   }
-  // The header line is padded (JSON allows trailing spaces) so that the payload starts 8-aligned in the file: read
-  // into a buffer of its own, the typed arrays are views of it, never copies.
+  add(Buffer.from('}'));
+  const strings: [number, number] = [0, offset];
+  if (add(padding())) yield take();
+  const arrays: Header['arrays'] = {};
+  function* array(name: string, values: Typed): Generator<Uint8Array> {
+    arrays[name] = [values.constructor.name as keyof typeof KINDS, offset, values.length];
+    const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    if (bytes.length >= CHUNK_BYTES) {
+      // Large arrays are written where they lie.
+      if (pendingBytes > 0) yield take();
+      offset += bytes.length;
+      hash.update(bytes);
+      yield bytes;
+    } else if (add(bytes)) yield take();
+    if (add(padding())) yield take();
+  }
+  // Per-slot term lists and descriptions: their offsets first, then the lists gathered chunk by chunk (views: a list
+  // is never written in place, a change makes a new one).
+  const count = parts.ids.length;
+  const forwardOffsets = new Int32Array(count + 1);
+  const descriptionOffsets = new Int32Array(count + 1);
+  for (let slot = 0; slot < count; slot++) {
+    forwardOffsets[slot + 1] = forwardOffsets[slot]! + parts.forwardOf(slot).length;
+    descriptionOffsets[slot + 1] = descriptionOffsets[slot]! + parts.descriptionOf(slot).length;
+  }
+  function* joined(name: string, kind: keyof typeof KINDS, length: number, listOf: (slot: number) => Uint8Array | Int32Array): Generator<Uint8Array> {
+    arrays[name] = [kind, offset, length];
+    for (let slot = 0; slot < count; slot++) {
+      const list = listOf(slot);
+      if (add(new Uint8Array(list.buffer, list.byteOffset, list.byteLength))) yield take();
+    }
+    if (add(padding())) yield take();
+  }
+  yield* array('df', parts.df);
+  yield* array('forwardOffsets', forwardOffsets);
+  yield* joined('forward', 'Uint8Array', forwardOffsets[count]!, (slot) => parts.forwardOf(slot));
+  yield* array('descriptionOffsets', descriptionOffsets);
+  yield* joined('descriptions', 'Int32Array', descriptionOffsets[count]!, (slot) => parts.descriptionOf(slot));
+  yield* array('postingOffsets', parts.postingOffsets);
+  yield* array('postings', parts.postings);
+  yield* array('postingCounts', parts.postingCounts);
+  for (let f = 0; f < parts.lengths.length; f++) yield* array(`lengths${f}`, parts.lengths[f]!);
+  if (parts.bounds !== undefined) yield* array('bounds', parts.bounds.tf);
+  if (pendingBytes > 0) yield take();
+  const header: Header = { analysis: analysisFingerprint(), sha256: hash.digest('hex'), strings, arrays, postingShift: parts.postingShift };
+  if (parts.bounds !== undefined) {
+    header.scoring = scoringFingerprint();
+    header.boundAverages = [...parts.bounds.averages];
+  }
+  return header;
+}
+
+/**
+ * The first line and the header line, padded (JSON allows trailing spaces) so that the payload starts 8-aligned in
+ * the file (read into a buffer of its own, the typed arrays are views of it, never copies): to a multiple of 8, or to
+ * `size` bytes exactly (a save writes the header last, over the space it kept).
+ */
+function headerLine(header: Header, size?: number): Buffer {
   const line = `${MAGIC}${JSON.stringify(header)}`;
-  return [Buffer.from(`${line}${' '.repeat((8 - ((Buffer.byteLength(line) + 1) % 8)) % 8)}\n`), ...parts];
+  const bytes = Buffer.byteLength(line) + 1;
+  const target = size ?? bytes + ((8 - (bytes % 8)) % 8);
+  if (bytes > target) throw new Error(`search index file: a header of ${bytes} bytes does not fit in ${target}`);
+  return Buffer.from(`${line}${' '.repeat(target - bytes)}\n`);
 }
 
 /** The index in `bytes` (from encodeIndex); throws, saying why, when it cannot be used as it is. */
@@ -198,19 +291,43 @@ function decode(
   return { index, versions: new Map(state.ids.map((id, at) => [id, String(strings.versions[at])])), sha256: String(header.sha256) };
 }
 
-/** Writes the index to `path` (a temporary file renamed over it: a reader never sees half a file). */
+/**
+ * Writes the index to `path` (a temporary file renamed over it: a reader never sees half a file), chunk by chunk: the
+ * payload after the space kept for the header, then the header over it.
+ */
 export async function saveIndex(path: string, index: SkillSearchIndex, versionOf: (id: string) => string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
-  const state = index.exportState();
+  const parts = index.exportParts();
+  let handle: FileHandle | undefined;
   try {
-    await writeFile(temporary, encodeState(state, versionOf));
+    handle = await open(temporary, 'w');
+    const payload = payloadOf(parts, versionOf);
+    let position = HEADER_BYTES;
+    for (let next = payload.next(); ; next = payload.next()) {
+      if (next.done === true) {
+        await writeAll(handle, headerLine(next.value, HEADER_BYTES), 0);
+        break;
+      }
+      await writeAll(handle, next.value, position);
+      position += next.value.length;
+    }
+    await handle.close();
+    handle = undefined;
     await rename(temporary, path);
   } catch (error) {
+    await handle?.close().catch(() => undefined);
     await rm(temporary, { force: true }).catch(() => undefined);
     throw error;
   } finally {
     // Written (or given up): the index's next merge may move these postings in place again.
-    index.postingsWritten(state);
+    index.postingsWritten(parts);
+  }
+}
+
+async function writeAll(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let at = 0; at < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, at, bytes.length - at, position + at);
+    at += bytesWritten;
   }
 }
 

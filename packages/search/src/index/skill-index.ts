@@ -101,7 +101,7 @@ import type { SearchDocument, SearchHit, SearchMatch, SearchOptions } from '../t
 import { countDocument } from './document-terms.js';
 import type { AnalysedDocument, AnalysedTerms } from './document-terms.js';
 import { checkState } from './state.js';
-import type { IndexState } from './state.js';
+import type { IndexParts, IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
 import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
@@ -263,8 +263,14 @@ export class SkillSearchIndex {
   private wholeTopical: { epoch: number; held: Map<number, boolean> } | undefined;
   /** The whole index's Scope.weights, for the epoch they were computed at. */
   private wholeWeights: { epoch: number; averages: number[]; weights: FieldWeights } | undefined;
-  /** Per-slot term lists and descriptions are views into a restored state's arrays (copied at the next merge). */
-  private sharedViews = false;
+  /**
+   * A restored state's per-slot term lists and descriptions, read where they lie (offsets into its arrays) for the
+   * slots below `count` that `forward`/`descriptions` hold nothing for: no view is made per slot at a restore. Copied
+   * into per-slot arrays at the next merge.
+   */
+  private restoredViews:
+    | { count: number; forwardOffsets: Int32Array; forward: Uint8Array; descriptionOffsets: Int32Array; descriptions: Int32Array }
+    | undefined;
   private readonly minMergeRows: number;
   private readonly maxCodeBits: number;
   private readonly minConfidence: number;
@@ -377,7 +383,7 @@ export class SkillSearchIndex {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
     const df = this.vocabulary.df.data;
-    const terms = forEachId(this.forward[slot]!, (term) => df[term]!--);
+    const terms = forEachId(this.forwardOf(slot)!, (term) => df[term]!--);
     if (slot < this.baseSlots) this.deadRows += terms;
     this.slots.delete(id);
     this.alive[slot] = 0;
@@ -432,18 +438,26 @@ export class SkillSearchIndex {
     for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
     this.mergePostings(renumber, termMap, kept, next);
     this.deadRows = 0;
+    const views = this.restoredViews;
+    if (views !== undefined) {
+      // Views into a restored file would keep the whole file alive beside the new postings: copied once.
+      const alive = this.alive;
+      const own = (slot: number) => slot < views.count && alive[slot] === 1;
+      this.forward = this.forward.map(
+        (ids, slot) => ids ?? (own(slot) ? views.forward.slice(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!) : undefined),
+      );
+      this.descriptions = this.descriptions.map(
+        (sequence, slot) =>
+          sequence ?? (own(slot) ? views.descriptions.slice(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!) : undefined),
+      );
+      this.restoredViews = undefined;
+    }
     // Per-slot data, renumbered.
     const keep = <T>(values: T[]): T[] => values.filter((_, slot) => renumber[slot]! >= 0);
     this.ids = keep(this.ids);
     this.nameOf = keep(this.nameOf);
     this.forward = keep(this.forward);
     this.descriptions = keep(this.descriptions);
-    if (this.sharedViews) {
-      // Views into a restored file would keep the whole file alive beside the new postings: copied once.
-      this.forward = this.forward.map((ids) => ids!.slice());
-      this.descriptions = this.descriptions.map((sequence) => sequence!.slice());
-      this.sharedViews = false;
-    }
     this.meaningTexts = keep(this.meaningTexts);
     this.meaningVectors = keep(this.meaningVectors);
     if (kept < termCount) {
@@ -626,14 +640,14 @@ export class SkillSearchIndex {
     const forwardOffsets = new Int32Array(count + 1);
     const descriptionOffsets = new Int32Array(count + 1);
     for (let slot = 0; slot < count; slot++) {
-      forwardOffsets[slot + 1] = forwardOffsets[slot]! + this.forward[slot]!.length;
-      descriptionOffsets[slot + 1] = descriptionOffsets[slot]! + this.descriptions[slot]!.length;
+      forwardOffsets[slot + 1] = forwardOffsets[slot]! + this.forwardOf(slot)!.length;
+      descriptionOffsets[slot + 1] = descriptionOffsets[slot]! + this.descriptionOf(slot)!.length;
     }
     const forward = new Uint8Array(forwardOffsets[count]!);
     const descriptions = new Int32Array(descriptionOffsets[count]!);
     for (let slot = 0; slot < count; slot++) {
-      forward.set(this.forward[slot]!, forwardOffsets[slot]!);
-      descriptions.set(this.descriptions[slot]!, descriptionOffsets[slot]!);
+      forward.set(this.forwardOf(slot)!, forwardOffsets[slot]!);
+      descriptions.set(this.descriptionOf(slot)!, descriptionOffsets[slot]!);
     }
     return {
       terms: this.vocabulary.terms,
@@ -656,11 +670,44 @@ export class SkillSearchIndex {
   }
 
   /**
+   * What `exportState` gives, without joining the per-slot term lists and descriptions into new arrays (at 100,000
+   * skills tens of MB, beside the strings of a save): the writer copies them out slot by slot, in chunks
+   * (./persist.ts). The lists are snapshots (the arrays of the index now, not copies of their contents), the postings
+   * as exportState's: the caller calls `postingsWritten` with it once written.
+   */
+  exportParts(): IndexParts {
+    this.compact();
+    if (this.writing?.words === this.base.words) this.writing.count++;
+    else this.writing = { words: this.base.words, count: 1 };
+    const count = this.ids.length;
+    const forward = this.forward.slice(0, count);
+    const descriptions = this.descriptions.slice(0, count);
+    const views = this.restoredViews;
+    const size = this.vocabulary.size;
+    return {
+      terms: this.vocabulary.terms.slice(0, size),
+      written: this.vocabulary.written.slice(0, size),
+      df: this.vocabulary.df.data.slice(0, size),
+      ids: this.ids.slice(),
+      names: this.nameOf.slice(),
+      meaning: this.meaningTexts.map((text) => text ?? null),
+      lengths: this.lengths.map((list) => list.data.subarray(0, count)),
+      forwardOf: (slot) => forward[slot] ?? views!.forward.subarray(views!.forwardOffsets[slot]!, views!.forwardOffsets[slot + 1]!),
+      descriptionOf: (slot) => descriptions[slot] ?? views!.descriptions.subarray(views!.descriptionOffsets[slot]!, views!.descriptionOffsets[slot + 1]!),
+      postingOffsets: this.baseOffsets,
+      postings: this.base.words.subarray(0, this.baseRows),
+      postingShift: this.base.shift,
+      postingCounts: this.base.shift === 0 ? this.base.counts.subarray(0, this.baseRows) : this.codes.values.subarray(0, this.codes.size),
+      bounds: { tf: this.baseTf, averages: [...this.baseAverages] },
+    };
+  }
+
+  /**
    * Says that a state exported earlier (`exportState`) has been written out: once no export of the current postings
    * is left unwritten, a merge works in place again. Without it the next merge wrote new arrays beside the old ones
    * (at 100,000 skills, a second copy of every posting after each save that followed a change).
    */
-  postingsWritten(state: IndexState): void {
+  postingsWritten(state: Pick<IndexState, 'postings'>): void {
     if (this.writing === undefined || state.postings.buffer !== this.writing.words.buffer) return;
     if (--this.writing.count <= 0) this.writing = undefined;
   }
@@ -689,11 +736,10 @@ export class SkillSearchIndex {
     });
     for (let f = 0; f < FIELDS; f++) index.totals[f] = state.lengths[f]!.reduce((sum, value) => sum + value, 0);
     index.alive = new Uint8Array(Math.max(16, count)).fill(1, 0, count);
-    index.forward = Array.from({ length: count }, (_, slot) => state.forward.subarray(state.forwardOffsets[slot]!, state.forwardOffsets[slot + 1]!));
-    index.descriptions = Array.from({ length: count }, (_, slot) =>
-      state.descriptions.subarray(state.descriptionOffsets[slot]!, state.descriptionOffsets[slot + 1]!),
-    );
-    index.sharedViews = true;
+    index.forward = new Array<Uint8Array | undefined>(count).fill(undefined);
+    index.descriptions = new Array<Int32Array | undefined>(count).fill(undefined);
+    const { forwardOffsets, forward, descriptionOffsets, descriptions } = state;
+    index.restoredViews = { count, forwardOffsets, forward, descriptionOffsets, descriptions };
     index.meaningTexts = index.wordVectors === undefined ? state.meaning.map(() => undefined) : state.meaning.map((text) => text ?? undefined);
     index.meaningVectors = state.meaning.map(() => undefined);
     index.baseOffsets = state.postingOffsets;
@@ -713,6 +759,7 @@ export class SkillSearchIndex {
       index.slots.set(id, slot);
       index.names.add(state.names[slot]!, slot);
     });
+    if (index.slots.size !== count) throw new Error('search index state: an id is listed twice');
     if (state.bounds !== undefined && state.bounds.tf.length === state.terms.length && state.bounds.averages.length === FIELDS) {
       index.baseTf = state.bounds.tf;
       index.baseAverages = [...state.bounds.averages];
@@ -904,6 +951,7 @@ export class SkillSearchIndex {
     this.resolveWordVectors();
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     this.expander.prepare();
+    this.vocabulary.prepare();
     this.names.prepare();
   }
 
@@ -1547,9 +1595,8 @@ export class SkillSearchIndex {
       if (weight === 1) covered += direct ? importance : MAPPED_COVERAGE * importance;
     }
     let score = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covered / importanceSum, COVERAGE_EXPONENT) : sum;
-    const description = this.descriptions[doc]!;
     for (const [first, second] of pairs) {
-      if (adjacent(description, 0, description.length, first, second))
+      if (this.describesPair(doc, first, second))
         score += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
     }
     return nameBonus === undefined ? score : score + nameBonus;
@@ -1564,8 +1611,7 @@ export class SkillSearchIndex {
         const id = scope.df(first) <= scope.df(second) ? first : second;
         this.lookUpSorted(id, survivors.data, survivors.length, (doc, packed) => {
           if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0) return;
-          const description = this.descriptions[doc]!;
-          if (adjacent(description, 0, description.length, first, second))
+          if (this.describesPair(doc, first, second))
             scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
         });
         continue;
@@ -1577,12 +1623,35 @@ export class SkillSearchIndex {
         // other one there (the description's term sequence holds a subset of its counted terms).
         // Only a scored document (under pruning, one that could not rank was never admitted).
         if (((packed >>> DESCRIPTION_SHIFT) & FIELD_MAX) === 0 || marked[doc] !== 1) return;
-        const description = this.descriptions[doc]!;
-        if (!adjacent(description, 0, description.length, first, second)) return;
+        if (!this.describesPair(doc, first, second)) return;
         // In proportion to what the two words already earn in this document: a phrase of strong words counts.
         scores[doc]! += PHRASE_WEIGHT * Math.min(this.contribution(first, doc, scope), this.contribution(second, doc, scope));
       });
     }
+  }
+
+  /** Whether `first` then `second` stand together in the description of `doc` (its own sequence, or a restored file's). */
+  private describesPair(doc: number, first: number, second: number): boolean {
+    const own = this.descriptions[doc];
+    if (own !== undefined) return adjacent(own, 0, own.length, first, second);
+    const views = this.restoredViews!;
+    return adjacent(views.descriptions, views.descriptionOffsets[doc]!, views.descriptionOffsets[doc + 1]!, first, second);
+  }
+
+  /** The term list (encodeIds) of a live slot: its own, or a view of a restored file's; undefined for a removed one. */
+  private forwardOf(slot: number): Uint8Array | undefined {
+    const own = this.forward[slot];
+    const views = this.restoredViews;
+    if (own !== undefined || views === undefined || slot >= views.count || this.alive[slot] !== 1) return own;
+    return views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!);
+  }
+
+  /** The description's term sequence of a live slot, as forwardOf. */
+  private descriptionOf(slot: number): Int32Array | undefined {
+    const own = this.descriptions[slot];
+    const views = this.restoredViews;
+    if (own !== undefined || views === undefined || slot >= views.count || this.alive[slot] !== 1) return own;
+    return views.descriptions.subarray(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!);
   }
 
   /** The BM25F score of one term in one document. */

@@ -34,6 +34,9 @@ export class SkillMeaning {
   private readonly dir: string | undefined;
   private readonly followed = new WeakSet<CatalogSnapshot>();
   private queue: CatalogSkill[] = [];
+  private head = 0;
+  /** The digests in `queue` or being embedded. */
+  private readonly queued = new Set<string>();
   private embedding = false;
   private broken = false;
 
@@ -71,22 +74,22 @@ export class SkillMeaning {
     }
   }
 
-  /** Resolves once every skill of `snapshot` has a vector (or the encoder failed): for tests and benches. */
-  async settled(snapshot: CatalogSnapshot): Promise<void> {
-    this.follow(snapshot);
-    while (this.embedding && !this.broken) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-
   async close(): Promise<void> {
     this.queue = [];
+    this.head = 0;
+    this.queued.clear();
     await this.encoder.close();
   }
 
-  /** Queues the snapshot's skills that have no vector yet (the latest snapshot's list replaces the queue). */
+  /** Queues the snapshot's skills that have no vector yet (a principal's view queues only what it sees). */
   private follow(snapshot: CatalogSnapshot): void {
     if (this.broken || this.followed.has(snapshot)) return;
     this.followed.add(snapshot);
-    this.queue = snapshot.skills.filter((skill) => this.cached(skill.packageDigest) === undefined);
+    for (const skill of snapshot.skills) {
+      if (this.queued.has(skill.packageDigest) || this.cached(skill.packageDigest) !== undefined) continue;
+      this.queued.add(skill.packageDigest);
+      this.queue.push(skill);
+    }
     void this.pump();
   }
 
@@ -94,18 +97,37 @@ export class SkillMeaning {
     if (this.embedding) return;
     this.embedding = true;
     try {
-      for (let skill = this.queue.shift(); skill !== undefined; skill = this.queue.shift()) {
-        if (this.cached(skill.packageDigest) !== undefined) continue;
-        const [vector] = await this.encoder.embed([skillSentence(skill.name, skill.description)]);
-        this.store(skill.packageDigest, vector!);
+      // Taken from the front by position (a shift per skill would copy the whole queue each time at 100,000).
+      for (let skill = this.next(); skill !== undefined; skill = this.next()) {
+        if (this.cached(skill.packageDigest) === undefined) {
+          const [vector] = await this.encoder.embed([skillSentence(skill.name, skill.description)]);
+          this.store(skill.packageDigest, vector!);
+        }
+        this.queued.delete(skill.packageDigest);
       }
     } catch {
       // The model cannot load or run: lexical ranking from now on.
       this.broken = true;
       this.queue = [];
+      this.head = 0;
+      this.queued.clear();
     } finally {
       this.embedding = false;
     }
+  }
+
+  private next(): CatalogSkill | undefined {
+    if (this.head >= this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+      return undefined;
+    }
+    const skill = this.queue[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return skill;
   }
 
   private cached(digest: string): Float32Array | undefined {
