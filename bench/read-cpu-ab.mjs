@@ -7,6 +7,8 @@
 // the main thread's, from /proc/PID/task/PID/stat (worker threads' background work left out); "All" the process's.
 // Prints per-server figures and the first server's ratio to each other one (median of rounds, median of paired
 // rounds). Meant for a loaded machine: counts CPU, not wall time.
+// --no-scan: the served folders' background scan (serve.ts; bench/scale's --quiet skips it too) would otherwise run on
+// the main thread for minutes at 1,000 skills on a loaded machine, between the requests measured.
 // Usage: node bench/read-cpu-ab.mjs CATALOG read|list ROUNDS COUNT ROOT[+--flag[+--flag…]] ROOT…
 //   e.g. node bench/read-cpu-ab.mjs /work/scale-data/catalog-1000 read 7 3000 . .+--no-direct-route /work/main
 import { spawn } from 'node:child_process';
@@ -26,7 +28,7 @@ async function start(spec) {
   const [root, ...extra] = spec.split('+');
   const proc = spawn(
     process.execPath,
-    [join(root, 'packages/cli/dist/src/bin.js'), 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', ...extra, catalog],
+    [join(root, 'packages/cli/dist/src/bin.js'), 'serve', '--http', '--port', '0', '--no-watch', '--no-cache', '--no-scan', ...extra, catalog],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { QueryDomain, RARE_POSITION, SkillSearchIndex, WordVectors, rareKinds, specificWords } from '../src/index.js';
+import { DecisionTrees, QueryDomain, RARE_POSITION, SkillSearchIndex, WordVectors, rareKinds, specificWords } from '../src/index.js';
 import type { Held, SearchDocument } from '../src/index.js';
 
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
@@ -82,6 +82,46 @@ describe('the query domain (ADR 0271)', () => {
     assert.deepEqual(only('PocketBase rules'), { unknown: 0, namedUnknown: 0, untopical: 1, namedUntopical: 1 });
   });
 
+  test('decision trees: preorder lines, summed over the trees; damaged ones are refused, naming the tree', () => {
+    // Tree 1 splits on input 0 (below 1 → left), then input 1 on the right; tree 2 is a single leaf.
+    const trees = DecisionTrees.parse(['margin', 'exactShare'], ['? 0 1 = -1 ? 1 0.5 = 2 = 3'.split(' '), '= 0.25'.split(' ')]);
+    assert.equal(trees.size, 2);
+    assert.equal(trees.sum([0, 0.9]), -0.75);
+    assert.equal(trees.sum([1, 0.4]), 2.25);
+    assert.equal(trees.sum([5, 0.5]), 3.25);
+    assert.throws(() => DecisionTrees.parse(['height'], [['=', '1']]), /unknown input height/);
+    assert.throws(() => DecisionTrees.parse(['margin'], ['? 0 1 = 2'.split(' ')]), /tree 1: cut short/);
+    assert.throws(() => DecisionTrees.parse(['margin'], [['=', '1'], '= 1 = 2'.split(' ')]), /tree 2: runs on/);
+    assert.throws(() => DecisionTrees.parse(['margin'], ['? 1 0 = 1 = 2'.split(' ')]), /tree 1: no input 1/);
+    assert.throws(() => DecisionTrees.parse(['margin'], ['? 0 x = 1 = 2'.split(' ')]), /tree 1: a missing or bad number/);
+    assert.throws(() => DecisionTrees.parse(['margin'], [['!', '1']]), /tree 1: unknown node !/);
+  });
+
+  test("tree lines add to the linear margin, splitting on it and on the hit's evidence; offset moves the threshold", () => {
+    const text = 'lexical 1\nbias 0.5\nweights 0 0\nspecific -2 0 0 0\noffset -0.25\ninputs margin namedUnknown exactShare\n';
+    const domain = QueryDomain.parse(`${text}tree ? 0 0 = -1 = 1\ntree ? 1 0.5 ? 2 0.5 = 0 = 0.5 = -3\n`);
+    assert.equal(domain.trees?.size, 2);
+    assert.equal(domain.offset, -0.25);
+    const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+    const vector = Float32Array.from([0, 0]);
+    const evidence = (namedUnknown: number, exactWeight: number) => ({
+      rareUnknown: namedUnknown,
+      namedUnknown,
+      rareUntopical: 0,
+      namedUntopical: 0,
+      exactWeight,
+      queryWeight: 2,
+    });
+    // Lexical logit 0: margin 0.5 (≥ 0: +1); no rare name, exact share 0.25 (< 0.5: 0); z = 0.5 + 1 + 0 − 0.25.
+    assert.ok(Math.abs(domain.adjust(0.5, vector, evidence(0, 0.5)) - sigmoid(1.25)) < 1e-9);
+    // Exact share 0.75: +0.5.
+    assert.ok(Math.abs(domain.adjust(0.5, vector, evidence(0, 1.5)) - sigmoid(1.75)) < 1e-9);
+    // A rare name: the specific weight makes the margin −1.5 (< 0: −1), the second tree −3; z = −1.5 − 1 − 3 − 0.25.
+    assert.ok(Math.abs(domain.adjust(0.5, vector, evidence(1, 1.5)) - sigmoid(-5.75)) < 1e-9);
+    assert.throws(() => QueryDomain.parse(`${text.replace(/inputs.*\n/, '')}tree = 1\n`), /need an inputs line/);
+    assert.throws(() => QueryDomain.parse(`${text}tree ? 0 0 = 1\n`), /tree 1: cut short/);
+  });
+
   test('a damaged data file is refused with the line at fault', () => {
     assert.throws(() => QueryDomain.parse('lexical 1\nbias x\nweights 1'), /line 2/);
     assert.throws(() => QueryDomain.parse('lexical 1\nscale 2\nweights 1'), /line 2: unknown key scale/);
@@ -109,7 +149,7 @@ describe('the query domain (ADR 0271)', () => {
   });
 
   const corpus = existsSync(CORPUS);
-  test('on the corpus: everyday tasks the words alone answered get nothing; model-phrased tasks stay answered', {
+  test('on the corpus: no-fit tasks the words, the linear part or its trees alone answered get nothing; model-phrased tasks stay answered', {
     skip: corpus ? false : `no corpus at ${CORPUS}`,
   }, async () => {
     const { loadCorpusDocs } = (await import(join(REPO, 'bench/corpus-docs.mjs'))) as { loadCorpusDocs: (root: string) => { docs: SearchDocument[] } };
@@ -126,19 +166,39 @@ describe('the query domain (ADR 0271)', () => {
       );
     }
     // Spent near-miss tasks (blind set 6's no-fit tasks, fitting data): a tool the catalog lacks, asked in software words.
-    // Without the rare-word weights the same model answers them; with them, nothing.
+    // Without the linear part's rare-word weights (the trees still see the rare words) the decision answers them; with them, nothing.
     const shipped = QueryDomain.bundled()!;
-    const flat = new SkillSearchIndex(docs, { queryDomain: new QueryDomain(shipped.lexical, shipped.bias, shipped.weights, [0, 0, 0, 0]) });
+    const flat = new SkillSearchIndex(docs, {
+      queryDomain: new QueryDomain(shipped.lexical, shipped.bias, shipped.weights, [0, 0, 0, 0], shipped.trees, shipped.offset),
+    });
     for (const task of [
-      'LabVIEW VI that reads a thermocouple through a DAQ card and logs to a TDMS file',
-      'AutoHotkey script that turns caps lock into escape when tapped and ctrl when held',
-      'in a Tauri app, call a Rust command from the frontend and get a struct back',
-      'Phoenix LiveView form with live validation on an Ecto changeset',
+      'parse a COBOL copybook with COMP-3 packed decimal fields and turn the records into JSON',
+      'add OpenMP directives to parallelise this Fortran 90 do loop over a 3D grid',
+      'pfSense rules to block my IoT VLAN from reaching the LAN but still allow DNS',
+      'SwiftData VersionedSchema lightweight migration',
     ]) {
       assert.ok(flat.search(task).length > 0, `without the rare words "${task}" is answered (else this case tests nothing)`);
       const hits = index.search(task);
       assert.deepEqual(
         hits.map((hit) => hit.id),
+        [],
+        task,
+      );
+    }
+    // Spent no-fit tasks (fitting data) that the same decision without its trees answers: the trees turn them away.
+    const bare = new SkillSearchIndex(docs, {
+      queryDomain: new QueryDomain(shipped.lexical, shipped.bias, shipped.weights, shipped.specific, undefined, shipped.offset),
+    });
+    assert.ok((shipped.trees?.size ?? 0) > 0, 'the shipped decision has trees');
+    for (const task of [
+      'pick a good watermelon at the market',
+      'what to see in Lisbon in three days',
+      'camera settings for photographing the milky way with a kit lens',
+      'Qlik Sense set analysis expression last year sales',
+    ]) {
+      assert.ok(bare.search(task).length > 0, `without the trees "${task}" is answered (else this case tests nothing)`);
+      assert.deepEqual(
+        index.search(task).map((hit) => hit.id),
         [],
         task,
       );

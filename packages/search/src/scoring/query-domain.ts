@@ -1,4 +1,5 @@
 import { readDataFile } from '../data.js';
+import { DecisionTrees, type TreeInput } from './decision-trees.js';
 
 /**
  * Whether a query reads like a task of the catalog's kind at all (ADR 0271): a linear direction in the word-vector
@@ -10,7 +11,9 @@ import { readDataFile } from '../data.js';
  * threshold stays MIN_CONFIDENCE: z = LEXICAL × logit(lexical confidence) + Σ weight_i · query vector_i + BIAS,
  * + Σ SPECIFIC_k · [some rare word of kind k] (./specific-words.ts: the tool a near-miss names), the kinds being: written
  * as a name and held by no skill; otherwise written, held by none; as a name, held only in bodies; otherwise, only in
- * bodies. Those weights are the file's `specific` line (none: they weigh nothing).
+ * bodies. Those weights are the file's `specific` line (none: they weigh nothing). Optional `tree` lines (with their
+ * `inputs` line: ./decision-trees.ts) add small boosted trees over that linear margin and the deciding hit's lexical
+ * evidence, and `offset` then moves the decision threshold to MIN_CONFIDENCE: z = margin + Σ trees + OFFSET.
  */
 export const QUERY_DOMAIN_FILE = 'query-domain.txt';
 
@@ -20,6 +23,16 @@ export interface RareWords {
   rareUntopical: number;
   namedUnknown: number;
   namedUntopical: number;
+}
+
+/** The lexical evidence a hit brings to the trees (a SearchHit's `evidence`); missing fields count as 0. */
+export interface DecisionEvidence extends RareWords {
+  exactWeight?: number;
+  queryWeight?: number;
+  unknownWeight?: number;
+  topicalWeight?: number;
+  missedWeight?: number;
+  cosine?: number;
 }
 
 /** The four indicators the `specific` weights apply to, in their order (what bench/blind/fit-domain.mjs fits). */
@@ -33,44 +46,63 @@ export class QueryDomain {
     readonly bias: number,
     readonly weights: Float64Array,
     readonly specific: readonly [namedUnknown: number, otherUnknown: number, namedUntopical: number, otherUntopical: number] = [0, 0, 0, 0],
+    readonly trees?: DecisionTrees,
+    readonly offset = 0,
   ) {}
 
   /**
    * The confidence once the query vector's direction and the query's rare words (`rare`: a hit's evidence, the same
    * for every hit) are weighed in; `confidence` unchanged for a vector of another size.
    */
-  adjust(confidence: number, queryVector: Float32Array, rare?: RareWords): number {
+  adjust(confidence: number, queryVector: Float32Array, evidence?: DecisionEvidence): number {
     if (queryVector.length !== this.weights.length) return confidence;
     const clamped = Math.min(1 - 1e-12, Math.max(1e-12, confidence));
-    let z = this.lexical * Math.log(clamped / (1 - clamped)) + this.bias;
+    const lexical = Math.log(clamped / (1 - clamped));
+    let z = this.lexical * lexical + this.bias;
     for (let i = 0; i < this.weights.length; i++) z += this.weights[i]! * queryVector[i]!;
-    if (rare !== undefined) for (const [at, present] of rareKinds(rare).entries()) if (present) z += this.specific[at]!;
-    return 1 / (1 + Math.exp(-z));
+    const kinds = evidence === undefined ? undefined : rareKinds(evidence);
+    if (kinds !== undefined) for (const [at, present] of kinds.entries()) if (present) z += this.specific[at]!;
+    if (this.trees !== undefined) z += this.trees.sum(this.trees.inputs.map((name) => treeInput(name, z, lexical, kinds, evidence)));
+    return 1 / (1 + Math.exp(-(z + this.offset)));
   }
 
   /**
-   * Reads `lexical X`, `bias X`, `weights X X …` and, optionally, `specific X X` lines (`#` starts a comment); throws,
-   * naming the line, on anything else.
+   * Reads `lexical X`, `bias X`, `weights X X …` and, optionally, `specific X X X X`, `inputs NAME …`, `tree …` and
+   * `offset X` lines (`#` starts a comment); throws, naming the line, on anything else.
    */
   static parse(text: string): QueryDomain {
     let lexical: number | undefined;
     let bias: number | undefined;
     let weights: number[] | undefined;
     let specific: [number, number, number, number] | undefined;
+    let inputs: string[] | undefined;
+    let offset = 0;
+    const trees: string[][] = [];
     for (const [at, raw] of text.split('\n').entries()) {
       const line = raw.replace(/#.*/, '').trim();
       if (line === '') continue;
       const [key, ...values] = line.split(/\s+/);
+      if (key === 'inputs' && values.length > 0 && inputs === undefined) {
+        inputs = values;
+        continue;
+      }
+      if (key === 'tree') {
+        trees.push(values);
+        continue;
+      }
       const numbers = values.map(Number);
       if (numbers.length === 0 || numbers.some((n) => !Number.isFinite(n))) throw new Error(`query domain: line ${at + 1} has no numbers, or a bad one`);
       if (key === 'lexical' && numbers.length === 1) lexical = numbers[0];
       else if (key === 'bias' && numbers.length === 1) bias = numbers[0];
       else if (key === 'weights') weights = numbers;
       else if (key === 'specific' && numbers.length === 4) specific = [numbers[0]!, numbers[1]!, numbers[2]!, numbers[3]!];
+      else if (key === 'offset' && numbers.length === 1) offset = numbers[0]!;
       else throw new Error(`query domain: line ${at + 1}: unknown key ${key}`);
     }
     if (lexical === undefined || bias === undefined || weights === undefined) throw new Error('query domain: lexical, bias and weights are all needed');
-    return new QueryDomain(lexical, bias, Float64Array.from(weights), specific);
+    if (trees.length > 0 && inputs === undefined) throw new Error('query domain: tree lines need an inputs line');
+    const forest = trees.length > 0 ? DecisionTrees.parse(inputs!, trees) : undefined;
+    return new QueryDomain(lexical, bias, Float64Array.from(weights), specific, forest, offset);
   }
 
   private static shipped: QueryDomain | null | undefined;
@@ -85,5 +117,34 @@ export class QueryDomain {
       }
     }
     return QueryDomain.shipped ?? undefined;
+  }
+}
+
+/** One tree input's value: the linear margin so far, the lexical logit, a rare-word indicator or an evidence share. */
+function treeInput(name: TreeInput, margin: number, lexical: number, kinds: readonly boolean[] | undefined, evidence: DecisionEvidence | undefined): number {
+  const query = evidence?.queryWeight || 1;
+  switch (name) {
+    case 'margin':
+      return margin;
+    case 'lexical':
+      return lexical;
+    case 'namedUnknown':
+      return kinds?.[0] ? 1 : 0;
+    case 'otherUnknown':
+      return kinds?.[1] ? 1 : 0;
+    case 'namedUntopical':
+      return kinds?.[2] ? 1 : 0;
+    case 'otherUntopical':
+      return kinds?.[3] ? 1 : 0;
+    case 'exactShare':
+      return (evidence?.exactWeight ?? 0) / query;
+    case 'unknownShare':
+      return (evidence?.unknownWeight ?? 0) / query;
+    case 'topicalShare':
+      return (evidence?.topicalWeight ?? 0) / query;
+    case 'missed':
+      return evidence?.missedWeight ?? 0;
+    case 'cosine':
+      return evidence?.cosine ?? 0;
   }
 }
