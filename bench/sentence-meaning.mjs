@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/sentence-meaning: the shipped ranking against the same hits reordered by the sentence encoder
 // (`serve --embeddings builtin`: @skillport/search's SentenceEncoder and rerankByMeaning, ADR 0280), in one run, on
-// every spent query set (search-queries*.json, blind sets 1-8; no-fit sets for the share with no result). Prints
+// every spent query set (search-queries*.json, blind sets 1-9; no-fit sets for the share with no result). Prints
 // recall@1 / recall@5 for user-worded and model-phrased queries (kind "model" and the search-queries sets) per set and
 // overall, per weight, then a leave-one-set-out check: the weight chosen on the other sets (most user-worded hits at
 // ranks 1 and 5, no model-phrased query lost at rank 5), scored on the set left out.
@@ -35,12 +35,12 @@ const sets = [
   ['search-queries-heldout', 'search-queries-heldout.json'],
   ['blind1-dev', 'blind/queries-dev.json'],
   ['blind1-holdout', 'blind/queries-holdout.json'],
-  ...[2, 3, 4, 5, 6, 7, 8].map((n) => [`blind${n}`, `blind${n}/queries.json`]),
+  ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => [`blind${n}`, `blind${n}/queries.json`]),
 ];
 const positives = sets.flatMap(([set, file]) =>
   load(file).map((query) => ({ set, model: set.startsWith('search-queries') || query.kind === 'model', ...query })),
 );
-const noFit = [...[4, 5, 6, 7, 8].map((n) => `blind${n}/no-fit.json`), ...readdirSync(join(repo, 'bench/no-fit')).map((file) => `no-fit/${file}`)]
+const noFit = [...[4, 5, 6, 7, 8, 9].map((n) => `blind${n}/no-fit.json`), ...readdirSync(join(repo, 'bench/no-fit')).map((file) => `no-fit/${file}`)]
   .filter((file) => file.endsWith('.json'))
   .flatMap((file) => load(file));
 
