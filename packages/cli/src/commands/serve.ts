@@ -1,4 +1,4 @@
-import { folderScanLines, scanServedFolders } from './serve-scan.js';
+import { folderScanLines, scanServedFolders, scanServedFoldersInWorker } from './serve-scan.js';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_LIMITS, escapeControls } from '@skillport/core';
@@ -382,7 +382,7 @@ async function serve(
   const { gitWebhook } = await import('@skillport/server');
   // --strict: a high finding in a served folder refuses the start, as any other problem does.
   if (options.strict && options.scan !== false && sources.folders.length > 0) {
-    const scanned = await scanServedFolders(sources.folders, { yieldBetween: false });
+    const scanned = await scanServedFolders(sources.folders);
     for (const line of folderScanLines(scanned, colors, true, sources.folders)) log(line);
     if (scanned.high.length > 0) {
       for (const provider of providers) await provider.close?.();
@@ -578,7 +578,7 @@ async function serve(
   // Two seconds on: a client's first answers (and what they load) come first.
   if (!options.quiet && !options.strict && options.scan !== false && sources.folders.length > 0)
     setTimeout(() => {
-      void scanServedFolders(sources.folders, { yieldBetween: true }).then(
+      void scanServedFoldersInWorker(sources.folders).then(
         (scanned) => {
           for (const line of folderScanLines(scanned, colors, false, sources.folders)) log(line);
         },
