@@ -5,13 +5,15 @@
 // recall@1 / recall@5 for user-worded and model-phrased queries (kind "model" and the search-queries sets) per set and
 // overall, per weight, then a leave-one-set-out check: the weight chosen on the other sets (most user-worded hits at
 // ranks 1 and 5, no model-phrased query lost at rank 5), scored on the set left out.
-// `--cache FILE` keeps the vectors between runs (JSON, text → base64 float32); `--costs` prints the encoder's CPU per
+// `--ceiling` adds what bounds any reorder: how often the answer is in the lexical hits at all (5 to 50 deep), and the
+// encoder alone over every skill. `--cache FILE` keeps the vectors between runs (JSON, text → base64 float32); `--costs` prints the encoder's CPU per
 // skill text and per query. Recall does not depend on load; CPU figures do.
 // Usage: npm run build --silent && node bench/sentence-meaning.mjs [--weights 0.2,0.3,0.4,0.5,0.6] [--cache FILE] [--costs]
+//        [--ceiling] [--corpus DIR]
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SentenceEncoder, SkillSearchIndex, rerankByMeaning, skillSentence, unit } from '../packages/search/dist/src/index.js';
+import { SentenceEncoder, SkillSearchIndex, rerankByMeaning, sentenceCosine, skillSentence, unit } from '../packages/search/dist/src/index.js';
 import { loadCorpusDocs } from './corpus-docs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -24,6 +26,11 @@ const weights = (flag('weights') ?? '0.2,0.3,0.4,0.5,0.6').split(',').map(Number
 const cacheFile = flag('cache');
 const corpus = resolve(flag('corpus') ?? join(repo, '../shared/corpus/skills'));
 const { docs } = loadCorpusDocs(corpus);
+// An empty corpus would score every set 0 % and look like a result.
+if (docs.length === 0) {
+  console.error(`no skills found under ${corpus}: pass --corpus DIR (the corpus's skills folder)`);
+  process.exit(2);
+}
 const nameOf = new Map(docs.map((doc) => [doc.id, doc.name]));
 
 const load = (file) => {
@@ -176,3 +183,34 @@ for (const [set] of sets) {
   );
 }
 console.log(`all sets, each scored at the weight the others chose: ${show(before)} → ${show(afterAll)}`);
+if (args.includes('--ceiling')) {
+  const share = (pick, found) => {
+    let n = 0;
+    let k = 0;
+    positives.forEach((q, at) => {
+      if (!pick(q)) return;
+      n++;
+      if (found(q, at)) k++;
+    });
+    return pct(k, n);
+  };
+  const user = (q) => !q.model;
+  const model = (q) => q.model;
+  const within = (hits, q, depth) => hits.slice(0, depth).some((hit) => right(hit.id, q.expected));
+  console.log('\nceiling: the answer among the lexical hits at all (no reorder of them can do better), user-worded | model-phrased %');
+  for (const depth of [5, 10, 20, 50]) {
+    console.log(`  ${depth} deep: ${share(user, (q, at) => within(lexical[at], q, depth))} | ${share(model, (q, at) => within(lexical[at], q, depth))}`);
+  }
+  const alone = positives.map((q) =>
+    docs.map((doc) => ({ id: doc.id, cos: sentenceCosine(vectorOf(q.query), skillVectors.get(doc.id)) })).sort((a, b) => b.cos - a.cos),
+  );
+  console.log('the encoder alone over every skill (cosine order), user-worded | model-phrased %');
+  for (const depth of [1, 5, 50]) {
+    console.log(
+      `  answer in its top ${depth}: ${share(user, (q, at) => within(alone[at], q, depth))} | ${share(model, (q, at) => within(alone[at], q, depth))}`,
+    );
+  }
+  console.log(
+    `  answer in the lexical 50 or the encoder's 50: ${share(user, (q, at) => within(lexical[at], q, 50) || within(alone[at], q, 50))} | ${share(model, (q, at) => within(lexical[at], q, 50) || within(alone[at], q, 50))}`,
+  );
+}

@@ -18,7 +18,7 @@ export { encodeIndex, decodeIndex, saveIndex, loadIndex, analysisFingerprint } f
 export type { PersistedIndex } from './index/persist.js';
 export type { IndexState } from './index/state.js';
 export { MIN_CONFIDENCE, confidenceOf } from './scoring/confidence.js';
-export { QueryDomain, QUERY_DOMAIN_FILE, rareKinds } from './scoring/query-domain.js';
+export { QueryDomain, QUERY_DOMAIN_FILE, queryWords, rareKinds } from './scoring/query-domain.js';
 export { DecisionTrees, TREE_INPUTS } from './scoring/decision-trees.js';
 export type { TreeInput } from './scoring/decision-trees.js';
 export type { DecisionEvidence, RareWords } from './scoring/query-domain.js';

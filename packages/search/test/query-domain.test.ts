@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { DecisionTrees, QueryDomain, RARE_POSITION, SkillSearchIndex, WordVectors, rareKinds, specificWords } from '../src/index.js';
+import { DecisionTrees, QueryDomain, RARE_POSITION, SkillSearchIndex, WordVectors, queryWords, rareKinds, specificWords } from '../src/index.js';
 import type { Held, SearchDocument } from '../src/index.js';
 
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
@@ -122,6 +122,19 @@ describe('the query domain (ADR 0271)', () => {
     assert.throws(() => QueryDomain.parse(`${text}tree ? 0 0 = 1\n`), /tree 1: cut short/);
   });
 
+  test("the query's word count is a tree input: letters and digits, two characters or more, stopwords too", () => {
+    assert.equal(queryWords('how do I get a stain out of a white shirt?'), 8);
+    assert.equal(queryWords('  pdf→docx, v2 a 3 '), 3);
+    assert.equal(queryWords(''), 0);
+    const domain = QueryDomain.parse('lexical 1\nbias 0\nweights 0\ninputs words\ntree ? 0 6.5 = 1 = -2\n');
+    const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+    const rare = { rareUnknown: 0, namedUnknown: 0, rareUntopical: 0, namedUntopical: 0 };
+    assert.ok(Math.abs(domain.adjust(0.5, Float32Array.from([0]), { ...rare, words: 4 }) - sigmoid(1)) < 1e-9);
+    assert.ok(Math.abs(domain.adjust(0.5, Float32Array.from([0]), { ...rare, words: 12 }) - sigmoid(-2)) < 1e-9);
+    // Not given: 0 words (the short side).
+    assert.ok(Math.abs(domain.adjust(0.5, Float32Array.from([0]), rare) - sigmoid(1)) < 1e-9);
+  });
+
   test('a damaged data file is refused with the line at fault', () => {
     assert.throws(() => QueryDomain.parse('lexical 1\nbias x\nweights 1'), /line 2/);
     assert.throws(() => QueryDomain.parse('lexical 1\nscale 2\nweights 1'), /line 2: unknown key scale/);
@@ -173,7 +186,7 @@ describe('the query domain (ADR 0271)', () => {
     });
     for (const task of [
       'parse a COBOL copybook with COMP-3 packed decimal fields and turn the records into JSON',
-      'add OpenMP directives to parallelise this Fortran 90 do loop over a 3D grid',
+      'share networking code between our android and iOS apps with Kotlin Multiplatform and a Ktor client',
       'pfSense rules to block my IoT VLAN from reaching the LAN but still allow DNS',
       'SwiftData VersionedSchema lightweight migration',
     ]) {
@@ -193,7 +206,7 @@ describe('the query domain (ADR 0271)', () => {
     for (const task of [
       'pick a good watermelon at the market',
       'what to see in Lisbon in three days',
-      'camera settings for photographing the milky way with a kit lens',
+      'build me an opening repertoire against 1.e4 for a 1500 rated club player',
       'Qlik Sense set analysis expression last year sales',
     ]) {
       assert.ok(bare.search(task).length > 0, `without the trees "${task}" is answered (else this case tests nothing)`);

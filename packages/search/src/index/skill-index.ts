@@ -91,7 +91,7 @@ import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
 import { MIN_CONFIDENCE, confidenceOf } from '../scoring/confidence.js';
-import { QueryDomain } from '../scoring/query-domain.js';
+import { QueryDomain, queryWords } from '../scoring/query-domain.js';
 import { specificWords } from '../scoring/specific-words.js';
 import type { Held, SpecificWords } from '../scoring/specific-words.js';
 import { FieldWeights, K1, averagesOf, idf, saturated, saturationBound } from '../scoring/bm25f.js';
@@ -1407,8 +1407,10 @@ export class SkillSearchIndex {
     // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     const domain = this.queryDomain;
-    if (domain !== undefined && queryVector !== undefined)
-      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, found.evidence);
+    if (domain !== undefined && queryVector !== undefined) {
+      const words = queryWords(text);
+      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, { ...found.evidence, words });
+    }
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
       // Every typed word matched by the skill itself is a match in any catalog (no no-fit task of the dev sets did).

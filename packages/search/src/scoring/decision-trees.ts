@@ -19,6 +19,8 @@ export const TREE_INPUTS = [
   'topicalShare',
   'missed',
   'cosine',
+  // The query's word count (./query-domain.ts queryWords): a long, chatty task reads unlike a search.
+  'words',
 ] as const;
 export type TreeInput = (typeof TREE_INPUTS)[number];
 

@@ -33,6 +33,19 @@ export interface DecisionEvidence extends RareWords {
   topicalWeight?: number;
   missedWeight?: number;
   cosine?: number;
+  /** The query's word count (queryWords); 0 when not given. */
+  words?: number;
+}
+
+/**
+ * The query's words as the trees count them: letters and digits, two or more characters (the same split as
+ * bench/blind/fit-domain.mjs). Stopwords count too: how a task is phrased, not only its subject, tells a search from
+ * a chatty everyday request.
+ */
+export function queryWords(text: string): number {
+  let count = 0;
+  for (const word of text.normalize('NFKC').split(/[^\p{L}\p{N}]+/u)) if (word.length >= 2) count++;
+  return count;
 }
 
 /** The four indicators the `specific` weights apply to, in their order (what bench/blind/fit-domain.mjs fits). */
@@ -146,5 +159,7 @@ function treeInput(name: TreeInput, margin: number, lexical: number, kinds: read
       return evidence?.missedWeight ?? 0;
     case 'cosine':
       return evidence?.cosine ?? 0;
+    case 'words':
+      return evidence?.words ?? 0;
   }
 }
