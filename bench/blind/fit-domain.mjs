@@ -336,6 +336,15 @@ function auc(set, score) {
 console.log(
   `fitting sets: ${rows.filter((row) => row.y === 1).length} positives, ${rows.filter((row) => row.y === 0).length} no-fit tasks, L2 ${l2}, ${TREES} trees of depth ${DEPTH}, rate ${RATE}`,
 );
+/** The share of no-fit tasks abstained at the threshold that keeps 95 % of the positives among `held` answered. */
+function abstainedAt95(held, score) {
+  const positives = held
+    .filter((row) => row.y === 1)
+    .map((row) => valueOf(row, score))
+    .sort((a, b) => a - b);
+  return rates(held, score, positives[Math.floor(0.05 * positives.length)]).abstained;
+}
+
 if (args.includes('--cv')) {
   console.log('| held out | AUC | no-fit with no result | positives answered | model-phrased answered | no-fit with no result at 95 % answered |');
   console.log('|---|---:|---:|---:|---:|---:|');
@@ -344,11 +353,7 @@ if (args.includes('--cv')) {
     const held = rows.filter((row) => row.set.startsWith(check));
     const decision = fitWithThreshold(rows.filter((row) => !row.set.startsWith(check)));
     const at = rates(held, decision.score, decision.threshold);
-    const positives = held
-      .filter((row) => row.y === 1)
-      .map((row) => valueOf(row, decision.score))
-      .sort((a, b) => a - b);
-    const at95 = rates(held, decision.score, positives[Math.floor(0.05 * positives.length)]).abstained;
+    const at95 = abstainedAt95(held, decision.score);
     const area = auc(held, decision.score);
     for (const [i, v] of [area, at.abstained, at.answered, at95].entries()) means[i] += v / CHECKS.length;
     console.log(
@@ -365,11 +370,7 @@ console.log(`  out of fold: positives answered ${percent(outOfFold.answered)}, n
 console.log(`  in sample:   positives answered ${percent(inSample.answered)}, no-fit abstained ${percent(inSample.abstained)}`);
 {
   const check = rates(aside, decision.score, decision.threshold);
-  const positives = aside
-    .filter((row) => row.y === 1)
-    .map((row) => valueOf(row, decision.score))
-    .sort((a, b) => a - b);
-  const at95 = rates(aside, decision.score, positives[Math.floor(0.05 * positives.length)]).abstained;
+  const at95 = abstainedAt95(aside, decision.score);
   console.log(
     `  kept aside (blind9): AUC ${auc(aside, decision.score).toFixed(4)}, positives answered ${percent(check.answered)}, no-fit abstained ${percent(check.abstained)}, at 95 % answered ${percent(at95)}`,
   );
