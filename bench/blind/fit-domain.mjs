@@ -10,6 +10,9 @@
 // margins (5 folds), so that they correct what the linear fit gets wrong on queries it has not seen, not its in-sample
 // optimism. The threshold is the one that keeps --answered (96 %) of the fitting positives answered, judged on
 // out-of-fold values of the whole decision, and written as `offset` so that MIN_CONFIDENCE stays the threshold.
+// The trees' `neighbours` input is a query's best cosine with the fitting sets' everyday and off-domain no-fit tasks (query-neighbours.ts),
+// never counting the query's own writer (a blind set, or a file), nor in --cv the set held out; the fitting no-fit
+// tasks' vectors are written to query-neighbours.txt beside query-domain.txt.
 // Blind set 11 is kept out of the fit and only checked (its figures printed last).
 // --cv also prints, for each of blind sets 4-9 held out in turn, the figures of a decision fitted without it
 // (cross-validated: its threshold, too, from the other sets only).
@@ -18,7 +21,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MIN_CONFIDENCE, SkillSearchIndex, TREE_INPUTS, WordVectors, queryWords, rareKinds } from '../../packages/search/dist/src/index.js';
+import { MIN_CONFIDENCE, QueryNeighbours, SkillSearchIndex, TREE_INPUTS, WordVectors, queryWords, rareKinds } from '../../packages/search/dist/src/index.js';
 import { loadCorpusDocs } from '../corpus-docs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -62,6 +65,9 @@ const NO_FIT = [
 ];
 // Kept out of every fit and only checked (blind set 11, spent: scored once at a48b257 before this fit existed).
 const KEPT_ASIDE = ['blind11/queries.json', 'blind11/no-fit.json'];
+// The no-fit tasks whose vectors the `neighbours` input remembers: everyday and off-domain ones (and seen.json's, not
+// labelled), not near-misses: a tool this corpus lacks may be one another catalog serves, an everyday task is not.
+const MEMORY_KINDS = ['everyday', 'off-domain', ''];
 // The sets held out in turn by --cv (each has positives and no-fit tasks of its own, written by another writer).
 const CHECKS = ['blind4/', 'blind5/', 'blind6/', 'blind7/', 'blind8/', 'blind9/'];
 // --sweep A,B,...: --cv also prints the held-out figures of each of these threshold rules (share of the fitting
@@ -95,6 +101,7 @@ function lowInputs(hit, kinds, text) {
     missed: e.missedWeight,
     cosine: e.cosine,
     words: queryWords(text),
+    neighbours: 0, // set by setNeighbours (it depends on which sets are fitted on)
   };
   return LOW.map((name) => values[name]);
 }
@@ -113,6 +120,7 @@ for (const [files, positive] of [
       const top = index.search(query, 10).find((hit) => hit.evidence.exactWeight > 0);
       const vector = vectors.textVector(query.slice(0, 1000));
       const row = { y: positive, set: file, kind: kind ?? (file.startsWith('search-') ? 'model' : '') };
+      if (vector !== undefined && positive === 0 && MEMORY_KINDS.includes(row.kind)) row.packed = QueryNeighbours.pack(vector);
       if (top === undefined) row.none = true;
       else if (top.evidence.exactWeight >= top.evidence.queryWeight * (1 - 1e-9)) row.all = true;
       else {
@@ -127,6 +135,38 @@ for (const [files, positive] of [
 
 const aside = rows.filter((row) => KEPT_ASIDE.includes(row.set));
 rows.splice(0, rows.length, ...rows.filter((row) => !KEPT_ASIDE.includes(row.set)));
+
+// Per judged row, per writer of the fitting pool, its best cosine with that writer's no-fit tasks (the vectors as
+// query-neighbours.txt stores them).
+const writerOf = (set) => (set.startsWith('blind') ? set.split('/')[0] : set);
+const unpack = (line) => {
+  const [scale, packed] = line.split(' ');
+  return Float32Array.from(new Int8Array(Buffer.from(packed, 'base64')), (b) => b * Number(scale));
+};
+const neighbourPool = rows.filter((row) => row.x !== undefined && row.packed !== undefined && row.y === 0);
+for (const row of neighbourPool) row.unpacked = unpack(row.packed);
+for (const row of [...rows, ...aside]) {
+  if (row.x === undefined) continue;
+  row.near = new Map();
+  const q = row.x.slice(5);
+  for (const other of neighbourPool) {
+    if (other === row) continue;
+    let c = 0;
+    for (let i = 0; i < q.length; i++) c += q[i] * other.unpacked[i];
+    const writer = writerOf(other.set);
+    if (c > (row.near.get(writer) ?? Number.NEGATIVE_INFINITY)) row.near.set(writer, c);
+  }
+}
+const NEIGHBOURS = LOW.indexOf('neighbours');
+/** Sets every judged row's `neighbours` input from the fitting writers but its own and `excluded` (a --cv check). */
+function setNeighbours(excluded) {
+  for (const row of [...rows, ...aside]) {
+    if (row.x === undefined) continue;
+    let best = -1;
+    for (const [writer, cosine] of row.near) if (writer !== excluded && writer !== writerOf(row.set)) best = Math.max(best, cosine);
+    if (NEIGHBOURS >= 0) row.low[NEIGHBOURS] = best;
+  }
+}
 
 /** Solves A·x = b (Gaussian elimination with partial pivoting; A is small and positive definite). */
 function solve(A, b) {
@@ -356,6 +396,7 @@ if (args.includes('--cv')) {
   const means = [0, 0, 0, 0];
   const swept = SWEEP.map(() => []);
   for (const check of CHECKS) {
+    setNeighbours(check.slice(0, -1));
     const held = rows.filter((row) => row.set.startsWith(check));
     const decision = fitWithThreshold(rows.filter((row) => !row.set.startsWith(check)));
     const at = rates(held, decision.score, decision.threshold);
@@ -378,6 +419,7 @@ if (args.includes('--cv')) {
   }
 }
 
+setNeighbours(undefined);
 const decision = fitWithThreshold(rows);
 const outOfFold = rates(rows, (row) => decision.outOfFold.get(row), decision.threshold);
 const inSample = rates(rows, decision.score, decision.threshold);
@@ -415,5 +457,14 @@ const text = [
   ...decision.trees.map((tree) => `tree ${treeTokens(tree).join(' ')}`),
   '',
 ].join('\n');
-if (!args.includes('--dry-run')) writeFileSync(join(repo, 'packages/search/src/scoring/query-domain.txt'), text);
+const neighbourText = [
+  "# The fitting no-fit tasks' unit word vectors (query-neighbours.ts): written by bench/blind/fit-domain.mjs with query-domain.txt, do not edit by hand.",
+  '# Per task: the scale, then the vector as signed bytes in base64.',
+  ...neighbourPool.map((row) => row.packed),
+  '',
+].join('\n');
+if (!args.includes('--dry-run')) {
+  writeFileSync(join(repo, 'packages/search/src/scoring/query-domain.txt'), text);
+  writeFileSync(join(repo, 'packages/search/src/scoring/query-neighbours.txt'), neighbourText);
+}
 console.log(text.split('\n').slice(2, 6).join('\n'));

@@ -3,7 +3,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { DecisionTrees, QueryDomain, RARE_POSITION, SkillSearchIndex, WordVectors, queryWords, rareKinds, specificWords } from '../src/index.js';
+import {
+  DecisionTrees,
+  QueryDomain,
+  QueryNeighbours,
+  RARE_POSITION,
+  SkillSearchIndex,
+  WordVectors,
+  queryWords,
+  rareKinds,
+  specificWords,
+} from '../src/index.js';
 import type { Held, SearchDocument } from '../src/index.js';
 
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
@@ -135,6 +145,30 @@ describe('the query domain (ADR 0271)', () => {
     assert.ok(Math.abs(domain.adjust(0.5, Float32Array.from([0]), rare) - sigmoid(1)) < 1e-9);
   });
 
+  test("the query's nearest spent no-fit task: its best cosine, read back from packed lines", () => {
+    const neighbours = QueryNeighbours.parse(`# comment\n${QueryNeighbours.pack([1, 0])}\n${QueryNeighbours.pack([0.6, -0.8])}\n`);
+    assert.equal(neighbours.size, 2);
+    assert.equal(neighbours.dimensions, 2);
+    assert.ok(Math.abs(neighbours.nearest([0.6, 0.8]) - 0.6) < 0.01, 'nearest [1, 0]');
+    assert.ok(Math.abs(neighbours.nearest([0, -1]) - 0.8) < 0.01, 'nearest the second');
+    assert.equal(neighbours.nearest([1, 0, 0]), 0, 'a vector of another size weighs nothing');
+    assert.throws(() => QueryNeighbours.parse('x AAA='), /line 1 is not/);
+    assert.throws(() => QueryNeighbours.parse('-1 AAA='), /line 1 is not/);
+    assert.throws(() => QueryNeighbours.parse(`${QueryNeighbours.pack([1, 0])}\n${QueryNeighbours.pack([1, 0, 0])}`), /line 2 has 3 numbers, not 2/);
+    assert.throws(() => QueryNeighbours.parse('# nothing\n'), /no vectors/);
+    // Trees that split on it read it from the evidence; they cannot be read without the vectors.
+    const text = 'lexical 1\nbias 0\nweights 0\ninputs neighbours\ntree ? 0 0.7 = 1 = -2\n';
+    assert.throws(() => QueryDomain.parse(text), /no no-fit vectors/);
+    const domain = QueryDomain.parse(text, neighbours);
+    assert.ok(domain.usesNeighbours);
+    assert.ok(Math.abs(domain.neighboursOf(Float32Array.from([0.6, 0.8])) - 0.6) < 0.01);
+    const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+    const rare = { rareUnknown: 0, namedUnknown: 0, rareUntopical: 0, namedUntopical: 0 };
+    assert.ok(Math.abs(domain.adjust(0.5, Float32Array.from([0]), { ...rare, neighbours: 0.6 }) - sigmoid(1)) < 1e-9);
+    assert.ok(Math.abs(domain.adjust(0.5, Float32Array.from([0]), { ...rare, neighbours: 0.9 }) - sigmoid(-2)) < 1e-9);
+    assert.equal(QueryDomain.parse('lexical 1\nbias 0\nweights 0\n').neighboursOf(Float32Array.from([0.6, 0.8])), 0, 'not computed when no tree uses it');
+  });
+
   test('a damaged data file is refused with the line at fault', () => {
     assert.throws(() => QueryDomain.parse('lexical 1\nbias x\nweights 1'), /line 2/);
     assert.throws(() => QueryDomain.parse('lexical 1\nscale 2\nweights 1'), /line 2: unknown key scale/);
@@ -146,6 +180,10 @@ describe('the query domain (ADR 0271)', () => {
     const domain = QueryDomain.bundled();
     assert.ok(domain !== undefined, 'query-domain.txt is missing or damaged (npm run build copies it)');
     if (vectors !== undefined) assert.equal(domain.weights.length, vectors.dimensions);
+    if (domain.usesNeighbours) {
+      assert.ok(domain.neighbours !== undefined && domain.neighbours.size > 500, "query-neighbours.txt holds the fitting sets' everyday and off-domain tasks");
+      if (vectors !== undefined) assert.equal(domain.neighbours.dimensions, vectors.dimensions);
+    }
   });
 
   test('without word vectors the lexical confidence decides, as before', () => {
@@ -162,7 +200,7 @@ describe('the query domain (ADR 0271)', () => {
   });
 
   const corpus = existsSync(CORPUS);
-  test('on the corpus: no-fit tasks the words, the linear part or its trees alone answered get nothing; model-phrased tasks stay answered', {
+  test('on the corpus: no-fit tasks the words, the linear part, its trees alone or no near no-fit task answered get nothing; model-phrased tasks stay answered', {
     skip: corpus ? false : `no corpus at ${CORPUS}`,
   }, async () => {
     const { loadCorpusDocs } = (await import(join(REPO, 'bench/corpus-docs.mjs'))) as { loadCorpusDocs: (root: string) => { docs: SearchDocument[] } };
@@ -205,11 +243,30 @@ describe('the query domain (ADR 0271)', () => {
     assert.ok((shipped.trees?.size ?? 0) > 0, 'the shipped decision has trees');
     for (const task of [
       'what to see in Lisbon in three days',
-      'how do I cross-examine a hostile witness in a civil trial',
-      'our Laravel app runs hundreds of Eloquent queries on the orders page',
+      'give me a twelve-week plan to run my first half marathon, I can manage 5 km now',
+      'heat pump sizing Manual J load calculation',
       'Clojure core.async pipeline with backpressure between a reader and three workers',
     ]) {
       assert.ok(bare.search(task).length > 0, `without the trees "${task}" is answered (else this case tests nothing)`);
+      assert.deepEqual(
+        index.search(task).map((hit) => hit.id),
+        [],
+        task,
+      );
+    }
+    // Spent no-fit tasks (fitting data) that the same decision answers when no spent no-fit task is near (its
+    // `neighbours` input 0): how near the query comes to one turns them away.
+    assert.ok(shipped.usesNeighbours, 'the shipped trees split on the neighbours');
+    const far = new SkillSearchIndex(docs, {
+      queryDomain: new QueryDomain(shipped.lexical, shipped.bias, shipped.weights, shipped.specific, shipped.trees, shipped.offset, undefined),
+    });
+    for (const task of [
+      'our cat keeps clawing the new sofa; how do we get her to use the scratching post',
+      'I lose my breath on every flip turn in the pool; how do I time it better?',
+      'when should I 3-bet preflop from the button in cash game poker?',
+      'teaching my six year old to ride without training wheels, any tricks?',
+    ]) {
+      assert.ok(far.search(task).length > 0, `with no near no-fit task "${task}" is answered (else this case tests nothing)`);
       assert.deepEqual(
         index.search(task).map((hit) => hit.id),
         [],

@@ -1409,7 +1409,8 @@ export class SkillSearchIndex {
     const domain = this.queryDomain;
     if (domain !== undefined && queryVector !== undefined) {
       const words = queryWords(text);
-      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, { ...found.evidence, words });
+      const neighbours = results.length > 0 ? domain.neighboursOf(queryVector) : 0;
+      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, { ...found.evidence, words, neighbours });
     }
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);

@@ -21,6 +21,8 @@ export const TREE_INPUTS = [
   'cosine',
   // The query's word count (./query-domain.ts queryWords): a long, chatty task reads unlike a search.
   'words',
+  // The query's best cosine with a spent no-fit task (./query-neighbours.ts).
+  'neighbours',
 ] as const;
 export type TreeInput = (typeof TREE_INPUTS)[number];
 

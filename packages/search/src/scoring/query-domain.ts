@@ -1,5 +1,6 @@
 import { readDataFile } from '../data.js';
 import { DecisionTrees, type TreeInput } from './decision-trees.js';
+import { QueryNeighbours } from './query-neighbours.js';
 
 /**
  * Whether a query reads like a task of the catalog's kind at all (ADR 0271): a linear direction in the word-vector
@@ -14,6 +15,7 @@ import { DecisionTrees, type TreeInput } from './decision-trees.js';
  * bodies. Those weights are the file's `specific` line (none: they weigh nothing). Optional `tree` lines (with their
  * `inputs` line: ./decision-trees.ts) add small boosted trees over that linear margin and the deciding hit's lexical
  * evidence, and `offset` then moves the decision threshold to MIN_CONFIDENCE: z = margin + Σ trees + OFFSET.
+ * Trees that split on `neighbours` need the fitting queries' vectors (./query-neighbours.ts).
  */
 export const QUERY_DOMAIN_FILE = 'query-domain.txt';
 
@@ -35,6 +37,8 @@ export interface DecisionEvidence extends RareWords {
   cosine?: number;
   /** The query's word count (queryWords); 0 when not given. */
   words?: number;
+  /** The query's best cosine with a spent no-fit task (QueryDomain.neighboursOf); 0 when not given. */
+  neighbours?: number;
 }
 
 /**
@@ -61,7 +65,18 @@ export class QueryDomain {
     readonly specific: readonly [namedUnknown: number, otherUnknown: number, namedUntopical: number, otherUntopical: number] = [0, 0, 0, 0],
     readonly trees?: DecisionTrees,
     readonly offset = 0,
+    readonly neighbours?: QueryNeighbours,
   ) {}
+
+  /** Whether the trees split on the query's neighbours (then a search computes them once: neighboursOf). */
+  get usesNeighbours(): boolean {
+    return this.trees?.inputs.includes('neighbours') ?? false;
+  }
+
+  /** The `neighbours` input for a query vector, once per search; 0 when the trees do not use it. */
+  neighboursOf(queryVector: Float32Array): number {
+    return this.usesNeighbours && this.neighbours !== undefined ? this.neighbours.nearest(queryVector) : 0;
+  }
 
   /**
    * The confidence once the query vector's direction and the query's rare words (`rare`: a hit's evidence, the same
@@ -83,7 +98,7 @@ export class QueryDomain {
    * Reads `lexical X`, `bias X`, `weights X X …` and, optionally, `specific X X X X`, `inputs NAME …`, `tree …` and
    * `offset X` lines (`#` starts a comment); throws, naming the line, on anything else.
    */
-  static parse(text: string): QueryDomain {
+  static parse(text: string, neighbours?: QueryNeighbours): QueryDomain {
     let lexical: number | undefined;
     let bias: number | undefined;
     let weights: number[] | undefined;
@@ -115,16 +130,21 @@ export class QueryDomain {
     if (lexical === undefined || bias === undefined || weights === undefined) throw new Error('query domain: lexical, bias and weights are all needed');
     if (trees.length > 0 && inputs === undefined) throw new Error('query domain: tree lines need an inputs line');
     const forest = trees.length > 0 ? DecisionTrees.parse(inputs!, trees) : undefined;
-    return new QueryDomain(lexical, bias, Float64Array.from(weights), specific, forest, offset);
+    if (forest?.inputs.includes('neighbours') && neighbours === undefined)
+      throw new Error('query domain: the trees split on neighbours, and no no-fit vectors are given');
+    return new QueryDomain(lexical, bias, Float64Array.from(weights), specific, forest, offset, neighbours);
   }
 
   private static shipped: QueryDomain | null | undefined;
 
-  /** The shipped weights, read once; undefined when the file is missing or damaged (then the lexical confidence decides, as before). */
+  /**
+   * The shipped weights, read once; undefined when the file is missing or damaged, or its trees need the query vectors
+   * and those are missing or damaged (then the lexical confidence decides, as before).
+   */
   static bundled(): QueryDomain | undefined {
     if (QueryDomain.shipped === undefined) {
       try {
-        QueryDomain.shipped = QueryDomain.parse(readDataFile(QUERY_DOMAIN_FILE));
+        QueryDomain.shipped = QueryDomain.parse(readDataFile(QUERY_DOMAIN_FILE), QueryNeighbours.bundled());
       } catch {
         QueryDomain.shipped = null;
       }
@@ -161,5 +181,7 @@ function treeInput(name: TreeInput, margin: number, lexical: number, kinds: read
       return evidence?.cosine ?? 0;
     case 'words':
       return evidence?.words ?? 0;
+    case 'neighbours':
+      return evidence?.neighbours ?? 0;
   }
 }
