@@ -79,12 +79,13 @@ let bounds: string[] = [];
  * The discovered folders of every root, and the counter (shared by every shard) of the next folder to inspect; in
  * the first page's order, the counter is where the helpers take from (the end, downwards).
  */
-async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Array; page?: PageOrder | undefined }> {
+async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Array; page?: PageOrder | undefined; share: () => Promise<void> }> {
   if (request.shard !== 0) {
     return new Promise((resolve) =>
       request.port!.once(
         'message',
-        (message: ShardMessage) => message.kind === 'skills' && resolve({ lists: message.lists, next: message.next, page: message.page }),
+        (message: ShardMessage) =>
+          message.kind === 'skills' && resolve({ lists: message.lists, next: message.next, page: message.page, share: () => Promise.resolve() }),
       ),
     );
   }
@@ -110,27 +111,33 @@ async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Ar
     page = { order: new Int32Array(new SharedArrayBuffer(4 * count)), claims: new Int32Array(new SharedArrayBuffer(4 * count)) };
     page.order.set(order);
   }
-  ports = (await helpers).ports;
-  // The helpers' cache lines are written as they come (between batches), not held until the end.
-  others = ports.map(
-    (port) =>
-      new Promise<void>((resolve) =>
-        port.on('message', (message: ShardMessage) => {
-          if (message.kind === 'cache') cache.writeStreamed(message.lines);
-          else if (message.kind === 'end') {
-            port.close();
-            resolve();
-          }
-        }),
-      ),
-  );
   const next = new Int32Array(new SharedArrayBuffer(4));
   if (page) next[0] = count;
-  for (const port of ports) port.postMessage({ kind: 'skills', lists, next, ...(page ? { page } : {}) } satisfies ShardMessage);
-  return { lists, next, page };
+  let shared: Promise<void> | undefined;
+  const share = () =>
+    (shared ??= helpers.then((message) => {
+      ports = message.ports;
+      // The helpers' cache lines are written as they come (between batches), not held until the end.
+      others = ports.map(
+        (port) =>
+          new Promise<void>((resolve) =>
+            port.on('message', (message: ShardMessage) => {
+              if (message.kind === 'cache') cache.writeStreamed(message.lines);
+              else if (message.kind === 'end') {
+                port.close();
+                resolve();
+              }
+            }),
+          ),
+      );
+      for (const port of ports) port.postMessage({ kind: 'skills', lists, next, ...(page ? { page } : {}) } satisfies ShardMessage);
+    }));
+  // An early page's folders come first and alone (shard 0): the helpers, started meanwhile, begin once it is out.
+  if (page === undefined) await share();
+  return { lists, next, page, share };
 }
 
-const { lists, next, page } = await discovered();
+const { lists, next, page, share } = await discovered();
 // Every root's folders in one sequence: position p is the p-th folder of the roots in order.
 const starts: number[] = [];
 let total = 0;
@@ -163,9 +170,10 @@ if (page === undefined) {
   // is taken, every folder above it is too. The page's folders are held until they decide the page.
   const { pageSize, maxInspected } = request.firstPage!;
   let held: WireFolder[] | undefined = [];
-  const decide = (folders: WireFolder[] | null) => {
+  const decide = async (folders: WireFolder[] | null) => {
     post({ kind: 'page', folders });
     held = undefined;
+    await share();
   };
   for (let k = 0; k < total; k++) {
     const position = page.order[k]!;
@@ -180,16 +188,16 @@ if (page === undefined) {
     // A few at a time between checks (a check assembles what is held); with every folder held, it is the whole catalog.
     if (!last && held.length < maxInspected && (held.length <= pageSize || held.length % 8 !== 0)) continue;
     const inspected = held.map((wire) => ({ ...wire, root: request.roots[wire.root]! }));
-    if ((last || held.length > pageSize) && settled(inspected, last ? undefined : bounds[page.order[k + 1]!], pageSize, last)) decide(held);
+    if ((last || held.length > pageSize) && settled(inspected, last ? undefined : bounds[page.order[k + 1]!], pageSize, last)) await decide(held);
     else if (last || held.length >= maxInspected) {
       batch.push(...held);
-      decide(null);
+      await decide(null);
     } else if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
   if (held !== undefined) {
     // Met the helpers before the page was certain: the whole scan is nearly in, and answers it.
     batch.push(...held);
-    decide(null);
+    await decide(null);
   }
 } else {
   for (let k = Atomics.sub(next, 0, 1) - 1; k >= 0; k = Atomics.sub(next, 0, 1) - 1) {
