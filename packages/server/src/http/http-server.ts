@@ -27,6 +27,7 @@ import type { TrustedProxies } from './client-address.js';
 import { OpenCounts } from './open-counts.js';
 import { WriteStalls } from './write-stalls.js';
 import { listenLifetime } from './listen-lifetime.js';
+import { endOnClientFin } from './half-close.js';
 import { mountMcp } from './mcp-route.js';
 import type { EarlyCatalog, McpRouteOptions, PrincipalHandler } from './mcp-route.js';
 import { hostGuard } from './middleware/host-guard.js';
@@ -191,6 +192,7 @@ export async function startHttpServer(
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
     const counted = !(req.method === 'GET' && path === MCP_PATH);
+    if (!counted) endOnClientFin(res);
     if (counted) {
       inFlight++;
       const ended = path === '/healthz' || path === '/readyz' ? undefined : identity.activity?.begin();
@@ -266,6 +268,11 @@ export async function startHttpServer(
     }
   });
   server.keepAliveTimeout = 30_000;
+  // A client may send its request and half-close at once: node would end the socket on the FIN and lose an answer
+  // still being made (a file read from disk). Half-open, the requests already sent are answered and the connection
+  // closes after the last of them (an event stream ends at the FIN: half-close.ts); the caps and the write timeout
+  // still hold those sockets.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
