@@ -69,9 +69,13 @@ export class Assembly {
    * object, so unchanged skills stay identical from one snapshot to the next.
    */
   update(removed: Iterable<ScannedFolder>, added: Iterable<ScannedFolder>): SnapshotDelta & { uris: Set<string> } {
+    // Into an empty assembly (a start, a full rebuild) every folder that wants a spot is added here: no key needs a
+    // second look, and the keys (one string hashed per folder at 100,000) are not collected.
+    const fresh = this.#uriOf.size === 0;
     const keys = new Set<string>();
     const touchedUris = new Set<string>();
-    const repath = new Set<ScannedFolder>();
+    // Folders to place, with their wanted paths when already decided (preferred() was a good part of a restore's assembly).
+    const repath = new Map<ScannedFolder, { key: string; renamed: boolean } | undefined>();
     for (const folder of removed) {
       if (!this.#uriOf.has(folder)) continue;
       const { key, renamed } = preferred(folder);
@@ -82,21 +86,18 @@ export class Assembly {
       this.#uriOf.delete(folder);
       this.#unwritable.delete(folder);
     }
-    // The added folders' wanted paths, for #place (preferred() is a good part of a 100,000-folder restore's assembly).
-    const wanted = new Map<ScannedFolder, { key: string; renamed: boolean }>();
     for (const folder of added) {
       if (folder.inspection.skill === undefined || this.#uriOf.has(folder)) continue;
       const spot = preferred(folder);
       const { key, renamed } = spot;
-      keys.add(key);
+      if (!fresh) keys.add(key);
       if (renamed) {
         let set = this.#renamed.get(key);
         if (set === undefined) this.#renamed.set(key, (set = new Set()));
         set.add(folder);
       } else this.#taken.set(key, (this.#taken.get(key) ?? 0) + 1);
       this.#uriOf.set(folder, undefined);
-      repath.add(folder);
-      wanted.set(folder, spot);
+      repath.set(folder, spot);
     }
     // A renamed folder's path depends on who else wants its spot: decide them again where the wanting changed.
     for (const key of keys) {
@@ -104,9 +105,9 @@ export class Assembly {
       const set = this.#renamed.get(key);
       if (set === undefined) continue;
       if (set.size === 0) this.#renamed.delete(key);
-      else for (const folder of set) repath.add(folder);
+      else for (const folder of set) if (!repath.has(folder)) repath.set(folder, undefined);
     }
-    for (const folder of repath) this.#place(folder, touchedUris, wanted.get(folder));
+    for (const [folder, spot] of repath) this.#place(folder, touchedUris, spot);
 
     const upsert: CatalogSkill[] = [];
     const remove: string[] = [];
