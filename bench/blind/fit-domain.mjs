@@ -10,11 +10,11 @@
 // margins (5 folds), so that they correct what the linear fit gets wrong on queries it has not seen, not its in-sample
 // optimism. The threshold is the one that keeps --answered (96 %) of the fitting positives answered, judged on
 // out-of-fold values of the whole decision, and written as `offset` so that MIN_CONFIDENCE stays the threshold.
-// Blind set 9 is kept out of the fit and only checked (its figures printed last).
-// --cv also prints, for each of blind sets 4-8 held out in turn, the figures of a decision fitted without it
+// Blind set 11 is kept out of the fit and only checked (its figures printed last).
+// --cv also prints, for each of blind sets 4-9 held out in turn, the figures of a decision fitted without it
 // (cross-validated: its threshold, too, from the other sets only).
 // Usage: npm run build --silent && node bench/blind/fit-domain.mjs [--corpus DIR] [--l2 0.03] [--answered 0.96]
-//        [--trees 80] [--depth 2] [--rate 0.05] [--cv] [--dry-run]
+//        [--trees 80] [--depth 2] [--rate 0.05] [--cv] [--sweep 0.96,0.95] [--dry-run]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,7 @@ const POSITIVES = [
   'blind6/queries.json',
   'blind7/queries.json',
   'blind8/queries.json',
+  'blind9/queries.json',
 ];
 const NO_FIT = [
   'no-fit/seen.json',
@@ -57,11 +58,15 @@ const NO_FIT = [
   'blind6/no-fit.json',
   'blind7/no-fit.json',
   'blind8/no-fit.json',
+  'blind9/no-fit.json',
 ];
-// Kept out of every fit and only checked (blind set 9, spent: scored once at 6c6b78c before this fit existed).
-const KEPT_ASIDE = ['blind9/queries.json', 'blind9/no-fit.json'];
+// Kept out of every fit and only checked (blind set 11, spent: scored once at a48b257 before this fit existed).
+const KEPT_ASIDE = ['blind11/queries.json', 'blind11/no-fit.json'];
 // The sets held out in turn by --cv (each has positives and no-fit tasks of its own, written by another writer).
-const CHECKS = ['blind4/', 'blind5/', 'blind6/', 'blind7/', 'blind8/'];
+const CHECKS = ['blind4/', 'blind5/', 'blind6/', 'blind7/', 'blind8/', 'blind9/'];
+// --sweep A,B,...: --cv also prints the held-out figures of each of these threshold rules (share of the fitting
+// positives answered out of fold), from the same fits.
+const SWEEP = (flag('sweep') ?? '').split(',').filter(Boolean).map(Number);
 const load = (file) => {
   const loaded = JSON.parse(readFileSync(join(repo, 'bench', file), 'utf8'));
   return Array.isArray(loaded) ? loaded : loaded.queries;
@@ -300,8 +305,8 @@ function fitWithThreshold(fitting) {
     .filter((row) => row.y === 1)
     .map((row) => valueOf(row, (r) => outOfFold.get(r)))
     .sort((a, b) => a - b);
-  const threshold = scores[Math.floor((1 - ANSWERED) * scores.length)];
-  return { ...fitDecision(judged), threshold, outOfFold };
+  const thresholdAt = (answered) => scores[Math.floor((1 - answered) * scores.length)];
+  return { ...fitDecision(judged), threshold: thresholdAt(ANSWERED), thresholdAt, outOfFold };
 }
 const valueOf = (row, score) => (row.none ? -Number.POSITIVE_INFINITY : row.all ? Number.POSITIVE_INFINITY : score(row));
 
@@ -349,6 +354,7 @@ if (args.includes('--cv')) {
   console.log('| held out | AUC | no-fit with no result | positives answered | model-phrased answered | no-fit with no result at 95 % answered |');
   console.log('|---|---:|---:|---:|---:|---:|');
   const means = [0, 0, 0, 0];
+  const swept = SWEEP.map(() => []);
   for (const check of CHECKS) {
     const held = rows.filter((row) => row.set.startsWith(check));
     const decision = fitWithThreshold(rows.filter((row) => !row.set.startsWith(check)));
@@ -359,8 +365,17 @@ if (args.includes('--cv')) {
     console.log(
       `| ${check.slice(0, -1)} | ${area.toFixed(3)} | ${percent(at.abstained)} | ${percent(at.answered)} | ${percent(at.model)} | ${percent(at95)} |`,
     );
+    SWEEP.forEach((answered, i) => swept[i].push({ check, ...rates(held, decision.score, decision.thresholdAt(answered)) }));
   }
   console.log(`| mean | ${means[0].toFixed(4)} | ${percent(means[1])} | ${percent(means[2])} | | ${percent(means[3])} |`);
+  for (const [i, answered] of SWEEP.entries()) {
+    const list = swept[i];
+    const mean = (key) => list.reduce((sum, r) => sum + r[key], 0) / list.length;
+    const cells = list.map((r) => `${r.check.slice(0, -1)} ${percent(r.abstained)} / ${percent(r.answered)}`).join(', ');
+    console.log(
+      `  rule ${answered}: mean no-fit with no result ${percent(mean('abstained'))}, answered ${percent(mean('answered'))}, model ${percent(mean('model'))}; ${cells}`,
+    );
+  }
 }
 
 const decision = fitWithThreshold(rows);
@@ -372,7 +387,7 @@ console.log(`  in sample:   positives answered ${percent(inSample.answered)}, no
   const check = rates(aside, decision.score, decision.threshold);
   const at95 = abstainedAt95(aside, decision.score);
   console.log(
-    `  kept aside (blind9): AUC ${auc(aside, decision.score).toFixed(4)}, positives answered ${percent(check.answered)}, no-fit abstained ${percent(check.abstained)}, at 95 % answered ${percent(at95)}`,
+    `  kept aside (blind11): AUC ${auc(aside, decision.score).toFixed(4)}, positives answered ${percent(check.answered)}, no-fit abstained ${percent(check.abstained)}, at 95 % answered ${percent(at95)}`,
   );
 }
 
