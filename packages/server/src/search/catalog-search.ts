@@ -665,7 +665,7 @@ export class CatalogSearch {
         // The workers' term tables hold the batch's whole vocabulary: ended with it, started again for the next one.
         void this.#endPool();
         // After a large batch (the first build), the compact form: recent postings take about twice the memory of
-        // compact ones (four 32-bit values a row, in arrays grown by doubling; index.compact()).
+        // compact ones (two 32-bit values a row against one; index.compact()).
         if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) void this.#compactWhenQuiet();
         else this.#saveSoon();
       }
