@@ -50,10 +50,7 @@ export type ScanMessage =
   | { kind: 'done' };
 
 /** Between shards: the discovered folders (per root), a batch of digest-cache lines, the end of a shard's lines. */
-type ShardMessage =
-  | { kind: 'skills'; lists: DiscoveredSkill[][]; next: Int32Array; claims?: Int32Array }
-  | { kind: 'cache'; lines: string }
-  | { kind: 'end' };
+type ShardMessage = { kind: 'skills'; lists: DiscoveredSkill[][]; next: Int32Array; claims?: Int32Array } | { kind: 'cache'; lines: string } | { kind: 'end' };
 
 const BATCH = 200;
 /** Folders taken from the shared counter at once: small enough to even out the shards' ends, large enough to be rare. */
