@@ -646,6 +646,7 @@ export class SkillportServer {
     this.#stdio = [];
     await Promise.all(this.#plugins.map((parts) => parts.close?.()));
     await this.access.close();
+    await this.service.options.content.close();
   }
 }
 
