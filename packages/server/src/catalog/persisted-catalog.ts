@@ -22,7 +22,7 @@ import { CompactSkill, PackedFiles } from './packed-files.js';
  * older base is ignored).
  *
  * The base is a header line (`{"format", "key", "base"}`) and then one line per folder (read line by line: a
- * 100,000-skill base is ~190 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
+ * 100,000-skill base is ~115 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
  * `[name, description, details, realDir, packageDigest, totalBytes, files, headings]`, details is the frontmatter and
  * requirements as one JSON text (CompactSkill.detailsText: parsed only when a restored skill is asked for them), and a
  * file is `[path, size, digest]` or `[path, size, digest, target]`. In a base, a file path or heading that an earlier
@@ -131,7 +131,8 @@ export class PersistedCatalog {
   #read(lines: Iterable<string>, take: (folder: ScannedFolder) => ScannedFolder, intern = (value: string) => value): ScannedFolder[] | undefined {
     try {
       let header: BaseHeader | undefined;
-      const byKey = new Map<string, ScannedFolder>();
+      // A base holds each folder once: they are keyed (root and folder path) only when a journal changes some.
+      const folders: ScannedFolder[] = [];
       const shared = sharedReader();
       for (const line of lines) {
         if (header === undefined) {
@@ -141,18 +142,21 @@ export class PersistedCatalog {
         }
         if (line === '') continue;
         const folder = JSON.parse(line) as PersistedFolder;
-        byKey.set(`${folder[0]}/${folder[1]}`, take(restoreFolder(this.roots, folder, shared)));
+        folders.push(take(restoreFolder(this.roots, folder, shared)));
       }
       if (header === undefined) return undefined;
       const base = header.base!;
       const { lines: changes, valid } = readJournal(this.#journal, base);
+      // A journal with a bad line (a crash mid-append) is not appended to: the next save writes a whole base.
+      this.#base = valid ? base : undefined;
+      this.#lines = changes.length;
+      if (changes.length === 0) return folders;
+      const byKey = new Map<string, ScannedFolder>();
+      for (const folder of folders) byKey.set(`${this.roots.indexOf(folder.root)}/${folder.segments.join('/')}`, folder);
       for (const line of changes) {
         if (line.length === 2) byKey.delete(`${line[0]}/${line[1]}`);
         else byKey.set(`${line[0]}/${line[1]}`, take(restoreFolder(this.roots, line as PersistedFolder, (value) => intern(plainString(value)))));
       }
-      // A journal with a bad line (a crash mid-append) is not appended to: the next save writes a whole base.
-      this.#base = valid ? base : undefined;
-      this.#lines = changes.length;
       return [...byKey.values()];
     } catch {
       return undefined;

@@ -28,10 +28,10 @@ export interface ScanRequest {
   /** Any other shard: its port to shard 0. */
   port?: MessagePort;
   /**
-   * Shard 0 of a cold start that answers its first page early (ADR 0276): the folders are inspected in the order of
-   * the lowest URI each can be served at, the page's folders first and by shard 0, which sends them as one `page`
-   * message as soon as they decide the page (or `null` when they do not within `maxInspected`), then goes on with the
-   * rest while the helpers take folders from the other end.
+   * Shard 0 of a cold start that answers its first page early (ADR 0276): it inspects folders in the order of the
+   * lowest URI each can be served at (first-page.ts), so the page's folders come first, and sends them as one `page`
+   * message as soon as they decide the page (or `null` when they do not within `maxInspected`); the helpers take
+   * folders from the other end of the walk's order meanwhile. Every folder is inspected once, by whoever claims it.
    */
   firstPage?: { pageSize: number; maxInspected: number };
 }
@@ -49,17 +49,8 @@ export type ScanMessage =
   | { kind: 'found'; skills: number }
   | { kind: 'done' };
 
-/**
- * In the first page's order (`ScanRequest.firstPage`): `order` lists the sequence's positions lowest bound first;
- * `claims` holds one flag per position, set by the shard that inspects it.
- */
-interface PageOrder {
-  order: Int32Array;
-  claims: Int32Array;
-}
-
 /** Between shards: the discovered folders (per root), a batch of digest-cache lines, the end of a shard's lines. */
-type ShardMessage = { kind: 'skills'; lists: DiscoveredSkill[][]; next: Int32Array; page?: PageOrder } | { kind: 'cache'; lines: string } | { kind: 'end' };
+type ShardMessage = { kind: 'skills'; lists: DiscoveredSkill[][]; next: Int32Array; claims?: Int32Array } | { kind: 'cache'; lines: string } | { kind: 'end' };
 
 const BATCH = 200;
 /** Folders taken from the shared counter at once: small enough to even out the shards' ends, large enough to be rare. */
@@ -72,20 +63,17 @@ if (request.shard === 0) cache.streamSave();
 else cache.streamSave((lines) => request.port!.postMessage({ kind: 'cache', lines } satisfies ShardMessage));
 let others: Array<Promise<void>> = [];
 
-/** Shard 0's lower bounds of every position (first page only), for the check that the page is settled. */
-let bounds: string[] = [];
-
 /**
- * The discovered folders of every root, and the counter (shared by every shard) of the next folder to inspect; in
- * the first page's order, the counter is where the helpers take from (the end, downwards).
+ * The discovered folders of every root, and the counter (shared by every shard) of the next folder to inspect. With
+ * an early page, `claims` holds a flag per position, set by the shard that inspects it, and the counter goes down
+ * from the end (the helpers'; shard 0 goes its own way, see below).
  */
-async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Array; page?: PageOrder | undefined; share: () => Promise<void> }> {
+async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Array; claims?: Int32Array | undefined }> {
   if (request.shard !== 0) {
     return new Promise((resolve) =>
       request.port!.once(
         'message',
-        (message: ShardMessage) =>
-          message.kind === 'skills' && resolve({ lists: message.lists, next: message.next, page: message.page, share: () => Promise.resolve() }),
+        (message: ShardMessage) => message.kind === 'skills' && resolve({ lists: message.lists, next: message.next, claims: message.claims }),
       ),
     );
   }
@@ -98,46 +86,29 @@ async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Ar
     if (discovery.problems.length > 0) post({ kind: 'folders', folders: [], problems: discovery.problems });
   }
   post({ kind: 'found', skills: count });
-  // The main thread starts helpers when the catalog is worth them (a worker costs more than a few dozen folders);
-  // meanwhile, for an early page, every folder's bound from the head of its SKILL.md.
-  const helpers = new Promise<ScanHelpers>((resolve) => parentPort!.once('message', resolve));
-  let page: PageOrder | undefined;
-  if (request.firstPage) {
-    bounds = [];
-    request.roots.forEach((root, index) => {
-      for (const found of lists[index]!) bounds.push(lowerBound(root, found.dir, found.segments, { limits: request.limits, allowFields: request.allowFields }));
-    });
-    const order = Int32Array.from(bounds.keys()).sort((a, b) => compareStrings(bounds[a]!, bounds[b]!));
-    page = { order: new Int32Array(new SharedArrayBuffer(4 * count)), claims: new Int32Array(new SharedArrayBuffer(4 * count)) };
-    page.order.set(order);
-  }
+  // The main thread starts helpers when the catalog is worth them (a worker costs more than a few dozen folders).
+  ports = (await new Promise<ScanHelpers>((resolve) => parentPort!.once('message', resolve))).ports;
+  // The helpers' cache lines are written as they come (between batches), not held until the end.
+  others = ports.map(
+    (port) =>
+      new Promise<void>((resolve) =>
+        port.on('message', (message: ShardMessage) => {
+          if (message.kind === 'cache') cache.writeStreamed(message.lines);
+          else if (message.kind === 'end') {
+            port.close();
+            resolve();
+          }
+        }),
+      ),
+  );
   const next = new Int32Array(new SharedArrayBuffer(4));
-  if (page) next[0] = count;
-  let shared: Promise<void> | undefined;
-  const share = () =>
-    (shared ??= helpers.then((message) => {
-      ports = message.ports;
-      // The helpers' cache lines are written as they come (between batches), not held until the end.
-      others = ports.map(
-        (port) =>
-          new Promise<void>((resolve) =>
-            port.on('message', (message: ShardMessage) => {
-              if (message.kind === 'cache') cache.writeStreamed(message.lines);
-              else if (message.kind === 'end') {
-                port.close();
-                resolve();
-              }
-            }),
-          ),
-      );
-      for (const port of ports) port.postMessage({ kind: 'skills', lists, next, ...(page ? { page } : {}) } satisfies ShardMessage);
-    }));
-  // An early page's folders come first and alone (shard 0): the helpers, started meanwhile, begin once it is out.
-  if (page === undefined) await share();
-  return { lists, next, page, share };
+  const claims = request.firstPage ? new Int32Array(new SharedArrayBuffer(4 * count)) : undefined;
+  if (claims) next[0] = count;
+  for (const port of ports) port.postMessage({ kind: 'skills', lists, next, ...(claims ? { claims } : {}) } satisfies ShardMessage);
+  return { lists, next, claims };
 }
 
-const { lists, next, page, share } = await discovered();
+const { lists, next, claims } = await discovered();
 // Every root's folders in one sequence: position p is the p-th folder of the roots in order.
 const starts: number[] = [];
 let total = 0;
@@ -161,23 +132,34 @@ const add = async (folder: WireFolder) => {
     if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve)); // take in the others' cache lines
   }
 };
-if (page === undefined) {
+const claim = (position: number) => Atomics.compareExchange(claims!, position, 0, 1) === 0;
+if (claims === undefined) {
   for (let first = Atomics.add(next, 0, TAKE); first < total; first = Atomics.add(next, 0, TAKE)) {
     for (let position = first; position < Math.min(first + TAKE, total); position++) await add(inspect(position));
   }
 } else if (request.shard === 0) {
-  // Upwards from the lowest bound, each folder claimed first (the helpers come down from the other end): once one
-  // is taken, every folder above it is too. The page's folders are held until they decide the page.
+  // Every folder's bound from the head of its SKILL.md (the helpers inspect from the walk's end meanwhile), then
+  // upwards from the lowest, each folder claimed first. The page's folders are held until they decide the page.
+  const bounds: string[] = [];
+  request.roots.forEach((root, index) => {
+    for (const found of lists[index]!) bounds.push(lowerBound(root, found.dir, found.segments, { limits: request.limits, allowFields: request.allowFields }));
+  });
+  const order = Array.from(bounds.keys()).sort((a, b) => compareStrings(bounds[a]!, bounds[b]!));
   const { pageSize, maxInspected } = request.firstPage!;
   let held: WireFolder[] | undefined = [];
-  const decide = async (folders: WireFolder[] | null) => {
+  // The lowest bound of a folder a helper took: no URI from there on is certain to shard 0.
+  let taken: string | undefined;
+  const decide = (folders: WireFolder[] | null) => {
     post({ kind: 'page', folders });
+    if (folders === null) batch.push(...held!);
     held = undefined;
-    await share();
   };
   for (let k = 0; k < total; k++) {
-    const position = page.order[k]!;
-    if (Atomics.compareExchange(page.claims, position, 0, 1) !== 0) break;
+    const position = order[k]!;
+    if (!claim(position)) {
+      taken ??= bounds[position];
+      continue;
+    }
     const folder = inspect(position);
     if (held === undefined) {
       await add(folder);
@@ -187,25 +169,16 @@ if (page === undefined) {
     const last = k + 1 === total;
     // A few at a time between checks (a check assembles what is held); with every folder held, it is the whole catalog.
     if (!last && held.length < maxInspected && (held.length <= pageSize || held.length % 8 !== 0)) continue;
+    const all = last && taken === undefined;
     const inspected = held.map((wire) => ({ ...wire, root: request.roots[wire.root]! }));
-    if ((last || held.length > pageSize) && settled(inspected, last ? undefined : bounds[page.order[k + 1]!], pageSize, last)) await decide(held);
-    else if (last || held.length >= maxInspected) {
-      batch.push(...held);
-      await decide(null);
-    } else if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    if ((all || held.length > pageSize) && settled(inspected, taken ?? (last ? undefined : bounds[order[k + 1]!]), pageSize, all)) decide(held);
+    else if (last || held.length >= maxInspected) decide(null);
+    else if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
-  if (held !== undefined) {
-    // Met the helpers before the page was certain: the whole scan is nearly in, and answers it.
-    batch.push(...held);
-    await decide(null);
-  }
+  if (held !== undefined) decide(null);
 } else {
-  for (let k = Atomics.sub(next, 0, 1) - 1; k >= 0; k = Atomics.sub(next, 0, 1) - 1) {
-    const position = page.order[k]!;
-    // Shard 0 goes up without gaps: a folder it took means it has every folder below.
-    if (Atomics.compareExchange(page.claims, position, 0, 1) !== 0) break;
-    await add(inspect(position));
-  }
+  // Down from the end of the walk's order: shard 0 comes up in the bounds' order, and takes what is left.
+  for (let position = Atomics.sub(next, 0, 1) - 1; position >= 0; position = Atomics.sub(next, 0, 1) - 1) if (claim(position)) await add(inspect(position));
 }
 if (batch.length > 0) post({ kind: 'folders', folders: batch, problems: [] });
 // Shard 0 commits the cache file once every other shard's lines are in it; the others hand over their last lines.
