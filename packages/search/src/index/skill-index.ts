@@ -620,12 +620,15 @@ export class SkillSearchIndex {
   /**
    * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
    * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
-   * its compact form rather than the growable one. Costs a pass over the postings.
+   * its compact form rather than the growable one. Costs a pass over the postings. Returns whether there was anything
+   * to fold (false: the index was compact already).
    */
-  compact(): void {
+  compact(): boolean {
     let deadTerms = false;
     for (let term = 0; term < this.vocabulary.size && !deadTerms; term++) deadTerms = this.vocabulary.df.data[term] === 0;
-    if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+    if (this.recent.rows === 0 && this.deadRows === 0 && !deadTerms) return false;
+    this.merge();
+    return true;
   }
 
   /**
