@@ -22,7 +22,7 @@ import { CompactSkill, PackedFiles } from './packed-files.js';
  * older base is ignored).
  *
  * The base is a header line (`{"format", "key", "base"}`) and then one line per folder (read line by line: a
- * 100,000-skill base is ~190 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
+ * 100,000-skill base is ~115 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
  * `[name, description, details, realDir, packageDigest, totalBytes, files, headings]`, details is the frontmatter and
  * requirements as one JSON text (CompactSkill.detailsText: parsed only when a restored skill is asked for them), and a
  * file is `[path, size, digest]` or `[path, size, digest, target]`. In a base, a file path or heading that an earlier
