@@ -148,7 +148,7 @@ const DEFAULT_LIMIT = 10;
 /** Postings merged into the compact lists once the recent ones reach this many (or MERGE_SHARE of the compact ones). */
 const MIN_MERGE_ROWS = 65_536;
 /**
- * Recent postings (16 bytes a row, chained) are merged into the compact ones (8 bytes, in place) once they reach this
+ * Recent postings (8 bytes a row, chained) are merged into the compact ones (4 bytes, in place) once they reach this
  * share of them: the larger the share, the fewer merges (each a pass over every posting), the more memory the build
  * holds beyond the compact index.
  */
@@ -512,12 +512,14 @@ export class SkillSearchIndex {
     const codes = this.codes;
     const recentRows = new Int32Array(kept);
     let recentLive = 0;
-    for (let row = 0; row < recent.rows; row++) {
-      if (alive[recent.slot[row]!] !== 1) continue;
-      recentRows[termMap[recent.term[row]!]!]!++;
+    // A recent document's term list (its rows' terms, in their order); none for a removed one, so its rows are skipped.
+    const termsOf = (slot: number): Uint8Array | undefined => (alive[slot] === 1 ? this.forward[slot] : undefined);
+    const coded = from.shift !== 0;
+    recent.forEachRow(termsOf, (_slot, term, packed) => {
+      recentRows[termMap[term]!]!++;
       recentLive++;
-      if (from.shift !== 0) codes.code(recent.packed[row]!);
-    }
+      if (coded) codes.code(packed);
+    });
     // The layout after the merge: as many code bits as the slots leave, wide (for good) when the table outgrows them.
     let shift = from.shift === 0 ? 0 : shiftFor(slots, this.maxCodeBits);
     if (shift !== 0 && codes.size > 2 ** shift) shift = 0;
@@ -570,16 +572,14 @@ export class SkillSearchIndex {
       } else cursor[to] = at;
     }
     // Recent rows are in slot order, so each list stays ascending.
-    for (let row = 0; row < recent.rows; row++) {
-      const slot = recent.slot[row]!;
-      if (alive[slot] !== 1) continue;
-      const to = cursor[termMap[recent.term[row]!]!]!++;
-      const packed = recent.packed[row]!;
+    const scale = 2 ** shift;
+    recent.forEachRow(termsOf, (slot, term, packed) => {
+      const to = cursor[termMap[term]!]!++;
       if (shift === 0) {
         words[to] = renumber[slot]!;
         counts[to] = packed;
-      } else words[to] = renumber[slot]! * 2 ** shift + codes.code(packed);
-    }
+      } else words[to] = renumber[slot]! * scale + codes.code(packed);
+    });
     this.baseOffsets = next;
     this.base = { words, counts, shift, ...masksFor(shift) };
     this.baseRows = total;
@@ -620,12 +620,15 @@ export class SkillSearchIndex {
   /**
    * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
    * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
-   * its compact form rather than the growable one. Costs a pass over the postings.
+   * its compact form rather than the growable one. Costs a pass over the postings. Returns whether there was anything
+   * to fold (false: the index was compact already).
    */
-  compact(): void {
+  compact(): boolean {
     let deadTerms = false;
     for (let term = 0; term < this.vocabulary.size && !deadTerms; term++) deadTerms = this.vocabulary.df.data[term] === 0;
-    if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+    if (this.recent.rows === 0 && this.deadRows === 0 && !deadTerms) return false;
+    this.merge();
+    return true;
   }
 
   /**
@@ -842,11 +845,9 @@ export class SkillSearchIndex {
         if (visible[slot] === 1) visit(slot, this.countsAt(at));
       }
     }
-    const recent = this.recent;
-    for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
-      const slot = recent.slot[row]!;
-      if (visible[slot] === 1) visit(slot, recent.packed[row]!);
-    }
+    this.recent.walk(id, (slot, packed) => {
+      if (visible[slot] === 1) visit(slot, packed);
+    });
   }
 
   /**
@@ -861,9 +862,7 @@ export class SkillSearchIndex {
       for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end && !found; at++)
         found = visible[this.slotAt(at)] === 1 && (this.countsAt(at) & HEAD_FIELDS_MASK) !== 0;
     }
-    const recent = this.recent;
-    for (let row = recent.first(id); row >= 0 && !found; row = recent.next[row]!)
-      found = visible[recent.slot[row]!] === 1 && (recent.packed[row]! & HEAD_FIELDS_MASK) !== 0;
+    if (!found) this.recent.walk(id, (slot, packed) => (found = visible[slot] === 1 && (packed & HEAD_FIELDS_MASK) !== 0));
     held.set(id, found);
     return found;
   }
@@ -882,7 +881,7 @@ export class SkillSearchIndex {
       }
       return low < end && this.slotAt(low) === slot ? this.countsAt(low) : 0;
     }
-    return this.recent.packedCount(id, slot);
+    return this.recent.packedCount(id, slot, this.forward[slot]);
   }
 
   /**
@@ -897,7 +896,7 @@ export class SkillSearchIndex {
     for (let next = 0; next < length; next++) {
       const slot = slots[next]!;
       if (slot >= this.baseSlots) {
-        const packed = this.recent.packedCount(id, slot);
+        const packed = this.recent.packedCount(id, slot, this.forward[slot]);
         if (packed !== 0) found(slot, packed);
         continue;
       }
@@ -1317,11 +1316,9 @@ export class SkillSearchIndex {
         if (admitted !== undefined) walkRunning(this.base, start, end, into, scratch.terms[term]!, value, weights, this.lengths);
         else walkAdmitting(this.base, start, end, visible, into, scratch.terms[term]!, value, weights, this.lengths, admitBelow, touched, declined);
       }
-      const recent = this.recent;
-      for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
-        const doc = recent.slot[row]!;
-        if (visible[doc] === 1 && (admitted === undefined || admitted[doc] === 1)) visit(doc, recent.packed[row]!);
-      }
+      this.recent.walk(id, (doc, packed) => {
+        if (visible[doc] === 1 && (admitted === undefined || admitted[doc] === 1)) visit(doc, packed);
+      });
     }
     // Each document still in the running has seen every list: its score is now computed as scoring in the query's
     // order computes it (the terms' best values and coverage summed in the query's order), so it is bit-for-bit the
