@@ -620,12 +620,15 @@ export class SkillSearchIndex {
   /**
    * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
    * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
-   * its compact form rather than the growable one. Costs a pass over the postings.
+   * its compact form rather than the growable one. Costs a pass over the postings. Returns whether there was anything
+   * to fold (false: the index was compact already).
    */
-  compact(): void {
+  compact(): boolean {
     let deadTerms = false;
     for (let term = 0; term < this.vocabulary.size && !deadTerms; term++) deadTerms = this.vocabulary.df.data[term] === 0;
-    if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+    if (this.recent.rows === 0 && this.deadRows === 0 && !deadTerms) return false;
+    this.merge();
+    return true;
   }
 
   /**
@@ -1057,6 +1060,8 @@ export class SkillSearchIndex {
     // lists left, summed over terms), and the importance of the terms that still have lists.
     const remainingBound = new Float64Array(lists.length + 1);
     const remainingImportance = new Float64Array(lists.length + 1);
+    // After step s: the largest bound among the later lists of step s's own term (0 when it has none).
+    const sameTermAfter = new Float64Array(lists.length);
     {
       const largest = new Float64Array(plan.length).fill(-1);
       let sum = 0;
@@ -1067,6 +1072,7 @@ export class SkillSearchIndex {
           importance += plan[term]!.importance;
           largest[term] = 0;
         }
+        sameTermAfter[step] = largest[term]!;
         sum += bound - largest[term]!;
         largest[term] = bound;
         remainingBound[step] = sum;
@@ -1255,8 +1261,9 @@ export class SkillSearchIndex {
           filteredAt = remainingBound[step]!;
         }
       }
-      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with this
-      // list's value and the most every term's later lists can add (it holds no term of an earlier list); one that
+      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with the
+      // most every term's later lists can add (it holds no term of an earlier list) and, for this list's own term, the
+      // larger of this list's value and its later lists' bound (a term counts its best expansion once); one that
       // could not never ranks, whatever comes later.
       let admitBelow = Number.NEGATIVE_INFINITY;
       if (kthFloor > 0 && survivors === undefined) {
@@ -1267,6 +1274,8 @@ export class SkillSearchIndex {
             : kthFloor > unseenPhraseNow
               ? Number.POSITIVE_INFINITY
               : Number.NEGATIVE_INFINITY;
+        // Below 0 the term's later lists alone could lift it (max(value, later) ≥ later): every document is admitted.
+        if (admitBelow > 0 && admitBelow < Number.POSITIVE_INFINITY) admitBelow += sameTermAfter[step]!;
       }
       const scale = scales[position]!;
       const { best, state } = scratch.terms[term]!;
