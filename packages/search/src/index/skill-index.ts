@@ -471,8 +471,7 @@ export class SkillSearchIndex {
       const forwardSlabs = this.forwardSlabs;
       const descriptionSlabs = this.descriptionSlabs;
       this.forward = this.forward.map(
-        (ids, slot) =>
-          ids ?? (own(slot) ? forwardSlabs.copy(views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!)) : undefined),
+        (ids, slot) => ids ?? (own(slot) ? forwardSlabs.copy(views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!)) : undefined),
       );
       this.descriptions = this.descriptions.map(
         (sequence, slot) =>
