@@ -1093,6 +1093,8 @@ export class SkillSearchIndex {
     // lists left, summed over terms), and the importance of the terms that still have lists.
     const remainingBound = new Float64Array(lists.length + 1);
     const remainingImportance = new Float64Array(lists.length + 1);
+    // After step s: the largest bound among the later lists of step s's own term (0 when it has none).
+    const sameTermAfter = new Float64Array(lists.length);
     {
       const largest = new Float64Array(plan.length).fill(-1);
       let sum = 0;
@@ -1103,6 +1105,7 @@ export class SkillSearchIndex {
           importance += plan[term]!.importance;
           largest[term] = 0;
         }
+        sameTermAfter[step] = largest[term]!;
         sum += bound - largest[term]!;
         largest[term] = bound;
         remainingBound[step] = sum;
@@ -1291,8 +1294,9 @@ export class SkillSearchIndex {
           filteredAt = remainingBound[step]!;
         }
       }
-      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with this
-      // list's value and the most every term's later lists can add (it holds no term of an earlier list); one that
+      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with the
+      // most every term's later lists can add (it holds no term of an earlier list) and, for this list's own term, the
+      // larger of this list's value and its later lists' bound (a term counts its best expansion once); one that
       // could not never ranks, whatever comes later.
       let admitBelow = Number.NEGATIVE_INFINITY;
       if (kthFloor > 0 && survivors === undefined) {
@@ -1303,6 +1307,8 @@ export class SkillSearchIndex {
             : kthFloor > unseenPhraseNow
               ? Number.POSITIVE_INFINITY
               : Number.NEGATIVE_INFINITY;
+        // Below 0 the term's later lists alone could lift it (max(value, later) ≥ later): every document is admitted.
+        if (admitBelow > 0 && admitBelow < Number.POSITIVE_INFINITY) admitBelow += sameTermAfter[step]!;
       }
       const scale = scales[position]!;
       const { best, state } = scratch.terms[term]!;
