@@ -11,6 +11,7 @@ import { assemble, normaliseRoot, scanRoot } from '../src/catalog/folder-scan.js
 import type { ScannedFolder } from '../src/catalog/folder-scan.js';
 import { LiveCatalog } from '../src/catalog/live-catalog.js';
 import type { CatalogSkill } from '../src/catalog/model.js';
+import type { CompactSkill } from '../src/catalog/packed-files.js';
 import { PersistedCatalog } from '../src/catalog/persisted-catalog.js';
 import { CatalogSnapshot } from '../src/catalog/snapshot.js';
 
@@ -449,13 +450,27 @@ describe('the persisted catalog follows changes with a journal (issue 13)', () =
     new PersistedCatalog(path, roots, DEFAULT_LIMITS).writeBase(scanned);
     const restored = new PersistedCatalog(path, roots, DEFAULT_LIMITS).load();
     assert.ok(restored !== undefined);
+    {
+      // Served from a fresh restore: its entry's requirements come from the saved scan, the frontmatter text is
+      // parsed only once something reads the frontmatter (a page's entry), and then it is the scanned one.
+      const lazy = new PersistedCatalog(path, roots, DEFAULT_LIMITS).load()!.find((folder) => folder.segments.join('/') === 'plain/nested')!;
+      const source = lazy.inspection.skill as CompactSkill;
+      const scannedSkill = scanned.find((folder) => folder.segments.join('/') === 'plain/nested')!.inspection.skill!;
+      const built = buildCatalogSkill(source, ['plain', 'nested'], { kind: 'folder', root: root, dir: lazy.dir, realDir: source.realDir });
+      assert.ok(typeof built !== 'string');
+      assert.deepEqual(built.requirements, scannedSkill.requirements);
+      assert.ok(source.unparsed, 'reading the requirements parses no frontmatter');
+      assert.deepEqual(built.entry.frontmatter, scannedSkill.frontmatter);
+      assert.equal(source.unparsed, false);
+      assert.ok(Object.isFrozen(built.frontmatter));
+    }
     const plain = (folder: ScannedFolder) => {
       const skill = folder.inspection.skill;
       return {
         dir: folder.dir,
         segments: folder.segments,
         problems: folder.inspection.problems,
-        // Field by field: a restored skill's frontmatter and requirements are accessors (parsed when first read).
+        // Field by field: a restored skill's frontmatter and requirements are accessors (its frontmatter parsed when first read).
         skill:
           skill === undefined
             ? undefined

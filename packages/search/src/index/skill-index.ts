@@ -87,6 +87,7 @@ import type { PostingLayout } from '../postings/compact-postings.js';
 import { IntList } from '../postings/int-list.js';
 import { DESCRIPTION_SHIFT, FIELDS, FIELD_BITS, FIELD_MAX, FIELD_NAMES, fieldBits } from '../postings/packed-counts.js';
 import { RecentPostings } from '../postings/recent-postings.js';
+import { Slabs } from '../postings/slabs.js';
 import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
@@ -199,6 +200,9 @@ export class SkillSearchIndex {
   /** Per slot, the document's distinct term ids, ascending, gap-encoded as varints (encodeIds): 1-2 bytes a term. */
   private forward: Array<Uint8Array | undefined> = [];
   private descriptions: Array<Int32Array | undefined> = [];
+  /** Where `forward` and `descriptions` are copied to: views of shared slabs, not a backing store each (../postings/slabs.ts). */
+  private forwardSlabs = newForwardSlabs();
+  private descriptionSlabs = newDescriptionSlabs();
   private readonly totals = [0, 0, 0, 0];
   private live = 0;
   // Postings.
@@ -368,8 +372,8 @@ export class SkillSearchIndex {
       this.alive = bigger;
     }
     this.alive[slot] = 1;
-    this.forward.push(encodeIds(touched));
-    this.descriptions.push(description);
+    this.forward.push(this.forwardSlabs.copy(encodeIds(touched)));
+    this.descriptions.push(this.descriptionSlabs.copy(description));
     this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${descriptionText}`);
     this.meaningVectors.push(undefined);
     this.live++;
@@ -413,6 +417,27 @@ export class SkillSearchIndex {
     this.expectedDocs = this.live + Math.max(0, Math.floor(documents));
   }
 
+  /**
+   * The kept documents' term lists and descriptions packed into new slabs when the slabs handed out hold more than
+   * twice what is still in use (removed and replaced documents' views keep their slabs alive).
+   */
+  private repackSlabs(): void {
+    let forwardLive = 0;
+    let descriptionLive = 0;
+    for (const ids of this.forward) forwardLive += ids?.length ?? 0;
+    for (const sequence of this.descriptions) descriptionLive += sequence?.length ?? 0;
+    if (this.forwardSlabs.handedOut > 2 * forwardLive + (1 << 16)) {
+      const slabs = newForwardSlabs();
+      this.forward = this.forward.map((ids) => (ids === undefined ? undefined : slabs.copy(ids)));
+      this.forwardSlabs = slabs;
+    }
+    if (this.descriptionSlabs.handedOut > 2 * descriptionLive + (1 << 16)) {
+      const slabs = newDescriptionSlabs();
+      this.descriptions = this.descriptions.map((sequence) => (sequence === undefined ? undefined : slabs.copy(sequence)));
+      this.descriptionSlabs = slabs;
+    }
+  }
+
   private mergeIfDue(): void {
     const due = Math.max(this.minMergeRows, this.baseRows * MERGE_SHARE);
     if (this.recent.rows > due || this.deadRows > Math.max(this.minMergeRows, this.baseRows / 2)) this.merge();
@@ -443,12 +468,15 @@ export class SkillSearchIndex {
       // Views into a restored file would keep the whole file alive beside the new postings: copied once.
       const alive = this.alive;
       const own = (slot: number) => slot < views.count && alive[slot] === 1;
+      const forwardSlabs = this.forwardSlabs;
+      const descriptionSlabs = this.descriptionSlabs;
       this.forward = this.forward.map(
-        (ids, slot) => ids ?? (own(slot) ? views.forward.slice(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!) : undefined),
+        (ids, slot) => ids ?? (own(slot) ? forwardSlabs.copy(views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!)) : undefined),
       );
       this.descriptions = this.descriptions.map(
         (sequence, slot) =>
-          sequence ?? (own(slot) ? views.descriptions.slice(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!) : undefined),
+          sequence ??
+          (own(slot) ? descriptionSlabs.copy(views.descriptions.subarray(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!)) : undefined),
       );
       this.restoredViews = undefined;
     }
@@ -460,13 +488,18 @@ export class SkillSearchIndex {
     this.descriptions = keep(this.descriptions);
     this.meaningTexts = keep(this.meaningTexts);
     this.meaningVectors = keep(this.meaningVectors);
+    this.repackSlabs();
     if (kept < termCount) {
+      const forwardSlabs = newForwardSlabs();
+      const descriptionSlabs = newDescriptionSlabs();
       this.forward = this.forward.map((ids) => {
         const mapped: number[] = [];
         forEachId(ids!, (term) => mapped.push(termMap[term]!));
-        return encodeIds(mapped);
+        return forwardSlabs.copy(encodeIds(mapped));
       });
-      this.descriptions = this.descriptions.map((sequence) => sequence!.map((term) => termMap[term]!));
+      this.descriptions = this.descriptions.map((sequence) => descriptionSlabs.copy(sequence!.map((term) => termMap[term]!)));
+      this.forwardSlabs = forwardSlabs;
+      this.descriptionSlabs = descriptionSlabs;
       const terms = this.vocabulary.terms.filter((_, term) => termMap[term]! >= 0);
       const written = this.vocabulary.written.filter((_, term) => termMap[term]! >= 0);
       const dfs = new IntList(kept);
@@ -620,12 +653,15 @@ export class SkillSearchIndex {
   /**
    * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
    * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
-   * its compact form rather than the growable one. Costs a pass over the postings.
+   * its compact form rather than the growable one. Costs a pass over the postings. Returns whether there was anything
+   * to fold (false: the index was compact already).
    */
-  compact(): void {
+  compact(): boolean {
     let deadTerms = false;
     for (let term = 0; term < this.vocabulary.size && !deadTerms; term++) deadTerms = this.vocabulary.df.data[term] === 0;
-    if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+    if (this.recent.rows === 0 && this.deadRows === 0 && !deadTerms) return false;
+    this.merge();
+    return true;
   }
 
   /**
@@ -1057,6 +1093,8 @@ export class SkillSearchIndex {
     // lists left, summed over terms), and the importance of the terms that still have lists.
     const remainingBound = new Float64Array(lists.length + 1);
     const remainingImportance = new Float64Array(lists.length + 1);
+    // After step s: the largest bound among the later lists of step s's own term (0 when it has none).
+    const sameTermAfter = new Float64Array(lists.length);
     {
       const largest = new Float64Array(plan.length).fill(-1);
       let sum = 0;
@@ -1067,6 +1105,7 @@ export class SkillSearchIndex {
           importance += plan[term]!.importance;
           largest[term] = 0;
         }
+        sameTermAfter[step] = largest[term]!;
         sum += bound - largest[term]!;
         largest[term] = bound;
         remainingBound[step] = sum;
@@ -1255,8 +1294,9 @@ export class SkillSearchIndex {
           filteredAt = remainingBound[step]!;
         }
       }
-      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with this
-      // list's value and the most every term's later lists can add (it holds no term of an earlier list); one that
+      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with the
+      // most every term's later lists can add (it holds no term of an earlier list) and, for this list's own term, the
+      // larger of this list's value and its later lists' bound (a term counts its best expansion once); one that
       // could not never ranks, whatever comes later.
       let admitBelow = Number.NEGATIVE_INFINITY;
       if (kthFloor > 0 && survivors === undefined) {
@@ -1267,6 +1307,8 @@ export class SkillSearchIndex {
             : kthFloor > unseenPhraseNow
               ? Number.POSITIVE_INFINITY
               : Number.NEGATIVE_INFINITY;
+        // Below 0 the term's later lists alone could lift it (max(value, later) ≥ later): every document is admitted.
+        if (admitBelow > 0 && admitBelow < Number.POSITIVE_INFINITY) admitBelow += sameTermAfter[step]!;
       }
       const scale = scales[position]!;
       const { best, state } = scratch.terms[term]!;
@@ -1810,4 +1852,12 @@ interface ExpandedTerm {
 function adjacent(terms: Int32Array, start: number, end: number, first: number, second: number): boolean {
   for (let at = start; at + 1 < end; at++) if (terms[at] === first && terms[at + 1] === second) return true;
   return false;
+}
+
+function newForwardSlabs(): Slabs<Uint8Array> {
+  return new Slabs((length) => new Uint8Array(length));
+}
+
+function newDescriptionSlabs(): Slabs<Int32Array> {
+  return new Slabs((length) => new Int32Array(length));
 }

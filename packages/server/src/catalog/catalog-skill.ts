@@ -224,8 +224,11 @@ class BuiltSkill implements CatalogSkill {
 
   /** Made when first asked for (a restored skill's requirements are in the text it parses then). */
   #decide(): void {
-    // A manifest made before requirements were read (a stored registry record) is read from its frontmatter alone.
-    const requirements = this.#details.requirements ?? readRequirements(this.#details.frontmatter).requirements;
+    // A manifest made before requirements were read (a stored registry record) is read from its frontmatter alone; a
+    // restored skill's are its scan's (none when absent), so its frontmatter is not parsed for them.
+    const details = this.#details;
+    const known = details instanceof CompactSkill && details.requirementsKnown;
+    const requirements = details.requirements ?? (known ? undefined : readRequirements(details.frontmatter).requirements);
     const entryMeta: Record<string, unknown> = { ...this.#meta, [META_PACKAGE_DIGEST]: this.packageDigest };
     if (requirements !== undefined) entryMeta[META_REQUIREMENTS] = requirements;
     this.#requirements = requirements;

@@ -55,6 +55,11 @@ export function settled(inspected: ScannedFolder[], bound: string | undefined, p
  * (`<parent>/<folder>/<name>`, folder-scan.ts `assemble`). Both begin with one of two strings, and a string sorts
  * before everything that begins with it. Without a readable name, the parent path alone bounds it.
  */
+/** A bound of a folder without reading it: the root's prefix and the folders above it (its name is unknown yet). */
+export function parentBound(root: FolderRoot, segments: string[]): string {
+  return joinSkillUri([...root.prefix, ...segments.slice(0, -1)]);
+}
+
 export function lowerBound(root: FolderRoot, dir: string, segments: string[], options: NameOptions): string {
   const parent = [...root.prefix, ...segments.slice(0, -1)];
   const name = frontmatterName(dir, segments.at(-1), options);
@@ -144,4 +149,59 @@ function readHead(path: string, bytes: number): string | undefined {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A folder of the sequence with a lower bound of its URIs; `read`: from its SKILL.md's name, else its parents'. */
+export interface BoundEntry {
+  bound: string;
+  position: number;
+  read: boolean;
+}
+
+/** A binary min-heap of folders by bound (ties: the walk's order). */
+export class BoundQueue {
+  #heap: BoundEntry[] = [];
+
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  peek(): BoundEntry | undefined {
+    return this.#heap[0];
+  }
+
+  push(entry: BoundEntry): void {
+    const heap = this.#heap;
+    heap.push(entry);
+    for (let at = heap.length - 1; at > 0; ) {
+      const up = (at - 1) >> 1;
+      if (!below(heap[at]!, heap[up]!)) break;
+      [heap[at], heap[up]] = [heap[up]!, heap[at]!];
+      at = up;
+    }
+  }
+
+  pop(): BoundEntry | undefined {
+    const heap = this.#heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (top === undefined || last === undefined || heap.length === 0) return top;
+    heap[0] = last;
+    for (let at = 0; ; ) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let least = at;
+      if (left < heap.length && below(heap[left]!, heap[least]!)) least = left;
+      if (right < heap.length && below(heap[right]!, heap[least]!)) least = right;
+      if (least === at) break;
+      [heap[at], heap[least]] = [heap[least]!, heap[at]!];
+      at = least;
+    }
+    return top;
+  }
+}
+
+function below(a: BoundEntry, b: BoundEntry): boolean {
+  const order = compareStrings(a.bound, b.bound);
+  return order < 0 || (order === 0 && a.position < b.position);
 }

@@ -143,9 +143,10 @@ export class PackedFiles {
 /**
  * A scanned skill whose file list is packed (see PackedFiles): what the live catalog keeps per folder. `files` is
  * made when asked for (persisting, the watcher's first walk); the catalog skill built from it shares the columns.
- * A restored skill (`CompactSkill.restored`) keeps its frontmatter and requirements as the JSON text they were saved
- * in (`detailsText`) until one is asked for: at 100,000 skills those objects were a large part of what a warm start
- * built and the young generation copied, and most skills are never asked for them before they change.
+ * A restored skill (`CompactSkill.restored`) keeps its frontmatter as the JSON text it was saved in (`detailsText`)
+ * until it is asked for: at 100,000 skills those objects were a large part of what a warm start built and the young
+ * generation copied, and most skills are never asked for it before they change. Its requirements are the saved
+ * scan's, read at restore (small, and what a restricted view checks for every skill).
  */
 export class CompactSkill implements InspectedSkill {
   dir: string;
@@ -158,6 +159,8 @@ export class CompactSkill implements InspectedSkill {
   headings: string[];
   #frontmatter: Record<string, unknown> = {};
   #requirements: SkillRequirements | undefined;
+  /** Restored: its requirements are the scan's own (absent: it declared none), not to be read again from its frontmatter. */
+  #requirementsKnown = false;
   /** The saved details (`detailsText`) until they are parsed. */
   #details: string | undefined;
 
@@ -178,17 +181,22 @@ export class CompactSkill implements InspectedSkill {
   }
 
   /** A skill read back from a persisted catalog, its `details` (from `detailsText`) parsed when first asked for. */
-  static restored(skill: Omit<InspectedSkill, 'files' | 'frontmatter' | 'requirements'>, packed: PackedFiles, details: string): CompactSkill {
+  static restored(skill: Omit<InspectedSkill, 'files' | 'frontmatter'>, packed: PackedFiles, details: string): CompactSkill {
     const restored = new CompactSkill(skill, packed);
     restored.#details = details;
+    restored.#requirementsKnown = true;
     return restored;
   }
 
+  /** Whether `requirements` is the scan's own reading (see #requirementsKnown). */
+  get requirementsKnown(): boolean {
+    return this.#requirementsKnown;
+  }
+
   /**
-   * A skill's frontmatter and requirements as one JSON text, `[frontmatter, requirements | 0, elided]`: the
-   * frontmatter's name and description, when they are the skill's (nearly always: most of its bytes), saved as 0 and
-   * flagged in `elided` (1: name, 2: description), so the text holds each once. A restored skill not asked for its
-   * details yet gives back the text it was read from.
+   * A skill's frontmatter as a JSON text, `[frontmatter, elided]`: the frontmatter's name and description, when they
+   * are the skill's (nearly always: most of its bytes), saved as 0 and flagged in `elided` (1: name, 2:
+   * description), so the text holds each once. A restored skill not asked for it yet gives back the text it was read from.
    */
   static detailsText(skill: InspectedSkill): string {
     if (skill instanceof CompactSkill && skill.#details !== undefined) return skill.#details;
@@ -197,7 +205,7 @@ export class CompactSkill implements InspectedSkill {
     if (frontmatter['name'] === skill.name) elided |= 1;
     if (frontmatter['description'] === skill.description) elided |= 2;
     const saved = elided === 0 ? frontmatter : { ...frontmatter, ...(elided & 1 ? { name: 0 } : {}), ...(elided & 2 ? { description: 0 } : {}) };
-    return JSON.stringify([saved, skill.requirements ?? 0, elided]);
+    return JSON.stringify([saved, elided]);
   }
 
   /** Whether the details are still the saved text (nothing has asked for them). */
@@ -216,12 +224,10 @@ export class CompactSkill implements InspectedSkill {
   }
 
   get requirements(): SkillRequirements | undefined {
-    if (this.#details !== undefined) this.#parse();
     return this.#requirements;
   }
 
   set requirements(value: SkillRequirements | undefined) {
-    if (this.#details !== undefined) this.#parse();
     this.#requirements = value;
   }
 
@@ -239,7 +245,7 @@ export class CompactSkill implements InspectedSkill {
     } catch {
       parsed = undefined;
     }
-    const [frontmatter, requirements, elided] = Array.isArray(parsed) ? (parsed as unknown[]) : [];
+    const [frontmatter, elided] = Array.isArray(parsed) ? (parsed as unknown[]) : [];
     if (frontmatter !== null && typeof frontmatter === 'object' && !Array.isArray(frontmatter)) {
       const fields = frontmatter as Record<string, unknown>;
       // Put back in place (the key keeps its position): the same strings as the skill's own.
@@ -247,7 +253,6 @@ export class CompactSkill implements InspectedSkill {
       if (typeof elided === 'number' && elided & 2) fields['description'] = this.description;
       this.#frontmatter = fields;
     }
-    if (requirements !== null && typeof requirements === 'object') this.#requirements = requirements as SkillRequirements;
   }
 }
 

@@ -2,7 +2,7 @@ import { basename, join, sep } from 'node:path';
 import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { ChunkedFileWriter, readCheckedLines, readLinesCheckedBeside } from '@skillport/core';
-import type { FolderProblem, InspectedSkill, SkillLimits } from '@skillport/core';
+import type { FolderProblem, InspectedSkill, SkillLimits, SkillRequirements } from '@skillport/core';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { CompactSkill, PackedFiles } from './packed-files.js';
 
@@ -23,14 +23,14 @@ import { CompactSkill, PackedFiles } from './packed-files.js';
  *
  * The base is a header line (`{"format", "key", "base"}`) and then one line per folder (read line by line: a
  * 100,000-skill base is ~115 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
- * `[name, description, details, realDir, packageDigest, totalBytes, files, headings]`, details is the frontmatter and
- * requirements as one JSON text (CompactSkill.detailsText: parsed only when a restored skill is asked for them), and a
+ * `[name, description, details, realDir, packageDigest, totalBytes, files, headings, requirements | 0]`, details is
+ * the frontmatter as a JSON text (CompactSkill.detailsText: parsed only when a restored skill is asked for it), and a
  * file is `[path, size, digest]` or `[path, size, digest, target]`. In a base, a file path or heading that an earlier
  * line held already is written as the number of that string among the base's new paths and headings so far (headings
  * repeat across skills: the reader takes them from a list instead of parsing and interning each copy; SharedStrings). Media types and folder names are derived again. A journal
  * line holds `[baseId, root, relDir, problems, skill | 0]`, or `[baseId, root, relDir]` for a folder gone.
  */
-const FORMAT = 'skillport-catalog/7';
+const FORMAT = 'skillport-catalog/8';
 /** A base of this size or more is checked on a worker thread while it is read (`loadChecked`). */
 const HASH_ON_WORKER_BYTES = 32 * 1024 * 1024;
 /** The journal is folded into a new base past this many lines, or 1/8 of the catalog's folders if more. */
@@ -49,6 +49,7 @@ type PersistedSkill = [
   totalBytes: number,
   files: PersistedFile[],
   headings: Shared[],
+  requirements: SkillRequirements | 0,
 ];
 interface BaseHeader {
   format?: string;
@@ -300,14 +301,24 @@ function folderPath(rootDir: string, relDir: string, segments: readonly string[]
 
 function restoreSkill(
   dir: string,
-  [name, description, details, realDir, packageDigest, totalBytes, files, headings]: PersistedSkill,
+  [name, description, details, realDir, packageDigest, totalBytes, files, headings, requirements]: PersistedSkill,
   intern: (value: Shared) => string,
 ): InspectedSkill {
   if (typeof details !== 'string' || !Array.isArray(files) || !Array.isArray(headings)) throw new Error('malformed');
   // Packed straight from the persisted lists (packed-files.ts): the records `files` would give are made when asked for.
   // The files before the headings: the order they were written in (SharedStrings numbers strings as they come).
   const packed = PackedFiles.fromTuples(files, intern);
-  const skill = { dir, realDir, folderName: basename(dir), name, description, headings: headings.map((heading) => intern(heading)), packageDigest, totalBytes };
+  const skill: Omit<InspectedSkill, 'files' | 'frontmatter'> = {
+    dir,
+    realDir,
+    folderName: basename(dir),
+    name,
+    description,
+    headings: headings.map((heading) => intern(heading)),
+    packageDigest,
+    totalBytes,
+  };
+  if (requirements !== 0 && requirements !== null && typeof requirements === 'object') skill.requirements = requirements;
   return CompactSkill.restored(skill, packed, details);
 }
 
@@ -373,6 +384,7 @@ function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder, sh
           skill.totalBytes,
           persistedFiles(skill, shared),
           shared === undefined ? skill.headings : skill.headings.map((heading) => shared.write(heading)),
+          skill.requirements ?? 0,
         ],
   ];
 }

@@ -5,7 +5,7 @@ import type { DiscoveredSkill, FolderProblem, SkillLimits } from '@skillport/cor
 import { compareStrings } from '@skillport/core';
 import { scanFolder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
-import { lowerBound, settled } from './first-page.js';
+import { BoundQueue, lowerBound, parentBound, settled } from './first-page.js';
 
 /**
  * One shard of a scan, off the main thread. Shard 0 discovers the skill folders (one walk of the tree) and hands the
@@ -118,9 +118,14 @@ for (const list of lists) {
 }
 let batch: WireFolder[] = [];
 let index = 0;
-const inspect = (position: number): WireFolder => {
+/** The root of a position in the sequence (positions come in any order with an early page). */
+const whichRoot = (position: number): number => {
   while (index + 1 < starts.length && starts[index + 1]! <= position) index++;
   while (index > 0 && starts[index]! > position) index--;
+  return index;
+};
+const inspect = (position: number): WireFolder => {
+  const index = whichRoot(position);
   const found = lists[index]![position - starts[index]!]!;
   return { ...scanFolder(request.roots[index]!, found.dir, found.segments, { limits: request.limits, cache, allowFields: request.allowFields }), root: index };
 };
@@ -138,13 +143,14 @@ if (claims === undefined) {
     for (let position = first; position < Math.min(first + TAKE, total); position++) await add(inspect(position));
   }
 } else if (request.shard === 0) {
-  // Every folder's bound from the head of its SKILL.md (the helpers inspect from the walk's end meanwhile), then
-  // upwards from the lowest, each folder claimed first. The page's folders are held until they decide the page.
-  const bounds: string[] = [];
+  // Best first by bound (the helpers inspect from the walk's end meanwhile): every folder starts with the bound of
+  // the folders above it, and the head of its SKILL.md is read only when that bound is the lowest left, so only the
+  // folders near the first page's are read twice; then the lowest, claimed first, is inspected. The page's folders
+  // are held until they decide the page.
+  const queue = new BoundQueue();
   request.roots.forEach((root, index) => {
-    for (const found of lists[index]!) bounds.push(lowerBound(root, found.dir, found.segments, { limits: request.limits, allowFields: request.allowFields }));
+    lists[index]!.forEach((found, at) => queue.push({ bound: parentBound(root, found.segments), position: starts[index]! + at, read: false }));
   });
-  const order = Array.from(bounds.keys()).sort((a, b) => compareStrings(bounds[a]!, bounds[b]!));
   const { pageSize, maxInspected } = request.firstPage!;
   let held: WireFolder[] | undefined = [];
   // The lowest bound of a folder a helper took: no URI from there on is certain to shard 0.
@@ -154,28 +160,36 @@ if (claims === undefined) {
     if (folders === null) batch.push(...held!);
     held = undefined;
   };
-  for (let k = 0; k < total; k++) {
-    const position = order[k]!;
-    if (!claim(position)) {
-      taken ??= bounds[position];
+  for (let entry = queue.pop(); entry !== undefined && held !== undefined; entry = queue.pop()) {
+    if (!entry.read && Atomics.load(claims, entry.position) === 0) {
+      const root = whichRoot(entry.position);
+      const found = lists[root]![entry.position - starts[root]!]!;
+      queue.push({
+        ...entry,
+        read: true,
+        bound: lowerBound(request.roots[root]!, found.dir, found.segments, { limits: request.limits, allowFields: request.allowFields }),
+      });
       continue;
     }
-    const folder = inspect(position);
-    if (held === undefined) {
-      await add(folder);
+    if (!claim(entry.position)) {
+      taken ??= entry.bound;
       continue;
     }
-    held.push(folder);
-    const last = k + 1 === total;
+    held.push(inspect(entry.position));
+    const next = queue.peek()?.bound;
+    const last = next === undefined;
     // A few at a time between checks (a check assembles what is held); with every folder held, it is the whole catalog.
     if (!last && held.length < maxInspected && (held.length <= pageSize || held.length % 8 !== 0)) continue;
     const all = last && taken === undefined;
+    const limit = taken !== undefined && (next === undefined || compareStrings(taken, next) < 0) ? taken : next;
     const inspected = held.map((wire) => ({ ...wire, root: request.roots[wire.root]! }));
-    if ((all || held.length > pageSize) && settled(inspected, taken ?? (last ? undefined : bounds[order[k + 1]!]), pageSize, all)) decide(held);
+    if ((all || held.length > pageSize) && settled(inspected, limit, pageSize, all)) decide(held);
     else if (last || held.length >= maxInspected) decide(null);
     else if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
   if (held !== undefined) decide(null);
+  // The rest in the walk's order, up to where the helpers have come down.
+  for (let position = 0; position < total; position++) if (claim(position)) await add(inspect(position));
 } else {
   // Down from the end of the walk's order: shard 0 comes up in the bounds' order, and takes what is left.
   for (let position = Atomics.sub(next, 0, 1) - 1; position >= 0; position = Atomics.sub(next, 0, 1) - 1) if (claim(position)) await add(inspect(position));

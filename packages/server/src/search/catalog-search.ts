@@ -126,7 +126,7 @@ export interface SearchState {
   deferred: number;
   /** How the last changes were found: by the snapshot's delta (one entry per changed skill) or by a full diff. */
   diffs: { delta: number; full: number };
-  /** Compactions done (after large batches, when the server was quiet). */
+  /** Compactions that folded anything (at the end of a large batch, or when the server was quiet after changes). */
   compactions: number;
   /** The persisted index at start: `none` (cold start), `restored` (skills it held), or why it was discarded. */
   restored: { skills: number } | 'none' | { discarded: string };
@@ -491,11 +491,10 @@ export class CatalogSearch {
         await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, this.#idleMs - idle)).unref());
       }
       if (!(await this.#untilSaved())) return;
-      this.index.compact();
+      if (this.index.compact()) this.#compactions++;
       // A large batch's garbage (the bodies it read, the recent rows just folded) given back now, not at V8's leisure.
       collectGarbage();
       this.#addedSinceCompact = 0;
-      this.#compactions++;
       this.#saveSoon();
     } finally {
       this.#compacting = false;
@@ -668,7 +667,7 @@ export class CatalogSearch {
         if (large) {
           if (!(await this.#untilSaved())) return;
           if (this.#target !== target) continue;
-          this.index.compact();
+          if (this.index.compact()) this.#compactions++;
         }
         this.#caughtUp = target;
         // The workers' term tables hold the batch's whole vocabulary: ended with it, started again for the next one.
