@@ -7,9 +7,10 @@
 // memory while others share the machine. `--repo DIR`: serve another checkout's build (a baseline).
 // `--load`: bench/scale.mjs's cold phases instead of one search (every skills/list page walked once, a search polled
 // every 2 ms until the index is complete, 5 s of resources/read and of skills/list pages from 16 clients, 3 rounds of
-// 40 searches, the index's first save, one registry publish and the save after it), so its "peak RSS" is measured
-// stage by stage. `--workers N`: SKILLPORT_SEARCH_WORKERS for the server. `--catalog-only`: the catalog alone (no
-// index: its background build is put off for an hour), ready then every skills/list page walked, then the end.
+// 40 searches, the index's first save, one registry publish (a line once it is answered) and the save after it), so
+// its "peak RSS" is measured stage by stage. `--workers N`: SKILLPORT_SEARCH_WORKERS for the server. `--catalog-only`:
+// the catalog alone (no index: its background build is put off for an hour), ready then every skills/list page walked,
+// then the end.
 // Each line gives RSS, its anonymous part (heaps: V8's, malloc's) and the peak so far (VmHWM).
 // Usage: node bench/memory-stages.mjs --catalog /work/scale-data/catalog-100000 [--repo DIR] [--port 5411]
 //                                     [--load | --catalog-only] [--workers N] [--smaps] [--snapshot] [--max-seconds 3600]
@@ -198,6 +199,8 @@ try {
       });
       await response.arrayBuffer();
       if (response.status !== 201) console.log(`publish answered ${response.status}`);
+      line('publish answered');
+      stage = 'the index saved after the publish';
       for (;;) {
         const { search: state } = await (await fetch(`${url}/healthz`)).json();
         if (state.saves > saves && state.ready) break;

@@ -17,13 +17,15 @@ const result = await build({
   entryPoints: {
     skillport: `${packages}cli/dist/src/bin.js`,
     // Started as worker threads by new URL('./scan-worker.js', './index-worker.js', './encoder-worker.js', './watch-worker.js',
-    // './first-page-worker.js' and './serve-scan-worker.js', import.meta.url): the names must stay beside the chunks (test: bundle-workers).
+    // './serve-scan-worker.js', './read-worker.js' and './audit-worker.js', import.meta.url): the names must stay beside the
+    // chunks (test: bundle-workers).
     'scan-worker': `${packages}server/dist/src/catalog/scan-worker.js`,
     'watch-worker': `${packages}server/dist/src/catalog/watch-worker.js`,
-    'first-page-worker': `${packages}server/dist/src/catalog/first-page-worker.js`,
     'index-worker': `${packages}server/dist/src/search/index-worker.js`,
     'encoder-worker': `${packages}search/dist/src/meaning/encoder-worker.js`,
     'serve-scan-worker': `${packages}cli/dist/src/commands/serve-scan-worker.js`,
+    'read-worker': `${packages}server/dist/src/catalog/read-worker.js`,
+    'audit-worker': `${packages}server/dist/src/access/audit-worker.js`,
   },
   outdir,
   bundle: true,

@@ -37,6 +37,26 @@ describe('near-duplicates', () => {
     assert.equal(close[0]?.reason, 'name');
   });
 
+  test('skills added after a comparison are compared like those indexed at once; unknown words still weigh', () => {
+    const skills = [
+      { id: 'a', name: 'csv-report', description: 'Build CSV reports from sales tables and export charts.' },
+      { id: 'b', name: 'sales-charts', description: 'Export sales charts and reports from tables.' },
+      { id: 'c', name: 'slack', description: 'Post messages to Slack channels and read threads.' },
+    ];
+    const query = { id: 'new', name: 'sales-report', description: 'Export sales reports and charts from tables.' };
+    const grown = new SimilarityIndex(skills.slice(0, 1));
+    grown.similarTo(query, { all: true });
+    for (const skill of skills.slice(1)) grown.add(skill);
+    const once = new SimilarityIndex(skills);
+    assert.deepEqual(grown.similarTo(query, { all: true }), once.similarTo(query, { all: true }));
+    assert.deepEqual(grown.pairs(), once.pairs());
+    const close = once.similarTo(query, { all: true }).find((pair) => pair.b === 'b')!;
+    assert.ok(close.description > 0.5, JSON.stringify(close));
+    // Words no indexed skill holds meet nothing, but they are part of the new description's length.
+    const padded = once.similarTo({ ...query, description: `${query.description} zeppelin quasar` }, { all: true }).find((pair) => pair.b === 'b')!;
+    assert.ok(padded.description < close.description, `${padded.description} < ${close.description}`);
+  });
+
   test('the corpus pairs the known near-copies (when the corpus is present)', { skip: !existsSync(CORPUS) && `no corpus at ${CORPUS}` }, async () => {
     const { discoverSkills, inspectSkillFolder } = await import('@skillport/core');
     const skills = discoverSkills(CORPUS)

@@ -2,7 +2,7 @@ import { gateFor } from './access/gate-policy.js';
 import { globToRegExp } from './access/policy.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { resolveLimits } from '@skillport/core';
 import type { FolderProblem, SkillLimits } from '@skillport/core';
@@ -15,8 +15,9 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { CONTENT_CACHE_MB, ContentReader } from './catalog/content.js';
 import { normaliseRoot, rootProblem } from './catalog/folder-scan.js';
-import type { FolderRoot, ScannedFolder } from './catalog/folder-scan.js';
-import { firstPageBudget, firstPageInWorker } from './catalog/first-page.js';
+import type { FolderRoot } from './catalog/folder-scan.js';
+import { firstPageBudget } from './catalog/first-page.js';
+import { EarlyScan } from './catalog/parallel-scan.js';
 import { CompositeCatalog } from './catalog/composite-catalog.js';
 import type { SkillProvider } from './catalog/composite-catalog.js';
 import { LiveCatalog } from './catalog/live-catalog.js';
@@ -349,15 +350,12 @@ export class SkillportServer {
   }
 
   /**
-   * The first page's pass (ADR 0276) started before the access store and the plugins open, when this start will be
-   * cold: no persisted catalog of these folders to restore. Undefined otherwise (LiveCatalog starts it itself when
-   * the restore fails); its result is only used by the LiveCatalog given the same roots.
+   * The cold scan with its early first page (ADR 0276) started before the access store and the plugins open, when
+   * this start will be cold: no persisted catalog of these folders to restore. Undefined otherwise (LiveCatalog
+   * starts it itself when the restore fails); only the LiveCatalog given the same roots and digest cache uses it.
    */
-  static #earlyPage(
-    options: SkillportServerOptions,
-    families: TemplateFamily[],
-  ): { roots: FolderRoot[]; page: Promise<ScannedFolder[] | undefined> } | undefined {
-    if (!options.firstPageEarly || options.strict) return undefined;
+  static #earlyPage(options: SkillportServerOptions, families: TemplateFamily[]): { roots: FolderRoot[]; scan: EarlyScan } | undefined {
+    if (!options.firstPageEarly || options.strict || options.scanThreads === 0) return undefined;
     let roots: FolderRoot[];
     try {
       roots = SkillportServer.#roots(options, families);
@@ -376,14 +374,24 @@ export class SkillportServer {
     )
       return undefined;
     const pageSize = options.pageSize ?? 100;
-    const page = firstPageInWorker({
-      roots,
+    // The digest cache #open will use (it decides again, and starts its own scan if that differs).
+    const cacheDir = typeof options.cacheDir === 'string' ? options.cacheDir : defaultCacheDir();
+    const digests =
+      options.cacheDir === false || cacheDirProblem(cacheDir) !== undefined
+        ? undefined
+        : cacheFiles(
+            options.cacheDir,
+            roots.map((root) => root.dir),
+          ).digests;
+    const scan = new EarlyScan(roots, digests, {
       limits: resolveLimits(options.limits),
-      allowFields: options.allowFields,
+      shards: options.scanThreads ?? Math.min(2, availableParallelism()),
       pageSize,
       maxInspected: firstPageBudget(pageSize),
+      allowFields: options.allowFields,
+      onProgress: options.onScanProgress,
     });
-    return { roots, page };
+    return { roots, scan };
   }
 
   static async #open(
@@ -391,7 +399,7 @@ export class SkillportServer {
     families: TemplateFamily[],
     access: AccessControl,
     plugins: PluginParts[],
-    early?: { roots: FolderRoot[]; page: Promise<ScannedFolder[] | undefined> },
+    early?: { roots: FolderRoot[]; scan: EarlyScan },
   ): Promise<SkillportServer> {
     const providers = [...plugins.flatMap((parts) => parts.providers ?? []), ...(options.providers ?? [])];
     if (options.dirs.length === 0 && families.length === 0 && providers.length === 0) throw new StartupError('no skill folders given');
@@ -421,7 +429,7 @@ export class SkillportServer {
       ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
       ...(options.scanThreads !== undefined ? { scanThreads: options.scanThreads } : {}),
       ...(options.firstPageEarly && !options.strict ? { firstPage: options.pageSize ?? 100 } : {}),
-      ...(early ? { firstPageFolders: early.page } : {}),
+      ...(early ? { earlyScan: early.scan } : {}),
       ...(options.watchLimit !== undefined ? { watchLimit: options.watchLimit } : {}),
       ...(options.watchEarly ? { watchEarly: true } : {}),
       ...(files ? { persistPath: files.catalog, digestCachePath: files.digests } : {}),
@@ -638,6 +646,7 @@ export class SkillportServer {
     this.#stdio = [];
     await Promise.all(this.#plugins.map((parts) => parts.close?.()));
     await this.access.close();
+    await this.service.options.content.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -168,5 +168,74 @@ describe('ContentReader reads', () => {
     const same = Buffer.from('the first versioN\n');
     writeFileSync(join(dir, 'SKILL.md'), same);
     assert.deepEqual(await reader.read(file(same, 'SKILL.md'), origin), same);
+  });
+});
+
+describe('the read thread (first reads of small files, whole, off the main thread)', () => {
+  const readers: ContentReader[] = [];
+  after(async () => {
+    for (const reader of readers) await reader.close();
+  });
+  const threaded = async (cacheBytes?: number): Promise<ContentReader> => {
+    const reader = new ContentReader(cacheBytes);
+    readers.push(reader);
+    assert.equal(await reader.startThread(), true, 'the read thread started');
+    return reader;
+  };
+
+  test('a miss comes back with its bytes and JSON string made there, counted in the budget, as made here', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const text = Buffer.from(`line "one"\n\ttab\u00e9 \u65e5\u672c \u{1f389} \\ back\u0001\n${'more text\n'.repeat(900)}`);
+    writeFileSync(join(dir, 'a.md'), text);
+    const reader = await threaded();
+    const bytes = await reader.read(file(text, 'a.md'), origin);
+    assert.deepEqual(bytes, text);
+    // Made by the thread: the cached JSON string is there without servedForm having been asked for it.
+    const cached = reader.cachedText(sha256Digest(text));
+    assert.ok(cached !== undefined, 'the JSON string came with the bytes');
+    assert.ok(cached.json.equals(Buffer.from(JSON.stringify(text.toString('utf8')))), 'the same bytes as JSON.stringify');
+    assert.equal(cached.bytes, bytes);
+    assert.equal(reader.bytes, text.byteLength + cached.json.byteLength);
+    assert.equal(bytes.buffer.byteLength, text.byteLength, 'a buffer of its own, exactly the bytes');
+    assert.equal(reader.servedForm(sha256Digest(text), bytes, true).json, cached.json, 'servedForm gives the one made');
+  });
+
+  test('a binary file is served as bytes, with no JSON string', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const binary = Buffer.from([0x61, 0x00, 0x62, 0xff, 0xfe]);
+    writeFileSync(join(dir, 'b.bin'), binary);
+    const reader = await threaded();
+    assert.deepEqual(await reader.read(file(binary, 'b.bin'), origin), binary);
+    assert.equal(reader.cachedText(sha256Digest(binary)), undefined);
+    assert.equal(reader.servedForm(sha256Digest(binary), binary).text, false);
+  });
+
+  test('a changed, missing or symlinked file is refused as stale, and concurrent misses still share a read', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const published = Buffer.from('the published bytes\n');
+    writeFileSync(join(dir, 'changed.md'), 'other bytes of the same size\n'.slice(0, published.byteLength));
+    writeFileSync(join(dir, 'target.md'), published);
+    symlinkSync(join(dir, 'target.md'), join(dir, 'link.md'));
+    const reader = await threaded();
+    for (const name of ['changed.md', 'missing.md', 'link.md']) {
+      await assert.rejects(reader.read(file(published, name), origin), StaleFileError, name);
+    }
+    const answers = await Promise.all(Array.from({ length: 8 }, () => reader.read(file(published, 'target.md'), origin)));
+    for (const answer of answers) assert.equal(answer, answers[0], 'one read, one buffer');
+    assert.deepEqual(answers[0], published);
+  });
+
+  test('once the thread is stopped, misses are read on the main thread as before', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const text = Buffer.from('read after the thread stopped\n');
+    writeFileSync(join(dir, 'c.md'), text);
+    const reader = await threaded();
+    await reader.close();
+    assert.deepEqual(await reader.read(file(text, 'c.md'), origin), text);
+    assert.equal(reader.cachedText(sha256Digest(text)), undefined, 'no JSON string until asked: read here');
   });
 });

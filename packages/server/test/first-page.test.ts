@@ -9,8 +9,8 @@ import { CORPUS, connectHttp, connectStdio, eventually, makeTree, removeTrees, s
 import type { TreeSpec } from '@skillport/test-kit';
 import { DEFAULT_LIMITS, checkFrontmatter, discoverSkills, parseSkillMarkdown } from '@skillport/core';
 import { assemble, normaliseRoot, scanRoot } from '../src/catalog/folder-scan.js';
-import type { FolderRoot } from '../src/catalog/folder-scan.js';
-import { firstPageFolders, frontmatterName, plainName } from '../src/catalog/first-page.js';
+import type { FolderRoot, ScannedFolder } from '../src/catalog/folder-scan.js';
+import { frontmatterName, plainName } from '../src/catalog/first-page.js';
 import { scanInWorkers } from '../src/catalog/parallel-scan.js';
 import { CatalogSnapshot } from '../src/catalog/snapshot.js';
 import { SkillportServer } from '../src/app.js';
@@ -52,6 +52,28 @@ function hostileTree(count: number): string {
   return dir;
 }
 
+/** A scan in workers that answers its first page early, as a cold `serve --http` runs it: its page and the whole. */
+async function scanWithPage(roots: FolderRoot[], pageSize: number, maxInspected: number, shards = 2) {
+  const told: { page?: ScannedFolder[] | undefined; times: number } = { times: 0 };
+  const scan = await scanInWorkers(roots, DEFAULT_LIMITS, undefined, shards, undefined, undefined, undefined, {
+    pageSize,
+    maxInspected,
+    onPage: (folders) => {
+      told.page = folders;
+      told.times++;
+    },
+  });
+  assert.equal(told.times, 1, 'told once, before the scan ends');
+  return { page: told.page, scan };
+}
+
+const summary = (folders: readonly ScannedFolder[]) =>
+  folders
+    .map(
+      (folder) => `${folder.dir} ${folder.segments.join('/')} ${folder.inspection.skill?.packageDigest ?? 'unservable'} ${folder.inspection.problems.length}`,
+    )
+    .sort();
+
 const pageOf = (folders: Parameters<typeof assemble>[0], size: number) => {
   const page = new CatalogSnapshot(assemble(folders).skills, 1).page(undefined, size);
   return { uris: page.skills.map((skill) => `${skill.uri} ${skill.packageDigest}`), more: page.more };
@@ -64,8 +86,10 @@ test('the first page from the folders that decide it is the first page of a full
   // The server's full scan runs in workers: their verdicts are the ones to match.
   const workers = (await scanInWorkers(roots, DEFAULT_LIMITS, undefined, 2)).folders;
   for (const pageSize of [1, 2, 5, 10, 40, 120]) {
-    const early = await firstPageFolders({ roots, limits: DEFAULT_LIMITS, pageSize, maxInspected: 4 * (pageSize + 1) + 64 });
+    const { page: early, scan } = await scanWithPage(roots, pageSize, 4 * (pageSize + 1) + 64);
     assert.ok(early !== undefined, `a page of ${pageSize} is found`);
+    assert.deepEqual(summary(scan.folders), summary(workers), `the scan with a page of ${pageSize} finds what the plain one finds`);
+    for (const folder of early) assert.ok(scan.folders.includes(folder), `a page folder is one of the scan's, not read again: ${folder.dir}`);
     assert.ok(early.length < full.length, `fewer folders than the scan's (${early.length} of ${full.length}, page of ${pageSize})`);
     assert.deepEqual(pageOf(early, pageSize), pageOf(full, pageSize), `page of ${pageSize}`);
     assert.deepEqual(pageOf(early, pageSize), pageOf(workers, pageSize), `page of ${pageSize}, workers`);
@@ -80,8 +104,26 @@ test('the first page from the folders that decide it is the first page of a full
 test('a URI conflict among the folders of the first page leaves it to the full scan', async () => {
   // Two roots that both hold skill://group-0/skill-00000: a cold start refuses that, so no page may be served first.
   const roots = [normaliseRoot(hostileTree(150), undefined), normaliseRoot(makeTree({ 'group-0/skill-00000/SKILL.md': skillMd('skill-00000') }), undefined)];
-  assert.equal(await firstPageFolders({ roots, limits: DEFAULT_LIMITS, pageSize: 5, maxInspected: 64 }), undefined);
-  assert.ok(await firstPageFolders({ roots: roots.slice(0, 1), limits: DEFAULT_LIMITS, pageSize: 5, maxInspected: 64 }), 'one root alone has its page');
+  const { page, scan } = await scanWithPage(roots, 5, 64);
+  assert.equal(page, undefined);
+  assert.equal(new Set(scan.folders.map((folder) => folder.dir)).size, scan.folders.length, 'each folder once');
+  assert.ok((await scanWithPage(roots.slice(0, 1), 5, 64)).page, 'one root alone has its page');
+});
+
+test('with helper shards the page comes from shard 0 while they take the folders from the other end; every folder once', async () => {
+  const spec: TreeSpec = {};
+  for (let i = 0; i < 1100; i++) spec[`group-${i % 7}/skill-${String(i).padStart(5, '0')}/SKILL.md`] = skillMd(`skill-${String(i).padStart(5, '0')}`);
+  const roots = [normaliseRoot(makeTree(spec), undefined)];
+  const full = scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders;
+  const { page, scan } = await scanWithPage(roots, 100, 404);
+  assert.equal(scan.shards, 2);
+  assert.ok(page !== undefined && page.length < 404);
+  assert.deepEqual(pageOf(page, 100), pageOf(full, 100));
+  assert.deepEqual(summary(scan.folders), summary(full));
+  // A page that cannot be found within the budget: the scan still finds every folder, once.
+  const none = await scanWithPage(roots, 100, 50);
+  assert.equal(none.page, undefined);
+  assert.deepEqual(summary(none.scan.folders), summary(full));
 });
 
 test('the quick name reading agrees with the parser on every real SKILL.md it reads, and leaves doubtful ones to it', () => {

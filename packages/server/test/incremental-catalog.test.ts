@@ -11,6 +11,7 @@ import { assemble, normaliseRoot, scanRoot } from '../src/catalog/folder-scan.js
 import type { ScannedFolder } from '../src/catalog/folder-scan.js';
 import { LiveCatalog } from '../src/catalog/live-catalog.js';
 import type { CatalogSkill } from '../src/catalog/model.js';
+import type { CompactSkill } from '../src/catalog/packed-files.js';
 import { PersistedCatalog } from '../src/catalog/persisted-catalog.js';
 import { CatalogSnapshot } from '../src/catalog/snapshot.js';
 
@@ -435,7 +436,9 @@ describe('the persisted catalog follows changes with a journal (issue 13)', () =
     ] as const) {
       const dir = join(root, rel);
       mkdirSync(join(dir, 'refs', 'deep'), { recursive: true });
-      writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Does ${name} things.\n---\n\n# ${name}\n\n## Usage\n`);
+      // One declares what it needs: its requirements are saved with its frontmatter and must come back alike.
+      const requires = name === 'nested' ? 'requires:\n  mcp: [rube]\n' : '';
+      writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Does ${name} things.\n${requires}---\n\n# ${name}\n\n## Usage\n`);
       writeFileSync(join(dir, 'refs', 'notes.md'), `notes ${name}\n`);
       writeFileSync(join(dir, 'refs', 'deep', 'data.json'), '{}\n');
       symlinkSync(join('refs', 'notes.md'), join(dir, 'link.md'));
@@ -447,20 +450,66 @@ describe('the persisted catalog follows changes with a journal (issue 13)', () =
     new PersistedCatalog(path, roots, DEFAULT_LIMITS).writeBase(scanned);
     const restored = new PersistedCatalog(path, roots, DEFAULT_LIMITS).load();
     assert.ok(restored !== undefined);
+    {
+      // Served from a fresh restore: its entry's requirements come from the saved scan, the frontmatter text is
+      // parsed only once something reads the frontmatter (a page's entry), and then it is the scanned one.
+      const lazy = new PersistedCatalog(path, roots, DEFAULT_LIMITS).load()!.find((folder) => folder.segments.join('/') === 'plain/nested')!;
+      const source = lazy.inspection.skill as CompactSkill;
+      const scannedSkill = scanned.find((folder) => folder.segments.join('/') === 'plain/nested')!.inspection.skill!;
+      const built = buildCatalogSkill(source, ['plain', 'nested'], { kind: 'folder', root: root, dir: lazy.dir, realDir: source.realDir });
+      assert.ok(typeof built !== 'string');
+      assert.deepEqual(built.requirements, scannedSkill.requirements);
+      assert.ok(source.unparsed, 'reading the requirements parses no frontmatter');
+      assert.deepEqual(built.entry.frontmatter, scannedSkill.frontmatter);
+      assert.equal(source.unparsed, false);
+      assert.ok(Object.isFrozen(built.frontmatter));
+    }
     const plain = (folder: ScannedFolder) => {
       const skill = folder.inspection.skill;
       return {
         dir: folder.dir,
         segments: folder.segments,
         problems: folder.inspection.problems,
+        // Field by field: a restored skill's frontmatter and requirements are accessors (its frontmatter parsed when first read).
         skill:
           skill === undefined
             ? undefined
-            : { ...Object.fromEntries(Object.entries(skill).filter(([key]) => key !== 'files' && key !== 'packed')), files: skill.files },
+            : {
+                dir: skill.dir,
+                realDir: skill.realDir,
+                folderName: skill.folderName,
+                name: skill.name,
+                description: skill.description,
+                frontmatter: skill.frontmatter,
+                headings: skill.headings,
+                totalBytes: skill.totalBytes,
+                packageDigest: skill.packageDigest,
+                requirements: skill.requirements,
+                files: skill.files,
+              },
       };
     };
     const byDir = (folders: readonly ScannedFolder[]) => folders.map(plain).sort((a, b) => (a.dir < b.dir ? -1 : 1));
     assert.equal(restored.length, 4);
+    // Every InspectedSkill field is compared above (a field added later must be added there too).
+    const fields = new Set([
+      'dir',
+      'realDir',
+      'folderName',
+      'name',
+      'description',
+      'frontmatter',
+      'headings',
+      'totalBytes',
+      'packageDigest',
+      'requirements',
+      'files',
+    ]);
+    for (const folder of scanned) for (const key of Object.keys(folder.inspection.skill ?? {})) assert.ok(fields.has(key), `${key} is compared`);
+    assert.ok(
+      scanned.some((folder) => folder.inspection.skill?.requirements !== undefined),
+      'a skill with requirements is compared',
+    );
     assert.ok(
       scanned.some((folder) => folder.inspection.skill?.files.some((file) => file.target !== undefined)),
       'a link is recorded',

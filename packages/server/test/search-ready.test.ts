@@ -31,6 +31,7 @@ interface SearchState {
   ready: boolean;
   restored: { skills: number } | 'none' | { discarded: string };
   saves: number;
+  compactions: number;
 }
 
 async function searchState(url: string): Promise<SearchState> {
@@ -275,6 +276,23 @@ describe('--ready-when search', () => {
       assert.equal(after.status, 200);
       const state = await searchState(server.url);
       assert.deepEqual([state.ready, state.indexed, state.total], [true, 301, 301]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a large first build is compacted before the index says it is complete, quiet or not', async () => {
+    const dir = catalogOf(300);
+    // Never quiet: only a search builds, and nothing waiting for a quiet moment runs.
+    const server = await startHttp([dir, '--ready-when', 'search'], { SKILLPORT_SEARCH_IDLE_MS: '600000' });
+    try {
+      assert.equal((await searchState(server.url)).compactions, 0);
+      const client = await connectHttp(server.url, 'modern');
+      await search(client, 'release notes');
+      await client.close();
+      const state = await searchState(server.url);
+      assert.deepEqual([state.ready, state.indexed, state.compactions], [true, 301, 1]);
+      await searchesReleaseNotes(server.url);
     } finally {
       await server.stop();
     }

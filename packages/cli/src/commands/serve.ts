@@ -31,7 +31,7 @@ interface ServeOptions extends AccessFlags, LimitFlags {
   allowedOrigin: string[];
   prefix?: string;
   strict?: boolean;
-  /** --first-page-early: over HTTP, a cold start answers the first skills/list page before the whole scan. */
+  /** false with --no-first-page-early: over HTTP, a cold start answers the first skills/list page before the whole scan. */
   firstPageEarly?: boolean;
   /** --no-scan: skip the scanner over the served folders and at activation. */
   scan?: boolean;
@@ -174,8 +174,8 @@ export function registerServe(program: Command, exit: ExitCode): void {
     .option('--no-fast-path', 'answer every HTTP request through the SDK handler (diagnostics)')
     .option('--no-direct-route', 'take every POST /mcp through the router and its middleware, not the direct route (diagnostics)')
     .option(
-      '--first-page-early',
-      'over HTTP, a cold start answers the first skills/list page before the whole scan is in (every other request waits for it; the whole catalog is in later)',
+      '--no-first-page-early',
+      'over HTTP, a cold start waits for the whole scan before its first answer (by default it answers the first skills/list page as soon as its folders are read; every other request waits for the whole catalog)',
     )
     .addOption(new Option('--ready-when <what>', 'GET /readyz also waits for this: search (the search index is complete)').choices(['search']))
     .option(
@@ -412,8 +412,8 @@ async function serve(
       strict: options.strict === true,
       ...(allowFields.length > 0 ? { allowFields } : {}),
       pageSize: options.pageSize,
-      // Asked for only (ADR 0276): the page's pass runs before the scan, so the whole catalog is in seconds later.
-      firstPageEarly: options.http === true && options.firstPageEarly === true,
+      // The page's folders are the scan's first (ADR 0276): the whole catalog comes no later for it.
+      firstPageEarly: options.http === true && options.firstPageEarly !== false,
       // The restored catalog's folders are armed (on a worker) while its first snapshot is built.
       ...(options.watch ? { watchEarly: true } : {}),
       unmet: options.unmet,

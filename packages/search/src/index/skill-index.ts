@@ -87,6 +87,7 @@ import type { PostingLayout } from '../postings/compact-postings.js';
 import { IntList } from '../postings/int-list.js';
 import { DESCRIPTION_SHIFT, FIELDS, FIELD_BITS, FIELD_MAX, FIELD_NAMES, fieldBits } from '../postings/packed-counts.js';
 import { RecentPostings } from '../postings/recent-postings.js';
+import { Slabs } from '../postings/slabs.js';
 import { TermCounter } from '../postings/term-counter.js';
 import { encodeIds, forEachId } from '../postings/varint-ids.js';
 import { Vocabulary, writtenForm } from '../postings/vocabulary.js';
@@ -148,7 +149,7 @@ const DEFAULT_LIMIT = 10;
 /** Postings merged into the compact lists once the recent ones reach this many (or MERGE_SHARE of the compact ones). */
 const MIN_MERGE_ROWS = 65_536;
 /**
- * Recent postings (16 bytes a row, chained) are merged into the compact ones (8 bytes, in place) once they reach this
+ * Recent postings (8 bytes a row, chained) are merged into the compact ones (4 bytes, in place) once they reach this
  * share of them: the larger the share, the fewer merges (each a pass over every posting), the more memory the build
  * holds beyond the compact index.
  */
@@ -199,6 +200,9 @@ export class SkillSearchIndex {
   /** Per slot, the document's distinct term ids, ascending, gap-encoded as varints (encodeIds): 1-2 bytes a term. */
   private forward: Array<Uint8Array | undefined> = [];
   private descriptions: Array<Int32Array | undefined> = [];
+  /** Where `forward` and `descriptions` are copied to: views of shared slabs, not a backing store each (../postings/slabs.ts). */
+  private forwardSlabs = newForwardSlabs();
+  private descriptionSlabs = newDescriptionSlabs();
   private readonly totals = [0, 0, 0, 0];
   private live = 0;
   // Postings.
@@ -368,8 +372,8 @@ export class SkillSearchIndex {
       this.alive = bigger;
     }
     this.alive[slot] = 1;
-    this.forward.push(encodeIds(touched));
-    this.descriptions.push(description);
+    this.forward.push(this.forwardSlabs.copy(encodeIds(touched)));
+    this.descriptions.push(this.descriptionSlabs.copy(description));
     this.meaningTexts.push(this.wordVectors === undefined ? undefined : `${name} ${descriptionText}`);
     this.meaningVectors.push(undefined);
     this.live++;
@@ -413,6 +417,27 @@ export class SkillSearchIndex {
     this.expectedDocs = this.live + Math.max(0, Math.floor(documents));
   }
 
+  /**
+   * The kept documents' term lists and descriptions packed into new slabs when the slabs handed out hold more than
+   * twice what is still in use (removed and replaced documents' views keep their slabs alive).
+   */
+  private repackSlabs(): void {
+    let forwardLive = 0;
+    let descriptionLive = 0;
+    for (const ids of this.forward) forwardLive += ids?.length ?? 0;
+    for (const sequence of this.descriptions) descriptionLive += sequence?.length ?? 0;
+    if (this.forwardSlabs.handedOut > 2 * forwardLive + (1 << 16)) {
+      const slabs = newForwardSlabs();
+      this.forward = this.forward.map((ids) => (ids === undefined ? undefined : slabs.copy(ids)));
+      this.forwardSlabs = slabs;
+    }
+    if (this.descriptionSlabs.handedOut > 2 * descriptionLive + (1 << 16)) {
+      const slabs = newDescriptionSlabs();
+      this.descriptions = this.descriptions.map((sequence) => (sequence === undefined ? undefined : slabs.copy(sequence)));
+      this.descriptionSlabs = slabs;
+    }
+  }
+
   private mergeIfDue(): void {
     const due = Math.max(this.minMergeRows, this.baseRows * MERGE_SHARE);
     if (this.recent.rows > due || this.deadRows > Math.max(this.minMergeRows, this.baseRows / 2)) this.merge();
@@ -443,12 +468,15 @@ export class SkillSearchIndex {
       // Views into a restored file would keep the whole file alive beside the new postings: copied once.
       const alive = this.alive;
       const own = (slot: number) => slot < views.count && alive[slot] === 1;
+      const forwardSlabs = this.forwardSlabs;
+      const descriptionSlabs = this.descriptionSlabs;
       this.forward = this.forward.map(
-        (ids, slot) => ids ?? (own(slot) ? views.forward.slice(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!) : undefined),
+        (ids, slot) => ids ?? (own(slot) ? forwardSlabs.copy(views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!)) : undefined),
       );
       this.descriptions = this.descriptions.map(
         (sequence, slot) =>
-          sequence ?? (own(slot) ? views.descriptions.slice(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!) : undefined),
+          sequence ??
+          (own(slot) ? descriptionSlabs.copy(views.descriptions.subarray(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!)) : undefined),
       );
       this.restoredViews = undefined;
     }
@@ -460,13 +488,18 @@ export class SkillSearchIndex {
     this.descriptions = keep(this.descriptions);
     this.meaningTexts = keep(this.meaningTexts);
     this.meaningVectors = keep(this.meaningVectors);
+    this.repackSlabs();
     if (kept < termCount) {
+      const forwardSlabs = newForwardSlabs();
+      const descriptionSlabs = newDescriptionSlabs();
       this.forward = this.forward.map((ids) => {
         const mapped: number[] = [];
         forEachId(ids!, (term) => mapped.push(termMap[term]!));
-        return encodeIds(mapped);
+        return forwardSlabs.copy(encodeIds(mapped));
       });
-      this.descriptions = this.descriptions.map((sequence) => sequence!.map((term) => termMap[term]!));
+      this.descriptions = this.descriptions.map((sequence) => descriptionSlabs.copy(sequence!.map((term) => termMap[term]!)));
+      this.forwardSlabs = forwardSlabs;
+      this.descriptionSlabs = descriptionSlabs;
       const terms = this.vocabulary.terms.filter((_, term) => termMap[term]! >= 0);
       const written = this.vocabulary.written.filter((_, term) => termMap[term]! >= 0);
       const dfs = new IntList(kept);
@@ -512,12 +545,14 @@ export class SkillSearchIndex {
     const codes = this.codes;
     const recentRows = new Int32Array(kept);
     let recentLive = 0;
-    for (let row = 0; row < recent.rows; row++) {
-      if (alive[recent.slot[row]!] !== 1) continue;
-      recentRows[termMap[recent.term[row]!]!]!++;
+    // A recent document's term list (its rows' terms, in their order); none for a removed one, so its rows are skipped.
+    const termsOf = (slot: number): Uint8Array | undefined => (alive[slot] === 1 ? this.forward[slot] : undefined);
+    const coded = from.shift !== 0;
+    recent.forEachRow(termsOf, (_slot, term, packed) => {
+      recentRows[termMap[term]!]!++;
       recentLive++;
-      if (from.shift !== 0) codes.code(recent.packed[row]!);
-    }
+      if (coded) codes.code(packed);
+    });
     // The layout after the merge: as many code bits as the slots leave, wide (for good) when the table outgrows them.
     let shift = from.shift === 0 ? 0 : shiftFor(slots, this.maxCodeBits);
     if (shift !== 0 && codes.size > 2 ** shift) shift = 0;
@@ -570,16 +605,14 @@ export class SkillSearchIndex {
       } else cursor[to] = at;
     }
     // Recent rows are in slot order, so each list stays ascending.
-    for (let row = 0; row < recent.rows; row++) {
-      const slot = recent.slot[row]!;
-      if (alive[slot] !== 1) continue;
-      const to = cursor[termMap[recent.term[row]!]!]!++;
-      const packed = recent.packed[row]!;
+    const scale = 2 ** shift;
+    recent.forEachRow(termsOf, (slot, term, packed) => {
+      const to = cursor[termMap[term]!]!++;
       if (shift === 0) {
         words[to] = renumber[slot]!;
         counts[to] = packed;
-      } else words[to] = renumber[slot]! * 2 ** shift + codes.code(packed);
-    }
+      } else words[to] = renumber[slot]! * scale + codes.code(packed);
+    });
     this.baseOffsets = next;
     this.base = { words, counts, shift, ...masksFor(shift) };
     this.baseRows = total;
@@ -620,12 +653,15 @@ export class SkillSearchIndex {
   /**
    * Folds recent postings and removed documents into the compact lists now (a merge, no text analysed again), and
    * drops the words no document holds: after a large batch of changes (the first build), so that the index holds
-   * its compact form rather than the growable one. Costs a pass over the postings.
+   * its compact form rather than the growable one. Costs a pass over the postings. Returns whether there was anything
+   * to fold (false: the index was compact already).
    */
-  compact(): void {
+  compact(): boolean {
     let deadTerms = false;
     for (let term = 0; term < this.vocabulary.size && !deadTerms; term++) deadTerms = this.vocabulary.df.data[term] === 0;
-    if (this.recent.rows > 0 || this.deadRows > 0 || deadTerms) this.merge();
+    if (this.recent.rows === 0 && this.deadRows === 0 && !deadTerms) return false;
+    this.merge();
+    return true;
   }
 
   /**
@@ -842,11 +878,9 @@ export class SkillSearchIndex {
         if (visible[slot] === 1) visit(slot, this.countsAt(at));
       }
     }
-    const recent = this.recent;
-    for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
-      const slot = recent.slot[row]!;
-      if (visible[slot] === 1) visit(slot, recent.packed[row]!);
-    }
+    this.recent.walk(id, (slot, packed) => {
+      if (visible[slot] === 1) visit(slot, packed);
+    });
   }
 
   /**
@@ -861,9 +895,7 @@ export class SkillSearchIndex {
       for (let at = this.baseOffsets[id]!, end = this.baseOffsets[id + 1]!; at < end && !found; at++)
         found = visible[this.slotAt(at)] === 1 && (this.countsAt(at) & HEAD_FIELDS_MASK) !== 0;
     }
-    const recent = this.recent;
-    for (let row = recent.first(id); row >= 0 && !found; row = recent.next[row]!)
-      found = visible[recent.slot[row]!] === 1 && (recent.packed[row]! & HEAD_FIELDS_MASK) !== 0;
+    if (!found) this.recent.walk(id, (slot, packed) => (found = visible[slot] === 1 && (packed & HEAD_FIELDS_MASK) !== 0));
     held.set(id, found);
     return found;
   }
@@ -882,7 +914,7 @@ export class SkillSearchIndex {
       }
       return low < end && this.slotAt(low) === slot ? this.countsAt(low) : 0;
     }
-    return this.recent.packedCount(id, slot);
+    return this.recent.packedCount(id, slot, this.forward[slot]);
   }
 
   /**
@@ -897,7 +929,7 @@ export class SkillSearchIndex {
     for (let next = 0; next < length; next++) {
       const slot = slots[next]!;
       if (slot >= this.baseSlots) {
-        const packed = this.recent.packedCount(id, slot);
+        const packed = this.recent.packedCount(id, slot, this.forward[slot]);
         if (packed !== 0) found(slot, packed);
         continue;
       }
@@ -1061,6 +1093,8 @@ export class SkillSearchIndex {
     // lists left, summed over terms), and the importance of the terms that still have lists.
     const remainingBound = new Float64Array(lists.length + 1);
     const remainingImportance = new Float64Array(lists.length + 1);
+    // After step s: the largest bound among the later lists of step s's own term (0 when it has none).
+    const sameTermAfter = new Float64Array(lists.length);
     {
       const largest = new Float64Array(plan.length).fill(-1);
       let sum = 0;
@@ -1071,6 +1105,7 @@ export class SkillSearchIndex {
           importance += plan[term]!.importance;
           largest[term] = 0;
         }
+        sameTermAfter[step] = largest[term]!;
         sum += bound - largest[term]!;
         largest[term] = bound;
         remainingBound[step] = sum;
@@ -1259,8 +1294,9 @@ export class SkillSearchIndex {
           filteredAt = remainingBound[step]!;
         }
       }
-      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with this
-      // list's value and the most every term's later lists can add (it holds no term of an earlier list); one that
+      // While admitting: a document first met in this list is admitted only if it could reach the kthFloor, with the
+      // most every term's later lists can add (it holds no term of an earlier list) and, for this list's own term, the
+      // larger of this list's value and its later lists' bound (a term counts its best expansion once); one that
       // could not never ranks, whatever comes later.
       let admitBelow = Number.NEGATIVE_INFINITY;
       if (kthFloor > 0 && survivors === undefined) {
@@ -1271,6 +1307,8 @@ export class SkillSearchIndex {
             : kthFloor > unseenPhraseNow
               ? Number.POSITIVE_INFINITY
               : Number.NEGATIVE_INFINITY;
+        // Below 0 the term's later lists alone could lift it (max(value, later) ≥ later): every document is admitted.
+        if (admitBelow > 0 && admitBelow < Number.POSITIVE_INFINITY) admitBelow += sameTermAfter[step]!;
       }
       const scale = scales[position]!;
       const { best, state } = scratch.terms[term]!;
@@ -1311,11 +1349,9 @@ export class SkillSearchIndex {
         if (admitted !== undefined) walkRunning(this.base, start, end, into, scratch.terms[term]!, value, weights, this.lengths);
         else walkAdmitting(this.base, start, end, visible, into, scratch.terms[term]!, value, weights, this.lengths, admitBelow, touched, declined);
       }
-      const recent = this.recent;
-      for (let row = recent.first(id); row >= 0; row = recent.next[row]!) {
-        const doc = recent.slot[row]!;
-        if (visible[doc] === 1 && (admitted === undefined || admitted[doc] === 1)) visit(doc, recent.packed[row]!);
-      }
+      this.recent.walk(id, (doc, packed) => {
+        if (visible[doc] === 1 && (admitted === undefined || admitted[doc] === 1)) visit(doc, packed);
+      });
     }
     // Each document still in the running has seen every list: its score is now computed as scoring in the query's
     // order computes it (the terms' best values and coverage summed in the query's order), so it is bit-for-bit the
@@ -1817,4 +1853,12 @@ interface ExpandedTerm {
 function adjacent(terms: Int32Array, start: number, end: number, first: number, second: number): boolean {
   for (let at = start; at + 1 < end; at++) if (terms[at] === first && terms[at + 1] === second) return true;
   return false;
+}
+
+function newForwardSlabs(): Slabs<Uint8Array> {
+  return new Slabs((length) => new Uint8Array(length));
+}
+
+function newDescriptionSlabs(): Slabs<Int32Array> {
+  return new Slabs((length) => new Int32Array(length));
 }

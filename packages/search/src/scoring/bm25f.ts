@@ -5,7 +5,7 @@
  * ../index/skill-index.ts.
  */
 import type { IntList } from '../postings/int-list.js';
-import { FIELDS, FIELD_BITS, FIELD_MAX } from '../postings/packed-counts.js';
+import { FIELD_BITS, FIELD_MAX } from '../postings/packed-counts.js';
 
 export const FIELD_WEIGHTS = [3, 1, 0.3, 0.15];
 export const FIELD_B = [0.3, 0.75, 0.75, 0.9];
@@ -35,13 +35,17 @@ export interface Scope {
 }
 
 /**
- * Per slot and field (slot · FIELDS + f): the field's weight over its length normaliser, w_f / norm_f, for a scope's
- * average field lengths, so that a posting's value is a few multiplications. A slot's entries are computed when a
- * query first meets it after a change (`reset` invalidates them all with a new stamp): a change costs nothing until
- * then, and a query pays only for the documents it touches.
+ * Per slot, each field's weight over its length normaliser, w_f / norm_f, for a scope's average field lengths, so that
+ * a posting's value is a few multiplications. One array per field: most postings are a body count alone, and their
+ * value then reads the body's array only (a quarter of the bytes a long list's walk would otherwise pull through the
+ * cache). A slot's entries are computed when a query first meets it after a change (`reset` invalidates them all
+ * with a new stamp): a change costs nothing until then, and a query pays only for the documents it touches.
  */
 export class FieldWeights {
-  values = new Float64Array(0);
+  name = new Float64Array(0);
+  description = new Float64Array(0);
+  headings = new Float64Array(0);
+  body = new Float64Array(0);
   stamps = new Int32Array(0);
   stamp = 0;
   averages: number[] = [1, 1, 1, 1];
@@ -49,7 +53,10 @@ export class FieldWeights {
   reset(slots: number, averages: number[]): void {
     if (this.stamps.length < slots) {
       const size = Math.max(16, slots * 2);
-      this.values = new Float64Array(size * FIELDS);
+      this.name = new Float64Array(size);
+      this.description = new Float64Array(size);
+      this.headings = new Float64Array(size);
+      this.body = new Float64Array(size);
       this.stamps = new Int32Array(size);
     }
     this.stamp++;
@@ -62,29 +69,40 @@ export function averagesOf(totals: readonly number[], count: number): number[] {
   return totals.map((total) => (count > 0 && total > 0 ? total / count : 1));
 }
 
+/** The weight over length normaliser of field f in a document of `length` words of it, at `average`. */
+function fieldWeight(f: number, length: number, average: number): number {
+  const b = FIELD_B[f]!;
+  const norm = 1 - b + (b * length) / average;
+  return FIELD_WEIGHTS[f]! / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
+}
+
 /** Fills slot's entries of `weights` for its average lengths (`lengths`: words per field, by slot). */
 function fillWeights(weights: FieldWeights, slot: number, lengths: readonly IntList[]): void {
   const average = weights.averages;
-  for (let f = 0; f < FIELDS; f++) {
-    const b = FIELD_B[f]!;
-    const norm = 1 - b + (b * lengths[f]!.data[slot]!) / average[f]!;
-    weights.values[slot * FIELDS + f] = FIELD_WEIGHTS[f]! / (f === 3 ? Math.max(BODY_MIN_NORM, norm) : norm);
-  }
+  weights.name[slot] = fieldWeight(0, lengths[0]!.data[slot]!, average[0]!);
+  weights.description[slot] = fieldWeight(1, lengths[1]!.data[slot]!, average[1]!);
+  weights.headings[slot] = fieldWeight(2, lengths[2]!.data[slot]!, average[2]!);
+  weights.body[slot] = fieldWeight(3, lengths[3]!.data[slot]!, average[3]!);
   weights.stamps[slot] = weights.stamp;
 }
+
+/** The name's, description's and headings' counts in packed counts (the body's are the top FIELD_BITS). */
+const HEAD_MASK = 2 ** (3 * FIELD_BITS) - 1;
 
 /** The saturated BM25F value tf / (k1 + tf) of packed counts in document `slot` (idf is applied per term). */
 export function saturated(packed: number, slot: number, fieldWeights: FieldWeights, lengths: readonly IntList[]): number {
   if (fieldWeights.stamps[slot] !== fieldWeights.stamp) fillWeights(fieldWeights, slot, lengths);
-  const weights = fieldWeights.values;
-  const at = slot * FIELDS;
-  // Counts are doubled (a compound's part counts half): halved here.
+  const body = ((packed >>> (3 * FIELD_BITS)) & FIELD_MAX) * fieldWeights.body[slot]!;
+  // Counts are doubled (a compound's part counts half): halved here. A body count alone: the other fields' products
+  // are +0, and +0 added to a number is that number, so the value is bit for bit the general sum's.
   const tf =
-    0.5 *
-    ((packed & FIELD_MAX) * weights[at]! +
-      ((packed >>> FIELD_BITS) & FIELD_MAX) * weights[at + 1]! +
-      ((packed >>> (2 * FIELD_BITS)) & FIELD_MAX) * weights[at + 2]! +
-      ((packed >>> (3 * FIELD_BITS)) & FIELD_MAX) * weights[at + 3]!);
+    (packed & HEAD_MASK) === 0
+      ? 0.5 * body
+      : 0.5 *
+        ((packed & FIELD_MAX) * fieldWeights.name[slot]! +
+          ((packed >>> FIELD_BITS) & FIELD_MAX) * fieldWeights.description[slot]! +
+          ((packed >>> (2 * FIELD_BITS)) & FIELD_MAX) * fieldWeights.headings[slot]! +
+          body);
   return tf / (K1 + tf);
 }
 

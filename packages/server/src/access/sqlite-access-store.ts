@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database as DatabaseType, Statement } from 'better-sqlite3';
+import { AUDIT_INSERT } from './audit-insert.js';
+import { AuditWriter, AuditWriterGone } from './audit-writer.js';
 import { ACCESS_DB, auditEventOf, auditLimit, auditValuesOf, newTokenRecord, tokenRecordOf } from './store.js';
 import type { AccessChange, AccessStore, AuditEvent, AuditQuery, NewToken, StoredPolicyText, TokenEntry, TokenRecord } from './store.js';
 
@@ -35,6 +37,8 @@ export class SqliteAccessStore implements AccessStore {
   readonly #byId: Statement<[string], Record<string, unknown>>;
   readonly #insertAudit: Statement<unknown[]>;
   readonly #dataVersion: Statement<[], { data_version: number }>;
+  /** The audit inserts' own thread and connection, started at the first append; null once it cannot be used. */
+  #writer: AuditWriter | null | undefined;
 
   private constructor(readonly location: string) {
     this.db = new (nativeSqlite())(location, { timeout: 5000 });
@@ -48,9 +52,7 @@ export class SqliteAccessStore implements AccessStore {
     this.db.pragma(`cache_size = -${ACCESS_CACHE_KIB}`);
     this.#migrate();
     this.#byId = this.db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`);
-    this.#insertAudit = this.db.prepare(
-      'INSERT INTO audit (time, principal, user, token_id, action, surface, skill, uri, version, digest, file, outcome, detail, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS INTEGER))',
-    );
+    this.#insertAudit = this.db.prepare(AUDIT_INSERT);
     this.#dataVersion = this.db.prepare('PRAGMA data_version');
   }
 
@@ -175,11 +177,31 @@ export class SqliteAccessStore implements AccessStore {
 
   async appendAudit(events: readonly AuditEvent[]): Promise<void> {
     if (events.length === 0) return;
-    this.db.transaction(() => {
-      for (const e of events) {
-        this.#insertAudit.run(...auditValuesOf(e));
+    const rows = events.map(auditValuesOf);
+    const writer = this.#auditWriter();
+    if (writer !== undefined) {
+      try {
+        await writer.append(rows);
+        return;
+      } catch (error) {
+        if (!(error instanceof AuditWriterGone)) throw error;
+        this.#writer = null; // it stopped before committing these: written here, as without it
       }
+    }
+    this.db.transaction(() => {
+      for (const row of rows) this.#insertAudit.run(...row);
     })();
+  }
+
+  #auditWriter(): AuditWriter | undefined {
+    if (this.#writer === undefined) {
+      try {
+        this.#writer = this.db.open ? new AuditWriter(this.location) : null;
+      } catch {
+        this.#writer = null;
+      }
+    }
+    return this.#writer ?? undefined;
   }
 
   async queryAudit(query: AuditQuery = {}): Promise<AuditEvent[]> {
@@ -257,12 +279,19 @@ export class SqliteAccessStore implements AccessStore {
 
   watch(onChange: (change: AccessChange) => void, onState?: (connected: boolean) => void): () => void {
     let seen = this.dataVersion();
+    let access = this.#accessFingerprint();
     onState?.(true);
     const timer = setInterval(() => {
       try {
         const version = this.dataVersion();
         if (version !== seen) {
           seen = version;
+          // With the audit thread, its commits change data_version too, and they may land just before their answer
+          // does: then only a change to the tokens or the policy (what 'all' reloads) counts. Without it, any commit.
+          const now = this.#accessFingerprint();
+          const same = now === access;
+          access = now;
+          if (same && this.#writer != null) return;
           onChange({ kind: 'all' });
         }
       } catch {
@@ -273,7 +302,23 @@ export class SqliteAccessStore implements AccessStore {
     return () => clearInterval(timer);
   }
 
+  /**
+   * What a token or policy change alters: tokens made (imported), tokens revoked, the policy's time of update; the
+   * store has no other way to change them.
+   */
+  #accessFingerprint(): string {
+    const row = this.db
+      .prepare(
+        'SELECT (SELECT count(*) FROM tokens) AS made, (SELECT count(revoked_at) FROM tokens) AS revoked, (SELECT max(rowid) FROM tokens) AS last, (SELECT updated_at FROM policy WHERE id = 1) AS policy',
+      )
+      .get() as Record<string, unknown>;
+    return `${String(row['made'])}:${String(row['revoked'])}:${String(row['last'])}:${String(row['policy'])}`;
+  }
+
   async close(): Promise<void> {
+    const writer = this.#writer;
+    this.#writer = null;
+    await writer?.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -21,8 +21,11 @@ export class Assembly {
   /** Folders at each URI, in the order that decides a clash (first wins). */
   readonly #at = new Map<string, ScannedFolder[]>();
   readonly #served = new Map<string, CatalogSkill>();
-  /** Each folder's catalog skill for the path it was built at (shared with the assembly this one replaces). */
-  readonly #built: WeakMap<ScannedFolder, { uri: string; path: string; skill: CatalogSkill | string }>;
+  /**
+   * Each folder's catalog skill for the path it was built at (shared with the assembly this one replaces). A folder's
+   * path is one of two (see #place), and a folder object is never edited: `alone` says which one it was built at.
+   */
+  readonly #built: WeakMap<ScannedFolder, { uri: string; alone: boolean; skill: CatalogSkill | string }>;
   readonly #unwritable = new Map<ScannedFolder, FolderProblem>();
   readonly #conflicts = new Map<string, FolderProblem[]>();
 
@@ -66,9 +69,13 @@ export class Assembly {
    * object, so unchanged skills stay identical from one snapshot to the next.
    */
   update(removed: Iterable<ScannedFolder>, added: Iterable<ScannedFolder>): SnapshotDelta & { uris: Set<string> } {
+    // Into an empty assembly (a start, a full rebuild) every folder that wants a spot is added here: no key needs a
+    // second look, and the keys (one string hashed per folder at 100,000) are not collected.
+    const fresh = this.#uriOf.size === 0;
     const keys = new Set<string>();
     const touchedUris = new Set<string>();
-    const repath = new Set<ScannedFolder>();
+    // Folders to place, with their wanted paths when already decided (preferred() was a good part of a restore's assembly).
+    const repath = new Map<ScannedFolder, { key: string; renamed: boolean } | undefined>();
     for (const folder of removed) {
       if (!this.#uriOf.has(folder)) continue;
       const { key, renamed } = preferred(folder);
@@ -81,15 +88,16 @@ export class Assembly {
     }
     for (const folder of added) {
       if (folder.inspection.skill === undefined || this.#uriOf.has(folder)) continue;
-      const { key, renamed } = preferred(folder);
-      keys.add(key);
+      const spot = preferred(folder);
+      const { key, renamed } = spot;
+      if (!fresh) keys.add(key);
       if (renamed) {
         let set = this.#renamed.get(key);
         if (set === undefined) this.#renamed.set(key, (set = new Set()));
         set.add(folder);
       } else this.#taken.set(key, (this.#taken.get(key) ?? 0) + 1);
       this.#uriOf.set(folder, undefined);
-      repath.add(folder);
+      repath.set(folder, spot);
     }
     // A renamed folder's path depends on who else wants its spot: decide them again where the wanting changed.
     for (const key of keys) {
@@ -97,9 +105,9 @@ export class Assembly {
       const set = this.#renamed.get(key);
       if (set === undefined) continue;
       if (set.size === 0) this.#renamed.delete(key);
-      else for (const folder of set) repath.add(folder);
+      else for (const folder of set) if (!repath.has(folder)) repath.set(folder, undefined);
     }
-    for (const folder of repath) this.#place(folder, touchedUris);
+    for (const [folder, spot] of repath) this.#place(folder, touchedUris, spot);
 
     const upsert: CatalogSkill[] = [];
     const remove: string[] = [];
@@ -134,17 +142,15 @@ export class Assembly {
   }
 
   /** Decides a folder's path and URI (as `assemble` does) and files it under that URI. */
-  #place(folder: ScannedFolder, touched: Set<string>): void {
+  #place(folder: ScannedFolder, touched: Set<string>, spot = preferred(folder)): void {
     const skill = folder.inspection.skill!;
-    const { key, renamed } = preferred(folder);
-    const prefix = [...folder.root.prefix, ...folder.segments.slice(0, -1)];
+    const { key, renamed } = spot;
     const alone = !renamed || ((this.#taken.get(key) ?? 0) === 0 && this.#renamed.get(key)!.size === 1);
-    const path = alone ? [...prefix, skill.name] : [...folder.root.prefix, ...folder.segments, skill.name];
-    const pathKey = path.join('\u0000');
     let built = this.#built.get(folder);
-    if (built === undefined || built.path !== pathKey) {
+    if (built === undefined || built.alone !== alone) {
+      const path = alone ? [...folder.root.prefix, ...folder.segments.slice(0, -1), skill.name] : [...folder.root.prefix, ...folder.segments, skill.name];
       const made = toCatalogSkill(folder, path);
-      built = { uri: typeof made === 'string' ? '' : made.uri, path: pathKey, skill: made };
+      built = { uri: typeof made === 'string' ? '' : made.uri, alone, skill: made };
       this.#built.set(folder, built);
     }
     const uri = typeof built.skill === 'string' ? undefined : built.uri;
@@ -185,10 +191,18 @@ export class Assembly {
 /** The path a skill wants (its parent folders, then its name), and whether its folder is named otherwise. */
 function preferred(folder: ScannedFolder): { key: string; renamed: boolean } {
   const skill = folder.inspection.skill!;
-  const folderName = folder.segments.at(-1);
-  const key = [...folder.root.prefix, ...folder.segments.slice(0, -1), skill.name].join('\u0000');
-  return { key, renamed: !(folderName === undefined || folderName.normalize('NFKC') === skill.name) };
+  const { segments } = folder;
+  const folderName = segments.at(-1);
+  let key = '';
+  for (const part of folder.root.prefix) key += `${part}\u0000`;
+  for (let at = 0; at < segments.length - 1; at++) key += `${segments[at]}\u0000`;
+  key += skill.name;
+  // An ASCII name is its own NFKC form: most folders are named exactly like their skill, and need no normalising.
+  const named = folderName === skill.name && ASCII.test(folderName) ? folderName : folderName?.normalize('NFKC');
+  return { key, renamed: !(folderName === undefined || named === skill.name) };
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Same place, same bytes, same folder: the old object can stay. */
 function sameSkill(a: CatalogSkill, b: CatalogSkill): boolean {

@@ -1,7 +1,7 @@
 import { compareStrings, encodePath, joinSkillUri, readRequirements } from '@skillport/core';
 import type { SkillManifest, SkillRequirements } from '@skillport/core';
 import { META_PACKAGE_DIGEST, META_REQUIREMENTS } from './model.js';
-import { packedFilesOf } from './packed-files.js';
+import { CompactSkill, packedFilesOf } from './packed-files.js';
 import type { PackedFiles } from './packed-files.js';
 import type { CatalogFile, CatalogSkill, SkillEntry, SkillOrigin } from './model.js';
 
@@ -33,16 +33,15 @@ export function buildCatalogSkill(
     if (uriPath !== path) (encoded ??= new Array(packed.length))[index] = uriPath;
   }
   const relative = (index: number) => encoded?.[index] ?? packed.path(index);
-  let order: number[] | undefined = Array.from({ length: packed.length }, (_, index) => index).sort((a, b) => compareStrings(relative(a), relative(b)));
-  if (order.every((index, position) => index === position)) order = undefined;
-  // A manifest made before requirements were read (a stored registry record) is read from its frontmatter alone.
-  const requirements = manifest.requirements ?? readRequirements(manifest.frontmatter).requirements;
-  const entryMeta: Record<string, unknown> = { ...meta, [META_PACKAGE_DIGEST]: manifest.packageDigest };
-  if (requirements !== undefined) entryMeta[META_REQUIREMENTS] = requirements;
-  // Frozen now, as the entry made from them will be: exactly what clients receive, whenever it is made.
-  deepFreeze(manifest.frontmatter);
-  deepFreeze(entryMeta);
-  return new BuiltSkill(uri, rootUri, manifest, new FileColumns(packed, encoded, order), origin, entryMeta, requirements);
+  // Nearly always in URI order already: checked in one pass before any order array is made.
+  let sorted = true;
+  for (let index = 1; index < packed.length && sorted; index++) sorted = compareStrings(relative(index - 1), relative(index)) <= 0;
+  let order: number[] | undefined;
+  if (!sorted) {
+    order = Array.from({ length: packed.length }, (_, index) => index).sort((a, b) => compareStrings(relative(a), relative(b)));
+    if (order.every((index, position) => index === position)) order = undefined;
+  }
+  return new BuiltSkill(uri, rootUri, manifest, new FileColumns(packed, encoded, order), origin, meta);
 }
 
 /** A skill's files in URI order: the packed columns, and where encoding changed a path or the order (rarely). */
@@ -162,13 +161,18 @@ function lowerBound(length: number, before: (position: number) => boolean): numb
 class BuiltSkill implements CatalogSkill {
   readonly name: string;
   readonly description: string;
-  readonly frontmatter: Record<string, unknown>;
-  readonly headings: readonly string[];
   readonly totalBytes: number;
   readonly packageDigest: string;
   declare artifact?: CatalogFile;
   declare filesUnlisted?: string;
-  declare requirements?: SkillRequirements;
+  /**
+   * Where the frontmatter, headings and requirements are read: a folder's skill itself (a restored one parses them
+   * when first asked for, see CompactSkill), or just those three of any other manifest (not its file records).
+   */
+  readonly #details: Pick<SkillManifest, 'frontmatter' | 'headings' | 'requirements'>;
+  #meta: Record<string, unknown> | undefined;
+  #entryMeta: Record<string, unknown> | undefined;
+  #requirements: SkillRequirements | undefined;
 
   constructor(
     readonly uri: string,
@@ -176,16 +180,60 @@ class BuiltSkill implements CatalogSkill {
     manifest: SkillManifest,
     readonly columns: FileColumns,
     readonly origin: SkillOrigin,
-    readonly entryMeta: Record<string, unknown>,
-    requirements: SkillRequirements | undefined,
+    meta: Record<string, unknown>,
   ) {
     this.name = manifest.name;
     this.description = manifest.description;
-    this.frontmatter = manifest.frontmatter;
-    this.headings = manifest.headings;
     this.totalBytes = manifest.totalBytes;
     this.packageDigest = manifest.packageDigest;
-    if (requirements !== undefined) this.requirements = requirements;
+    this.#details =
+      manifest instanceof CompactSkill
+        ? manifest
+        : {
+            frontmatter: manifest.frontmatter,
+            headings: manifest.headings,
+            ...(manifest.requirements !== undefined ? { requirements: manifest.requirements } : {}),
+          };
+    this.#meta = meta;
+    // Only a restored skill's details wait for their first ask; anything else is frozen and decided now, as it is given.
+    if (!(manifest instanceof CompactSkill && manifest.unparsed)) {
+      deepFreeze(manifest.frontmatter);
+      this.#decide();
+    }
+  }
+
+  /** Frozen when first asked for, as the entry made from it is: exactly what clients receive. */
+  get frontmatter(): Record<string, unknown> {
+    return deepFreeze(this.#details.frontmatter);
+  }
+
+  get headings(): readonly string[] {
+    return this.#details.headings;
+  }
+
+  get requirements(): SkillRequirements | undefined {
+    if (this.#meta !== undefined) this.#decide();
+    return this.#requirements;
+  }
+
+  /** The entry's `_meta`: the given meta, the package digest and the requirements (frozen). */
+  get entryMeta(): Record<string, unknown> {
+    if (this.#meta !== undefined) this.#decide();
+    return this.#entryMeta!;
+  }
+
+  /** Made when first asked for (a restored skill's requirements are in the text it parses then). */
+  #decide(): void {
+    // A manifest made before requirements were read (a stored registry record) is read from its frontmatter alone; a
+    // restored skill's are its scan's (none when absent), so its frontmatter is not parsed for them.
+    const details = this.#details;
+    const known = details instanceof CompactSkill && details.requirementsKnown;
+    const requirements = details.requirements ?? (known ? undefined : readRequirements(details.frontmatter).requirements);
+    const entryMeta: Record<string, unknown> = { ...this.#meta, [META_PACKAGE_DIGEST]: this.packageDigest };
+    if (requirements !== undefined) entryMeta[META_REQUIREMENTS] = requirements;
+    this.#requirements = requirements;
+    this.#entryMeta = deepFreeze(entryMeta);
+    this.#meta = undefined;
   }
 
   /** Made when asked for, in URI order (see ServedFile). */

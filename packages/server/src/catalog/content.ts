@@ -1,7 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 import { fileSource, readKnownFile, readRegularFile, sha256Digest } from '@skillport/core';
 import { ownBytes } from '../memory.js';
+import { jsonString } from './json-string.js';
+import { ReadThread } from './read-thread.js';
+import type { ThreadRead } from './read-thread.js';
 import type { CatalogFile, SkillOrigin } from './model.js';
+
+export { jsonString } from './json-string.js';
 
 /** A file's bytes no longer match the digest the catalog published: the file changed since it was scanned. */
 export class StaleFileError extends Error {
@@ -54,7 +59,9 @@ export class ContentReader {
    * one verified copy (and one read of the disk) instead of holding a hundred. Weak: gone once no answer holds it.
    */
   #shared = new Map<string, WeakRef<Buffer>>();
-  #reading = new Map<string, Promise<Buffer>>();
+  #reading = new Map<string, Promise<Buffer | ThreadRead>>();
+  /** First reads of small folder files, whole, off the main thread (read-thread.ts); undefined when turned off. */
+  #thread: ReadThread | undefined;
   #forget = new FinalizationRegistry<string>((digest) => {
     if (this.#shared.get(digest)?.deref() === undefined) this.#shared.delete(digest);
   });
@@ -67,7 +74,20 @@ export class ContentReader {
   constructor(
     readonly cacheBytes = CONTENT_CACHE_MB * 1024 * 1024,
     readonly maxEntryBytes = 256 * 1024,
-  ) {}
+    options: { thread?: boolean } = {},
+  ) {
+    this.#thread = (options.thread ?? true) ? new ReadThread() : undefined;
+  }
+
+  /** Starts the read thread now rather than at the first miss; resolves once misses go to it (false: they cannot). */
+  startThread(): Promise<boolean> {
+    return this.#thread?.started() ?? Promise.resolve(false);
+  }
+
+  /** Stops the read thread, if one was started (reads after this are made on the main thread's pool). */
+  async close(): Promise<void> {
+    await this.#thread?.close();
+  }
 
   /**
    * The verified bytes of `file`, read from its skill's origin on a cache miss. `remember: false` for bulk reads
@@ -82,10 +102,22 @@ export class ContentReader {
     }
     const reading = this.#reading.get(file.digest);
     // Another file of the same bytes failing (changed at its own path) says nothing of this one: read this one.
-    if (reading !== undefined) return reading.catch(() => this.#readVerified(file, origin));
-    const read = this.#readVerified(file, origin).finally(() => this.#reading.delete(file.digest));
+    if (reading !== undefined) return bytesOf(await reading.catch(() => this.#readVerified(file, origin, false)));
+    // A file that is kept goes to the read thread whole (its JSON string made there too); others are read here.
+    const whole = remember && this.cacheBytes > 0 && file.size <= this.maxEntryBytes;
+    const read = this.#readVerified(file, origin, whole).finally(() => this.#reading.delete(file.digest));
     this.#reading.set(file.digest, read);
-    let bytes = await read;
+    const got = await read;
+    let bytes = bytesOf(got);
+    if (!Buffer.isBuffer(got)) {
+      if (!this.#cache.has(file.digest)) {
+        const form: ServedForm = got.json === undefined ? { text: got.text } : { text: got.text, json: got.json };
+        this.#cache.set(file.digest, { bytes, form });
+        this.#bytes += bytes.byteLength + (got.json?.byteLength ?? 0);
+        this.#evict();
+      }
+      return bytes;
+    }
     if (file.size > this.maxEntryBytes) {
       this.#shared.set(file.digest, new WeakRef(bytes));
       this.#forget.register(bytes, file.digest);
@@ -156,8 +188,17 @@ export class ContentReader {
     return form;
   }
 
-  async #readVerified(file: CatalogFile, origin: SkillOrigin): Promise<Buffer> {
+  /** The file's verified bytes; `whole`: through the read thread when it runs (then with their served form). */
+  async #readVerified(file: CatalogFile, origin: SkillOrigin, whole: boolean): Promise<Buffer | ThreadRead> {
     if (origin.kind === 'folder') {
+      const thread = this.#thread;
+      if (whole && file.size <= KNOWN_SIZE_READ_MAX && thread?.ready()) {
+        const source = fileSource(origin, file);
+        const read = await thread.read({ path: source, size: file.size, digest: file.digest, json: true }).catch(() => null);
+        if (read === undefined) throw new StaleFileError(file, source);
+        if (read !== null) return read;
+        // The thread stopped: read here, as without it.
+      }
       const bytes = await readFolderFile(fileSource(origin, file), file);
       if (bytes === undefined) throw new StaleFileError(file, fileSource(origin, file));
       return bytes;
@@ -174,15 +215,8 @@ export class ContentReader {
   }
 }
 
-/**
- * The JSON string (quotes included) of UTF-8 text, as `Buffer.from(JSON.stringify(bytes.toString('utf8')))` makes it,
- * byte for byte, at about 0.6 of its CPU: read as Latin-1, every byte is one character, and JSON.stringify escapes
- * only `"`, `\` and characters below U+0020, all ASCII, so a multi-byte UTF-8 sequence (bytes 0x80-0xFF) is left as it
- * is and written back as the same bytes; lone surrogates, the one other thing it escapes, have no valid UTF-8 form.
- * `bytes` must be valid UTF-8 (`servedForm` says `text` only then).
- */
-export function jsonString(bytes: Buffer): Buffer {
-  return Buffer.from(JSON.stringify(bytes.toString('latin1')), 'latin1');
+function bytesOf(read: Buffer | ThreadRead): Buffer {
+  return Buffer.isBuffer(read) ? read : read.bytes;
 }
 
 /**

@@ -1,94 +1,19 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { checkFrontmatter, compareStrings, discoverSkills, joinSkillUri, parseSkillMarkdown } from '@skillport/core';
+import { checkFrontmatter, compareStrings, joinSkillUri, parseSkillMarkdown } from '@skillport/core';
 import type { SkillLimits } from '@skillport/core';
-import { assemble, scanFolder } from './folder-scan.js';
+import { assemble } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
-import type { WireFolder } from './scan-worker.js';
-
-/** How long one slice of the first-page pass may hold the event loop (ms): the scan workers' messages wait meanwhile. */
-const SLICE_MS = 8;
 
 /** Folders inspected at most for a page of `pageSize` before the pass gives up (the full scan answers then). */
 export function firstPageBudget(pageSize: number): number {
   return Math.max(4 * (pageSize + 1), 64);
 }
 
-export interface FirstPageOptions {
-  roots: FolderRoot[];
+/** What the name reading needs to give the inspection's verdict (scan-worker.ts orders a cold scan's folders by it). */
+export interface NameOptions {
   limits: SkillLimits;
   allowFields?: readonly string[] | undefined;
-  /** Skills on the first page: the pass stops once more than this many are certain (so "more" is certain too). */
-  pageSize: number;
-  /** Folders inspected at most before giving up (the full scan answers then). */
-  maxInspected: number;
-}
-
-interface Candidate {
-  root: FolderRoot;
-  dir: string;
-  segments: string[];
-  /** No URI this folder can be served at sorts before this string (see `lowerBound`). */
-  bound: string;
-}
-
-/**
- * The folders that decide the first page of `skills/list`, fully inspected (every file read and hashed), found
- * without inspecting the rest: every skill folder's SKILL.md frontmatter gives the lowest URI it can be served at,
- * and folders are inspected in that order until more than a page of served skills sort before every folder not
- * inspected. Their assembly then serves exactly the first page a full scan would (same entries, same digests,
- * same next cursor), read at the moment each folder was read, as a full scan's are. Undefined when that is not
- * reached within `maxInspected` folders.
- */
-export async function firstPageFolders(options: FirstPageOptions): Promise<ScannedFolder[] | undefined> {
-  let slice = performance.now();
-  const breathe = async () => {
-    if (performance.now() - slice < SLICE_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    slice = performance.now();
-  };
-  const candidates: Candidate[] = [];
-  for (const root of options.roots) {
-    for (const found of discoverSkills(root.dir).skills) {
-      candidates.push({ root, dir: found.dir, segments: found.segments, bound: lowerBound(root, found.dir, found.segments, options) });
-      await breathe();
-    }
-  }
-  candidates.sort((a, b) => compareStrings(a.bound, b.bound));
-  const inspected: ScannedFolder[] = [];
-  let next = 0;
-  while (next < candidates.length && inspected.length < options.maxInspected) {
-    // A few at a time between checks: the check assembles what is inspected.
-    for (const stop = Math.min(candidates.length, next + 8); next < stop; next++) {
-      const candidate = candidates[next]!;
-      inspected.push(scanFolder(candidate.root, candidate.dir, candidate.segments, options));
-      await breathe();
-    }
-    if (inspected.length <= options.pageSize) continue;
-    if (settled(inspected, next < candidates.length ? candidates[next]!.bound : undefined, options.pageSize)) return inspected;
-  }
-  // Every folder inspected: the assembly is the whole catalog, whatever its size.
-  return next === candidates.length && settled(inspected, undefined, options.pageSize, true) ? inspected : undefined;
-}
-
-/**
- * `firstPageFolders` in a worker thread (first-page-worker.ts): the main thread loads what serving needs meanwhile.
- * Undefined when there is no early page, or the worker failed (the full scan answers then, as without one).
- */
-export function firstPageInWorker(options: FirstPageOptions): Promise<ScannedFolder[] | undefined> {
-  return new Promise((resolve) => {
-    const worker = new Worker(new URL('./first-page-worker.js', import.meta.url), {
-      workerData: { ...options, allowFields: options.allowFields ? [...options.allowFields] : undefined },
-      resourceLimits: { maxYoungGenerationSizeMb: 8 },
-    });
-    let folders: ScannedFolder[] | undefined;
-    worker.once('message', (wire: WireFolder[] | null) => {
-      folders = wire?.map((folder) => ({ ...folder, root: options.roots[folder.root]! }));
-    });
-    worker.once('error', () => resolve(undefined));
-    worker.once('exit', () => resolve(folders));
-  });
 }
 
 /**
@@ -96,7 +21,7 @@ export function firstPageInWorker(options: FirstPageOptions): Promise<ScannedFol
  * change: below `bound` (the least lower bound of the folders not inspected), and not a renamed folder whose spot
  * (`<parent>/<name>`) lies at or past it (a folder not inspected may want that spot and move this one, ADR 0276).
  */
-function settled(inspected: ScannedFolder[], bound: string | undefined, pageSize: number, all = false): boolean {
+export function settled(inspected: ScannedFolder[], bound: string | undefined, pageSize: number, all = false): boolean {
   const { skills, problems } = assemble(inspected);
   // A URI conflict stops a cold start: the full scan decides it (and the server's start fails as before).
   if (problems.some((problem) => problem.code === 'uri-conflict')) return false;
@@ -130,7 +55,12 @@ function settled(inspected: ScannedFolder[], bound: string | undefined, pageSize
  * (`<parent>/<folder>/<name>`, folder-scan.ts `assemble`). Both begin with one of two strings, and a string sorts
  * before everything that begins with it. Without a readable name, the parent path alone bounds it.
  */
-function lowerBound(root: FolderRoot, dir: string, segments: string[], options: FirstPageOptions): string {
+/** A bound of a folder without reading it: the root's prefix and the folders above it (its name is unknown yet). */
+export function parentBound(root: FolderRoot, segments: string[]): string {
+  return joinSkillUri([...root.prefix, ...segments.slice(0, -1)]);
+}
+
+export function lowerBound(root: FolderRoot, dir: string, segments: string[], options: NameOptions): string {
   const parent = [...root.prefix, ...segments.slice(0, -1)];
   const name = frontmatterName(dir, segments.at(-1), options);
   if (name === undefined) return joinSkillUri(parent);
@@ -145,7 +75,7 @@ const HEAD_BYTES = 4096;
 let headBuffer = Buffer.allocUnsafe(HEAD_BYTES);
 
 /** The skill name as the inspection will read it, from the head of SKILL.md (or skill.md); undefined when unsure. */
-export function frontmatterName(dir: string, folderName: string | undefined, options: Pick<FirstPageOptions, 'limits' | 'allowFields'>): string | undefined {
+export function frontmatterName(dir: string, folderName: string | undefined, options: NameOptions): string | undefined {
   const max = options.limits.maxFrontmatterBytes + 16;
   for (const file of ['SKILL.md', 'skill.md']) {
     let head = readHead(join(dir, file), Math.min(HEAD_BYTES, max));
@@ -219,4 +149,59 @@ function readHead(path: string, bytes: number): string | undefined {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A folder of the sequence with a lower bound of its URIs; `read`: from its SKILL.md's name, else its parents'. */
+export interface BoundEntry {
+  bound: string;
+  position: number;
+  read: boolean;
+}
+
+/** A binary min-heap of folders by bound (ties: the walk's order). */
+export class BoundQueue {
+  #heap: BoundEntry[] = [];
+
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  peek(): BoundEntry | undefined {
+    return this.#heap[0];
+  }
+
+  push(entry: BoundEntry): void {
+    const heap = this.#heap;
+    heap.push(entry);
+    for (let at = heap.length - 1; at > 0; ) {
+      const up = (at - 1) >> 1;
+      if (!below(heap[at]!, heap[up]!)) break;
+      [heap[at], heap[up]] = [heap[up]!, heap[at]!];
+      at = up;
+    }
+  }
+
+  pop(): BoundEntry | undefined {
+    const heap = this.#heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (top === undefined || last === undefined || heap.length === 0) return top;
+    heap[0] = last;
+    for (let at = 0; ; ) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let least = at;
+      if (left < heap.length && below(heap[left]!, heap[least]!)) least = left;
+      if (right < heap.length && below(heap[right]!, heap[least]!)) least = right;
+      if (least === at) break;
+      [heap[at], heap[least]] = [heap[least]!, heap[at]!];
+      at = least;
+    }
+    return top;
+  }
+}
+
+function below(a: BoundEntry, b: BoundEntry): boolean {
+  const order = compareStrings(a.bound, b.bound);
+  return order < 0 || (order === 0 && a.position < b.position);
 }

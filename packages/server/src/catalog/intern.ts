@@ -42,10 +42,14 @@ export function compactFolder(folder: ScannedFolder, pool: StringPool): ScannedF
     if (skill.dir === folder.dir) skill.dir = folder.dir;
     if (skill.realDir === skill.dir) skill.realDir = skill.dir;
     skill.folderName = pool.intern(skill.folderName);
-    const description = skill.frontmatter['description'];
-    if (description === skill.description) skill.description = description as string;
-    // Headings repeat across skills ("Overview", "When to Use This Skill": hundreds of copies at 1,000 skills).
-    skill.headings = skill.headings.map((heading) => pool.intern(heading));
+    // A restored skill's frontmatter is not read now (CompactSkill: its description is made the skill's when parsed),
+    // and its headings come shared already (persisted-catalog.ts).
+    if (!(skill instanceof CompactSkill && skill.unparsed)) {
+      const description = skill.frontmatter['description'];
+      if (description === skill.description) skill.description = description as string;
+      // Headings repeat across skills ("Overview", "When to Use This Skill": hundreds of copies at 1,000 skills).
+      skill.headings = skill.headings.map((heading) => pool.intern(heading));
+    }
     // One object per skill for its files, not one per file (packed-files.ts); media types are derived from paths.
     if (!(skill instanceof CompactSkill))
       folder.inspection.skill = new CompactSkill(

@@ -8,11 +8,11 @@ import { CatalogSnapshot } from './snapshot.js';
 import type { SnapshotDelta } from './snapshot.js';
 import { PersistedCatalog } from './persisted-catalog.js';
 import type { BaseWrite } from './persisted-catalog.js';
-import { scanInWorkers } from './parallel-scan.js';
-import type { ScanProgress } from './parallel-scan.js';
+import { EarlyScan, scanInWorkers } from './parallel-scan.js';
+import type { ParallelScan, ScanProgress } from './parallel-scan.js';
 import { StringPool, compactFolder } from './intern.js';
 import { Assembly } from './assembly.js';
-import { firstPageBudget, firstPageInWorker } from './first-page.js';
+import { firstPageBudget } from './first-page.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -83,8 +83,8 @@ export interface LiveCatalogOptions {
    * the full scan has been swapped in; until then the server answers nothing else from it.
    */
   firstPage?: number;
-  /** That page's folders, from a pass started earlier over the same roots (app.ts); else the pass starts here. */
-  firstPageFolders?: Promise<ScannedFolder[] | undefined>;
+  /** That scan, started earlier over the same roots and digest cache (app.ts); else it starts here. */
+  earlyScan?: EarlyScan;
   /** Told as the first full scan goes (skills found, inspected, files hashed): for a progress line. */
   onScanProgress?: (progress: ScanProgress) => void;
   /** Watch each folder on its own (default: on Linux; see tree-watcher.ts). */
@@ -194,22 +194,27 @@ export class LiveCatalog {
   }
 
   /**
-   * The folders of the first page in a worker (first-page.ts; this thread loads the HTTP stack meanwhile), then the
-   * full scan in its workers; true when the
-   * page was found (the snapshot is partial until `complete`), false when it was not (the scan has been awaited and
-   * the caller builds the snapshot as after any cold scan). The page comes first and alone: on two cores the
-   * workers beside it would halve its share of the CPU, and it is a small part of the scan's work.
+   * The full scan, its shard 0 inspecting the first page's folders first (scan-worker.ts, first-page.ts) while this
+   * thread loads the HTTP stack; true when the page was found (the snapshot is partial until `complete`), false when
+   * it was not (the scan has been awaited and the caller builds the snapshot as after any cold scan). The page's
+   * folders are the scan's own: nothing is walked or read twice, and the helpers start on the rest at once.
    */
   async #openFirstPage(pageSize: number): Promise<boolean> {
-    const early = await (this.options.firstPageFolders ??
-      firstPageInWorker({
-        roots: this.options.roots,
-        limits: this.options.limits,
-        allowFields: this.options.allowFields,
-        pageSize,
-        maxInspected: firstPageBudget(pageSize),
-      }));
-    const scan = this.#scanAll(this.options.scanThreads ?? Math.min(2, availableParallelism()), this.options.onScanProgress);
+    const threads = this.options.scanThreads ?? Math.min(2, availableParallelism());
+    const { roots, limits, allowFields, digestCachePath, onScanProgress } = this.options;
+    let started = this.options.earlyScan;
+    if (started !== undefined && (started.roots !== roots || started.digestCachePath !== digestCachePath)) started = undefined;
+    started ??= new EarlyScan(roots, digestCachePath, {
+      limits,
+      shards: threads,
+      pageSize,
+      maxInspected: firstPageBudget(pageSize),
+      allowFields,
+      onProgress: onScanProgress,
+    });
+    started.take((folder) => compactFolder(folder, this.#pool));
+    const scan = this.#scanAll(threads, onScanProgress, started.scan);
+    const early = await Promise.race([started.page, scan.then(() => undefined)]);
     if (early === undefined) {
       await scan;
       return false;
@@ -498,7 +503,7 @@ export class LiveCatalog {
   }
 
   /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
-  async #scanAll(threads = this.options.scanThreads, onProgress?: (progress: ScanProgress) => void): Promise<void> {
+  async #scanAll(threads = this.options.scanThreads, onProgress?: (progress: ScanProgress) => void, started?: Promise<ParallelScan>): Promise<void> {
     const { roots, limits, digestCachePath, allowFields } = this.options;
     let folders: ScannedFolder[];
     if (threads === 0) {
@@ -511,7 +516,8 @@ export class LiveCatalog {
       }
       cache.save();
     } else {
-      const scan = await scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields, (folder) => compactFolder(folder, this.#pool));
+      const scan = await (started ??
+        scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields, (folder) => compactFolder(folder, this.#pool)));
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
     }

@@ -42,7 +42,10 @@ export class PackedFiles {
    * The columns of a persisted catalog's `[path, size, digest, target?]` lists, with nothing made per file on the way
    * (a record object and a media type per file were most of a restore's garbage at 100,000 skills).
    */
-  static fromTuples(files: readonly (readonly [string, number, string, string?])[], intern: (value: string) => string = (value) => value): PackedFiles {
+  static fromTuples<P = string>(
+    files: readonly (readonly [P, number, string, string?])[],
+    intern: (value: P) => string = (value) => value as string,
+  ): PackedFiles {
     return PackedFiles.#pack(
       files.length,
       (i) => intern(files[i]![0]),
@@ -140,6 +143,10 @@ export class PackedFiles {
 /**
  * A scanned skill whose file list is packed (see PackedFiles): what the live catalog keeps per folder. `files` is
  * made when asked for (persisting, the watcher's first walk); the catalog skill built from it shares the columns.
+ * A restored skill (`CompactSkill.restored`) keeps its frontmatter as the JSON text it was saved in (`detailsText`)
+ * until it is asked for: at 100,000 skills those objects were a large part of what a warm start built and the young
+ * generation copied, and most skills are never asked for it before they change. Its requirements are the saved
+ * scan's, read at restore (small, and what a restricted view checks for every skill).
  */
 export class CompactSkill implements InspectedSkill {
   dir: string;
@@ -147,14 +154,18 @@ export class CompactSkill implements InspectedSkill {
   folderName: string;
   name: string;
   description: string;
-  frontmatter: Record<string, unknown>;
-  headings: string[];
   totalBytes: number;
   packageDigest: string;
-  declare requirements?: SkillRequirements;
+  headings: string[];
+  #frontmatter: Record<string, unknown> = {};
+  #requirements: SkillRequirements | undefined;
+  /** Restored: its requirements are the scan's own (absent: it declared none), not to be read again from its frontmatter. */
+  #requirementsKnown = false;
+  /** The saved details (`detailsText`) until they are parsed. */
+  #details: string | undefined;
 
   constructor(
-    skill: Omit<InspectedSkill, 'files'>,
+    skill: Omit<InspectedSkill, 'files' | 'frontmatter'> & Partial<Pick<InspectedSkill, 'frontmatter'>>,
     readonly packed: PackedFiles,
   ) {
     this.dir = skill.dir;
@@ -162,15 +173,86 @@ export class CompactSkill implements InspectedSkill {
     this.folderName = skill.folderName;
     this.name = skill.name;
     this.description = skill.description;
-    this.frontmatter = skill.frontmatter;
+    if (skill.frontmatter !== undefined) this.#frontmatter = skill.frontmatter;
     this.headings = skill.headings;
     this.totalBytes = skill.totalBytes;
     this.packageDigest = skill.packageDigest;
-    if (skill.requirements !== undefined) this.requirements = skill.requirements;
+    this.#requirements = skill.requirements;
+  }
+
+  /** A skill read back from a persisted catalog, its `details` (from `detailsText`) parsed when first asked for. */
+  static restored(skill: Omit<InspectedSkill, 'files' | 'frontmatter'>, packed: PackedFiles, details: string): CompactSkill {
+    const restored = new CompactSkill(skill, packed);
+    restored.#details = details;
+    restored.#requirementsKnown = true;
+    return restored;
+  }
+
+  /** Whether `requirements` is the scan's own reading (see #requirementsKnown). */
+  get requirementsKnown(): boolean {
+    return this.#requirementsKnown;
+  }
+
+  /**
+   * A skill's frontmatter as a JSON text, `[frontmatter, elided]`: the frontmatter's name and description, when they
+   * are the skill's (nearly always: most of its bytes), saved as 0 and flagged in `elided` (1: name, 2:
+   * description), so the text holds each once. A restored skill not asked for it yet gives back the text it was read from.
+   */
+  static detailsText(skill: InspectedSkill): string {
+    if (skill instanceof CompactSkill && skill.#details !== undefined) return skill.#details;
+    const frontmatter = skill.frontmatter;
+    let elided = 0;
+    if (frontmatter['name'] === skill.name) elided |= 1;
+    if (frontmatter['description'] === skill.description) elided |= 2;
+    const saved = elided === 0 ? frontmatter : { ...frontmatter, ...(elided & 1 ? { name: 0 } : {}), ...(elided & 2 ? { description: 0 } : {}) };
+    return JSON.stringify([saved, elided]);
+  }
+
+  /** Whether the details are still the saved text (nothing has asked for them). */
+  get unparsed(): boolean {
+    return this.#details !== undefined;
+  }
+
+  get frontmatter(): Record<string, unknown> {
+    if (this.#details !== undefined) this.#parse();
+    return this.#frontmatter;
+  }
+
+  set frontmatter(value: Record<string, unknown>) {
+    if (this.#details !== undefined) this.#parse();
+    this.#frontmatter = value;
+  }
+
+  get requirements(): SkillRequirements | undefined {
+    return this.#requirements;
+  }
+
+  set requirements(value: SkillRequirements | undefined) {
+    this.#requirements = value;
   }
 
   get files(): SkillFileRecord[] {
     return this.packed.records();
+  }
+
+  #parse(): void {
+    const text = this.#details!;
+    this.#details = undefined;
+    // Written by this server into a checksummed file: a shape it cannot have written means no details were saved.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const [frontmatter, elided] = Array.isArray(parsed) ? (parsed as unknown[]) : [];
+    if (frontmatter !== null && typeof frontmatter === 'object' && !Array.isArray(frontmatter)) {
+      const fields = frontmatter as Record<string, unknown>;
+      // Put back in place (the key keeps its position): the same strings as the skill's own.
+      if (typeof elided === 'number' && elided & 1) fields['name'] = this.name;
+      if (typeof elided === 'number' && elided & 2) fields['description'] = this.description;
+      this.#frontmatter = fields;
+    }
   }
 }
 

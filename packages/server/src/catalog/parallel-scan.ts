@@ -18,6 +18,14 @@ export interface ScanProgress {
   files: number;
 }
 
+/** A cold scan that answers its first page early (ADR 0276): shard 0 inspects the page's folders first. */
+export interface ScanFirstPage {
+  pageSize: number;
+  maxInspected: number;
+  /** Told once: the page's folders (each also one of the scan's, after `take`), or undefined when there is none. */
+  onPage: (folders: ScannedFolder[] | undefined) => void;
+}
+
 /** A helper shard is started for at least this many skills each: a worker (an isolate, the scanner loaded again) costs more than inspecting a few hundred folders. */
 const MIN_SKILLS_PER_SHARD = 500;
 
@@ -35,7 +43,14 @@ export async function scanInWorkers(
   onProgress?: (progress: ScanProgress) => void,
   allowFields?: readonly string[],
   take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder,
+  firstPage?: ScanFirstPage,
 ): Promise<ParallelScan> {
+  let told = false;
+  const tell = (folders: ScannedFolder[] | undefined) => {
+    if (told) return;
+    told = true;
+    firstPage?.onPage(folders);
+  };
   const result: ParallelScan = { folders: [], problems: [], shards: 1 };
   const progress: ScanProgress = { found: 0, scanned: 0, files: 0 };
   const workers: Worker[] = [];
@@ -63,6 +78,16 @@ export async function scanInWorkers(
           channels.forEach((channel, index) => runs.push(run({ ...base, shard: index + 1, shards: helpers + 1, port: channel.port2 }, [channel.port2])));
           const ports = channels.map((channel) => channel.port1);
           worker.postMessage({ ports } satisfies ScanHelpers, ports);
+        } else if (message.kind === 'page') {
+          const folders = message.folders?.map((folder) => {
+            progress.files += folder.inspection.skill?.files.length ?? 0;
+            const taken = take({ ...folder, root: roots[folder.root]! });
+            result.folders.push(taken);
+            return taken;
+          });
+          progress.scanned += folders?.length ?? 0;
+          if (folders !== undefined && folders.length > 0) onProgress?.(progress);
+          tell(folders);
         } else if (message.kind === 'folders') {
           result.problems.push(...message.problems);
           for (const folder of message.folders) {
@@ -77,7 +102,8 @@ export async function scanInWorkers(
       worker.once('exit', (code) => (done && code === 0 ? resolve() : reject(new Error(`scan worker ${shard} exited with code ${code}`))));
     });
   };
-  runs.push(run({ ...base, shard: 0, shards: 1 }));
+  const page = firstPage ? { firstPage: { pageSize: firstPage.pageSize, maxInspected: firstPage.maxInspected } } : {};
+  runs.push(run({ ...base, ...page, shard: 0, shards: 1 }));
   try {
     // Helpers join `runs` while shard 0 runs (once it has walked the tree), so wait until no new one came.
     for (let waited = 0; waited < runs.length; ) {
@@ -89,6 +115,55 @@ export async function scanInWorkers(
     // One shard failing leaves the others waiting for it (its list, its end): none outlives the scan.
     for (const worker of workers) void worker.terminate();
     throw error;
+  } finally {
+    tell(undefined);
   }
   return result;
+}
+
+/**
+ * A cold scan with an early first page, started before the catalog that takes its folders exists (app.ts starts it
+ * ahead of the access store and the plugins): `take` is given later; the few folders that arrive before it are
+ * packed with the rest at the end of the scan (live-catalog.ts `#scanAll`).
+ */
+export class EarlyScan {
+  readonly page: Promise<ScannedFolder[] | undefined>;
+  readonly scan: Promise<ParallelScan>;
+  #take: ((folder: ScannedFolder) => ScannedFolder) | undefined;
+
+  constructor(
+    readonly roots: FolderRoot[],
+    readonly digestCachePath: string | undefined,
+    options: {
+      limits: SkillLimits;
+      shards: number;
+      pageSize: number;
+      maxInspected: number;
+      allowFields?: readonly string[] | undefined;
+      onProgress?: ((progress: ScanProgress) => void) | undefined;
+    },
+  ) {
+    let onPage!: (folders: ScannedFolder[] | undefined) => void;
+    this.page = new Promise((resolve) => (onPage = resolve));
+    this.scan = scanInWorkers(
+      roots,
+      options.limits,
+      digestCachePath,
+      options.shards,
+      options.onProgress,
+      options.allowFields,
+      (folder) => this.#take?.(folder) ?? folder,
+      {
+        pageSize: options.pageSize,
+        maxInspected: options.maxInspected,
+        onPage,
+      },
+    );
+    // Unhandled otherwise when the start fails before a catalog awaits it.
+    this.scan.catch(() => {});
+  }
+
+  take(take: (folder: ScannedFolder) => ScannedFolder): void {
+    this.#take = take;
+  }
 }

@@ -22,28 +22,34 @@ import { CompactSkill, PackedFiles } from './packed-files.js';
  * older base is ignored).
  *
  * The base is a header line (`{"format", "key", "base"}`) and then one line per folder (read line by line: a
- * 100,000-skill base is ~190 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
- * `[name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings, requirements | 0]` and a file is
- * `[path, size, digest]` or `[path, size, digest, target]`. Media types and folder names are derived again. A journal
+ * 100,000-skill base is ~115 MB, and parsing it whole took gigabytes), `[root, relDir, problems, skill | 0]`, where skill is
+ * `[name, description, details, realDir, packageDigest, totalBytes, files, headings, requirements | 0]`, details is
+ * the frontmatter as a JSON text (CompactSkill.detailsText: parsed only when a restored skill is asked for it), and a
+ * file is `[path, size, digest]` or `[path, size, digest, target]`. In a base, a file path or heading that an earlier
+ * line held already is written as the number of that string among the base's new paths and headings so far (headings
+ * repeat across skills: the reader takes them from a list instead of parsing and interning each copy; SharedStrings). Media types and folder names are derived again. A journal
  * line holds `[baseId, root, relDir, problems, skill | 0]`, or `[baseId, root, relDir]` for a folder gone.
  */
-const FORMAT = 'skillport-catalog/6';
+const FORMAT = 'skillport-catalog/8';
 /** A base of this size or more is checked on a worker thread while it is read (`loadChecked`). */
 const HASH_ON_WORKER_BYTES = 32 * 1024 * 1024;
 /** The journal is folded into a new base past this many lines, or 1/8 of the catalog's folders if more. */
 const JOURNAL_MIN = 1024;
 
-type PersistedFile = [path: string, size: number, digest: string, target?: string];
+/** A file path or heading: the string, or in a base the number of one written before (see SharedStrings). */
+type Shared = string | number;
+type PersistedFile = [path: Shared, size: number, digest: string, target?: string];
 type PersistedSkill = [
   name: string,
   description: string,
-  frontmatter: Record<string, unknown>,
+  /** CompactSkill.detailsText. */
+  details: string,
   realDir: string,
   packageDigest: string,
   totalBytes: number,
   files: PersistedFile[],
-  headings: string[],
-  requirements?: SkillRequirements | 0,
+  headings: Shared[],
+  requirements: SkillRequirements | 0,
 ];
 interface BaseHeader {
   format?: string;
@@ -85,7 +91,8 @@ export class PersistedCatalog {
   /**
    * The base and every valid journal line after it; undefined when there is no usable base. `take` is given each
    * folder as it is read, and what it returns is kept (the live catalog compacts it there, line by line). Skills come
-   * back with their files packed already (CompactSkill), their paths through `intern`.
+   * back with their files packed already (CompactSkill); a journal line's paths and headings go through `intern` (a
+   * base shares its own: SharedStrings).
    */
   load(take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder, intern?: (value: string) => string): ScannedFolder[] | undefined {
     // Checksummed (readCheckedLines): a torn or damaged file means a cold scan, never a believed one.
@@ -125,7 +132,9 @@ export class PersistedCatalog {
   #read(lines: Iterable<string>, take: (folder: ScannedFolder) => ScannedFolder, intern = (value: string) => value): ScannedFolder[] | undefined {
     try {
       let header: BaseHeader | undefined;
-      const byKey = new Map<string, ScannedFolder>();
+      // A base holds each folder once: they are keyed (root and folder path) only when a journal changes some.
+      const folders: ScannedFolder[] = [];
+      const shared = sharedReader();
       for (const line of lines) {
         if (header === undefined) {
           header = JSON.parse(line) as BaseHeader;
@@ -134,18 +143,21 @@ export class PersistedCatalog {
         }
         if (line === '') continue;
         const folder = JSON.parse(line) as PersistedFolder;
-        byKey.set(`${folder[0]}/${folder[1]}`, take(restoreFolder(this.roots, folder, intern)));
+        folders.push(take(restoreFolder(this.roots, folder, shared)));
       }
       if (header === undefined) return undefined;
       const base = header.base!;
       const { lines: changes, valid } = readJournal(this.#journal, base);
-      for (const line of changes) {
-        if (line.length === 2) byKey.delete(`${line[0]}/${line[1]}`);
-        else byKey.set(`${line[0]}/${line[1]}`, take(restoreFolder(this.roots, line as PersistedFolder, intern)));
-      }
       // A journal with a bad line (a crash mid-append) is not appended to: the next save writes a whole base.
       this.#base = valid ? base : undefined;
       this.#lines = changes.length;
+      if (changes.length === 0) return folders;
+      const byKey = new Map<string, ScannedFolder>();
+      for (const folder of folders) byKey.set(`${this.roots.indexOf(folder.root)}/${folder.segments.join('/')}`, folder);
+      for (const line of changes) {
+        if (line.length === 2) byKey.delete(`${line[0]}/${line[1]}`);
+        else byKey.set(`${line[0]}/${line[1]}`, take(restoreFolder(this.roots, line as PersistedFolder, (value) => intern(plainString(value)))));
+      }
       return [...byKey.values()];
     } catch {
       return undefined;
@@ -188,6 +200,7 @@ export class PersistedCatalog {
    */
   beginBase(folders: readonly ScannedFolder[]): BaseWrite {
     const base = randomBytes(8).toString('hex');
+    const shared = new SharedStrings();
     let writer: ChunkedFileWriter | undefined;
     let next = 0;
     const fail = () => {
@@ -208,7 +221,7 @@ export class PersistedCatalog {
         try {
           const started = performance.now();
           while (next < folders.length) {
-            writer.write(`${JSON.stringify(persistedFolder(this.roots, folders[next]!))}\n`);
+            writer.write(`${JSON.stringify(persistedFolder(this.roots, folders[next]!, shared))}\n`);
             next++;
             if ((next & 63) === 0 && performance.now() - started > budgetMs) return false;
           }
@@ -256,7 +269,7 @@ function readJournal(path: string, base: string): { lines: unknown[][]; valid: b
   return { lines, valid: true };
 }
 
-function restoreFolder(roots: readonly FolderRoot[], [rootIndex, relDir, problems, skill]: PersistedFolder, intern: (value: string) => string): ScannedFolder {
+function restoreFolder(roots: readonly FolderRoot[], [rootIndex, relDir, problems, skill]: PersistedFolder, intern: (value: Shared) => string): ScannedFolder {
   const root = roots[rootIndex];
   if (root === undefined || typeof relDir !== 'string' || !Array.isArray(problems)) throw new Error('malformed');
   const segments = relDir === '' ? [] : relDir.split('/');
@@ -288,36 +301,73 @@ function folderPath(rootDir: string, relDir: string, segments: readonly string[]
 
 function restoreSkill(
   dir: string,
-  [name, description, frontmatter, realDir, packageDigest, totalBytes, files, headings, requirements]: PersistedSkill,
-  intern: (value: string) => string,
+  [name, description, details, realDir, packageDigest, totalBytes, files, headings, requirements]: PersistedSkill,
+  intern: (value: Shared) => string,
 ): InspectedSkill {
-  const skill: Omit<InspectedSkill, 'files'> = {
+  if (typeof details !== 'string' || !Array.isArray(files) || !Array.isArray(headings)) throw new Error('malformed');
+  // Packed straight from the persisted lists (packed-files.ts): the records `files` would give are made when asked for.
+  // The files before the headings: the order they were written in (SharedStrings numbers strings as they come).
+  const packed = PackedFiles.fromTuples(files, intern);
+  const skill: Omit<InspectedSkill, 'files' | 'frontmatter'> = {
     dir,
     realDir,
     folderName: basename(dir),
     name,
     description,
-    frontmatter,
-    headings: Array.isArray(headings) ? headings : [],
+    headings: headings.map((heading) => intern(heading)),
     packageDigest,
     totalBytes,
   };
-  if (requirements !== undefined && requirements !== 0) skill.requirements = requirements;
-  // Packed straight from the persisted lists (packed-files.ts): the records `files` would give are made when asked for.
-  return new CompactSkill(skill, PackedFiles.fromTuples(files, intern));
+  if (requirements !== 0 && requirements !== null && typeof requirements === 'object') skill.requirements = requirements;
+  return CompactSkill.restored(skill, packed, details);
 }
 
-function persistedFiles(skill: InspectedSkill): PersistedFile[] {
+function persistedFiles(skill: InspectedSkill, shared: SharedStrings | undefined): PersistedFile[] {
   const files = skill instanceof CompactSkill ? skill.packed : PackedFiles.from(skill.files);
   return Array.from({ length: files.length }, (_, index) => {
+    const path = shared === undefined ? files.path(index) : shared.write(files.path(index));
     const target = files.target(index);
-    return target === undefined
-      ? [files.path(index), files.size(index), files.digest(index)]
-      : [files.path(index), files.size(index), files.digest(index), target];
+    return target === undefined ? [path, files.size(index), files.digest(index)] : [path, files.size(index), files.digest(index), target];
   });
 }
 
-function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder): PersistedFolder {
+/**
+ * The paths and headings of one base (see the format above), written: each new string is numbered in the order it is
+ * written, and one seen before is written as its number. `sharedReader` undoes it, reading the lines in that order.
+ */
+class SharedStrings {
+  readonly #numbers = new Map<string, number>();
+
+  write(value: string): Shared {
+    const known = this.#numbers.get(value);
+    if (known !== undefined) return known;
+    this.#numbers.set(value, this.#numbers.size);
+    return value;
+  }
+}
+
+/** A base's paths and headings read back (SharedStrings): each new string is listed, a number is taken from the list. */
+function sharedReader(): (value: Shared) => string {
+  // No hashing on this side: a number is an index.
+  const strings: string[] = [];
+  return (value) => {
+    if (typeof value === 'string') {
+      strings.push(value);
+      return value;
+    }
+    const known = strings[value];
+    if (known === undefined) throw new Error('malformed');
+    return known;
+  };
+}
+
+/** A journal line's path or heading: always the string itself (its lines are written one change at a time). */
+function plainString(value: Shared): string {
+  if (typeof value !== 'string') throw new Error('malformed');
+  return value;
+}
+
+function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder, shared?: SharedStrings): PersistedFolder {
   const skill = folder.inspection.skill;
   return [
     roots.indexOf(folder.root),
@@ -328,12 +378,12 @@ function persistedFolder(roots: readonly FolderRoot[], folder: ScannedFolder): P
       : [
           skill.name,
           skill.description,
-          skill.frontmatter,
+          CompactSkill.detailsText(skill),
           skill.realDir,
           skill.packageDigest,
           skill.totalBytes,
-          persistedFiles(skill),
-          skill.headings,
+          persistedFiles(skill, shared),
+          shared === undefined ? skill.headings : skill.headings.map((heading) => shared.write(heading)),
           skill.requirements ?? 0,
         ],
   ];

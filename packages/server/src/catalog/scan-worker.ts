@@ -2,8 +2,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { DigestCache, discoverSkills } from '@skillport/core';
 import type { DiscoveredSkill, FolderProblem, SkillLimits } from '@skillport/core';
+import { compareStrings } from '@skillport/core';
 import { scanFolder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
+import { BoundQueue, lowerBound, parentBound, settled } from './first-page.js';
 
 /**
  * One shard of a scan, off the main thread. Shard 0 discovers the skill folders (one walk of the tree) and hands the
@@ -25,6 +27,13 @@ export interface ScanRequest {
   shards: number;
   /** Any other shard: its port to shard 0. */
   port?: MessagePort;
+  /**
+   * Shard 0 of a cold start that answers its first page early (ADR 0276): it inspects folders in the order of the
+   * lowest URI each can be served at (first-page.ts), so the page's folders come first, and sends them as one `page`
+   * message as soon as they decide the page (or `null` when they do not within `maxInspected`); the helpers take
+   * folders from the other end of the walk's order meanwhile. Every folder is inspected once, by whoever claims it.
+   */
+  firstPage?: { pageSize: number; maxInspected: number };
 }
 
 /** To shard 0 once it has said how many skills it found: a port to each helper shard started for them (maybe none). */
@@ -34,10 +43,14 @@ export interface ScanHelpers {
 
 export type WireFolder = Omit<ScannedFolder, 'root'> & { root: number };
 
-export type ScanMessage = { kind: 'folders'; folders: WireFolder[]; problems: FolderProblem[] } | { kind: 'found'; skills: number } | { kind: 'done' };
+export type ScanMessage =
+  | { kind: 'folders'; folders: WireFolder[]; problems: FolderProblem[] }
+  | { kind: 'page'; folders: WireFolder[] | null }
+  | { kind: 'found'; skills: number }
+  | { kind: 'done' };
 
 /** Between shards: the discovered folders (per root), a batch of digest-cache lines, the end of a shard's lines. */
-type ShardMessage = { kind: 'skills'; lists: DiscoveredSkill[][]; next: Int32Array } | { kind: 'cache'; lines: string } | { kind: 'end' };
+type ShardMessage = { kind: 'skills'; lists: DiscoveredSkill[][]; next: Int32Array; claims?: Int32Array } | { kind: 'cache'; lines: string } | { kind: 'end' };
 
 const BATCH = 200;
 /** Folders taken from the shared counter at once: small enough to even out the shards' ends, large enough to be rare. */
@@ -50,11 +63,18 @@ if (request.shard === 0) cache.streamSave();
 else cache.streamSave((lines) => request.port!.postMessage({ kind: 'cache', lines } satisfies ShardMessage));
 let others: Array<Promise<void>> = [];
 
-/** The discovered folders of every root, and the counter (shared by every shard) of the next folder to inspect. */
-async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Array }> {
+/**
+ * The discovered folders of every root, and the counter (shared by every shard) of the next folder to inspect. With
+ * an early page, `claims` holds a flag per position, set by the shard that inspects it, and the counter goes down
+ * from the end (the helpers'; shard 0 goes its own way, see below).
+ */
+async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Array; claims?: Int32Array | undefined }> {
   if (request.shard !== 0) {
     return new Promise((resolve) =>
-      request.port!.once('message', (message: ShardMessage) => message.kind === 'skills' && resolve({ lists: message.lists, next: message.next })),
+      request.port!.once(
+        'message',
+        (message: ShardMessage) => message.kind === 'skills' && resolve({ lists: message.lists, next: message.next, claims: message.claims }),
+      ),
     );
   }
   const lists: DiscoveredSkill[][] = [];
@@ -82,11 +102,13 @@ async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Ar
       ),
   );
   const next = new Int32Array(new SharedArrayBuffer(4));
-  for (const port of ports) port.postMessage({ kind: 'skills', lists, next } satisfies ShardMessage);
-  return { lists, next };
+  const claims = request.firstPage ? new Int32Array(new SharedArrayBuffer(4 * count)) : undefined;
+  if (claims) next[0] = count;
+  for (const port of ports) port.postMessage({ kind: 'skills', lists, next, ...(claims ? { claims } : {}) } satisfies ShardMessage);
+  return { lists, next, claims };
 }
 
-const { lists, next } = await discovered();
+const { lists, next, claims } = await discovered();
 // Every root's folders in one sequence: position p is the p-th folder of the roots in order.
 const starts: number[] = [];
 let total = 0;
@@ -96,18 +118,81 @@ for (const list of lists) {
 }
 let batch: WireFolder[] = [];
 let index = 0;
-for (let first = Atomics.add(next, 0, TAKE); first < total; first = Atomics.add(next, 0, TAKE)) {
-  for (let position = first; position < Math.min(first + TAKE, total); position++) {
-    while (index + 1 < starts.length && starts[index + 1]! <= position) index++;
-    const found = lists[index]![position - starts[index]!]!;
-    const folder = scanFolder(request.roots[index]!, found.dir, found.segments, { limits: request.limits, cache, allowFields: request.allowFields });
-    batch.push({ ...folder, root: index });
-    if (batch.length >= BATCH) {
-      post({ kind: 'folders', folders: batch, problems: [] });
-      batch = [];
-      if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve)); // take in the others' cache lines
-    }
+/** The root of a position in the sequence (positions come in any order with an early page). */
+const whichRoot = (position: number): number => {
+  while (index + 1 < starts.length && starts[index + 1]! <= position) index++;
+  while (index > 0 && starts[index]! > position) index--;
+  return index;
+};
+const inspect = (position: number): WireFolder => {
+  const index = whichRoot(position);
+  const found = lists[index]![position - starts[index]!]!;
+  return { ...scanFolder(request.roots[index]!, found.dir, found.segments, { limits: request.limits, cache, allowFields: request.allowFields }), root: index };
+};
+const add = async (folder: WireFolder) => {
+  batch.push(folder);
+  if (batch.length >= BATCH) {
+    post({ kind: 'folders', folders: batch, problems: [] });
+    batch = [];
+    if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve)); // take in the others' cache lines
   }
+};
+const claim = (position: number) => Atomics.compareExchange(claims!, position, 0, 1) === 0;
+if (claims === undefined) {
+  for (let first = Atomics.add(next, 0, TAKE); first < total; first = Atomics.add(next, 0, TAKE)) {
+    for (let position = first; position < Math.min(first + TAKE, total); position++) await add(inspect(position));
+  }
+} else if (request.shard === 0) {
+  // Best first by bound (the helpers inspect from the walk's end meanwhile): every folder starts with the bound of
+  // the folders above it, and the head of its SKILL.md is read only when that bound is the lowest left, so only the
+  // folders near the first page's are read twice; then the lowest, claimed first, is inspected. The page's folders
+  // are held until they decide the page.
+  const queue = new BoundQueue();
+  request.roots.forEach((root, index) => {
+    lists[index]!.forEach((found, at) => queue.push({ bound: parentBound(root, found.segments), position: starts[index]! + at, read: false }));
+  });
+  const { pageSize, maxInspected } = request.firstPage!;
+  let held: WireFolder[] | undefined = [];
+  // The lowest bound of a folder a helper took: no URI from there on is certain to shard 0.
+  let taken: string | undefined;
+  const decide = (folders: WireFolder[] | null) => {
+    post({ kind: 'page', folders });
+    if (folders === null) batch.push(...held!);
+    held = undefined;
+  };
+  for (let entry = queue.pop(); entry !== undefined && held !== undefined; entry = queue.pop()) {
+    if (!entry.read && Atomics.load(claims, entry.position) === 0) {
+      const root = whichRoot(entry.position);
+      const found = lists[root]![entry.position - starts[root]!]!;
+      queue.push({
+        ...entry,
+        read: true,
+        bound: lowerBound(request.roots[root]!, found.dir, found.segments, { limits: request.limits, allowFields: request.allowFields }),
+      });
+      continue;
+    }
+    if (!claim(entry.position)) {
+      taken ??= entry.bound;
+      continue;
+    }
+    held.push(inspect(entry.position));
+    const next = queue.peek()?.bound;
+    const last = next === undefined;
+    // A few at a time between checks (a check assembles what is held); with every folder held, it is the whole catalog.
+    if (!last && held.length < maxInspected && (held.length <= pageSize || held.length % 8 !== 0)) continue;
+    const all = last && taken === undefined;
+    const limit = taken !== undefined && (next === undefined || compareStrings(taken, next) < 0) ? taken : next;
+    const inspected = held.map((wire) => ({ ...wire, root: request.roots[wire.root]! }));
+    if ((all || held.length > pageSize) && settled(inspected, limit, pageSize, all)) decide(held);
+    else if (last || held.length >= maxInspected) decide(null);
+    else if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (held !== undefined) decide(null);
+  // The rest in the walk's order, up to where the helpers have come down.
+  for (let position = 0; position < total; position++) if (claim(position)) await add(inspect(position));
+} else {
+  // Down from the end of the walk's order: shard 0 comes up in the bounds' order, and takes what is left.
+  for (let position = Atomics.sub(next, 0, 1) - 1; position >= 0; position = Atomics.sub(next, 0, 1) - 1) if (claim(position)) await add(inspect(position));
 }
 if (batch.length > 0) post({ kind: 'folders', folders: batch, problems: [] });
 // Shard 0 commits the cache file once every other shard's lines are in it; the others hand over their last lines.

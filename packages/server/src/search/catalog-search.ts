@@ -37,7 +37,7 @@ import { bodyText, referenceTexts } from './skill-texts.js';
  *   takes "no skill matches" at its word, so an answer from half an index is worse than a late one. A larger catalog,
  *   or a wait that ran out, answers from what is indexed and says so (`complete: false`, how many skills were
  *   searched, and when to ask again, from the build's pace so far). After a large batch (the first build) the index
- *   is compacted, when the server is quiet (searched or not).
+ *   is compacted before it says it is complete, and garbage is collected when the server is quiet (searched or not).
  * - Views: a principal's view (a `ViewSnapshot` filtered from the catalog's) is searched through a `SearchView` of the
  *   shared index: a bit per document and the view's own BM25 statistics, so it ranks exactly like an index of its
  *   skills alone, returns nothing outside it, and never reads a body. A skill is searched in a view only when the
@@ -126,7 +126,7 @@ export interface SearchState {
   deferred: number;
   /** How the last changes were found: by the snapshot's delta (one entry per changed skill) or by a full diff. */
   diffs: { delta: number; full: number };
-  /** Compactions done (after large batches, when the server was quiet). */
+  /** Compactions that folded anything (at the end of a large batch, or when the server was quiet after changes). */
   compactions: number;
   /** The persisted index at start: `none` (cold start), `restored` (skills it held), or why it was discarded. */
   restored: { skills: number } | 'none' | { discarded: string };
@@ -476,9 +476,9 @@ export class CatalogSearch {
   }
 
   /**
-   * Compacts the index once the server is quiet, searched or not: the compaction is one synchronous pass over the
-   * postings (a fraction of a second at 10,000 skills) and only memory depends on it, so it never holds up requests
-   * (nor does a search wait for it).
+   * Compacts the index once the server is quiet, searched or not (after a large batch, already compacted at its end,
+   * this is the full garbage collection and the save): one synchronous pass over the postings (a fraction of a second
+   * at 10,000 skills) that only memory depends on, so it waits for a quiet moment (nor does a search wait for it).
    */
   async #compactWhenQuiet(): Promise<void> {
     if (this.#compacting) return;
@@ -491,11 +491,10 @@ export class CatalogSearch {
         await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, this.#idleMs - idle)).unref());
       }
       if (!(await this.#untilSaved())) return;
-      this.index.compact();
+      if (this.index.compact()) this.#compactions++;
       // A large batch's garbage (the bodies it read, the recent rows just folded) given back now, not at V8's leisure.
       collectGarbage();
       this.#addedSinceCompact = 0;
-      this.#compactions++;
       this.#saveSoon();
     } finally {
       this.#compacting = false;
@@ -661,12 +660,20 @@ export class CatalogSearch {
         }
       }
       if (!interrupted && this.#target === target) {
+        // After a large batch (the first build), the compact form: recent postings take about twice the memory of
+        // compact ones (two 32-bit values a row against one). Folded before the index says it is complete, not when
+        // the server is next quiet: the load that follows a build ran beside them (~120 MB at 100,000 skills).
+        const large = this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8);
+        if (large) {
+          if (!(await this.#untilSaved())) return;
+          if (this.#target !== target) continue;
+          if (this.index.compact()) this.#compactions++;
+        }
         this.#caughtUp = target;
         // The workers' term tables hold the batch's whole vocabulary: ended with it, started again for the next one.
         void this.#endPool();
-        // After a large batch (the first build), the compact form: recent postings take about twice the memory of
-        // compact ones (four 32-bit values a row, in arrays grown by doubling; index.compact()).
-        if (this.#addedSinceCompact >= Math.max(WAIT_FOR_CHANGES, this.index.size / 8)) void this.#compactWhenQuiet();
+        // The garbage collection and the save after a large batch still wait for a quiet moment (#compactWhenQuiet).
+        if (large) void this.#compactWhenQuiet();
         else this.#saveSoon();
       }
     }

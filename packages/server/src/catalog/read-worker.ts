@@ -1,0 +1,42 @@
+import { isUtf8 } from 'node:buffer';
+import { parentPort } from 'node:worker_threads';
+import { readKnownFileSync, sha256Digest } from '@skillport/core';
+import { jsonString } from './json-string.js';
+import type { ReadAsked, ReadDone } from './read-thread.js';
+
+/**
+ * A first read of small skill files, whole, off the main thread (read-thread.ts): open, read and close (synchronous
+ * here, where it holds up no request), the digest check, the text check and the JSON string, one message back per
+ * batch. The bytes and JSON strings are transferred, not copied.
+ */
+parentPort!.on('message', ({ seq, files }: { seq: number; files: ReadAsked[] }) => {
+  const done: ReadDone[] = [];
+  const transfer: ArrayBuffer[] = [];
+  for (const file of files) {
+    let bytes: Buffer;
+    try {
+      bytes = readKnownFileSync(file.path, file.size);
+    } catch {
+      done.push({ ok: false });
+      continue;
+    }
+    if (bytes.byteLength !== file.size || sha256Digest(bytes) !== file.digest) {
+      done.push({ ok: false });
+      continue;
+    }
+    const text = !bytes.includes(0) && isUtf8(bytes);
+    // Buffers of their own (not slices of node's shared pool, which a transfer would take away from this thread).
+    const own = exact(bytes);
+    const json = text && file.json ? exact(jsonString(bytes)) : undefined;
+    done.push(json === undefined ? { ok: true, bytes: own, text } : { ok: true, bytes: own, text, json });
+    transfer.push(own);
+    if (json !== undefined) transfer.push(json);
+  }
+  parentPort!.postMessage({ seq, done }, transfer);
+});
+
+function exact(bytes: Buffer): ArrayBuffer {
+  const buffer = new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(buffer).set(bytes);
+  return buffer;
+}
