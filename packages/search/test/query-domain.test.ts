@@ -245,7 +245,7 @@ describe('the query domain (ADR 0271)', () => {
       'what to see in Lisbon in three days',
       'give me a twelve-week plan to run my first half marathon, I can manage 5 km now',
       'heat pump sizing Manual J load calculation',
-      'Clojure core.async pipeline with backpressure between a reader and three workers',
+      'our Laravel app runs hundreds of Eloquent queries on the orders page',
     ]) {
       assert.ok(bare.search(task).length > 0, `without the trees "${task}" is answered (else this case tests nothing)`);
       assert.deepEqual(
@@ -264,7 +264,7 @@ describe('the query domain (ADR 0271)', () => {
       'our cat keeps clawing the new sofa; how do we get her to use the scratching post',
       'I lose my breath on every flip turn in the pool; how do I time it better?',
       'when should I 3-bet preflop from the button in cash game poker?',
-      'teaching my six year old to ride without training wheels, any tricks?',
+      'how do I do the French drop coin vanish without flashing?',
     ]) {
       assert.ok(far.search(task).length > 0, `with no near no-fit task "${task}" is answered (else this case tests nothing)`);
       assert.deepEqual(
