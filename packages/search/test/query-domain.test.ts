@@ -255,7 +255,8 @@ describe('the query domain (ADR 0271)', () => {
       );
     }
     // Spent no-fit tasks (fitting data) that the same decision answers when no spent no-fit task is near (its
-    // `neighbours` input 0): how near the query comes to one turns them away.
+    // `neighbours` input 0): how near the query comes to one turns them away. These tasks are in the neighbours' own
+    // data, so this checks that the input is loaded, wired and decides; how far it carries is the blind sets' measure.
     assert.ok(shipped.usesNeighbours, 'the shipped trees split on the neighbours');
     const far = new SkillSearchIndex(docs, {
       queryDomain: new QueryDomain(shipped.lexical, shipped.bias, shipped.weights, shipped.specific, shipped.trees, shipped.offset, undefined),

@@ -1,7 +1,7 @@
 import { readDataFile } from '../data.js';
 
 /**
- * How close a query comes to a spent task no skill serves (ADR 0271, session 15): the best cosine of its word vector
+ * How close a query comes to a spent task no skill serves (ADR 0271): the best cosine of its word vector
  * with those of the fitting sets' no-fit tasks. Writers of new tasks reuse the same everyday, off-domain and near-miss
  * topics in words no lexical feature weighs alike, and the nearest one tells them apart where the linear direction does
  * not. Only no-fit tasks are kept: a nearness to spent positives would favour the skills earlier query sets asked

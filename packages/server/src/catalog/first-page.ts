@@ -49,17 +49,17 @@ export function settled(inspected: ScannedFolder[], bound: string | undefined, p
   return certain > pageSize;
 }
 
+/** A bound of a folder without reading it: the root's prefix and the folders above it (its name is unknown yet). */
+export function parentBound(root: FolderRoot, segments: string[]): string {
+  return joinSkillUri([...root.prefix, ...segments.slice(0, -1)]);
+}
+
 /**
  * The lowest URI a folder can be served at: its skill's URI path is the root's prefix and the folders above it,
  * then its name (`<parent>/<name>`) or, when that spot is wanted by another, its folder and name
  * (`<parent>/<folder>/<name>`, folder-scan.ts `assemble`). Both begin with one of two strings, and a string sorts
  * before everything that begins with it. Without a readable name, the parent path alone bounds it.
  */
-/** A bound of a folder without reading it: the root's prefix and the folders above it (its name is unknown yet). */
-export function parentBound(root: FolderRoot, segments: string[]): string {
-  return joinSkillUri([...root.prefix, ...segments.slice(0, -1)]);
-}
-
 export function lowerBound(root: FolderRoot, dir: string, segments: string[], options: NameOptions): string {
   const parent = [...root.prefix, ...segments.slice(0, -1)];
   const name = frontmatterName(dir, segments.at(-1), options);
