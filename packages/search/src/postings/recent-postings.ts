@@ -1,3 +1,5 @@
+import { forEachId } from './varint-ids.js';
+
 /**
  * The search index's recent postings (../index/skill-index.ts): those of the documents added since the last merge, in flat typed
  * arrays, one row per (document, term): its packed counts and the next row of the same term (a chain per term, slots
@@ -106,19 +108,7 @@ export class RecentPostings {
       const ids = termsOf(slot);
       if (ids === undefined) continue;
       let row = this.docStart[doc]!;
-      let term = 0;
-      for (let at = 0; at < ids.length; ) {
-        let gap = 0;
-        let shift = 0;
-        let byte: number;
-        do {
-          byte = ids[at++]!;
-          gap |= (byte & 0x7f) << shift;
-          shift += 7;
-        } while (byte >= 0x80);
-        term += gap;
-        visit(slot, term, this.packed[row++]!);
-      }
+      forEachId(ids, (term) => visit(slot, term, this.packed[row++]!));
     }
   }
 
