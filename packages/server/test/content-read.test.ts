@@ -115,21 +115,22 @@ describe('ContentReader reads', () => {
       writeFileSync(join(dir, `f${i}.md`), bytes);
       return { entry: file(bytes, `f${i}.md`), bytes };
     });
-    const cost = (at: number) => files[at]!.bytes.byteLength + JSON.stringify(files[at]!.bytes.toString()).length;
+    // A served text file is kept as its JSON string alone (the bytes are made again from it).
+    const cost = (at: number) => JSON.stringify(files[at]!.bytes.toString()).length;
     const hot = Array.from({ length: 20 }, (_, i) => cost(i)).reduce((a, b) => a + b);
-    // Room for 20 files with their JSON strings: the first 20 stay cached however often they are read.
+    // Room for 20 files as JSON strings: the first 20 stay cached however often they are read.
     const reader = new ContentReader(hot + 100);
     const serve = async (at: number) => {
       const read = await reader.read(files[at]!.entry, origin);
       return { read, json: reader.servedForm(files[at]!.entry.digest, read, true).json };
     };
     const first = await Promise.all(Array.from({ length: 20 }, (_, i) => serve(i)));
-    assert.equal(reader.bytes, hot, 'bytes and JSON strings both counted');
+    assert.equal(reader.bytes, hot, 'each JSON string counted, its bytes no longer held beside it');
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 20; i++) {
         const again = await serve(i);
-        assert.equal(again.read, first[i]!.read, 'a hot file that fits is served from the cache');
-        assert.equal(again.json, first[i]!.json, 'and so is its JSON string');
+        assert.equal(again.json, first[i]!.json, 'a hot file that fits is served from the cache');
+        assert.deepEqual(again.read, files[i]!.bytes, "and its bytes made again from the JSON string are the file's");
       }
     }
     // Twice as many files as fit: the cache stays within its budget throughout.
@@ -195,10 +196,14 @@ describe('the read thread (first reads of small files, whole, off the main threa
     const cached = reader.cachedText(sha256Digest(text));
     assert.ok(cached !== undefined, 'the JSON string came with the bytes');
     assert.ok(cached.json.equals(Buffer.from(JSON.stringify(text.toString('utf8')))), 'the same bytes as JSON.stringify');
-    assert.equal(cached.bytes, bytes);
-    assert.equal(reader.bytes, text.byteLength + cached.json.byteLength);
-    assert.equal(bytes.buffer.byteLength, text.byteLength, 'a buffer of its own, exactly the bytes');
+    assert.equal(reader.bytes, cached.json.byteLength, 'kept as the JSON string alone');
+    assert.ok(bytes.buffer.byteLength <= text.byteLength + 1, 'a buffer of its own: the bytes and the one spare byte of the read');
     assert.equal(reader.servedForm(sha256Digest(text), bytes, true).json, cached.json, 'servedForm gives the one made');
+    // Gone from the disk: a read is answered from the cache, its bytes exactly the file's (multi-byte UTF-8, escapes).
+    rmSync(join(dir, 'a.md'));
+    const again = await reader.read(file(text, 'a.md'), origin);
+    assert.deepEqual(again, text);
+    assert.equal(reader.servedForm(sha256Digest(text), again, true).json, cached.json, 'the same JSON string for the bytes made again');
   });
 
   test('a binary file is served as bytes, with no JSON string', async () => {

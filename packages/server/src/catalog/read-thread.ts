@@ -121,7 +121,8 @@ export class ReadThread {
           batch[i]!.resolve(undefined);
           continue;
         }
-        const bytes = Buffer.from(answer.bytes);
+        // The file's bytes: its buffer holds one byte more (read-worker.ts).
+        const bytes = Buffer.from(answer.bytes, 0, batch[i]!.asked.size);
         batch[i]!.resolve(answer.json === undefined ? { bytes, text: answer.text } : { bytes, text: answer.text, json: Buffer.from(answer.json) });
       }
     });
