@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { eventually, tempFolder } from '@skillport/test-kit';
+import { auditWriterTesting } from '../src/access/audit-writer.js';
 import { SqliteAccessStore } from '../src/access/sqlite-access-store.js';
 import type { AccessChange, AuditEvent } from '../src/access/store.js';
 
@@ -38,6 +39,25 @@ describe('the audit writer thread', () => {
       assert.equal(rows.length, (batch + 1) * 100);
       assert.equal(rows.at(-1)!.file, `f${batch * 100 + 99}.md`);
     }
+  });
+
+  test('a writer that dies after committing a batch and before answering: the batch is there once', async () => {
+    const store = open(tempFolder('skillport-audit-writer-dies-'));
+    auditWriterTesting.exitAfterCommit = 2;
+    try {
+      await store.appendAudit(Array.from({ length: 10 }, (_, i) => event(i)));
+      // Committed by the thread, whose answer never comes: the store writes nothing again.
+      await store.appendAudit(Array.from({ length: 10 }, (_, i) => event(10 + i)));
+    } finally {
+      auditWriterTesting.exitAfterCommit = undefined;
+    }
+    // The thread is gone: this one is written on the store's own connection.
+    await store.appendAudit(Array.from({ length: 10 }, (_, i) => event(20 + i)));
+    const files = (await store.queryAudit({ limit: 1000 })).map((row) => row.file);
+    assert.deepEqual(
+      files,
+      Array.from({ length: 30 }, (_, i) => `f${i}.md`),
+    );
   });
 
   test('rows sent before close are written', async () => {

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sha256Digest } from '@skillport/core';
+import { eventually } from '@skillport/test-kit';
 import { ContentReader, StaleFileError } from '../src/catalog/content.js';
+import { readThreadTesting } from '../src/catalog/read-thread.js';
 import type { SkillOrigin } from '../src/catalog/model.js';
 import { catalogFile } from './catalog-files.js';
 
@@ -226,6 +228,45 @@ describe('the read thread (first reads of small files, whole, off the main threa
     const answers = await Promise.all(Array.from({ length: 8 }, () => reader.read(file(published, 'target.md'), origin)));
     for (const answer of answers) assert.equal(answer, answers[0], 'one read, one buffer');
     assert.deepEqual(answers[0], published);
+  });
+
+  test('behind a slow file, reads past the queue cap are made in the thread pool, with the same answers', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const texts = Array.from({ length: 100 }, (_, i) => Buffer.from(`file ${i}\n${'text '.repeat(i)}\n`));
+    texts.forEach((text, i) => writeFileSync(join(dir, `f${i}.md`), text));
+    const hold = new Int32Array(new SharedArrayBuffer(4));
+    readThreadTesting.hold = hold;
+    let reader: ContentReader;
+    try {
+      reader = await threaded();
+    } finally {
+      readThreadTesting.hold = undefined;
+    }
+    // The thread now waits before its next batch, as on a file the disk is slow to give.
+    Atomics.store(hold, 0, 1);
+    const done: boolean[] = texts.map(() => false);
+    const reads = texts.map((text, i) =>
+      reader.read(file(text, `f${i}.md`), origin).then((bytes) => {
+        done[i] = true;
+        return bytes;
+      }),
+    );
+    try {
+      const served = await eventually(
+        async () => (done.filter(Boolean).length >= 36 ? done.filter(Boolean).length : undefined),
+        10_000,
+        'reads past the cap answered',
+      );
+      assert.equal(served, 36, 'the 64 queued for the thread wait for it; the rest do not');
+    } finally {
+      Atomics.store(hold, 0, 0);
+      Atomics.notify(hold, 0);
+    }
+    const answers = await Promise.all(reads);
+    answers.forEach((bytes, i) => assert.deepEqual(bytes, texts[i]));
+    // The thread's reads came with their JSON string; the thread pool's get it when asked (servedForm), as before.
+    assert.equal(texts.filter((text) => reader.cachedText(sha256Digest(text)) !== undefined).length, 64);
   });
 
   test('once the thread is stopped, misses are read on the main thread as before', async () => {

@@ -185,12 +185,24 @@ export class SqliteAccessStore implements AccessStore {
         return;
       } catch (error) {
         if (!(error instanceof AuditWriterGone)) throw error;
-        this.#writer = null; // it stopped before committing these: written here, as without it
+        this.#writer = null; // it stopped: written here, as without it, unless it committed them first
+        if (this.#committedBy(error)) return;
       }
     }
     this.db.transaction(() => {
       for (const row of rows) this.#insertAudit.run(...row);
     })();
+  }
+
+  /** Whether a writer thread that stopped had committed this batch (its answer died with it). */
+  #committedBy(gone: AuditWriterGone): boolean {
+    if (gone.seq === 0) return false;
+    try {
+      const row = this.db.prepare('SELECT seq FROM audit_writes WHERE writer = ?').get(gone.writer) as { seq: number } | undefined;
+      return row !== undefined && row.seq >= gone.seq;
+    } catch {
+      return false; // no table: the thread never got as far as a commit
+    }
   }
 
   #auditWriter(): AuditWriter | undefined {

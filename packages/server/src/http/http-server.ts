@@ -27,7 +27,6 @@ import type { TrustedProxies } from './client-address.js';
 import { OpenCounts } from './open-counts.js';
 import { WriteStalls } from './write-stalls.js';
 import { listenLifetime } from './listen-lifetime.js';
-import { endOnClientFin } from './half-close.js';
 import { mountMcp } from './mcp-route.js';
 import type { EarlyCatalog, McpRouteOptions, PrincipalHandler } from './mcp-route.js';
 import { hostGuard } from './middleware/host-guard.js';
@@ -191,16 +190,12 @@ export async function startHttpServer(
   let drained: (() => void) | undefined;
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
-    const counted = !(req.method === 'GET' && path === MCP_PATH);
-    if (!counted) endOnClientFin(res);
-    if (counted) {
-      inFlight++;
-      const ended = path === '/healthz' || path === '/readyz' ? undefined : identity.activity?.begin();
-      res.once('close', () => {
-        ended?.();
-        if (--inFlight === 0) drained?.();
-      });
-    }
+    inFlight++;
+    const ended = path === '/healthz' || path === '/readyz' ? undefined : identity.activity?.begin();
+    res.once('close', () => {
+      ended?.();
+      if (--inFlight === 0) drained?.();
+    });
     if (closing) res.setHeader('connection', 'close');
     if (!guardHost(req, res)) return;
     // Before the whole catalog is in, only /mcp (which decides per request) and the probes (readyz says why not) go on.

@@ -15,7 +15,7 @@ import { MCP_PATH } from './oauth.js';
 import type { OpenCounts } from './open-counts.js';
 import { sendJsonRpcError, tooMany } from './replies.js';
 import type { HttpApp, HttpMiddleware } from './routes.js';
-import { endOnClientFin } from './half-close.js';
+import { endOnClientFinOnceStreaming } from './half-close.js';
 
 /**
  * `/mcp` on the router, after the middleware every route shares (host guard, per-address limit) and with the ones it
@@ -152,7 +152,7 @@ export function capStream(
     forClient();
     forPrincipal();
   });
-  endOnClientFin(res);
+  endOnClientFinOnceStreaming(res);
   return true;
 }
 
