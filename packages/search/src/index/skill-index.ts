@@ -105,7 +105,7 @@ import { checkState } from './state.js';
 import type { IndexParts, IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
-import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
+import { COVERAGE_MASK, OWN_BIT, primeTake, take, walkAdmitting, walkRunning } from './walk.js';
 
 export { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT } from './document-terms.js';
 /**
@@ -984,6 +984,7 @@ export class SkillSearchIndex {
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     this.expander.prepare();
     this.vocabulary.prepare();
+    primeTake();
     this.names.prepare();
   }
 
