@@ -105,7 +105,7 @@ import { checkState } from './state.js';
 import type { IndexParts, IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
-import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
+import { COVERAGE_MASK, OWN_BIT, primeTake, take, walkAdmitting, walkRunning } from './walk.js';
 
 export { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT } from './document-terms.js';
 /**
@@ -989,6 +989,7 @@ export class SkillSearchIndex {
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     this.expander.prepare();
     this.vocabulary.prepare();
+    primeTake();
     this.names.prepare();
   }
 
@@ -1048,7 +1049,9 @@ export class SkillSearchIndex {
     let idfSum = 0;
     let importanceSum = 0;
     const expanded: ExpandedTerm[] = [];
-    const plan = terms.map(({ term, weight, word, mapped }) => {
+    // A literal filled by a loop: one array shape for every query (see pairBounds below).
+    const plan: Array<{ expansions: Expansion[]; scales: Float64Array; bounds: Float64Array; weight: number; importance: number }> = [];
+    for (const { term, weight, word, mapped } of terms) {
       const own = this.expander.known(term, scope);
       const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
       if (weight === 1 && own !== undefined) idfSum += ownIdf;
@@ -1059,13 +1062,16 @@ export class SkillSearchIndex {
       if (weight === 1) importanceSum += importance;
       // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
       expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
-      const scales = expansions.map(
+      // Typed arrays, not mapped arrays: one shape for every query (an empty mapped array has another), so the
+      // optimised search is not thrown away when a term has no expansion.
+      const scales = Float64Array.from(
+        expansions,
         ([id, factor, kind]) => (kind === 'mapped' ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight,
       );
       // The most each expansion can add to any document's sum (../scoring/bm25f.ts, saturationBound).
-      const bounds = expansions.map(([id], at) => scales[at]! * this.termBound(id, stretch));
-      return { expansions, scales, bounds, weight, importance: weight === 1 ? importance : 0 };
-    });
+      const bounds = Float64Array.from(expansions, ([id], at) => scales[at]! * this.termBound(id, stretch));
+      plan.push({ expansions, scales, bounds, weight, importance: weight === 1 ? importance : 0 });
+    }
     // Per query term, each document's best value so far and how it is covered (0 not, 1 through a mapped term only,
     // 2 by the word or a near or related one): a term counts once per document, by its best expansion, whichever
     // order its expansions are walked in.
@@ -1138,14 +1144,22 @@ export class SkillSearchIndex {
       const step = lists.findIndex((list) => list.term === term && list.at === 0);
       return { term, step: step < 0 ? Number.POSITIVE_INFINITY : step };
     };
-    const pairBounds = this.phrasePairs(sequence, scope).map(([first, second]) => ({
-      bound: PHRASE_WEIGHT * Math.min(this.idf(first, scope) * this.termBound(first, stretch), this.idf(second, scope) * this.termBound(second, stretch)),
-      from: Math.min(firstStep.get(first) ?? Number.POSITIVE_INFINITY, firstStep.get(second) ?? Number.POSITIVE_INFINITY),
-      first: ownTerm(first),
-      second: ownTerm(second),
-    }));
-    const phraseBound = pairBounds.reduce((sum, pair) => sum + pair.bound, 0);
-    const unseenPhrase = (step: number): number => pairBounds.reduce((sum, pair) => (pair.from >= step ? sum + pair.bound : sum), 0);
+    // A literal filled by a loop (one shape with or without pairs, as for the hits), summed by loops in the same order.
+    const pairBounds: Array<{ bound: number; from: number; first: { term: number; step: number }; second: { term: number; step: number } }> = [];
+    for (const [first, second] of this.phrasePairs(sequence, scope))
+      pairBounds.push({
+        bound: PHRASE_WEIGHT * Math.min(this.idf(first, scope) * this.termBound(first, stretch), this.idf(second, scope) * this.termBound(second, stretch)),
+        from: Math.min(firstStep.get(first) ?? Number.POSITIVE_INFINITY, firstStep.get(second) ?? Number.POSITIVE_INFINITY),
+        first: ownTerm(first),
+        second: ownTerm(second),
+      });
+    let phraseBound = 0;
+    for (let at = 0; at < pairBounds.length; at++) phraseBound += pairBounds[at]!.bound;
+    const unseenPhrase = (step: number): number => {
+      let sum = 0;
+      for (let at = 0; at < pairBounds.length; at++) if (pairBounds[at]!.from >= step) sum += pairBounds[at]!.bound;
+      return sum;
+    };
     // The coverage factor, for bounds: Math.pow per candidate cost more than the walk (it is taken for every candidate
     // at every check), so bounds read it from a table at COVERAGE_STEPS levels, rounded up for upper bounds and down
     // for lower ones (the factor grows with coverage), a hair past the rounding. Final scores use Math.pow itself.
@@ -1404,6 +1418,39 @@ export class SkillSearchIndex {
       this.addPhraseBonus(pairs, scores, marked, scope, survivors);
       for (const [doc, value] of bonus) if (marked[doc] === 1) scores[doc]! += value;
     }
+    // Ranking, the meaning channel, the hits and the decision: a method of its own, so that the engine compiles it
+    // apart from the walks (a change of shape there, e.g. no hits, then re-optimises it alone, not the whole search).
+    const results = this.answer(text, wanted, scores, touched, expanded, scope);
+    this.clearScratch(scratch, plan.length, slotCount);
+    return results;
+  }
+
+  /** Leaves the accumulators all-zero for the next query (only the slots this one touched or declined, and its terms' states). */
+  private clearScratch(scratch: NonNullable<SkillSearchIndex['scratch']>, termCount: number, slotCount: number): void {
+    const { scores, covered, marked, touched, declined } = scratch;
+    for (let at = 0; at < touched.length; at++) {
+      const doc = touched.data[at]!;
+      scores[doc] = covered[doc] = 0;
+      marked[doc] = 0;
+    }
+    for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
+    declined.length = 0;
+    // Per term only the states are cleared (a value counts where its state is set: ./walk.ts); many touched slots:
+    // clearing the whole array is cheaper than visiting each slot once per term.
+    const clearAll = touched.length * 8 > slotCount;
+    for (let term = 0; term < termCount; term++) {
+      const { state } = scratch.terms[term]!;
+      if (clearAll) {
+        state.fill(0, 0, slotCount);
+        continue;
+      }
+      for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
+    }
+    touched.length = 0;
+  }
+
+  /** The hits of a scored query: its best `wanted` candidates ranked, with the meaning channel, evidence and decision. */
+  private answer(text: string, wanted: number, scores: Float64Array, touched: IntList, expanded: ExpandedTerm[], scope: Scope): SearchHit[] {
     const vectors = this.resolveWordVectors();
     const depthNow = vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH);
     const ranked = this.top(scores, touched, depthNow);
@@ -1442,9 +1489,10 @@ export class SkillSearchIndex {
             (word) => vectors.position(word),
             (word) => this.heldWhere(word, scope),
           );
-    let results = kept.map((doc) =>
-      this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight, specific),
-    );
+    // Pushed into a literal, not mapped: the array then has one shape whether or not there are hits.
+    let results: SearchHit[] = [];
+    for (const doc of kept)
+      results.push(this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight, specific));
     // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     const domain = this.queryDomain;
@@ -1459,25 +1507,6 @@ export class SkillSearchIndex {
       const top = results[0];
       if (top !== undefined && top.confidence < this.minConfidence && top.evidence.exactWeight < top.evidence.queryWeight * (1 - 1e-9)) results = [];
     }
-    for (let at = 0; at < touched.length; at++) {
-      const doc = touched.data[at]!;
-      scores[doc] = covered[doc] = 0;
-      marked[doc] = 0;
-    }
-    for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
-    declined.length = 0;
-    // Per term only the states are cleared (a value counts where its state is set: ./walk.ts); many touched slots:
-    // clearing the whole array is cheaper than visiting each slot once per term.
-    const clearAll = touched.length * 8 > slotCount;
-    for (let term = 0; term < plan.length; term++) {
-      const { state } = scratch.terms[term]!;
-      if (clearAll) {
-        state.fill(0, 0, slotCount);
-        continue;
-      }
-      for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
-    }
-    touched.length = 0;
     return results;
   }
 
@@ -1616,7 +1645,7 @@ export class SkillSearchIndex {
    */
   private rescore(
     doc: number,
-    plan: ReadonlyArray<{ expansions: Expansion[]; scales: number[]; weight: number; importance: number }>,
+    plan: ReadonlyArray<{ expansions: Expansion[]; scales: Float64Array; weight: number; importance: number }>,
     importanceSum: number,
     pairs: ReadonlyArray<[number, number]>,
     nameBonus: number | undefined,

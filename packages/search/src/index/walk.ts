@@ -136,3 +136,26 @@ export function walkAdmitting(
     take(scores, covered, best, state, doc, value, mapped, importance, own);
   }
 }
+
+/**
+ * Runs `take` through each of its branches on a few scratch slots (microseconds), so that the optimising compiler
+ * sees every branch from the first real query on: otherwise each branch a first query meets late (a mapped term
+ * after a direct one, the word's own list) throws away the optimised search that inlined it, and a warm restart's
+ * first searches pay for recompiling it. Changes nothing but the engine's type feedback.
+ */
+export function primeTake(): void {
+  const scores = new Float64Array(8);
+  const covered = new Float64Array(8);
+  const best = new Float64Array(8);
+  const state = new Uint8Array(8);
+  for (let round = 0; round < 16; round++) {
+    state.fill(0);
+    // A mapped term first, then the word itself (coverage raised from a mapped one), a lower and a higher value, own.
+    take(scores, covered, best, state, 0, 0.5, true, 1.5, false);
+    take(scores, covered, best, state, 0, 0.25, false, 1.5, true);
+    take(scores, covered, best, state, 0, 0.75, false, 1.5, false);
+    take(scores, covered, best, state, 0, 0.125, true, 1.5, false);
+    take(scores, covered, best, state, 1, 0.5, false, 1.5, true);
+    take(scores, covered, best, state, 2, 0.5, true, 1.5, true);
+  }
+}
