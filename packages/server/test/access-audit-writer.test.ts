@@ -70,6 +70,29 @@ describe('the audit writer thread', () => {
     assert.equal((await again.queryAudit({ limit: 1000 })).length, 150);
   });
 
+  test('the watch prepares its query of the tokens and the policy once, however many commits it sees', async () => {
+    const dir = tempFolder('skillport-audit-writer-prepare-');
+    const store = open(dir);
+    const other = open(dir);
+    const prepared: string[] = [];
+    const prepare = store.db.prepare.bind(store.db);
+    store.db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof store.db.prepare;
+    const stop = store.watch(() => {});
+    try {
+      // Commits by another connection, each seen by a poll of its own (every 250 ms).
+      for (let i = 0; i < 4; i++) {
+        await other.appendAudit([event(i)]);
+        await sleep(300);
+      }
+    } finally {
+      stop();
+    }
+    assert.equal(prepared.filter((sql) => sql.includes('FROM tokens')).length, 1, prepared.join('\n'));
+  });
+
   test("the writer's commits are no change to watch; a token made or revoked, or a policy saved, by another connection still is", async () => {
     const dir = tempFolder('skillport-audit-writer-watch-');
     const store = open(dir);

@@ -463,21 +463,26 @@ export class SkillSearchIndex {
     for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
     this.mergePostings(renumber, termMap, kept, next);
     this.deadRows = 0;
+    // Terms dropped: every term list and description is written again below, into new slabs, from what is here now.
+    const renumbered = kept < termCount;
     const views = this.restoredViews;
     if (views !== undefined) {
-      // Views into a restored file would keep the whole file alive beside the new postings: copied once.
+      // Views into a restored file would keep the whole file alive beside the new postings: copied once (by the
+      // renumbering below when there is one, which reads the views).
       const alive = this.alive;
       const own = (slot: number) => slot < views.count && alive[slot] === 1;
       const forwardSlabs = this.forwardSlabs;
       const descriptionSlabs = this.descriptionSlabs;
-      this.forward = this.forward.map(
-        (ids, slot) => ids ?? (own(slot) ? forwardSlabs.copy(views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!)) : undefined),
-      );
-      this.descriptions = this.descriptions.map(
-        (sequence, slot) =>
-          sequence ??
-          (own(slot) ? descriptionSlabs.copy(views.descriptions.subarray(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!)) : undefined),
-      );
+      this.forward = this.forward.map((ids, slot) => {
+        if (ids !== undefined || !own(slot)) return ids;
+        const view = views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!);
+        return renumbered ? view : forwardSlabs.copy(view);
+      });
+      this.descriptions = this.descriptions.map((sequence, slot) => {
+        if (sequence !== undefined || !own(slot)) return sequence;
+        const view = views.descriptions.subarray(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!);
+        return renumbered ? view : descriptionSlabs.copy(view);
+      });
       this.restoredViews = undefined;
     }
     // Per-slot data, renumbered.
@@ -488,8 +493,8 @@ export class SkillSearchIndex {
     this.descriptions = keep(this.descriptions);
     this.meaningTexts = keep(this.meaningTexts);
     this.meaningVectors = keep(this.meaningVectors);
-    this.repackSlabs();
-    if (kept < termCount) {
+    if (!renumbered) this.repackSlabs();
+    else {
       const forwardSlabs = newForwardSlabs();
       const descriptionSlabs = newDescriptionSlabs();
       this.forward = this.forward.map((ids) => {

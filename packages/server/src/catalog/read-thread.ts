@@ -57,24 +57,6 @@ export class ReadThread {
   #pendingFiles = 0;
   #pendingBytes = 0;
 
-  /** Starts the thread if it is not running; resolves once reads go to it (false: it cannot run). */
-  started(): Promise<boolean> {
-    if (this.#online || this.#stopped) return Promise.resolve(this.#online);
-    this.ready();
-    const worker = this.#worker;
-    if (worker === undefined) return Promise.resolve(false);
-    // Held while it is waited for: an unreferenced thread could let the process end first.
-    worker.ref();
-    return new Promise((resolve) => {
-      const settle = (online: boolean) => {
-        worker.unref();
-        resolve(online);
-      };
-      worker.once('online', () => settle(this.#online));
-      worker.once('exit', () => settle(false));
-    });
-  }
-
   /** Whether a read given now goes to the thread (running, and not too far behind); the first call starts it. */
   ready(): boolean {
     if (this.#online) return this.#pendingFiles < MAX_PENDING_FILES && this.#pendingBytes < MAX_PENDING_BYTES;
