@@ -292,6 +292,7 @@ export class SkillSearchIndex {
     this.queryDomain = options.queryDomain === false ? undefined : (options.queryDomain ?? (() => QueryDomain.bundled()));
     this.pruning = options.pruning === 'reference' ? 'reference' : options.pruning !== false;
     this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
+    primeTake(); // once a process (./walk.ts): a cold start's first searches meet every branch of take primed too
     for (const document of documents) this.add(document, false);
     this.merge();
   }
@@ -989,7 +990,6 @@ export class SkillSearchIndex {
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     this.expander.prepare();
     this.vocabulary.prepare();
-    primeTake();
     this.names.prepare();
   }
 

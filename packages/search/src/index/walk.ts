@@ -153,14 +153,18 @@ export function clearStates(terms: readonly TermAccumulators[], count: number, t
   }
 }
 
+let primed = false;
+
 /**
  * Runs `take` and `clearStates` through each of their branches on a few scratch slots (microseconds), so that the
  * optimising compiler sees every branch from the first real query on: otherwise each branch a first query meets
  * late (a mapped term after a direct one, the word's own list, a query touching most slots) throws away the
- * optimised code that inlined it, and a warm restart's first searches pay for recompiling it. Changes nothing but
- * the engine's type feedback.
+ * optimised code that inlined it, and a restart's first searches pay for recompiling it. Once a process; changes
+ * nothing but the engine's type feedback.
  */
 export function primeTake(): void {
+  if (primed) return;
+  primed = true;
   const scores = new Float64Array(8);
   const covered = new Float64Array(8);
   const best = new Float64Array(8);
