@@ -105,7 +105,7 @@ import { checkState } from './state.js';
 import type { IndexParts, IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
-import { COVERAGE_MASK, OWN_BIT, primeTake, take, walkAdmitting, walkRunning } from './walk.js';
+import { COVERAGE_MASK, OWN_BIT, clearStates, primeTake, take, walkAdmitting, walkRunning } from './walk.js';
 
 export { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT } from './document-terms.js';
 /**
@@ -1046,32 +1046,7 @@ export class SkillSearchIndex {
     let stretch = 1;
     for (let f = 0; f < FIELDS; f++) stretch = Math.max(stretch, scope.averages[f]! / this.baseAverages[f]!);
     // The plan, in the query's order (sums of idf and what the hits are explained from do not depend on pruning).
-    let idfSum = 0;
-    let importanceSum = 0;
-    const expanded: ExpandedTerm[] = [];
-    // A literal filled by a loop: one array shape for every query (see pairBounds below).
-    const plan: Array<{ expansions: Expansion[]; scales: Float64Array; bounds: Float64Array; weight: number; importance: number }> = [];
-    for (const { term, weight, word, mapped } of terms) {
-      const own = this.expander.known(term, scope);
-      const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
-      if (weight === 1 && own !== undefined) idfSum += ownIdf;
-      const expansions = this.expander.expansions(term, word, mapped, scope);
-      // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
-      let importance = own !== undefined ? ownIdf : 0;
-      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
-      if (weight === 1) importanceSum += importance;
-      // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
-      expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
-      // Typed arrays, not mapped arrays: one shape for every query (an empty mapped array has another), so the
-      // optimised search is not thrown away when a term has no expansion.
-      const scales = Float64Array.from(
-        expansions,
-        ([id, factor, kind]) => (kind === 'mapped' ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight,
-      );
-      // The most each expansion can add to any document's sum (../scoring/bm25f.ts, saturationBound).
-      const bounds = Float64Array.from(expansions, ([id], at) => scales[at]! * this.termBound(id, stretch));
-      plan.push({ expansions, scales, bounds, weight, importance: weight === 1 ? importance : 0 });
-    }
+    const { plan, expanded, idfSum, importanceSum } = this.plan(terms, scope, stretch);
     // Per query term, each document's best value so far and how it is covered (0 not, 1 through a mapped term only,
     // 2 by the word or a near or related one): a term counts once per document, by its best expansion, whichever
     // order its expansions are walked in.
@@ -1383,37 +1358,8 @@ export class SkillSearchIndex {
       if (marked[doc] !== 1) scores[doc] = 0;
       else if (reference) scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
     }
-    if (!reference) {
-      // Term by term over the documents in the running (the survivors, in slot order, once pruned; else every touched
-      // one): each term's arrays are read forwards, and each document still adds its terms in the query's order.
-      const live = survivors ?? touched;
-      if (scratch.sums.length < live.length) {
-        scratch.sums = new Float64Array(scratch.size);
-        scratch.covers = new Float64Array(scratch.size);
-      }
-      const { sums, covers } = scratch;
-      sums.fill(0, 0, live.length);
-      covers.fill(0, 0, live.length);
-      for (let term = 0; term < plan.length; term++) {
-        const { best, state } = scratch.terms[term]!;
-        const typed = plan[term]!.weight === 1;
-        const full = plan[term]!.importance;
-        const part = MAPPED_COVERAGE * full;
-        for (let at = 0; at < live.length; at++) {
-          const doc = live.data[at]!;
-          const was = state[doc]! & COVERAGE_MASK;
-          if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
-          sums[at]! += best[doc]!;
-          if (typed) covers[at]! += was === 2 ? full : part;
-        }
-      }
-      for (let at = 0; at < live.length; at++) {
-        const doc = live.data[at]!;
-        if (marked[doc] !== 1) continue;
-        const sum = sums[at]!;
-        scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covers[at]! / importanceSum, COVERAGE_EXPONENT) : sum;
-      }
-    }
+    // Term by term over the documents in the running (a method of its own, compiled apart from the walks).
+    if (!reference) this.finalScores(survivors ?? touched, plan, importanceSum);
     if (!reference) {
       this.addPhraseBonus(pairs, scores, marked, scope, survivors);
       for (const [doc, value] of bonus) if (marked[doc] === 1) scores[doc]! += value;
@@ -1423,6 +1369,76 @@ export class SkillSearchIndex {
     const results = this.answer(text, wanted, scores, touched, expanded, scope);
     this.clearScratch(scratch, plan.length, slotCount);
     return results;
+  }
+
+  /** Each query term's expansions with their scales and bounds (`plan`), what the hits are explained from (`expanded`), and the sums of idf and importance over the typed terms. */
+  private plan(
+    terms: ReturnType<QueryExpander['queryTerms']>['terms'],
+    scope: Scope,
+    stretch: number,
+  ): { plan: QueryPlan; expanded: ExpandedTerm[]; idfSum: number; importanceSum: number } {
+    let idfSum = 0;
+    let importanceSum = 0;
+    const expanded: ExpandedTerm[] = [];
+    // A literal filled by a loop: one array shape for every query (as the phrase pairs' bounds in search).
+    const plan: QueryPlan = [];
+    for (const { term, weight, word, mapped } of terms) {
+      const own = this.expander.known(term, scope);
+      const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
+      if (weight === 1 && own !== undefined) idfSum += ownIdf;
+      const expansions = this.expander.expansions(term, word, mapped, scope);
+      // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
+      let importance = own !== undefined ? ownIdf : 0;
+      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
+      if (weight === 1) importanceSum += importance;
+      // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
+      expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
+      // Typed arrays, not mapped arrays: one shape for every query (an empty mapped array has another), so the
+      // optimised search is not thrown away when a term has no expansion.
+      const scales = Float64Array.from(
+        expansions,
+        ([id, factor, kind]) => (kind === 'mapped' ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight,
+      );
+      // The most each expansion can add to any document's sum (../scoring/bm25f.ts, saturationBound).
+      const bounds = Float64Array.from(expansions, ([id], at) => scales[at]! * this.termBound(id, stretch));
+      plan.push({ expansions, scales, bounds, weight, importance: weight === 1 ? importance : 0 });
+    }
+    return { plan, expanded, idfSum, importanceSum };
+  }
+
+  /**
+   * Scores the documents in the running (`live`: the survivors, in slot order, once pruned; else every touched one)
+   * term by term: each term's arrays are read forwards, and each document still adds its terms in the query's order.
+   */
+  private finalScores(live: IntList, plan: ReadonlyArray<{ weight: number; importance: number }>, importanceSum: number): void {
+    const scratch = this.scratch!;
+    const { scores, marked } = scratch;
+    if (scratch.sums.length < live.length) {
+      scratch.sums = new Float64Array(scratch.size);
+      scratch.covers = new Float64Array(scratch.size);
+    }
+    const { sums, covers } = scratch;
+    sums.fill(0, 0, live.length);
+    covers.fill(0, 0, live.length);
+    for (let term = 0; term < plan.length; term++) {
+      const { best, state } = scratch.terms[term]!;
+      const typed = plan[term]!.weight === 1;
+      const full = plan[term]!.importance;
+      const part = MAPPED_COVERAGE * full;
+      for (let at = 0; at < live.length; at++) {
+        const doc = live.data[at]!;
+        const was = state[doc]! & COVERAGE_MASK;
+        if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
+        sums[at]! += best[doc]!;
+        if (typed) covers[at]! += was === 2 ? full : part;
+      }
+    }
+    for (let at = 0; at < live.length; at++) {
+      const doc = live.data[at]!;
+      if (marked[doc] !== 1) continue;
+      const sum = sums[at]!;
+      scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covers[at]! / importanceSum, COVERAGE_EXPONENT) : sum;
+    }
   }
 
   /** Leaves the accumulators all-zero for the next query (only the slots this one touched or declined, and its terms' states). */
@@ -1435,17 +1451,7 @@ export class SkillSearchIndex {
     }
     for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
     declined.length = 0;
-    // Per term only the states are cleared (a value counts where its state is set: ./walk.ts); many touched slots:
-    // clearing the whole array is cheaper than visiting each slot once per term.
-    const clearAll = touched.length * 8 > slotCount;
-    for (let term = 0; term < termCount; term++) {
-      const { state } = scratch.terms[term]!;
-      if (clearAll) {
-        state.fill(0, 0, slotCount);
-        continue;
-      }
-      for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
-    }
+    clearStates(scratch.terms, termCount, touched, slotCount);
     touched.length = 0;
   }
 
@@ -1870,6 +1876,9 @@ function namedBonus(named: Array<[doc: number, bonus: number]>): Map<number, num
   for (const [doc, bonus] of named) out.set(doc, (out.get(doc) ?? 0) + bonus);
   return out;
 }
+
+/** Per query term, in the query's order: its expansions, each one's scale (idf × factor × weight) and bound, the term's weight and importance. */
+type QueryPlan = Array<{ expansions: Expansion[]; scales: Float64Array; bounds: Float64Array; weight: number; importance: number }>;
 
 /** A query term with its expansions, as the hits are explained from. */
 interface ExpandedTerm {

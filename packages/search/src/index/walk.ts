@@ -4,7 +4,7 @@
  * search function its inlining budget runs out).
  */
 import type { PostingLayout } from '../postings/compact-postings.js';
-import type { IntList } from '../postings/int-list.js';
+import { IntList } from '../postings/int-list.js';
 import { MAPPED_COVERAGE } from '../expansion/query-expansion.js';
 import { saturated } from '../scoring/bm25f.js';
 import type { FieldWeights } from '../scoring/bm25f.js';
@@ -138,10 +138,27 @@ export function walkAdmitting(
 }
 
 /**
- * Runs `take` through each of its branches on a few scratch slots (microseconds), so that the optimising compiler
- * sees every branch from the first real query on: otherwise each branch a first query meets late (a mapped term
- * after a direct one, the word's own list) throws away the optimised search that inlined it, and a warm restart's
- * first searches pay for recompiling it. Changes nothing but the engine's type feedback.
+ * After a query, the first `count` terms' states cleared (a value counts where its state is set, see
+ * TermAccumulators); many touched slots: clearing the whole array is cheaper than visiting each slot once per term.
+ */
+export function clearStates(terms: readonly TermAccumulators[], count: number, touched: IntList, slots: number): void {
+  const clearAll = touched.length * 8 > slots;
+  for (let term = 0; term < count; term++) {
+    const { state } = terms[term]!;
+    if (clearAll) {
+      state.fill(0, 0, slots);
+      continue;
+    }
+    for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
+  }
+}
+
+/**
+ * Runs `take` and `clearStates` through each of their branches on a few scratch slots (microseconds), so that the
+ * optimising compiler sees every branch from the first real query on: otherwise each branch a first query meets
+ * late (a mapped term after a direct one, the word's own list, a query touching most slots) throws away the
+ * optimised code that inlined it, and a warm restart's first searches pay for recompiling it. Changes nothing but
+ * the engine's type feedback.
  */
 export function primeTake(): void {
   const scores = new Float64Array(8);
@@ -157,5 +174,8 @@ export function primeTake(): void {
     take(scores, covered, best, state, 0, 0.125, true, 1.5, false);
     take(scores, covered, best, state, 1, 0.5, false, 1.5, true);
     take(scores, covered, best, state, 2, 0.5, true, 1.5, true);
+    const touched = new IntList(8);
+    touched.push(round % 2 === 0 ? 1 : 7);
+    clearStates([{ best, state }], 1, touched, round % 2 === 0 ? 2 : 64);
   }
 }
