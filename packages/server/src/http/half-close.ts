@@ -19,9 +19,21 @@ export function endOnClientFinOnceStreaming(res: ServerResponse): void {
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
     res.writeHead = writeHead;
     const result = (writeHead as (...all: unknown[]) => ServerResponse).apply(this, args);
-    if (contentType(res, args).startsWith('text/event-stream')) endOnClientFin(res);
+    if (contentType(res, args).startsWith('text/event-stream')) {
+      endOnClientFin(res);
+      const started = onStream.get(res);
+      onStream.delete(res);
+      started?.();
+    }
     return result;
   } as ServerResponse['writeHead'];
+}
+
+const onStream = new WeakMap<ServerResponse, () => void>();
+
+/** `then` is called if `res` becomes an event stream (see above): it is no longer a request being answered. */
+export function whenStreaming(res: ServerResponse, then: () => void): void {
+  onStream.set(res, then);
 }
 
 function contentType(res: ServerResponse, args: unknown[]): string {

@@ -27,6 +27,7 @@ import type { TrustedProxies } from './client-address.js';
 import { OpenCounts } from './open-counts.js';
 import { WriteStalls } from './write-stalls.js';
 import { listenLifetime } from './listen-lifetime.js';
+import { whenStreaming } from './half-close.js';
 import { mountMcp } from './mcp-route.js';
 import type { EarlyCatalog, McpRouteOptions, PrincipalHandler } from './mcp-route.js';
 import { hostGuard } from './middleware/host-guard.js';
@@ -192,10 +193,16 @@ export async function startHttpServer(
     const path = (req.url ?? '').split('?')[0];
     inFlight++;
     const ended = path === '/healthz' || path === '/readyz' ? undefined : identity.activity?.begin();
-    res.once('close', () => {
+    let answering = true;
+    const answered = () => {
+      if (!answering) return;
+      answering = false;
       ended?.();
       if (--inFlight === 0) drained?.();
-    });
+    };
+    res.once('close', answered);
+    // An event stream, once it starts, is open-ended: not waited for by a shutdown's drain, nor activity.
+    if (path === MCP_PATH) whenStreaming(res, answered);
     if (closing) res.setHeader('connection', 'close');
     if (!guardHost(req, res)) return;
     // Before the whole catalog is in, only /mcp (which decides per request) and the probes (readyz says why not) go on.
