@@ -14,26 +14,17 @@ const openEnded = new WeakMap<Socket, Set<ServerResponse>>();
  * that a refusal (401, 405, 429), and an answer still queued behind an earlier one on the connection, is answered
  * after the FIN like any other. Headers passed as an array to writeHead are not looked at (nothing here does so).
  */
-export function endOnClientFinOnceStreaming(res: ServerResponse): void {
+export function endOnClientFinOnceStreaming(res: ServerResponse, started?: (res: ServerResponse) => void): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
     res.writeHead = writeHead;
     const result = (writeHead as (...all: unknown[]) => ServerResponse).apply(this, args);
     if (contentType(res, args).startsWith('text/event-stream')) {
       endOnClientFin(res);
-      const started = onStream.get(res);
-      onStream.delete(res);
-      started?.();
+      started?.(res);
     }
     return result;
   } as ServerResponse['writeHead'];
-}
-
-const onStream = new WeakMap<ServerResponse, () => void>();
-
-/** `then` is called if `res` becomes an event stream (see above): it is no longer a request being answered. */
-export function whenStreaming(res: ServerResponse, then: () => void): void {
-  onStream.set(res, then);
 }
 
 function contentType(res: ServerResponse, args: unknown[]): string {

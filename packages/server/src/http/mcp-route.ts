@@ -56,6 +56,8 @@ export interface McpRouteOptions {
   streamsPerPrincipal: OpenCounts;
   /** The early catalog of a cold start (http-server.ts `EarlyCatalog`): only its first page is answered until complete. */
   early?: EarlyCatalog;
+  /** Told when a `subscriptions/listen` answer starts its event stream: from then on no request being answered. */
+  streamStarted?: (res: ServerResponse) => void;
 }
 
 export interface SharedMiddleware {
@@ -152,7 +154,7 @@ export function capStream(
     forClient();
     forPrincipal();
   });
-  endOnClientFinOnceStreaming(res);
+  endOnClientFinOnceStreaming(res, options.streamStarted);
   return true;
 }
 
