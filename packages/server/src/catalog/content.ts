@@ -91,11 +91,6 @@ export class ContentReader {
     this.#thread = (options.thread ?? true) ? new ReadThread() : undefined;
   }
 
-  /** Starts the read thread now rather than at the first miss; resolves once misses go to it (false: they cannot). */
-  startThread(): Promise<boolean> {
-    return this.#thread?.started() ?? Promise.resolve(false);
-  }
-
   /** Stops the read thread, if one was started (reads after this are made on the main thread's pool). */
   async close(): Promise<void> {
     await this.#thread?.close();
