@@ -13,7 +13,8 @@
 // then the end.
 // Each line gives RSS, its anonymous part (heaps: V8's, malloc's) and the peak so far (VmHWM).
 // Usage: node bench/memory-stages.mjs --catalog /work/scale-data/catalog-100000 [--repo DIR] [--port 5411]
-//                                     [--load | --catalog-only] [--workers N] [--smaps] [--snapshot] [--max-seconds 3600]
+//                                     [--load | --catalog-only] [--workers N] [--args "SERVE FLAGS"] [--smaps] [--snapshot]
+//                                     [--max-seconds 3600]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ const maxMs = Number(flags.value('max-seconds', '3600')) * 1000;
 const catalogOnly = flags.flag('catalog-only');
 const withLoad = flags.flag('load') || catalogOnly;
 const workers = flags.value('workers', undefined);
+// `--args "--no-scan --no-watch"`: more serve flags (to see what one part of the server holds).
+const extraArgs = flags.value('args', '').split(' ').filter(Boolean);
 const cache = mkdtempSync(join(tmpdir(), 'skillport-memory-cache-'));
 const store = mkdtempSync(join(tmpdir(), 'skillport-memory-store-'));
 const cli = join(repo, 'packages/cli/dist/src/bin.js');
@@ -40,10 +43,14 @@ const env = {
   ...(workers !== undefined ? { SKILLPORT_SEARCH_WORKERS: workers } : {}),
   ...(catalogOnly ? { SKILLPORT_SEARCH_IDLE_MS: '3600000' } : {}),
 };
-const proc = spawn(process.execPath, [cli, 'serve', '--http', '--port', String(port), '--quiet', '--cache-dir', cache, '--data', store, resolve(catalog)], {
-  stdio: ['ignore', 'ignore', 'ignore'],
-  env: flags.flag('snapshot') ? { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2` } : env,
-});
+const proc = spawn(
+  process.execPath,
+  [cli, 'serve', '--http', '--port', String(port), '--quiet', '--cache-dir', cache, '--data', store, ...extraArgs, resolve(catalog)],
+  {
+    stdio: ['ignore', 'ignore', 'ignore'],
+    env: flags.flag('snapshot') ? { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2` } : env,
+  },
+);
 const url = `http://127.0.0.1:${port}`;
 const post = (method, params, name) => postRpc(`${url}/mcp`, method, params, name);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -60,10 +67,15 @@ const sampler = setInterval(() => {
     // exited
   }
 }, 100);
+/** The server's CPU time so far (user + system, s), from /proc: what a phase cost where wall time is noisy. */
+const cpu = () => {
+  const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const line = (what) => {
   const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
   console.log(
-    `${seconds()} s  ${what}: RSS ${kb('VmRSS', status).toFixed(0)} MB (anon ${kb('RssAnon', status).toFixed(0)}), peak so far ${kb('VmHWM', status).toFixed(0)} MB`,
+    `${seconds()} s  ${what}: RSS ${kb('VmRSS', status).toFixed(0)} MB (anon ${kb('RssAnon', status).toFixed(0)}), peak so far ${kb('VmHWM', status).toFixed(0)} MB, ${/Threads:\s+(\d+)/.exec(status)[1]} threads, CPU ${cpu().toFixed(1)} s`,
   );
 };
 const search = async (query) => {

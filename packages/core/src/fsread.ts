@@ -57,11 +57,12 @@ export function readRegularFileSync(path: string, maxBytes: number): Buffer {
 /**
  * A file's bytes when it still has `expectedSize` bytes: three system calls (open, read, close), no fstat. A file
  * that grew or shrank reads back with another length, which the caller treats as a change. For the serving hot
- * path, where the size is already known from the manifest.
+ * path, where the size is already known from the manifest. `own`: in an ArrayBuffer of its own (never a slice of
+ * node's shared pool), one byte longer than the file, so it can be handed to another thread as it is.
  */
-export function readKnownFileSync(path: string, expectedSize: number): Buffer {
+export function readKnownFileSync(path: string, expectedSize: number, own = false): Buffer {
   return withFileSync(path, (fd) => {
-    const buffer = Buffer.allocUnsafe(expectedSize + 1);
+    const buffer = own ? Buffer.from(new ArrayBuffer(expectedSize + 1)) : Buffer.allocUnsafe(expectedSize + 1);
     return buffer.subarray(0, readFully(fd, buffer, buffer.length));
   });
 }

@@ -95,6 +95,23 @@ describe('a persisted search index', () => {
     }
   });
 
+  test("a merge right after a restore that drops terms (renumbering the rest from the file's views) ranks like the built index", () => {
+    const options = { ...OPTIONS, minConfidence: 0, minMergeRows: 1_000_000 };
+    const rare = (at: number) => at % 10 === 0;
+    const docs = documents(200).map((doc, at) => (rare(at) ? { ...doc, description: `${doc.description} rareword${at}` } : doc));
+    const built = new SkillSearchIndex(docs, options);
+    const restored = decodeIndex(Buffer.concat(encodeIndex(built, () => '')), options).index;
+    const queries = [...QUERIES, 'rareword10', 'rareword15', 'deplo', 'migrat'];
+    for (const index of [built, restored]) {
+      for (const doc of docs.filter((_, at) => rare(at))) index.remove(doc.id);
+      assert.equal(index.compact(), true);
+    }
+    for (const query of queries) assert.deepEqual(restored.search(query, 20), built.search(query, 20), `${query}, after the merge`);
+    for (const index of [built, restored]) for (const doc of docs.slice(1, 30)) index.add({ ...doc, description: `${doc.description} again` });
+    for (const index of [built, restored]) index.compact();
+    for (const query of queries) assert.deepEqual(restored.search(query, 20), built.search(query, 20), `${query}, after changes and a second merge`);
+  });
+
   test('is read where it lies (the payload 8-aligned, no copy), or copied when a buffer is not aligned; its saved pruning bounds rank like scoring from scratch', () => {
     const index = new SkillSearchIndex(documents(2000, 11), OPTIONS);
     const parts = encodeIndex(index, () => '');

@@ -21,6 +21,12 @@ export class Activity {
     };
   }
 
+  /** Ends a request begun with `begin` whose own end will not be called (an event stream, once it started). */
+  end(): void {
+    this.#inFlight--;
+    this.#last = performance.now();
+  }
+
   /** A message without a known end (stdio): counts as activity now. */
   touch(): void {
     this.#last = performance.now();

@@ -304,6 +304,7 @@ export class SkillportServer {
       // Checked before the scan: a bad --auth/--policy/--data should not cost a long scan first.
       access = await AccessControl.open(options.access);
     } catch (error) {
+      early?.scan.cancel();
       if (error instanceof AccessConfigError) throw new StartupError(error.message);
       throw error;
     }
@@ -338,6 +339,8 @@ export class SkillportServer {
       current = () => server.catalog.snapshot;
       return server;
     } catch (error) {
+      // No worker of the early scan may outlive a start that failed (a library caller's process could not exit).
+      early?.scan.cancel();
       await Promise.all(plugins.map((parts) => parts.close?.()));
       await access.close();
       throw error;
@@ -447,9 +450,14 @@ export class SkillportServer {
         throw new StartupError(`checking the skill folders failed: ${(error as Error).message}`);
       }
     };
-    if (live.restoredAtStart && (options.strict || startupError(live.problems, options.strict) !== undefined)) await verifying();
-    const failure = startupError(live.problems, options.strict);
-    if (failure !== undefined) throw failure;
+    try {
+      if (live.restoredAtStart && (options.strict || startupError(live.problems, options.strict) !== undefined)) await verifying();
+      const failure = startupError(live.problems, options.strict);
+      if (failure !== undefined) throw failure;
+    } catch (error) {
+      live.close(); // its watcher, and the rest of a first page's scan
+      throw error;
+    }
     const catalog = new CompositeCatalog(live, providers, options.onProblem);
     const server = new SkillportServer(options, catalog, families, access, plugins);
     // The last run's search index, read before the first catch-up (which then re-indexes only what changed).

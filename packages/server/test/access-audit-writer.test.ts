@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { eventually, tempFolder } from '@skillport/test-kit';
+import { auditWriterTesting } from '../src/access/audit-writer.js';
 import { SqliteAccessStore } from '../src/access/sqlite-access-store.js';
 import type { AccessChange, AuditEvent } from '../src/access/store.js';
 
@@ -40,6 +41,25 @@ describe('the audit writer thread', () => {
     }
   });
 
+  test('a writer that dies after committing a batch and before answering: the batch is there once', async () => {
+    const store = open(tempFolder('skillport-audit-writer-dies-'));
+    auditWriterTesting.exitAfterCommit = 2;
+    try {
+      await store.appendAudit(Array.from({ length: 10 }, (_, i) => event(i)));
+      // Committed by the thread, whose answer never comes: the store writes nothing again.
+      await store.appendAudit(Array.from({ length: 10 }, (_, i) => event(10 + i)));
+    } finally {
+      auditWriterTesting.exitAfterCommit = undefined;
+    }
+    // The thread is gone: this one is written on the store's own connection.
+    await store.appendAudit(Array.from({ length: 10 }, (_, i) => event(20 + i)));
+    const files = (await store.queryAudit({ limit: 1000 })).map((row) => row.file);
+    assert.deepEqual(
+      files,
+      Array.from({ length: 30 }, (_, i) => `f${i}.md`),
+    );
+  });
+
   test('rows sent before close are written', async () => {
     const dir = tempFolder('skillport-audit-writer-close-');
     const store = SqliteAccessStore.open(dir);
@@ -48,6 +68,29 @@ describe('the audit writer thread', () => {
     await Promise.all(appends);
     const again = open(dir);
     assert.equal((await again.queryAudit({ limit: 1000 })).length, 150);
+  });
+
+  test('the watch prepares its query of the tokens and the policy once, however many commits it sees', async () => {
+    const dir = tempFolder('skillport-audit-writer-prepare-');
+    const store = open(dir);
+    const other = open(dir);
+    const prepared: string[] = [];
+    const prepare = store.db.prepare.bind(store.db);
+    store.db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof store.db.prepare;
+    const stop = store.watch(() => {});
+    try {
+      // Commits by another connection, each seen by a poll of its own (every 250 ms).
+      for (let i = 0; i < 4; i++) {
+        await other.appendAudit([event(i)]);
+        await sleep(300);
+      }
+    } finally {
+      stop();
+    }
+    assert.equal(prepared.filter((sql) => sql.includes('FROM tokens')).length, 1, prepared.join('\n'));
   });
 
   test("the writer's commits are no change to watch; a token made or revoked, or a policy saved, by another connection still is", async () => {

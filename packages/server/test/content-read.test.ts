@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sha256Digest } from '@skillport/core';
+import { eventually } from '@skillport/test-kit';
 import { ContentReader, StaleFileError } from '../src/catalog/content.js';
+import { readThreadTesting } from '../src/catalog/read-thread.js';
 import type { SkillOrigin } from '../src/catalog/model.js';
 import { catalogFile } from './catalog-files.js';
 
@@ -115,21 +117,22 @@ describe('ContentReader reads', () => {
       writeFileSync(join(dir, `f${i}.md`), bytes);
       return { entry: file(bytes, `f${i}.md`), bytes };
     });
-    const cost = (at: number) => files[at]!.bytes.byteLength + JSON.stringify(files[at]!.bytes.toString()).length;
+    // A served text file is kept as its JSON string alone (the bytes are made again from it).
+    const cost = (at: number) => JSON.stringify(files[at]!.bytes.toString()).length;
     const hot = Array.from({ length: 20 }, (_, i) => cost(i)).reduce((a, b) => a + b);
-    // Room for 20 files with their JSON strings: the first 20 stay cached however often they are read.
+    // Room for 20 files as JSON strings: the first 20 stay cached however often they are read.
     const reader = new ContentReader(hot + 100);
     const serve = async (at: number) => {
       const read = await reader.read(files[at]!.entry, origin);
       return { read, json: reader.servedForm(files[at]!.entry.digest, read, true).json };
     };
     const first = await Promise.all(Array.from({ length: 20 }, (_, i) => serve(i)));
-    assert.equal(reader.bytes, hot, 'bytes and JSON strings both counted');
+    assert.equal(reader.bytes, hot, 'each JSON string counted, its bytes no longer held beside it');
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 20; i++) {
         const again = await serve(i);
-        assert.equal(again.read, first[i]!.read, 'a hot file that fits is served from the cache');
-        assert.equal(again.json, first[i]!.json, 'and so is its JSON string');
+        assert.equal(again.json, first[i]!.json, 'a hot file that fits is served from the cache');
+        assert.deepEqual(again.read, files[i]!.bytes, "and its bytes made again from the JSON string are the file's");
       }
     }
     // Twice as many files as fit: the cache stays within its budget throughout.
@@ -176,10 +179,26 @@ describe('the read thread (first reads of small files, whole, off the main threa
   after(async () => {
     for (const reader of readers) await reader.close();
   });
-  const threaded = async (cacheBytes?: number): Promise<ContentReader> => {
-    const reader = new ContentReader(cacheBytes);
+  /**
+   * A reader whose misses go to the thread, got there as a server gets there: the first miss starts the thread (and
+   * is read in the thread pool meanwhile); a miss that comes back with its JSON string made was read by the thread.
+   */
+  const threaded = async (): Promise<ContentReader> => {
+    const reader = new ContentReader();
     readers.push(reader);
-    assert.equal(await reader.startThread(), true, 'the read thread started');
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    let n = 0;
+    await eventually(
+      async () => {
+        const text = Buffer.from(`warm-up ${++n}\n`);
+        writeFileSync(join(dir, `w${n}.md`), text);
+        await reader.read(file(text, `w${n}.md`), origin);
+        return reader.cachedText(sha256Digest(text)) !== undefined ? true : undefined;
+      },
+      10_000,
+      'a miss read by the thread',
+    );
     return reader;
   };
 
@@ -189,16 +208,21 @@ describe('the read thread (first reads of small files, whole, off the main threa
     const text = Buffer.from(`line "one"\n\ttab\u00e9 \u65e5\u672c \u{1f389} \\ back\u0001\n${'more text\n'.repeat(900)}`);
     writeFileSync(join(dir, 'a.md'), text);
     const reader = await threaded();
+    const warm = reader.bytes; // the warm-up files'
     const bytes = await reader.read(file(text, 'a.md'), origin);
     assert.deepEqual(bytes, text);
     // Made by the thread: the cached JSON string is there without servedForm having been asked for it.
     const cached = reader.cachedText(sha256Digest(text));
     assert.ok(cached !== undefined, 'the JSON string came with the bytes');
     assert.ok(cached.json.equals(Buffer.from(JSON.stringify(text.toString('utf8')))), 'the same bytes as JSON.stringify');
-    assert.equal(cached.bytes, bytes);
-    assert.equal(reader.bytes, text.byteLength + cached.json.byteLength);
-    assert.equal(bytes.buffer.byteLength, text.byteLength, 'a buffer of its own, exactly the bytes');
+    assert.equal(reader.bytes - warm, cached.json.byteLength, 'kept as the JSON string alone');
+    assert.ok(bytes.buffer.byteLength <= text.byteLength + 1, 'a buffer of its own: the bytes and the one spare byte of the read');
     assert.equal(reader.servedForm(sha256Digest(text), bytes, true).json, cached.json, 'servedForm gives the one made');
+    // Gone from the disk: a read is answered from the cache, its bytes exactly the file's (multi-byte UTF-8, escapes).
+    rmSync(join(dir, 'a.md'));
+    const again = await reader.read(file(text, 'a.md'), origin);
+    assert.deepEqual(again, text);
+    assert.equal(reader.servedForm(sha256Digest(text), again, true).json, cached.json, 'the same JSON string for the bytes made again');
   });
 
   test('a binary file is served as bytes, with no JSON string', async () => {
@@ -226,6 +250,45 @@ describe('the read thread (first reads of small files, whole, off the main threa
     const answers = await Promise.all(Array.from({ length: 8 }, () => reader.read(file(published, 'target.md'), origin)));
     for (const answer of answers) assert.equal(answer, answers[0], 'one read, one buffer');
     assert.deepEqual(answers[0], published);
+  });
+
+  test('behind a slow file, reads past the queue cap are made in the thread pool, with the same answers', async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const texts = Array.from({ length: 100 }, (_, i) => Buffer.from(`file ${i}\n${'text '.repeat(i)}\n`));
+    texts.forEach((text, i) => writeFileSync(join(dir, `f${i}.md`), text));
+    const hold = new Int32Array(new SharedArrayBuffer(4));
+    readThreadTesting.hold = hold;
+    let reader: ContentReader;
+    try {
+      reader = await threaded();
+    } finally {
+      readThreadTesting.hold = undefined;
+    }
+    // The thread now waits before its next batch, as on a file the disk is slow to give.
+    Atomics.store(hold, 0, 1);
+    const done: boolean[] = texts.map(() => false);
+    const reads = texts.map((text, i) =>
+      reader.read(file(text, `f${i}.md`), origin).then((bytes) => {
+        done[i] = true;
+        return bytes;
+      }),
+    );
+    try {
+      const served = await eventually(
+        async () => (done.filter(Boolean).length >= 36 ? done.filter(Boolean).length : undefined),
+        10_000,
+        'reads past the cap answered',
+      );
+      assert.equal(served, 36, 'the 64 queued for the thread wait for it; the rest do not');
+    } finally {
+      Atomics.store(hold, 0, 0);
+      Atomics.notify(hold, 0);
+    }
+    const answers = await Promise.all(reads);
+    answers.forEach((bytes, i) => assert.deepEqual(bytes, texts[i]));
+    // The thread's reads came with their JSON string; the thread pool's get it when asked (servedForm), as before.
+    assert.equal(texts.filter((text) => reader.cachedText(sha256Digest(text)) !== undefined).length, 64);
   });
 
   test('once the thread is stopped, misses are read on the main thread as before', async () => {

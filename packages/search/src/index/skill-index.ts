@@ -105,7 +105,7 @@ import { checkState } from './state.js';
 import type { IndexParts, IndexState } from './state.js';
 import { NameIndex } from './names.js';
 import { SearchView } from './search-view.js';
-import { COVERAGE_MASK, OWN_BIT, take, walkAdmitting, walkRunning } from './walk.js';
+import { COVERAGE_MASK, OWN_BIT, clearStates, primeTake, take, walkAdmitting, walkRunning } from './walk.js';
 
 export { BODY_CHARS, REFERENCE_CHARS, REFERENCE_WEIGHT } from './document-terms.js';
 /**
@@ -292,6 +292,7 @@ export class SkillSearchIndex {
     this.queryDomain = options.queryDomain === false ? undefined : (options.queryDomain ?? (() => QueryDomain.bundled()));
     this.pruning = options.pruning === 'reference' ? 'reference' : options.pruning !== false;
     this.counter = new TermCounter(this.analyzer, (term, written) => this.vocabulary.idOf(term, written));
+    primeTake(); // once a process (./walk.ts): a cold start's first searches meet every branch of take primed too
     for (const document of documents) this.add(document, false);
     this.merge();
   }
@@ -463,21 +464,26 @@ export class SkillSearchIndex {
     for (let term = 0; term < termCount; term++) termMap[term] = df[term]! > 0 ? kept++ : -1;
     this.mergePostings(renumber, termMap, kept, next);
     this.deadRows = 0;
+    // Terms dropped: every term list and description is written again below, into new slabs, from what is here now.
+    const renumbered = kept < termCount;
     const views = this.restoredViews;
     if (views !== undefined) {
-      // Views into a restored file would keep the whole file alive beside the new postings: copied once.
+      // Views into a restored file would keep the whole file alive beside the new postings: copied once (by the
+      // renumbering below when there is one, which reads the views).
       const alive = this.alive;
       const own = (slot: number) => slot < views.count && alive[slot] === 1;
       const forwardSlabs = this.forwardSlabs;
       const descriptionSlabs = this.descriptionSlabs;
-      this.forward = this.forward.map(
-        (ids, slot) => ids ?? (own(slot) ? forwardSlabs.copy(views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!)) : undefined),
-      );
-      this.descriptions = this.descriptions.map(
-        (sequence, slot) =>
-          sequence ??
-          (own(slot) ? descriptionSlabs.copy(views.descriptions.subarray(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!)) : undefined),
-      );
+      this.forward = this.forward.map((ids, slot) => {
+        if (ids !== undefined || !own(slot)) return ids;
+        const view = views.forward.subarray(views.forwardOffsets[slot]!, views.forwardOffsets[slot + 1]!);
+        return renumbered ? view : forwardSlabs.copy(view);
+      });
+      this.descriptions = this.descriptions.map((sequence, slot) => {
+        if (sequence !== undefined || !own(slot)) return sequence;
+        const view = views.descriptions.subarray(views.descriptionOffsets[slot]!, views.descriptionOffsets[slot + 1]!);
+        return renumbered ? view : descriptionSlabs.copy(view);
+      });
       this.restoredViews = undefined;
     }
     // Per-slot data, renumbered.
@@ -488,8 +494,8 @@ export class SkillSearchIndex {
     this.descriptions = keep(this.descriptions);
     this.meaningTexts = keep(this.meaningTexts);
     this.meaningVectors = keep(this.meaningVectors);
-    this.repackSlabs();
-    if (kept < termCount) {
+    if (!renumbered) this.repackSlabs();
+    else {
       const forwardSlabs = newForwardSlabs();
       const descriptionSlabs = newDescriptionSlabs();
       this.forward = this.forward.map((ids) => {
@@ -1040,27 +1046,7 @@ export class SkillSearchIndex {
     let stretch = 1;
     for (let f = 0; f < FIELDS; f++) stretch = Math.max(stretch, scope.averages[f]! / this.baseAverages[f]!);
     // The plan, in the query's order (sums of idf and what the hits are explained from do not depend on pruning).
-    let idfSum = 0;
-    let importanceSum = 0;
-    const expanded: ExpandedTerm[] = [];
-    const plan = terms.map(({ term, weight, word, mapped }) => {
-      const own = this.expander.known(term, scope);
-      const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
-      if (weight === 1 && own !== undefined) idfSum += ownIdf;
-      const expansions = this.expander.expansions(term, word, mapped, scope);
-      // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
-      let importance = own !== undefined ? ownIdf : 0;
-      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
-      if (weight === 1) importanceSum += importance;
-      // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
-      expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
-      const scales = expansions.map(
-        ([id, factor, kind]) => (kind === 'mapped' ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight,
-      );
-      // The most each expansion can add to any document's sum (../scoring/bm25f.ts, saturationBound).
-      const bounds = expansions.map(([id], at) => scales[at]! * this.termBound(id, stretch));
-      return { expansions, scales, bounds, weight, importance: weight === 1 ? importance : 0 };
-    });
+    const { plan, expanded, idfSum, importanceSum } = this.plan(terms, scope, stretch);
     // Per query term, each document's best value so far and how it is covered (0 not, 1 through a mapped term only,
     // 2 by the word or a near or related one): a term counts once per document, by its best expansion, whichever
     // order its expansions are walked in.
@@ -1133,14 +1119,22 @@ export class SkillSearchIndex {
       const step = lists.findIndex((list) => list.term === term && list.at === 0);
       return { term, step: step < 0 ? Number.POSITIVE_INFINITY : step };
     };
-    const pairBounds = this.phrasePairs(sequence, scope).map(([first, second]) => ({
-      bound: PHRASE_WEIGHT * Math.min(this.idf(first, scope) * this.termBound(first, stretch), this.idf(second, scope) * this.termBound(second, stretch)),
-      from: Math.min(firstStep.get(first) ?? Number.POSITIVE_INFINITY, firstStep.get(second) ?? Number.POSITIVE_INFINITY),
-      first: ownTerm(first),
-      second: ownTerm(second),
-    }));
-    const phraseBound = pairBounds.reduce((sum, pair) => sum + pair.bound, 0);
-    const unseenPhrase = (step: number): number => pairBounds.reduce((sum, pair) => (pair.from >= step ? sum + pair.bound : sum), 0);
+    // A literal filled by a loop (one shape with or without pairs, as for the hits), summed by loops in the same order.
+    const pairBounds: Array<{ bound: number; from: number; first: { term: number; step: number }; second: { term: number; step: number } }> = [];
+    for (const [first, second] of this.phrasePairs(sequence, scope))
+      pairBounds.push({
+        bound: PHRASE_WEIGHT * Math.min(this.idf(first, scope) * this.termBound(first, stretch), this.idf(second, scope) * this.termBound(second, stretch)),
+        from: Math.min(firstStep.get(first) ?? Number.POSITIVE_INFINITY, firstStep.get(second) ?? Number.POSITIVE_INFINITY),
+        first: ownTerm(first),
+        second: ownTerm(second),
+      });
+    let phraseBound = 0;
+    for (let at = 0; at < pairBounds.length; at++) phraseBound += pairBounds[at]!.bound;
+    const unseenPhrase = (step: number): number => {
+      let sum = 0;
+      for (let at = 0; at < pairBounds.length; at++) if (pairBounds[at]!.from >= step) sum += pairBounds[at]!.bound;
+      return sum;
+    };
     // The coverage factor, for bounds: Math.pow per candidate cost more than the walk (it is taken for every candidate
     // at every check), so bounds read it from a table at COVERAGE_STEPS levels, rounded up for upper bounds and down
     // for lower ones (the factor grows with coverage), a hair past the rounding. Final scores use Math.pow itself.
@@ -1364,41 +1358,105 @@ export class SkillSearchIndex {
       if (marked[doc] !== 1) scores[doc] = 0;
       else if (reference) scores[doc] = this.rescore(doc, plan, importanceSum, pairs, bonus.get(doc), scope);
     }
-    if (!reference) {
-      // Term by term over the documents in the running (the survivors, in slot order, once pruned; else every touched
-      // one): each term's arrays are read forwards, and each document still adds its terms in the query's order.
-      const live = survivors ?? touched;
-      if (scratch.sums.length < live.length) {
-        scratch.sums = new Float64Array(scratch.size);
-        scratch.covers = new Float64Array(scratch.size);
-      }
-      const { sums, covers } = scratch;
-      sums.fill(0, 0, live.length);
-      covers.fill(0, 0, live.length);
-      for (let term = 0; term < plan.length; term++) {
-        const { best, state } = scratch.terms[term]!;
-        const typed = plan[term]!.weight === 1;
-        const full = plan[term]!.importance;
-        const part = MAPPED_COVERAGE * full;
-        for (let at = 0; at < live.length; at++) {
-          const doc = live.data[at]!;
-          const was = state[doc]! & COVERAGE_MASK;
-          if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
-          sums[at]! += best[doc]!;
-          if (typed) covers[at]! += was === 2 ? full : part;
-        }
-      }
-      for (let at = 0; at < live.length; at++) {
-        const doc = live.data[at]!;
-        if (marked[doc] !== 1) continue;
-        const sum = sums[at]!;
-        scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covers[at]! / importanceSum, COVERAGE_EXPONENT) : sum;
-      }
-    }
+    // Term by term over the documents in the running (a method of its own, compiled apart from the walks).
+    if (!reference) this.finalScores(survivors ?? touched, plan, importanceSum);
     if (!reference) {
       this.addPhraseBonus(pairs, scores, marked, scope, survivors);
       for (const [doc, value] of bonus) if (marked[doc] === 1) scores[doc]! += value;
     }
+    // Ranking, the meaning channel, the hits and the decision: a method of its own, so that the engine compiles it
+    // apart from the walks (a change of shape there, e.g. no hits, then re-optimises it alone, not the whole search).
+    const results = this.answer(text, wanted, scores, touched, expanded, scope);
+    this.clearScratch(scratch, plan.length, slotCount);
+    return results;
+  }
+
+  /** Each query term's expansions with their scales and bounds (`plan`), what the hits are explained from (`expanded`), and the sums of idf and importance over the typed terms. */
+  private plan(
+    terms: ReturnType<QueryExpander['queryTerms']>['terms'],
+    scope: Scope,
+    stretch: number,
+  ): { plan: QueryPlan; expanded: ExpandedTerm[]; idfSum: number; importanceSum: number } {
+    let idfSum = 0;
+    let importanceSum = 0;
+    const expanded: ExpandedTerm[] = [];
+    // A literal filled by a loop: one array shape for every query (as the phrase pairs' bounds in search).
+    const plan: QueryPlan = [];
+    for (const { term, weight, word, mapped } of terms) {
+      const own = this.expander.known(term, scope);
+      const ownIdf = own !== undefined ? this.idf(own, scope) : Infinity;
+      if (weight === 1 && own !== undefined) idfSum += ownIdf;
+      const expansions = this.expander.expansions(term, word, mapped, scope);
+      // How much matching this term matters: its idf, or for an unknown word its best stand-in's.
+      let importance = own !== undefined ? ownIdf : 0;
+      if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
+      if (weight === 1) importanceSum += importance;
+      // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
+      expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
+      // Typed arrays, not mapped arrays: one shape for every query (an empty mapped array has another), so the
+      // optimised search is not thrown away when a term has no expansion.
+      const scales = Float64Array.from(
+        expansions,
+        ([id, factor, kind]) => (kind === 'mapped' ? Math.min(this.idf(id, scope), ownIdf) : this.idf(id, scope)) * factor * weight,
+      );
+      // The most each expansion can add to any document's sum (../scoring/bm25f.ts, saturationBound).
+      const bounds = Float64Array.from(expansions, ([id], at) => scales[at]! * this.termBound(id, stretch));
+      plan.push({ expansions, scales, bounds, weight, importance: weight === 1 ? importance : 0 });
+    }
+    return { plan, expanded, idfSum, importanceSum };
+  }
+
+  /**
+   * Scores the documents in the running (`live`: the survivors, in slot order, once pruned; else every touched one)
+   * term by term: each term's arrays are read forwards, and each document still adds its terms in the query's order.
+   */
+  private finalScores(live: IntList, plan: ReadonlyArray<{ weight: number; importance: number }>, importanceSum: number): void {
+    const scratch = this.scratch!;
+    const { scores, marked } = scratch;
+    if (scratch.sums.length < live.length) {
+      scratch.sums = new Float64Array(scratch.size);
+      scratch.covers = new Float64Array(scratch.size);
+    }
+    const { sums, covers } = scratch;
+    sums.fill(0, 0, live.length);
+    covers.fill(0, 0, live.length);
+    for (let term = 0; term < plan.length; term++) {
+      const { best, state } = scratch.terms[term]!;
+      const typed = plan[term]!.weight === 1;
+      const full = plan[term]!.importance;
+      const part = MAPPED_COVERAGE * full;
+      for (let at = 0; at < live.length; at++) {
+        const doc = live.data[at]!;
+        const was = state[doc]! & COVERAGE_MASK;
+        if (was === 0) continue; // the term's value is not set for this document (only the states are cleared)
+        sums[at]! += best[doc]!;
+        if (typed) covers[at]! += was === 2 ? full : part;
+      }
+    }
+    for (let at = 0; at < live.length; at++) {
+      const doc = live.data[at]!;
+      if (marked[doc] !== 1) continue;
+      const sum = sums[at]!;
+      scores[doc] = COVERAGE_EXPONENT > 0 && importanceSum > 0 ? sum * Math.pow(covers[at]! / importanceSum, COVERAGE_EXPONENT) : sum;
+    }
+  }
+
+  /** Leaves the accumulators all-zero for the next query (only the slots this one touched or declined, and its terms' states). */
+  private clearScratch(scratch: NonNullable<SkillSearchIndex['scratch']>, termCount: number, slotCount: number): void {
+    const { scores, covered, marked, touched, declined } = scratch;
+    for (let at = 0; at < touched.length; at++) {
+      const doc = touched.data[at]!;
+      scores[doc] = covered[doc] = 0;
+      marked[doc] = 0;
+    }
+    for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
+    declined.length = 0;
+    clearStates(scratch.terms, termCount, touched, slotCount);
+    touched.length = 0;
+  }
+
+  /** The hits of a scored query: its best `wanted` candidates ranked, with the meaning channel, evidence and decision. */
+  private answer(text: string, wanted: number, scores: Float64Array, touched: IntList, expanded: ExpandedTerm[], scope: Scope): SearchHit[] {
     const vectors = this.resolveWordVectors();
     const depthNow = vectors === undefined ? wanted : Math.max(wanted, MEANING_DEPTH);
     const ranked = this.top(scores, touched, depthNow);
@@ -1437,9 +1495,10 @@ export class SkillSearchIndex {
             (word) => vectors.position(word),
             (word) => this.heldWhere(word, scope),
           );
-    let results = kept.map((doc) =>
-      this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight, specific),
-    );
+    // Pushed into a literal, not mapped: the array then has one shape whether or not there are hits.
+    let results: SearchHit[] = [];
+    for (const doc of kept)
+      results.push(this.hit(doc, scores[doc]!, scores[doc]! / (boosts.get(doc) ?? 1), expanded, scope, cosines.get(doc) ?? 0, topicalWeight, specific));
     // What the whole query is about weighs in (../scoring/query-domain.ts): an everyday task reads unlike the catalog's.
     if (typeof this.queryDomain === 'function') this.queryDomain = this.queryDomain();
     const domain = this.queryDomain;
@@ -1454,25 +1513,6 @@ export class SkillSearchIndex {
       const top = results[0];
       if (top !== undefined && top.confidence < this.minConfidence && top.evidence.exactWeight < top.evidence.queryWeight * (1 - 1e-9)) results = [];
     }
-    for (let at = 0; at < touched.length; at++) {
-      const doc = touched.data[at]!;
-      scores[doc] = covered[doc] = 0;
-      marked[doc] = 0;
-    }
-    for (let at = 0; at < declined.length; at++) marked[declined.data[at]!] = 0;
-    declined.length = 0;
-    // Per term only the states are cleared (a value counts where its state is set: ./walk.ts); many touched slots:
-    // clearing the whole array is cheaper than visiting each slot once per term.
-    const clearAll = touched.length * 8 > slotCount;
-    for (let term = 0; term < plan.length; term++) {
-      const { state } = scratch.terms[term]!;
-      if (clearAll) {
-        state.fill(0, 0, slotCount);
-        continue;
-      }
-      for (let at = 0; at < touched.length; at++) state[touched.data[at]!] = 0;
-    }
-    touched.length = 0;
     return results;
   }
 
@@ -1611,7 +1651,7 @@ export class SkillSearchIndex {
    */
   private rescore(
     doc: number,
-    plan: ReadonlyArray<{ expansions: Expansion[]; scales: number[]; weight: number; importance: number }>,
+    plan: ReadonlyArray<{ expansions: Expansion[]; scales: Float64Array; weight: number; importance: number }>,
     importanceSum: number,
     pairs: ReadonlyArray<[number, number]>,
     nameBonus: number | undefined,
@@ -1836,6 +1876,9 @@ function namedBonus(named: Array<[doc: number, bonus: number]>): Map<number, num
   for (const [doc, bonus] of named) out.set(doc, (out.get(doc) ?? 0) + bonus);
   return out;
 }
+
+/** Per query term, in the query's order: its expansions, each one's scale (idf × factor × weight) and bound, the term's weight and importance. */
+type QueryPlan = Array<{ expansions: Expansion[]; scales: Float64Array; bounds: Float64Array; weight: number; importance: number }>;
 
 /** A query term with its expansions, as the hits are explained from. */
 interface ExpandedTerm {

@@ -1,9 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
-/** The writer thread stopped (or never started): the caller inserts the rows itself. */
+/**
+ * The writer thread stopped (or never started): the caller inserts the rows itself, unless the thread committed
+ * them before it died (batch `seq` of `writer` in the audit_writes table, audit-insert.ts); `seq` 0: never sent.
+ */
 export class AuditWriterGone extends Error {
   override name = 'AuditWriterGone';
+  constructor(
+    readonly writer: string,
+    readonly seq: number,
+  ) {
+    super('the audit writer stopped');
+  }
 }
+
+/** Tests only: the thread exits right after committing this batch, before it answers. */
+export const auditWriterTesting: { exitAfterCommit?: number | undefined } = {};
 
 interface Waiting {
   resolve: () => void;
@@ -18,6 +31,7 @@ interface Waiting {
  */
 export class AuditWriter {
   readonly #worker: Worker;
+  readonly #id = randomUUID();
   #waiting = new Map<number, Waiting>();
   #seq = 0;
   #stopped = false;
@@ -26,7 +40,10 @@ export class AuditWriter {
   #exited: Promise<void>;
 
   constructor(location: string) {
-    this.#worker = new Worker(new URL('./audit-worker.js', import.meta.url), { workerData: { location }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    this.#worker = new Worker(new URL('./audit-worker.js', import.meta.url), {
+      workerData: { location, writer: this.#id, exitAfterCommit: auditWriterTesting.exitAfterCommit },
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    });
     this.#worker.on('message', ({ seq, error }: { seq: number; error?: string }) => {
       const waiting = this.#waiting.get(seq);
       if (waiting === undefined) return;
@@ -42,7 +59,7 @@ export class AuditWriter {
   }
 
   append(rows: unknown[][]): Promise<void> {
-    if (this.#stopped) return Promise.reject(new AuditWriterGone('the audit writer stopped'));
+    if (this.#stopped) return Promise.reject(new AuditWriterGone(this.#id, 0));
     return new Promise((resolve, reject) => {
       const seq = ++this.#seq;
       if (this.#waiting.size === 0) this.#worker.ref();
@@ -63,8 +80,8 @@ export class AuditWriter {
 
   #stop(): void {
     this.#stopped = true;
-    const waiting = [...this.#waiting.values()];
+    const waiting = [...this.#waiting];
     this.#waiting.clear();
-    for (const { reject } of waiting) reject(new AuditWriterGone('the audit writer stopped'));
+    for (const [seq, { reject }] of waiting) reject(new AuditWriterGone(this.#id, seq));
   }
 }

@@ -37,6 +37,7 @@ export class SqliteAccessStore implements AccessStore {
   readonly #byId: Statement<[string], Record<string, unknown>>;
   readonly #insertAudit: Statement<unknown[]>;
   readonly #dataVersion: Statement<[], { data_version: number }>;
+  #fingerprint: Statement<[], unknown> | undefined;
   /** The audit inserts' own thread and connection, started at the first append; null once it cannot be used. */
   #writer: AuditWriter | null | undefined;
 
@@ -185,12 +186,24 @@ export class SqliteAccessStore implements AccessStore {
         return;
       } catch (error) {
         if (!(error instanceof AuditWriterGone)) throw error;
-        this.#writer = null; // it stopped before committing these: written here, as without it
+        this.#writer = null; // it stopped: written here, as without it, unless it committed them first
+        if (this.#committedBy(error)) return;
       }
     }
     this.db.transaction(() => {
       for (const row of rows) this.#insertAudit.run(...row);
     })();
+  }
+
+  /** Whether a writer thread that stopped had committed this batch (its answer died with it). */
+  #committedBy(gone: AuditWriterGone): boolean {
+    if (gone.seq === 0) return false;
+    try {
+      const row = this.db.prepare('SELECT seq FROM audit_writes WHERE writer = ?').get(gone.writer) as { seq: number } | undefined;
+      return row !== undefined && row.seq >= gone.seq;
+    } catch {
+      return false; // no table: the thread never got as far as a commit
+    }
   }
 
   #auditWriter(): AuditWriter | undefined {
@@ -307,11 +320,11 @@ export class SqliteAccessStore implements AccessStore {
    * store has no other way to change them.
    */
   #accessFingerprint(): string {
-    const row = this.db
-      .prepare(
-        'SELECT (SELECT count(*) FROM tokens) AS made, (SELECT count(revoked_at) FROM tokens) AS revoked, (SELECT max(rowid) FROM tokens) AS last, (SELECT updated_at FROM policy WHERE id = 1) AS policy',
-      )
-      .get() as Record<string, unknown>;
+    // Prepared once, at the first watch: it is asked at every commit another connection (the audit thread) makes.
+    this.#fingerprint ??= this.db.prepare(
+      'SELECT (SELECT count(*) FROM tokens) AS made, (SELECT count(revoked_at) FROM tokens) AS revoked, (SELECT max(rowid) FROM tokens) AS last, (SELECT updated_at FROM policy WHERE id = 1) AS policy',
+    );
+    const row = this.#fingerprint.get() as Record<string, unknown>;
     return `${String(row['made'])}:${String(row['revoked'])}:${String(row['last'])}:${String(row['policy'])}`;
   }
 

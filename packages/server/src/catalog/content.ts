@@ -30,24 +30,36 @@ export class StaleFileError extends Error {
 const KNOWN_SIZE_READ_MAX = 256 * 1024;
 
 /**
- * The default budget, in MiB, of verified bytes and their served forms. A hot text file costs about twice its size
- * (the bytes and their JSON string): 16 MiB held ~40 % of the 2,000 files bench/http-layer reads from the corpus
- * (19.5 MB of bytes, 20.4 MB of JSON strings), so most reads went to the disk again; 64 MiB holds the whole corpus.
+ * The default budget, in MiB, of verified bytes and their served forms. A hot text file is kept once, as its JSON
+ * string (about its size: the bytes are made again from it on the rare read that wants them), so 64 MiB holds the
+ * whole corpus (19.5 MB of bytes, 20.4 MB of JSON strings) with room to spare.
  */
 export const CONTENT_CACHE_MB = 64;
 
-/** What a cached file is served as, worked out once while it is cached (see `servedForm`). */
-interface ServedForm {
-  /** UTF-8 without NUL: served as text. */
-  text: boolean;
+/**
+ * A cached file: its verified bytes until a text file's JSON string is made, then that string alone (the bytes come
+ * back from it exactly: see `bytesOf`); a hot text file is served from the string, so holding both doubled the cache.
+ */
+interface Entry {
+  bytes?: Buffer;
+  size: number;
+  /** UTF-8 without NUL (served as text), once worked out. */
+  text?: boolean;
   /** The text as a JSON string (quotes included), once an answer asked for it. */
   json?: Buffer;
 }
 
-/** A cached file: its verified bytes, and what they are served as once something asked. */
-interface Entry {
-  bytes: Buffer;
-  form?: ServedForm;
+/**
+ * The bytes of a cached entry. A JSON string of text read as Latin-1 (json-string.ts) parses back to that Latin-1
+ * string, every character one byte: the very bytes it was made from.
+ */
+function entryBytes(entry: Entry): Buffer {
+  return entry.bytes ?? Buffer.from(JSON.parse(entry.json!.toString('latin1')) as string, 'latin1');
+}
+
+/** What an entry counts against the budget. */
+function entryCost(entry: Entry): number {
+  return (entry.bytes?.byteLength ?? 0) + (entry.json?.byteLength ?? 0);
 }
 
 export class ContentReader {
@@ -79,11 +91,6 @@ export class ContentReader {
     this.#thread = (options.thread ?? true) ? new ReadThread() : undefined;
   }
 
-  /** Starts the read thread now rather than at the first miss; resolves once misses go to it (false: they cannot). */
-  startThread(): Promise<boolean> {
-    return this.#thread?.started() ?? Promise.resolve(false);
-  }
-
   /** Stops the read thread, if one was started (reads after this are made on the main thread's pool). */
   async close(): Promise<void> {
     await this.#thread?.close();
@@ -95,7 +102,7 @@ export class ContentReader {
    */
   async read(file: CatalogFile, origin: SkillOrigin, remember = true): Promise<Buffer> {
     const cached = this.#touch(file.digest);
-    if (cached !== undefined) return cached.bytes;
+    if (cached !== undefined) return entryBytes(cached);
     if (file.size > this.maxEntryBytes) {
       const shared = this.#shared.get(file.digest)?.deref();
       if (shared !== undefined) return shared;
@@ -111,9 +118,9 @@ export class ContentReader {
     let bytes = bytesOf(got);
     if (!Buffer.isBuffer(got)) {
       if (!this.#cache.has(file.digest)) {
-        const form: ServedForm = got.json === undefined ? { text: got.text } : { text: got.text, json: got.json };
-        this.#cache.set(file.digest, { bytes, form });
-        this.#bytes += bytes.byteLength + (got.json?.byteLength ?? 0);
+        const entry: Entry = got.json === undefined ? { bytes, size: file.size, text: got.text } : { size: file.size, text: true, json: got.json };
+        this.#cache.set(file.digest, entry);
+        this.#bytes += entryCost(entry);
         this.#evict();
       }
       return bytes;
@@ -126,7 +133,7 @@ export class ContentReader {
     if (remember && bytes.byteLength <= this.maxEntryBytes && this.cacheBytes > 0 && !this.#cache.has(file.digest)) {
       // What is kept is what is counted: not the larger buffer a small file may have been read into.
       bytes = ownBytes(bytes);
-      this.#cache.set(file.digest, { bytes });
+      this.#cache.set(file.digest, { bytes, size: bytes.byteLength });
       this.#bytes += bytes.byteLength;
       this.#evict();
     }
@@ -144,48 +151,47 @@ export class ContentReader {
   }
 
   /**
-   * A cached text file's bytes and JSON string, without a read: what a hot `resources/read` answer is made of
-   * (http/fast-path.ts answers from it in the same tick). Undefined unless both are cached (then `read` and
-   * `servedForm` make them); counts as a use, as `read` does.
+   * A cached text file's JSON string, without a read: what a hot `resources/read` answer is made of
+   * (http/fast-path.ts answers from it in the same tick). Undefined unless it is cached (then `read` and
+   * `servedForm` make it); counts as a use, as `read` does.
    */
-  cachedText(digest: string): { bytes: Buffer; json: Buffer } | undefined {
-    const cached = this.#cache.get(digest);
-    const json = cached?.form?.json;
+  cachedText(digest: string): { json: Buffer } | undefined {
+    const json = this.#cache.get(digest)?.json;
     if (json === undefined) return undefined;
     this.#touch(digest);
-    return { bytes: cached!.bytes, json };
+    return { json };
   }
 
   #evict(): void {
     while (this.#bytes > this.cacheBytes && this.#cache.size > 0) {
       const [oldest, value] = this.#cache.entries().next().value as [string, Entry];
       this.#cache.delete(oldest);
-      this.#bytes -= value.bytes.byteLength + (value.form?.json?.byteLength ?? 0);
+      this.#bytes -= entryCost(value);
     }
   }
 
   /**
    * Whether `bytes` (as `read` returned them for `digest`) are served as text, and, with `json`, that text as a JSON
-   * string: what every `resources/read` of a hot text file would otherwise decode, check and escape again. Kept
-   * beside the cached bytes (counted in the same budget, gone when they are) only while those bytes are the cached
-   * ones; anything else is worked out and not kept.
+   * string: what every `resources/read` of a hot text file would otherwise decode, check and escape again. Kept in
+   * place of the cached bytes (counted in the same budget, gone when they are) only while `digest` is cached and
+   * `bytes` are what a read of it gave; anything else is worked out and not kept.
    */
   servedForm(digest: string, bytes: Buffer, json = false): { text: boolean; json?: Buffer } {
     const entry = this.#cache.get(digest);
-    const cached = entry?.bytes === bytes ? entry : undefined;
-    let form = cached?.form;
-    if (form === undefined) {
-      form = { text: !bytes.includes(0) && isUtf8(bytes) };
-      if (cached !== undefined) cached.form = form;
-    }
-    if (json && form.text && form.json === undefined) {
-      const made = jsonString(bytes);
-      if (cached === undefined) return { text: true, json: made };
-      form.json = made;
-      this.#bytes += made.byteLength;
-      this.#evict();
-    }
-    return form;
+    // The bytes a read of this digest gave (the cached ones, or made again from its JSON string: same digest, same size).
+    const cached = entry !== undefined && (entry.bytes === bytes || (entry.bytes === undefined && bytes.byteLength === entry.size)) ? entry : undefined;
+    const text = cached?.text ?? (!bytes.includes(0) && isUtf8(bytes));
+    if (cached !== undefined) cached.text = text;
+    if (!json || !text) return { text };
+    if (cached?.json !== undefined) return { text, json: cached.json };
+    const made = jsonString(bytes);
+    if (cached === undefined) return { text, json: made };
+    // Served from the JSON string from now on: the bytes are no longer kept beside it.
+    this.#bytes += made.byteLength - (cached.bytes?.byteLength ?? 0);
+    cached.json = made;
+    cached.bytes = undefined;
+    this.#evict();
+    return { text, json: made };
   }
 
   /** The file's verified bytes; `whole`: through the read thread when it runs (then with their served form). */

@@ -83,7 +83,7 @@ export interface LiveCatalogOptions {
    * the full scan has been swapped in; until then the server answers nothing else from it.
    */
   firstPage?: number;
-  /** That scan, started earlier over the same roots and digest cache (app.ts); else it starts here. */
+  /** That scan, started earlier over the same roots and digest cache (app.ts); else it starts here. Cancelled when not used. */
   earlyScan?: EarlyScan;
   /** Told as the first full scan goes (skills found, inspected, files hashed): for a progress line. */
   onScanProgress?: (progress: ScanProgress) => void;
@@ -153,6 +153,9 @@ export class LiveCatalog {
   partial = false;
   #watchAfterComplete: (() => void) | undefined;
   #closed = false;
+  /** Aborted by `close`: a scan still running in workers (the rest of a first page's, a restored catalog's check) stops. */
+  readonly #stop = new AbortController();
+  #early: EarlyScan | undefined;
 
   private constructor(readonly options: LiveCatalogOptions) {
     this.#assembly = new Assembly(this.#order);
@@ -175,6 +178,8 @@ export class LiveCatalog {
       undefined,
       (path) => pool.intern(path),
     );
+    // An early scan started for a cold start that is not one (a catalog was restored after all) would run to its end.
+    if (restored || options.firstPage === undefined || (options.scanThreads ?? 1) === 0) options.earlyScan?.cancel();
     if (restored) {
       for (const folder of restored) catalog.#folders.set(folder.dir, folder);
       catalog.unverified = true;
@@ -203,7 +208,10 @@ export class LiveCatalog {
     const threads = this.options.scanThreads ?? Math.min(2, availableParallelism());
     const { roots, limits, allowFields, digestCachePath, onScanProgress } = this.options;
     let started = this.options.earlyScan;
-    if (started !== undefined && (started.roots !== roots || started.digestCachePath !== digestCachePath)) started = undefined;
+    if (started !== undefined && (started.roots !== roots || started.digestCachePath !== digestCachePath)) {
+      started.cancel();
+      started = undefined;
+    }
     started ??= new EarlyScan(roots, digestCachePath, {
       limits,
       shards: threads,
@@ -213,6 +221,7 @@ export class LiveCatalog {
       onProgress: onScanProgress,
     });
     started.take((folder) => compactFolder(folder, this.#pool));
+    this.#early = started;
     const scan = this.#scanAll(threads, onScanProgress, started.scan);
     const early = await Promise.race([started.page, scan.then(() => undefined)]);
     if (early === undefined) {
@@ -376,6 +385,8 @@ export class LiveCatalog {
   close(): void {
     this.#closed = true;
     this.#watchAfterComplete = undefined;
+    this.#early?.cancel();
+    this.#stop.abort();
     this.#watcher?.close();
     this.#watcher = undefined;
     if (this.#timer) clearTimeout(this.#timer);
@@ -517,7 +528,17 @@ export class LiveCatalog {
       cache.save();
     } else {
       const scan = await (started ??
-        scanInWorkers(roots, limits, digestCachePath, threads, onProgress, allowFields, (folder) => compactFolder(folder, this.#pool)));
+        scanInWorkers(
+          roots,
+          limits,
+          digestCachePath,
+          threads,
+          onProgress,
+          allowFields,
+          (folder) => compactFolder(folder, this.#pool),
+          undefined,
+          this.#stop.signal,
+        ));
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;
     }

@@ -44,6 +44,7 @@ export async function scanInWorkers(
   allowFields?: readonly string[],
   take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder,
   firstPage?: ScanFirstPage,
+  signal?: AbortSignal,
 ): Promise<ParallelScan> {
   let told = false;
   const tell = (folders: ScannedFolder[] | undefined) => {
@@ -58,7 +59,8 @@ export async function scanInWorkers(
   const base = { roots, limits, ...(digestCachePath ? { digestCachePath } : {}), ...(allowFields?.length ? { allowFields: [...allowFields] } : {}) };
   const run = (request: ScanRequest, transferList: MessagePort[] = []) => {
     const shard = request.shard;
-    return new Promise<void>((resolve, reject) => {
+    const running = new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new Error('the scan was cancelled'));
       // A small young generation keeps the worker's garbage (YAML parsing) from inflating memory.
       const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {
         workerData: request,
@@ -101,8 +103,16 @@ export async function scanInWorkers(
       worker.once('error', reject);
       worker.once('exit', (code) => (done && code === 0 ? resolve() : reject(new Error(`scan worker ${shard} exited with code ${code}`))));
     });
+    // Awaited in turns (below): a helper that fails before the turn that awaits it is that turn's failure, not unhandled.
+    running.catch(() => {});
+    return running;
   };
   const page = firstPage ? { firstPage: { pageSize: firstPage.pageSize, maxInspected: firstPage.maxInspected } } : {};
+  // Cancelled (a start that failed, a catalog closed mid-scan): no worker outlives it, nor is a helper started after.
+  const cancel = () => {
+    for (const worker of workers) void worker.terminate();
+  };
+  signal?.addEventListener('abort', cancel, { once: true });
   runs.push(run({ ...base, ...page, shard: 0, shards: 1 }));
   try {
     // Helpers join `runs` while shard 0 runs (once it has walked the tree), so wait until no new one came.
@@ -114,8 +124,9 @@ export async function scanInWorkers(
   } catch (error) {
     // One shard failing leaves the others waiting for it (its list, its end): none outlives the scan.
     for (const worker of workers) void worker.terminate();
-    throw error;
+    throw signal?.aborted ? new Error('the scan was cancelled') : error;
   } finally {
+    signal?.removeEventListener('abort', cancel);
     tell(undefined);
   }
   return result;
@@ -130,6 +141,7 @@ export class EarlyScan {
   readonly page: Promise<ScannedFolder[] | undefined>;
   readonly scan: Promise<ParallelScan>;
   #take: ((folder: ScannedFolder) => ScannedFolder) | undefined;
+  readonly #abort = new AbortController();
 
   constructor(
     readonly roots: FolderRoot[],
@@ -158,6 +170,7 @@ export class EarlyScan {
         maxInspected: options.maxInspected,
         onPage,
       },
+      this.#abort.signal,
     );
     // Unhandled otherwise when the start fails before a catalog awaits it.
     this.scan.catch(() => {});
@@ -165,5 +178,10 @@ export class EarlyScan {
 
   take(take: (folder: ScannedFolder) => ScannedFolder): void {
     this.#take = take;
+  }
+
+  /** Terminates its workers (`scan` rejects): whoever started it and does not use it must, or they run to the end. */
+  cancel(): void {
+    this.#abort.abort();
   }
 }

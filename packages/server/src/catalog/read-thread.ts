@@ -24,6 +24,17 @@ interface Waiting {
   reject: (error: Error) => void;
 }
 
+/**
+ * Files asked of the thread and not answered yet, and their bytes: past either, a read is made in the thread pool as
+ * before the thread (`ready()` says no). The thread reads one batch after another, synchronously: a slow file (a
+ * stalled disk, a network mount) holds up the reads queued behind it, and only up to these.
+ */
+const MAX_PENDING_FILES = 64;
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+
+/** Tests only: while `hold[0]` is 1 the thread waits before each batch, as behind a slow file. */
+export const readThreadTesting: { hold?: Int32Array | undefined } = {};
+
 /** The thread could not answer (it stopped, or was closed): the caller reads the file itself. */
 export class ReadThreadGone extends Error {
   override name = 'ReadThreadGone';
@@ -43,28 +54,12 @@ export class ReadThread {
   #flush: NodeJS.Immediate | undefined;
   #sent = new Map<number, Waiting[]>();
   #seq = 0;
+  #pendingFiles = 0;
+  #pendingBytes = 0;
 
-  /** Starts the thread if it is not running; resolves once reads go to it (false: it cannot run). */
-  started(): Promise<boolean> {
-    if (this.#online || this.#stopped) return Promise.resolve(this.#online);
-    this.ready();
-    const worker = this.#worker;
-    if (worker === undefined) return Promise.resolve(false);
-    // Held while it is waited for: an unreferenced thread could let the process end first.
-    worker.ref();
-    return new Promise((resolve) => {
-      const settle = (online: boolean) => {
-        worker.unref();
-        resolve(online);
-      };
-      worker.once('online', () => settle(this.#online));
-      worker.once('exit', () => settle(false));
-    });
-  }
-
-  /** Whether a read given now goes to the thread; the first call starts it. */
+  /** Whether a read given now goes to the thread (running, and not too far behind); the first call starts it. */
   ready(): boolean {
-    if (this.#online) return true;
+    if (this.#online) return this.#pendingFiles < MAX_PENDING_FILES && this.#pendingBytes < MAX_PENDING_BYTES;
     if (this.#worker === undefined && !this.#stopped) this.#start();
     return false;
   }
@@ -73,6 +68,8 @@ export class ReadThread {
   read(asked: ReadAsked): Promise<ThreadRead | undefined> {
     return new Promise((resolve, reject) => {
       if (!this.#online) return reject(new ReadThreadGone('the read thread is not running'));
+      this.#pendingFiles++;
+      this.#pendingBytes += asked.size;
       this.#queue.push({ asked, resolve, reject });
       this.#flush ??= setImmediate(() => this.#send());
     });
@@ -102,7 +99,10 @@ export class ReadThread {
   #start(): void {
     let worker: Worker;
     try {
-      worker = new Worker(new URL('./read-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+      worker = new Worker(new URL('./read-worker.js', import.meta.url), {
+        resourceLimits: { maxYoungGenerationSizeMb: 4 },
+        ...(readThreadTesting.hold ? { workerData: { hold: readThreadTesting.hold } } : {}),
+      });
     } catch {
       this.#stopped = true;
       return;
@@ -116,12 +116,14 @@ export class ReadThread {
       this.#sent.delete(seq);
       if (this.#sent.size === 0) worker.unref();
       for (let i = 0; i < batch.length; i++) {
+        this.#answered(batch[i]!);
         const answer = done[i];
         if (answer === undefined || !answer.ok) {
           batch[i]!.resolve(undefined);
           continue;
         }
-        const bytes = Buffer.from(answer.bytes);
+        // The file's bytes: its buffer holds one byte more (read-worker.ts).
+        const bytes = Buffer.from(answer.bytes, 0, batch[i]!.asked.size);
         batch[i]!.resolve(answer.json === undefined ? { bytes, text: answer.text } : { bytes, text: answer.text, json: Buffer.from(answer.json) });
       }
     });
@@ -146,6 +148,14 @@ export class ReadThread {
   }
 
   #fail(waiting: Waiting[]): void {
-    for (const { reject } of waiting) reject(new ReadThreadGone('the read thread stopped'));
+    for (const one of waiting) {
+      this.#answered(one);
+      one.reject(new ReadThreadGone('the read thread stopped'));
+    }
+  }
+
+  #answered(waiting: Waiting): void {
+    this.#pendingFiles--;
+    this.#pendingBytes -= waiting.asked.size;
   }
 }

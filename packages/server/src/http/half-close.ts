@@ -9,6 +9,31 @@ import type { Socket } from 'node:net';
  */
 const openEnded = new WeakMap<Socket, Set<ServerResponse>>();
 
+/**
+ * `res` is open-ended once its headers say it is an event stream: registered then, not when the request arrives, so
+ * that a refusal (401, 405, 429), and an answer still queued behind an earlier one on the connection, is answered
+ * after the FIN like any other. Headers passed as an array to writeHead are not looked at (nothing here does so).
+ */
+export function endOnClientFinOnceStreaming(res: ServerResponse, started?: (res: ServerResponse) => void): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    res.writeHead = writeHead;
+    const result = (writeHead as (...all: unknown[]) => ServerResponse).apply(this, args);
+    if (contentType(res, args).startsWith('text/event-stream')) {
+      endOnClientFin(res);
+      started?.(res);
+    }
+    return result;
+  } as ServerResponse['writeHead'];
+}
+
+function contentType(res: ServerResponse, args: unknown[]): string {
+  let value: unknown = res.getHeader('content-type');
+  const headers = args.find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg)) as Record<string, unknown> | undefined;
+  for (const [name, given] of Object.entries(headers ?? {})) if (name.toLowerCase() === 'content-type') value = given;
+  return String(value ?? '').toLowerCase();
+}
+
 /** `res` is open-ended: its connection is closed when the client half-closes (at once if it already has). */
 export function endOnClientFin(res: ServerResponse): void {
   const socket = res.req.socket;

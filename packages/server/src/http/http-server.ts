@@ -27,7 +27,6 @@ import type { TrustedProxies } from './client-address.js';
 import { OpenCounts } from './open-counts.js';
 import { WriteStalls } from './write-stalls.js';
 import { listenLifetime } from './listen-lifetime.js';
-import { endOnClientFin } from './half-close.js';
 import { mountMcp } from './mcp-route.js';
 import type { EarlyCatalog, McpRouteOptions, PrincipalHandler } from './mcp-route.js';
 import { hostGuard } from './middleware/host-guard.js';
@@ -153,6 +152,18 @@ export async function startHttpServer(
   const fastPath = options.fastPath ?? true;
   const counters = { fastPath: 0, sdk: 0, direct: 0 };
 
+  // Requests being answered (not open event streams, which only end when their handler closes): a shutdown lets
+  // them finish, within drainMs; background work waits for none of them (activity.ts).
+  let closing = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  // Event streams under way: each stopped counting as a request in flight when it started. Only streams are added.
+  const streams = new WeakSet<ServerResponse>();
+  const streamStarted = (res: ServerResponse): void => {
+    streams.add(res);
+    identity.activity?.end();
+    if (--inFlight === 0) drained?.();
+  };
   const guardHost = hostGuard(hostnames, allowedOrigins(options.allowedOrigins));
   const mcpOptions: McpRouteOptions = {
     access,
@@ -164,6 +175,7 @@ export async function startHttpServer(
     streamsPerClient,
     streamsPerPrincipal,
     ...(options.early ? { early: options.early } : {}),
+    streamStarted,
   };
   const app = createRouter({
     access,
@@ -184,23 +196,15 @@ export async function startHttpServer(
       ? directMcp({ ...mcpOptions, addressing, requestsPerClient, requestsPerPrincipal, routerIsPlain: () => postMcpIsPlain(app) })
       : undefined;
 
-  // Requests being answered (not open event streams, which only end when their handler closes): a shutdown lets
-  // them finish, within drainMs.
-  let closing = false;
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
-    const counted = !(req.method === 'GET' && path === MCP_PATH);
-    if (!counted) endOnClientFin(res);
-    if (counted) {
-      inFlight++;
-      const ended = path === '/healthz' || path === '/readyz' ? undefined : identity.activity?.begin();
-      res.once('close', () => {
-        ended?.();
-        if (--inFlight === 0) drained?.();
-      });
-    }
+    inFlight++;
+    const ended = path === '/healthz' || path === '/readyz' ? undefined : identity.activity?.begin();
+    res.once('close', () => {
+      if (streams.has(res)) return; // counted out when it started (streamStarted)
+      ended?.();
+      if (--inFlight === 0) drained?.();
+    });
     if (closing) res.setHeader('connection', 'close');
     if (!guardHost(req, res)) return;
     // Before the whole catalog is in, only /mcp (which decides per request) and the probes (readyz says why not) go on.

@@ -15,7 +15,7 @@ import { MCP_PATH } from './oauth.js';
 import type { OpenCounts } from './open-counts.js';
 import { sendJsonRpcError, tooMany } from './replies.js';
 import type { HttpApp, HttpMiddleware } from './routes.js';
-import { endOnClientFin } from './half-close.js';
+import { endOnClientFinOnceStreaming } from './half-close.js';
 
 /**
  * `/mcp` on the router, after the middleware every route shares (host guard, per-address limit) and with the ones it
@@ -56,6 +56,8 @@ export interface McpRouteOptions {
   streamsPerPrincipal: OpenCounts;
   /** The early catalog of a cold start (http-server.ts `EarlyCatalog`): only its first page is answered until complete. */
   early?: EarlyCatalog;
+  /** Told when a `subscriptions/listen` answer starts its event stream: from then on no request being answered. */
+  streamStarted?: (res: ServerResponse) => void;
 }
 
 export interface SharedMiddleware {
@@ -152,7 +154,7 @@ export function capStream(
     forClient();
     forPrincipal();
   });
-  endOnClientFin(res);
+  endOnClientFinOnceStreaming(res, options.streamStarted);
   return true;
 }
 
