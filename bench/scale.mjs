@@ -33,7 +33,9 @@ const label = flags.value('label', '');
 const catalogs = flags.value('catalogs', '');
 const asJson = flags.flag('json');
 const commit = measuredCommit();
-const cli = join(repo, 'packages/cli/dist/src/bin.js');
+// The installed command (what `skillport` on the PATH and an MCP client's configuration run: the bundle, falling back
+// to dist/src), not the plain build: ready is what a user's `skillport serve` takes. SKILLPORT_NO_BUNDLE=1 for the plain one.
+const cli = join(repo, 'packages/cli/bin/skillport.js');
 const registry = await import(join(repo, 'packages/registry/dist/src/index.js'));
 const TOKEN = 'bench-scale-token';
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -319,7 +321,8 @@ const minutes = (performance.now() - began) / 60000;
 const f0 = (value) => (value === undefined || Number.isNaN(value) ? 'n/a' : Math.round(value).toLocaleString('en-US'));
 const f1 = (value) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(1));
 const ratio = (a, b) => (a === undefined || b === undefined || Number.isNaN(a) || Number.isNaN(b) || b === 0 ? 'n/a' : (a / b).toFixed(2));
-const heading = `skillport at ${sizes.map((n) => n.toLocaleString('en-US')).join(' / ')} generated skills; commit ${commit}; ${concurrency} clients, ${duration} s per load${label ? `; ${label}` : ''}; ${minutes.toFixed(1)} min`;
+const entry = process.env.SKILLPORT_NO_BUNDLE === '1' ? 'the plain build' : 'the installed command';
+const heading = `skillport (${entry}) at ${sizes.map((n) => n.toLocaleString('en-US')).join(' / ')} generated skills; commit ${commit}; ${concurrency} clients, ${duration} s per load${label ? `; ${label}` : ''}; ${minutes.toFixed(1)} min`;
 const lines = [
   `### Scale: ${heading}`,
   '',
