@@ -79,6 +79,8 @@ export interface SkillportServerOptions {
    */
   contentCacheBytes?: number;
   contentCacheMb?: number;
+  /** How long one file read may take before its request is answered with the retryable -32012 (default 30 s). */
+  fileReadLimitMs?: number;
   identity?: Partial<ServerIdentity>;
   /** Worker threads for full scans (0: scan on the main thread). Default: up to 2 for a cold start, then 1 (live-catalog.ts). */
   scanThreads?: number;
@@ -191,7 +193,11 @@ export class SkillportServer {
     this.identity = { name: options.identity?.name ?? 'skillport', version: options.identity?.version ?? SERVER_VERSION };
     // Answers differ by caller once access is restricted: no shared cache may keep one caller's answer for another.
     this.cacheHint = { ttlMs: options.cacheHint?.ttlMs ?? 10_000, cacheScope: access.restricted ? 'private' : (options.cacheHint?.cacheScope ?? 'public') };
-    const content = new ContentReader(options.contentCacheBytes ?? Math.max(0, options.contentCacheMb ?? CONTENT_CACHE_MB) * 1024 * 1024);
+    const content = new ContentReader(
+      options.contentCacheBytes ?? Math.max(0, options.contentCacheMb ?? CONTENT_CACHE_MB) * 1024 * 1024,
+      undefined,
+      options.fileReadLimitMs !== undefined ? { readLimitMs: options.fileReadLimitMs } : {},
+    );
     // Only a folder file is rescanned; a stored origin's bytes never change under the same digest.
     const onStale = (source: string) => {
       if (isAbsolute(source)) void this.catalog.live.reload([source]);

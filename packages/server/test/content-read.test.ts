@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sha256Digest } from '@skillport/core';
 import { eventually } from '@skillport/test-kit';
-import { ContentReader, StaleFileError } from '../src/catalog/content.js';
+import { ContentReader, SlowFileError, StaleFileError } from '../src/catalog/content.js';
 import { readThreadTesting } from '../src/catalog/read-thread.js';
 import type { SkillOrigin } from '../src/catalog/model.js';
 import { catalogFile } from './catalog-files.js';
@@ -183,8 +183,8 @@ describe('the read thread (first reads of small files, whole, off the main threa
    * A reader whose misses go to the thread, got there as a server gets there: the first miss starts the thread (and
    * is read in the thread pool meanwhile); a miss that comes back with its JSON string made was read by the thread.
    */
-  const threaded = async (): Promise<ContentReader> => {
-    const reader = new ContentReader();
+  const threaded = async (options: { readLimitMs?: number } = {}): Promise<ContentReader> => {
+    const reader = new ContentReader(undefined, undefined, options);
     readers.push(reader);
     const dir = tempDir();
     const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
@@ -289,6 +289,47 @@ describe('the read thread (first reads of small files, whole, off the main threa
     answers.forEach((bytes, i) => assert.deepEqual(bytes, texts[i]));
     // The thread's reads came with their JSON string; the thread pool's get it when asked (servedForm), as before.
     assert.equal(texts.filter((text) => reader.cachedText(sha256Digest(text)) !== undefined).length, 64);
+  });
+
+  test('a read the disk does not finish within the limit is answered as slow; the file fails at once until it ends', { timeout: 30_000 }, async () => {
+    const dir = tempDir();
+    const origin: SkillOrigin = { kind: 'folder', root: dir, dir, realDir: dir };
+    const text = Buffer.from('on a disk that stopped answering\n');
+    writeFileSync(join(dir, 'slow.md'), text);
+    const hold = new Int32Array(new SharedArrayBuffer(4));
+    readThreadTesting.hold = hold;
+    let reader: ContentReader;
+    try {
+      reader = await threaded({ readLimitMs: 300 });
+    } finally {
+      readThreadTesting.hold = undefined;
+    }
+    Atomics.store(hold, 0, 1);
+    let again: unknown;
+    try {
+      await assert.rejects(reader.read(file(text, 'slow.md'), origin), (error: unknown) => {
+        assert.ok(error instanceof SlowFileError);
+        assert.match(error.message, /could not be read within 0\.3 s.*try again later/);
+        return true;
+      });
+      // Still stalled: a second read is not queued behind the first; it fails at once (before the disk answers).
+      again = await reader.read(file(text, 'slow.md'), origin).catch((error: unknown) => error);
+      assert.ok(again instanceof SlowFileError, 'failed while the first read still waits');
+      assert.equal(Atomics.load(hold, 0), 1, 'the disk had not answered yet');
+    } finally {
+      Atomics.store(hold, 0, 0);
+      Atomics.notify(hold, 0);
+    }
+    // Once the stalled read ends, the file is read again and served verified.
+    const served = await eventually(
+      async () => {
+        const bytes = await reader.read(file(text, 'slow.md'), origin).catch(() => undefined);
+        return bytes?.equals(text) ? bytes : undefined;
+      },
+      10_000,
+      'served once the disk answers',
+    );
+    assert.deepEqual(served, text);
   });
 
   test('once the thread is stopped, misses are read on the main thread as before', async () => {

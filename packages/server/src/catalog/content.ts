@@ -20,6 +20,24 @@ export class StaleFileError extends Error {
 }
 
 /**
+ * A file's read did not finish within the reader's time limit (a stalled disk or network mount): the request is
+ * answered with this at the limit instead of waiting for ever, and reads of the file fail at once until the stalled
+ * read ends (retrying would only queue more reads behind it). Retryable.
+ */
+export class SlowFileError extends Error {
+  override name = 'SlowFileError';
+  constructor(
+    readonly file: CatalogFile,
+    readonly limitMs: number,
+  ) {
+    super(`${file.uri} could not be read within ${limitMs / 1000} s (the disk or mount that holds it is not answering); try again later`);
+  }
+}
+
+/** How long one file read may take before its request is answered with SlowFileError. */
+export const FILE_READ_LIMIT_MS = 30_000;
+
+/**
  * Reads skill files and proves every byte served matches the published digest. Verified bytes are kept in a small
  * LRU keyed by digest (never by path), so a hot file is served from memory and a cached copy can never disagree
  * with the manifest that names it. A miss is read in the thread pool, never with a synchronous system call: when the
@@ -72,6 +90,9 @@ export class ContentReader {
    */
   #shared = new Map<string, WeakRef<Buffer>>();
   #reading = new Map<string, Promise<Buffer | ThreadRead>>();
+  /** Files (by URI) whose read passed the time limit and has not ended yet. */
+  #stalled = new Set<string>();
+  readonly #readLimitMs: number;
   /** First reads of small folder files, whole, off the main thread (read-thread.ts); undefined when turned off. */
   #thread: ReadThread | undefined;
   #forget = new FinalizationRegistry<string>((digest) => {
@@ -86,8 +107,9 @@ export class ContentReader {
   constructor(
     readonly cacheBytes = CONTENT_CACHE_MB * 1024 * 1024,
     readonly maxEntryBytes = 256 * 1024,
-    options: { thread?: boolean } = {},
+    options: { thread?: boolean; readLimitMs?: number } = {},
   ) {
+    this.#readLimitMs = options.readLimitMs ?? FILE_READ_LIMIT_MS;
     this.#thread = (options.thread ?? true) ? new ReadThread() : undefined;
   }
 
@@ -109,10 +131,12 @@ export class ContentReader {
     }
     const reading = this.#reading.get(file.digest);
     // Another file of the same bytes failing (changed at its own path) says nothing of this one: read this one.
-    if (reading !== undefined) return bytesOf(await reading.catch(() => this.#readVerified(file, origin, false)));
+    // A stalled read is not started again for it.
+    if (reading !== undefined)
+      return bytesOf(await reading.catch((error: unknown) => (error instanceof SlowFileError ? Promise.reject(error) : this.#readTimed(file, origin, false))));
     // A file that is kept goes to the read thread whole (its JSON string made there too); others are read here.
     const whole = remember && this.cacheBytes > 0 && file.size <= this.maxEntryBytes;
-    const read = this.#readVerified(file, origin, whole).finally(() => this.#reading.delete(file.digest));
+    const read = this.#readTimed(file, origin, whole).finally(() => this.#reading.delete(file.digest));
     this.#reading.set(file.digest, read);
     const got = await read;
     let bytes = bytesOf(got);
@@ -192,6 +216,32 @@ export class ContentReader {
     cached.bytes = undefined;
     this.#evict();
     return { text, json: made };
+  }
+
+  /** `#readVerified`, answered with SlowFileError once it has taken longer than the limit (it goes on, unheard). */
+  #readTimed(file: CatalogFile, origin: SkillOrigin, whole: boolean): Promise<Buffer | ThreadRead> {
+    if (this.#stalled.has(file.uri)) return Promise.reject(new SlowFileError(file, this.#readLimitMs));
+    const read = this.#readVerified(file, origin, whole);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#stalled.add(file.uri);
+        const ended = () => this.#stalled.delete(file.uri);
+        read.then(ended, ended);
+        reject(new SlowFileError(file, this.#readLimitMs));
+      }, this.#readLimitMs);
+      // The read itself holds the process while it runs; its timer need not.
+      timer.unref();
+      read.then(
+        (got) => {
+          clearTimeout(timer);
+          resolve(got);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** The file's verified bytes; `whole`: through the read thread when it runs (then with their served form). */

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
-import { StaleFileError } from '../catalog/content.js';
+import { SlowFileError, StaleFileError } from '../catalog/content.js';
 import { InvalidCursorError, RefusedSkillError } from './skills-service.js';
 import { clip } from '../http/limits.js';
 import { hintFromMeta } from './availability.js';
@@ -10,6 +10,8 @@ import { hintFromMeta } from './availability.js';
  * codes"): retryable: list the skill again (new digests) and read again. In JSON-RPC's range for server errors.
  */
 export const STALE_FILE_CODE = -32011;
+/** A file read that passed the reader's time limit (catalog/content.ts SlowFileError): retryable later. */
+export const SLOW_FILE_CODE = -32012;
 import type { SkillsService } from './skills-service.js';
 
 /** Adapts the skills service to the SDK's `SkillSource`, turning our failures into the protocol's errors. */
@@ -50,6 +52,10 @@ export function createSkillSource(service: SkillsService): SkillSource {
             uri: clip(uri),
             retryable: true,
           });
+        }
+        if (error instanceof SlowFileError) {
+          service.recordRead(uri, 'slow');
+          throw new ProtocolError(SLOW_FILE_CODE, error.message, { uri: clip(uri), retryable: true });
         }
         throw error;
       }

@@ -1,4 +1,4 @@
-import { StaleFileError } from '../catalog/content.js';
+import { SlowFileError, StaleFileError } from '../catalog/content.js';
 import type { AuditInput } from '../access/audit.js';
 import type { SkillsService } from '../mcp/skills-service.js';
 import type { ToolResult } from './read-resource.js';
@@ -14,7 +14,11 @@ export async function audited(service: SkillsService, input: Omit<AuditInput, 'o
     service.record({ ...input, outcome: result.isError ? 'refused' : 'ok', ...(result.isError && text ? { detail: text } : {}) });
     return result;
   } catch (error) {
-    service.record({ ...input, outcome: error instanceof StaleFileError ? 'stale' : 'error', detail: (error as Error).message });
+    service.record({
+      ...input,
+      outcome: error instanceof StaleFileError ? 'stale' : error instanceof SlowFileError ? 'slow' : 'error',
+      detail: (error as Error).message,
+    });
     throw error;
   }
 }
