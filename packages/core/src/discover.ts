@@ -80,48 +80,68 @@ export function discoverSkills(root: string, options: DiscoverOptions = {}): Dis
       if (seen.has(real)) return;
       seen.add(real);
     }
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (error) {
-      problems.push({ severity: 'warning', message: `folder could not be read: ${(error as Error).message}`, path: dir });
-      return;
-    }
-    // A folder with a SKILL.md is a skill. Its sub-folders are still searched: published repositories nest
-    // skills inside skills (the nested SKILL.md is then both a file of the outer skill and a skill of its own).
-    // `skill.md` counts when there is no `SKILL.md`, as the reference validator accepts it (served as SKILL.md).
-    const manifest = entries.find((entry) => entry.name === 'SKILL.md') ?? entries.find((entry) => entry.name === 'skill.md');
-    const isSkill = manifest !== undefined && (manifest.isFile() || (manifest.isSymbolicLink() && isFile(join(dir, manifest.name))));
-    if (isSkill) skills.push({ dir, segments });
-    else if (manifest !== undefined && !insideSkill && (manifest.isDirectory() || (manifest.isSymbolicLink() && isDirectory(join(dir, manifest.name))))) {
-      // Someone meant a skill here: say why it is not one rather than pass over it.
-      problems.push({ severity: 'warning', message: `${manifest.name} is a folder, not a file; not a skill`, path: join(dir, manifest.name) });
-    }
-    // Inside a skill, links to folders are never followed (skill-folder.ts leaves them out of the skill, and a
-    // nested skill reached through one would serve files from outside the folder).
-    const within = insideSkill || isSkill;
-    if (startDepth + segments.length >= MAX_DISCOVERY_DEPTH) {
-      // Only worth a word where a skill could still be found: outside a skill (its own deep folders are its files,
-      // checked by skill-folder.ts), below a folder that has folders.
-      if (!within && entries.some((entry) => entry.isDirectory() && !SKIPPED.has(entry.name))) {
-        problems.push({
-          severity: 'warning',
-          message: `folders deeper than ${MAX_DISCOVERY_DEPTH} levels are not searched for skills`,
-          path: dir,
-        });
-      }
-      return;
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      if (SKIPPED.has(entry.name)) continue;
-      const child = join(dir, entry.name);
-      if (entry.isDirectory()) visit(child, [...segments, entry.name], viaLink, within);
-      else if (!within && entry.isSymbolicLink() && isDirectory(child)) visit(child, [...segments, entry.name], true, false);
-    }
+    const step = folderStep(dir, segments, insideSkill, startDepth, problems);
+    if (step === undefined) return;
+    if (step.isSkill) skills.push({ dir, segments });
+    for (const next of step.next) visit(next.dir, next.segments, viaLink || next.link, next.insideSkill);
   };
   visit(root, [], false, false);
   return { skills, problems };
+}
+
+/** One folder of the walk: whether it is a skill, and the folders below it to walk, in name order. */
+export interface FolderStep {
+  isSkill: boolean;
+  /** `link`: reached through a symbolic link (the walk checks its real path before going in). */
+  next: Array<{ dir: string; segments: string[]; link: boolean; insideSkill: boolean }>;
+}
+
+/**
+ * One folder as `discoverSkills` reads it (its problems added to `problems`); undefined when it cannot be read.
+ * Exported for a walk in another order (the server's first page, best-first by URI), so the rules stay in one place.
+ */
+export function folderStep(dir: string, segments: string[], insideSkill: boolean, startDepth: number, problems: FolderProblem[]): FolderStep | undefined {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    problems.push({ severity: 'warning', message: `folder could not be read: ${(error as Error).message}`, path: dir });
+    return undefined;
+  }
+  // A folder with a SKILL.md is a skill. Its sub-folders are still searched: published repositories nest
+  // skills inside skills (the nested SKILL.md is then both a file of the outer skill and a skill of its own).
+  // `skill.md` counts when there is no `SKILL.md`, as the reference validator accepts it (served as SKILL.md).
+  const manifest = entries.find((entry) => entry.name === 'SKILL.md') ?? entries.find((entry) => entry.name === 'skill.md');
+  const isSkill = manifest !== undefined && (manifest.isFile() || (manifest.isSymbolicLink() && isFile(join(dir, manifest.name))));
+  if (!isSkill && manifest !== undefined && !insideSkill && (manifest.isDirectory() || (manifest.isSymbolicLink() && isDirectory(join(dir, manifest.name))))) {
+    // Someone meant a skill here: say why it is not one rather than pass over it.
+    problems.push({ severity: 'warning', message: `${manifest.name} is a folder, not a file; not a skill`, path: join(dir, manifest.name) });
+  }
+  // Inside a skill, links to folders are never followed (skill-folder.ts leaves them out of the skill, and a
+  // nested skill reached through one would serve files from outside the folder).
+  const within = insideSkill || isSkill;
+  const next: FolderStep['next'] = [];
+  if (startDepth + segments.length >= MAX_DISCOVERY_DEPTH) {
+    // Only worth a word where a skill could still be found: outside a skill (its own deep folders are its files,
+    // checked by skill-folder.ts), below a folder that has folders.
+    if (!within && entries.some((entry) => entry.isDirectory() && !SKIPPED.has(entry.name))) {
+      problems.push({
+        severity: 'warning',
+        message: `folders deeper than ${MAX_DISCOVERY_DEPTH} levels are not searched for skills`,
+        path: dir,
+      });
+    }
+    return { isSkill, next };
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (SKIPPED.has(entry.name)) continue;
+    const child = join(dir, entry.name);
+    if (entry.isDirectory()) next.push({ dir: child, segments: [...segments, entry.name], link: false, insideSkill: within });
+    else if (!within && entry.isSymbolicLink() && isDirectory(child))
+      next.push({ dir: child, segments: [...segments, entry.name], link: true, insideSkill: false });
+  }
+  return { isSkill, next };
 }
 
 function isFile(path: string): boolean {

@@ -54,17 +54,23 @@ function hostileTree(count: number): string {
 
 /** A scan in workers that answers its first page early, as a cold `serve --http` runs it: its page and the whole. */
 async function scanWithPage(roots: FolderRoot[], pageSize: number, maxInspected: number, shards = 2) {
-  const told: { page?: ScannedFolder[] | undefined; times: number } = { times: 0 };
-  const scan = await scanInWorkers(roots, DEFAULT_LIMITS, undefined, shards, undefined, undefined, undefined, {
+  const told: { page?: ScannedFolder[] | undefined; times: number; walked?: boolean } = { times: 0 };
+  let found = 0;
+  const onProgress = (progress: { found: number }) => {
+    found = progress.found;
+  };
+  const scan = await scanInWorkers(roots, DEFAULT_LIMITS, undefined, shards, onProgress, undefined, undefined, {
     pageSize,
     maxInspected,
     onPage: (folders) => {
       told.page = folders;
       told.times++;
+      // Whether the whole tree had been walked when the page came (shard 0 says how many skills it found then).
+      told.walked = found > 0;
     },
   });
   assert.equal(told.times, 1, 'told once, before the scan ends');
-  return { page: told.page, scan };
+  return { page: told.page, scan, walked: told.walked };
 }
 
 const summary = (folders: readonly ScannedFolder[]) =>
@@ -86,8 +92,11 @@ test('the first page from the folders that decide it is the first page of a full
   // The server's full scan runs in workers: their verdicts are the ones to match.
   const workers = (await scanInWorkers(roots, DEFAULT_LIMITS, undefined, 2)).folders;
   for (const pageSize of [1, 2, 5, 10, 40, 120]) {
-    const { page: early, scan } = await scanWithPage(roots, pageSize, 4 * (pageSize + 1) + 64);
+    const { page: early, scan, walked } = await scanWithPage(roots, pageSize, 4 * (pageSize + 1) + 64);
     assert.ok(early !== undefined, `a page of ${pageSize} is found`);
+    // Within group-0 the page is found from its corner of the tree; a page of 120 reaches group-1's linked folder,
+    // which only the whole walk places, so that page comes after it.
+    assert.equal(walked, pageSize === 120, `a page of ${pageSize} before the whole walk: ${!walked}`);
     assert.deepEqual(summary(scan.folders), summary(workers), `the scan with a page of ${pageSize} finds what the plain one finds`);
     for (const folder of early) assert.ok(scan.folders.includes(folder), `a page folder is one of the scan's, not read again: ${folder.dir}`);
     assert.ok(early.length < full.length, `fewer folders than the scan's (${early.length} of ${full.length}, page of ${pageSize})`);
@@ -115,7 +124,8 @@ test('with helper shards the page comes from shard 0 while they take the folders
   for (let i = 0; i < 1100; i++) spec[`group-${i % 7}/skill-${String(i).padStart(5, '0')}/SKILL.md`] = skillMd(`skill-${String(i).padStart(5, '0')}`);
   const roots = [normaliseRoot(makeTree(spec), undefined)];
   const full = scanRoot(roots[0]!, { limits: DEFAULT_LIMITS }).folders;
-  const { page, scan } = await scanWithPage(roots, 100, 404);
+  const { page, scan, walked } = await scanWithPage(roots, 100, 404);
+  assert.equal(walked, false, 'the page before the whole tree was walked');
   assert.equal(scan.shards, 2);
   assert.ok(page !== undefined && page.length < 404);
   assert.deepEqual(pageOf(page, 100), pageOf(full, 100));

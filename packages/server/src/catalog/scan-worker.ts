@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import { DigestCache, discoverSkills } from '@skillport/core';
+import { DigestCache, discoverSkills, folderStep } from '@skillport/core';
 import type { DiscoveredSkill, FolderProblem, SkillLimits } from '@skillport/core';
 import { compareStrings } from '@skillport/core';
 import { scanFolder } from './folder-scan.js';
@@ -104,10 +104,76 @@ async function discovered(): Promise<{ lists: DiscoveredSkill[][]; next: Int32Ar
   const next = new Int32Array(new SharedArrayBuffer(4));
   const claims = request.firstPage ? new Int32Array(new SharedArrayBuffer(4 * count)) : undefined;
   if (claims) next[0] = count;
+  if (claims && early !== undefined) {
+    const sent = new Set(early.map((folder) => `${folder.root}\n${folder.dir}`));
+    let offset = 0;
+    lists.forEach((list, root) => {
+      list.forEach((found, at) => {
+        if (sent.has(`${root}\n${found.dir}`)) claims[offset + at] = 1;
+      });
+      offset += list.length;
+    });
+  }
   for (const port of ports) port.postMessage({ kind: 'skills', lists, next, ...(claims ? { claims } : {}) } satisfies ShardMessage);
   return { lists, next, claims };
 }
 
+/**
+ * The first page found walking best-first (ADR 0288): a folder not yet read stands for everything below it with the
+ * bound of its parent path, so only the page's corner of the tree is read before the page is sent, not the whole
+ * tree (at 100,000 skills that walk was the first answer's 8-20 s). Undefined (the walk-first way decides then) when
+ * a folder reached through a symbolic link would have to be read before the page is settled (which path a linked
+ * folder is taken at depends on the whole walk's order), or the page is not settled within the budget.
+ */
+function bestFirstPage(): WireFolder[] | undefined {
+  const { pageSize, maxInspected } = request.firstPage!;
+  type Item = { root: number; dir: string; segments: string[]; insideSkill: boolean; folder: boolean; link?: boolean };
+  const items: Item[] = [];
+  const queue = new BoundQueue();
+  const add = (item: Item, bound: string, read = false) => {
+    items.push(item);
+    queue.push({ bound, position: items.length - 1, read });
+  };
+  const unused: FolderProblem[] = [];
+  request.roots.forEach((root, index) => add({ root: index, dir: root.dir, segments: [], insideSkill: false, folder: false }, parentBound(root, [])));
+  const held: WireFolder[] = [];
+  // Folders read without being a page's (a tree of folders that hold no skill): past this the walk-first way goes on.
+  let budget = 64 * maxInspected;
+  for (let entry = queue.pop(); entry !== undefined; entry = queue.pop()) {
+    const item = items[entry.position]!;
+    const root = request.roots[item.root]!;
+    if (!item.folder) {
+      // A linked folder is needed before the page is settled: which path it is taken at needs the whole walk.
+      if (item.link || --budget < 0) return undefined;
+      const step = folderStep(item.dir, item.segments, item.insideSkill, 0, unused);
+      if (step === undefined) continue;
+      if (step.isSkill) add({ ...item, folder: true }, parentBound(root, item.segments));
+      for (const next of step.next)
+        add(
+          { root: item.root, dir: next.dir, segments: next.segments, insideSkill: next.insideSkill, folder: false, link: next.link },
+          parentBound(root, next.segments),
+        );
+      continue;
+    }
+    if (!entry.read) {
+      queue.push({ ...entry, read: true, bound: lowerBound(root, item.dir, item.segments, { limits: request.limits, allowFields: request.allowFields }) });
+      continue;
+    }
+    held.push({ ...scanFolder(root, item.dir, item.segments, { limits: request.limits, cache, allowFields: request.allowFields }), root: item.root });
+    const limit = queue.peek()?.bound;
+    const last = limit === undefined;
+    if (!last && held.length < maxInspected && (held.length <= pageSize || held.length % 8 !== 0)) continue;
+    const inspected = held.map((wire) => ({ ...wire, root: request.roots[wire.root]! }));
+    if ((last || held.length > pageSize) && settled(inspected, limit, pageSize, last)) return held;
+    if (last || held.length >= maxInspected) return undefined;
+  }
+  return undefined;
+}
+
+// Shard 0 of an early page: the page first, from the tree's corner it is in; the folders it holds are not inspected
+// again (claimed below, before any helper starts).
+const early = request.shard === 0 && request.firstPage ? bestFirstPage() : undefined;
+if (early !== undefined) post({ kind: 'page', folders: early });
 const { lists, next, claims } = await discovered();
 // Every root's folders in one sequence: position p is the p-th folder of the roots in order.
 const starts: number[] = [];
@@ -142,6 +208,9 @@ if (claims === undefined) {
   for (let first = Atomics.add(next, 0, TAKE); first < total; first = Atomics.add(next, 0, TAKE)) {
     for (let position = first; position < Math.min(first + TAKE, total); position++) await add(inspect(position));
   }
+} else if (request.shard === 0 && early !== undefined) {
+  // The page is out: the rest in the walk's order, up to where the helpers have come down.
+  for (let position = 0; position < total; position++) if (claim(position)) await add(inspect(position));
 } else if (request.shard === 0) {
   // Best first by bound (the helpers inspect from the walk's end meanwhile): every folder starts with the bound of
   // the folders above it, and the head of its SKILL.md is read only when that bound is the lowest left, so only the
