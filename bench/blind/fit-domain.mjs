@@ -183,10 +183,16 @@ for (const row of [...rows, ...aside]) {
 // (MEMORY_KINDS) and of its positives hold each search term, so that a row's `remembered` input can leave out its own
 // writer (and in --cv the set held out).
 const MEMORY_MIN = Number(flag('memory-min') ?? 2);
+const MEMORY_WRITERS = Number(flag('memory-writers') ?? 1);
 const MEMORY_ALPHA = Number(flag('memory-alpha') ?? 0.5);
+// --memory-kinds all: near-miss tasks remembered too (their words only count where no skill of the scope is about them).
+const MEMORY_ALL = flag('memory-kinds') === 'all';
+const REMEMBERS = (row) => row.y === 0 && (MEMORY_ALL || MEMORY_KINDS.includes(row.kind));
+// --memory-sum: the input is the sum of the remembered weights of the query's untopical terms, not the best one.
+const MEMORY_SUM = args.includes('--memory-sum');
 const tally = new Map(); // writer → {noFit: Map(term → tasks), noFits, positive: Map(term → queries), positives}
 for (const row of rows) {
-  const remembered = row.y === 0 && MEMORY_KINDS.includes(row.kind);
+  const remembered = REMEMBERS(row);
   if (row.y === 0 && !remembered) continue;
   const writer = writerOf(row.set);
   if (!tally.has(writer)) tally.set(writer, { noFit: new Map(), noFits: 0, positive: new Map(), positives: 0 });
@@ -199,6 +205,7 @@ for (const row of rows) {
 /** The remembered weights from every writer but `excluded` (a Set): Map(term → weight above 0). */
 function rememberedWeights(excluded) {
   const noFit = new Map();
+  const writers = new Map();
   const positive = new Map();
   let noFits = 0;
   let positives = 0;
@@ -206,12 +213,15 @@ function rememberedWeights(excluded) {
     if (excluded.has(writer)) continue;
     noFits += counts.noFits;
     positives += counts.positives;
-    for (const [term, n] of counts.noFit) noFit.set(term, (noFit.get(term) ?? 0) + n);
+    for (const [term, n] of counts.noFit) {
+      noFit.set(term, (noFit.get(term) ?? 0) + n);
+      writers.set(term, (writers.get(term) ?? 0) + 1);
+    }
     for (const [term, n] of counts.positive) positive.set(term, (positive.get(term) ?? 0) + n);
   }
   const weights = new Map();
   for (const [term, n] of noFit) {
-    if (n < MEMORY_MIN) continue;
+    if (n < MEMORY_MIN || writers.get(term) < MEMORY_WRITERS) continue;
     const weight = Math.log((n + MEMORY_ALPHA) / (noFits + MEMORY_ALPHA) / (((positive.get(term) ?? 0) + MEMORY_ALPHA) / (positives + MEMORY_ALPHA)));
     if (weight > 0) weights.set(term, weight);
   }
@@ -238,7 +248,7 @@ function setNeighbours(excluded) {
     if (REMEMBERED >= 0) {
       const weights = weightsWithout(new Set([excluded, writerOf(row.set)].filter(Boolean)));
       let most = 0;
-      for (const term of row.untopical) most = Math.max(most, weights.get(term) ?? 0);
+      for (const term of row.untopical) most = MEMORY_SUM ? most + (weights.get(term) ?? 0) : Math.max(most, weights.get(term) ?? 0);
       row.low[REMEMBERED] = most;
     }
   }
