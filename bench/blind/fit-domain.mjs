@@ -8,16 +8,19 @@
 // trees (depth --depth, shrinkage --rate) boosted on the same balanced log loss from that linear margin, splitting on
 // the margin and the hit's lexical evidence (decision-trees.ts TREE_INPUTS). The trees learn from out-of-fold linear
 // margins (5 folds), so that they correct what the linear fit gets wrong on queries it has not seen, not its in-sample
-// optimism. The threshold is the one that keeps --answered (95.2 %) of the fitting positives answered, judged on
+// optimism. The threshold is the one that keeps --answered (95.5 %) of the fitting positives answered, judged on
 // out-of-fold values of the whole decision, and written as `offset` so that MIN_CONFIDENCE stays the threshold.
 // The trees' `neighbours` input is a query's best cosine with the fitting sets' everyday and off-domain no-fit tasks (query-neighbours.ts),
 // never counting the query's own writer (a blind set, or a file), nor in --cv the set held out; the fitting no-fit
-// tasks' vectors are written to query-neighbours.txt beside query-domain.txt.
+// tasks' vectors are written to query-neighbours.txt beside query-domain.txt. The `remembered` input is the sum, over
+// the query's typed terms no skill of the corpus is about, of each term's log ratio of its share of the fitting no-fit
+// tasks (every kind) over its share of the positives (remembered-words.txt), leaving out the same writers.
 // Every spent set is fitted on; `--aside SET` keeps one blind set out and only checks it (its figures printed last).
 // --cv also prints, for each of blind sets 4-9, 11 and 12 held out in turn, the figures of a decision fitted without it
 // (cross-validated: its threshold, too, from the other sets only).
-// Usage: npm run build --silent && node bench/blind/fit-domain.mjs [--corpus DIR] [--l2 0.03] [--answered 0.952]
-//        [--trees 80] [--depth 2] [--rate 0.05] [--cv] [--sweep 0.96,0.95] [--dry-run]
+// Usage: npm run build --silent && node bench/blind/fit-domain.mjs [--corpus DIR] [--l2 0.03] [--answered 0.955]
+//        [--trees 80] [--depth 2] [--rate 0.05] [--cv] [--sweep 0.96,0.95] [--dry-run] [--aside blind12]
+//        [--memory-min 2] [--memory-writers 1] [--memory-alpha 0.5] [--memory-kinds vectors] [--memory-best] [--without remembered,neighbours]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +44,7 @@ const flag = (name) => {
 };
 const corpus = resolve(flag('corpus') ?? join(repo, '../shared/corpus/skills'));
 const l2 = Number(flag('l2') ?? 0.03);
-const ANSWERED = Number(flag('answered') ?? 0.952);
+const ANSWERED = Number(flag('answered') ?? 0.955);
 const TREES = Number(flag('trees') ?? 80);
 const DEPTH = Number(flag('depth') ?? 2);
 const RATE = Number(flag('rate') ?? 0.05);
@@ -185,11 +188,13 @@ for (const row of [...rows, ...aside]) {
 const MEMORY_MIN = Number(flag('memory-min') ?? 2);
 const MEMORY_WRITERS = Number(flag('memory-writers') ?? 1);
 const MEMORY_ALPHA = Number(flag('memory-alpha') ?? 0.5);
-// --memory-kinds all: near-miss tasks remembered too (their words only count where no skill of the scope is about them).
-const MEMORY_ALL = flag('memory-kinds') === 'all';
+// Every no-fit task's words are remembered, near-misses' too: a word only counts where no skill of the searched scope is
+// about it, so a tool another catalog serves is not held against it there (--memory-kinds vectors: only the kinds
+// the `neighbours` vectors keep, measured: less).
+const MEMORY_ALL = flag('memory-kinds') !== 'vectors';
 const REMEMBERS = (row) => row.y === 0 && (MEMORY_ALL || MEMORY_KINDS.includes(row.kind));
-// --memory-sum: the input is the sum of the remembered weights of the query's untopical terms, not the best one.
-const MEMORY_SUM = args.includes('--memory-sum');
+// The input is the sum of the remembered weights of the query's untopical terms (--memory-best: the best one, measured: less).
+const MEMORY_SUM = !args.includes('--memory-best');
 const tally = new Map(); // writer → {noFit: Map(term → tasks), noFits, positive: Map(term → queries), positives}
 for (const row of rows) {
   const remembered = REMEMBERS(row);
@@ -221,6 +226,8 @@ function rememberedWeights(excluded) {
   }
   const weights = new Map();
   for (const [term, n] of noFit) {
+    // Numbers are no subject (a "1500" of calories is a "1500" of pixels elsewhere).
+    if (/^\p{N}+$/u.test(term)) continue;
     if (n < MEMORY_MIN || writers.get(term) < MEMORY_WRITERS) continue;
     const weight = Math.log((n + MEMORY_ALPHA) / (noFits + MEMORY_ALPHA) / (((positive.get(term) ?? 0) + MEMORY_ALPHA) / (positives + MEMORY_ALPHA)));
     if (weight > 0) weights.set(term, weight);
@@ -552,7 +559,7 @@ const neighbourText = [
 const remembered = [...weightsWithout(new Set())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 const rememberedText = [
   "# The fitting no-fit tasks' remembered words (remembered-words.ts): written by bench/blind/fit-domain.mjs with query-domain.txt, do not edit by hand.",
-  `# Per search term held by at least ${MEMORY_MIN} everyday or off-domain no-fit tasks: ln of its share of them over its share of the positives (each count + ${MEMORY_ALPHA}), when above 0.`,
+  `# Per search term (not a number) held by at least ${MEMORY_MIN} ${MEMORY_ALL ? '' : 'everyday or off-domain '}no-fit tasks: ln of its share of them over its share of the positives (each count + ${MEMORY_ALPHA}), when above 0.`,
   ...remembered.map(([term, weight]) => `${term} ${weight.toPrecision(4)}`),
   '',
 ].join('\n');

@@ -171,14 +171,14 @@ describe('the query domain (ADR 0271)', () => {
     assert.equal(QueryDomain.parse('lexical 1\nbias 0\nweights 0\n').neighboursOf(Float32Array.from([0.6, 0.8])), 0, 'not computed when no tree uses it');
   });
 
-  test("the query's remembered words: the best weight among the typed terms no skill is about", () => {
+  test("the query's remembered words: the weights of the typed terms no skill is about, summed", () => {
     const remembered = RememberedWords.parse('# comment\ncarpet 2.5\nwine 1.25  # trailing\n');
     assert.equal(remembered.size, 2);
     assert.equal(remembered.weight('carpet'), 2.5);
     assert.equal(remembered.weight('pdf'), 0);
-    assert.equal(remembered.best(['wine', 'carpet', 'red']), 2.5);
-    assert.equal(remembered.best(['red']), 0);
-    assert.equal(remembered.best([]), 0);
+    assert.equal(remembered.sum(['wine', 'carpet', 'red']), 3.75);
+    assert.equal(remembered.sum(['red']), 0);
+    assert.equal(remembered.sum([]), 0);
     assert.throws(() => RememberedWords.parse('carpet'), /line 1 is not/);
     assert.throws(() => RememberedWords.parse('carpet -1'), /line 1 is not/);
     assert.throws(() => RememberedWords.parse('carpet 1 2'), /line 1 is not/);
@@ -189,7 +189,7 @@ describe('the query domain (ADR 0271)', () => {
     assert.throws(() => QueryDomain.parse(text), /no remembered words/);
     const domain = QueryDomain.parse(text, undefined, remembered);
     assert.ok(domain.usesRemembered && !domain.usesNeighbours);
-    assert.equal(domain.rememberedOf(['wine', 'carpet']), 2.5);
+    assert.equal(domain.rememberedOf(['wine', 'carpet']), 3.75);
     const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
     const rare = { rareUnknown: 0, namedUnknown: 0, rareUntopical: 0, namedUntopical: 0 };
     assert.ok(Math.abs(domain.adjust(0.5, Float32Array.from([0]), { ...rare, remembered: 1.25 }) - sigmoid(1)) < 1e-9);

@@ -41,7 +41,7 @@ export interface DecisionEvidence extends RareWords {
   words?: number;
   /** The query's best cosine with a spent no-fit task (QueryDomain.neighboursOf); 0 when not given. */
   neighbours?: number;
-  /** The best remembered weight of a query word no skill of the scope is about (QueryDomain.rememberedOf); 0 when not given. */
+  /** The remembered weights of the query's terms no skill of the scope is about, summed (QueryDomain.rememberedOf); 0 when not given. */
   remembered?: number;
 }
 
@@ -93,7 +93,7 @@ export class QueryDomain {
    * (SkillSearchIndex.untopicalTerms); 0 when the trees do not use it.
    */
   rememberedOf(untopicalTerms: Iterable<string>): number {
-    return this.usesRemembered && this.remembered !== undefined ? this.remembered.best(untopicalTerms) : 0;
+    return this.usesRemembered && this.remembered !== undefined ? this.remembered.sum(untopicalTerms) : 0;
   }
 
   /**

@@ -2,15 +2,16 @@ import { readDataFile } from '../data.js';
 
 /**
  * What the words of spent tasks no skill serves say (ADR 0271): per search term (a stem), how much likelier it is in
- * the fitting sets' everyday and off-domain no-fit tasks than in their queries that have a skill (a smoothed log
- * ratio of the shares of tasks holding it; only terms of at least two such tasks, and likelier there). Writers of new
- * tasks come back to the same subjects (a dog, a carpet, a recipe, a guitar) in sentences whose mean word vector
- * (./query-neighbours.ts) a few catalog-like words pull back toward the catalog; one remembered word is not diluted.
- * A query's `remembered` input is its best weight among the typed terms no skill of the searched scope is about (holds
- * in its name, description or headings): in a catalog whose skills are about a remembered word (a cooking catalog's
- * `recipe`) the word is not held against the query. Near-miss tasks (a tool this corpus lacks) are never remembered:
- * another catalog may serve them. The weights are data (remembered-words.txt, written by bench/blind/fit-domain.mjs
- * beside query-domain.txt): one `TERM WEIGHT` line per term.
+ * the fitting sets' no-fit tasks than in their queries that have a skill (the log ratio of the shares of tasks holding
+ * it, each count smoothed; only terms of at least two no-fit tasks, and likelier there). Writers of new tasks come back
+ * to the same subjects (a dog, a carpet, a recipe) and the same tools the catalog lacks (Varnish, Roblox, HAProxy), in
+ * sentences whose mean word vector (./query-neighbours.ts) a few catalog-like words pull back toward the catalog; the
+ * words themselves are not diluted. A query's `remembered` input is the sum of the weights of its typed terms that no
+ * skill of the searched scope is about (holds in its name, description or headings): a word some skill is about is
+ * never held against the query, so a tool this corpus lacks, remembered from a near-miss, still finds the catalog that
+ * serves it (a PDF skill that fills forms answers "fill in a pdf form", whatever the memory says of `form`), and a
+ * cooking catalog's `recipe` is not a no-fit word there. The weights are data (remembered-words.txt, written by
+ * bench/blind/fit-domain.mjs beside query-domain.txt): one `TERM WEIGHT` line per term.
  */
 export const REMEMBERED_WORDS_FILE = 'remembered-words.txt';
 
@@ -26,11 +27,11 @@ export class RememberedWords {
     return this.weights.get(term) ?? 0;
   }
 
-  /** The best weight among `terms` (a query's typed terms no skill of the scope is about); 0 when none is remembered. */
-  best(terms: Iterable<string>): number {
-    let best = 0;
-    for (const term of terms) best = Math.max(best, this.weights.get(term) ?? 0);
-    return best;
+  /** The weights of `terms` (a query's distinct typed terms no skill of the scope is about) summed; 0 when none is remembered. */
+  sum(terms: Iterable<string>): number {
+    let sum = 0;
+    for (const term of terms) sum += this.weights.get(term) ?? 0;
+    return sum;
   }
 
   /** Reads `TERM WEIGHT` lines (`#` starts a comment); throws, naming the line, on anything else. */
