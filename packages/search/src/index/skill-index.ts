@@ -1522,7 +1522,7 @@ export class SkillSearchIndex {
     if (domain !== undefined && queryVector !== undefined) {
       const words = queryWords(text);
       const neighbours = results.length > 0 ? domain.neighboursOf(queryVector) : 0;
-      const remembered = results.length > 0 && domain.usesRemembered ? domain.rememberedOf(untopical(expanded, scope)) : 0;
+      const remembered = results.length > 0 ? rememberedIn(domain, expanded, scope) : 0;
       for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, { ...found.evidence, words, neighbours, remembered });
     }
     if (this.minConfidence > 0) {
@@ -1912,11 +1912,20 @@ interface ExpandedTerm {
   weight: number;
 }
 
-/** The typed terms of a query no document of the scope holds in its name, description or headings. */
-function untopical(expanded: readonly ExpandedTerm[], scope: Scope): string[] {
-  const terms: string[] = [];
-  for (const { typed, own, term } of expanded) if (typed && (own === undefined || !scope.topical(own))) terms.push(term);
-  return terms;
+/**
+ * The query domain's `remembered` input (QueryDomain.rememberedOf of the typed terms no document of the scope holds in
+ * its name, description or headings), with the topical test made only for remembered terms; 0 when no tree uses it.
+ */
+function rememberedIn(domain: QueryDomain, expanded: readonly ExpandedTerm[], scope: Scope): number {
+  const memory = domain.usesRemembered ? domain.remembered : undefined;
+  if (memory === undefined) return 0;
+  let sum = 0;
+  for (const { typed, own, term } of expanded) {
+    if (!typed) continue;
+    const weight = memory.weight(term);
+    if (weight > 0 && (own === undefined || !scope.topical(own))) sum += weight;
+  }
+  return sum;
 }
 
 /** Whether `first` is directly followed by `second` in `terms[start .. end]`. */
