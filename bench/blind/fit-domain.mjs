@@ -8,20 +8,32 @@
 // trees (depth --depth, shrinkage --rate) boosted on the same balanced log loss from that linear margin, splitting on
 // the margin and the hit's lexical evidence (decision-trees.ts TREE_INPUTS). The trees learn from out-of-fold linear
 // margins (5 folds), so that they correct what the linear fit gets wrong on queries it has not seen, not its in-sample
-// optimism. The threshold is the one that keeps --answered (95.2 %) of the fitting positives answered, judged on
+// optimism. The threshold is the one that keeps --answered (95.5 %) of the fitting positives answered, judged on
 // out-of-fold values of the whole decision, and written as `offset` so that MIN_CONFIDENCE stays the threshold.
 // The trees' `neighbours` input is a query's best cosine with the fitting sets' everyday and off-domain no-fit tasks (query-neighbours.ts),
 // never counting the query's own writer (a blind set, or a file), nor in --cv the set held out; the fitting no-fit
-// tasks' vectors are written to query-neighbours.txt beside query-domain.txt.
-// Blind set 11 is kept out of the fit and only checked (its figures printed last).
-// --cv also prints, for each of blind sets 4-9 held out in turn, the figures of a decision fitted without it
+// tasks' vectors are written to query-neighbours.txt beside query-domain.txt. The `remembered` input is the sum, over
+// the query's typed terms no skill of the corpus is about, of each term's log ratio of its share of the fitting no-fit
+// tasks (every kind) over its share of the positives (remembered-words.txt), leaving out the same writers.
+// Every spent set is fitted on; `--aside SET` keeps one blind set out and only checks it (its figures printed last).
+// --cv also prints, for each of blind sets 4-9, 11 and 12 held out in turn, the figures of a decision fitted without it
 // (cross-validated: its threshold, too, from the other sets only).
-// Usage: npm run build --silent && node bench/blind/fit-domain.mjs [--corpus DIR] [--l2 0.03] [--answered 0.952]
-//        [--trees 80] [--depth 2] [--rate 0.05] [--cv] [--sweep 0.96,0.95] [--dry-run]
+// Usage: npm run build --silent && node bench/blind/fit-domain.mjs [--corpus DIR] [--l2 0.03] [--answered 0.955]
+//        [--trees 80] [--depth 2] [--rate 0.05] [--cv] [--sweep 0.96,0.95] [--dry-run] [--aside blind12]
+//        [--memory-min 2] [--memory-writers 1] [--memory-alpha 0.5] [--memory-kinds vectors] [--memory-best] [--without remembered,neighbours]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MIN_CONFIDENCE, QueryNeighbours, SkillSearchIndex, TREE_INPUTS, WordVectors, queryWords, rareKinds } from '../../packages/search/dist/src/index.js';
+import {
+  MIN_CONFIDENCE,
+  QueryNeighbours,
+  SkillSearchIndex,
+  TREE_INPUTS,
+  WordVectors,
+  queryWords,
+  rareKinds,
+  searchTerms,
+} from '../../packages/search/dist/src/index.js';
 import { loadCorpusDocs } from '../corpus-docs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -32,7 +44,7 @@ const flag = (name) => {
 };
 const corpus = resolve(flag('corpus') ?? join(repo, '../shared/corpus/skills'));
 const l2 = Number(flag('l2') ?? 0.03);
-const ANSWERED = Number(flag('answered') ?? 0.952);
+const ANSWERED = Number(flag('answered') ?? 0.955);
 const TREES = Number(flag('trees') ?? 80);
 const DEPTH = Number(flag('depth') ?? 2);
 const RATE = Number(flag('rate') ?? 0.05);
@@ -51,6 +63,8 @@ const POSITIVES = [
   'blind7/queries.json',
   'blind8/queries.json',
   'blind9/queries.json',
+  'blind11/queries.json',
+  'blind12/queries.json',
 ];
 const NO_FIT = [
   'no-fit/seen.json',
@@ -62,14 +76,22 @@ const NO_FIT = [
   'blind7/no-fit.json',
   'blind8/no-fit.json',
   'blind9/no-fit.json',
+  'blind11/no-fit.json',
+  'blind12/no-fit.json',
 ];
-// Kept out of every fit and only checked (blind set 11, spent: scored once at a48b257 before this fit existed).
-const KEPT_ASIDE = ['blind11/queries.json', 'blind11/no-fit.json'];
+// Kept out of every fit and only checked: `--aside SET` (a blind set's folder, e.g. blind12) moves it out of the pool.
+const ASIDE = flag('aside');
+const KEPT_ASIDE = ASIDE === undefined ? [] : [`${ASIDE}/queries.json`, `${ASIDE}/no-fit.json`];
+for (const file of KEPT_ASIDE) {
+  for (const list of [POSITIVES, NO_FIT]) if (list.includes(file)) list.splice(list.indexOf(file), 1);
+}
 // The no-fit tasks whose vectors the `neighbours` input remembers: everyday and off-domain ones (and seen.json's, not
 // labelled), not near-misses: a tool this corpus lacks may be one another catalog serves, an everyday task is not.
 const MEMORY_KINDS = ['everyday', 'off-domain', ''];
 // The sets held out in turn by --cv (each has positives and no-fit tasks of its own, written by another writer).
-const CHECKS = ['blind4/', 'blind5/', 'blind6/', 'blind7/', 'blind8/', 'blind9/'];
+const CHECKS = ['blind4/', 'blind5/', 'blind6/', 'blind7/', 'blind8/', 'blind9/', 'blind11/', 'blind12/'].filter(
+  (check) => !KEPT_ASIDE.some((file) => file.startsWith(check)),
+);
 // --sweep A,B,...: --cv also prints the held-out figures of each of these threshold rules (share of the fitting
 // positives answered out of fold), from the same fits.
 const SWEEP = (flag('sweep') ?? '').split(',').filter(Boolean).map(Number);
@@ -102,6 +124,7 @@ function lowInputs(hit, kinds, text) {
     cosine: e.cosine,
     words: queryWords(text),
     neighbours: 0, // set by setNeighbours (it depends on which sets are fitted on)
+    remembered: 0, // likewise
   };
   return LOW.map((name) => values[name]);
 }
@@ -120,6 +143,7 @@ for (const [files, positive] of [
       const top = index.search(query, 10).find((hit) => hit.evidence.exactWeight > 0);
       const vector = vectors.textVector(query.slice(0, 1000));
       const row = { y: positive, set: file, kind: kind ?? (file.startsWith('search-') ? 'model' : '') };
+      row.terms = new Set(searchTerms(query.slice(0, 1000)));
       if (vector !== undefined && positive === 0 && MEMORY_KINDS.includes(row.kind)) row.packed = QueryNeighbours.pack(vector);
       if (top === undefined) row.none = true;
       else if (top.evidence.exactWeight >= top.evidence.queryWeight * (1 - 1e-9)) row.all = true;
@@ -127,6 +151,7 @@ for (const [files, positive] of [
         const kinds = rareKinds(top.evidence).map((present) => (present ? 1 : 0));
         row.x = [logit(top.confidence), ...kinds, ...(vector ?? new Float32Array(vectors.dimensions))];
         row.low = lowInputs(top, kinds, query.slice(0, 1000));
+        row.untopical = [...new Set(index.untopicalTerms(query))];
       }
       rows.push(row);
     }
@@ -157,14 +182,82 @@ for (const row of [...rows, ...aside]) {
     if (c > (row.near.get(writer) ?? Number.NEGATIVE_INFINITY)) row.near.set(writer, c);
   }
 }
+// The remembered words (remembered-words.ts): per writer of the fitting pool, how many of its remembered no-fit tasks
+// (MEMORY_KINDS) and of its positives hold each search term, so that a row's `remembered` input can leave out its own
+// writer (and in --cv the set held out).
+const MEMORY_MIN = Number(flag('memory-min') ?? 2);
+const MEMORY_WRITERS = Number(flag('memory-writers') ?? 1);
+const MEMORY_ALPHA = Number(flag('memory-alpha') ?? 0.5);
+// Every no-fit task's words are remembered, near-misses' too: a word only counts where no skill of the searched scope is
+// about it, so a tool another catalog serves is not held against it there (--memory-kinds vectors: only the kinds
+// the `neighbours` vectors keep, measured: less).
+const MEMORY_ALL = flag('memory-kinds') !== 'vectors';
+const REMEMBERS = (row) => row.y === 0 && (MEMORY_ALL || MEMORY_KINDS.includes(row.kind));
+// The input is the sum of the remembered weights of the query's untopical terms (--memory-best: the best one, measured: less).
+const MEMORY_SUM = !args.includes('--memory-best');
+const tally = new Map(); // writer → {noFit: Map(term → tasks), noFits, positive: Map(term → queries), positives}
+for (const row of rows) {
+  const remembered = REMEMBERS(row);
+  if (row.y === 0 && !remembered) continue;
+  const writer = writerOf(row.set);
+  if (!tally.has(writer)) tally.set(writer, { noFit: new Map(), noFits: 0, positive: new Map(), positives: 0 });
+  const counts = tally.get(writer);
+  const map = remembered ? counts.noFit : counts.positive;
+  if (remembered) counts.noFits++;
+  else counts.positives++;
+  for (const term of row.terms) map.set(term, (map.get(term) ?? 0) + 1);
+}
+/** The remembered weights from every writer but `excluded` (a Set): Map(term → weight above 0). */
+function rememberedWeights(excluded) {
+  const noFit = new Map();
+  const writers = new Map();
+  const positive = new Map();
+  let noFits = 0;
+  let positives = 0;
+  for (const [writer, counts] of tally) {
+    if (excluded.has(writer)) continue;
+    noFits += counts.noFits;
+    positives += counts.positives;
+    for (const [term, n] of counts.noFit) {
+      noFit.set(term, (noFit.get(term) ?? 0) + n);
+      writers.set(term, (writers.get(term) ?? 0) + 1);
+    }
+    for (const [term, n] of counts.positive) positive.set(term, (positive.get(term) ?? 0) + n);
+  }
+  const weights = new Map();
+  for (const [term, n] of noFit) {
+    // Numbers are no subject (a "1500" of calories is a "1500" of pixels elsewhere).
+    if (/^\p{N}+$/u.test(term)) continue;
+    if (n < MEMORY_MIN || writers.get(term) < MEMORY_WRITERS) continue;
+    const weight = Math.log((n + MEMORY_ALPHA) / (noFits + MEMORY_ALPHA) / (((positive.get(term) ?? 0) + MEMORY_ALPHA) / (positives + MEMORY_ALPHA)));
+    if (weight > 0) weights.set(term, weight);
+  }
+  return weights;
+}
+const weightsCache = new Map();
+const weightsWithout = (excluded) => {
+  const key = [...excluded].sort().join(' ');
+  if (!weightsCache.has(key)) weightsCache.set(key, rememberedWeights(excluded));
+  return weightsCache.get(key);
+};
+
 const NEIGHBOURS = LOW.indexOf('neighbours');
-/** Sets every judged row's `neighbours` input from the fitting writers but its own and `excluded` (a --cv check). */
+// --without NAME,…: those tree inputs held at 0 (no tree can split on them), to measure what one adds.
+const WITHOUT = new Set((flag('without') ?? '').split(',').filter(Boolean));
+const REMEMBERED = WITHOUT.has('remembered') ? -1 : LOW.indexOf('remembered');
+/** Sets every judged row's `neighbours` and `remembered` inputs from the fitting writers but its own and `excluded` (a --cv check). */
 function setNeighbours(excluded) {
   for (const row of [...rows, ...aside]) {
     if (row.x === undefined) continue;
     let best = -1;
     for (const [writer, cosine] of row.near) if (writer !== excluded && writer !== writerOf(row.set)) best = Math.max(best, cosine);
-    if (NEIGHBOURS >= 0) row.low[NEIGHBOURS] = best;
+    if (NEIGHBOURS >= 0 && !WITHOUT.has('neighbours')) row.low[NEIGHBOURS] = best;
+    if (REMEMBERED >= 0) {
+      const weights = weightsWithout(new Set([excluded, writerOf(row.set)].filter(Boolean)));
+      let most = 0;
+      for (const term of row.untopical) most = MEMORY_SUM ? most + (weights.get(term) ?? 0) : Math.max(most, weights.get(term) ?? 0);
+      row.low[REMEMBERED] = most;
+    }
   }
 }
 
@@ -425,11 +518,11 @@ const outOfFold = rates(rows, (row) => decision.outOfFold.get(row), decision.thr
 const inSample = rates(rows, decision.score, decision.threshold);
 console.log(`  out of fold: positives answered ${percent(outOfFold.answered)}, no-fit abstained ${percent(outOfFold.abstained)}`);
 console.log(`  in sample:   positives answered ${percent(inSample.answered)}, no-fit abstained ${percent(inSample.abstained)}`);
-{
+if (aside.length > 0) {
   const check = rates(aside, decision.score, decision.threshold);
   const at95 = abstainedAt95(aside, decision.score);
   console.log(
-    `  kept aside (blind11): AUC ${auc(aside, decision.score).toFixed(4)}, positives answered ${percent(check.answered)}, no-fit abstained ${percent(check.abstained)}, at 95 % answered ${percent(at95)}`,
+    `  kept aside (${ASIDE}): AUC ${auc(aside, decision.score).toFixed(4)}, positives answered ${percent(check.answered)}, no-fit abstained ${percent(check.abstained)}, at 95 % answered ${percent(at95)}`,
   );
 }
 
@@ -463,8 +556,16 @@ const neighbourText = [
   ...neighbourPool.map((row) => row.packed),
   '',
 ].join('\n');
+const remembered = [...weightsWithout(new Set())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const rememberedText = [
+  "# The fitting no-fit tasks' remembered words (remembered-words.ts): written by bench/blind/fit-domain.mjs with query-domain.txt, do not edit by hand.",
+  `# Per search term (not a number) held by at least ${MEMORY_MIN} ${MEMORY_ALL ? '' : 'everyday or off-domain '}no-fit tasks: ln of its share of them over its share of the positives (each count + ${MEMORY_ALPHA}), when above 0.`,
+  ...remembered.map(([term, weight]) => `${term} ${weight.toPrecision(4)}`),
+  '',
+].join('\n');
 if (!args.includes('--dry-run')) {
   writeFileSync(join(repo, 'packages/search/src/scoring/query-domain.txt'), text);
   writeFileSync(join(repo, 'packages/search/src/scoring/query-neighbours.txt'), neighbourText);
+  writeFileSync(join(repo, 'packages/search/src/scoring/remembered-words.txt'), rememberedText);
 }
 console.log(text.split('\n').slice(2, 6).join('\n'));

@@ -21,6 +21,7 @@ export { MIN_CONFIDENCE, confidenceOf } from './scoring/confidence.js';
 export { QueryDomain, QUERY_DOMAIN_FILE, queryWords, rareKinds } from './scoring/query-domain.js';
 export { DecisionTrees, TREE_INPUTS } from './scoring/decision-trees.js';
 export { QueryNeighbours, QUERY_NEIGHBOURS_FILE } from './scoring/query-neighbours.js';
+export { RememberedWords, REMEMBERED_WORDS_FILE } from './scoring/remembered-words.js';
 export type { TreeInput } from './scoring/decision-trees.js';
 export type { DecisionEvidence, RareWords } from './scoring/query-domain.js';
 export { specificWords, RARE_POSITION } from './scoring/specific-words.js';

@@ -1006,6 +1006,23 @@ export class SkillSearchIndex {
     return this.wordVectors;
   }
 
+  /**
+   * The typed terms of a query (stems) no skill of the index, or of `view`, is about (holds in its name, description or
+   * headings): what the query domain's `remembered` input looks up (../scoring/remembered-words.ts).
+   */
+  untopicalTerms(query: string, view?: SearchView): string[] {
+    const scope = this.scope(view);
+    const text = typeof query === 'string' ? query.slice(0, MAX_QUERY_CHARS) : '';
+    const { terms } = this.expander.queryTerms(text, scope);
+    const found: string[] = [];
+    for (const { term, weight } of terms) {
+      if (weight !== 1) continue;
+      const own = this.expander.known(term, scope);
+      if (own === undefined || !scope.topical(own)) found.push(term);
+    }
+    return found;
+  }
+
   /** Searches the whole index, or only the documents of `view` (ranked as if they were the only ones). */
   search(query: string, limit: number = DEFAULT_LIMIT, view?: SearchView): SearchHit[] {
     const scope = this.scope(view);
@@ -1392,7 +1409,7 @@ export class SkillSearchIndex {
       if (own === undefined) for (const [id] of expansions) importance = Math.max(importance, this.idf(id, scope));
       if (weight === 1) importanceSum += importance;
       // For evidence, a word no skill holds weighs as the rarest word can: no skill says it.
-      expanded.push({ word: word ?? term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
+      expanded.push({ word: word ?? term, term, expansions, typed: weight === 1, own, weight: own !== undefined ? ownIdf : idf(0, scope.count) });
       // Typed arrays, not mapped arrays: one shape for every query (an empty mapped array has another), so the
       // optimised search is not thrown away when a term has no expansion.
       const scales = Float64Array.from(
@@ -1505,7 +1522,8 @@ export class SkillSearchIndex {
     if (domain !== undefined && queryVector !== undefined) {
       const words = queryWords(text);
       const neighbours = results.length > 0 ? domain.neighboursOf(queryVector) : 0;
-      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, { ...found.evidence, words, neighbours });
+      const remembered = results.length > 0 ? rememberedIn(domain, expanded, scope) : 0;
+      for (const found of results) found.confidence = domain.adjust(found.confidence, queryVector, { ...found.evidence, words, neighbours, remembered });
     }
     if (this.minConfidence > 0) {
       results = results.filter((found) => found.evidence.exactWeight > 0);
@@ -1883,6 +1901,8 @@ type QueryPlan = Array<{ expansions: Expansion[]; scales: Float64Array; bounds: 
 /** A query term with its expansions, as the hits are explained from. */
 interface ExpandedTerm {
   word: string;
+  /** The query term (a stem, or a compound of two). */
+  term: string;
   expansions: Expansion[];
   /** A word the user typed (or a part of one), not a compound of two. */
   typed: boolean;
@@ -1890,6 +1910,22 @@ interface ExpandedTerm {
   own: number | undefined;
   /** Its idf, or the idf of a term no document holds when the scope has none. */
   weight: number;
+}
+
+/**
+ * The query domain's `remembered` input (QueryDomain.rememberedOf of the typed terms no document of the scope holds in
+ * its name, description or headings), with the topical test made only for remembered terms; 0 when no tree uses it.
+ */
+function rememberedIn(domain: QueryDomain, expanded: readonly ExpandedTerm[], scope: Scope): number {
+  const memory = domain.usesRemembered ? domain.remembered : undefined;
+  if (memory === undefined) return 0;
+  let sum = 0;
+  for (const { typed, own, term } of expanded) {
+    if (!typed) continue;
+    const weight = memory.weight(term);
+    if (weight > 0 && (own === undefined || !scope.topical(own))) sum += weight;
+  }
+  return sum;
 }
 
 /** Whether `first` is directly followed by `second` in `terms[start .. end]`. */

@@ -23,6 +23,8 @@ export const TREE_INPUTS = [
   'words',
   // The query's best cosine with a spent no-fit task (./query-neighbours.ts).
   'neighbours',
+  // The weights of the query's words that spent no-fit tasks use and no skill of the scope is about (./remembered-words.ts).
+  'remembered',
 ] as const;
 export type TreeInput = (typeof TREE_INPUTS)[number];
 

@@ -1,6 +1,7 @@
 import { readDataFile } from '../data.js';
 import { DecisionTrees, type TreeInput } from './decision-trees.js';
 import { QueryNeighbours } from './query-neighbours.js';
+import { RememberedWords } from './remembered-words.js';
 
 /**
  * Whether a query reads like a task of the catalog's kind at all (ADR 0271): a linear direction in the word-vector
@@ -15,7 +16,8 @@ import { QueryNeighbours } from './query-neighbours.js';
  * bodies. Those weights are the file's `specific` line (none: they weigh nothing). Optional `tree` lines (with their
  * `inputs` line: ./decision-trees.ts) add small boosted trees over that linear margin and the deciding hit's lexical
  * evidence, and `offset` then moves the decision threshold to MIN_CONFIDENCE: z = margin + Σ trees + OFFSET.
- * Trees that split on `neighbours` need the fitting queries' vectors (./query-neighbours.ts).
+ * Trees that split on `neighbours` need the fitting queries' vectors (./query-neighbours.ts), trees that split on
+ * `remembered` the remembered words (./remembered-words.ts).
  */
 export const QUERY_DOMAIN_FILE = 'query-domain.txt';
 
@@ -39,6 +41,8 @@ export interface DecisionEvidence extends RareWords {
   words?: number;
   /** The query's best cosine with a spent no-fit task (QueryDomain.neighboursOf); 0 when not given. */
   neighbours?: number;
+  /** The remembered weights of the query's terms no skill of the scope is about, summed (QueryDomain.rememberedOf); 0 when not given. */
+  remembered?: number;
 }
 
 /**
@@ -66,6 +70,7 @@ export class QueryDomain {
     readonly trees?: DecisionTrees,
     readonly offset = 0,
     readonly neighbours?: QueryNeighbours,
+    readonly remembered?: RememberedWords,
   ) {}
 
   /** Whether the trees split on the query's neighbours (then a search computes them once: neighboursOf). */
@@ -76,6 +81,19 @@ export class QueryDomain {
   /** The `neighbours` input for a query vector, once per search; 0 when the trees do not use it. */
   neighboursOf(queryVector: Float32Array): number {
     return this.usesNeighbours && this.neighbours !== undefined ? this.neighbours.nearest(queryVector) : 0;
+  }
+
+  /** Whether the trees split on the query's remembered words (then a search looks them up once: rememberedOf). */
+  get usesRemembered(): boolean {
+    return this.trees?.inputs.includes('remembered') ?? false;
+  }
+
+  /**
+   * The `remembered` input, once per search, from the query's typed terms no skill of the searched scope is about
+   * (SkillSearchIndex.untopicalTerms); 0 when the trees do not use it.
+   */
+  rememberedOf(untopicalTerms: Iterable<string>): number {
+    return this.usesRemembered && this.remembered !== undefined ? this.remembered.sum(untopicalTerms) : 0;
   }
 
   /**
@@ -98,7 +116,7 @@ export class QueryDomain {
    * Reads `lexical X`, `bias X`, `weights X X …` and, optionally, `specific X X X X`, `inputs NAME …`, `tree …` and
    * `offset X` lines (`#` starts a comment); throws, naming the line, on anything else.
    */
-  static parse(text: string, neighbours?: QueryNeighbours): QueryDomain {
+  static parse(text: string, neighbours?: QueryNeighbours, remembered?: RememberedWords): QueryDomain {
     let lexical: number | undefined;
     let bias: number | undefined;
     let weights: number[] | undefined;
@@ -132,19 +150,21 @@ export class QueryDomain {
     const forest = trees.length > 0 ? DecisionTrees.parse(inputs!, trees) : undefined;
     if (forest?.inputs.includes('neighbours') && neighbours === undefined)
       throw new Error('query domain: the trees split on neighbours, and no no-fit vectors are given');
-    return new QueryDomain(lexical, bias, Float64Array.from(weights), specific, forest, offset, neighbours);
+    if (forest?.inputs.includes('remembered') && remembered === undefined)
+      throw new Error('query domain: the trees split on remembered, and no remembered words are given');
+    return new QueryDomain(lexical, bias, Float64Array.from(weights), specific, forest, offset, neighbours, remembered);
   }
 
   private static shipped: QueryDomain | null | undefined;
 
   /**
    * The shipped weights, read once; undefined when the file is missing or damaged, or its trees need the query vectors
-   * and those are missing or damaged (then the lexical confidence decides, as before).
+   * or the remembered words and those are missing or damaged (then the lexical confidence decides, as before).
    */
   static bundled(): QueryDomain | undefined {
     if (QueryDomain.shipped === undefined) {
       try {
-        QueryDomain.shipped = QueryDomain.parse(readDataFile(QUERY_DOMAIN_FILE), QueryNeighbours.bundled());
+        QueryDomain.shipped = QueryDomain.parse(readDataFile(QUERY_DOMAIN_FILE), QueryNeighbours.bundled(), RememberedWords.bundled());
       } catch {
         QueryDomain.shipped = null;
       }
@@ -183,5 +203,7 @@ function treeInput(name: TreeInput, margin: number, lexical: number, kinds: read
       return evidence?.words ?? 0;
     case 'neighbours':
       return evidence?.neighbours ?? 0;
+    case 'remembered':
+      return evidence?.remembered ?? 0;
   }
 }
