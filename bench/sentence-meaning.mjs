@@ -42,7 +42,7 @@ const sets = [
   ['search-queries-heldout', 'search-queries-heldout.json'],
   ['blind1-dev', 'blind/queries-dev.json'],
   ['blind1-holdout', 'blind/queries-holdout.json'],
-  ...[2, 3, 4, 5, 6, 7, 8, 9, 11, 12].map((n) => [`blind${n}`, `blind${n}/queries.json`]),
+  ...[2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13].map((n) => [`blind${n}`, `blind${n}/queries.json`]),
 ];
 const positives = sets.flatMap(([set, file]) =>
   load(file).map((query) => ({ set, model: set.startsWith('search-queries') || query.kind === 'model', ...query })),
