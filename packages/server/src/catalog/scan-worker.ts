@@ -204,18 +204,14 @@ const add = async (folder: WireFolder) => {
   }
 };
 const claim = (position: number) => Atomics.compareExchange(claims!, position, 0, 1) === 0;
-if (claims === undefined) {
-  for (let first = Atomics.add(next, 0, TAKE); first < total; first = Atomics.add(next, 0, TAKE)) {
-    for (let position = first; position < Math.min(first + TAKE, total); position++) await add(inspect(position));
-  }
-} else if (request.shard === 0 && early !== undefined) {
-  // The page is out: the rest in the walk's order, up to where the helpers have come down.
-  for (let position = 0; position < total; position++) if (claim(position)) await add(inspect(position));
-} else if (request.shard === 0) {
-  // Best first by bound (the helpers inspect from the walk's end meanwhile): every folder starts with the bound of
-  // the folders above it, and the head of its SKILL.md is read only when that bound is the lowest left, so only the
-  // folders near the first page's are read twice; then the lowest, claimed first, is inspected. The page's folders
-  // are held until they decide the page.
+/**
+ * The walk-first way to the first page, when `bestFirstPage` could not decide it: best first by bound (the helpers
+ * inspect from the walk's end meanwhile): every folder starts with the bound of
+ * the folders above it, and the head of its SKILL.md is read only when that bound is the lowest left, so only the
+ * folders near the first page's are read twice; then the lowest, claimed first, is inspected. The page's folders
+ * are held until they decide the page.
+ */
+async function walkFirstPage(claims: Int32Array): Promise<void> {
   const queue = new BoundQueue();
   request.roots.forEach((root, index) => {
     lists[index]!.forEach((found, at) => queue.push({ bound: parentBound(root, found.segments), position: starts[index]! + at, read: false }));
@@ -257,6 +253,14 @@ if (claims === undefined) {
     else if (ports.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
   if (held !== undefined) decide(null);
+}
+
+if (claims === undefined) {
+  for (let first = Atomics.add(next, 0, TAKE); first < total; first = Atomics.add(next, 0, TAKE)) {
+    for (let position = first; position < Math.min(first + TAKE, total); position++) await add(inspect(position));
+  }
+} else if (request.shard === 0) {
+  if (early === undefined) await walkFirstPage(claims);
   // The rest in the walk's order, up to where the helpers have come down.
   for (let position = 0; position < total; position++) if (claim(position)) await add(inspect(position));
 } else {
