@@ -1017,8 +1017,7 @@ export class SkillSearchIndex {
     const found: string[] = [];
     for (const { term, weight } of terms) {
       if (weight !== 1) continue;
-      const own = this.expander.known(term, scope);
-      if (own === undefined || !scope.topical(own)) found.push(term);
+      if (untopical(this.expander.known(term, scope), scope)) found.push(term);
     }
     return found;
   }
@@ -1923,9 +1922,14 @@ function rememberedIn(domain: QueryDomain, expanded: readonly ExpandedTerm[], sc
   for (const { typed, own, term } of expanded) {
     if (!typed) continue;
     const weight = memory.weight(term);
-    if (weight > 0 && (own === undefined || !scope.topical(own))) sum += weight;
+    if (weight > 0 && untopical(own, scope)) sum += weight;
   }
   return sum;
+}
+
+/** A typed term's own word (undefined: no skill holds it) is one no skill of the scope is about: remembered words count. */
+function untopical(own: number | undefined, scope: Scope): boolean {
+  return own === undefined || !scope.topical(own);
 }
 
 /** Whether `first` is directly followed by `second` in `terms[start .. end]`. */
