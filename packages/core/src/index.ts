@@ -4,6 +4,7 @@ export * from './digest-cache.js';
 export * from './mime.js';
 export * from './uri.js';
 export * from './frontmatter.js';
+export * from './yaml-nesting.js';
 export * from './rules.js';
 export * from './requirements.js';
 export * from './fsread.js';

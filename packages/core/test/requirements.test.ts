@@ -101,6 +101,7 @@ describe('readRequirements: every form skills write', () => {
       [{}, 'dependencies:\n  tools:\n    - type: mcp', /dependencies\.tools\[0\]\.name must be a non-empty name/],
       [{}, 'dependencies:\n  tools:\n    - type: mcp\n      value: x\n      url: file:///etc', /is not an http\(s\) URL/],
       [{}, 'a: [unclosed', /not valid YAML/],
+      [{}, `dependencies: ${'['.repeat(20_000)}${']'.repeat(20_000)}`, /nested too deeply at line 1, column \d+/],
     ];
     for (const [frontmatter, yaml, pattern] of cases) {
       const reading = readRequirements(frontmatter, yaml);

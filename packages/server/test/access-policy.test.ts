@@ -63,6 +63,7 @@ describe('policy parsing', () => {
       ['a: [', /not valid YAML/],
       ['- 1', /must be a mapping/],
       [`x: &a [${'*a,'.repeat(200)}]`, /not valid YAML|unknown key/],
+      [`rules: ${'['.repeat(50_000)}`, /nested too deeply at line 1, column \d+/],
     ];
     for (const [text, message] of cases) {
       assert.throws(
