@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { MAX_YAML_NESTING, yamlNestingOverflow } from '@skillport/core';
+import { yamlNestingOverflow } from '@skillport/core';
 import { ACCESS_CONFIG_KEYS, ACCESS_PATH_KEYS } from './commands/access-options.js';
 
 /**
@@ -88,7 +88,7 @@ export function loadConfig(path: string, warn: (message: string) => void): Serve
   } catch (error) {
     throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`);
   }
-  const deep = yamlNestingOverflow(text, MAX_YAML_NESTING);
+  const deep = yamlNestingOverflow(text);
   if (deep !== undefined) throw new ConfigError(`config ${path} is nested too deeply at line ${deep.line}, column ${deep.column}`);
   let data: unknown;
   try {

@@ -21,8 +21,6 @@ export class FrontmatterError extends Error {
 }
 
 const MAX_ALIASES = 100;
-/** Past this nesting bound the YAML never reaches the parser (see yaml-nesting.ts); a mapping deeper than 64 is refused anyway. */
-export const MAX_YAML_NESTING = 128;
 
 export function splitFrontmatter(text: string, maxBytes: number): { yaml: string; body: string; bodyLine: number } {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
@@ -54,7 +52,7 @@ export function splitFrontmatter(text: string, maxBytes: number): { yaml: string
  * and column of SKILL.md itself.
  */
 export function parseFrontmatterYaml(yaml: string, firstLine = 2): Record<string, unknown> {
-  const deep = yamlNestingOverflow(yaml, MAX_YAML_NESTING);
+  const deep = yamlNestingOverflow(yaml);
   if (deep !== undefined)
     throw new FrontmatterError(`Invalid YAML in frontmatter at line ${deep.line + firstLine - 1}, column ${deep.column}: nesting too deep`);
   let value: unknown;

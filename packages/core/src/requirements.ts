@@ -3,7 +3,6 @@ import { CODEX_FILE, CODEX_MCP_TYPES, MCP_TOOL_NAME, METADATA_KEY, REQUIRES_KEYS
 import type { RequirementKind } from './requirement-keys.js';
 import type { Problem } from './rules.js';
 import { oneLine } from './text.js';
-import { MAX_YAML_NESTING } from './frontmatter.js';
 import { yamlNestingOverflow } from './yaml-nesting.js';
 
 /**
@@ -170,7 +169,7 @@ export function hasJudgedRequirements(requirements: SkillRequirements | undefine
 
 function readCodexDependencies(text: string, warn: (message: string) => void, addServerEntry: (raw: unknown, at: string) => boolean): void {
   if (Buffer.byteLength(text) > MAX_CODEX_FILE_BYTES) return void warn(`larger than ${MAX_CODEX_FILE_BYTES / 1024} KiB; its dependencies are not read`);
-  const deep = yamlNestingOverflow(text, MAX_YAML_NESTING);
+  const deep = yamlNestingOverflow(text);
   if (deep !== undefined) return void warn(`nested too deeply at line ${deep.line}, column ${deep.column}; its dependencies are not read`);
   let data: unknown;
   try {

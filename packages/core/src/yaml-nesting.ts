@@ -12,6 +12,9 @@
  * lower, and the limit leaves room for that.
  */
 
+/** Past this bound YAML is refused unparsed; a frontmatter mapping deeper than 64 is refused after parsing anyway. */
+export const MAX_YAML_NESTING = 128;
+
 export interface NestingPosition {
   /** 1-based line in the text. */
   line: number;
@@ -20,7 +23,7 @@ export interface NestingPosition {
 }
 
 /** Where the nesting bound first passes `limit`, or undefined when it never does. */
-export function yamlNestingOverflow(text: string, limit: number): NestingPosition | undefined {
+export function yamlNestingOverflow(text: string, limit = MAX_YAML_NESTING): NestingPosition | undefined {
   const indents: number[] = [];
   let flow = 0;
   let line = 0;
@@ -46,19 +49,14 @@ export function yamlNestingOverflow(text: string, limit: number): NestingPositio
           if (indents.length > limit) return { line, column: at - start + 1 };
         }
       }
-      let depth = indents.length + flow;
       for (let i = at; i < end; i++) {
         const char = text[i];
         if (char === '[' || char === '{') {
           flow++;
-          if (depth + 1 > limit) return { line, column: i - start + 1 };
-          depth++;
-        } else if ((char === ']' || char === '}') && flow > 0) {
-          flow--;
-          depth--;
-        }
+          if (indents.length + flow > limit) return { line, column: i - start + 1 };
+        } else if ((char === ']' || char === '}') && flow > 0) flow--;
       }
-      if (depth > limit) return { line, column: 1 };
+      if (indents.length + flow > limit) return { line, column: 1 };
     }
     if (newline < 0) break;
     start = newline + 1;

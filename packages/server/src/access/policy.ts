@@ -1,7 +1,7 @@
 import { GatePolicyError, parseGatePolicy } from './gate-policy.js';
 import type { GatePolicy } from './gate-policy.js';
 import { parse } from 'yaml';
-import { MAX_YAML_NESTING, yamlNestingOverflow } from '@skillport/core';
+import { yamlNestingOverflow } from '@skillport/core';
 import { SUBJECT_KINDS, checkSubjectName } from './principal.js';
 import type { SubjectKind } from './principal.js';
 
@@ -97,7 +97,7 @@ const SESSION_KEYS = new Set(['for', 'required', 'pinned', 'description']);
 /** Parses and checks a policy; every problem is one line naming where it is. */
 export function parsePolicy(text: string, where = 'policy'): PolicyDocument {
   if (text.length > 4 * 1024 * 1024) throw new PolicyError(`${where}: larger than 4 MiB`);
-  const deep = yamlNestingOverflow(text, MAX_YAML_NESTING);
+  const deep = yamlNestingOverflow(text);
   if (deep !== undefined) throw new PolicyError(`${where}: nested too deeply at line ${deep.line}, column ${deep.column}`);
   let data: unknown;
   try {
