@@ -234,6 +234,8 @@ export class SkillportServer {
     // up to date skill by skill as the catalog changes (search/catalog-search.ts).
     const search = catalogSearch(this.service);
     search.pace(this.activity, options.searchIdleMs);
+    // The watches' first walk of a large tree (after a warm restart: seconds of readdir) yields to requests too.
+    catalog.live.pace(this.activity);
     search.configure({
       ...(options.searchWaitMaxSkills !== undefined ? { waitMaxSkills: options.searchWaitMaxSkills } : {}),
       ...(options.searchWaitMs !== undefined ? { waitMs: options.searchWaitMs } : {}),

@@ -41,6 +41,37 @@ describe('TreeWatcher: the first walk in slices (issue 13: arming 200,000 folder
     }
   });
 
+  test('while the server answers requests the walk yields between short slices; idle, it runs on', async () => {
+    const root = wideTree(150); // 451 folders with the root
+    // How many turns other work (a request's callbacks, here an immediate re-queued each turn) gets while the walk runs.
+    const turnsDuringWalk = async (busy: boolean): Promise<{ turns: number; folders: number }> => {
+      const watcher = new TreeWatcher([root], () => {}, { perFolder: true, startBudgetMs: 0, sliceMs: 60_000, busySliceMs: 0 });
+      watcher.pace({ idleFor: () => (busy ? 0 : Number.POSITIVE_INFINITY) });
+      let turns = 0;
+      let walking = true;
+      const other = () => {
+        turns++;
+        if (walking) setImmediate(other);
+      };
+      try {
+        watcher.start();
+        setImmediate(other);
+        await watcher.armed;
+        walking = false;
+        return { turns, folders: watcher.folderCount };
+      } finally {
+        watcher.close();
+      }
+    };
+    const idle = await turnsDuringWalk(false);
+    const busy = await turnsDuringWalk(true);
+    assert.equal(idle.folders, 451);
+    assert.equal(busy.folders, 451, 'a paced walk still arms every folder');
+    // Idle: the whole walk in one slice (its budget is a minute). Busy: a slice per 16 folders at least, a pause after each.
+    assert.ok(idle.turns <= 3, `idle: other work ran ${idle.turns} times during the walk`);
+    assert.ok(busy.turns >= 451 / 16, `busy: other work ran ${busy.turns} times during the walk`);
+  });
+
   test('a folder created during the walk is armed when its event comes, and close() stops the walk', async () => {
     const root = wideTree(40);
     const events: string[] = [];

@@ -16,7 +16,7 @@ import { firstPageBudget } from './first-page.js';
 import { scanFolder, scanRoot, segmentsUnder } from './folder-scan.js';
 import type { FolderRoot, ScannedFolder } from './folder-scan.js';
 import { TreeWatcher } from './tree-watcher.js';
-import type { WatchState } from './tree-watcher.js';
+import type { WatchPace, WatchState } from './tree-watcher.js';
 
 export interface CatalogChanges {
   added: string[];
@@ -137,6 +137,7 @@ export class LiveCatalog {
   #reloading: Promise<void> = Promise.resolve();
   /** The restored catalog's check against the disk while it runs (see `verify`), and the paths changed meanwhile. */
   #checking: Promise<void> | undefined;
+  #pace: WatchPace | undefined;
   #touchedInCheck = new Set<string>();
   #generation = 0;
   #pool = new StringPool();
@@ -293,7 +294,7 @@ export class LiveCatalog {
       // in slices): a change made before its folder's watch is found by this scan, one made after is heard.
       await new Promise((resolve) => setImmediate(resolve));
       await this.#watcher?.armed;
-      await this.#scanAll(threads);
+      await this.#scanAll(threads, undefined, undefined, true);
       // The worker may have read a folder before a change that was applied here since: the disk decides again.
       const touched = [...this.#touchedInCheck];
       this.#touchedInCheck.clear();
@@ -350,7 +351,14 @@ export class LiveCatalog {
         ...(this.options.knownWatchesOnWorkerFrom !== undefined ? { knownOnWorkerFrom: this.options.knownWatchesOnWorkerFrom } : {}),
       },
     );
+    this.#watcher.pace(this.#pace);
     return this.#watcher;
+  }
+
+  /** Tells the watches when the server is answering requests (../activity.ts): their first walk yields to them. */
+  pace(pace: WatchPace): void {
+    this.#pace = pace;
+    this.#watcher?.pace(pace);
   }
 
   /**
@@ -514,7 +522,12 @@ export class LiveCatalog {
   }
 
   /** A full scan of every root, in worker threads when there are any, with the persistent digest cache. */
-  async #scanAll(threads = this.options.scanThreads, onProgress?: (progress: ScanProgress) => void, started?: Promise<ParallelScan>): Promise<void> {
+  async #scanAll(
+    threads = this.options.scanThreads,
+    onProgress?: (progress: ScanProgress) => void,
+    started?: Promise<ParallelScan>,
+    background = false,
+  ): Promise<void> {
     const { roots, limits, digestCachePath, allowFields } = this.options;
     let folders: ScannedFolder[];
     if (threads === 0) {
@@ -538,6 +551,7 @@ export class LiveCatalog {
           (folder) => compactFolder(folder, this.#pool),
           undefined,
           this.#stop.signal,
+          background,
         ));
       for (const problem of scan.problems) this.#report(problem);
       folders = scan.folders;

@@ -45,6 +45,7 @@ export async function scanInWorkers(
   take: (folder: ScannedFolder) => ScannedFolder = (folder) => folder,
   firstPage?: ScanFirstPage,
   signal?: AbortSignal,
+  background = false,
 ): Promise<ParallelScan> {
   let told = false;
   const tell = (folders: ScannedFolder[] | undefined) => {
@@ -56,7 +57,7 @@ export async function scanInWorkers(
   const progress: ScanProgress = { found: 0, scanned: 0, files: 0 };
   const workers: Worker[] = [];
   const runs: Array<Promise<void>> = [];
-  const base = { roots, limits, ...(digestCachePath ? { digestCachePath } : {}), ...(allowFields?.length ? { allowFields: [...allowFields] } : {}) };
+  const base = { roots, limits, ...(digestCachePath ? { digestCachePath } : {}), ...(allowFields?.length ? { allowFields: [...allowFields] } : {}), ...(background ? { background } : {}) };
   const run = (request: ScanRequest, transferList: MessagePort[] = []) => {
     const shard = request.shard;
     const running = new Promise<void>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { DigestCache, discoverSkills, folderStep } from '@skillport/core';
@@ -34,6 +35,8 @@ export interface ScanRequest {
    * folders from the other end of the walk's order meanwhile. Every folder is inspected once, by whoever claims it.
    */
   firstPage?: { pageSize: number; maxInspected: number };
+  /** Work the server does while it already answers (a restored catalog's check): the thread yields the cores to requests. */
+  background?: boolean;
 }
 
 /** To shard 0 once it has said how many skills it found: a port to each helper shard started for them (maybe none). */
@@ -56,6 +59,16 @@ const BATCH = 200;
 /** Folders taken from the shared counter at once: small enough to even out the shards' ends, large enough to be rare. */
 const TAKE = 8;
 const request = workerData as ScanRequest;
+/** A background check's nice value: below requests and the rest of the machine's foreground work, never stopped. */
+const BACKGROUND_NICE = 10;
+// On Linux a nice value is a thread's own: 0 names this worker's thread, so the server's main thread keeps its priority.
+if (request.background === true) {
+  try {
+    setPriority(0, BACKGROUND_NICE);
+  } catch {
+    // not permitted here (or not supported): the check runs at the usual priority
+  }
+}
 const post = (message: ScanMessage) => parentPort!.postMessage(message);
 let ports: MessagePort[] = [];
 const cache = new DigestCache(request.digestCachePath);

@@ -19,6 +19,12 @@ export interface TreeWatcherOptions {
   startBudgetMs?: number;
   sliceMs?: number;
   /**
+   * While the server is answering requests (`pace`), the walk's slices shrink to `busySliceMs` (default 2) and each is
+   * followed by a pause `busyPause` times its length (default 3): the walk then takes about a quarter of the main thread.
+   */
+  busySliceMs?: number;
+  busyPause?: number;
+  /**
    * The most watches held while folders inside skills want one (default `defaultWatchLimit()`): folders outside
    * skills and skill folders are always watched; folders inside skills only while there is room, the rest swept.
    */
@@ -32,6 +38,14 @@ export interface TreeWatcherOptions {
    */
   knownOnWorkerFrom?: number;
 }
+
+/** Whether the server is answering anyone (../activity.ts): milliseconds since it last was, 0 while it is. */
+export interface WatchPace {
+  idleFor(): number;
+}
+
+/** The server counts as busy for the walk's pacing when a request was in flight this recently (ms). */
+const BUSY_WITHIN_MS = 50;
 
 /** What /healthz says of the watches: held, swept, the limit, and why folders are swept (when they are). */
 export interface WatchState {
@@ -149,6 +163,7 @@ export class TreeWatcher {
   #sweepAt: IterableIterator<[string, Swept]> | undefined;
   #cycleStarted = 0;
   #cycleMs: number | undefined;
+  #pace: WatchPace | undefined;
   /** Resolves once every folder found by the first walk is watched (or the watcher is closed). */
   armed: Promise<void> = Promise.resolve();
   /**
@@ -199,8 +214,13 @@ export class TreeWatcher {
     }
     const walked = new Promise<void>((resolve) => {
       this.#armedResolve = resolve;
+      // Back to back while nobody is answered; under requests a short slice and a pause, so that the first walk of a
+      // large tree (seconds of readdir and stat) does not hold every answer behind it.
       const slice = () => {
-        if (this.#step(this.options.sliceMs ?? 10)) this.#armedResolve?.();
+        const busy = this.#pace !== undefined && this.#pace.idleFor() < BUSY_WITHIN_MS;
+        const began = performance.now();
+        if (this.#step(busy ? (this.options.busySliceMs ?? 2) : (this.options.sliceMs ?? 10))) this.#armedResolve?.();
+        else if (busy) setTimeout(slice, Math.max(1, (performance.now() - began) * (this.options.busyPause ?? 3)));
         else setImmediate(slice);
       };
       // A slice holds the event loop for up to `sliceMs`: started before the server listens, every module it loads
@@ -231,6 +251,11 @@ export class TreeWatcher {
     for (const dir of skills) this.#skillDirs.add(dir);
     if (this.options.perFolder ?? process.platform === 'linux') this.#armKnown(known);
     this.armed = this.knownArmed;
+  }
+
+  /** Tells the watcher when the server is answering requests: the first walk then yields most of the main thread. */
+  pace(pace: WatchPace | undefined): void {
+    this.#pace = pace;
   }
 
   /** True while the first walk is still arming folders in slices (see `armed`). */
