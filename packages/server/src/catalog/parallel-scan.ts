@@ -57,7 +57,13 @@ export async function scanInWorkers(
   const progress: ScanProgress = { found: 0, scanned: 0, files: 0 };
   const workers: Worker[] = [];
   const runs: Array<Promise<void>> = [];
-  const base = { roots, limits, ...(digestCachePath ? { digestCachePath } : {}), ...(allowFields?.length ? { allowFields: [...allowFields] } : {}), ...(background ? { background } : {}) };
+  const base = {
+    roots,
+    limits,
+    ...(digestCachePath ? { digestCachePath } : {}),
+    ...(allowFields?.length ? { allowFields: [...allowFields] } : {}),
+    ...(background ? { background } : {}),
+  };
   const run = (request: ScanRequest, transferList: MessagePort[] = []) => {
     const shard = request.shard;
     const running = new Promise<void>((resolve, reject) => {
