@@ -44,6 +44,15 @@ const SKILLS: SkillSpec[] = [
   { path: 'agents/bot/bot-routine', name: 'bot-routine', seenBy: ['bot'] },
   // Public by its rule, but it requires a scope the policy grants acme only: hidden from everyone else.
   { path: 'public/payroll-run', name: 'payroll-run', seenBy: ['alice', 'carol'], frontmatter: 'requires:\n  scopes: [payroll]\n' },
+  // Public by its rule, but a skill nested in it (its files are the outer skill's too) requires payroll: shown only to
+  // those who may see both, or the outer skill's listing and reads would give the nested one away.
+  { path: 'public/handbook', name: 'handbook', seenBy: ['alice', 'carol'] },
+  {
+    path: 'public/handbook/references/handbook-payroll',
+    name: 'handbook-payroll',
+    seenBy: ['alice', 'carol'],
+    frontmatter: 'requires:\n  scopes: [payroll]\n',
+  },
   { path: 'docs/acme-widget', name: 'acme-widget', seenBy: ['alice', 'carol'], template: true },
   { path: 'docs/globex-gadget', name: 'globex-gadget', seenBy: ['bob'], template: true },
 ];

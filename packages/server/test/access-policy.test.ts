@@ -283,3 +283,41 @@ describe('private skills in views', () => {
     assert.equal(view.size, 2);
   });
 });
+
+describe("views: a skill nested in another (its files are the outer skill's too)", () => {
+  const views = new ViewCache();
+  views.setPolicy(
+    parsePolicy(`
+default: public
+rules:
+  - skills: "secret-*"
+    allow: [user:alice]
+`),
+  );
+  const outer = skill('outer');
+  const nested = skill('outer/references/secret-x', 'secret-x');
+  const beside = skill('secret-y');
+  const alice = who('user:alice');
+  const bob = who('user:bob');
+
+  test('the outer skill is shown only to those who may see every skill inside it', () => {
+    const snapshot = new CatalogSnapshot([outer, nested, beside, skill('plain')], 1);
+    assert.deepEqual(uris(views.view(snapshot, alice)), ['outer', 'outer/references/secret-x', 'plain', 'secret-y']);
+    const seen = views.view(snapshot, bob);
+    assert.deepEqual(uris(seen), ['plain']);
+    assert.equal(seen.file('skill://outer/references/secret-x/SKILL.md'), undefined, 'the nested skill is not read through the outer one');
+    assert.equal(seen.file('skill://outer/SKILL.md'), undefined);
+  });
+
+  test('a nested skill added or removed while serving decides the outer skill in derived views too', () => {
+    const first = new CatalogSnapshot([outer, skill('plain')], 1);
+    assert.deepEqual(uris(views.view(first, bob)), ['outer', 'plain']);
+    const added = first.withChanges({ upsert: [nested], remove: [] }, 2);
+    const withNested = views.view(added, bob);
+    assert.deepEqual(uris(withNested), ['plain'], "the outer skill leaves bob's view once a hidden skill appears inside it");
+    assert.equal(withNested.file('skill://outer/references/secret-x/SKILL.md'), undefined);
+    const removed = added.withChanges({ upsert: [], remove: [nested.uri] }, 3);
+    assert.deepEqual(uris(views.view(removed, bob)), ['outer', 'plain'], 'and comes back when it is gone');
+    assert.deepEqual(uris(views.view(added, alice)), ['outer', 'outer/references/secret-x', 'plain']);
+  });
+});

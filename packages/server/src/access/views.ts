@@ -218,9 +218,14 @@ export class ViewCache {
   }
 
   /** Whether one skill is visible to the principal (and through which subject kind's rank). */
-  rankOf(_snapshot: CatalogSnapshot, skill: CatalogSkill, subjects: ReadonlySet<string>): number | undefined {
+  rankOf(snapshot: CatalogSnapshot, skill: CatalogSkill, subjects: ReadonlySet<string>): number | undefined {
     if (!this.#scopesMet(skill, subjects)) return undefined;
-    return this.#rank(this.#matchesOf(skill), subjects);
+    const rank = this.#rank(this.#matchesOf(skill), subjects);
+    if (rank === undefined) return undefined;
+    // A nested skill's files are files of the skill around it too, at the same URIs (ADR 0003): the outer skill is
+    // shown only to those who may see every skill inside it, or its listing and reads would give a hidden one away.
+    for (const inner of skillsInside(snapshot, skill)) if (this.rankOf(snapshot, inner, subjects) === undefined) return undefined;
+    return rank;
   }
 
   /**
@@ -338,6 +343,8 @@ export class ViewCache {
     if (parent === undefined || delta === undefined) return undefined;
     const before = this.#views.get(parent)?.get(key);
     if (!(before instanceof ViewSnapshot)) return undefined;
+    // A skill added or removed inside another decides whether that other one is shown (rankOf): built again whole.
+    if (delta.upsert.some((skill) => heldByAnother(snapshot, skill.uri)) || delta.remove.some((uri) => heldByAnother(parent, uri))) return undefined;
     const subjects = new Set(subjectsOf(principal));
     const upsert: CatalogSkill[] = [];
     const remove: string[] = [];
@@ -574,4 +581,35 @@ function resolveRef(view: ViewSnapshot, ref: string): readonly CatalogSkill[] {
     return skill ? [skill] : [];
   }
   return view.named(ref);
+}
+
+/**
+ * The skills listed inside `skill`'s folder (nested skills): their URIs start with its root's, so they are the run of
+ * the snapshot's URI-sorted skills right after that prefix (found by a binary search; none for almost every skill).
+ */
+export function skillsInside(snapshot: CatalogSnapshot, skill: CatalogSkill): CatalogSkill[] {
+  const prefix = `${skill.rootUri}/`;
+  const skills = snapshot.skills;
+  let low = 0;
+  let high = skills.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (skills[middle]!.uri < prefix) low = middle + 1;
+    else high = middle;
+  }
+  const inside: CatalogSkill[] = [];
+  for (let at = low; at < skills.length && skills[at]!.uri.startsWith(prefix); at++) if (skills[at] !== skill) inside.push(skills[at]!);
+  return inside;
+}
+
+/** Whether a skill other than the one at `uri` (a SKILL.md URI) is listed in a folder above it. */
+function heldByAnother(snapshot: CatalogSnapshot, uri: string): boolean {
+  const start = 'skill://'.length;
+  let slash = uri.lastIndexOf('/');
+  slash = uri.lastIndexOf('/', slash - 1);
+  while (slash > start) {
+    if (snapshot.listed(`${uri.slice(0, slash)}/SKILL.md`) !== undefined) return true;
+    slash = uri.lastIndexOf('/', slash - 1);
+  }
+  return false;
 }
