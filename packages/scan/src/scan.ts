@@ -17,6 +17,7 @@ import {
   detectMixedScript,
 } from './detectors.js';
 import { decodeLayers } from './decode.js';
+import { frontmatterLayers } from './frontmatter-layers.js';
 import type { Layer } from './decode.js';
 
 /**
@@ -56,13 +57,19 @@ export function scanSkill(files: readonly SkillFile[], options: ScanOptions = {}
   const context: SkillContext = { files: scanned, ...(skillMd ? { skillMd } : {}), frontmatter, rules };
   // Encoded runs decoded (decode.ts): the text rules read them as they read the files, reported where the run is.
   const layers = decodeLayers(scanned, rules);
+  // Frontmatter values as parsed (YAML escapes decoded): served to agents as such, so read as such, characters too.
+  const values = skillMd === undefined ? [] : frontmatterLayers(skillMd, frontmatter, rules);
   const findings: Finding[] = [];
   for (const rule of rules.rules) {
     const own = runRule(rule, context);
     const inLayers = READS_LAYERS.has(rule.detect)
       ? layers.flatMap((layer) => runRule(rule, { ...context, files: [layer] }).map((found) => fromLayer(found, layer)))
       : [];
-    findings.push(...limitPerFile(dedupe([...own, ...inLayers]), perFile));
+    const inValues =
+      READS_LAYERS.has(rule.detect) || rule.detect === 'chars'
+        ? values.flatMap((layer) => runRule(rule, { ...context, files: [layer] }).map((found) => fromLayer(found, layer)))
+        : [];
+    findings.push(...limitPerFile(dedupe([...own, ...inLayers, ...inValues]), perFile));
   }
   findings.sort(
     (a, b) => severityRank(b.severity) - severityRank(a.severity) || a.file.localeCompare(b.file) || a.line - b.line || a.rule.localeCompare(b.rule),
