@@ -65,7 +65,7 @@ export function discoverSkills(root: string, options: DiscoverOptions = {}): Dis
   }
 
   // Plain folders form a tree (no cycles); only a symlinked folder can loop back, so only those are resolved.
-  const visit = (dir: string, segments: string[], viaLink: boolean, insideSkill: boolean): void => {
+  const visit = (dir: string, segments: string[], viaLink: boolean, insideSkill: boolean, isLink = false): void => {
     if (viaLink || segments.length === 0) {
       let real: string;
       try {
@@ -77,13 +77,23 @@ export function discoverSkills(root: string, options: DiscoverOptions = {}): Dis
         problems.push({ severity: 'warning', message: `symbolic link to ${real}, a folder that holds the served folder; not followed`, path: dir });
         return;
       }
+      // A link out of the served folder brings in one skill (a skills folder made of links to skills), never a tree
+      // to search: a cloned repository's `docs -> ../..` must not serve whatever skill folders the machine holds.
+      if (isLink && servedReal !== undefined && !holdsPath(servedReal, real) && !holdsSkillMd(dir)) {
+        problems.push({
+          severity: 'warning',
+          message: `symbolic link to ${real}, outside the served folder and not a skill folder; not followed (link a skill folder itself, or serve that folder too)`,
+          path: dir,
+        });
+        return;
+      }
       if (seen.has(real)) return;
       seen.add(real);
     }
     const step = folderStep(dir, segments, insideSkill, startDepth, problems);
     if (step === undefined) return;
     if (step.isSkill) skills.push({ dir, segments });
-    for (const next of step.next) visit(next.dir, next.segments, viaLink || next.link, next.insideSkill);
+    for (const next of step.next) visit(next.dir, next.segments, viaLink || next.link, next.insideSkill, next.link);
   };
   visit(root, [], false, false);
   return { skills, problems };
@@ -142,6 +152,11 @@ export function folderStep(dir: string, segments: string[], insideSkill: boolean
       next.push({ dir: child, segments: [...segments, entry.name], link: true, insideSkill: false });
   }
   return { isSkill, next };
+}
+
+/** Whether a folder holds a SKILL.md (or skill.md) file: a skill folder. */
+function holdsSkillMd(dir: string): boolean {
+  return isFile(join(dir, 'SKILL.md')) || isFile(join(dir, 'skill.md'));
 }
 
 function isFile(path: string): boolean {
