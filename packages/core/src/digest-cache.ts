@@ -17,7 +17,9 @@ export interface CacheEntries {
   files: Array<[string, FileRow]>;
   frontmatter: Array<[string, ParsedFrontmatter]>;
 }
-export type ParsedFrontmatter = { frontmatter: Record<string, unknown>; bodyLine: number; headings?: string[] } | { error: string };
+export type ParsedFrontmatter =
+  | { frontmatter: Record<string, unknown>; bodyLine: number; headings?: string[] /** YAML simpler readers refuse. */; portability?: string[] }
+  | { error: string };
 
 export class DigestCache {
   #files = new Map<string, FileRow>();

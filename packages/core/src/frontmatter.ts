@@ -1,4 +1,5 @@
 import { LineCounter, parseDocument } from 'yaml';
+import { portabilityNotes } from './frontmatter-portability.js';
 import { oneLine } from './text.js';
 import { yamlNestingOverflow } from './yaml-nesting.js';
 
@@ -22,7 +23,7 @@ export class FrontmatterError extends Error {
 
 const MAX_ALIASES = 100;
 
-export function splitFrontmatter(text: string, maxBytes: number): { yaml: string; body: string; bodyLine: number } {
+export function splitFrontmatter(text: string, maxBytes: number): { yaml: string; body: string; bodyLine: number; closedByDots?: true } {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   // Line-based, unlike a substring split: `---` inside a value does not end the block.
   const firstBreak = source.indexOf('\n');
@@ -36,7 +37,7 @@ export function splitFrontmatter(text: string, maxBytes: number): { yaml: string
     if (current.trimEnd() === '---' || current === '...') {
       const yaml = source.slice(firstBreak + 1, at);
       if (Buffer.byteLength(yaml) > maxBytes) throw new FrontmatterError(`SKILL.md frontmatter exceeds ${maxBytes} bytes`);
-      return { yaml, body: next < 0 ? '' : source.slice(next + 1), bodyLine: line + 1 };
+      return { yaml, body: next < 0 ? '' : source.slice(next + 1), bodyLine: line + 1, ...(current === '...' ? { closedByDots: true as const } : {}) };
     }
     if (at - firstBreak > maxBytes * 4 + 1024) break; // far past any acceptable size: stop scanning
     if (next < 0) break;
@@ -51,7 +52,7 @@ export function splitFrontmatter(text: string, maxBytes: number): { yaml: string
  * `firstLine` is the file line the YAML starts on (2: after the opening `---`), so that an error names the line
  * and column of SKILL.md itself.
  */
-export function parseFrontmatterYaml(yaml: string, firstLine = 2): Record<string, unknown> {
+export function parseFrontmatterYaml(yaml: string, firstLine = 2, notes?: string[]): Record<string, unknown> {
   const deep = yamlNestingOverflow(yaml);
   if (deep !== undefined)
     throw new FrontmatterError(`Invalid YAML in frontmatter at line ${deep.line + firstLine - 1}, column ${deep.column}: nesting too deep`);
@@ -67,6 +68,7 @@ export function parseFrontmatterYaml(yaml: string, firstLine = 2): Record<string
       throw new FrontmatterError(`Invalid YAML in frontmatter at line ${at.line + firstLine - 1}, column ${at.col}: ${message}`);
     }
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+    if (notes !== undefined) notes.push(...portabilityNotes(yaml, doc));
   } catch (error) {
     if (error instanceof FrontmatterError) throw error;
     // `yaml` throws for excessive aliases; a pathological document may also exhaust the stack.
@@ -81,10 +83,15 @@ export function parseFrontmatterYaml(yaml: string, firstLine = 2): Record<string
   return value as Record<string, unknown>;
 }
 
-export function parseSkillMarkdown(text: string, maxFrontmatterBytes = 64 * 1024): ParsedSkillMarkdown {
-  const { yaml, body, bodyLine } = splitFrontmatter(text, maxFrontmatterBytes);
-  return { frontmatter: parseFrontmatterYaml(yaml), body, bodyLine };
+/** `notes`, when given, receives the YAML constructs simpler readers refuse (frontmatter-portability.ts). */
+export function parseSkillMarkdown(text: string, maxFrontmatterBytes = 64 * 1024, notes?: string[]): ParsedSkillMarkdown {
+  const { yaml, body, bodyLine, closedByDots } = splitFrontmatter(text, maxFrontmatterBytes);
+  const frontmatter = parseFrontmatterYaml(yaml, 2, notes);
+  if (closedByDots && notes !== undefined) notes.push('a document end marker (...) instead of the closing ---');
+  return { frontmatter, body, bodyLine };
 }
+
+const MAX_KEY_LENGTH = 1024;
 
 /** Frontmatter travels as JSON in skill entries: it must survive JSON exactly (no NaN, Infinity, Map keys...). */
 function jsonProblem(value: unknown, depth: number): string | undefined {
@@ -100,6 +107,8 @@ function jsonProblem(value: unknown, depth: number): string | undefined {
     return undefined;
   }
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    // YAML limits a plain key to 1024 characters; an explicit `? key` has no limit, and every listing would carry it.
+    for (const key of Object.keys(value)) if (key.length > MAX_KEY_LENGTH) return `a key longer than ${MAX_KEY_LENGTH} characters`;
     for (const item of Object.values(value)) {
       const problem = jsonProblem(item, depth + 1);
       if (problem) return problem;

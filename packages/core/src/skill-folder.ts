@@ -229,6 +229,12 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
 
   const verdict = checkFrontmatter(parsed.frontmatter, folderName, options);
   for (const problem of verdict.problems) problems.push({ ...problem, path: manifestSource });
+  if (parsed.portability !== undefined)
+    problems.push({
+      severity: 'warning',
+      message: `frontmatter uses ${parsed.portability.join(', ')}: valid YAML, but simpler readers (the MCP SDK's skills client) cannot read it; write the values out plainly`,
+      path: manifestSource,
+    });
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
 
   const codex = files.find((file) => file.path === CODEX_FILE);
@@ -312,7 +318,8 @@ export function parseManifestBytes(data: Buffer, limits: SkillLimits): ParsedFro
     return { error: nul >= 0 ? `SKILL.md holds a NUL byte (at byte ${nul}): it is binary, not text` : 'SKILL.md is not valid UTF-8 text' };
   }
   try {
-    const { frontmatter, bodyLine, body } = parseSkillMarkdown(text, limits.maxFrontmatterBytes);
+    const notes: string[] = [];
+    const { frontmatter, bodyLine, body } = parseSkillMarkdown(text, limits.maxFrontmatterBytes, notes);
     // A JSON round trip flattens the parser's strings: V8 keeps sliced strings pointing into the whole SKILL.md
     // text, and holding those for every skill of a large catalog would keep every SKILL.md in memory.
     return {
@@ -321,6 +328,7 @@ export function parseManifestBytes(data: Buffer, limits: SkillLimits): ParsedFro
       headings: markdownHeadings(body)
         .slice(0, MAX_HEADINGS)
         .map((heading) => heading.slice(0, 200)),
+      ...(notes.length > 0 ? { portability: notes } : {}),
     };
   } catch (error) {
     if (error instanceof FrontmatterError) return { error: error.message };
