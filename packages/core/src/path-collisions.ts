@@ -53,10 +53,15 @@ function parentOf(path: string): string {
   return slash < 0 ? '' : path.slice(0, slash);
 }
 
-/** The collisions as one-line warnings (at most MAX_LISTED_COLLISIONS, then a count), each naming both spellings. */
+/**
+ * The collisions as one-line warnings (at most MAX_LISTED_COLLISIONS, then a count), each naming both spellings, and
+ * the names Windows cannot hold (a character it refuses in a name): served with the warning, refused at publish.
+ */
 export function collisionWarnings(paths: Iterable<string>): Array<{ path: string; message: string }> {
-  const found = pathCollisions(paths);
+  const list = [...paths];
+  const found = pathCollisions(list);
   const lines = found.slice(0, MAX_LISTED_COLLISIONS).map((collision) => ({ path: collision.second, message: collisionMessage(collision) }));
+  lines.push(...windowsCharacterWarnings(list).slice(0, MAX_LISTED_COLLISIONS));
   if (found.length > MAX_LISTED_COLLISIONS)
     lines.push({ path: '', message: `${found.length - MAX_LISTED_COLLISIONS} more names collide by case or Unicode normalisation (not listed)` });
   return lines;
@@ -119,5 +124,20 @@ export function reservedNameErrors(paths: Iterable<string>): Array<{ path: strin
     }
   }
   if (more > 0) found.push({ path: '', message: `${more} more files or folders are named for Windows devices (not listed)` });
+  return found;
+}
+
+/** Characters Win32 refuses in a file or folder name (`:` inside a path also names an NTFS alternate data stream). */
+const WINDOWS_REFUSED = /[<>:"|?*]/;
+
+/** A warning per path holding a name Windows cannot create, naming the character. */
+function windowsCharacterWarnings(paths: readonly string[]): Array<{ path: string; message: string }> {
+  const found: Array<{ path: string; message: string }> = [];
+  for (const path of paths) {
+    const char = WINDOWS_REFUSED.exec(path)?.[0];
+    if (char === undefined) continue;
+    const why = char === ':' ? ' (there it names an alternate data stream of another file)' : '';
+    found.push({ path, message: `'${path}' holds '${char}', which Windows does not allow in a name${why}: it cannot be created there (rename it)` });
+  }
   return found;
 }

@@ -70,3 +70,17 @@ test('past 20 device names, one line counts the rest', () => {
   assert.equal(errors.length, 21);
   assert.match(errors[20]!.message, /^5 more files or folders are named for Windows devices/);
 });
+
+test('names Windows cannot create are warned of, naming the character, and refused at publish', async () => {
+  const { refusedAtPublish } = await import('../src/publish-rules.js');
+  const paths = ['SKILL.md', 'refs/note:v2.md', 'a*b.md', 'q?.md', 'a<b>.md', 'a|b.md', 'a"b.md', 'plain name.md', 'ok-[x]+(y)&#%.md'];
+  const warnings = collisionWarnings(paths);
+  assert.deepEqual(
+    warnings.map((warning) => warning.path),
+    ['refs/note:v2.md', 'a*b.md', 'q?.md', 'a<b>.md', 'a|b.md', 'a"b.md'],
+  );
+  assert.match(warnings[0]!.message, /holds ':'.*alternate data stream/);
+  assert.match(warnings[1]!.message, /holds '\*', which Windows does not allow in a name/);
+  const problems = warnings.map((warning) => ({ severity: 'warning' as const, ...warning }));
+  assert.equal(refusedAtPublish(problems, paths).length, 6, 'each is refused at publish');
+});
