@@ -315,6 +315,7 @@ export function parseManifestBytes(data: Buffer, limits: SkillLimits): ParsedFro
   if (text === undefined) {
     // decodeText refuses a NUL byte too: name that, since "not UTF-8" would send the author after the wrong fault.
     const nul = data.indexOf(0);
+    if (looksUtf16(data)) return { error: 'SKILL.md is UTF-16 text: save it as UTF-8' };
     return { error: nul >= 0 ? `SKILL.md holds a NUL byte (at byte ${nul}): it is binary, not text` : 'SKILL.md is not valid UTF-8 text' };
   }
   try {
@@ -334,6 +335,18 @@ export function parseManifestBytes(data: Buffer, limits: SkillLimits): ParsedFro
     if (error instanceof FrontmatterError) return { error: error.message };
     throw error;
   }
+}
+
+/** A UTF-16 byte order mark, or ASCII text with every other byte NUL (`-\0-\0-\0`): an editor's "Unicode" save. */
+function looksUtf16(data: Buffer): boolean {
+  if (data.length >= 2 && ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff))) return true;
+  const sample = data.subarray(0, 64);
+  if (sample.length < 8) return false;
+  let even = 0;
+  let odd = 0;
+  for (let at = 0; at < sample.length; at++) if (sample[at] === 0) at % 2 === 0 ? even++ : odd++;
+  const half = sample.length / 2;
+  return (odd >= half - 1 && even === 0) || (even >= half - 1 && odd === 0);
 }
 
 function errorText(error: unknown): string {

@@ -28,3 +28,20 @@ describe('frontmatter constructs simpler readers refuse (noted, still parsed)', 
     assert.throws(() => notesOf(`description: x\n? ${'k'.repeat(2000)}\n: v`), /a key longer than 1024 characters/);
   });
 });
+
+describe('a SKILL.md saved as UTF-16', () => {
+  test('is named so, with or without a byte order mark; a stray NUL in UTF-8 text is still called binary', async () => {
+    const { parseManifestBytes } = await import('../src/skill-folder.js');
+    const { DEFAULT_LIMITS } = await import('../src/limits.js');
+    const text = '---\nname: tool\ndescription: A tool.\n---\n\n# Tool\n';
+    for (const bytes of [
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+      Buffer.from(text, 'utf16le'),
+      Buffer.from(text, 'utf16le').swap16(),
+    ]) {
+      assert.deepEqual(parseManifestBytes(bytes, DEFAULT_LIMITS), { error: 'SKILL.md is UTF-16 text: save it as UTF-8' });
+    }
+    const stray = Buffer.from(`${text}x\u0000y`);
+    assert.match((parseManifestBytes(stray, DEFAULT_LIMITS) as { error: string }).error, /holds a NUL byte/);
+  });
+});
