@@ -16,11 +16,12 @@ rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: {
     skillport: `${packages}cli/dist/src/bin.js`,
-    // Started as worker threads by new URL('./scan-worker.js', './index-worker.js', './encoder-worker.js', './watch-worker.js',
+    // Started as worker threads by new URL('./scan-worker.js', './index-worker.js', './encoder-worker.js', './watch-worker.js', './sweep-worker.js',
     // './serve-scan-worker.js', './read-worker.js' and './audit-worker.js', import.meta.url): the names must stay beside the
     // chunks (test: bundle-workers).
     'scan-worker': `${packages}server/dist/src/catalog/scan-worker.js`,
     'watch-worker': `${packages}server/dist/src/catalog/watch-worker.js`,
+    'sweep-worker': `${packages}server/dist/src/catalog/sweep-worker.js`,
     'index-worker': `${packages}server/dist/src/search/index-worker.js`,
     'encoder-worker': `${packages}search/dist/src/meaning/encoder-worker.js`,
     'serve-scan-worker': `${packages}cli/dist/src/commands/serve-scan-worker.js`,

@@ -8,7 +8,8 @@ import { DEFAULT_LIMITS } from '@skillport/core';
 import { LiveCatalog } from '../src/catalog/live-catalog.js';
 import type { LiveCatalogOptions } from '../src/catalog/live-catalog.js';
 import { normaliseRoot } from '../src/catalog/folder-scan.js';
-import { TreeWatcher, fingerprint } from '../src/catalog/tree-watcher.js';
+import { fingerprint } from '../src/catalog/folder-fingerprint.js';
+import { TreeWatcher } from '../src/catalog/tree-watcher.js';
 import { restoredCatalog } from './restored-catalog.js';
 
 after(removeTrees);
@@ -78,65 +79,79 @@ describe('fewer watches: folders that hold skills are watched, folders inside sk
     }
   });
 
-  test('with no room, only the root and the skill folders are watched; every change inside a skill is still found', async () => {
-    const root = skillsTree(4);
-    const warnings: string[] = [];
-    const catalog = await openWatching(root, { watchLimit: 0, onProblem: (problem) => warnings.push(problem.message) });
-    try {
-      assert.deepEqual(
-        { folders: catalog.watching?.folders, swept: catalog.watching?.swept },
-        { folders: 5, swept: 8 },
-        'the root and 4 skill folders watched; references/ and references/deep/ swept',
-      );
-      assert.match(catalog.watching?.degraded ?? '', /watch limit \(0\)/);
-      assert.ok(
-        warnings.some((message) => message.includes('SKILLPORT_WATCH_LIMIT')),
-        'said once, with the setting to change',
-      );
-      await sleep(1100); // the tree's own writes are older than a timestamp tick: the sweep's fingerprints are settled
+  // Swept by this thread (a few folders), and by the sweep worker (from one folder on, as a large tree is).
+  for (const [where, sweepOnWorkerFrom] of [
+    ['swept on the main thread', Number.POSITIVE_INFINITY],
+    ['swept by the worker', 1],
+  ] as const)
+    test(`with no room, only the root and the skill folders are watched; every change inside a skill is still found (${where})`, async () => {
+      const root = skillsTree(4);
+      const warnings: string[] = [];
+      const catalog = await openWatching(root, {
+        watchLimit: 0,
+        onProblem: (problem) => warnings.push(problem.message),
+        sweep: { ...FAST_SWEEP, sweepOnWorkerFrom },
+      });
+      try {
+        assert.deepEqual(
+          { folders: catalog.watching?.folders, swept: catalog.watching?.swept },
+          { folders: 5, swept: 8 },
+          'the root and 4 skill folders watched; references/ and references/deep/ swept',
+        );
+        assert.match(catalog.watching?.degraded ?? '', /watch limit \(0\)/);
+        assert.equal(catalog.watching?.sweptOn, sweepOnWorkerFrom === 1 ? 'worker' : 'main');
+        assert.ok(
+          warnings.some((message) => message.includes('SKILLPORT_WATCH_LIMIT')),
+          'said once, with the setting to change',
+        );
+        await sleep(1100); // the tree's own writes are older than a timestamp tick: the sweep's fingerprints are settled
 
-      const guide = 'skill://skill-0/references/guide.md';
-      let before = digestOf(catalog, guide);
-      writeFileSync(join(root, 'skill-0/references/guide.md'), 'GUIDE 0\n'); // same size, in place
-      await changes(catalog, guide, before, 'an edit in place in references/');
+        const guide = 'skill://skill-0/references/guide.md';
+        let before = digestOf(catalog, guide);
+        writeFileSync(join(root, 'skill-0/references/guide.md'), 'GUIDE 0\n'); // same size, in place
+        await changes(catalog, guide, before, 'an edit in place in references/');
 
-      const notes = 'skill://skill-1/references/deep/notes.md';
-      before = digestOf(catalog, notes);
-      writeFileSync(join(root, 'skill-1/references/deep/notes.md'), 'notes 1, edited in a nested folder\n');
-      await changes(catalog, notes, before, 'an edit in place in references/deep/');
+        const notes = 'skill://skill-1/references/deep/notes.md';
+        before = digestOf(catalog, notes);
+        writeFileSync(join(root, 'skill-1/references/deep/notes.md'), 'notes 1, edited in a nested folder\n');
+        await changes(catalog, notes, before, 'an edit in place in references/deep/');
 
-      const replaced = 'skill://skill-2/references/deep/notes.md';
-      before = digestOf(catalog, replaced);
-      writeFileSync(join(root, 'skill-2/references/deep/.notes.tmp'), 'replaced by a rename\n');
-      renameSync(join(root, 'skill-2/references/deep/.notes.tmp'), join(root, 'skill-2/references/deep/notes.md'));
-      await changes(catalog, replaced, before, 'a safe-save in references/deep/');
+        const replaced = 'skill://skill-2/references/deep/notes.md';
+        before = digestOf(catalog, replaced);
+        writeFileSync(join(root, 'skill-2/references/deep/.notes.tmp'), 'replaced by a rename\n');
+        renameSync(join(root, 'skill-2/references/deep/.notes.tmp'), join(root, 'skill-2/references/deep/notes.md'));
+        await changes(catalog, replaced, before, 'a safe-save in references/deep/');
 
-      const added = 'skill://skill-3/references/deep/more/new.md';
-      mkdirSync(join(root, 'skill-3/references/deep/more'));
-      writeFileSync(join(root, 'skill-3/references/deep/more/new.md'), 'a new folder with a file\n');
-      await changes(catalog, added, undefined, 'a file in a folder made inside a swept folder');
-      // The new folder is covered from then on: an edit in it is found too.
-      await sleep(1100);
-      before = digestOf(catalog, added);
-      writeFileSync(join(root, 'skill-3/references/deep/more/new.md'), 'edited later\n');
-      await changes(catalog, added, before, 'an edit in the new folder');
+        const added = 'skill://skill-3/references/deep/more/new.md';
+        mkdirSync(join(root, 'skill-3/references/deep/more'));
+        writeFileSync(join(root, 'skill-3/references/deep/more/new.md'), 'a new folder with a file\n');
+        await changes(catalog, added, undefined, 'a file in a folder made inside a swept folder');
+        // The new folder is covered from then on: an edit in it is found too.
+        await sleep(1100);
+        before = digestOf(catalog, added);
+        writeFileSync(join(root, 'skill-3/references/deep/more/new.md'), 'edited later\n');
+        await changes(catalog, added, before, 'an edit in the new folder');
 
-      rmSync(join(root, 'skill-0/references/deep/notes.md'));
-      await changes(catalog, 'skill://skill-0/references/deep/notes.md', digestOf(catalog, 'skill://skill-0/references/deep/notes.md'), 'a deleted file');
+        rmSync(join(root, 'skill-0/references/deep/notes.md'));
+        await changes(catalog, 'skill://skill-0/references/deep/notes.md', digestOf(catalog, 'skill://skill-0/references/deep/notes.md'), 'a deleted file');
 
-      writeFileSync(join(root, 'skill-1/references/deep/nested.md'), 'x\n');
-      mkdirSync(join(root, 'skill-1/references/inner'));
-      writeFileSync(join(root, 'skill-1/references/inner/SKILL.md'), skillMd('inner', 'A skill nested in a swept folder.'));
-      await eventually(async () => (catalog.snapshot.skills.some((skill) => skill.name === 'inner') ? true : undefined), 10_000, 'a nested skill made inside');
+        writeFileSync(join(root, 'skill-1/references/deep/nested.md'), 'x\n');
+        mkdirSync(join(root, 'skill-1/references/inner'));
+        writeFileSync(join(root, 'skill-1/references/inner/SKILL.md'), skillMd('inner', 'A skill nested in a swept folder.'));
+        await eventually(
+          async () => (catalog.snapshot.skills.some((skill) => skill.name === 'inner') ? true : undefined),
+          10_000,
+          'a nested skill made inside',
+        );
 
-      rmSync(join(root, 'skill-2/references'), { recursive: true });
-      await changes(catalog, 'skill://skill-2/references/guide.md', digestOf(catalog, 'skill://skill-2/references/guide.md'), 'a swept folder deleted');
-      assert.equal(digestOf(catalog, replaced), undefined);
-      assert.equal(catalog.watching?.folders, 5, 'still only the folders that hold skills (the nested skill is inside one)');
-    } finally {
-      catalog.close();
-    }
-  });
+        rmSync(join(root, 'skill-2/references'), { recursive: true });
+        await changes(catalog, 'skill://skill-2/references/guide.md', digestOf(catalog, 'skill://skill-2/references/guide.md'), 'a swept folder deleted');
+        assert.equal(digestOf(catalog, replaced), undefined);
+        assert.equal(catalog.watching?.folders, 5, 'still only the folders that hold skills (the nested skill is inside one)');
+      } finally {
+        catalog.close();
+      }
+    });
 
   test('a restored catalog with no room watches its skill folders before answering, and none inside them', async () => {
     const root = skillsTree(30);

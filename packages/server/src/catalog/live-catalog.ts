@@ -94,7 +94,7 @@ export interface LiveCatalogOptions {
   /** The most watches held while folders inside skills want one (default in tree-watcher.ts: half the user's). */
   watchLimit?: number;
   /** How folders not watched are swept (tests; defaults in tree-watcher.ts). */
-  sweep?: { sweepSliceMs: number; sweepIntervalMs: number };
+  sweep?: { sweepSliceMs: number; sweepIntervalMs: number; sweepOnWorkerFrom?: number };
   /** From how many known folders a restored catalog's watches are opened by a worker (tests; default in tree-watcher.ts). */
   knownWatchesOnWorkerFrom?: number;
   /**

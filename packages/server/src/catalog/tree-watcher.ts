@@ -2,6 +2,8 @@ import { lstatSync, readFileSync, readdirSync, realpathSync, statSync, watch } f
 import type { Dirent, FSWatcher } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { holdsPath } from '@skillport/core';
+import { SKIPPED, fingerprint } from './folder-fingerprint.js';
+import { RemoteSweep } from './remote-sweep.js';
 import { RemoteWatches } from './remote-watches.js';
 
 /** What the watcher reports: a path that changed (a file or folder, maybe gone), or `undefined`: rescan everything. */
@@ -32,6 +34,8 @@ export interface TreeWatcherOptions {
   /** The sweep of folders not watched: a slice of `sweepSliceMs` (default 5) every `sweepIntervalMs` (default 45). */
   sweepSliceMs?: number;
   sweepIntervalMs?: number;
+  /** From this many swept folders on (default 256), a worker thread sweeps them (remote-sweep.ts), at a lower priority. */
+  sweepOnWorkerFrom?: number;
   /**
    * From this many known folders on (default 32,768), `start` has them watched by a worker thread (remote-watches.ts)
    * instead of opening the watches itself: `knownArmed` says when they are all open.
@@ -55,16 +59,22 @@ export interface WatchState {
   limit: number;
   /** The last full sweep's length (ms): how long a change in a swept folder may wait to be found. */
   sweepCycleMs?: number;
+  /** Which thread sweeps (once folders are swept): the main thread for a few, a worker for many. */
+  sweptOn?: 'main' | 'worker';
   /** Set once folders are swept: the limit was reached, or the kernel refused a watch (ENOSPC, EACCES...). */
   degraded?: string;
 }
 
-const SKIPPED = new Set(['.git', 'node_modules']);
 /**
  * A worker isolate is ~15 MB of resident memory: worth it where opening the watches takes seconds (100,000 skills:
  * 100,000 folders and more), not at 10,000 skills (19,000 folders, ~0.3 s), where memory is the tighter budget.
  */
 const KNOWN_ON_WORKER_FROM = 32_768;
+/**
+ * Swept folders take this thread's 5 ms in every 45 once there are a few hundred (~40 µs each): from then on a worker
+ * sweeps them, worth its isolate (a tree past the watch limit has tens of thousands).
+ */
+const SWEEP_ON_WORKER_FROM = 256;
 
 /** A known folder's watch held by the watch worker: closing it closes the worker's. */
 class RemoteWatch {
@@ -89,8 +99,6 @@ interface Swept {
 }
 /** Deeper than discovery goes (16 folders to a skill), so that folders inside deep skills are watched too. */
 const MAX_DEPTH = 32;
-/** A file changed this recently may change again within the same timestamp tick: its folder is looked at again. */
-const FRESH_MS = 1000;
 
 /**
  * The default watch limit: half the user's inotify watches (the other half is left to every other process of the
@@ -160,6 +168,9 @@ export class TreeWatcher {
   readonly #limit: number;
   #degraded: string | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
+  /** The worker sweeping, once many folders are swept; `#sweeperLost` once one could not run (this thread sweeps). */
+  #sweeper: RemoteSweep | undefined;
+  #sweeperLost = false;
   #sweepAt: IterableIterator<[string, Swept]> | undefined;
   #cycleStarted = 0;
   #cycleMs: number | undefined;
@@ -289,6 +300,7 @@ export class TreeWatcher {
       swept: this.#swept.size,
       limit: this.#limit,
       ...(this.#cycleMs !== undefined ? { sweepCycleMs: Math.round(this.#cycleMs) } : {}),
+      ...(this.#swept.size > 0 ? { sweptOn: this.#sweeper !== undefined ? ('worker' as const) : ('main' as const) } : {}),
       ...(this.#degraded !== undefined ? { degraded: this.#degraded } : {}),
     };
   }
@@ -407,6 +419,8 @@ export class TreeWatcher {
   close(): void {
     this.#closed = true;
     this.#remote?.close();
+    this.#sweeper?.close();
+    this.#sweeper = undefined;
     this.#walk = this.#walkInside = [];
     this.#armedResolve?.();
     if (this.#sweepTimer !== undefined) clearTimeout(this.#sweepTimer);
@@ -525,12 +539,49 @@ export class TreeWatcher {
       if (this.#warned.size === 0)
         this.options.onWarning?.(`${this.#degraded} (raise the watch limit: SKILLPORT_WATCH_LIMIT for serve, the watchLimit option for the library)`, dir);
     }
-    this.#swept.set(dir, { depth, inside, print: fingerprint(dir, entries) });
-    this.#sweepSoon();
+    const print = fingerprint(dir, entries);
+    this.#swept.set(dir, { depth, inside, print });
+    if (this.#sweeper !== undefined) this.#sweeper.add(dir, print);
+    else if (this.#swept.size >= (this.options.sweepOnWorkerFrom ?? SWEEP_ON_WORKER_FROM) && !this.#sweeperLost) this.#sweepOnWorker();
+    else this.#sweepSoon();
+  }
+
+  /** Hands the sweep to a worker thread (remote-sweep.ts): every folder swept so far, and each one from now on. */
+  #sweepOnWorker(): void {
+    if (this.#sweepTimer !== undefined) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = undefined;
+    this.#sweepAt = undefined;
+    try {
+      this.#sweeper = new RemoteSweep(
+        { sliceMs: this.options.sweepSliceMs ?? 5, intervalMs: this.options.sweepIntervalMs ?? 45 },
+        (dir, print) => this.#sweptChanged(dir, print),
+        (ms) => (this.#cycleMs = ms),
+        () => {
+          // The worker is gone: this thread sweeps again, from the fingerprints the worker last reported.
+          this.#sweeper = undefined;
+          this.#sweeperLost = true;
+          this.#sweepSoon();
+        },
+      );
+    } catch {
+      this.#sweeperLost = true;
+      this.#sweepSoon();
+      return;
+    }
+    for (const [dir, swept] of this.#swept) this.#sweeper.add(dir, swept.print);
+  }
+
+  /** The worker found `dir` changed: listed here again, and told as a change found by this thread's sweep would be. */
+  #sweptChanged(dir: string, print: number): void {
+    const swept = this.#swept.get(dir);
+    if (swept === undefined || this.#closed) return; // no longer swept: the change is the watch's or the rescan's
+    const entries = this.#listOrDrop(dir);
+    if (entries === undefined) return;
+    this.#sweptMoved(dir, swept, entries, print);
   }
 
   #sweepSoon(): void {
-    if (this.#sweepTimer !== undefined || this.#closed) return;
+    if (this.#sweepTimer !== undefined || this.#closed || this.#sweeper !== undefined) return;
     this.#sweepTimer = setTimeout(() => {
       this.#sweepTimer = undefined;
       this.#sweepSlice();
@@ -578,6 +629,10 @@ export class TreeWatcher {
     if (entries === undefined) return;
     const print = fingerprint(dir, entries);
     if (print === swept.print) return;
+    this.#sweptMoved(dir, swept, entries, print);
+  }
+
+  #sweptMoved(dir: string, swept: Swept, entries: Dirent[], print: number): void {
     swept.print = print;
     // New folders in it are covered (watched or swept) before the rescan this event asks for reads them.
     const identity = this.#identity.get(dir);
@@ -692,6 +747,7 @@ export class TreeWatcher {
       for (const dir of this.#swept.keys()) {
         if (!below(dir)) continue;
         this.#swept.delete(dir);
+        this.#sweeper?.drop(dir);
         forget(dir);
       }
     }
@@ -709,61 +765,6 @@ export class TreeWatcher {
 
 function isManifest(entry: Dirent): boolean {
   return (entry.name === 'SKILL.md' || entry.name === 'skill.md') && !entry.isDirectory();
-}
-
-const float = new Float64Array(1);
-const words = new Uint32Array(float.buffer);
-/** The two lanes of the entry being fingerprinted (module state: no closure per entry on a sweep of 100,000 folders). */
-let laneX = 0;
-let laneY = 0;
-
-function mix(value: number): void {
-  float[0] = value;
-  laneX = Math.imul(laneX ^ words[0]!, 0x01000193) ^ words[1]!;
-  laneY = Math.imul(laneY ^ words[1]!, 0x5bd1e995) ^ words[0]!;
-  laneY ^= laneY >>> 13;
-}
-
-/**
- * What a folder's entries look like, as one number: for each entry its name, type, inode, mtime and ctime, and for
- * files and links their size too (a write in place moves both times; a rename over a file brings another inode). Summed entry by entry (the listing's order may change),
- * in two independent 32-bit lanes. A file changed within FRESH_MS may be written again within one timestamp tick, so
- * such a folder gets a fingerprint that matches nothing (NaN): it is reported again at its next sweep, until its
- * times can be trusted.
- */
-export function fingerprint(dir: string, entries: readonly Dirent[]): number {
-  let a = 0;
-  let b = 0;
-  const now = Date.now();
-  let fresh = false;
-  for (const entry of entries) {
-    if (SKIPPED.has(entry.name)) continue;
-    laneX = 0x811c9dc5;
-    laneY = 0x01000193;
-    for (let i = 0; i < entry.name.length; i++) {
-      const c = entry.name.charCodeAt(i);
-      laneX = Math.imul(laneX ^ c, 0x01000193);
-      laneY = Math.imul(laneY ^ c, 0x5bd1e995) ^ (laneY >>> 15);
-    }
-    try {
-      const stats = lstatSync(join(dir, entry.name));
-      mix(stats.mode);
-      mix(stats.ino);
-      mix(stats.mtimeMs);
-      mix(stats.ctimeMs);
-      // A folder's times move with its entries, which its own fingerprint covers (they only tell a folder made anew
-      // under the same name, maybe on the same inode number); a file's size and times are its bytes' witnesses.
-      if (!stats.isDirectory()) {
-        mix(stats.size);
-        if (now - stats.ctimeMs < FRESH_MS || now - stats.mtimeMs < FRESH_MS) fresh = true;
-      }
-    } catch {
-      mix(-1); // gone since the listing: the next sweep sees the folder without it
-    }
-    a = (a + laneX) | 0;
-    b = (b + laneY) | 0;
-  }
-  return fresh ? Number.NaN : (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
 }
 
 function isDirectory(path: string): boolean {
