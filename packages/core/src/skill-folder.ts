@@ -82,9 +82,19 @@ export interface Inspection {
 export interface InspectOptions extends RuleOptions {
   limits?: SkillLimits;
   cache?: DigestCache;
+  /**
+   * The folder being served, when the skill sits below it: a link back to a folder between it and the link is
+   * named a loop rather than a way out. Without it, only folders of the skill itself are.
+   */
+  servedRoot?: string;
 }
 
 const SKIPPED_DIRS = new Set(['.git']);
+/** Whether the folder at real path `outer` holds (or is) `inner` (discover.ts has the same; importing it would be a cycle). */
+function holdsPath(outer: string, inner: string): boolean {
+  return outer === inner || outer === sep || inner.startsWith(outer + sep);
+}
+const LOOP_MESSAGE = 'symbolic link leads back to a folder that contains it (a loop); not followed';
 /** Headings kept per skill for search: enough to describe it, bounded for hostile files. */
 const MAX_HEADINGS = 100;
 
@@ -110,6 +120,21 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
   } catch {
     return fail(`Path does not exist: ${dir}`, dir, 'path-missing');
   }
+
+  // A link to a folder that holds the link (`self -> .`, `up -> ..`) loops back into what is being read: said so,
+  // unless that folder is outside what is served (`/`, the home folder), where the link does lead out.
+  let servedReal: string | undefined;
+  const isLoop = (target: string, linkDir: string): boolean => {
+    if (!holdsPath(target, linkDir)) return false;
+    if (options.servedRoot !== undefined && servedReal === undefined) {
+      try {
+        servedReal = realpathSync(options.servedRoot);
+      } catch {
+        servedReal = realRoot;
+      }
+    }
+    return holdsPath(servedReal ?? realRoot, target);
+  };
 
   const candidates: Candidate[] = [];
   let totalBytes = 0;
@@ -146,6 +171,10 @@ export function inspectSkillFolder(dir: string, options: InspectOptions = {}): I
           stat = statSync(target);
         } catch {
           problems.push({ severity: 'warning', message: 'broken symbolic link; not served', path: abs });
+          continue;
+        }
+        if (isLoop(target, current.abs)) {
+          problems.push({ severity: 'warning', message: LOOP_MESSAGE, path: abs });
           continue;
         }
         if (!target.startsWith(realRoot + sep)) {

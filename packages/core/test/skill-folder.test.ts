@@ -229,6 +229,45 @@ describe('inspectSkillFolder: symbolic links and special files', () => {
     ]);
   });
 
+  test('a link back to the folder itself or a folder around it is named a loop; a link out of the served folder is not', () => {
+    const base = makeTree({
+      'tree/group/pdf/SKILL.md': skillMd('pdf'),
+      'tree/group/pdf/sub/deep.md': 'deep\n',
+      'tree/group/pdf/self': { symlink: '.' },
+      'tree/group/pdf/sub/up': { symlink: '..' },
+      'tree/group/pdf/sub/here': { symlink: '.' },
+      'tree/group/pdf/group': { symlink: '..' },
+      'tree/group/pdf/tree': { symlink: '../..' },
+      'tree/group/pdf/above': { symlink: '../../..' },
+    });
+    const served = join(base, 'tree');
+    const real = realpathSync(join(served, 'group/pdf'));
+    const loop = 'symbolic link leads back to a folder that contains it (a loop); not followed';
+    const outside = 'symbolic link leads outside the skill folder; not served';
+    const warnings = (options: { servedRoot?: string }) =>
+      inspectSkillFolder(join(served, 'group/pdf'), options)
+        .problems.map((problem) => [problem.message, problem.path])
+        .sort((a, b) => (a[1]! < b[1]! ? -1 : 1));
+    // Served from above: every folder up to the served one is a loop; the folder above it is a way out.
+    assert.deepEqual(warnings({ servedRoot: served }), [
+      [outside, join(real, 'above')],
+      [loop, join(real, 'group')],
+      [loop, join(real, 'self')],
+      [loop, join(real, 'sub/here')],
+      [loop, join(real, 'sub/up')],
+      [loop, join(real, 'tree')],
+    ]);
+    // The skill folder alone: only its own folders are inside.
+    assert.deepEqual(warnings({}), [
+      [outside, join(real, 'above')],
+      [outside, join(real, 'group')],
+      [loop, join(real, 'self')],
+      [loop, join(real, 'sub/here')],
+      [loop, join(real, 'sub/up')],
+      [outside, join(real, 'tree')],
+    ]);
+  });
+
   test('a SKILL.md that links outside the folder is not a SKILL.md', () => {
     const base = makeTree({ 'elsewhere.md': skillMd('pdf'), 'pdf/SKILL.md': { symlink: '../elsewhere.md' } });
     const inspection = inspectSkillFolder(join(base, 'pdf'));

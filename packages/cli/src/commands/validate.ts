@@ -86,7 +86,7 @@ async function validate(paths: string[], options: ValidateOptions): Promise<numb
       reports.push(report);
     }
     for (const skill of found.skills) {
-      const inspection = inspectSkillFolder(skill.dir, { limits, allowFields });
+      const inspection = inspectSkillFolder(skill.dir, { limits, allowFields, servedRoot: target });
       const findings = options.scan ? await scanFindings(skill.dir) : [];
       const shown = skill.segments.length === 0 ? given : join(target, ...skill.segments);
       const report: SkillReport = {

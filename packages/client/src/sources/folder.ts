@@ -41,7 +41,7 @@ export class FolderSkillSource implements SkillSource {
       const discovery = discoverSkills(root);
       for (const problem of discovery.problems) if (problem.severity === 'error') this.options.onWarning?.(`${problem.path}: ${problem.message}`);
       for (const found of discovery.skills) {
-        const inspection = inspectSkillFolder(found.dir, this.options.limits ? { limits: this.options.limits } : {});
+        const inspection = inspectSkillFolder(found.dir, { servedRoot: root, ...(this.options.limits ? { limits: this.options.limits } : {}) });
         if (!inspection.skill) {
           const reason = inspection.problems.find((problem) => problem.severity === 'error')?.message ?? 'not a valid skill';
           this.options.onWarning?.(`skipped ${found.dir}: ${reason}`);

@@ -63,6 +63,7 @@ export function scanRoot(root: FolderRoot, options: ScanOptions): { folders: Sca
 export function scanFolder(root: FolderRoot, dir: string, segments: string[], options: ScanOptions): ScannedFolder {
   const inspection = inspectSkillFolder(dir, {
     limits: options.limits,
+    servedRoot: root.dir,
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.allowFields?.length ? { allowFields: options.allowFields } : {}),
   });
