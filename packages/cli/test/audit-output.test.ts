@@ -13,7 +13,8 @@ import { CLI, makeTree, removeTrees, runCli, skillMd, startHttp, startProxy } fr
 after(removeTrees);
 
 const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
-const ESCAPING = '---\nname: esc-desc\ndescription: "Clears \\e[2J\\e]0;pwned\\a the \\u202Escreen. Use when asked."\n---\n\n# x\n';
+// C1 controls (8-bit CSI, OSC, ST) and a bidirectional override: C0 controls in frontmatter are refused (core frontmatter.ts).
+const ESCAPING = '---\nname: esc-desc\ndescription: "Clears \\x9b2J\\x9d0;pwned\\x9c the \\u202Escreen. Use when asked."\n---\n\n# x\n';
 
 describe('CLI output of hostile skill folders', () => {
   test('ls and show escape control and bidirectional characters of a description', async () => {
@@ -22,23 +23,25 @@ describe('CLI output of hostile skill folders', () => {
     for (const run of [ls, show]) {
       assert.equal(run.code, 0, run.stderr);
       assert.doesNotMatch(run.stdout, RAW_CONTROLS);
-      assert.ok(run.stdout.includes('Clears \\u001b[2J\\u001b]0;pwned\\u0007 the \\u202escreen.'), run.stdout);
+      assert.ok(run.stdout.includes('Clears \\u009b2J\\u009d0;pwned\\u009c the \\u202escreen.'), run.stdout);
     }
-    // --json stays the exact value (JSON escapes it).
+    // --json stays the exact value.
     const json = await runCli(['ls', '--json', root]);
-    assert.ok(json.stdout.includes('\\u001b[2J'), json.stdout);
+    assert.ok(json.stdout.includes('Clears \u009b2J\u009d0;pwned\u009c the \u202escreen.'), json.stdout);
   });
 
   test('validate escapes control characters in names and file names, one line per problem', async () => {
     const root = makeTree({
-      'esc-name/SKILL.md': '---\nname: "esc\\e[2J"\ndescription: Escapes.\n---\n\n# x\n',
+      'esc-name/SKILL.md': '---\nname: "esc\\x9b2J"\ndescription: Escapes.\n---\n\n# x\n',
+      'esc-c0/SKILL.md': '---\nname: "esc\\e[2J"\ndescription: Escapes.\n---\n\n# x\n',
       'odd/SKILL.md': skillMd('odd'),
       'odd/back\\slash\u001b[31m.md': 'x\n',
     });
     const run = await runCli(['validate', root]);
     assert.equal(run.code, 1);
     assert.doesNotMatch(run.stderr, RAW_CONTROLS);
-    assert.match(run.stderr, /Skill name 'esc\\u001b\[2J' must be lowercase/);
+    assert.match(run.stderr, /Skill name 'esc\\u009b2J' must be lowercase/);
+    assert.match(run.stderr, /esc-c0: frontmatter 'name' at line 2 contains a control character \(U\+001B, written as an escape\): remove it$/m);
     assert.match(run.stderr, /back\\slash\\u001b\[31m\.md: file name holds a backslash/);
   });
 

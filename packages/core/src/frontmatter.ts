@@ -1,6 +1,7 @@
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import type { LineCounter as Lines } from 'yaml';
 import { portabilityNotes } from './frontmatter-portability.js';
-import { oneLine } from './text.js';
+import { oneLine, printable } from './text.js';
 import { yamlNestingOverflow } from './yaml-nesting.js';
 
 /**
@@ -52,7 +53,12 @@ export function splitFrontmatter(text: string, maxBytes: number): { yaml: string
  * `firstLine` is the file line the YAML starts on (2: after the opening `---`), so that an error names the line
  * and column of SKILL.md itself.
  */
-export function parseFrontmatterYaml(yaml: string, firstLine = 2, notes?: string[]): Record<string, unknown> {
+export interface FrontmatterReading {
+  /** Keep values holding control characters instead of refusing them: for the scanner, which reads what is there. */
+  keepControls?: boolean;
+}
+
+export function parseFrontmatterYaml(yaml: string, firstLine = 2, notes?: string[], reading: FrontmatterReading = {}): Record<string, unknown> {
   const deep = yamlNestingOverflow(yaml);
   if (deep !== undefined)
     throw new FrontmatterError(`Invalid YAML in frontmatter at line ${deep.line + firstLine - 1}, column ${deep.column}: nesting too deep`);
@@ -67,6 +73,8 @@ export function parseFrontmatterYaml(yaml: string, firstLine = 2, notes?: string
       const at = lineCounter.linePos(problem.pos[0]);
       throw new FrontmatterError(`Invalid YAML in frontmatter at line ${at.line + firstLine - 1}, column ${at.col}: ${message}`);
     }
+    const control = reading.keepControls ? undefined : controlCharacter(doc.contents, '', yaml, lineCounter, firstLine);
+    if (control !== undefined) throw new FrontmatterError(control);
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
     if (notes !== undefined) notes.push(...portabilityNotes(yaml, doc));
   } catch (error) {
@@ -84,11 +92,55 @@ export function parseFrontmatterYaml(yaml: string, firstLine = 2, notes?: string
 }
 
 /** `notes`, when given, receives the YAML constructs simpler readers refuse (frontmatter-portability.ts). */
-export function parseSkillMarkdown(text: string, maxFrontmatterBytes = 64 * 1024, notes?: string[]): ParsedSkillMarkdown {
+export function parseSkillMarkdown(text: string, maxFrontmatterBytes = 64 * 1024, notes?: string[], reading: FrontmatterReading = {}): ParsedSkillMarkdown {
   const { yaml, body, bodyLine, closedByDots } = splitFrontmatter(text, maxFrontmatterBytes);
-  const frontmatter = parseFrontmatterYaml(yaml, 2, notes);
+  const frontmatter = parseFrontmatterYaml(yaml, 2, notes, reading);
   if (closedByDots && notes !== undefined) notes.push('a document end marker (...) instead of the closing ---');
   return { frontmatter, body, bodyLine };
+}
+
+/** C0 controls but tab and line feed: no value needs them, and served to an agent or a terminal they hide or forge text. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f]/;
+
+/**
+ * The first string (value or key, at any depth) that decodes to a control character, as a message naming its key and
+ * line. Double-quoted escapes (`\0`, `\x1b`, `\u0000`) decode to them as well as raw bytes do, and a raw NUL is
+ * already refused with the file (binary).
+ */
+function controlCharacter(node: unknown, path: string, yaml: string, lines: Lines, firstLine: number, isKey = false): string | undefined {
+  if (isScalar(node)) {
+    if (typeof node.value !== 'string') return undefined;
+    const found = CONTROL.exec(node.value);
+    if (found === null) return undefined;
+    const char = found[0];
+    const start = node.range?.[0] ?? 0;
+    const raw = yaml.slice(start, node.range?.[1] ?? start).includes(char);
+    const code = `U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    const line = lines.linePos(start).line + firstLine - 1;
+    return `frontmatter ${isKey ? 'key ' : ''}'${printable(path, 100)}' at line ${line} contains a control character (${code}${raw ? '' : ', written as an escape'}): remove it`;
+  }
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+      const at = path === '' ? key : `${path}.${key}`;
+      const problem = controlCharacter(pair.key, at, yaml, lines, firstLine, true) ?? controlCharacter(pair.value, at, yaml, lines, firstLine);
+      if (problem !== undefined) return problem;
+    }
+  } else if (isSeq(node)) {
+    for (const [index, item] of node.items.entries()) {
+      const problem = controlCharacter(item, `${path}[${index}]`, yaml, lines, firstLine);
+      if (problem !== undefined) return problem;
+    }
+  }
+  return undefined;
+}
+
+/** Whether parsed frontmatter holds a string (value or key) that this parser now refuses for a control character. */
+export function holdsControlCharacter(value: unknown): boolean {
+  if (typeof value === 'string') return CONTROL.test(value);
+  if (Array.isArray(value)) return value.some(holdsControlCharacter);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => CONTROL.test(key) || holdsControlCharacter(item));
+  return false;
 }
 
 const MAX_KEY_LENGTH = 1024;

@@ -3,7 +3,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { packageDigest, sha256Digest } from './digest.js';
 import type { DigestCache, ParsedFrontmatter } from './digest-cache.js';
-import { FrontmatterError, parseSkillMarkdown } from './frontmatter.js';
+import { FrontmatterError, holdsControlCharacter, parseSkillMarkdown } from './frontmatter.js';
 import { UnreadableFileError, hashRegularFileSync, readRegularFileSync } from './fsread.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
 import type { SkillLimits } from './limits.js';
@@ -324,7 +324,8 @@ export function fileSource(skill: { realDir: string }, file: { path: string; tar
 
 function parseManifest(record: SkillFileRecord, source: string, bytes: Buffer | undefined, limits: SkillLimits, cache?: DigestCache): ParsedFrontmatter {
   const cached = cache?.frontmatterFor(record.digest);
-  if (cached !== undefined && ('error' in cached || cached.headings !== undefined)) return cached;
+  // A frontmatter cached by an older version may hold a control character parsing now refuses: parsed again.
+  if (cached !== undefined && ('error' in cached || (cached.headings !== undefined && !holdsControlCharacter(cached.frontmatter)))) return cached;
   let data: Buffer;
   try {
     data = bytes ?? readRegularFileSync(source, limits.maxBytes);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { FrontmatterError, parseFrontmatterYaml, parseSkillMarkdown, splitFrontmatter } from '../src/index.js';
+import { join } from 'node:path';
+import { FrontmatterError, inspectSkillFolder, parseFrontmatterYaml, parseSkillMarkdown, splitFrontmatter } from '../src/index.js';
+import { makeTree, removeTrees, skillMd } from './helpers.js';
 
 /** Asserts that `fn` throws a FrontmatterError whose message equals (string) or matches (RegExp) `expected`. */
 function refuses(fn: () => unknown, expected: string | RegExp): void {
@@ -238,6 +240,45 @@ describe('refused YAML', () => {
       () => parseSkillMarkdown('---\nname: pdf\ndescription: "one\n---\ntwo"\n---\nbody\n'),
       /^Invalid YAML in frontmatter(?: at line \d+, column \d+)?: /,
     );
+  });
+
+  test('a control character in a decoded value or key, escaped or raw, is refused with its key and line', () => {
+    const escaped = (key: string, code: string) => `frontmatter ${key} at line 3 contains a control character (${code}, written as an escape): remove it`;
+    for (const escape of ['\\0', '\\x00', '\\u0000'])
+      refuses(() => parseSkillMarkdown(`---\nname: pdf\ndescription: "Reads PDFs.${escape} Use when asked."\n---\n`), escaped("'description'", 'U+0000'));
+    refuses(() => parseSkillMarkdown('---\nname: pdf\ndescription: "Clears \\e[2J the screen."\n---\n'), escaped("'description'", 'U+001B'));
+    refuses(() => parseSkillMarkdown('---\nname: pdf\ndescription: "a\\rb"\n---\n'), escaped("'description'", 'U+000D'));
+    refuses(
+      () => parseSkillMarkdown('---\nname: pdf\ndescription: Reads PDFs.\nmetadata:\n  tags: [ok, "b\\x07"]\n---\n'),
+      "frontmatter 'metadata.tags[1]' at line 5 contains a control character (U+0007, written as an escape): remove it",
+    );
+    refuses(() => parseSkillMarkdown('---\nname: pdf\n"k\\x01": v\n---\n'), escaped("key 'k?'", 'U+0001'));
+    // Written as it is (a NUL byte is refused earlier, as a binary file).
+    refuses(
+      () => parseSkillMarkdown('---\nname: pdf\ndescription: |\n  Reads \u0008PDFs.\n---\n'),
+      "frontmatter 'description' at line 3 contains a control character (U+0008): remove it",
+    );
+    // Tab and line feed are text; CRLF line ends decode to line feeds.
+    assert.deepEqual(parseSkillMarkdown('---\r\nname: pdf\r\ndescription: "a\\tb"\r\nmetadata:\r\n  notes: |\r\n    one\r\n    two\r\n---\r\n').frontmatter, {
+      name: 'pdf',
+      description: 'a\tb',
+      metadata: { notes: 'one\ntwo\n' },
+    });
+  });
+
+  test('a skill whose frontmatter holds a control character is not served; the skills beside it are', () => {
+    const base = makeTree({ 'nul/SKILL.md': '---\nname: nul\ndescription: "Hides\\0 this."\n---\n\n# x\n', 'fine/SKILL.md': skillMd('fine') });
+    try {
+      const nul = inspectSkillFolder(join(base, 'nul'));
+      assert.equal(nul.skill, undefined);
+      assert.deepEqual(
+        nul.problems.map((problem) => [problem.severity, problem.message]),
+        [['error', "frontmatter 'description' at line 3 contains a control character (U+0000, written as an escape): remove it"]],
+      );
+      assert.ok(inspectSkillFolder(join(base, 'fine')).skill);
+    } finally {
+      removeTrees();
+    }
   });
 
   test('the YAML parse result is a plain JSON-safe object', () => {

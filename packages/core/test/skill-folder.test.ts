@@ -346,6 +346,20 @@ describe('DigestCache', () => {
     assert.deepEqual(second, first);
   });
 
+  test('a frontmatter cached before control characters were refused is parsed again, and refused', () => {
+    const text = '---\nname: pdf\ndescription: "Reads PDFs.\\0 Use when asked."\n---\n\n# PDF\n';
+    const dir = pdfSkill({ 'pdf/SKILL.md': text });
+    const cache = new DigestCache();
+    // What an older version remembered for these bytes: the value, NUL and all.
+    cache.rememberFrontmatter(sha(text), { frontmatter: { name: 'pdf', description: 'Reads PDFs.\u0000 Use when asked.' }, bodyLine: 5, headings: ['PDF'] });
+    const inspection = inspectSkillFolder(dir, { cache });
+    assert.equal(inspection.skill, undefined);
+    assert.deepEqual(
+      inspection.problems.map((problem) => problem.message),
+      ["frontmatter 'description' at line 3 contains a control character (U+0000, written as an escape): remove it"],
+    );
+  });
+
   test('a rewritten file of the same size (new mtime) is re-hashed', () => {
     const { dir, cachePath } = oldSkill();
     const first = warmUp(dir, cachePath);

@@ -49,7 +49,8 @@ export function scanSkill(files: readonly SkillFile[], options: ScanOptions = {}
   let frontmatter: Record<string, unknown> = {};
   if (skillMd !== undefined) {
     try {
-      frontmatter = parseSkillMarkdown(skillMd.text).frontmatter;
+      // Values holding control characters too: serving refuses such a skill, but the rest of its values are still read.
+      frontmatter = parseSkillMarkdown(skillMd.text, undefined, undefined, { keepControls: true }).frontmatter;
     } catch {
       // A SKILL.md that does not parse is still scanned as text; validation reports why it does not parse.
     }

@@ -70,8 +70,10 @@ describe('serve: what hostile names and trees print on stderr', () => {
     makeTree(
       {
         'good/SKILL.md': skillMd('good'),
-        // A YAML double-quoted name may hold any character: an escape sequence that would clear the terminal.
-        'esc-name/SKILL.md': '---\nname: "esc\\e[2J\\e]0;pwned\\a"\ndescription: Escapes.\n---\n\n# x\n',
+        // A YAML double-quoted name may hold C1 controls: 8-bit escape sequences that would clear the terminal.
+        'esc-name/SKILL.md': '---\nname: "esc\\x9b2J\\x9d0;pwned\\x9c"\ndescription: Escapes.\n---\n\n# x\n',
+        // C0 controls (ESC, BEL) are refused with the frontmatter, named without printing them.
+        'esc-c0/SKILL.md': '---\nname: "esc\\e[2J\\e]0;pwned\\a"\ndescription: Escapes.\n---\n\n# x\n',
         'rtl-name/SKILL.md': skillMd('\u202Eevil-txt'),
         'links/SKILL.md': skillMd('links'),
       },
@@ -95,7 +97,13 @@ describe('serve: what hostile names and trees print on stderr', () => {
         stderr,
       );
       assert.ok(
-        lines.some((line) => /esc-name\/SKILL\.md: Skill name 'esc\\u001b\[2J\\u001b\]0;pwned\\u0007'/.test(line)),
+        lines.some((line) => /esc-name\/SKILL\.md: Skill name 'esc\\u009b2J\\u009d0;pwned\\u009c'/.test(line)),
+        stderr,
+      );
+      assert.ok(
+        lines.some((line) =>
+          line.includes("esc-c0/SKILL.md: frontmatter 'name' at line 2 contains a control character (U+001B, written as an escape): remove it"),
+        ),
         stderr,
       );
       assert.ok(
