@@ -10,7 +10,7 @@ import type { Neighbour } from './gate.js';
 import type { GateSettings } from '@skillport/server';
 import type { WriteAction, WriteGuard } from './auth.js';
 import { checkSignature } from './signing.js';
-import { badTagReason, printable } from './store.js';
+import { badTagReason, printable, quotedStart } from './store.js';
 import type { RegistryStore } from './store.js';
 
 /**
@@ -226,7 +226,7 @@ export class RegistryService {
     if (candidate === undefined)
       throw new RegistryError(400, 'version_required', 'no version: give one (publish --version 1.0.0) or set metadata.version in SKILL.md');
     if (candidate.length > 128 || semver.valid(candidate) !== candidate) {
-      throw new RegistryError(400, 'bad_version', `'${printable(candidate)}' is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.2.0 or 2.0.0-beta.1)`);
+      throw new RegistryError(400, 'bad_version', `${quotedStart(candidate)} is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.2.0 or 2.0.0-beta.1)`);
     }
     return candidate;
   }

@@ -109,6 +109,15 @@ export function badTagReason(tag: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A caller's text that may be of any length (a version sent by a hostile publisher can be megabytes), quoted by its
+ * start: the first `max` characters (controls shown as `?`), then `…` and how long it is.
+ */
+export function quotedStart(text: string, max = 64): string {
+  const whole = String(text);
+  return whole.length <= max ? `'${corePrintable(whole, max)}'` : `'${corePrintable(whole, max)}…' (${whole.length} characters)`;
+}
+
 /** A caller's text quoted in a registry message (core's printable, at most 120 characters). */
 export function printable(text: string): string {
   return corePrintable(text, 120);

@@ -54,6 +54,25 @@ describe('registry service', () => {
     await assert.rejects(service.publish({ archive: archive('v3'), version: '1.0.0\n', publisher: 't' }), refused(400, /not a semantic version/));
   });
 
+  test('a bad version is quoted by its start and its length, however long it is', async () => {
+    const service = open();
+    const huge = `1.0.0-${'\u001b[2J'.repeat(3)}${'x'.repeat(4 * 1024 * 1024)}`;
+    const error = await service.publish({ archive: archive('v4'), version: huge, publisher: 't' }).then(
+      () => assert.fail('published'),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof RegistryError && error.code === 'bad_version', String(error));
+    assert.equal(
+      error.message,
+      `'1.0.0-?[2J?[2J?[2J${'x'.repeat(46)}…' (${huge.length} characters) is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.2.0 or 2.0.0-beta.1)`,
+    );
+    // A short one is quoted whole, as before.
+    await assert.rejects(
+      service.publish({ archive: archive('v4'), version: 'v1.0', publisher: 't' }),
+      (caught: unknown) => caught instanceof RegistryError && caught.message.startsWith("'v1.0' is not a semantic version"),
+    );
+  });
+
   test('errors refuse a skill, with the problems listed; warnings refuse it only on a strict registry', async () => {
     const service = open();
     const bad = [{ path: 'SKILL.md', bytes: Buffer.from('---\nname: Bad Name\n---\n') }];
