@@ -475,6 +475,23 @@ describe('serve: malformed HTTP requests', () => {
     assert.equal(jsonRpcError(await response.text()).code, -32600);
   });
 
+  test('a body that is not application/json -> 415, and a method /mcp does not take -> 405, both -32600 as documented', async () => {
+    for (const type of ['text/plain', 'multipart/form-data; boundary=x', undefined]) {
+      const headers: Record<string, string> = { ...MCP_HEADERS };
+      if (type === undefined) delete headers['content-type'];
+      else headers['content-type'] = type;
+      const response = await fetch(server.url, { method: 'POST', headers, body: LIST });
+      assert.equal(response.status, 415, String(type));
+      const error = jsonRpcError(await response.text());
+      assert.deepEqual([error.code, error.message], [-32600, 'Unsupported Media Type: Content-Type must be application/json'], String(type));
+    }
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      const response = await fetch(server.url, { method, headers: MCP_HEADERS, ...(method === 'PUT' ? { body: LIST } : {}) });
+      assert.equal(response.status, 405, method);
+      assert.equal(jsonRpcError(await response.text()).code, -32600, method);
+    }
+  });
+
   test('unknown paths -> 404 (the web catalog answers / and its own pages; every other path is a 404)', async () => {
     const origin = new URL(server.url).origin;
     // `/` is the web catalog's home page since it is served by default (`--no-web` leaves it a 404: below).

@@ -19,12 +19,13 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
       const method = request.method.toUpperCase();
       if (method === 'GET' || method === 'DELETE') {
         return Response.json(
-          { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null },
+          { jsonrpc: '2.0', error: { code: -32600, message: 'Method not allowed.' }, id: null },
           { status: 405, headers: { allow: 'POST' } },
         );
       }
       const parsedBody = options?.parsedBody;
-      if (method !== 'POST' || parsedBody === undefined || !(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, options);
+      if (method !== 'POST' || parsedBody === undefined || !(await isLegacyRequest(request, parsedBody)))
+        return documentedCode(await modern.fetch(request, options));
       // A batch is answered one message at a time, each built when the reader has taken the one before: answers
       // are not all held at once for a client that does not read (32 reads of an 11 MB file were 2 GB).
       if (Array.isArray(parsedBody) && !parsedBody.some(isInitialize)) return batchAnswer(request, parsedBody, (message) => answerOne(message), streamRead);
@@ -52,6 +53,20 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
       }
     },
   };
+}
+
+/**
+ * The SDK answers a body that is not `application/json` (415) and a method /mcp does not take (405) with -32000, a
+ * server error; this server's refusals of a request it cannot take as JSON-RPC at all carry -32600 (docs/api.md), as
+ * the Python SDK's do. The SDK still decides what it refuses; only the code is changed.
+ */
+async function documentedCode(response: Response): Promise<Response> {
+  if (response.status !== 415 && response.status !== 405) return response;
+  const answer = (await response.json()) as { error?: { code?: unknown } };
+  if (answer.error?.code === -32000) answer.error.code = -32600;
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return Response.json(answer, { status: response.status, headers });
 }
 
 /**
