@@ -242,6 +242,44 @@ describe('serve: request limits', () => {
     }
   });
 
+  test('on /api/ paths the refusals made before a request exists answer in the REST shape; on /mcp as JSON-RPC', async () => {
+    const host = `host: ${new URL(server.url).host}`;
+    const restError = (body: string): { code: string; message: string } => {
+      const parsed = JSON.parse(body) as { jsonrpc?: string; error?: { code: string; message: string } };
+      assert.equal(parsed.jsonrpc, undefined, body);
+      assert.equal(typeof parsed.error?.code, 'string', body);
+      return parsed.error!;
+    };
+    const padding = `x-padding: ${'p'.repeat(16 * 1024)}`;
+    const api = await exchange(server.url, [['GET /api/v1/skills?q=1 HTTP/1.1', host, padding, '', ''].join('\r\n')]);
+    assert.equal(api.status, 431);
+    assert.deepEqual(restError(api.body), { code: 'headers_too_large', message: 'Request headers larger than 8192 bytes (--max-header-size)' });
+    // After a request answered on the same connection: the refused one's path counts, not the one before.
+    const pipelined = await new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () =>
+        socket.write([`GET /mcp HTTP/1.1`, host, '', `GET /api/v1/skills HTTP/1.1`, host, padding, '', ''].join('\r\n')),
+      );
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+    // (The first one's answer may be lost: the connection closes on the parse error, before that answer is written.)
+    const refusal = pipelined.slice(pipelined.indexOf('HTTP/1.1 431'));
+    assert.ok(refusal.startsWith('HTTP/1.1 431'), pipelined.slice(0, 400));
+    assert.equal(restError(refusal.slice(refusal.indexOf('\r\n\r\n') + 4)).code, 'headers_too_large');
+    // A malformed body after the headers were read (node's parser refuses the chunk size).
+    const chunked = await exchange(server.url, [['POST /api/v1/skills HTTP/1.1', host, 'transfer-encoding: chunked', '', 'zz', ''].join('\r\n')]);
+    assert.equal(chunked.status, 400);
+    assert.equal(restError(chunked.body).code, 'bad_request');
+    // The MCP endpoint, and paths outside the API, keep the JSON-RPC envelope.
+    for (const path of ['/mcp', '/elsewhere']) {
+      const answer = await exchange(server.url, [[`POST ${path} HTTP/1.1`, host, padding, '', ''].join('\r\n')]);
+      assert.equal(answer.status, 431, path);
+      assert.equal(oneLineError(answer.body).code, -32600, path);
+    }
+  });
+
   test('a Host header with userinfo or a path is refused, not read as its first name', async () => {
     const port = new URL(server.url).port;
     for (const host of ['127.0.0.1:80@evil.example', `127.0.0.1:${port}@evil.example`, 'localhost:80/evil', '127.0.0.1:99999', 'localhost:80:80']) {

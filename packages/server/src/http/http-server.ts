@@ -30,7 +30,7 @@ import { listenLifetime } from './listen-lifetime.js';
 import { mountMcp } from './mcp-route.js';
 import type { EarlyCatalog, McpRouteOptions, PrincipalHandler } from './mcp-route.js';
 import { hostGuard } from './middleware/host-guard.js';
-import { sendJsonRpcError, tooLarge } from './replies.js';
+import { sendTransportRefusal, tooLarge, transportRefusal } from './replies.js';
 
 export interface HttpOptions {
   host: string;
@@ -211,14 +211,14 @@ export async function startHttpServer(
     const early = options.early;
     if (early?.pending() && path !== MCP_PATH && path !== '/healthz' && path !== '/readyz') {
       void early.complete.then((whole) => {
-        if (!whole) return sendJsonRpcError(res, 503, -32603, 'the skill folders could not be read; the server is stopping');
+        if (!whole) return sendTransportRefusal(res, path, 503, -32603, 'unavailable', 'the skill folders could not be read; the server is stopping');
         router(req, res).catch(() => res.destroy());
       });
       return;
     }
     if (direct?.(req, res) !== undefined) return;
     router(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
+      if (!res.headersSent) sendTransportRefusal(res, path, 500, -32603, 'internal', 'Internal error');
       else res.destroy(error instanceof Error ? error : undefined);
     });
   };
@@ -324,23 +324,42 @@ export async function startHttpServer(
 /** Sockets already answered by answerClientError: node's parser reports every later chunk as another error. */
 const answeredClientErrors = new WeakSet<Socket>();
 
+/**
+ * The path of the request a parse error is about, so that the answer takes that path's shape: a request still being
+ * read (its headers were parsed), else the last request line in the bytes the parser failed on (a 431 comes before
+ * node has a request). Undefined when neither names one (a request line sent apart from its oversized headers).
+ */
+function refusedPath(error: NodeJS.ErrnoException, socket: Socket): string | undefined {
+  const incoming = (socket as Socket & { parser?: { incoming?: IncomingMessage | null } }).parser?.incoming;
+  // A completed request is the one before (a pipelined request may fail after it): not the one refused.
+  if (incoming != null && !incoming.complete) return (incoming.url ?? '').split('?')[0];
+  const raw = (error as { rawPacket?: unknown }).rawPacket;
+  if (!Buffer.isBuffer(raw)) return undefined;
+  const parsed = (error as { bytesParsed?: unknown }).bytesParsed;
+  const text = raw.subarray(0, typeof parsed === 'number' ? parsed : raw.length).toString('latin1');
+  let path: string | undefined;
+  for (const line of text.matchAll(/(?:^|\n)[A-Z]+ (\S+) HTTP\/\d\.\d\r?\n/g)) path = line[1]!.split('?')[0];
+  return path;
+}
+
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits: RequestLimits): void {
   if (answeredClientErrors.has(socket)) return; // being drained (below); destroying now would reset the answer away
   if (!socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
     socket.destroy();
     return;
   }
-  const [status, text, message] =
+  const [status, text, restCode, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', `Request headers larger than ${limits.maxHeaderBytes} bytes (--max-header-size)`]
+      ? [431, 'Request Header Fields Too Large', 'headers_too_large', `Request headers larger than ${limits.maxHeaderBytes} bytes (--max-header-size)`]
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [
             408,
             'Request Timeout',
+            'request_timeout',
             `Request not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms (--headers-timeout, --request-timeout)`,
           ]
-        : [400, 'Bad Request', `Bad Request: malformed HTTP (${error.code ?? 'parse error'})`];
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null });
+        : [400, 'Bad Request', 'bad_request', `Bad Request: malformed HTTP (${error.code ?? 'parse error'})`];
+  const body = transportRefusal(refusedPath(error, socket), -32600, restCode, message);
   answeredClientErrors.add(socket);
   socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   // A client still sending (a 1 MiB header) would get a reset instead of the answer if the socket closed with its
