@@ -475,7 +475,7 @@ describe('serve: malformed HTTP requests', () => {
     assert.equal(jsonRpcError(await response.text()).code, -32600);
   });
 
-  test('a body that is not application/json -> 415, and a method /mcp does not take -> 405, both -32600 as documented', async () => {
+  test('a body that is not application/json -> 415, a method /mcp does not take -> 405, an Accept it cannot answer -> 406: all -32600 as documented', async () => {
     for (const type of ['text/plain', 'multipart/form-data; boundary=x', undefined]) {
       const headers: Record<string, string> = { ...MCP_HEADERS };
       if (type === undefined) delete headers['content-type'];
@@ -489,6 +489,12 @@ describe('serve: malformed HTTP requests', () => {
       const response = await fetch(server.url, { method, headers: MCP_HEADERS, ...(method === 'PUT' ? { body: LIST } : {}) });
       assert.equal(response.status, 405, method);
       assert.equal(jsonRpcError(await response.text()).code, -32600, method);
+    }
+    // An Accept that takes neither JSON nor an event stream: 406, the client's fault as well.
+    for (const accept of ['text/html', 'application/json']) {
+      const response = await fetch(server.url, { method: 'POST', headers: { ...MCP_HEADERS, accept }, body: LIST });
+      assert.equal(response.status, 406, accept);
+      assert.equal(jsonRpcError(await response.text()).code, -32600, accept);
     }
   });
 

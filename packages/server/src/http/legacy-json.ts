@@ -29,7 +29,7 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
       // A batch is answered one message at a time, each built when the reader has taken the one before: answers
       // are not all held at once for a client that does not read (32 reads of an 11 MB file were 2 GB).
       if (Array.isArray(parsedBody) && !parsedBody.some(isInitialize)) return batchAnswer(request, parsedBody, (message) => answerOne(message), streamRead);
-      const response = await answerOne(parsedBody);
+      const response = await documentedCode(await answerOne(parsedBody));
       return Array.isArray(parsedBody) ? asBatchAnswer(response) : response;
 
       async function answerOne(message: unknown): Promise<Response> {
@@ -56,12 +56,13 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
 }
 
 /**
- * The SDK answers a body that is not `application/json` (415) and a method /mcp does not take (405) with -32000, a
+ * The SDK answers a body that is not `application/json` (415), a method /mcp does not take (405) and an Accept
+ * without `application/json` and `text/event-stream` (406) with -32000, a
  * server error; this server's refusals of a request it cannot take as JSON-RPC at all carry -32600 (docs/api.md), as
  * the Python SDK's do. The SDK still decides what it refuses; only the code is changed.
  */
 async function documentedCode(response: Response): Promise<Response> {
-  if (response.status !== 415 && response.status !== 405) return response;
+  if (response.status !== 415 && response.status !== 405 && response.status !== 406) return response;
   const answer = (await response.json()) as { error?: { code?: unknown } };
   if (answer.error?.code === -32000) answer.error.code = -32600;
   const headers = new Headers(response.headers);
