@@ -3,6 +3,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { packageDigest, sha256Digest } from './digest.js';
 import type { DigestCache, ParsedFrontmatter } from './digest-cache.js';
+import { holdsPath } from './discover.js';
 import { FrontmatterError, holdsControlCharacter, parseSkillMarkdown } from './frontmatter.js';
 import { UnreadableFileError, hashRegularFileSync, readRegularFileSync } from './fsread.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
@@ -90,10 +91,6 @@ export interface InspectOptions extends RuleOptions {
 }
 
 const SKIPPED_DIRS = new Set(['.git']);
-/** Whether the folder at real path `outer` holds (or is) `inner` (discover.ts has the same; importing it would be a cycle). */
-function holdsPath(outer: string, inner: string): boolean {
-  return outer === inner || outer === sep || inner.startsWith(outer + sep);
-}
 const LOOP_MESSAGE = 'symbolic link leads back to a folder that contains it (a loop); not followed';
 /** Headings kept per skill for search: enough to describe it, bounded for hostile files. */
 const MAX_HEADINGS = 100;

@@ -43,10 +43,6 @@ export class RemoteSweep {
     this.#worker.on('exit', lost);
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   add(dir: string, print: number): void {
     this.#queue({ kind: 'add', dir, print });
   }

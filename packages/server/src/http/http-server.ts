@@ -359,7 +359,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limits:
             `Request not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms (--headers-timeout, --request-timeout)`,
           ]
         : [400, 'Bad Request', 'bad_request', `Bad Request: malformed HTTP (${error.code ?? 'parse error'})`];
-  const body = transportRefusal(refusedPath(error, socket), -32600, restCode, message);
+  const body = JSON.stringify(transportRefusal(refusedPath(error, socket), -32600, restCode, message));
   answeredClientErrors.add(socket);
   socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   // A client still sending (a 1 MiB header) would get a reset instead of the answer if the socket closed with its

@@ -57,9 +57,9 @@ export function jsonLegacyHandler(modern: McpHttpHandler, create: () => Promise<
 
 /**
  * The SDK answers a body that is not `application/json` (415), a method /mcp does not take (405) and an Accept
- * without `application/json` and `text/event-stream` (406) with -32000, a
- * server error; this server's refusals of a request it cannot take as JSON-RPC at all carry -32600 (docs/api.md), as
- * the Python SDK's do. The SDK still decides what it refuses; only the code is changed.
+ * without `application/json` and `text/event-stream` (406) with -32000, a server error; this server's refusals of a
+ * request it cannot take as JSON-RPC at all carry -32600 (docs/api.md), as the Python SDK's do. The SDK still decides
+ * what it refuses; only the code is changed.
  */
 async function documentedCode(response: Response): Promise<Response> {
   if (response.status !== 415 && response.status !== 405 && response.status !== 406) return response;

@@ -17,18 +17,12 @@ export function sendJsonRpcError(res: ServerResponse, status: number, code: numb
  * A refusal made before the router (a transport-level one): in the REST API's shape, `{"error": {"code", "message"}}`,
  * on `/api/` paths (docs/api.md), as a JSON-RPC error everywhere else (the MCP endpoint, and paths not known).
  */
-export function transportRefusal(path: string | undefined, rpcCode: number, restCode: string, message: string): string {
-  return JSON.stringify(isApiPath(path) ? errorBody(restCode, message) : { jsonrpc: '2.0', error: { code: rpcCode, message }, id: null });
-}
-
-export function isApiPath(path: string | undefined): boolean {
-  return path?.startsWith('/api/') ?? false;
+export function transportRefusal(path: string | undefined, rpcCode: number, restCode: string, message: string): unknown {
+  return (path?.startsWith('/api/') ?? false) ? errorBody(restCode, message) : { jsonrpc: '2.0', error: { code: rpcCode, message }, id: null };
 }
 
 export function sendTransportRefusal(res: ServerResponse, path: string | undefined, status: number, rpcCode: number, restCode: string, message: string): void {
-  const body = transportRefusal(path, rpcCode, restCode, message);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  sendJson(res, status, transportRefusal(path, rpcCode, restCode, message));
 }
 
 /** 429 with one line naming the limit; the JSON-RPC id when the request had one. */
