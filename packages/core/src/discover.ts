@@ -1,6 +1,7 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
+import { holdsPath } from './holds-path.js';
 import type { FolderProblem } from './skill-folder.js';
 
 /**
@@ -31,15 +32,6 @@ export interface DiscoverOptions {
   depth?: number;
   /** The folder being served, when `root` is a folder inside it (a rescan): links that hold it are not followed. */
   servedRoot?: string;
-}
-
-/**
- * Whether the folder at real path `outer` holds (or is) the one at real path `inner`. A link to such a folder (`/`,
- * `..`, the home folder above a served tree) would bring in the served tree again and everything around it: walking
- * and watching it never ends on a real disk, so it is not followed.
- */
-export function holdsPath(outer: string, inner: string): boolean {
-  return outer === inner || outer === sep || inner.startsWith(outer + sep);
 }
 
 export function discoverSkills(root: string, options: DiscoverOptions = {}): Discovery {

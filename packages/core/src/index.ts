@@ -10,6 +10,7 @@ export * from './requirements.js';
 export * from './fsread.js';
 export * from './skill-folder.js';
 export * from './discover.js';
+export * from './holds-path.js';
 export * from './chunked-writer.js';
 export * from './markdown-headings.js';
 export * from './text.js';

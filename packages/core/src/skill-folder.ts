@@ -3,7 +3,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { packageDigest, sha256Digest } from './digest.js';
 import type { DigestCache, ParsedFrontmatter } from './digest-cache.js';
-import { holdsPath } from './discover.js';
+import { holdsPath } from './holds-path.js';
 import { FrontmatterError, holdsControlCharacter, parseSkillMarkdown } from './frontmatter.js';
 import { UnreadableFileError, hashRegularFileSync, readRegularFileSync } from './fsread.js';
 import { DEFAULT_LIMITS, formatBytes } from './limits.js';
